@@ -11,7 +11,7 @@ export XBIAS_SOURCE_DIR ?= $(abspath ../shared/data)
 endif
 PYTEST_ARGS ?=
 
-.PHONY: install demo test bench lint clean
+.PHONY: install demo test bench lint clean chromium report-screenshot
 
 $(BIN)/python:
 	python3 -m venv $(VENV)
@@ -29,10 +29,30 @@ install: $(STAMP)
 demo: install
 	$(BIN)/xbias datasets build
 
-test: install
+test: install chromium
 	HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 HF_EVALUATE_OFFLINE=1 TRANSFORMERS_OFFLINE=1 \
 		$(BIN)/python -m pytest $(PYTEST_ARGS)
 	$(BIN)/ruff check .
+
+# Headless Chromium for the report's browser test (tests/test_report_browser.py) and
+# `make report-screenshot`. CI starts from a fresh machine, so install it when missing
+# and we are root; otherwise say how, and that test skips with the same message.
+CHROMIUM := /usr/bin/chromium
+chromium:
+	@if [ ! -x $(CHROMIUM) ]; then \
+		if [ "$$(id -u)" = 0 ]; then \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
+		else \
+			echo "note: $(CHROMIUM) is missing and we are not root: run 'sudo apt-get install chromium'" >&2; \
+		fi; \
+	fi
+
+# The report of a run folder (default: the demo's), checked in headless Chromium, with a screenshot.
+REPORT_RUN ?= runs/demo
+report-screenshot: install chromium
+	$(BIN)/xbias report $(REPORT_RUN)
+	$(BIN)/python -m eval_harness.report.browser $(REPORT_RUN)/report/report.html \
+		--screenshot $(REPORT_RUN)/report/screenshot.png
 
 bench: install
 	for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
