@@ -1,0 +1,674 @@
+"""Gender-space measures of word vectors (Basta, Costa-jussà & Casas 2019), pure numerics.
+
+Five measures, each usable on static vectors and on contextual vectors of words in
+sentences (several context draws of the same word list):
+
+1. :func:`gender_subspace` -- PCA over the differences of definitional pairs (Bolukbasi
+   et al. 2016), with a random-pair baseline; the first component is the gender
+   direction ``g``.
+2. :func:`direct_bias` -- ``DB_c = (1/|N|) sum_{w in N} |cos(w, g)|^c`` over neutral words.
+3. :func:`clustering_accuracy` -- k-means (k = 2) over the most male- and female-biased
+   words; accuracy of the better cluster-to-gender matching (Gonen & Goldberg 2019).
+4. :func:`svm_classification_accuracy` -- an RBF-kernel SVM trained on a random part of
+   the extended biased list, tested on the rest.
+5. :func:`knn_profession_bias` -- the share of male-biased words among each profession's
+   k nearest neighbours, Pearson-correlated with the profession's original bias.
+
+Conventions: every vector is scaled to unit length before use (all five measures are
+cosine geometry; a zero row, the usual mark of a missing word, is an error). A measure
+repeated over context draws takes ``vectors`` of shape ``(r, n, d)`` -- one draw per run
+-- or ``(n, d)``, the same vectors in every run (static vectors). Randomness comes from
+a seeded :class:`numpy.random.Generator`. No I/O, no printing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats as scipy_stats
+from sklearn.cluster import KMeans
+from sklearn.svm import SVC
+
+from ..errors import InputError
+
+__all__ = [
+    "DirectBias",
+    "GenderSubspace",
+    "KnnProfessionBias",
+    "RepeatedAccuracy",
+    "clustering_accuracy",
+    "direct_bias",
+    "gender_projection",
+    "gender_subspace",
+    "knn_profession_bias",
+    "most_biased",
+    "random_pair_indices",
+    "svm_classification_accuracy",
+    "unit_rows",
+]
+
+
+# ---------------------------------------------------------------------------- input checks
+
+
+def _finite_array(name: str, values, ndim: Sequence[int]) -> np.ndarray:
+    array = np.asarray(values, dtype=np.float64)
+    if array.ndim not in ndim:
+        raise InputError(f"{name} must have {' or '.join(map(str, ndim))} dimensions; got shape {array.shape}")
+    if not np.isfinite(array).all():
+        raise InputError(f"{name} holds {int((~np.isfinite(array)).sum())} NaN/inf value(s); drop those rows first")
+    return array
+
+
+def unit_rows(vectors, name: str = "vectors") -> np.ndarray:
+    """Rows scaled to unit Euclidean length: ``x_i / ||x_i||`` along the last axis.
+
+    Raises :class:`InputError` for a zero row (a word without a vector is usually a zero
+    row: filter it out with the embedder's ``found`` mask first).
+    """
+    array = _finite_array(name, vectors, (1, 2, 3))
+    norms = np.linalg.norm(array, axis=-1, keepdims=True)
+    zero = norms[..., 0] == 0
+    if zero.any():
+        raise InputError(
+            f"{name} has {int(zero.sum())} zero vector(s) (at {np.argwhere(zero)[:5].tolist()}...); "
+            "a zero vector usually marks a word missing from the vocabulary: drop it with the `found` mask"
+        )
+    return array / norms
+
+
+def _draws(name: str, vectors, n_rows: int | None = None) -> np.ndarray:
+    """Unit-length vectors as an ``(r, n, d)`` stack (a 2-D input becomes one draw)."""
+    array = unit_rows(_finite_array(name, vectors, (2, 3)), name)
+    stack = array[None] if array.ndim == 2 else array
+    if n_rows is not None and stack.shape[1] != n_rows:
+        raise InputError(f"{name} has {stack.shape[1]} rows per draw but {n_rows} labels/values were given")
+    if stack.shape[1] == 0:
+        raise InputError(f"{name} is empty")
+    return stack
+
+
+def _binary_labels(name: str, labels, minimum_per_class: int = 2) -> np.ndarray:
+    array = np.asarray(labels)
+    if array.ndim != 1:
+        raise InputError(f"{name} must be 1-D (one True = male / False = female per row); got shape {array.shape}")
+    if array.dtype != bool:
+        if not np.isin(array, (0, 1)).all():
+            raise InputError(f"{name} must be boolean (True = male); got values {np.unique(array)[:5].tolist()}")
+        array = array.astype(bool)
+    n_male, n_female = int(array.sum()), int((~array).sum())
+    if min(n_male, n_female) < minimum_per_class:
+        raise InputError(
+            f"{name} has {n_male} male and {n_female} female word(s); need at least {minimum_per_class} of each"
+        )
+    return array
+
+
+def _generator(seed) -> np.random.Generator:
+    return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+
+
+def _runs_for(stack: np.ndarray, n_runs: int | None, static_default: int) -> int:
+    """Runs: one per context draw; a single (static) draw is reused ``n_runs`` (default ``static_default``) times."""
+    if stack.shape[0] > 1:
+        if n_runs is not None and n_runs != stack.shape[0]:
+            raise InputError(f"n_runs={n_runs} but {stack.shape[0]} context draws were given (one run per draw)")
+        return stack.shape[0]
+    runs = static_default if n_runs is None else int(n_runs)
+    if runs < 1:
+        raise InputError(f"n_runs must be at least 1; got {n_runs}")
+    return runs
+
+
+# ---------------------------------------------------------------------------- results
+
+
+def _plain(value):
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _frozen(array) -> np.ndarray:
+    result = np.array(array, dtype=np.float64)
+    result.setflags(write=False)
+    return result
+
+
+@dataclass(frozen=True)
+class GenderSubspace:
+    """PCA of definitional-pair differences, with the random-pair baseline.
+
+    Attributes:
+        explained_variance_ratio: share of the total variance of the differences along each
+            principal component (first ``n_components``), largest first.
+        direction: the gender direction ``g`` (unit vector, first component), signed so that
+            the mean difference ``first - second`` projects positively on it.
+        n_differences: how many difference vectors went in (pairs x contexts).
+        baseline_explained_variance_ratio: the same ratios for random word pairs, averaged
+            over the baseline draws (``None`` without a baseline).
+        baseline_std: their standard deviation over the draws (ddof=0).
+        n_baseline_draws: how many random-pair draws the baseline averages.
+    """
+
+    explained_variance_ratio: np.ndarray
+    direction: np.ndarray
+    n_differences: int
+    baseline_explained_variance_ratio: np.ndarray | None = None
+    baseline_std: np.ndarray | None = None
+    n_baseline_draws: int = 0
+
+    @property
+    def first_component_ratio(self) -> float:
+        return float(self.explained_variance_ratio[0])
+
+    @property
+    def baseline_first_component_ratio(self) -> float | None:
+        if self.baseline_explained_variance_ratio is None:
+            return None
+        return float(self.baseline_explained_variance_ratio[0])
+
+    def to_dict(self) -> dict:
+        return {
+            "explained_variance_ratio": _plain(self.explained_variance_ratio),
+            "first_component_ratio": self.first_component_ratio,
+            "baseline_explained_variance_ratio": _plain(self.baseline_explained_variance_ratio),
+            "baseline_std": _plain(self.baseline_std),
+            "baseline_first_component_ratio": self.baseline_first_component_ratio,
+            "n_differences": self.n_differences,
+            "n_baseline_draws": self.n_baseline_draws,
+            "direction": _plain(self.direction),
+        }
+
+    def summary(self) -> str:
+        ratios = " ".join(f"{v:.3f}" for v in self.explained_variance_ratio)
+        lines = [f"gender subspace: {self.n_differences} pair differences; explained variance ratio {ratios}"]
+        if self.baseline_explained_variance_ratio is not None:
+            base = " ".join(f"{v:.3f}" for v in self.baseline_explained_variance_ratio)
+            lines.append(f"  random-pair baseline ({self.n_baseline_draws} draws): {base}")
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class DirectBias:
+    """Direct bias ``DB_c = (1/|N|) sum_w |cos(w, g)|^c`` (Bolukbasi et al. 2016).
+
+    Attributes:
+        value: ``DB_c``.
+        c: the strictness exponent.
+        per_word: ``|cos(w, g)|^c`` of each word (mean over its contexts), in input order.
+        n_words: ``|N|``.
+        n_vectors: vectors that went in (words x contexts).
+    """
+
+    value: float
+    c: float
+    per_word: np.ndarray
+    n_words: int
+    n_vectors: int
+
+    def to_dict(self) -> dict:
+        return {
+            "value": self.value,
+            "c": self.c,
+            "n_words": self.n_words,
+            "n_vectors": self.n_vectors,
+            "per_word": _plain(self.per_word),
+        }
+
+    def summary(self) -> str:
+        return f"direct bias DB_{self.c:g} = {self.value:.4f} over {self.n_words} words ({self.n_vectors} vectors)"
+
+
+@dataclass(frozen=True)
+class RepeatedAccuracy:
+    """An accuracy measured in several runs (context draws or random splits).
+
+    Attributes:
+        measure: ``"clustering"`` or ``"classification"``.
+        values: the accuracy of each run, in [0, 1].
+        n_words: words classified or clustered per run (for classification: the test words).
+        n_male, n_female: of those, how many are male- and female-biased.
+    """
+
+    measure: str
+    values: np.ndarray
+    n_words: int
+    n_male: int
+    n_female: int
+
+    @property
+    def min(self) -> float:
+        return float(np.min(self.values))
+
+    @property
+    def mean(self) -> float:
+        return float(np.mean(self.values))
+
+    @property
+    def max(self) -> float:
+        return float(np.max(self.values))
+
+    def to_dict(self) -> dict:
+        return {
+            "measure": self.measure,
+            "min": self.min,
+            "mean": self.mean,
+            "max": self.max,
+            "n_runs": len(self.values),
+            "n_words": self.n_words,
+            "n_male": self.n_male,
+            "n_female": self.n_female,
+            "values": _plain(self.values),
+        }
+
+    def summary(self) -> str:
+        return (
+            f"{self.measure} accuracy over {len(self.values)} run(s) of {self.n_words} words: "
+            f"min {self.min:.3f} / mean {self.mean:.3f} / max {self.max:.3f}"
+        )
+
+
+@dataclass(frozen=True)
+class KnnProfessionBias:
+    """Neighbourhood bias of professions (Gonen & Goldberg 2019), per run.
+
+    Attributes:
+        correlations: Pearson r between each profession's male-neighbour share and its
+            original bias, one per run.
+        p_values: two-sided p-values of those correlations (t test with n - 2 df).
+        male_share: each profession's share of male-biased words among its k nearest
+            neighbours, averaged over the runs.
+        k: neighbours per profession.
+        n_professions: professions correlated.
+        n_candidates: words the neighbours are drawn from.
+    """
+
+    correlations: np.ndarray
+    p_values: np.ndarray
+    male_share: np.ndarray
+    k: int
+    n_professions: int
+    n_candidates: int
+
+    @property
+    def min(self) -> float:
+        return float(np.min(self.correlations))
+
+    @property
+    def mean(self) -> float:
+        return float(np.mean(self.correlations))
+
+    @property
+    def max(self) -> float:
+        return float(np.max(self.correlations))
+
+    @property
+    def max_p_value(self) -> float:
+        """The largest (least significant) p-value over the runs."""
+        return float(np.max(self.p_values))
+
+    def to_dict(self) -> dict:
+        return {
+            "min": self.min,
+            "mean": self.mean,
+            "max": self.max,
+            "max_p_value": self.max_p_value,
+            "n_runs": len(self.correlations),
+            "k": self.k,
+            "n_professions": self.n_professions,
+            "n_candidates": self.n_candidates,
+            "correlations": _plain(self.correlations),
+            "p_values": _plain(self.p_values),
+            "male_share": _plain(self.male_share),
+        }
+
+    def summary(self) -> str:
+        return (
+            f"kNN profession bias (k={self.k}, {self.n_professions} professions, {self.n_candidates} candidates): "
+            f"Pearson r min {self.min:.3f} / mean {self.mean:.3f} / max {self.max:.3f}, "
+            f"largest p = {self.max_p_value:.2g} over {len(self.correlations)} run(s)"
+        )
+
+
+# ---------------------------------------------------------------------------- 1. gender subspace
+
+
+def _difference_spectrum(first: np.ndarray, second: np.ndarray, n_components: int):
+    """Explained-variance ratios and components of the uncentred PCA of ``first - second``."""
+    differences = unit_rows(first, "first") - unit_rows(second, "second")
+    _, singular_values, components = np.linalg.svd(differences, full_matrices=False)
+    variance = singular_values**2
+    total = variance.sum()
+    if total == 0:
+        raise InputError("every pair difference is zero (each pair has two identical vectors); no subspace to find")
+    return variance[:n_components] / total, components[:n_components], differences
+
+
+def random_pair_indices(n_words: int, n_pairs: int, seed=0) -> np.ndarray:
+    """``(n_pairs, 2)`` indices of random word pairs, no word used twice within a draw."""
+    if n_words < 2 * n_pairs:
+        raise InputError(f"cannot draw {n_pairs} random pairs of distinct words from {n_words} words")
+    return _generator(seed).choice(n_words, size=2 * n_pairs, replace=False).reshape(n_pairs, 2)
+
+
+def gender_subspace(
+    first,
+    second,
+    baseline_first=None,
+    baseline_second=None,
+    n_components: int = 10,
+) -> GenderSubspace:
+    """Principal components of the differences of definitional pairs.
+
+    With unit vectors ``a_i`` (``first``) and ``b_i`` (``second``) and
+    ``d_i = a_i - b_i``, the components are the right singular vectors of the matrix
+    ``D = [d_1; ...; d_n]`` and the explained-variance ratio of component ``j`` is
+    ``s_j^2 / sum_k s_k^2``. This is the PCA Bolukbasi et al. (2016) run over the
+    pair-centred vectors ``a_i - mu_i, b_i - mu_i = +-d_i/2`` (whose mean is zero, so
+    their PCA is uncentred): the mean difference -- the gender signal -- is kept, not
+    subtracted. ``g`` is the first component, signed so that ``mean_i d_i . g > 0``
+    (with ``first`` = male words, ``g`` points toward "he").
+
+    Rows may repeat a pair (contextual vectors: one row per sampled sentence).
+
+    Args:
+        first, second: ``(n, d)`` vectors of the two words of each pair (n >= 2).
+        baseline_first, baseline_second: random word pairs, ``(m, d)`` or ``(r, m, d)`` for
+            ``r`` baseline draws; their ratios are averaged over the draws.
+        n_components: components reported (at most ``min(n, d)``).
+    """
+    first = _finite_array("first", first, (2,))
+    second = _finite_array("second", second, (2,))
+    if first.shape != second.shape:
+        raise InputError(f"first and second must have the same shape; got {first.shape} and {second.shape}")
+    if first.shape[0] < 2:
+        raise InputError(f"need at least 2 pair differences for a PCA; got {first.shape[0]}")
+    if n_components < 1:
+        raise InputError(f"n_components must be at least 1; got {n_components}")
+    n_components = min(n_components, *first.shape)
+    ratio, components, differences = _difference_spectrum(first, second, n_components)
+    direction = components[0] * (1.0 if (differences @ components[0]).mean() >= 0 else -1.0)
+
+    if (baseline_first is None) != (baseline_second is None):
+        raise InputError("give both baseline_first and baseline_second, or neither")
+    if baseline_first is None:
+        return GenderSubspace(_frozen(ratio), _frozen(direction), first.shape[0])
+    base_first = _finite_array("baseline_first", baseline_first, (2, 3))
+    base_second = _finite_array("baseline_second", baseline_second, (2, 3))
+    if base_first.shape != base_second.shape or base_first.shape[-1] != first.shape[1]:
+        raise InputError(
+            f"baseline arrays must share one shape ending in d={first.shape[1]}; "
+            f"got {base_first.shape} and {base_second.shape}"
+        )
+    base_first = base_first[None] if base_first.ndim == 2 else base_first
+    base_second = base_second[None] if base_second.ndim == 2 else base_second
+    if base_first.shape[1] < n_components:
+        raise InputError(f"each baseline draw needs at least n_components={n_components} pairs")
+    draws = np.array(
+        [_difference_spectrum(a, b, n_components)[0] for a, b in zip(base_first, base_second, strict=True)]
+    )
+    return GenderSubspace(
+        explained_variance_ratio=_frozen(ratio),
+        direction=_frozen(direction),
+        n_differences=first.shape[0],
+        baseline_explained_variance_ratio=_frozen(draws.mean(axis=0)),
+        baseline_std=_frozen(draws.std(axis=0)),
+        n_baseline_draws=len(draws),
+    )
+
+
+# ---------------------------------------------------------------------------- 2. direct bias
+
+
+def direct_bias(vectors, direction, c: float = 1.0, word_index=None) -> DirectBias:
+    """Direct bias ``DB_c = (1/|N|) sum_{w in N} |cos(w, g)|^c`` (Bolukbasi et al. 2016).
+
+    With contexts (``word_index`` given), a word's term is the mean of ``|cos(v, g)|^c``
+    over its context vectors ``v``, so every word weighs the same whatever its number of
+    contexts. ``c = 1`` (the default, as Basta et al. 2019) is the mean absolute cosine;
+    a large ``c`` counts only words close to ``g``.
+
+    Args:
+        vectors: ``(n, d)`` vectors of the neutral words (or of their contexts).
+        direction: ``(d,)`` gender direction ``g``.
+        c: strictness exponent, > 0.
+        word_index: optional ``(n,)`` label of the word each row belongs to.
+    """
+    if not c > 0:
+        raise InputError(f"c must be positive; got {c}")
+    rows = unit_rows(_finite_array("vectors", vectors, (2,)), "vectors")
+    g = unit_rows(_finite_array("direction", direction, (1,)), "direction")
+    if g.shape[0] != rows.shape[1]:
+        raise InputError(f"direction has dimension {g.shape[0]} but the vectors have {rows.shape[1]}")
+    if rows.shape[0] == 0:
+        raise InputError("no vectors given: the neutral word list is empty")
+    terms = np.abs(rows @ g) ** c
+    if word_index is None:
+        per_word = terms
+    else:
+        labels = np.asarray(word_index)
+        if labels.shape != (rows.shape[0],):
+            raise InputError(f"word_index must have one label per row ({rows.shape[0]}); got shape {labels.shape}")
+        _, inverse = np.unique(labels, return_inverse=True)
+        per_word = np.bincount(inverse, weights=terms) / np.bincount(inverse)
+    return DirectBias(
+        value=float(per_word.mean()),
+        c=float(c),
+        per_word=_frozen(per_word),
+        n_words=len(per_word),
+        n_vectors=rows.shape[0],
+    )
+
+
+# ---------------------------------------------------------------------------- biased words
+
+
+def gender_projection(vectors, male, female) -> np.ndarray:
+    """Each word's bias: ``cos(w, m - f)`` with unit ``w``, ``m``, ``f`` (e.g. m = he, f = she).
+
+    Positive = male-biased. Gonen & Goldberg (2019) rank words by this projection on
+    ``he - she`` to pick the most biased words.
+    """
+    rows = unit_rows(_finite_array("vectors", vectors, (2,)), "vectors")
+    axis = unit_rows(_finite_array("male", male, (1,))) - unit_rows(_finite_array("female", female, (1,)))
+    norm = np.linalg.norm(axis)
+    if norm == 0:
+        raise InputError("the male and female vectors point the same way: no gender axis")
+    if axis.shape[0] != rows.shape[1]:
+        raise InputError(f"male/female have dimension {axis.shape[0]} but the vectors have {rows.shape[1]}")
+    return rows @ (axis / norm)
+
+
+def most_biased(bias, n_per_gender: int) -> tuple[np.ndarray, np.ndarray]:
+    """Indices of the ``n_per_gender`` most male-biased (largest positive bias) and most
+    female-biased (most negative) words, most biased first."""
+    values = _finite_array("bias", bias, (1,))
+    if n_per_gender < 1:
+        raise InputError(f"n_per_gender must be at least 1; got {n_per_gender}")
+    order = np.argsort(-values, kind="stable")
+    n_male, n_female = int((values > 0).sum()), int((values < 0).sum())
+    if min(n_male, n_female) < n_per_gender:
+        raise InputError(
+            f"asked for the {n_per_gender} most biased words of each gender but only {n_male} male- and "
+            f"{n_female} female-biased words are available; lower n_per_gender or widen the vocabulary"
+        )
+    return order[:n_per_gender], order[::-1][:n_per_gender]
+
+
+# ---------------------------------------------------------------------------- 3. clustering
+
+
+def clustering_accuracy(vectors, is_male, n_runs: int | None = None, seed=0, n_init: int = 10) -> RepeatedAccuracy:
+    """k-means (k = 2) over the biased words; accuracy of the better cluster-to-gender matching.
+
+    Per run: ``labels = KMeans(2).fit_predict(unit vectors)``; ``a = mean(labels == is_male)``;
+    accuracy ``= max(a, 1 - a)`` (cluster ids are arbitrary, so the better of the two
+    matchings counts; 0.5 is chance for balanced lists, 1 a perfect split).
+
+    Args:
+        vectors: ``(n, d)`` (static: the same vectors each run, k-means seeds differ) or
+            ``(r, n, d)`` (one context draw per run).
+        is_male: ``(n,)`` True for male-biased words.
+        n_runs: runs for 2-D vectors (default 1); must equal ``r`` (or be None) for 3-D.
+        seed: seed of the k-means initialisations.
+        n_init: k-means restarts per run (the best inertia is kept).
+    """
+    labels = _binary_labels("is_male", is_male, minimum_per_class=1)
+    stack = _draws("vectors", vectors, len(labels))
+    runs = _runs_for(stack, n_runs, static_default=1)
+    rng = _generator(seed)
+    values = []
+    for run in range(runs):
+        draw = stack[run if stack.shape[0] > 1 else 0]
+        clusters = KMeans(n_clusters=2, n_init=n_init, random_state=int(rng.integers(2**31))).fit_predict(draw)
+        agreement = float(np.mean((clusters == 1) == labels))
+        values.append(max(agreement, 1.0 - agreement))
+    return RepeatedAccuracy("clustering", _frozen(values), len(labels), int(labels.sum()), int((~labels).sum()))
+
+
+# ---------------------------------------------------------------------------- 4. classification
+
+
+def _stratified_train_mask(labels: np.ndarray, n_train: int, rng: np.random.Generator) -> np.ndarray:
+    """A random training mask of ``n_train`` rows keeping the class shares (>= 1 of each class)."""
+    mask = np.zeros(len(labels), dtype=bool)
+    male = np.flatnonzero(labels)
+    female = np.flatnonzero(~labels)
+    n_male = int(np.clip(round(n_train * len(male) / len(labels)), 1, len(male) - 1))
+    n_female = int(np.clip(n_train - n_male, 1, len(female) - 1))
+    mask[rng.choice(male, n_male, replace=False)] = True
+    mask[rng.choice(female, n_female, replace=False)] = True
+    return mask
+
+
+def svm_classification_accuracy(
+    vectors,
+    is_male,
+    n_train: int = 1000,
+    n_runs: int | None = None,
+    seed=0,
+    C: float = 1.0,
+    gamma: str | float = "scale",
+) -> RepeatedAccuracy:
+    """RBF-kernel SVM accuracy of telling male- from female-biased words (Gonen & Goldberg 2019).
+
+    Per run: ``n_train`` random words (stratified by gender, so both classes are in the
+    training set) train ``SVC(kernel="rbf", C, gamma)`` on unit vectors; the accuracy is
+    the share of the other words classified correctly. Defaults follow the papers: 1,000
+    training words out of the 2,500 + 2,500 extended list, 10 runs.
+
+    Args:
+        vectors: ``(n, d)`` (static: a new split each run) or ``(r, n, d)`` (one context
+            draw and split per run).
+        is_male: ``(n,)`` True for male-biased words.
+        n_train: training words per run; ``2 <= n_train <= n - 2``.
+        n_runs: runs for 2-D vectors (default 10); must equal ``r`` (or be None) for 3-D.
+        seed: seed of the splits.
+        C, gamma: SVC parameters (scikit-learn defaults).
+    """
+    labels = _binary_labels("is_male", is_male)
+    stack = _draws("vectors", vectors, len(labels))
+    runs = _runs_for(stack, n_runs, static_default=10)
+    if not 2 <= n_train <= len(labels) - 2:
+        raise InputError(
+            f"n_train={n_train} must leave at least 2 test words and train on at least 2 of {len(labels)} words"
+        )
+    rng = _generator(seed)
+    values = []
+    for run in range(runs):
+        draw = stack[run if stack.shape[0] > 1 else 0]
+        train = _stratified_train_mask(labels, n_train, rng)
+        model = SVC(kernel="rbf", C=C, gamma=gamma).fit(draw[train], labels[train])
+        values.append(float(np.mean(model.predict(draw[~train]) == labels[~train])))
+    test_labels = labels[~train]
+    return RepeatedAccuracy(
+        "classification", _frozen(values), len(test_labels), int(test_labels.sum()), int((~test_labels).sum())
+    )
+
+
+# ---------------------------------------------------------------------------- 5. kNN of professions
+
+
+def knn_profession_bias(
+    profession_vectors,
+    candidate_vectors,
+    candidate_is_male,
+    profession_bias,
+    k: int = 100,
+    exclude=None,
+) -> KnnProfessionBias:
+    """Share of male-biased words among each profession's k nearest neighbours, correlated
+    with the profession's original bias (Gonen & Goldberg 2019).
+
+    Per run: ``share_p = (1/k) sum_{w in kNN(p)} [w is male-biased]`` with neighbours by
+    cosine similarity among the candidates; ``r = Pearson(share, profession_bias)`` with its
+    two-sided p-value (``t = r sqrt((n-2)/(1-r^2))``, n - 2 df, scipy's ``pearsonr``).
+
+    Args:
+        profession_vectors: ``(p, d)`` or ``(r, p, d)`` (one context draw per run).
+        candidate_vectors: ``(m, d)`` or ``(r, m, d)``: the biased words to find neighbours in.
+        candidate_is_male: ``(m,)`` True for male-biased candidates.
+        profession_bias: ``(p,)`` original bias of each profession (e.g. its projection on
+            ``he - she`` in a reference static space).
+        k: neighbours per profession, at most the candidates left after exclusion.
+        exclude: optional ``(p,)`` candidate index to leave out of profession ``i``'s
+            neighbours (the profession itself when it is also a candidate), ``-1`` for none.
+    """
+    labels = _binary_labels("candidate_is_male", candidate_is_male, minimum_per_class=1)
+    bias = _finite_array("profession_bias", profession_bias, (1,))
+    if len(bias) < 3:
+        raise InputError(f"need at least 3 professions for a correlation with a p-value; got {len(bias)}")
+    professions = _draws("profession_vectors", profession_vectors, len(bias))
+    candidates = _draws("candidate_vectors", candidate_vectors, len(labels))
+    if professions.shape[-1] != candidates.shape[-1]:
+        raise InputError(
+            f"profession vectors have dimension {professions.shape[-1]}, candidates {candidates.shape[-1]}"
+        )
+    runs = max(professions.shape[0], candidates.shape[0])
+    for name, stack in (("profession_vectors", professions), ("candidate_vectors", candidates)):
+        if stack.shape[0] not in (1, runs):
+            raise InputError(f"{name} has {stack.shape[0]} draws but the other input has {runs}")
+    excluded = np.full(len(bias), -1) if exclude is None else np.asarray(exclude, dtype=int)
+    if excluded.shape != bias.shape or (excluded >= len(labels)).any():
+        raise InputError(f"exclude must hold one candidate index (or -1) per profession; got shape {excluded.shape}")
+    available = len(labels) - int((excluded >= 0).any())
+    if not 1 <= k <= available:
+        raise InputError(
+            f"k={k} nearest neighbours asked but the candidate set has only {available} word(s) to choose from; "
+            f"use k <= {available} or a larger biased-word list"
+        )
+    if np.ptp(bias) == 0:
+        raise InputError("every profession has the same original bias: the correlation is undefined")
+
+    correlations, p_values, shares = [], [], []
+    rows = np.arange(len(bias))
+    for run in range(runs):
+        similarity = professions[min(run, professions.shape[0] - 1)] @ candidates[min(run, candidates.shape[0] - 1)].T
+        has_self = excluded >= 0
+        similarity[rows[has_self], excluded[has_self]] = -np.inf
+        neighbours = np.argpartition(-similarity, k - 1, axis=1)[:, :k]
+        share = labels[neighbours].mean(axis=1)
+        if np.ptp(share) == 0:
+            raise InputError(
+                f"every profession has the same male-neighbour share ({share[0]:.3f}) in run {run}: the correlation "
+                "is undefined; use a smaller k or more, better-balanced candidates"
+            )
+        result = scipy_stats.pearsonr(share, bias)
+        correlations.append(float(result.statistic))
+        p_values.append(float(result.pvalue))
+        shares.append(share)
+    return KnnProfessionBias(
+        correlations=_frozen(correlations),
+        p_values=_frozen(p_values),
+        male_share=_frozen(np.mean(shares, axis=0)),
+        k=int(k),
+        n_professions=len(bias),
+        n_candidates=len(labels),
+    )
