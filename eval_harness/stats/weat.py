@@ -203,12 +203,7 @@ def weat_from_roles(embeddings: Sequence[Sequence[float]], roles: Sequence[str],
     unknown = sorted(set(roles) - set(ROLES))
     if unknown:
         raise InputError(f"unknown role(s) {unknown}; every row's role must be one of {ROLES}")
-    try:
-        vectors = np.asarray(embeddings, dtype=np.float64)
-    except (TypeError, ValueError) as error:
-        raise InputError(f"embeddings must be lists of numbers of one common length ({error})") from error
-    if vectors.ndim != 2:
-        raise InputError(f"embeddings must be one vector per row; got an array of shape {vectors.shape}")
+    vectors = _as_matrix(embeddings, "embeddings")
     role_array = np.asarray(roles)
     x, y, a, b = (vectors[role_array == role] for role in ROLES)
     return weat(x, y, a, b, **options)
@@ -345,12 +340,7 @@ def _validate_sets(sets: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     """The four sets as float64 ``(n, d)`` arrays, or an InputError naming the first problem."""
     checked = {}
     for name, vectors in sets.items():
-        try:
-            array = np.asarray(vectors, dtype=np.float64)
-        except (TypeError, ValueError) as error:
-            raise InputError(f"set {name}: vectors must be numbers of one common length ({error})") from error
-        if array.ndim != 2:
-            raise InputError(f"set {name}: expected a 2-D array (n_words, dim); got shape {array.shape}")
+        array = _as_matrix(vectors, f"set {name}")
         if array.shape[0] == 0:
             raise InputError(f"set {name} is empty; every WEAT set needs at least one vector")
         bad = np.flatnonzero(~np.isfinite(array).all(axis=1))
@@ -361,6 +351,17 @@ def _validate_sets(sets: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     if len(set(dims.values())) > 1:
         raise InputError(f"all vectors must have the same dimension; got {dims}")
     return checked
+
+
+def _as_matrix(vectors, what: str) -> np.ndarray:
+    """``vectors`` as a float64 ``(n, d)`` array, or an InputError saying what is wrong with them."""
+    try:
+        array = np.asarray(vectors, dtype=np.float64)
+    except (TypeError, ValueError) as error:
+        raise InputError(f"{what}: vectors must be lists of numbers of one common length ({error})") from error
+    if array.ndim != 2:
+        raise InputError(f"{what}: expected one vector per row, a 2-D array (n_words, dim); got shape {array.shape}")
+    return array
 
 
 def _unit_rows(vectors: np.ndarray, name: str) -> np.ndarray:
