@@ -27,9 +27,66 @@ def _cmd_metrics_register(args: argparse.Namespace) -> None:
 def _cmd_list(args: argparse.Namespace) -> None:
     from .data import DATASETS
     from .metric_modules import metric_names
+    from .runner import MODEL_TYPES, PACKAGED_MODELS
+    from .suites import get_suite, suite_names
 
     print("datasets: " + ", ".join(DATASETS))
     print("metrics:  " + ", ".join(metric_names()))
+    print("suites:")
+    for name in suite_names():
+        suite = get_suite(name)
+        print(f"  {name:<12} {suite.description} (languages: {', '.join(suite.languages)}; "
+              f"models: {', '.join(suite.model_types)})")
+    print("model types: " + ", ".join(MODEL_TYPES))
+    print("packaged models (path: pypi:NAME): " + ", ".join(PACKAGED_MODELS))
+
+
+def _cmd_run(args: argparse.Namespace) -> None:
+    from .errors import ConfigError
+    from .runner import load_config, run_sweep
+
+    if args.config:
+        given = [f"--{name.replace('_', '-')}" for name in ("suite", "languages", "seeds", "cross_lingual")
+                 if getattr(args, name)]
+        if given or args.model_type != "encoder":
+            raise ConfigError(f"{', '.join(given) or '--model-type'} goes with --model; with --config, set it in "
+                              f"{args.config}")
+    config = load_config(args.config if args.config else _config_from_options(args))
+    summary = run_sweep(config, args.out, force=args.force, cache_dir=args.cache_dir, progress=not args.no_progress)
+    if summary.table or summary.computed or summary.resumed:
+        print(summary.summary())
+
+
+def _config_from_options(args: argparse.Namespace) -> dict:
+    """The config that ``--model/--suite/--languages`` describe (``--config`` gives one from a file)."""
+    from pathlib import Path
+
+    from .errors import ConfigError
+    from .runner.packaged import PYPI_PREFIX
+
+    if not args.model:
+        raise ConfigError("xbias run needs --config FILE, or --model (with --suite and --languages)")
+    if not args.suite:
+        raise ConfigError("--model needs --suite, e.g. --suite eec,xweat")
+    models = [
+        {"path" if m.startswith(PYPI_PREFIX) or Path(m).expanduser().exists() else "id": m, "type": args.model_type}
+        for m in args.model
+    ]
+    suites = {name: {} for name in _names(args.suite)}
+    if args.cross_lingual:
+        if "xweat" not in suites:
+            raise ConfigError("--cross-lingual applies to the xweat suite; add it to --suite")
+        suites["xweat"]["cross_lingual"] = True
+    config = {"models": models, "suites": suites}
+    if args.languages:
+        config["languages"] = _names(args.languages)
+    if args.seeds:
+        config["seeds"] = [int(seed) for seed in _names(args.seeds)]
+    return config
+
+
+def _names(text: str) -> list[str]:
+    return [part.strip() for part in text.split(",") if part.strip()]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -54,6 +111,24 @@ def build_parser() -> argparse.ArgumentParser:
 
     listing = commands.add_parser("list", help="list datasets, metrics, suites and model types")
     listing.set_defaults(func=_cmd_list)
+
+    run = commands.add_parser(
+        "run",
+        help="run suites over models and languages into a run folder (resumable; works under accelerate launch)",
+    )
+    source = run.add_mutually_exclusive_group()
+    source.add_argument("--config", help="a sweep config (YAML), e.g. configs/demo.yaml")
+    source.add_argument("--model", action="append", help="a Hub id, local folder or pypi:NAME (repeatable)")
+    run.add_argument("--model-type", default="encoder", help="type of the --model(s) (default: encoder)")
+    run.add_argument("--suite", help="comma-separated suites (with --model), e.g. eec,xweat")
+    run.add_argument("--languages", help="comma-separated languages (with --model), e.g. en,es,ar")
+    run.add_argument("--seeds", help="comma-separated seeds (with --model; default 0)")
+    run.add_argument("--cross-lingual", action="store_true", help="xweat: also the cross-lingual language pairs")
+    run.add_argument("--out", required=True, help="the run folder (re-running into it resumes)")
+    run.add_argument("--force", action="store_true", help="recompute everything, replacing results in --out")
+    run.add_argument("--cache-dir", help="embeddings / regressor cache (default: OUT/cache)")
+    run.add_argument("--no-progress", action="store_true", help="no progress bars")
+    run.set_defaults(func=_cmd_run)
     return parser
 
 

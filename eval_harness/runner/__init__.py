@@ -1,0 +1,37 @@
+"""The sweep harness: configs, unit planning, accelerate sharding, the run folder, resume.
+
+>>> from eval_harness.runner import load_config, run_sweep
+>>> summary = run_sweep(load_config("configs/demo.yaml"), "runs/demo")   # doctest: +SKIP
+>>> print(summary.summary())                                              # doctest: +SKIP
+"""
+
+from .config import MODEL_TYPES, ModelSpec, RunConfig, SuiteSpec, load_config, parse_config
+from .context import RunContext, unit_rng
+from .distributed import Distributed
+from .packaged import PACKAGED_MODELS, check_loadable, resolve_source
+from .plan import Plan, plan_units
+from .store import RECORD_FIELDS, RunStore
+from .sweep import RunSummary, run_sweep, significance_stars, summary_table
+
+__all__ = [
+    "MODEL_TYPES",
+    "PACKAGED_MODELS",
+    "RECORD_FIELDS",
+    "Distributed",
+    "ModelSpec",
+    "Plan",
+    "RunConfig",
+    "RunContext",
+    "RunStore",
+    "RunSummary",
+    "SuiteSpec",
+    "check_loadable",
+    "load_config",
+    "parse_config",
+    "plan_units",
+    "resolve_source",
+    "run_sweep",
+    "significance_stars",
+    "summary_table",
+    "unit_rng",
+]

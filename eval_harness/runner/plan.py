@@ -1,0 +1,57 @@
+"""Unit planning: a config becomes an ordered list of tasks (model x suite x language x seed), each with its units."""
+
+from dataclasses import dataclass
+
+from ..errors import ConfigError
+from ..suites import Task, Unit, get_suite
+from .config import RunConfig
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The tasks of a run in execution order, and why some model x suite x language pairs were left out."""
+
+    tasks: tuple[Task, ...]
+    skipped: tuple[str, ...] = ()
+
+    @property
+    def units(self) -> list[Unit]:
+        return [unit for task in self.tasks for unit in task.units]
+
+
+def plan_units(config: RunConfig) -> Plan:
+    """Every unit of ``config``: for each model, suite, language (of the suite and the model) and seed,
+    the units the suite plans. Ordered by model first, so a loaded model serves all its tasks in a row.
+
+    A model whose type the suite cannot evaluate (e.g. SVM-tfidf in XWEAT, which needs word vectors),
+    or that is restricted to other languages, is left out with a note in ``Plan.skipped``.
+    """
+    tasks, skipped = [], []
+    for model in config.models:
+        for suite_spec in config.suites:
+            suite = get_suite(suite_spec.name)
+            if model.type not in suite.model_types:
+                skipped.append(
+                    f"{model.name} x {suite.name}: {suite.name} evaluates {', '.join(suite.model_types)} models, "
+                    f"not {model.type}"
+                )
+                continue
+            languages = [lang for lang in suite_spec.languages if model.covers(lang)]
+            left_out = [lang for lang in suite_spec.languages if not model.covers(lang)]
+            if left_out:
+                skipped.append(f"{model.name} x {suite.name}: {', '.join(left_out)} (the model's languages are "
+                               f"{', '.join(model.languages or ())})")
+            for language in languages:
+                keys = suite.plan(model, language, suite_spec.options)
+                for seed in config.seeds:
+                    units = tuple(
+                        Unit(model=model.name, suite=suite.name, language=language, seed=seed, **vars(key))
+                        for key in keys
+                    )
+                    tasks.append(Task(model=model, suite=suite.name, language=language, seed=seed,
+                                      options=suite_spec.options, units=units))
+    ids = [unit.id for task in tasks for unit in task.units]
+    if len(set(ids)) != len(ids):
+        repeated = sorted({i for i in ids if ids.count(i) > 1})
+        raise ConfigError(f"the plan names some units twice ({repeated[:3]}...): a suite's plan() repeats a key")
+    return Plan(tasks=tuple(tasks), skipped=tuple(skipped))

@@ -1,0 +1,199 @@
+"""``run_sweep``: run every unit of a config, sharded over accelerate ranks, resumable, written unit by unit.
+
+For each task (model x suite x language x seed) with unfinished units, every rank calls
+``suite.prepare`` together (suites shard texts with ``ctx.dist.map``); then the units are
+handed out in rounds of one unit per rank (``split_between_processes``), their records
+gathered (``gather_for_metrics``) and written by rank 0 as soon as the round ends, so an
+interrupted run keeps every finished unit and a re-run skips them (*resume*).
+"""
+
+import time
+import traceback
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from tqdm.auto import tqdm
+
+from ..errors import XBiasError
+from ..suites import Suite, Unit, get_suite
+from .config import RunConfig
+from .context import RunContext
+from .distributed import Distributed
+from .packaged import check_loadable
+from .plan import Plan, plan_units
+from .store import RunStore, make_record
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """What a run did: unit counts, where the results are, and the end-of-run table."""
+
+    out: Path
+    planned: int
+    resumed: int
+    computed: int
+    records: int
+    seconds: float
+    num_processes: int
+    skipped: tuple[str, ...]
+    table: str
+
+    def to_dict(self) -> dict:
+        return {"out": str(self.out), "planned": self.planned, "resumed": self.resumed, "computed": self.computed,
+                "records": self.records, "seconds": round(self.seconds, 2), "num_processes": self.num_processes,
+                "skipped": list(self.skipped)}
+
+    def summary(self) -> str:
+        lines = [self.table, ""] if self.table else []
+        lines.append(f"units: {self.planned} planned, {self.resumed} already finished (resumed), "
+                     f"{self.computed} computed on {self.num_processes} process(es) in {self.seconds:.1f} s")
+        lines += [f"skipped: {note}" for note in self.skipped]
+        lines.append(f"results: {self.out / 'results.jsonl'} ({self.records} records)")
+        return "\n".join(lines)
+
+
+def run_sweep(
+    config: RunConfig,
+    out: str | Path,
+    force: bool = False,
+    cache_dir: str | Path | None = None,
+    progress: bool = True,
+    dist: Distributed | None = None,
+) -> RunSummary:
+    """Run ``config`` into the run folder ``out`` (see :mod:`eval_harness.runner.store`).
+
+    Args:
+        config: a validated config (:func:`~eval_harness.runner.config.load_config`).
+        out: the run folder; re-running into it resumes (finished units are skipped).
+        force: recompute everything, replacing results already in ``out`` (even another run's).
+        cache_dir: embeddings / trained-regressor cache (default ``out/cache``).
+        progress: show progress bars (on rank 0).
+        dist: the process group (default: from ``accelerate``'s environment).
+
+    Raises:
+        ConfigError: ``out`` holds a different run's results and ``force`` is not set.
+        ModelLoadError: a model cannot be loaded here (checked before any unit runs).
+    """
+    started = time.time()
+    dist = dist or Distributed()
+    store = RunStore(out)
+    plan = plan_units(config)
+    for model in config.models:
+        check_loadable(model)
+    # Every rank checks the folder's identity (the same error everywhere); then rank 0 alone writes.
+    store.check(config, force=force)
+    dist.barrier()
+    if dist.is_main:
+        store.open(config, force=force)
+    dist.barrier()
+    finished = {unit.id for unit in plan.units if store.is_finished(unit)}
+    dist.barrier()
+    ctx = RunContext(dist=dist, cache_dir=Path(cache_dir) if cache_dir else store.cache_dir, progress=progress)
+    pending_total = sum(unit.id not in finished for unit in plan.units)
+    info = {"status": "running", "num_processes": dist.world_size, "units_planned": len(plan.units),
+            "units_resumed": len(plan.units) - pending_total, "skipped": list(plan.skipped)}
+    if dist.is_main:
+        store.write_run_info(config, **info)
+    computed, status = 0, "failed"
+    bar = tqdm(total=pending_total, desc="units", unit="unit", disable=not ctx.show_progress)
+    try:
+        for index, task in enumerate(plan.tasks):
+            pending = tuple(unit for unit in task.units if unit.id not in finished)
+            if pending:
+                computed += _run_task(get_suite(task.suite), replace(task, units=pending), ctx, store, bar)
+            if index + 1 == len(plan.tasks) or plan.tasks[index + 1].model.name != task.model.name:
+                ctx.release((task.model.name,))
+        status = "complete"
+    except KeyboardInterrupt:
+        status = "interrupted"
+        raise
+    finally:
+        bar.close()
+        records = store.write_results(plan.units) if dist.is_main else 0
+        if dist.is_main:
+            store.write_run_info(config, **{**info, "status": status, "units_computed": computed,
+                                            "seconds": round(time.time() - started, 2)})
+    table = summary_table(plan, store) if dist.is_main else ""
+    return RunSummary(out=store.root, planned=len(plan.units), resumed=info["units_resumed"], computed=computed,
+                      records=records, seconds=time.time() - started, num_processes=dist.world_size,
+                      skipped=plan.skipped, table=table)
+
+
+def _run_task(suite: Suite, task, ctx: RunContext, store: RunStore, bar) -> int:
+    """Prepare the task on every rank, then evaluate its units one round (one unit per rank) at a time."""
+    prepared = suite.prepare(task, ctx)
+    world = ctx.dist.world_size
+    for start in range(0, len(task.units), world):
+        round_units = task.units[start : start + world]
+        with ctx.dist.split(round_units) as mine:
+            outcomes = [_evaluate(suite, unit, prepared, ctx) for unit in mine]
+        outcomes = ctx.dist.gather(outcomes)
+        if ctx.dist.is_main:
+            for unit, (records, seconds, _) in zip(round_units, outcomes, strict=True):
+                if records is not None:
+                    store.write_unit(unit, records, seconds)
+        for unit, (_, _, error) in zip(round_units, outcomes, strict=True):
+            if error is not None:
+                raise error if isinstance(error, XBiasError) else RuntimeError(f"unit {unit.id} failed:\n{error}")
+        bar.update(len(round_units))
+    return len(task.units)
+
+
+def _evaluate(suite: Suite, unit: Unit, prepared, ctx: RunContext) -> tuple[list[dict] | None, float, object]:
+    """(records, seconds, error) for one unit. With one process errors propagate as they are; with several
+    they travel to every rank (so all stop together, after rank 0 has written the units that finished)."""
+    started = time.time()
+    try:
+        records = [make_record(unit, record) for record in suite.evaluate(unit, prepared, ctx)]
+    except XBiasError as error:
+        if ctx.dist.world_size == 1:
+            raise
+        return None, 0.0, error
+    except Exception:
+        if ctx.dist.world_size == 1:
+            raise
+        return None, 0.0, traceback.format_exc()
+    return records, time.time() - started, None
+
+
+def significance_stars(p_value: float | None) -> str:
+    """``***`` p < 0.001, ``**`` p < 0.01, ``*`` p < 0.05, else nothing."""
+    if p_value is None:
+        return ""
+    return "***" if p_value < 0.001 else "**" if p_value < 0.01 else "*" if p_value < 0.05 else ""
+
+
+def summary_table(plan: Plan, store: RunStore, max_rows: int = 40) -> str:
+    """One screen: a row per model x suite x language x dataset config x headline metric, a column per
+    emotion or test, each cell the unit's headline value with significance stars (from ``suite.headline``)."""
+    rows: dict[tuple, dict[str, str]] = {}
+    columns: list[str] = []
+    for unit in plan.units:
+        payload = store.read_unit(unit)
+        if payload is None:
+            continue
+        record = get_suite(unit.suite).headline(payload["records"])
+        if record is None:
+            continue
+        column = unit.emotion or unit.test or "value"
+        if column not in columns:
+            columns.append(column)
+        metric = record["metric"] + (f"[{record['term']}]" if record.get("term") else "")
+        key = (unit.model, unit.suite, unit.language, unit.config or unit.dataset, metric)
+        value = record["value"]
+        cell = "n/a" if value is None else f"{value:+.3f}{significance_stars(record.get('p_value'))}"
+        rows.setdefault(key, {})[column] = cell
+    if not rows:
+        return ""
+    header = ("model", "suite", "lang", "dataset", "metric", *columns)
+    body = [(*key, *(cells.get(c, "") for c in columns)) for key, cells in rows.items()]
+    shown = body[:max_rows]
+    widths = [max(len(str(row[i])) for row in (header, *shown)) for i in range(len(header))]
+    lines = ["  ".join(str(cell).ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
+             for row in (header, *shown)]
+    lines.insert(1, "  ".join("-" * width for width in widths))
+    if len(body) > max_rows:
+        lines.append(f"... {len(body) - max_rows} more rows in {store.root / 'results.jsonl'}")
+    lines.append("stars: * p<0.05, ** p<0.01, *** p<0.001")
+    return "\n".join(lines)
+
