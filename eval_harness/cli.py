@@ -53,7 +53,7 @@ def _cmd_run(args: argparse.Namespace) -> None:
                               f"{args.config}")
     config = load_config(args.config if args.config else _config_from_options(args))
     summary = run_sweep(config, args.out, force=args.force, cache_dir=args.cache_dir, progress=not args.no_progress)
-    if summary.table or summary.computed or summary.resumed:
+    if summary.is_main:
         print(summary.summary())
 
 

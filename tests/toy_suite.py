@@ -7,8 +7,12 @@ identity and seed: whichever rank runs it, in whatever order, after whatever int
 
 ``ToySuite.calls`` counts evaluations (to prove that resumed units are not recomputed);
 ``ToySuite.interrupt_after`` raises KeyboardInterrupt (as Ctrl-C would) once that many units
-have been evaluated in this process.
+have been evaluated in this process. With ``$TOY_SUITE_LOG`` set to a folder, each evaluation
+also leaves a file ``<rank>__<unit id>`` there (to see which rank ran what).
 """
+
+import os
+from pathlib import Path
 
 import numpy as np
 
@@ -48,6 +52,8 @@ class ToySuite(Suite):
         if unit.id == prepared["fail_unit"]:
             raise InputError(f"planted failure in {unit.id}")
         self.calls += 1
+        if os.environ.get("TOY_SUITE_LOG"):
+            (Path(os.environ["TOY_SUITE_LOG"]) / f"{ctx.dist.rank}__{unit.id}").touch()
         rng = unit_rng(unit.seed, unit.id)
         estimate, std_err = rng.normal(), 0.1 + rng.uniform()
         return [

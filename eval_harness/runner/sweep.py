@@ -26,7 +26,8 @@ from .store import RunStore, make_record
 
 @dataclass(frozen=True)
 class RunSummary:
-    """What a run did: unit counts, where the results are, and the end-of-run table."""
+    """What a run did: unit counts, where the results are, and the end-of-run table (rank 0's; ``is_main``
+    is False on the other ranks of an accelerate launch, which print nothing)."""
 
     out: Path
     planned: int
@@ -37,6 +38,7 @@ class RunSummary:
     num_processes: int
     skipped: tuple[str, ...]
     table: str
+    is_main: bool = True
 
     def to_dict(self) -> dict:
         return {"out": str(self.out), "planned": self.planned, "resumed": self.resumed, "computed": self.computed,
@@ -116,7 +118,7 @@ def run_sweep(
     table = summary_table(plan, store) if dist.is_main else ""
     return RunSummary(out=store.root, planned=len(plan.units), resumed=info["units_resumed"], computed=computed,
                       records=records, seconds=time.time() - started, num_processes=dist.world_size,
-                      skipped=plan.skipped, table=table)
+                      skipped=plan.skipped, table=table, is_main=dist.is_main)
 
 
 def _run_task(suite: Suite, task, ctx: RunContext, store: RunStore, bar) -> int:
