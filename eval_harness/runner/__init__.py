@@ -11,7 +11,7 @@ from .distributed import Distributed
 from .packaged import PACKAGED_MODELS, check_loadable, resolve_source
 from .plan import Plan, plan_units
 from .store import RECORD_FIELDS, RunStore
-from .sweep import RunSummary, run_sweep, significance_stars, summary_table
+from .sweep import RunSummary, run_sweep, summary_table
 
 __all__ = [
     "MODEL_TYPES",
@@ -31,7 +31,6 @@ __all__ = [
     "plan_units",
     "resolve_source",
     "run_sweep",
-    "significance_stars",
     "summary_table",
     "unit_rng",
 ]

@@ -158,16 +158,12 @@ def _evaluate(suite: Suite, unit: Unit, prepared, ctx: RunContext) -> tuple[list
     return records, time.time() - started, None
 
 
-def significance_stars(p_value: float | None) -> str:
-    """``***`` p < 0.001, ``**`` p < 0.01, ``*`` p < 0.05, else nothing."""
-    if p_value is None:
-        return ""
-    return "***" if p_value < 0.001 else "**" if p_value < 0.01 else "*" if p_value < 0.05 else ""
-
-
 def summary_table(plan: Plan, store: RunStore, max_rows: int = 40) -> str:
     """One screen: a row per model x suite x language x dataset config x headline metric, a column per
-    emotion or test, each cell the unit's headline value with significance stars (from ``suite.headline``)."""
+    emotion or test, each cell the unit's headline value (``suite.headline``) with its significance stars:
+    the record's ``stars``, else the paper's from its p-value (as the report marks them)."""
+    from ..stats.betareg import significance_stars
+
     rows: dict[tuple, dict[str, str]] = {}
     columns: list[str] = []
     for unit in plan.units:
@@ -181,9 +177,11 @@ def summary_table(plan: Plan, store: RunStore, max_rows: int = 40) -> str:
         if column not in columns:
             columns.append(column)
         metric = record["metric"] + (f"[{record['term']}]" if record.get("term") else "")
-        key = (unit.model, unit.suite, unit.language, unit.config or unit.dataset, metric)
-        value = record["value"]
-        cell = "n/a" if value is None else f"{value:+.3f}{significance_stars(record.get('p_value'))}"
+        dataset = unit.config if unit.config and unit.config != unit.language else unit.dataset
+        key = (unit.model, unit.suite, unit.language, dataset, metric)
+        value, p_value = record["value"], record.get("p_value")
+        stars = record.get("stars") or ("" if p_value is None else significance_stars(p_value))
+        cell = "n/a" if value is None else f"{value:+.3f}{stars}"
         rows.setdefault(key, {})[column] = cell
     if not rows:
         return ""
@@ -196,6 +194,6 @@ def summary_table(plan: Plan, store: RunStore, max_rows: int = 40) -> str:
     lines.insert(1, "  ".join("-" * width for width in widths))
     if len(body) > max_rows:
         lines.append(f"... {len(body) - max_rows} more rows in {store.root / 'results.jsonl'}")
-    lines.append("stars: * p<0.05, ** p<0.01, *** p<0.001")
+    lines.append("stars: *** p<=0.01, ** p<=0.05, * p<=0.10 (unadjusted; the report adds Holm / BH)")
     return "\n".join(lines)
 
