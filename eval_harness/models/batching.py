@@ -1,0 +1,128 @@
+"""Length-sorted, padded, out-of-memory-safe batches of token-id sequences through a model.
+
+Every model call in xbias goes through :func:`run_length_sorted`: sequences are sorted by length
+(longest first, so an out-of-memory error shows on the first batch, not after an hour), padded
+only to the longest sequence of their batch, and run under ``torch.inference_mode()`` (with
+bf16/fp16 autocast on a GPU). A batch that runs out of memory is split in half and retried, and
+the smaller batch size is kept for the rest of the run.
+"""
+
+import contextlib
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import torch
+from tqdm.auto import tqdm
+
+from eval_harness.errors import XBiasError
+
+PRECISIONS = ("auto", "fp32", "bf16", "fp16")
+
+
+@dataclass
+class RunStats:
+    """Counters of one model's inference work (cumulative over calls)."""
+
+    forward_passes: int = 0
+    sequences: int = 0
+    padded_tokens: int = 0
+    oom_splits: int = 0
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def is_out_of_memory(error: BaseException) -> bool:
+    """True for a CUDA/MPS out-of-memory error or a CPU allocator failure."""
+    if isinstance(error, torch.OutOfMemoryError):
+        return True
+    message = str(error).lower()
+    return isinstance(error, RuntimeError) and ("out of memory" in message or "can't allocate memory" in message)
+
+
+def resolve_precision(precision: str, device: torch.device) -> torch.dtype | None:
+    """The autocast dtype: None (fp32) on CPU or when asked; on a GPU bf16 where supported, else fp16."""
+    if precision not in PRECISIONS:
+        raise XBiasError(f"precision must be one of {PRECISIONS}, got {precision!r}")
+    if device.type != "cuda" or precision == "fp32":
+        return None
+    if precision == "fp16":
+        return torch.float16
+    if precision == "bf16" or torch.cuda.is_bf16_supported():
+        return torch.bfloat16
+    return torch.float16
+
+
+def run_length_sorted(
+    sequences: Sequence[Sequence[int]],
+    step: Callable[[torch.Tensor, torch.Tensor, list[int]], np.ndarray],
+    *,
+    batch_size: int,
+    pad_id: int,
+    device: torch.device,
+    autocast_dtype: torch.dtype | None = None,
+    stats: RunStats | None = None,
+    progress: bool | None = None,
+    description: str = "encoding",
+) -> Iterator[tuple[list[int], np.ndarray]]:
+    """Yield ``(rows, step(input_ids, attention_mask, rows))`` batch by batch until every sequence has run.
+
+    ``rows`` are indices into ``sequences``; ``input_ids``/``attention_mask`` are right-padded
+    ``(len(rows), longest)`` tensors on ``device`` (right padding keeps position 0 the first
+    token, which [CLS] pooling reads). ``step`` runs the model and returns numpy rows.
+    """
+    stats = stats if stats is not None else RunStats()
+    order = sorted(range(len(sequences)), key=lambda index: -len(sequences[index]))
+    limit = max(1, int(batch_size))
+    # progress=None: a bar for more than one batch, on a terminal only (tqdm's disable=None).
+    disable = (not progress) if progress is not None else (None if len(order) > limit else True)
+    bar = tqdm(total=len(order), desc=description, unit="text", disable=disable)
+    start = 0
+    with bar:
+        while start < len(order):
+            rows = order[start : start + limit]
+            input_ids, attention_mask = _pad([sequences[row] for row in rows], pad_id, device)
+            try:
+                with torch.inference_mode(), _autocast(device, autocast_dtype):
+                    output = step(input_ids, attention_mask, rows)
+            except (RuntimeError, torch.OutOfMemoryError) as error:
+                if not is_out_of_memory(error):
+                    raise
+                del input_ids, attention_mask
+                _free_memory(device)
+                if len(rows) == 1:
+                    raise XBiasError(
+                        f"out of memory on a single text of {len(sequences[rows[0]])} tokens; "
+                        "use a smaller max_length, a smaller model, or another device"
+                    ) from None
+                limit = max(1, len(rows) // 2)
+                stats.oom_splits += 1
+                continue
+            stats.forward_passes += 1
+            stats.sequences += len(rows)
+            stats.padded_tokens += int(attention_mask.numel())
+            yield rows, output
+            start += len(rows)
+            bar.update(len(rows))
+
+
+def _pad(batch: list[Sequence[int]], pad_id: int, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
+    longest = max(len(sequence) for sequence in batch)
+    input_ids = np.full((len(batch), longest), pad_id, dtype=np.int64)
+    attention_mask = np.zeros((len(batch), longest), dtype=np.int64)
+    for index, sequence in enumerate(batch):
+        input_ids[index, : len(sequence)] = sequence
+        attention_mask[index, : len(sequence)] = 1
+    return torch.from_numpy(input_ids).to(device), torch.from_numpy(attention_mask).to(device)
+
+
+def _autocast(device: torch.device, dtype: torch.dtype | None):
+    if dtype is None:
+        return contextlib.nullcontext()
+    return torch.autocast(device_type=device.type, dtype=dtype)
+
+
+def _free_memory(device: torch.device) -> None:
+    if device.type == "cuda":
+        torch.cuda.empty_cache()

@@ -1,0 +1,198 @@
+"""Load a transformers model + tokenizer from a Hub id or a local folder, and fingerprint it.
+
+Offline behaviour: a local folder is used as is; a Hub id is looked up in the local Hugging Face
+cache first, and only when it is not there and the Hub is not switched off (``HF_HUB_OFFLINE``)
+is it downloaded. Every failure becomes a :class:`ModelLoadError` that names the model and the
+fix, raised ``from None`` (no traceback from deep inside transformers).
+
+Fingerprint: ``sha256`` of the model's config (without its path and transformers version), of
+its weights (the sha256 of each weight file: for a Hub download the blob's own name, which *is*
+its sha256; for a local folder the file bytes, hashed once and remembered by path, size and
+modification time), of the tokenizer (its full ``tokenizer.json``) and of the caller's extras
+(pooling, layer, prefix...). Two loads of the same files give the same fingerprint in any run.
+"""
+
+import hashlib
+import json
+import os
+import re
+import socket
+import tempfile
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+import torch
+
+from eval_harness.errors import ModelLoadError
+from eval_harness.paths import cache_root
+
+WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth")
+_SHA256_NAME = re.compile(r"^[0-9a-f]{64}$")
+# Config keys that depend on where or with what a model was saved, not on what it computes.
+_VOLATILE_CONFIG_KEYS = ("_name_or_path", "transformers_version", "torch_dtype", "dtype", "_commit_hash")
+
+
+def hub_offline() -> bool:
+    """True when the environment switches the Hub off (``HF_HUB_OFFLINE`` or ``TRANSFORMERS_OFFLINE``)."""
+    switches = (os.environ.get(name, "").strip().lower() for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"))
+    return any(value in ("1", "true", "yes", "on") for value in switches)
+
+
+def resolve_model_source(name_or_path: str | os.PathLike) -> tuple[str, Path | None, bool]:
+    """``(source, folder, local_only)`` for ``from_pretrained``.
+
+    ``folder`` is the local folder with the model's files (None when it must be downloaded).
+    Raises ModelLoadError when a path-like name does not exist, or a Hub id is not cached and
+    the Hub is off.
+    """
+    text = os.fspath(name_or_path)
+    if not text.strip():
+        raise ModelLoadError("empty model name: give a Hub id (e.g. 'bert-base-uncased') or a local folder")
+    local = Path(text).expanduser()
+    if local.is_dir():
+        return str(local), local, True
+    # A Hub id is "name" or "owner/name"; anything else that is not a folder was meant as a path.
+    if local.exists() or text.startswith((".", "/", "~")) or text.count("/") > 1 or "\\" in text:
+        raise ModelLoadError(
+            f"model folder {text!r} does not exist (or is not a folder); give an existing folder "
+            "that holds config.json and the weights (e.g. the output of save_pretrained)"
+        )
+    folder = _cached_snapshot(text)
+    if folder is not None:
+        return text, folder, True
+    if hub_offline() or not hub_reachable():
+        why = "the Hub is offline (HF_HUB_OFFLINE=1)" if hub_offline() else "the Hub cannot be reached from here"
+        raise ModelLoadError(
+            f"model {text!r} is not a local folder and not in the Hugging Face cache, and {why}. "
+            f"Download it where there is internet (`hf download {text}`) and copy the cache, or save it with "
+            "save_pretrained and pass that local folder's path."
+        )
+    return text, None, False
+
+
+def hub_reachable(timeout: float = 3.0) -> bool:
+    """Whether a TCP connection to the Hub endpoint opens within ``timeout`` seconds.
+
+    Checked before a download so that a machine without network fails in seconds instead of
+    spending a minute in huggingface_hub's retries.
+    """
+    from huggingface_hub import constants
+
+    endpoint = urlparse(constants.ENDPOINT)
+    port = endpoint.port or (443 if endpoint.scheme == "https" else 80)
+    try:
+        with socket.create_connection((endpoint.hostname, port), timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
+def load_pretrained(name_or_path: str | os.PathLike, model_class: Any = None, **model_kwargs):
+    """``(model, tokenizer, folder)`` loaded with ``model_class`` (default ``AutoModel``) and ``AutoTokenizer``."""
+    from transformers import AutoModel, AutoTokenizer
+
+    model_class = model_class or AutoModel
+    source, folder, local_only = resolve_model_source(name_or_path)
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(source, local_files_only=local_only)
+        model = model_class.from_pretrained(source, local_files_only=local_only, **model_kwargs)
+    except Exception as error:  # noqa: BLE001 - every loader failure is the user's model problem
+        first_line = (str(error).strip().splitlines() or [type(error).__name__])[0]
+        raise ModelLoadError(
+            f"cannot load model {os.fspath(name_or_path)!r} with {getattr(model_class, '__name__', model_class)}: "
+            f"{type(error).__name__}: {first_line}. Check the id or folder (it needs config.json, the weights and "
+            "the tokenizer files); for a model not on this machine pass a local folder path."
+        ) from None
+    if folder is None:
+        folder = _cached_snapshot(source)
+    return model.eval(), tokenizer, folder
+
+
+def model_fingerprint(model: torch.nn.Module, tokenizer: Any, folder: Path | None, **extra: Any) -> str:
+    """sha256 of config, weights, tokenizer and ``extra`` (see the module docstring)."""
+    config = {key: value for key, value in model.config.to_dict().items() if key not in _VOLATILE_CONFIG_KEYS}
+    parts = {
+        "config": config,
+        "weights": weights_digest(folder) if folder is not None else None,
+        "tokenizer": tokenizer_digest(tokenizer),
+        "parameter_dtype": str(next(model.parameters()).dtype),
+        "extra": extra,
+    }
+    if parts["weights"] is None:
+        parts["weights"] = state_dict_digest(model)
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def weights_digest(folder: Path) -> str | None:
+    """sha256 over the weight files in ``folder`` (name + content digest each); None if it has none."""
+    files = sorted(path for path in Path(folder).iterdir() if path.suffix in WEIGHT_SUFFIXES and path.is_file())
+    if not files:
+        return None
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(f"{path.name}:{file_sha256(path)}\n".encode())
+    return digest.hexdigest()
+
+
+def file_sha256(path: Path) -> str:
+    """A file's sha256: free for a Hub-cache blob (named by it), else hashed once and remembered."""
+    resolved = Path(path).resolve()
+    if _SHA256_NAME.match(resolved.name) and resolved.parent.name == "blobs":
+        return resolved.name
+    stat = resolved.stat()
+    memo_key = f"{resolved}|{stat.st_size}|{stat.st_mtime_ns}"
+    memo_path = cache_root() / "file-digests.json"
+    memo = _read_json(memo_path)
+    if memo_key in memo:
+        return memo[memo_key]
+    digest = hashlib.sha256()
+    with open(resolved, "rb") as stream:
+        for chunk in iter(lambda: stream.read(1 << 22), b""):
+            digest.update(chunk)
+    memo = _read_json(memo_path)  # re-read: another process may have added entries meanwhile
+    memo[memo_key] = digest.hexdigest()
+    _write_json_atomically(memo_path, memo)
+    return memo[memo_key]
+
+
+def state_dict_digest(model: torch.nn.Module) -> str:
+    """sha256 over the model's named tensors (for a model built in memory, with no files)."""
+    digest = hashlib.sha256()
+    for name, tensor in sorted(model.state_dict().items()):
+        digest.update(f"{name}:{tuple(tensor.shape)}:{tensor.dtype}\n".encode())
+        digest.update(tensor.detach().cpu().contiguous().view(torch.uint8).numpy().tobytes())
+    return digest.hexdigest()
+
+
+def tokenizer_digest(tokenizer: Any) -> str:
+    """sha256 of a fast tokenizer's full JSON (vocabulary, normaliser, templates), else of its vocabulary."""
+    backend = getattr(tokenizer, "backend_tokenizer", None)
+    text = backend.to_str() if backend is not None else json.dumps(sorted(tokenizer.get_vocab().items()))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _cached_snapshot(repo_id: str) -> Path | None:
+    """The Hugging Face cache's snapshot folder of ``repo_id`` when its config.json is there."""
+    from huggingface_hub import try_to_load_from_cache
+
+    try:
+        found = try_to_load_from_cache(repo_id, "config.json")
+    except Exception:  # noqa: BLE001 - an id the hub library cannot parse is simply not cached
+        return None
+    return Path(found).parent if isinstance(found, str) else None
+
+
+def _read_json(path: Path) -> dict:
+    try:
+        return json.loads(path.read_text())
+    except (FileNotFoundError, ValueError):
+        return {}
+
+
+def _write_json_atomically(path: Path, data: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+    with os.fdopen(handle, "w") as stream:
+        json.dump(data, stream)
+    os.replace(temporary, path)
