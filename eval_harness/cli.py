@@ -6,15 +6,18 @@ to stderr and exit with code 2; anything else is a bug and keeps its traceback.
 
 import argparse
 import sys
+import time
 
 from .errors import XBiasError
 
 
 def _cmd_datasets_build(args: argparse.Namespace) -> None:
-    from .data import build_datasets
+    from .data import build_datasets, build_summary
 
-    for name, folder in build_datasets(args.names or None, out_dir=args.out, source_dir=args.source_dir).items():
-        print(f"{name}: {folder}")
+    started = time.perf_counter()
+    folders = build_datasets(args.names or None, out_dir=args.out, source_dir=args.source_dir)
+    print(f"built {len(folders)} dataset(s) in {time.perf_counter() - started:.1f} s (dataset, configs, rows):")
+    print(build_summary(folders))
 
 
 def _cmd_metrics_register(args: argparse.Namespace) -> None:

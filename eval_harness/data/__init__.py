@@ -1,7 +1,47 @@
-"""Loaders and builders for the project's datasets (filled in by the datasets work)."""
+"""The project's datasets: builders (sources -> Hub-ready folders) and loaders (-> ``datasets`` objects).
 
-DATASETS: dict = {}
+Each loader builds its dataset on first use into ``paths.datasets_dir()/<name>``
+(again when that folder came from other sources or another builder version) and
+returns ``datasets.load_dataset(folder, config)``. Source files come from
+``source_dir``/``--source-dir``, else ``$XBIAS_SOURCE_DIR``, else are downloaded.
+"""
 
+from .builders import DATASETS, build_dataset, build_datasets, build_summary, dataset_folder
+from .eec import (
+    EEC_CONFIGS,
+    EEC_CONFIGS_BY_LANGUAGE,
+    EEC_EMOTIONS,
+    EEC_FEATURES,
+    EEC_REFERENCE_GROUP,
+    generate_eec,
+)
+from .gender_lists import GENDER_LIST_CONFIGS
+from .hub_folder import push_to_hub, validate_card
+from .loaders import load_eec, load_gender_lists, load_semeval, load_xweat, load_xweat_translations
+from .semeval import SEMEVAL_DIMENSIONS, SEMEVAL_LANGUAGES
+from .xweat import XWEAT_LANGUAGES
 
-def build_datasets(names=None, out_dir=None, source_dir=None):
-    raise NotImplementedError
+__all__ = [
+    "DATASETS",
+    "EEC_CONFIGS",
+    "EEC_CONFIGS_BY_LANGUAGE",
+    "EEC_EMOTIONS",
+    "EEC_FEATURES",
+    "EEC_REFERENCE_GROUP",
+    "GENDER_LIST_CONFIGS",
+    "SEMEVAL_DIMENSIONS",
+    "SEMEVAL_LANGUAGES",
+    "XWEAT_LANGUAGES",
+    "build_dataset",
+    "build_datasets",
+    "build_summary",
+    "dataset_folder",
+    "generate_eec",
+    "load_eec",
+    "load_gender_lists",
+    "load_semeval",
+    "load_xweat",
+    "load_xweat_translations",
+    "push_to_hub",
+    "validate_card",
+]

@@ -1,0 +1,172 @@
+"""Hub-ready dataset folders: one parquet file per config and split, a README.md card, a build stamp.
+
+Layout of a folder::
+
+    README.md                         card: YAML front matter (metadata + ``configs:``) and prose
+    <config>/<split>-<sha256[:12]>.parquet
+    .xbias-build.json                 stamp: builder fingerprint, source digests, rows per config/split
+
+Parquet file names carry a digest of their bytes because ``datasets`` caches a
+local folder's configs by data-file path (not content): a rebuilt file under the
+same name would be served stale from the cache.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import re
+import shutil
+import uuid
+from collections.abc import Mapping
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import yaml
+
+from ..errors import ConfigError, XBiasError
+
+STAMP_NAME = ".xbias-build.json"
+CARDS_DIR = Path(__file__).resolve().parent / "cards"
+_PLACEHOLDER = re.compile(r"\{\{\s*(\w+)\s*\}\}")
+
+Tables = Mapping[str, Mapping[str, pa.Table]]  # config -> split -> table
+
+
+def parquet_bytes(table: pa.Table) -> bytes:
+    """The table as parquet bytes (deterministic for a given table and pyarrow version)."""
+    buffer = io.BytesIO()
+    pq.write_table(table, buffer)
+    return buffer.getvalue()
+
+
+def render_card(template_name: str, configs_yaml: list[dict], fields: Mapping[str, str]) -> str:
+    """Fill ``cards/<template_name>.md``: add ``configs`` to its front matter and ``{{ field }}`` values to its body."""
+    text = (CARDS_DIR / f"{template_name}.md").read_text(encoding="utf-8")
+    _, front, body = text.split("---\n", 2)
+    metadata = yaml.safe_load(front)
+    metadata["configs"] = configs_yaml
+    missing = sorted(set(_PLACEHOLDER.findall(body)) - set(fields))
+    if missing:
+        raise KeyError(f"card template {template_name}.md needs fields {missing}")
+    body = _PLACEHOLDER.sub(lambda match: fields[match.group(1)], body)
+    return "---\n" + yaml.safe_dump(metadata, sort_keys=False, allow_unicode=True, width=120) + "---\n" + body
+
+
+def markdown_table(header: list[str], rows: list[list]) -> str:
+    """A GitHub-flavoured markdown table (numbers right-aligned, with thousands separators)."""
+    def cell(value):
+        return f"{value:,}" if isinstance(value, int) else str(value)
+
+    align = ["---:" if rows and isinstance(rows[0][i], int) else "---" for i in range(len(header))]
+    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(align) + " |"]
+    lines += ["| " + " | ".join(cell(value) for value in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def encode_tables(tables: Tables) -> tuple[dict[str, bytes], dict[str, dict[str, str]]]:
+    """Parquet bytes by relative path, and config -> split -> that path (``<config>/<split>-<digest>.parquet``)."""
+    files, paths_by_config = {}, {}
+    for config, splits in tables.items():
+        for split, table in splits.items():
+            data = parquet_bytes(table)
+            relative = f"{config}/{split}-{hashlib.sha256(data).hexdigest()[:12]}.parquet"
+            files[relative] = data
+            paths_by_config.setdefault(config, {})[split] = relative
+    return files, paths_by_config
+
+
+def write_folder(folder: Path, files: Mapping[str, bytes], card: str, stamp: dict) -> None:
+    """Write a complete dataset folder (``files`` by relative path, the card, the stamp), replacing any previous one.
+
+    Everything is written into a sibling temporary folder first and then renamed
+    into place, so a reader never sees a half-written dataset and two processes
+    building at once both end with a complete folder.
+    """
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    staging = folder.parent / f".{folder.name}.building-{uuid.uuid4().hex[:8]}"
+    staging.mkdir()
+    try:
+        for relative, data in files.items():
+            (staging / relative).parent.mkdir(parents=True, exist_ok=True)
+            (staging / relative).write_bytes(data)
+        (staging / "README.md").write_text(card, encoding="utf-8")
+        (staging / STAMP_NAME).write_text(json.dumps(stamp, indent=1), encoding="utf-8")
+        _swap_into_place(staging, folder)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def configs_yaml(paths_by_config: Mapping[str, Mapping[str, str]]) -> list[dict]:
+    """The card's ``configs:`` entries: ``config_name`` and ``data_files`` (one per split)."""
+    return [
+        {"config_name": config, "data_files": [{"split": split, "path": path} for split, path in splits.items()]}
+        for config, splits in paths_by_config.items()
+    ]
+
+
+def _swap_into_place(staging: Path, folder: Path) -> None:
+    retired = folder.parent / f".{folder.name}.old-{uuid.uuid4().hex[:8]}"
+    try:
+        folder.rename(retired)
+    except FileNotFoundError:
+        pass
+    try:
+        staging.rename(folder)
+    except OSError:
+        # Another process put a complete folder there in between: keep theirs.
+        if not (folder / STAMP_NAME).is_file():
+            raise
+    shutil.rmtree(retired, ignore_errors=True)
+
+
+def read_stamp(folder: Path) -> dict | None:
+    """The folder's build stamp, or None when there is none (or it is unreadable)."""
+    try:
+        return json.loads((folder / STAMP_NAME).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def validate_card(folder: Path) -> None:
+    """Check the folder's card offline: it parses as a Hub dataset card, its ``configs`` are what
+    ``datasets`` accepts, every data file it lists exists, and it states a licence.
+
+    (``DatasetCard.validate`` asks the Hub; :func:`push_to_hub` runs that too.)
+    """
+    from datasets.utils.metadata import MetadataConfigs
+    from huggingface_hub import DatasetCard
+
+    card = DatasetCard.load(folder / "README.md")
+    metadata = card.data.to_dict()
+    configs = MetadataConfigs.from_dataset_card_data(card.data)
+    if not configs:
+        raise ConfigError(f"dataset card {folder / 'README.md'} lists no configs")
+    for name, config in configs.items():
+        for entry in config["data_files"]:
+            if not (folder / entry["path"]).is_file():
+                raise ConfigError(f"dataset card config {name!r} lists {entry['path']}, which is not in {folder}")
+    if not metadata.get("license"):
+        raise ConfigError(f"dataset card {folder / 'README.md'} states no licence")
+
+
+def push_to_hub(folder: Path, repo_id: str, private: bool = False, token: str | None = None) -> str:
+    """Upload a built dataset folder to the Hub as dataset ``repo_id`` (the card is validated by the Hub first)."""
+    from huggingface_hub import DatasetCard, HfApi
+
+    validate_card(folder)
+    try:
+        DatasetCard.load(folder / "README.md").validate(repo_type="dataset")
+        api = HfApi(token=token)
+        api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
+        commit = api.upload_folder(
+            folder_path=folder, repo_id=repo_id, repo_type="dataset", ignore_patterns=[STAMP_NAME]
+        )
+    except Exception as error:  # network, authentication and validation failures from the Hub
+        raise XBiasError(
+            f"pushing {folder} to the Hub dataset {repo_id} failed ({type(error).__name__}: "
+            f"{str(error).splitlines()[0] if str(error) else 'no detail'}): check the network and `hf auth login`"
+        ) from error
+    return commit.commit_url
