@@ -34,13 +34,16 @@ from sklearn.svm import SVC
 from ..errors import InputError
 
 __all__ = [
+    "ROLES",
     "DirectBias",
+    "GenderSpaceMeasures",
     "GenderSubspace",
     "KnnProfessionBias",
     "RepeatedAccuracy",
     "clustering_accuracy",
     "direct_bias",
     "gender_projection",
+    "gender_space_measures",
     "gender_subspace",
     "knn_profession_bias",
     "most_biased",
@@ -672,3 +675,148 @@ def knn_profession_bias(
         n_professions=len(bias),
         n_candidates=len(labels),
     )
+
+
+# ---------------------------------------------------------------------------- all five from labelled rows
+
+ROLES = ("pair_male", "pair_female", "random_first", "random_second", "neutral", "male", "female")
+
+
+@dataclass(frozen=True)
+class GenderSpaceMeasures:
+    """The five measures computed from one set of labelled vectors (``None``: no input for it)."""
+
+    subspace: GenderSubspace | None
+    direct_bias: DirectBias | None
+    clustering: RepeatedAccuracy | None
+    classification: RepeatedAccuracy | None
+    knn: KnnProfessionBias | None
+
+    def to_dict(self) -> dict:
+        return {
+            name: (None if getattr(self, name) is None else getattr(self, name).to_dict())
+            for name in ("subspace", "direct_bias", "clustering", "classification", "knn")
+        }
+
+    def summary(self) -> str:
+        parts = (self.subspace, self.direct_bias, self.clustering, self.classification, self.knn)
+        return "\n".join(part.summary() for part in parts if part is not None)
+
+
+def _aligned_runs(vectors: np.ndarray, words: np.ndarray | None, runs: np.ndarray, mask: np.ndarray, what: str):
+    """Rows under ``mask`` as an ``(r, n, d)`` stack, one slice per run; every run must have as
+    many rows and (when ``words`` is given) list the same words in the same order.
+    Returns the stack and the first run's words (``None`` without ``words``)."""
+    run_ids = np.unique(runs[mask])
+    if len(run_ids) == 0:
+        raise InputError(f"no {what} rows given")
+    per_run = [np.flatnonzero(mask & (runs == run)) for run in run_ids]
+    first_words = None if words is None else words[per_run[0]]
+    for run, rows in zip(run_ids, per_run, strict=True):
+        if len(rows) != len(per_run[0]) or (words is not None and (words[rows] != first_words).any()):
+            raise InputError(
+                f"the {what} rows of run {run} do not list the same words in the same order as run {run_ids[0]} "
+                f"({len(rows)} vs {len(first_words)} rows); give every run the same word list"
+            )
+    return np.stack([vectors[rows] for rows in per_run]), first_words
+
+
+def gender_space_measures(
+    vectors,
+    role,
+    word=None,
+    run=None,
+    bias=None,
+    direction=None,
+    n_components: int = 10,
+    c: float = 1.0,
+    n_cluster_words: int = 500,
+    n_train: int = 1000,
+    n_runs: int | None = None,
+    k: int = 100,
+    seed=0,
+) -> GenderSpaceMeasures:
+    """The five measures from vectors labelled by role (the format the ``gender_space`` metric takes).
+
+    Roles (one per row):
+
+    - ``pair_male`` / ``pair_female``: the i-th ``pair_male`` row and the i-th ``pair_female``
+      row are the two words of one definitional pair (in context mode: the word in a
+      sentence and its pair in the swapped sentence) -> :func:`gender_subspace`;
+    - ``random_first`` / ``random_second``: random word pairs, likewise; ``run`` numbers
+      the baseline draws;
+    - ``neutral``: gender-neutral words (professions), ``bias`` their original bias ->
+      :func:`direct_bias` (contexts of one ``word`` averaged first) and :func:`knn_profession_bias`;
+    - ``male`` / ``female``: the biased-word list, most biased first -> the first
+      ``n_cluster_words`` of each gender to :func:`clustering_accuracy`, all of them to
+      :func:`svm_classification_accuracy` and as the kNN candidates.
+
+    ``run`` numbers context draws (default: all 0, static vectors); every run must list
+    the same ``neutral`` and ``male``/``female`` words in the same order. A measure whose
+    roles are absent is ``None``. ``direction`` (a gender direction) replaces the subspace's
+    for the direct bias when given.
+    """
+    matrix = _finite_array("vectors", vectors, (2,))
+    roles = np.asarray(role, dtype=object)
+    n = matrix.shape[0]
+    if roles.shape != (n,):
+        raise InputError(f"role must give one role per vector row ({n}); got shape {roles.shape}")
+    unknown = sorted(set(roles.tolist()) - set(ROLES))
+    if unknown:
+        raise InputError(f"unknown role(s) {unknown}; use {list(ROLES)}")
+    words = np.asarray([f"#{i}" for i in range(n)] if word is None else word, dtype=object)
+    runs = np.zeros(n, dtype=int) if run is None else np.asarray(run, dtype=int)
+    for name, values in (("word", words), ("run", runs)):
+        if values.shape != (n,):
+            raise InputError(f"{name} must have one entry per vector row ({n}); got shape {values.shape}")
+    rng = _generator(seed)
+    has = {name: bool((roles == name).any()) for name in ROLES}
+
+    subspace = None
+    if has["pair_male"] or has["pair_female"]:
+        baseline_first = baseline_second = None
+        if has["random_first"] or has["random_second"]:
+            baseline_first, _ = _aligned_runs(matrix, None, runs, roles == "random_first", "random_first")
+            baseline_second, _ = _aligned_runs(matrix, None, runs, roles == "random_second", "random_second")
+        subspace = gender_subspace(
+            matrix[roles == "pair_male"],
+            matrix[roles == "pair_female"],
+            baseline_first,
+            baseline_second,
+            n_components=n_components,
+        )
+
+    direct = None
+    neutral = roles == "neutral"
+    if has["neutral"]:
+        g = direction if direction is not None else (None if subspace is None else subspace.direction)
+        if g is not None:
+            direct = direct_bias(matrix[neutral], g, c=c, word_index=words[neutral])
+
+    clustering = classification = knn = None
+    if has["male"] or has["female"]:
+        biased_mask = (roles == "male") | (roles == "female")
+        stack, biased_words = _aligned_runs(matrix, words, runs, biased_mask, "male/female")
+        first_run = np.flatnonzero(biased_mask & (runs == runs[biased_mask].min()))
+        is_male = roles[first_run] == "male"
+        top = np.zeros(len(is_male), dtype=bool)
+        top[np.flatnonzero(is_male)[:n_cluster_words]] = True
+        top[np.flatnonzero(~is_male)[:n_cluster_words]] = True
+        clustering = clustering_accuracy(stack[:, top], is_male[top], seed=rng)
+        classification = svm_classification_accuracy(stack, is_male, n_train=n_train, n_runs=n_runs, seed=rng)
+        if has["neutral"] and bias is not None:
+            profession_stack, professions = _aligned_runs(matrix, words, runs, neutral, "neutral")
+            values = np.asarray(bias, dtype=np.float64)
+            if values.shape != (n,):
+                raise InputError(f"bias must have one entry per vector row ({n}); got shape {values.shape}")
+            first_neutral = np.flatnonzero(neutral & (runs == runs[neutral].min()))
+            position = {w: i for i, w in enumerate(biased_words)}
+            knn = knn_profession_bias(
+                profession_stack,
+                stack,
+                is_male,
+                values[first_neutral],
+                k=k,
+                exclude=np.array([position.get(p, -1) for p in professions]),
+            )
+    return GenderSpaceMeasures(subspace, direct, clustering, classification, knn)
