@@ -1,0 +1,57 @@
+"""Adjusted p-values for a family of tests (e.g. EECs x emotions x models).
+
+With the ``m`` p-values sorted ascending, ``p_(1) <= ... <= p_(m)``:
+
+* Holm (1979), controls the family-wise error rate:
+  ``adj_(i) = max_{j <= i} min(1, (m - j + 1) p_(j))``.
+* Benjamini & Hochberg (1995), controls the false discovery rate (independent or
+  positively dependent tests): ``adj_(i) = min_{j >= i} min(1, m p_(j) / j)``.
+
+Both return the adjusted values in the input order; they are monotone in the raw
+p-values, at least as large as them, and capped at 1. A test is rejected at level
+``alpha`` when its adjusted p-value is ``<= alpha``.
+"""
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..errors import InputError
+
+
+def holm(p_values: Sequence[float]) -> np.ndarray:
+    """Holm step-down adjusted p-values, in the input order (see the module docstring)."""
+    p = _validate(p_values)
+    order = np.argsort(p, kind="stable")
+    m = len(p)
+    scaled = (m - np.arange(m)) * p[order]
+    adjusted = np.empty(m)
+    adjusted[order] = np.minimum(1.0, np.maximum.accumulate(scaled))
+    return adjusted
+
+
+def benjamini_hochberg(p_values: Sequence[float]) -> np.ndarray:
+    """Benjamini-Hochberg step-up adjusted p-values (q-values), in the input order (see the module docstring)."""
+    p = _validate(p_values)
+    order = np.argsort(p, kind="stable")
+    m = len(p)
+    scaled = m * p[order] / np.arange(1, m + 1)
+    adjusted = np.empty(m)
+    adjusted[order] = np.minimum(1.0, np.minimum.accumulate(scaled[::-1])[::-1])
+    return adjusted
+
+
+def _validate(p_values: Sequence[float]) -> np.ndarray:
+    try:
+        p = np.asarray(p_values, dtype=float)
+    except (TypeError, ValueError) as error:
+        raise InputError(f"p-values must be numbers: {error}") from None
+    if p.ndim != 1 or p.size == 0:
+        raise InputError(f"p-values must be a non-empty one-dimensional sequence, got shape {p.shape}")
+    bad = ~np.isfinite(p) | (p < 0) | (p > 1)
+    if bad.any():
+        raise InputError(
+            f"{int(bad.sum())} of {p.size} p-values are NaN, infinite or outside [0, 1] "
+            f"(e.g. {p[bad][:3].tolist()}); drop failed tests before adjusting"
+        )
+    return p
