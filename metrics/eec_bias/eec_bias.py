@@ -1,0 +1,136 @@
+# Copyright 2024 The xbias authors. Licensed under the Apache License, Version 2.0.
+#
+# Thin evaluate wrapper: all logic lives in eval_harness.stats.betareg.
+# One import per line: evaluate's import parser misreads "import a, b".
+"""eec_bias: intersectional Beta regression of predicted emotion intensities on an Equity Evaluation Corpus."""
+
+import datasets
+import evaluate
+
+from eval_harness.stats import betareg
+
+_CITATION = """\
+@inproceedings{camara-etal-2022-mapping,
+    title = "Mapping the Multilingual Margins: Intersectional Biases of Sentiment Analysis Systems
+             in {E}nglish, {S}panish, and {A}rabic",
+    author = "C{\\^a}mara, Ant{\\'o}nio and Taneja, Nina and Azad, Tamjeed and Allaway, Emily and Zemel, Richard",
+    booktitle = "Proceedings of the Second Workshop on Language Technology for Equality, Diversity and Inclusion",
+    year = "2022",
+    publisher = "Association for Computational Linguistics",
+    pages = "90--106",
+}
+@article{ferrari2004beta,
+    title = "Beta Regression for Modelling Rates and Proportions",
+    author = "Ferrari, Silvia and Cribari-Neto, Francisco",
+    journal = "Journal of Applied Statistics",
+    volume = "31",
+    number = "7",
+    pages = "799--815",
+    year = "2004",
+}
+@article{smithson2006lemon,
+    title = "A Better Lemon Squeezer? Maximum-Likelihood Regression with Beta-Distributed Dependent Variables",
+    author = "Smithson, Michael and Verkuilen, Jay",
+    journal = "Psychological Methods",
+    volume = "11",
+    number = "1",
+    pages = "54--71",
+    year = "2006",
+}
+"""
+
+_DESCRIPTION = """\
+Fits logit(E[y]) = intercept + b_group * minority + b_gender * female + b_intersection * minority * female,
+a Beta regression with a log-linked constant precision (Ferrari & Cribari-Neto 2004), to a model's
+predicted intensities y in [0, 1] on EEC sentences. minority = 1 when the row's group is not
+reference_group; female = 1 when its gender is not reference_gender. Rows whose group is None (the
+EEC's noun-phrase sentences) are left out and counted. Standard errors come from the expected
+information (as R betareg); tests are two-sided Wald z tests, or t tests with n - 4 degrees of
+freedom when use_t=True. See the metric card for how to read each coefficient.
+"""
+
+_KWARGS_DESCRIPTION = """
+Args:
+    predictions (list of float): predicted intensity in [0, 1] for each sentence.
+    group (list of str or None): the sentence's group label (e.g. "African-American" / "European"),
+        None for rows without one (noun phrases; left out of the fit, counted in n_excluded).
+    gender (list of str): the sentence's gender label (e.g. "female" / "male").
+    reference_group (str, optional): the group level coded 0. Default: inferred only when the two
+        levels found include exactly one of the EECs' reference levels ("European", "Anglo").
+    reference_gender (str, optional): the gender level coded 0. Default: "male" when the two levels
+        found include it.
+    use_t (bool): t tests with n - 4 degrees of freedom instead of z tests. Default False.
+    boundary ("squeeze" or "error"): what to do with predictions exactly 0 or 1. Default "squeeze"
+        (Smithson & Verkuilen 2006, with a warning).
+Returns:
+    coefficients (dict): for each term "intercept", "group", "gender", "group:gender": estimate,
+        std_err, z (estimate / std_err), p_value, ci_low, ci_high (95 %), stars, marginal_effect.
+    precision (dict): phi, log_phi, log_phi_std_err.
+    log_likelihood (float), n (int, rows fitted), n_excluded (int), converged (bool),
+    test ("z" or "t"), df (t degrees of freedom or None), group_levels and gender_levels
+        ([reference, level coded 1]), cells (per group x gender cell: n, observed and predicted
+        mean), intersection_lr_test (statistic, df, p_value of dropping group:gender), squeezed.
+Examples:
+    >>> import evaluate
+    >>> eec_bias = evaluate.load("eec_bias")
+    >>> r = eec_bias.compute(
+    ...     predictions=[0.30, 0.32, 0.35, 0.41, 0.33, 0.36, 0.44, 0.47, 0.50],
+    ...     group=["European", "European", "European", "European", "African-American",
+    ...            "African-American", "African-American", "African-American", None],
+    ...     gender=["male", "male", "female", "female", "male", "male", "female", "female", "female"],
+    ...     reference_group="European", reference_gender="male")
+    >>> r["n"], r["n_excluded"], r["group_levels"]
+    (8, 1, ['European', 'African-American'])
+"""
+
+
+@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+class EecBias(evaluate.Metric):
+    def _info(self):
+        return evaluate.MetricInfo(
+            description=_DESCRIPTION,
+            citation=_CITATION,
+            inputs_description=_KWARGS_DESCRIPTION,
+            features=datasets.Features(
+                {
+                    "predictions": datasets.Value("float64"),
+                    "group": datasets.Value("string"),
+                    "gender": datasets.Value("string"),
+                }
+            ),
+            reference_urls=[
+                "https://aclanthology.org/2022.ltedi-1.11/",
+                "https://doi.org/10.1080/0266476042000214501",
+            ],
+        )
+
+    def _enforce_nested_string_type(self, schema, obj):
+        # evaluate rejects None in a string column; None marks a row without a group.
+        if obj is None:
+            return None
+        return super()._enforce_nested_string_type(schema, obj)
+
+    def _compute(
+        self,
+        predictions,
+        group,
+        gender,
+        reference_group=None,
+        reference_gender=None,
+        use_t=False,
+        boundary="squeeze",
+    ):
+        if reference_group is None:
+            reference_group = betareg.infer_reference_level("group", group)
+        if reference_gender is None:
+            reference_gender = betareg.infer_reference_level("gender", gender)
+        result = betareg.fit_intersectional(
+            predictions,
+            group,
+            gender,
+            reference_group=reference_group,
+            reference_gender=reference_gender,
+            use_t=use_t,
+            boundary=boundary,
+        )
+        return result.to_dict()
