@@ -113,3 +113,37 @@ def test_packaged_glove_is_lowercase_50d():
     unit = vectors[:2] / np.linalg.norm(vectors[:2], axis=1, keepdims=True)
     banana = glove.lookup(["banana"])[0][0]
     assert unit[0] @ unit[1] > unit[0] @ (banana / np.linalg.norm(banana))
+
+
+def test_aligned_spaces_map_each_language_into_the_pivot_space():
+    from scipy.stats import special_ortho_group
+
+    from eval_harness.models.static import AlignedStaticSpaces
+
+    rng = np.random.default_rng(0)
+    english = [f"e{i}" for i in range(300)]
+    pivot_matrix = rng.normal(size=(300, 6)).astype(np.float32)
+    rotation = special_ortho_group.rvs(6, random_state=1)
+    # A "German" space: the same points rotated, under other names, in another order, g0-g19 missing.
+    german = [f"g{i}" for i in range(300)][::-1][:280]
+    german_matrix = (pivot_matrix @ rotation.T)[::-1][:280] * 3.0  # scale does not matter to the direction
+    spaces = {
+        "en": StaticVectors.from_arrays(english, pivot_matrix),
+        "de": StaticVectors.from_arrays(german, german_matrix),
+    }
+    dictionary = [(f"e{i}", f"g{i}") for i in range(0, 300, 3)]  # 100 pairs, some with g missing
+    aligned = AlignedStaticSpaces.fit(spaces, {"de": dictionary})
+    assert aligned.alignments["de"].n_pairs == sum(1 for _, g in dictionary if g in spaces["de"])
+    vectors, found = aligned.embed_words(["g50", "g5", "nope"], language="de")
+    np.testing.assert_array_equal(found, [True, False, False])
+    np.testing.assert_allclose(vectors[0], 3.0 * pivot_matrix[50], atol=1e-4)
+    english_vectors, _ = aligned.embed_words(["e50"], language="en")
+    np.testing.assert_array_equal(english_vectors[0], pivot_matrix[50])  # the pivot space is left as it is
+    with pytest.raises(InputError, match="no space for language 'fr'"):
+        aligned.embed_words(["x"], language="fr")
+    with pytest.raises(InputError, match="no dictionary pair"):
+        AlignedStaticSpaces.fit(spaces, {"de": [("e1", "nope")]})
+    with pytest.raises(InputError, match="one dimension"):
+        AlignedStaticSpaces.fit({**spaces, "it": StaticVectors.from_arrays(["a"], np.ones((1, 3)))}, {})
+    with pytest.raises(InputError, match="no alignment"):
+        AlignedStaticSpaces(spaces, {}, pivot="en")

