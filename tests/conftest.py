@@ -49,3 +49,22 @@ def registered_metrics():
     from eval_harness.metric_modules import register_metrics
 
     return register_metrics()
+
+
+@pytest.fixture(scope="session")
+def load_metric_elsewhere(registered_metrics, tmp_path_factory):
+    """``load(name)``: ``evaluate.load(name)`` by bare name from a directory that holds no ``./<name>/``.
+
+    So evaluate must find the module where ``register_metrics`` put it, as a user's would.
+    """
+    import evaluate
+
+    def load(name):
+        previous = os.getcwd()
+        os.chdir(tmp_path_factory.mktemp("elsewhere"))
+        try:
+            return evaluate.load(name)
+        finally:
+            os.chdir(previous)
+
+    return load

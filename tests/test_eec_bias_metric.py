@@ -12,18 +12,8 @@ from eval_harness.stats.betareg import BetaRegressionWarning, fit_intersectional
 
 
 @pytest.fixture(scope="module")
-def eec_bias(registered_metrics, tmp_path_factory):
-    import os
-
-    import evaluate
-
-    # Another working directory: evaluate must find the module in its cache, not in ./eec_bias/.
-    previous = os.getcwd()
-    os.chdir(tmp_path_factory.mktemp("elsewhere"))
-    try:
-        yield evaluate.load("eec_bias")
-    finally:
-        os.chdir(previous)
+def eec_bias(load_metric_elsewhere):
+    return load_metric_elsewhere("eec_bias")
 
 
 def synthetic_rows(seed=0, per_cell=40, noun_phrases=6):

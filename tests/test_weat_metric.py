@@ -8,18 +8,8 @@ from eval_harness.stats.weat import weat
 
 
 @pytest.fixture(scope="module")
-def weat_metric(registered_metrics, tmp_path_factory):
-    import os
-
-    import evaluate
-
-    # Another working directory: evaluate must find the module in its cache, not in ./weat/.
-    previous = os.getcwd()
-    os.chdir(tmp_path_factory.mktemp("elsewhere"))
-    try:
-        yield evaluate.load("weat")
-    finally:
-        os.chdir(previous)
+def weat_metric(load_metric_elsewhere):
+    return load_metric_elsewhere("weat")
 
 
 def _rows(seed=0):
