@@ -59,7 +59,8 @@ class ModelSpec:
         return self.id if self.id is not None else self.path
 
     def covers(self, language: str) -> bool:
-        return self.languages is None or language in self.languages
+        """Whether the model is evaluated on ``language``, or on both sides of a pair such as ``"en-de"``."""
+        return self.languages is None or all(part in self.languages for part in language.split("-"))
 
     def to_dict(self) -> dict:
         entry = {"name": self.name, "type": self.type, "id": self.id, "path": self.path,

@@ -44,10 +44,10 @@ def resolve_source(source: str) -> str:
 
 
 def check_loadable(spec: ModelSpec) -> None:
-    """Fail early, with one line, when ``spec`` cannot be loaded here (offline).
+    """Fail early, with one line, when ``spec`` cannot be loaded here.
 
-    A ``path`` must exist (after :func:`resolve_source`); a Hub ``id`` must be in the local
-    Hub cache when the Hub is offline (``HF_HUB_OFFLINE=1``). Online, the loader may download it.
+    A ``path`` must exist (after :func:`resolve_source`); a Hub ``id`` must be in the local Hub
+    cache unless the Hub is online and reachable (then the loader downloads it).
 
     Raises:
         ModelLoadError: naming the model and the fix.
@@ -56,18 +56,7 @@ def check_loadable(spec: ModelSpec) -> None:
         path = Path(resolve_source(spec.path)).expanduser()
         if not path.exists():
             raise ModelLoadError(f"model {spec.name!r}: path {spec.path!r} does not exist")
-        return
-    if spec.id is None:
-        return
-    from huggingface_hub import constants, snapshot_download
-    from huggingface_hub.errors import LocalEntryNotFoundError
+    elif spec.id is not None:
+        from ..models.loading import resolve_model_source
 
-    if not constants.is_offline_mode():
-        return
-    try:
-        snapshot_download(spec.id, local_files_only=True)
-    except (LocalEntryNotFoundError, ValueError, OSError):
-        raise ModelLoadError(
-            f"model {spec.name!r}: {spec.id!r} is not in the local Hub cache and the Hub is offline "
-            "(HF_HUB_OFFLINE=1); download it once online, or give `path:` to a local copy"
-        ) from None
+        resolve_model_source(spec.id)

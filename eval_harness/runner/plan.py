@@ -36,8 +36,9 @@ def plan_units(config: RunConfig) -> Plan:
                     f"not {model.type}"
                 )
                 continue
-            languages = [lang for lang in suite_spec.languages if model.covers(lang)]
-            left_out = [lang for lang in suite_spec.languages if not model.covers(lang)]
+            expanded = suite.expand_languages(suite_spec.languages, suite_spec.options)
+            languages = [lang for lang in expanded if model.covers(lang)]
+            left_out = [lang for lang in expanded if not model.covers(lang)]
             if left_out:
                 skipped.append(f"{model.name} x {suite.name}: {', '.join(left_out)} (the model's languages are "
                                f"{', '.join(model.languages or ())})")

@@ -103,7 +103,13 @@ class Suite:
     model_types: tuple[str, ...] = ()
     options: Mapping[str, Any] = {}
 
+    def expand_languages(self, languages: Sequence[str], options: Mapping[str, Any]) -> list[str]:
+        """The task languages for the configured ``languages``; a suite may add pairs such as ``"en-de"``
+        (targets in one language, attributes in another). Default: the languages themselves."""
+        return list(languages)
+
     def plan(self, model: "ModelSpec", language: str, options: Mapping[str, Any]) -> list[UnitKey]:
+        """The units of ``model`` on ``language`` (one of :meth:`expand_languages`)."""
         raise NotImplementedError
 
     def prepare(self, task: Task, ctx: "RunContext") -> Any:

@@ -22,14 +22,18 @@ import re
 import zlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 from tqdm.auto import tqdm
 
+from ..data.xweat import XWEAT_LANGUAGES
 from ..errors import InputError
-from ..stats.weat import WEATResult, weat
+from ..stats.weat import DEFAULT_PERMUTATIONS, WEATResult, weat
+from . import Suite, Task, Unit, UnitKey
 
 COVERAGE_THRESHOLD = 0.8
+XWEAT_TESTS = tuple(f"T{number}" for number in range(1, 11))
 # The xweat dataset's role names -> WEAT's set names.
 DATASET_ROLES = {"target_x": "X", "target_y": "Y", "attribute_a": "A", "attribute_b": "B"}
 SET_ROLES = tuple(DATASET_ROLES.values())
@@ -308,3 +312,119 @@ def _unit_seed(seed: int, test: str, target_language: str, attribute_language: s
 def _natural_key(name: str) -> tuple:
     """``T2`` before ``T10``."""
     return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name))
+
+
+# -- the ``xweat`` suite of ``xbias run`` -------------------------------------------------------------------------
+
+
+class PrecomputedWords:
+    """A WordEmbedder over vectors computed beforehand: ``(language, word) -> (vector, found)``."""
+
+    def __init__(self, table: Mapping[tuple[str, str], tuple[np.ndarray, bool]]):
+        self.table = table
+
+    def embed_words(self, words: Sequence[str], language: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+        rows = [self.table[(language, word)] for word in words]
+        return np.stack([vector for vector, _ in rows]), np.array([found for _, found in rows], dtype=bool)
+
+
+class XWEATSuite(Suite):
+    """WEAT tests per language, and (``cross_lingual``) for every ordered pair of the languages.
+
+    A unit is one test on one language (``language="de"``) or pair (``language="en-de"``: targets
+    in English, attributes in German). ``prepare`` embeds every word of the task's tests once,
+    the words shared over the ranks; ``evaluate`` runs :func:`run_xweat` on one test, so a unit's
+    Monte-Carlo draws are those of the library call. Encoders give word vectors by ``word_mode``
+    (``"template"``: the word inside short templates of its language; ``"static"``: input embeddings).
+    """
+
+    name = "xweat"
+    description = "WEAT tests T1-T10 per language (XWEAT); every ordered language pair with cross_lingual"
+    languages = XWEAT_LANGUAGES
+    model_types = ("encoder", "static_mlp")
+    options = {
+        "tests": [],  # test names (empty: T1..T10)
+        "cross_lingual": False,
+        "word_mode": "template",
+        "min_coverage": COVERAGE_THRESHOLD,
+        "permutations": DEFAULT_PERMUTATIONS,
+        "similarity": "cosine",
+    }
+
+    def expand_languages(self, languages: Sequence[str], options: Mapping[str, Any]) -> list[str]:
+        pairs = language_pairs(languages, monolingual=True, cross_lingual=options["cross_lingual"])
+        return [first if first == second else f"{first}-{second}" for first, second in pairs]
+
+    def plan(self, model, language: str, options: Mapping[str, Any]) -> list[UnitKey]:
+        return [UnitKey(dataset="xweat", config=language, test=test) for test in options["tests"] or XWEAT_TESTS]
+
+    def prepare(self, task: Task, ctx) -> dict:
+        from ..runner.loading import model_encoder, model_vectors
+
+        targets_language, attributes_language = _pair(task.language)
+        sets = {language: load_word_sets(language) for language in {targets_language, attributes_language}}
+        if task.model.type == "encoder":
+            encoder, mode = model_encoder(task.model, ctx), task.options["word_mode"]
+
+            def embed(words, language):
+                return encoder.embed_words(words, language, mode=mode)
+        else:
+            embed = model_vectors(task.model, ctx).embed_words
+        table = {}
+        for language, roles in ((targets_language, ("X", "Y")), (attributes_language, ("A", "B"))):
+            words = sorted({word for unit in task.units for role in roles
+                            for word in sets[language][unit.test][role].words})
+            rows = ctx.dist.map(lambda chunk, language=language: list(zip(*embed(chunk, language), strict=True)),
+                                words, chunk_size=64)
+            table.update({(language, word): row for word, row in zip(words, rows, strict=True)})
+        return {"sets": sets, "embedder": PrecomputedWords(table), "options": task.options}
+
+    def evaluate(self, unit: Unit, prepared: dict, ctx) -> list[dict]:
+        options = prepared["options"]
+        pair = _pair(unit.language)
+        (result,) = run_xweat(prepared["embedder"], [pair], tests=[unit.test], word_sets=prepared["sets"],
+                              min_coverage=options["min_coverage"], seed=unit.seed,
+                              permutations=options["permutations"], similarity=options["similarity"])
+        return xweat_records(result)
+
+
+def xweat_records(result: XWEATResult) -> list[dict]:
+    """Long-format records of one test: ``effect_size`` and ``statistic`` (None, with the skip reason in
+    ``note``, when the coverage rule skipped it) and ``coverage`` (the smallest fraction of a set's words found)."""
+    languages = {"targets_language": result.target_language, "attributes_language": result.attribute_language}
+    coverage = {
+        "metric": "coverage",
+        "value": min(report.fraction for report in result.coverage),
+        "missing": {report.role: list(report.missing) for report in result.coverage if report.missing},
+        **languages,
+    }
+    if result.weat is None:
+        skipped = {"value": None, "status": "skipped", "note": result.skip_reason, **languages}
+        return [{"metric": "effect_size", **skipped}, {"metric": "statistic", **skipped}, coverage]
+    weat_result = result.weat
+    details = {
+        "p_value": weat_result.p_value,
+        "p_value_method": weat_result.p_value_method,
+        "n_permutations": weat_result.n_permutations,
+        "p_value_mc_std_err": weat_result.mc_std_err,
+        "n_x": weat_result.n_x, "n_y": weat_result.n_y, "n_a": weat_result.n_a, "n_b": weat_result.n_b,
+        "similarity": weat_result.similarity,
+        "alternative": weat_result.alternative,
+        "ddof": weat_result.ddof,
+        "status": "ok",
+        **languages,
+    }
+    return [
+        {"metric": "effect_size", "value": weat_result.effect_size, **details},
+        {"metric": "statistic", "value": weat_result.statistic, **details},
+        coverage,
+    ]
+
+
+def _pair(language: str) -> tuple[str, str]:
+    """``"en-de"`` -> ``("en", "de")``; ``"en"`` -> ``("en", "en")``."""
+    first, _, second = language.partition("-")
+    return first, second or first
+
+
+SUITE = XWEATSuite()
