@@ -62,6 +62,7 @@ WEAT_SET_NAMES = {
     "T9": ("mental_disease", "physical_disease", "temporary", "permanent"),
     "T10": ("young_names", "old_names", "pleasant", "unpleasant"),
 }
+_WEAT_LIST_NAMES = ("targets_1", "targets_2", "attributes_1", "attributes_2")
 _WEAT_SOURCE_NOTE = (
     "WEAT word lists (Caliskan et al. 2017) as used by XWEAT (Lauscher & Glavas 2019), github umanlp/XWEAT weat.py"
 )
@@ -85,8 +86,15 @@ def weat_tests_from_xweat_script(script: bytes) -> bytes:
         lists = {
             node.targets[0].id: ast.literal_eval(node.value)
             for node in ast.walk(method)
-            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+            if isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and node.targets[0].id in _WEAT_LIST_NAMES
         }
+        if set(lists) != set(_WEAT_LIST_NAMES):
+            raise SourceDataError(
+                f"XWEAT's weat.py method weat_{test[1:]} assigns {sorted(lists)}, not {list(_WEAT_LIST_NAMES)}"
+            )
         tests.append(
             {
                 "test": test,
@@ -258,7 +266,7 @@ def _download(source: SourceFile) -> Path:
     from datasets.utils.file_utils import cached_path
 
     try:
-        downloaded = Path(cached_path(source.url, download_config=DownloadConfig(disable_tqdm=True)))
+        downloaded = Path(cached_path(source.url, download_config=DownloadConfig()))  # shows tqdm progress
     except Exception as error:  # offline mode, HTTP and connection errors all mean: no copy available
         raise SourceDataError(
             f"cannot download source file {source.path} from {source.url} ({type(error).__name__}: "
