@@ -3,7 +3,10 @@
 Each case works on a copy of part of the source directory in a temporary folder.
 """
 
+import runpy
 import shutil
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -11,6 +14,8 @@ from eval_harness.cli import main
 from eval_harness.data import build_datasets
 from eval_harness.data.hub_folder import STAMP_NAME
 from eval_harness.errors import SourceDataError
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 
 def _copy(source_dir, tmp_path, folder):
@@ -120,3 +125,20 @@ def test_cli_build_prints_a_one_screen_summary(source_dir, tmp_path, capsys):
     assert len(out.splitlines()) <= 25
     assert f"eec (5 configs; rows per train): {tmp_path / 'eec'}" in out
     assert "ar_arab_anglo 8,038" in out and "es_latino_anglo 8,460" in out and "professions 320" in out
+
+
+@pytest.mark.parametrize("name", ["eec", "xweat", "gender_lists", "semeval2018_affect"])
+def test_build_scripts_build_their_dataset_and_report_bad_sources_in_one_line(
+    name, source_dir, tmp_path, monkeypatch, capsys
+):
+    script = PROJECT_ROOT / "datasets_scripts" / name / "build.py"
+    monkeypatch.setattr(sys, "argv", [str(script), "--out", str(tmp_path), "--source-dir", str(source_dir)])
+    with pytest.raises(SystemExit) as exit_:
+        runpy.run_path(str(script), run_name="__main__")
+    assert exit_.value.code == 0 and (tmp_path / name / "README.md").is_file()
+    assert capsys.readouterr().out.startswith(f"{name} (")
+    monkeypatch.setattr(sys, "argv", [str(script), "--source-dir", str(tmp_path / "absent")])
+    with pytest.raises(SystemExit) as exit_:
+        runpy.run_path(str(script), run_name="__main__")
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert exit_.value.code == 2 and len(lines) == 1 and lines[0].startswith(f"{name}: error: source directory")
