@@ -632,7 +632,9 @@ def evaluate_contextual(
     rng = np.random.default_rng(settings.seed)
     index = corpus if isinstance(corpus, ContextIndex) else ContextIndex(corpus)
     reason = "no sentence of the corpus contains it"
-    unlocated = "the encoder could not locate it in a sampled sentence (truncated?)"
+    unlocated = (
+        "the encoder found no token of it in a sampled sentence (cut off by truncation, or inside an unknown token)"
+    )
     skipped = _initial_skipped(biased)
     rows = _Rows()
     steps = tqdm(total=4, desc="gender space: contextual vectors", disable=not show_progress)

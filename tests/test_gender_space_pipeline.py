@@ -154,7 +154,7 @@ def test_context_mode_recovers_planted_structure_and_reports_missing_words(world
     skipped = {name: {item["word"]: item["reason"] for item in items} for name, items in report.skipped.items()}
     assert skipped["definitional_pairs"] == {"son/daughter": "no sentence of the corpus contains it: son, daughter"}
     assert skipped["biased_words"][world.male[0]] == "no sentence of the corpus contains it"
-    assert "could not locate" in skipped["biased_words"][world.female[5]]
+    assert "the encoder found no token of it" in skipped["biased_words"][world.female[5]]
     assert "without a definitional word" in skipped["professions"][world.professions[1]]
     assert world.professions[2] not in skipped["professions"]  # it has sentences without "father" too
     assert report.counts["extended_words"] == 2 * N_BIASED - 2
