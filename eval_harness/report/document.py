@@ -1,0 +1,195 @@
+"""A report as plain data (sections of paragraphs, lists, tables and figures) and its two renderings.
+
+:func:`render_html` writes one self-contained page: inline CSS, every figure a
+``data:image/png;base64`` URI, no script and no network access. :func:`render_markdown`
+writes the same content as GitHub-flavoured Markdown whose figures are PNG files
+next to it.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import re
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+
+@dataclass(frozen=True)
+class Paragraph:
+    text: str
+    warning: bool = False
+
+
+@dataclass(frozen=True)
+class Bullets:
+    items: tuple[str, ...]
+    warning: bool = False
+
+
+@dataclass(frozen=True)
+class Table:
+    frame: pd.DataFrame
+    caption: str = ""
+    collapsed: bool = False  # HTML: folded under its caption (<details>); Markdown: shown as usual
+
+
+@dataclass(frozen=True)
+class Image:
+    name: str  # file stem, unique in the report (the Markdown version's figures/<name>.png)
+    png: bytes
+    caption: str
+
+
+Block = Paragraph | Bullets | Table | Image
+
+
+@dataclass(frozen=True)
+class Section:
+    title: str
+    blocks: tuple[Block, ...] = ()
+    subsections: tuple[Section, ...] = ()
+
+
+@dataclass(frozen=True)
+class Document:
+    title: str
+    sections: tuple[Section, ...] = field(default_factory=tuple)
+
+    def images(self) -> list[Image]:
+        """Every figure of the report, in reading order."""
+        found = []
+
+        def collect(section: Section) -> None:
+            found.extend(block for block in section.blocks if isinstance(block, Image))
+            for subsection in section.subsections:
+                collect(subsection)
+
+        for section in self.sections:
+            collect(section)
+        return found
+
+
+CSS = """
+body { font-family: -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif; margin: 2rem auto;
+       max-width: 1200px; padding: 0 1rem; color: #222; line-height: 1.45; }
+h1 { border-bottom: 2px solid #333; padding-bottom: .3rem; }
+h2 { border-bottom: 1px solid #bbb; margin-top: 2.2rem; }
+.table-block { display: inline-block; vertical-align: top; max-width: 100%; margin: .6rem 1.6rem 1.2rem 0; }
+.table-title { font-weight: 600; font-size: .92rem; padding-bottom: .3rem; max-width: 30rem; }
+table { border-collapse: collapse; font-size: .88rem; }
+th, td { border: 1px solid #ccc; padding: .22rem .5rem; text-align: left; white-space: nowrap; }
+th { background: #f2f2f2; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+details { margin: .6rem 0 1.2rem; }
+summary { cursor: pointer; font-weight: 600; }
+tbody tr:nth-child(even) { background: #fafafa; }
+figure { margin: 1rem 0 1.6rem; }
+figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
+figcaption { font-size: .88rem; color: #555; }
+.warning { background: #fff4e5; border-left: 4px solid #f0a030; padding: .4rem .8rem; }
+nav ul { columns: 2; }
+.scroll { overflow-x: auto; }
+"""
+
+
+def _anchor(title: str) -> str:
+    return "".join(ch if ch.isalnum() else "-" for ch in title.lower()).strip("-")
+
+
+NUMBER = re.compile(r"^[-+]?(\d|\.\d)")
+
+
+def _html_cell(cell) -> str:
+    text = str(cell)
+    css = ' class="num"' if NUMBER.match(text) else ""
+    return f"<td{css}>{html.escape(text)}</td>"
+
+
+def html_table(table: Table) -> str:
+    """One ``<table>``: a header row from the columns, every cell escaped, numbers right-aligned."""
+    head = "".join(f"<th>{html.escape(str(column))}</th>" for column in table.frame.columns)
+    body = "".join(
+        "<tr>" + "".join(_html_cell(cell) for cell in row) + "</tr>" for row in table.frame.itertuples(index=False)
+    )
+    grid = f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
+    if table.collapsed:
+        summary = html.escape(f"{table.caption} ({len(table.frame)} rows)")
+        return f"<details><summary>{summary}</summary>{grid}</details>"
+    title = f'<div class="table-title">{html.escape(table.caption)}</div>' if table.caption else ""
+    return f'<div class="table-block">{title}{grid}</div>'
+
+
+def _html_block(block: Block) -> str:
+    css = ' class="warning"' if getattr(block, "warning", False) else ""
+    if isinstance(block, Paragraph):
+        return f"<p{css}>{html.escape(block.text)}</p>"
+    if isinstance(block, Bullets):
+        items = "".join(f"<li>{html.escape(item)}</li>" for item in block.items)
+        return f"<ul{css}>{items}</ul>"
+    if isinstance(block, Table):
+        return html_table(block)
+    source = "data:image/png;base64," + base64.b64encode(block.png).decode("ascii")
+    caption = html.escape(block.caption)
+    return f'<figure><img src="{source}" alt="{caption}"><figcaption>{caption}</figcaption></figure>'
+
+
+def _html_section(section: Section, level: int) -> str:
+    parts = [f'<h{level} id="{_anchor(section.title)}">{html.escape(section.title)}</h{level}>']
+    parts += [_html_block(block) for block in section.blocks]
+    parts += [_html_section(subsection, min(level + 1, 6)) for subsection in section.subsections]
+    return "\n".join(parts)
+
+
+def render_html(document: Document) -> str:
+    """The report as one self-contained HTML page."""
+    contents = "".join(
+        f'<li><a href="#{_anchor(s.title)}">{html.escape(s.title)}</a></li>' for s in document.sections
+    )
+    body = "\n".join(_html_section(section, 2) for section in document.sections)
+    return (
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>{html.escape(document.title)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n"
+        f"<h1>{html.escape(document.title)}</h1>\n<nav><ul>{contents}</ul></nav>\n{body}\n</body>\n</html>\n"
+    )
+
+
+def _markdown_cell(value) -> str:
+    return str(value).replace("|", "\\|").replace("\n", " ")
+
+
+def markdown_table(table: Table) -> str:
+    """A pipe table (GitHub-flavoured Markdown), preceded by its caption in bold."""
+    columns = [_markdown_cell(column) for column in table.frame.columns]
+    lines = [f"**{table.caption}**", ""] if table.caption else []
+    lines += ["| " + " | ".join(columns) + " |", "|" + "|".join(" --- " for _ in columns) + "|"]
+    lines += [
+        "| " + " | ".join(_markdown_cell(cell) for cell in row) + " |" for row in table.frame.itertuples(index=False)
+    ]
+    return "\n".join(lines)
+
+
+def _markdown_block(block: Block, figure_folder: str) -> str:
+    prefix = "> **Note:** " if getattr(block, "warning", False) else ""
+    if isinstance(block, Paragraph):
+        return prefix + block.text
+    if isinstance(block, Bullets):
+        return "\n".join(f"- {item}" for item in block.items)
+    if isinstance(block, Table):
+        return markdown_table(block)
+    return f"![{block.caption}]({figure_folder}/{block.name}.png)\n\n*{block.caption}*"
+
+
+def _markdown_section(section: Section, level: int, figure_folder: str) -> str:
+    parts = ["#" * level + " " + section.title]
+    parts += [_markdown_block(block, figure_folder) for block in section.blocks]
+    parts += [_markdown_section(subsection, min(level + 1, 6), figure_folder) for subsection in section.subsections]
+    return "\n\n".join(parts)
+
+
+def render_markdown(document: Document, figure_folder: str = "figures") -> str:
+    """The report as Markdown; figures are linked as ``<figure_folder>/<name>.png`` (write them there)."""
+    parts = [f"# {document.title}"] + [_markdown_section(s, 2, figure_folder) for s in document.sections]
+    return "\n\n".join(parts) + "\n"

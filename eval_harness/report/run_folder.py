@@ -1,0 +1,205 @@
+"""Reading a run folder written by ``xbias run`` (the harness).
+
+A run folder holds ``config.yaml`` (the resolved run config), ``run.json`` (versions,
+seed, config hash), ``units/<unit_id>.json`` (one per finished unit) and
+``results.jsonl`` (the long format: one flat record per number). The report needs
+only the records; everything else is context. A folder with some of these files
+missing, or with a truncated last line (a run killed mid-write), still gives a
+report of what is there, and :attr:`RunFolder.missing` says what is not.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+import yaml
+
+from ..errors import InputError
+
+# The long format's columns (see the harness); extra fields in a record are kept.
+RECORD_COLUMNS = (
+    "model",
+    "suite",
+    "language",
+    "dataset",
+    "config",
+    "emotion",
+    "test",
+    "term",
+    "metric",
+    "value",
+    "std_err",
+    "p_value",
+)
+# Needed to place a number at all; the other record columns may be absent or null.
+REQUIRED_COLUMNS = ("model", "suite", "metric", "value")
+
+
+@dataclass(frozen=True)
+class RunFolder:
+    """What a run folder holds.
+
+    Attributes:
+        path: the folder.
+        results: every record, one row per number (``RECORD_COLUMNS`` + any extra fields).
+        config: the parsed ``config.yaml``, or None when it is missing or unreadable.
+        run_info: the parsed ``run.json``, or None likewise.
+        unit_ids: the finished units (file stems under ``units/``).
+        missing: one plain sentence per thing that is missing or unreadable.
+    """
+
+    path: Path
+    results: pd.DataFrame
+    config: dict | None = None
+    run_info: dict | None = None
+    unit_ids: tuple[str, ...] = ()
+    missing: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def is_partial(self) -> bool:
+        return bool(self.missing)
+
+    def to_dict(self) -> dict:
+        return {
+            "path": str(self.path),
+            "n_records": len(self.results),
+            "config": self.config,
+            "run_info": self.run_info,
+            "unit_ids": list(self.unit_ids),
+            "missing": list(self.missing),
+        }
+
+    def summary(self) -> str:
+        suites = ", ".join(sorted(self.results["suite"].dropna().unique()))
+        models = ", ".join(sorted(self.results["model"].dropna().unique()))
+        lines = [
+            f"run folder {self.path}: {len(self.results)} records from {len(self.unit_ids)} units",
+            f"models: {models}",
+            f"suites: {suites}",
+        ]
+        lines += [f"missing: {item}" for item in self.missing]
+        return "\n".join(lines)
+
+
+def load_run(path: str | Path) -> RunFolder:
+    """Read a run folder; raise :class:`InputError` when it holds no results at all.
+
+    Records come from ``results.jsonl``; when that file is missing they are rebuilt
+    from the unit files (each unit file's ``records`` list). Unreadable lines and
+    files are skipped and named in ``missing``.
+    """
+    folder = Path(path)
+    if not folder.is_dir():
+        raise InputError(f"run folder {folder} does not exist; give the --out folder of an `xbias run`")
+    missing: list[str] = []
+    config = _read_mapping(folder / "config.yaml", yaml.safe_load, "the resolved run config", missing)
+    run_info = _read_mapping(folder / "run.json", json.loads, "versions, seed and config hash", missing)
+    units = _read_units(folder / "units", missing)
+
+    results_path = folder / "results.jsonl"
+    if results_path.is_file():
+        records = _read_jsonl(results_path, missing)
+    else:
+        records = [record for unit in units.values() for record in unit.get("records", [])]
+        missing.append(
+            "results.jsonl is missing"
+            + (f"; the records were rebuilt from {len(units)} unit files" if records else "")
+        )
+    if not records:
+        present = sorted(p.name for p in folder.iterdir()) or ["nothing"]
+        raise InputError(
+            f"run folder {folder} holds no results: {'; '.join(missing) or 'results.jsonl is empty'}. "
+            f"It contains: {', '.join(present)}. Run (or resume) `xbias run ... --out {folder}` first"
+        )
+    results = _records_frame(records, results_path)
+    missing += _unfinished_suites(config, results)
+    return RunFolder(
+        path=folder,
+        results=results,
+        config=config,
+        run_info=run_info,
+        unit_ids=tuple(sorted(units)),
+        missing=tuple(missing),
+    )
+
+
+def _read_mapping(path: Path, parse, what: str, missing: list[str]) -> dict | None:
+    if not path.is_file():
+        missing.append(f"{path.name} is missing ({what})")
+        return None
+    try:
+        value = parse(path.read_text(encoding="utf-8"))
+    except (ValueError, yaml.YAMLError) as error:
+        missing.append(f"{path.name} is unreadable ({what}): {str(error).splitlines()[0]}")
+        return None
+    if not isinstance(value, dict):
+        missing.append(f"{path.name} does not hold a mapping ({what})")
+        return None
+    return value
+
+
+def _read_units(folder: Path, missing: list[str]) -> dict[str, dict]:
+    if not folder.is_dir():
+        missing.append("units/ is missing (one JSON file per finished unit)")
+        return {}
+    units = {}
+    for path in sorted(folder.glob("*.json")):
+        try:
+            unit = json.loads(path.read_text(encoding="utf-8"))
+        except ValueError as error:
+            missing.append(f"units/{path.name} is not valid JSON ({error}); that unit is left out")
+            continue
+        units[path.stem] = unit if isinstance(unit, dict) else {}
+    return units
+
+
+def _read_jsonl(path: Path, missing: list[str]) -> list[dict]:
+    records, bad_lines = [], []
+    with path.open(encoding="utf-8") as lines:
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except ValueError:
+                bad_lines.append(number)
+                continue
+            if isinstance(record, dict):
+                records.append(record)
+            else:
+                bad_lines.append(number)
+    if bad_lines:
+        missing.append(
+            f"results.jsonl lines {bad_lines[:10]}{' ...' if len(bad_lines) > 10 else ''} are not JSON records "
+            "(a write cut short?); they are left out"
+        )
+    return records
+
+
+def _records_frame(records: list[dict], source: Path) -> pd.DataFrame:
+    frame = pd.DataFrame.from_records(records)
+    absent = [column for column in REQUIRED_COLUMNS if column not in frame.columns]
+    if absent:
+        raise InputError(
+            f"{source}: records lack the columns {absent} (found {sorted(frame.columns)}); "
+            f"every record needs {list(REQUIRED_COLUMNS)}"
+        )
+    for column in RECORD_COLUMNS:
+        if column not in frame.columns:
+            frame[column] = None
+    for column in ("value", "std_err", "p_value"):
+        frame[column] = pd.to_numeric(frame[column], errors="coerce")
+    return frame
+
+
+def _unfinished_suites(config: dict | None, results: pd.DataFrame) -> list[str]:
+    """Suites the config asks for that left no record (an interrupted or failing run)."""
+    if not config or "suites" not in config:
+        return []
+    wanted = config["suites"]
+    wanted = [wanted] if isinstance(wanted, str) else [s if isinstance(s, str) else s.get("name") for s in wanted]
+    done = set(results["suite"].dropna())
+    return [f"suite {name!r} is in config.yaml but has no results yet" for name in wanted if name and name not in done]

@@ -1,0 +1,200 @@
+"""A synthetic run folder in the harness's format, for the report tests.
+
+Realistic records for the eec, xweat and gender_space suites (seeded): Beta-regression
+coefficients with a planted strong group effect (MiniLM, en_black_white, anger), regressor
+Pearson r with one poor regressor (SVM-tfidf in Arabic), XWEAT effect sizes monolingual in
+seven languages and cross-lingual between three, gender-space measures for two models.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import yaml
+from scipy import stats
+from scipy.special import expit
+
+from eval_harness.stats.betareg import significance_stars
+
+MINILM = "all-MiniLM-L6-v2"
+SVM = "svm-tfidf"
+E5 = "multilingual-e5-small"
+GLOVE = "glove-6B-50d"
+EEC_CONFIGS = {
+    "en": ("en_black_white", "en_latino_anglo", "en_arab_anglo"),
+    "es": ("es_latino_anglo",),
+    "ar": ("ar_arab_anglo",),
+}
+GROUP_LEVELS = {
+    "en_black_white": ["European", "African-American"],
+    "en_latino_anglo": ["Anglo", "Latino"],
+    "es_latino_anglo": ["Anglo", "Latino"],
+    "en_arab_anglo": ["Anglo", "Arab"],
+    "ar_arab_anglo": ["Anglo", "Arab"],
+}
+EMOTIONS = ("anger", "fear", "joy", "sadness")
+TERMS = ("intercept", "group", "gender", "group:gender")
+XWEAT_LANGUAGES = ("en", "de", "es", "it", "hr", "ru", "tr")
+XWEAT_TESTS = ("T1", "T2", "T6", "T7", "T8", "T9", "T10")
+CROSS_LINGUAL = ("en", "de", "es")
+# The planted findings: (model, config, emotion, term) -> logit coefficient.
+PLANTED = {(MINILM, "en_black_white", "anger", "group"): -0.12, (SVM, "es_latino_anglo", "joy", "gender"): 0.1}
+POOR_REGRESSOR = (SVM, "ar")
+
+
+def _record(model, suite, language, dataset, config, metric, value, **fields) -> dict:
+    record = dict(
+        model=model, suite=suite, language=language, dataset=dataset, config=config,
+        emotion=None, test=None, term=None, metric=metric, value=float(value), std_err=None, p_value=None, seed=0,
+    )
+    record.update(fields)
+    return record
+
+
+def _two_sided(z: float) -> float:
+    return float(2 * stats.norm.sf(abs(z)))
+
+
+def eec_records(rng: np.random.Generator) -> list[list[dict]]:
+    """One list of records per unit (model, language, config, emotion), plus the regressor-quality units."""
+    units = []
+    for model in (MINILM, SVM):
+        for language, configs in EEC_CONFIGS.items():
+            for emotion in EMOTIONS:
+                r = rng.uniform(0.2, 0.35) if (model, language) == POOR_REGRESSOR else rng.uniform(0.5, 0.72)
+                units.append([
+                    _record(model, "eec", language, "semeval2018_affect", language, "pearson_r", r + shift,
+                            emotion=emotion, split=split, n=400, p_value=1e-6)
+                    for split, shift in (("validation", 0.03), ("test", 0.0))
+                ])
+            for config in configs:
+                for emotion in EMOTIONS:
+                    intercept = rng.normal(-0.4, 0.3)
+                    unit = []
+                    for term in TERMS:
+                        planted = PLANTED.get((model, config, emotion, term))
+                        std_err = 0.012 if term == "intercept" or planted else rng.uniform(0.015, 0.03)
+                        estimate = intercept if term == "intercept" else planted or rng.normal(0, 0.015)
+                        p_value = _two_sided(estimate / std_err)
+                        mu = expit(intercept)
+                        unit.append(_record(
+                            model, "eec", language, "eec", config, "estimate", estimate,
+                            emotion=emotion, term=term, std_err=std_err, p_value=p_value,
+                            ci_low=estimate - 1.959964 * std_err, ci_high=estimate + 1.959964 * std_err,
+                            stars=significance_stars(p_value), n=1440,
+                            marginal_effect=mu if term == "intercept" else estimate * mu * (1 - mu),
+                            group_levels=GROUP_LEVELS[config], gender_levels=["male", "female"],
+                        ))
+                    interaction = unit[-1]
+                    unit.append(_record(
+                        model, "eec", language, "eec", config, "lr_statistic", interaction["value"] ** 2 / 4e-4,
+                        emotion=emotion, term="group:gender", p_value=interaction["p_value"], df=1,
+                    ))
+                    unit.append(_record(model, "eec", language, "eec", config, "log_phi", 3.2, emotion=emotion,
+                                        std_err=0.04))
+                    coefficients = [record["value"] for record in unit[:4]]
+                    for group_index, group in enumerate(GROUP_LEVELS[config]):
+                        for female, gender in enumerate(("male", "female")):
+                            mean = expit(coefficients[0] + coefficients[1] * group_index + coefficients[2] * female
+                                         + coefficients[3] * group_index * female)
+                            unit.append(_record(
+                                model, "eec", language, "eec", config, "cell_mean", mean, emotion=emotion,
+                                term=f"{group}|{gender}", observed_mean=mean + rng.normal(0, 0.003), n=360,
+                            ))
+                    units.append(unit)
+    return units
+
+
+def xweat_records(rng: np.random.Generator) -> list[list[dict]]:
+    units = []
+    for model, languages in ((MINILM, ("en",)), (E5, XWEAT_LANGUAGES)):
+        for language in languages:
+            unit = []
+            for test in XWEAT_TESTS:
+                effect = float(np.clip(rng.normal(0.9, 0.5), -1.9, 1.9))
+                # a permutation p-value: no smaller than 1 / (n_permutations + 1)
+                p_value = float(np.clip(np.exp(-6 * effect), 1e-4, 1.0))
+                pair = dict(target_language=language, attribute_language=language)
+                unit.append(_record(model, "xweat", language, "xweat", language, "effect_size", effect,
+                                    test=test, p_value=p_value, n_permutations=10000, **pair))
+                for role in ("X", "Y", "A", "B"):
+                    unit.append(_record(model, "xweat", language, "xweat", language, "coverage",
+                                        rng.choice([1.0, 1.0, rng.uniform(0.7, 1.0)]), test=test, term=role, **pair))
+            units.append(unit)
+    for targets in CROSS_LINGUAL:
+        for attributes in CROSS_LINGUAL:
+            if targets == attributes:
+                continue
+            unit = []
+            for test in XWEAT_TESTS:
+                effect = float(np.clip(rng.normal(0.6, 0.5), -1.9, 1.9))
+                unit.append(_record(
+                    E5, "xweat", f"{targets}-{attributes}", "xweat", f"{targets}-{attributes}", "effect_size", effect,
+                    test=test, p_value=float(np.clip(np.exp(-6 * effect), 1e-4, 1.0)),
+                    target_language=targets, attribute_language=attributes,
+                ))
+            units.append(unit)
+    return units
+
+
+def gender_space_records(rng: np.random.Generator) -> list[list[dict]]:
+    units = []
+    for model in (GLOVE, MINILM):
+        ratios = np.sort(rng.dirichlet(np.r_[8.0, np.ones(9)]))[::-1]
+        baseline = np.sort(rng.dirichlet(np.full(10, 3.0)))[::-1]
+        unit = [
+            _record(model, "gender_space", "en", "gender_lists", "definitional_pairs", "explained_variance_ratio",
+                    ratio, term=f"pc{k + 1}")
+            for k, ratio in enumerate(ratios)
+        ]
+        unit += [
+            _record(model, "gender_space", "en", "gender_lists", "definitional_pairs",
+                    "baseline_explained_variance_ratio", ratio, term=f"pc{k + 1}", std_err=0.01)
+            for k, ratio in enumerate(baseline)
+        ]
+        r = rng.uniform(0.5, 0.8)
+        unit += [
+            _record(model, "gender_space", "en", "gender_lists", "professions", "direct_bias", rng.uniform(0.05, 0.1)),
+            _record(model, "gender_space", "en", "gender_lists", "professions", "clustering_accuracy",
+                    rng.uniform(0.8, 1.0)),
+            _record(model, "gender_space", "en", "gender_lists", "professions", "classification_accuracy",
+                    rng.uniform(0.8, 1.0)),
+            _record(model, "gender_space", "en", "gender_lists", "professions", "knn_profession_r", r,
+                    p_value=float(1e-8 * rng.uniform())),
+        ]
+        units.append(unit)
+    return units
+
+
+SUITES = {"eec": eec_records, "xweat": xweat_records, "gender_space": gender_space_records}
+
+
+def write_synthetic_run(folder: Path, suites=tuple(SUITES), seed: int = 0) -> Path:
+    """Write config.yaml, run.json, units/*.json and results.jsonl for ``suites`` into ``folder``."""
+    rng = np.random.default_rng(seed)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "units").mkdir(exist_ok=True)
+    config = {
+        "models": [{"name": MINILM, "type": "encoder"}, {"name": SVM, "type": "svm_tfidf"},
+                   {"name": E5, "type": "encoder"}, {"name": GLOVE, "type": "static"}],
+        "suites": list(suites),
+        "languages": ["en", "es", "ar"],
+        "seed": seed,
+    }
+    (folder / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    run_info = {"xbias": "0.1.0", "seed": seed, "config_hash": "synthetic0001", "versions": {"python": "3.11"}}
+    (folder / "run.json").write_text(json.dumps(run_info, indent=2), encoding="utf-8")
+    all_records = []
+    for suite in suites:
+        for index, unit in enumerate(SUITES[suite](rng)):
+            unit_id = f"{suite}-{index:03d}"
+            (folder / "units" / f"{unit_id}.json").write_text(
+                json.dumps({"unit_id": unit_id, "records": unit}), encoding="utf-8"
+            )
+            all_records += unit
+    with (folder / "results.jsonl").open("w", encoding="utf-8") as out:
+        for record in all_records:
+            out.write(json.dumps(record) + "\n")
+    return folder
