@@ -88,6 +88,25 @@ def _config_from_options(args: argparse.Namespace) -> dict:
     return config
 
 
+def _cmd_report(args: argparse.Namespace) -> None:
+    from .errors import ConfigError
+    from .report import load_run, write_report
+    from .report.model_card import push_model_card, update_model_card
+
+    if args.push and not args.model_card:
+        raise ConfigError("--push needs --model-card PATH (the card to write and upload)")
+    files = write_report(args.run_dir, formats=tuple(_names(args.format)), out_dir=args.out)
+    for item in files.missing:
+        print(f"xbias: warning: {item}", file=sys.stderr)
+    for label, path in (("html", files.html), ("markdown", files.markdown), ("csv", files.csv)):
+        if path:
+            print(f"{label}: {path}")
+    if args.model_card:
+        print(update_model_card(args.model_card, load_run(args.run_dir).results, model=args.card_model).summary())
+    if args.push:
+        print(f"pushed {args.model_card} to {args.push}: {push_model_card(args.model_card, args.push)}")
+
+
 def _names(text: str) -> list[str]:
     return [part.strip() for part in text.split(",") if part.strip()]
 
@@ -132,6 +151,17 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--cache-dir", help="embeddings / regressor cache (default: OUT/cache)")
     run.add_argument("--no-progress", action="store_true", help="no progress bars")
     run.set_defaults(func=_cmd_run)
+
+    report = commands.add_parser("report", help="HTML / Markdown / CSV report of a run folder; model-card metadata")
+    report.add_argument("run_dir", help="the run folder (the --out of xbias run)")
+    report.add_argument("--format", default="html,md", help="comma-separated, of html, md (default: html,md); "
+                        "results.csv is always written")
+    report.add_argument("--out", help="the report folder (default: RUN_DIR/report)")
+    report.add_argument("--model-card", metavar="PATH", help="add or update the results in this model card's "
+                        "model-index (a README.md; created if missing)")
+    report.add_argument("--card-model", help="the run's model the card describes (needed when the run has several)")
+    report.add_argument("--push", metavar="REPO_ID", help="upload the --model-card to this Hub model (online only)")
+    report.set_defaults(func=_cmd_report)
     return parser
 
 
