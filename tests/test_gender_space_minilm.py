@@ -27,6 +27,7 @@ from eval_harness.gender_bias import (
     GenderSpaceSettings,
     GenderWordLists,
     evaluate_contextual,
+    load_corpus,
     reference_biased_words,
 )
 
@@ -46,13 +47,7 @@ SETTINGS = GenderSpaceSettings(
 
 @pytest.fixture(scope="module")
 def tweets(source_dir):
-    from eval_harness.data import SEMEVAL_DIMENSIONS, load_semeval
-
-    texts = set()
-    for dimension in SEMEVAL_DIMENSIONS:
-        for split in load_semeval("en", dimension).values():
-            texts.update(split["text"])
-    return sorted(texts)
+    return load_corpus("semeval2018", language="en")
 
 
 @pytest.fixture(scope="module")

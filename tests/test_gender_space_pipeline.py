@@ -20,6 +20,7 @@ from eval_harness.gender_bias import (
     GenderWordLists,
     evaluate_contextual,
     evaluate_static,
+    load_corpus,
     reference_biased_words,
     swap_words,
 )
@@ -234,3 +235,19 @@ def test_swap_words_and_context_index():
     assert index.sample("pilot", 4, rng) == []
     with pytest.raises(InputError, match="no sentences"):
         ContextIndex(["", "  "])
+
+
+def test_load_corpus_from_text_and_data_files(tmp_path):
+    (tmp_path / "corpus.txt").write_text("the nurse left\n\n  he stayed  \nshe saw it\n")
+    assert load_corpus(str(tmp_path / "corpus.txt")) == ["the nurse left", "he stayed", "she saw it"]
+    sample = load_corpus(str(tmp_path / "corpus.txt"), max_sentences=2, seed=1)
+    assert len(sample) == 2 and set(sample) <= {"the nurse left", "he stayed", "she saw it"}
+    (tmp_path / "corpus.csv").write_text("id,sentence\n1,a doctor spoke\n2,the boy ran\n")
+    assert load_corpus(str(tmp_path / "corpus.csv"), column="sentence") == ["a doctor spoke", "the boy ran"]
+    with pytest.raises(InputError, match=r"has no column 'text'; its columns: \['id', 'sentence'\]"):
+        load_corpus(str(tmp_path / "corpus.csv"))
+    with pytest.raises(InputError, match="is not a file"):
+        load_corpus(str(tmp_path / "missing.txt"))
+    (tmp_path / "empty.txt").write_text("\n \n")
+    with pytest.raises(InputError, match="has no sentences"):
+        load_corpus(str(tmp_path / "empty.txt"))

