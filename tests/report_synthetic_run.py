@@ -1,9 +1,10 @@
 """A synthetic run folder in the harness's format, for the report tests.
 
-Realistic records for the eec, xweat and gender_space suites (seeded): Beta-regression
-coefficients with a planted strong group effect (MiniLM, en_black_white, anger), regressor
-Pearson r with one poor regressor (SVM-tfidf in Arabic), XWEAT effect sizes monolingual in
-seven languages and cross-lingual between three, gender-space measures for two models.
+Records shaped as eval_harness.suites.eec and eval_harness.suites.xweat write them (and as the
+gender-space suite is expected to), seeded: Beta-regression coefficients with two planted strong
+effects, regressor Pearson r with one poor regressor (SVM-tfidf in Arabic), XWEAT effect sizes
+monolingual in seven languages (one test skipped by the coverage rule) and cross-lingual between
+three, gender-space measures for two models.
 """
 
 from __future__ import annotations
@@ -42,6 +43,10 @@ CROSS_LINGUAL = ("en", "de", "es")
 # The planted findings: (model, config, emotion, term) -> logit coefficient.
 PLANTED = {(MINILM, "en_black_white", "anger", "group"): -0.12, (SVM, "es_latino_anglo", "joy", "gender"): 0.1}
 POOR_REGRESSOR = (SVM, "ar")
+# One XWEAT test the coverage rule skips.
+SKIPPED = (E5, "tr", "T9")
+SKIPPED_COVERAGE = 0.62
+SKIP_BELOW = 0.8
 
 
 def _record(model, suite, language, dataset, config, metric, value, **fields) -> dict:
@@ -58,7 +63,9 @@ def _two_sided(z: float) -> float:
 
 
 def eec_records(rng: np.random.Generator) -> list[list[dict]]:
-    """One list of records per unit (model, language, config, emotion), plus the regressor-quality units."""
+    """Units as eval_harness.suites.eec writes them: regressor quality per (language, emotion), then per
+    EEC x emotion the four coefficients (the LR test of the intersection on the group:gender record),
+    the precision and the observed (and predicted) mean of each group x gender cell."""
     units = []
     for model in (MINILM, SVM):
         for language, configs in EEC_CONFIGS.items():
@@ -66,12 +73,14 @@ def eec_records(rng: np.random.Generator) -> list[list[dict]]:
                 r = rng.uniform(0.2, 0.35) if (model, language) == POOR_REGRESSOR else rng.uniform(0.5, 0.72)
                 units.append([
                     _record(model, "eec", language, "semeval2018_affect", language, "pearson_r", r + shift,
-                            emotion=emotion, split=split, n=400, p_value=1e-6)
+                            emotion=emotion, split=split, n=400, model_type="encoder", n_train=1700)
                     for split, shift in (("validation", 0.03), ("test", 0.0))
                 ])
             for config in configs:
                 for emotion in EMOTIONS:
                     intercept = rng.normal(-0.4, 0.3)
+                    fit = dict(n=1440, n_excluded=160, converged=True, squeezed=False, statistic_kind="z", df=None,
+                               note=None, group_levels=GROUP_LEVELS[config], gender_levels=["male", "female"])
                     unit = []
                     for term in TERMS:
                         planted = PLANTED.get((model, config, emotion, term))
@@ -83,59 +92,69 @@ def eec_records(rng: np.random.Generator) -> list[list[dict]]:
                             model, "eec", language, "eec", config, "estimate", estimate,
                             emotion=emotion, term=term, std_err=std_err, p_value=p_value,
                             ci_low=estimate - 1.959964 * std_err, ci_high=estimate + 1.959964 * std_err,
-                            stars=significance_stars(p_value), n=1440,
-                            marginal_effect=mu if term == "intercept" else estimate * mu * (1 - mu),
-                            group_levels=GROUP_LEVELS[config], gender_levels=["male", "female"],
+                            stars=significance_stars(p_value), statistic=estimate / std_err,
+                            marginal_effect=mu if term == "intercept" else estimate * mu * (1 - mu), **fit,
                         ))
-                    interaction = unit[-1]
-                    unit.append(_record(
-                        model, "eec", language, "eec", config, "lr_statistic", interaction["value"] ** 2 / 4e-4,
-                        emotion=emotion, term="group:gender", p_value=interaction["p_value"], df=1,
-                    ))
+                    unit[-1].update(lr_statistic=(unit[-1]["value"] / unit[-1]["std_err"]) ** 2,
+                                    lr_p_value=unit[-1]["p_value"])
                     unit.append(_record(model, "eec", language, "eec", config, "log_phi", 3.2, emotion=emotion,
-                                        std_err=0.04))
+                                        std_err=0.04, phi=24.5, n=1440))
                     coefficients = [record["value"] for record in unit[:4]]
                     for group_index, group in enumerate(GROUP_LEVELS[config]):
                         for female, gender in enumerate(("male", "female")):
-                            mean = expit(coefficients[0] + coefficients[1] * group_index + coefficients[2] * female
-                                         + coefficients[3] * group_index * female)
+                            predicted = expit(coefficients[0] + coefficients[1] * group_index
+                                              + coefficients[2] * female + coefficients[3] * group_index * female)
                             unit.append(_record(
-                                model, "eec", language, "eec", config, "cell_mean", mean, emotion=emotion,
-                                term=f"{group}|{gender}", observed_mean=mean + rng.normal(0, 0.003), n=360,
+                                model, "eec", language, "eec", config, "cell_mean", predicted + rng.normal(0, 0.003),
+                                emotion=emotion, term=f"{group}|{gender}", predicted_mean=predicted, n=360,
                             ))
                     units.append(unit)
     return units
 
 
+def _xweat_test(model, language, test, effect, targets, attributes, coverage, rng) -> list[dict]:
+    """One XWEAT unit as eval_harness.suites.xweat writes it: effect_size and statistic (or both None when
+    the coverage rule skipped the test) and the test's coverage (the smallest set fraction)."""
+    pair = dict(targets_language=targets, attributes_language=attributes)
+    common = dict(test=test, **pair)
+    cover = _record(model, "xweat", language, "xweat", language, "coverage", coverage,
+                    missing={"A": ["word"]} if coverage < 1 else {}, **common)
+    if coverage < SKIP_BELOW:
+        skipped = dict(status="skipped", note=f"set A keeps {coverage:.0%} of its words, below the 80% rule")
+        return [
+            {**_record(model, "xweat", language, "xweat", language, "effect_size", 0.0, **common, **skipped),
+             "value": None},
+            {**_record(model, "xweat", language, "xweat", language, "statistic", 0.0, **common, **skipped),
+             "value": None},
+            cover,
+        ]
+    # a permutation p-value: no smaller than 1 / (n_permutations + 1)
+    details = dict(p_value=float(np.clip(np.exp(-6 * effect), 1e-4, 1.0)), p_value_method="monte_carlo",
+                   n_permutations=9999, status="ok", **common)
+    return [
+        _record(model, "xweat", language, "xweat", language, "effect_size", effect, **details),
+        _record(model, "xweat", language, "xweat", language, "statistic", effect * rng.uniform(0.2, 0.4), **details),
+        cover,
+    ]
+
+
 def xweat_records(rng: np.random.Generator) -> list[list[dict]]:
+    """One unit per test: monolingual (language "de") and cross-lingual (language "en-de")."""
     units = []
     for model, languages in ((MINILM, ("en",)), (E5, XWEAT_LANGUAGES)):
         for language in languages:
-            unit = []
             for test in XWEAT_TESTS:
                 effect = float(np.clip(rng.normal(0.9, 0.5), -1.9, 1.9))
-                # a permutation p-value: no smaller than 1 / (n_permutations + 1)
-                p_value = float(np.clip(np.exp(-6 * effect), 1e-4, 1.0))
-                pair = dict(target_language=language, attribute_language=language)
-                unit.append(_record(model, "xweat", language, "xweat", language, "effect_size", effect,
-                                    test=test, p_value=p_value, n_permutations=10000, **pair))
-                for role in ("X", "Y", "A", "B"):
-                    unit.append(_record(model, "xweat", language, "xweat", language, "coverage",
-                                        rng.choice([1.0, 1.0, rng.uniform(0.7, 1.0)]), test=test, term=role, **pair))
-            units.append(unit)
+                coverage = SKIPPED_COVERAGE if (model, language, test) == SKIPPED else rng.choice(
+                    [1.0, 1.0, rng.uniform(0.8, 1.0)])
+                units.append(_xweat_test(model, language, test, effect, language, language, coverage, rng))
     for targets in CROSS_LINGUAL:
         for attributes in CROSS_LINGUAL:
-            if targets == attributes:
-                continue
-            unit = []
-            for test in XWEAT_TESTS:
-                effect = float(np.clip(rng.normal(0.6, 0.5), -1.9, 1.9))
-                unit.append(_record(
-                    E5, "xweat", f"{targets}-{attributes}", "xweat", f"{targets}-{attributes}", "effect_size", effect,
-                    test=test, p_value=float(np.clip(np.exp(-6 * effect), 1e-4, 1.0)),
-                    target_language=targets, attribute_language=attributes,
-                ))
-            units.append(unit)
+            if targets != attributes:
+                for test in XWEAT_TESTS:
+                    effect = float(np.clip(rng.normal(0.6, 0.5), -1.9, 1.9))
+                    units.append(_xweat_test(E5, f"{targets}-{attributes}", test, effect, targets, attributes, 1.0,
+                                             rng))
     return units
 
 

@@ -14,7 +14,16 @@ import numpy as np
 import pandas as pd
 import pytest
 from PIL import Image
-from report_synthetic_run import E5, MINILM, PLANTED, POOR_REGRESSOR, SVM, write_synthetic_run
+from report_synthetic_run import (
+    E5,
+    MINILM,
+    PLANTED,
+    POOR_REGRESSOR,
+    SKIPPED,
+    SKIPPED_COVERAGE,
+    SVM,
+    write_synthetic_run,
+)
 
 from eval_harness.cli import main
 from eval_harness.errors import InputError
@@ -52,8 +61,8 @@ def _copy(run_dir, tmp_path):
 
 def test_load_run_reads_every_record_and_the_context(run_dir, records):
     run = load_run(run_dir)
-    # EEC 48 Pearson r + 40 units x 10; XWEAT 8 languages x 7 tests x 5 + 42 cross-lingual; gender space 2 x 24
-    assert len(run.results) == len(records) == 448 + 322 + 48
+    # EEC 48 Pearson r + 40 units x 9; XWEAT (7 + 49 + 42) tests x 3; gender space 2 x 24
+    assert len(run.results) == len(records) == 408 + 294 + 48
     assert run.missing == ()
     assert run.config["suites"] == ["eec", "xweat", "gender_space"]
     assert run.run_info["config_hash"] == "synthetic0001"
@@ -150,11 +159,12 @@ def _bh_by_hand(p):
 def test_holm_and_bh_adjust_over_every_finding_of_the_run(records, annotated):
     family = [
         i for i, record in enumerate(records)
-        if record["p_value"] is not None and record["metric"] not in ("pearson_r", "lr_statistic")
+        if record["p_value"] is not None and record["metric"] not in ("pearson_r", "statistic")
         and record["term"] != "intercept"
     ]
-    # 2 models x 5 EECs x 4 emotions x 3 terms + XWEAT (7 + 7 x 7 monolingual + 6 x 7 cross) + 2 kNN tests
-    assert len(family) == 120 + 98 + 2 == int(annotated["p_holm"].notna().sum())
+    # 2 models x 5 EECs x 4 emotions x 3 terms + XWEAT effect sizes (7 + 7 x 7 monolingual, one skipped,
+    # + 6 x 7 cross-lingual; the WEAT statistic's record repeats the same test) + 2 kNN tests
+    assert len(family) == 120 + 97 + 2 == int(annotated["p_holm"].notna().sum())
     p = [records[i]["p_value"] for i in family]
     np.testing.assert_allclose(annotated["p_holm"].to_numpy()[family], _holm_by_hand(p), rtol=1e-12)
     np.testing.assert_allclose(annotated["p_bh"].to_numpy()[family], _bh_by_hand(p), rtol=1e-12)
@@ -242,13 +252,19 @@ def test_xweat_tables_heatmap_cross_lingual_and_coverage(annotated, records):
     monolingual_de = next(r for r in records if r["metric"] == "effect_size" and r["model"] == E5
                           and r["test"] == "T2" and r["language"] == "de")
     assert t2.loc["de", "de"].startswith(f"{monolingual_de['value']:.3f}")
-    en_es = next(r for r in records if r["metric"] == "effect_size" and r.get("target_language") == "en"
-                 and r.get("attribute_language") == "es" and r["test"] == "T2")
+    en_es = next(r for r in records if r["metric"] == "effect_size" and r["targets_language"] == "en"
+                 and r["attributes_language"] == "es" and r["test"] == "T2")
     assert t2.loc["en", "es"].startswith(f"{en_es['value']:.3f}")
     coverage = report_tables.xweat_coverage_table(annotated, E5).set_index("test")
-    worst = min(r["value"] for r in records if r["metric"] == "coverage" and r["model"] == E5
-                and r["test"] == "T7" and r["language"] == "tr")
+    worst = next(r["value"] for r in records if r["metric"] == "coverage" and r["model"] == E5
+                 and r["test"] == "T7" and r["language"] == "tr")
     assert coverage.loc["T7", "tr"] == f"{worst:.0%}"
+    # the coverage rule's skip: a cell that says so, the reason listed, nothing counted as a finding
+    model, language, test = SKIPPED
+    assert coverage.loc[test, language] == f"{SKIPPED_COVERAGE:.0%}"
+    assert effects.set_index("test").loc[test, language] == "skipped"
+    (reason,) = report_tables.xweat_skipped(annotated)
+    assert reason.startswith(f"{model}, {test}, {language}: set A keeps 62%")
 
 
 def test_gender_space_tables(annotated):

@@ -113,7 +113,7 @@ def eec_section(results: pd.DataFrame) -> Section | None:
             ))
         means = cell_means.get(config)
         if means is not None:
-            blocks.append(Table(means, f"{config}: predicted mean intensity per cell (observed mean)", collapsed=True))
+            blocks.append(Table(means, f"{config}: mean intensity per cell, observed (predicted)", collapsed=True))
         if sentences.get(config):
             blocks.append(Paragraph("In plain words (average change in predicted intensity, p ≤ 0.10):"))
             blocks.append(Bullets(tuple(sentences[config])))
@@ -174,6 +174,11 @@ def xweat_section(results: pd.DataFrame) -> Section | None:
         subsections.append(Section("XWEAT cross-lingual", (intro,) + tuple(
             Table(matrix, f"{model}, {test}") for (model, test), matrix in matrices.items()
         )))
+    skipped = tables.xweat_skipped(results)
+    if skipped:
+        blocks.append(Paragraph("Tests skipped by the coverage rule (a word set with less than the required share "
+                                "of its words in the model's vocabulary):", warning=True))
+        blocks.append(Bullets(tuple(skipped), warning=True))
     blocks.append(Paragraph(tables.SIGNIFICANCE_LEGEND))
     return Section("XWEAT", tuple(blocks), tuple(subsections))
 

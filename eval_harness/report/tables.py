@@ -75,7 +75,9 @@ def survival_mark(row: pd.Series) -> str:
 
 
 def marked_value(row: pd.Series, digits: int = 3) -> str:
-    """``-0.120***†``: the value with its stars and multiple-testing mark."""
+    """``-0.120***†``: the value with its stars and multiple-testing mark (``skipped`` for a skipped test)."""
+    if pd.isna(row["value"]) and row.get("status") == "skipped":
+        return "skipped"
     return f"{format_number(row['value'], digits)}{stars_of(row)}{survival_mark(row)}"
 
 
@@ -138,14 +140,14 @@ def eec_coefficient_tables(results: pd.DataFrame) -> dict[str, pd.DataFrame]:
 
 
 def eec_cell_mean_tables(results: pd.DataFrame) -> dict[str, pd.DataFrame]:
-    """Per EEC: the predicted mean intensity of each group x gender cell (observed mean in brackets)."""
+    """Per EEC: the observed mean intensity of each group x gender cell (the regression's prediction in brackets)."""
     rows = results[(results["suite"] == EEC_SUITE) & (results["metric"] == "cell_mean")]
     if rows.empty:
         return {}
-    observed = rows["observed_mean"] if "observed_mean" in rows.columns else pd.Series(float("nan"), rows.index)
+    predicted = rows["predicted_mean"] if "predicted_mean" in rows.columns else pd.Series(float("nan"), rows.index)
     cells = rows.assign(cell=[
-        format_number(value) + (f" ({format_number(seen)})" if pd.notna(seen) else "")
-        for value, seen in zip(rows["value"], observed, strict=True)
+        format_number(value) + (f" ({format_number(fitted)})" if pd.notna(fitted) else "")
+        for value, fitted in zip(rows["value"], predicted, strict=True)
     ])
     tables = {}
     for config, group in cells.groupby("config", sort=True):
@@ -231,13 +233,13 @@ def regressor_quality_table(results: pd.DataFrame) -> pd.DataFrame:
 
 
 def _is_cross_lingual(rows: pd.DataFrame) -> pd.Series:
-    """True where a record's target and attribute languages are both given and differ."""
-    if not {"target_language", "attribute_language"} <= set(rows.columns):
+    """True where a record's targets and attributes languages are both given and differ."""
+    if not {"targets_language", "attributes_language"} <= set(rows.columns):
         return pd.Series(False, index=rows.index)
     return (
-        rows["target_language"].notna()
-        & rows["attribute_language"].notna()
-        & (rows["target_language"] != rows["attribute_language"])
+        rows["targets_language"].notna()
+        & rows["attributes_language"].notna()
+        & (rows["targets_language"] != rows["attributes_language"])
     )
 
 
@@ -254,16 +256,26 @@ def xweat_effect_table(results: pd.DataFrame, model: str) -> pd.DataFrame:
     return _test_by_language(rows, marked_value)
 
 
-def xweat_coverage_table(results: pd.DataFrame, model: str) -> pd.DataFrame:
-    """Per test and language, the smallest share of a word set the model's vocabulary covers.
+def xweat_skipped(results: pd.DataFrame) -> list[str]:
+    """One line per XWEAT test the coverage rule skipped, with its reason."""
+    if "status" not in results.columns:
+        return []
+    rows = xweat_monolingual(results)
+    rows = pd.concat([rows, results[(results["suite"] == XWEAT_SUITE) & (results["metric"] == "effect_size")
+                                    & _is_cross_lingual(results)]])
+    rows = rows[rows["status"] == "skipped"]
+    return [f"{row['model']}, {row['test']}, {row['language']}: {row.get('note') or 'skipped'}"
+            for _, row in rows.iterrows()]
 
-    The smallest, because XWEAT's coverage rule skips a test when any of its four sets
-    falls short.
+
+def xweat_coverage_table(results: pd.DataFrame, model: str) -> pd.DataFrame:
+    """Per test and language, the share of words the model knows in the test's worst-covered set.
+
+    The worst set, because XWEAT's coverage rule skips a test when any of its four sets
+    falls short (the harness records that smallest fraction).
     """
     rows = results[(results["suite"] == XWEAT_SUITE) & (results["metric"] == "coverage") & (results["model"] == model)]
-    rows = rows[~_is_cross_lingual(rows) & rows["value"].notna()]
-    worst = rows.groupby(["test", "language"], sort=False, as_index=False)["value"].min()
-    return _test_by_language(worst, lambda row: f"{row['value']:.0%}")
+    return _test_by_language(rows[~_is_cross_lingual(rows)], lambda row: f"{row['value']:.0%}")
 
 
 def _test_by_language(rows: pd.DataFrame, cell) -> pd.DataFrame:
@@ -292,17 +304,17 @@ def xweat_cross_lingual_matrices(results: pd.DataFrame) -> dict[tuple[str, str],
     cross = rows[_is_cross_lingual(rows)]
     monolingual = xweat_monolingual(rows)
     language = monolingual["language"]
-    monolingual = monolingual.assign(target_language=language, attribute_language=language)
+    monolingual = monolingual.assign(targets_language=language, attributes_language=language)
     matrices = {}
     for (model, test), cross_rows in cross.groupby(["model", "test"], sort=False):
-        languages = sorted(set(cross_rows["target_language"]) | set(cross_rows["attribute_language"]))
+        languages = sorted(set(cross_rows["targets_language"]) | set(cross_rows["attributes_language"]))
         diagonal = monolingual[
             (monolingual["model"] == model) & (monolingual["test"] == test) & monolingual["language"].isin(languages)
         ]
         cells = pd.concat([cross_rows, diagonal])
         cells = cells.assign(cell=[marked_value(row) for _, row in cells.iterrows()])
         table = cells.pivot_table(
-            index="target_language", columns="attribute_language", values="cell", aggfunc="first"
+            index="targets_language", columns="attributes_language", values="cell", aggfunc="first"
         ).reindex(index=languages, columns=languages)
         table.index.name = "targets \\ attributes"
         table.columns.name = None
@@ -361,9 +373,10 @@ def findings_table(results: pd.DataFrame, which: str = "all") -> pd.DataFrame:
     return table.loc[:, [c for c in table.columns if (table[c] != "").any()]].reset_index(drop=True)
 
 
-# The EEC suite's records; the report shows all but the precision (log_phi) and the intersection's
-# likelihood-ratio test (lr_statistic), which stay in the CSV.
-EEC_METRICS = (EEC_METRIC, "cell_mean", "log_phi", "lr_statistic")
+# The suites' records; the report shows all but the EEC precision (log_phi) and the WEAT statistic
+# (its effect size is shown), which stay in the CSV.
+EEC_METRICS = (EEC_METRIC, "cell_mean", "log_phi")
+XWEAT_METRICS = ("effect_size", "statistic", "coverage")
 
 
 def covered_mask(results: pd.DataFrame) -> pd.Series:
@@ -371,7 +384,7 @@ def covered_mask(results: pd.DataFrame) -> pd.Series:
     return (
         ((results["suite"] == EEC_SUITE) & results["metric"].isin(EEC_METRICS))
         | (results["metric"] == "pearson_r")
-        | ((results["suite"] == XWEAT_SUITE) & results["metric"].isin(["effect_size", "coverage"]))
+        | ((results["suite"] == XWEAT_SUITE) & results["metric"].isin(XWEAT_METRICS))
         | (results["suite"] == GENDER_SPACE_SUITE)
     )
 
