@@ -3,12 +3,10 @@ two-rank test is in test_suite_eec.py)."""
 
 import json
 import os
-import socket
-import subprocess
-import sys
 from pathlib import Path
 
 import yaml
+from harness_helpers import accelerate_launch
 from toy_suite import register_toy_suite
 
 from eval_harness.runner import load_config, run_sweep
@@ -23,23 +21,6 @@ register_toy_suite()
 from eval_harness.cli import main
 sys.exit(main(sys.argv[1:]))
 """
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def accelerate_launch(script: Path, args: list[str], num_processes: int = 2, env: dict | None = None):
-    """``accelerate launch`` with real CPU ranks (gloo), as DESIGN.md says: --cpu alone runs one process."""
-    command = [
-        str(Path(sys.executable).parent / "accelerate"), "launch", "--multi_gpu", "--num_processes",
-        str(num_processes), "--num_machines", "1", "--mixed_precision", "no", "--dynamo_backend", "no",
-        "--main_process_port", str(free_port()), str(script), *args,
-    ]
-    environment = {**os.environ, "ACCELERATE_USE_CPU": "1", "OMP_NUM_THREADS": "1", **(env or {})}
-    return subprocess.run(command, env=environment, capture_output=True, text=True, timeout=300)
 
 
 def test_two_cpu_ranks_give_the_results_of_one_process(tmp_path):

@@ -2,9 +2,8 @@
 
 import json
 
+import harness_helpers
 import pytest
-import tiny_models
-from tiny_models import build_tiny_bert
 
 from eval_harness.errors import ConfigError
 from eval_harness.models import load_encoder
@@ -14,11 +13,7 @@ from eval_harness.suites.xweat import load_word_sets, run_xweat
 
 @pytest.fixture(scope="module")
 def tiny_bert(tmp_path_factory):
-    # tiny_models lists "##s" twice (in PIECES and the ##-letters), which pushes "##z" past the embedding
-    # table; without the duplicate every id is in range.
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(tiny_models, "PIECES", tuple(p for p in tiny_models.PIECES if p != "##s"))
-        return build_tiny_bert(tmp_path_factory.mktemp("tiny") / "bert")
+    return harness_helpers.tiny_bert(tmp_path_factory.mktemp("tiny") / "bert")
 
 
 def xweat_config(model_path, **suite):

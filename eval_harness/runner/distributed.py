@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+from tqdm.auto import tqdm
 
 
 class Distributed:
@@ -49,18 +50,27 @@ class Distributed:
         """Context manager giving this rank its contiguous block of ``items``."""
         return self.accelerator.split_between_processes(list(items))
 
-    def map(self, function: Callable[[list], Any], items: Sequence, chunk_size: int = 1) -> list | np.ndarray:
+    def map(
+        self, function: Callable[[list], Any], items: Sequence, chunk_size: int = 1, desc: str | None = None
+    ) -> list | np.ndarray:
         """``function`` over ``items`` in chunks, the chunks shared between ranks; the whole result on every rank.
 
         ``items`` is cut into consecutive chunks of ``chunk_size`` *before* sharding, so each
         chunk (e.g. an encoder batch) is the same whatever the number of ranks, and so are
         its outputs. ``function`` takes a list and returns a list or an array with one entry
         (row) per item; the result is a list, or one array when ``function`` returns arrays.
+        With ``desc``, rank 0 shows a progress bar over its share of the items.
         """
         items = list(items)
         chunks = [items[i : i + chunk_size] for i in range(0, len(items), chunk_size)]
         with self.split(chunks) as mine:
-            outputs = [function(chunk) for chunk in mine]
+            bar = tqdm(total=sum(map(len, mine)), desc=desc, unit="item", leave=False,
+                       disable=desc is None or not self.is_main)
+            outputs = []
+            for chunk in mine:
+                outputs.append(function(chunk))
+                bar.update(len(chunk))
+            bar.close()
         outputs = self.gather(outputs)
         if outputs and all(isinstance(o, np.ndarray) for o in outputs):
             return np.concatenate(outputs, axis=0)

@@ -87,6 +87,7 @@ def run_sweep(
     dist.barrier()
     if dist.is_main:
         store.open(config, force=force)
+        _build_datasets(plan)
     dist.barrier()
     finished = {unit.id for unit in plan.units if store.is_finished(unit)}
     dist.barrier()
@@ -119,6 +120,16 @@ def run_sweep(
     return RunSummary(out=store.root, planned=len(plan.units), resumed=info["units_resumed"], computed=computed,
                       records=records, seconds=time.time() - started, num_processes=dist.world_size,
                       skipped=plan.skipped, table=table, is_main=dist.is_main)
+
+
+def _build_datasets(plan: Plan) -> None:
+    """Build (on first use) the datasets the plan's suites read, once, before the ranks load them together."""
+    names = sorted({name for task in plan.tasks for name in get_suite(task.suite).datasets})
+    if names:
+        from ..data import dataset_folder
+
+        for name in names:
+            dataset_folder(name)
 
 
 def _run_task(suite: Suite, task, ctx: RunContext, store: RunStore, bar) -> int:

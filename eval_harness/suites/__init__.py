@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 BUILTIN_SUITES = {
     "eec": "eval_harness.suites.eec",
     "xweat": "eval_harness.suites.xweat",
+    "gender_space": "eval_harness.suites.gender_space",
 }
 _REGISTERED: dict[str, "Suite"] = {}
 
@@ -95,6 +96,7 @@ class Suite:
         languages: languages the suite can run.
         model_types: model types it can evaluate; other models are skipped with a note.
         options: settings a config may give (``suites: {NAME: {option: value}}``) with their defaults.
+        datasets: the project datasets it reads (built once, by rank 0, before any task runs).
     """
 
     name: str = ""
@@ -102,6 +104,7 @@ class Suite:
     languages: tuple[str, ...] = ()
     model_types: tuple[str, ...] = ()
     options: Mapping[str, Any] = {}
+    datasets: tuple[str, ...] = ()
 
     def expand_languages(self, languages: Sequence[str], options: Mapping[str, Any]) -> list[str]:
         """The task languages for the configured ``languages``; a suite may add pairs such as ``"en-de"``

@@ -19,6 +19,7 @@ the observed and predicted mean per group x gender cell (``metric="cell_mean"``,
 ``"<group>|<gender>"``); and ``metric="pearson_r"`` with ``split`` for the regressors.
 """
 
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -33,6 +34,7 @@ class EECSuite(Suite):
     description = "emotion regressors on the Equity Evaluation Corpora, Beta regression per EEC x emotion"
     languages = ("en", "es", "ar")
     model_types = ("encoder", "classifier", "svm_tfidf", "static_mlp")
+    datasets = ("eec", "semeval2018_affect")
     options = {
         "emotions": list(EMOTIONS),  # which emotions to run
         "configs": [],  # EEC configs to run; a language with none listed runs all of its own
@@ -67,10 +69,43 @@ class EECSuite(Suite):
         return wanted
 
     def prepare(self, task: Task, ctx) -> dict:
-        raise NotImplementedError
+        """Per emotion of the pending units: the regressor (fitted or loaded) and its scores on the EECs."""
+        from ..data import load_eec
+        from ..runner.loading import emotion_model_config, fit_or_load_regressor
+
+        config = emotion_model_config(task.model, task.seed)
+        emotions = [e for e in self._emotions(task.options) if any(unit.emotion == e for unit in task.units)]
+        eec_configs = sorted({unit.config for unit in task.units if unit.dataset == "eec"})
+        corpora = {name: load_eec(name).to_pandas() for name in eec_configs}
+        prepared = {"use_t": task.options["use_t"], "scores": {}, "eec": {}}
+        for emotion in emotions:
+            regressor = fit_or_load_regressor(task.model, config, task.language, emotion, ctx)
+            prepared["scores"][emotion] = regressor.scores
+            for name in eec_configs:
+                if not any(unit.config == name and unit.emotion == emotion for unit in task.units):
+                    continue
+                rows = corpora[name][corpora[name]["emotion"] == emotion]
+                prepared["eec"][name, emotion] = {
+                    "y": _predict(regressor, rows["sentence"].tolist(), ctx),
+                    "group": rows["group"].tolist(),
+                    "gender": rows["gender"].tolist(),
+                }
+        return prepared
 
     def evaluate(self, unit: Unit, prepared: dict, ctx) -> list[dict]:
-        raise NotImplementedError
+        if unit.dataset == QUALITY_DATASET:
+            return regressor_records(prepared["scores"][unit.emotion])
+        from ..data import EEC_REFERENCE_GROUP
+        from ..stats.betareg import fit_intersectional
+
+        data = prepared["eec"][unit.config, unit.emotion]
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            result = fit_intersectional(data["y"], data["group"], data["gender"],
+                                        reference_group=EEC_REFERENCE_GROUP[unit.config], reference_gender="male",
+                                        use_t=prepared["use_t"])
+        notes = sorted({str(warning.message) for warning in caught})
+        return beta_regression_records(result, note="; ".join(notes) or None)
 
     def headline(self, records: Sequence[dict]) -> dict | None:
         """The intersection coefficient for an EEC unit; the test-split Pearson r for a regressor unit."""
@@ -80,6 +115,56 @@ class EECSuite(Suite):
             if record["metric"] == "pearson_r" and record.get("split") == "test":
                 return record
         return super().headline(records)
+
+
+def _predict(regressor, texts: list[str], ctx):
+    """Scores of ``texts``. Encoder probes shard their encoding over the ranks themselves; a classifier's
+    forward passes are shared out here; SVM-tfidf and static-vector models are cheap and run on every rank."""
+    from ..runner.loading import ENCODE_CHUNK
+
+    if regressor.model_type == "classifier":
+        return ctx.dist.map(regressor.predict, texts, chunk_size=ENCODE_CHUNK)
+    return regressor.predict(texts)
+
+
+def regressor_records(scores) -> list[dict]:
+    """Pearson r of a regressor on the SemEval validation and test splits (``split`` says which)."""
+    common = {"model_type": scores.model_type, "n_train": scores.n_train, "selected": scores.selected}
+    return [
+        {"metric": "pearson_r", "value": scores.pearson_validation, "split": "validation", "n": scores.n_validation,
+         **common},
+        {"metric": "pearson_r", "value": scores.pearson_test, "split": "test", "n": scores.n_test, **common},
+    ]
+
+
+def beta_regression_records(result, note: str | None = None) -> list[dict]:
+    """One record per coefficient (``metric="estimate"``), the precision and the group x gender cell means.
+
+    The intersection's likelihood-ratio test rides on the ``group:gender`` record (``lr_statistic``,
+    ``lr_p_value``) rather than in a record of its own, so that a run's multiple-testing family
+    counts the intersection once.
+    """
+    fit = {"n": result.n, "n_excluded": result.n_excluded, "converged": result.converged,
+           "squeezed": result.squeezed, "group_levels": list(result.group_levels),
+           "gender_levels": list(result.gender_levels), "statistic_kind": result.test, "df": result.df, "note": note}
+    records = []
+    for coefficient in result.coefficients:
+        record = {"term": coefficient.term, "metric": "estimate", "value": coefficient.estimate,
+                  "std_err": coefficient.std_err, "p_value": coefficient.p_value, "ci_low": coefficient.ci_low,
+                  "ci_high": coefficient.ci_high, "stars": coefficient.stars, "statistic": coefficient.z,
+                  "marginal_effect": coefficient.marginal_effect, **fit}
+        if coefficient.term == result.intersection_lr_test.term:
+            record.update(lr_statistic=result.intersection_lr_test.statistic,
+                          lr_p_value=result.intersection_lr_test.p_value)
+        records.append(record)
+    records.append({"metric": "log_phi", "value": result.precision.log_phi,
+                    "std_err": result.precision.log_phi_std_err, "phi": result.precision.phi, "n": result.n})
+    records += [
+        {"term": f"{cell.group}|{cell.gender}", "metric": "cell_mean", "value": cell.observed_mean,
+         "predicted_mean": cell.predicted_mean, "n": cell.n}
+        for cell in result.cells
+    ]
+    return records
 
 
 SUITE = EECSuite()

@@ -342,6 +342,7 @@ class XWEATSuite(Suite):
     description = "WEAT tests T1-T10 per language (XWEAT); every ordered language pair with cross_lingual"
     languages = XWEAT_LANGUAGES
     model_types = ("encoder", "static_mlp")
+    datasets = ("xweat",)
     options = {
         "tests": [],  # test names (empty: T1..T10)
         "cross_lingual": False,
@@ -359,23 +360,24 @@ class XWEATSuite(Suite):
         return [UnitKey(dataset="xweat", config=language, test=test) for test in options["tests"] or XWEAT_TESTS]
 
     def prepare(self, task: Task, ctx) -> dict:
-        from ..runner.loading import model_encoder, model_vectors
+        from ..runner.loading import word_embedder
 
         targets_language, attributes_language = _pair(task.language)
         sets = {language: load_word_sets(language) for language in {targets_language, attributes_language}}
+        embedder = word_embedder(task.model, ctx)
         if task.model.type == "encoder":
-            encoder, mode = model_encoder(task.model, ctx), task.options["word_mode"]
+            mode = task.options["word_mode"]
 
             def embed(words, language):
-                return encoder.embed_words(words, language, mode=mode)
+                return embedder.embed_words(words, language, mode=mode)
         else:
-            embed = model_vectors(task.model, ctx).embed_words
+            embed = embedder.embed_words
         table = {}
         for language, roles in ((targets_language, ("X", "Y")), (attributes_language, ("A", "B"))):
             words = sorted({word for unit in task.units for role in roles
                             for word in sets[language][unit.test][role].words})
             rows = ctx.dist.map(lambda chunk, language=language: list(zip(*embed(chunk, language), strict=True)),
-                                words, chunk_size=64)
+                                words, chunk_size=64, desc="word vectors" if ctx.show_progress else None)
             table.update({(language, word): row for word, row in zip(words, rows, strict=True)})
         return {"sets": sets, "embedder": PrecomputedWords(table), "options": task.options}
 
