@@ -280,44 +280,64 @@ class GenderSpaceReport:
         }
 
     def records(self) -> list[dict]:
-        """One flat record per headline number: ``test`` names the measure, ``metric`` the statistic."""
-        subspace, direct, knn = self.measures.subspace, self.measures.direct_bias, self.measures.knn
+        """Flat records (``test`` = the measure, ``metric`` = the statistic), the shape the report reads:
+
+        - ``explained_variance_ratio`` and ``baseline_explained_variance_ratio`` per component
+          (``term`` ``pc1``, ``pc2``...); the baseline's ``std_err`` is the standard error of its
+          mean over the draws (``std`` / sqrt(draws)), ``std`` the spread of the draws;
+        - ``direct_bias``;
+        - ``clustering_accuracy`` and ``classification_accuracy``: ``value`` the mean over runs,
+          with ``min``, ``max`` and ``runs``;
+        - ``knn_profession_r``: ``value`` the mean Pearson r over runs, with ``min``, ``max``, and
+          ``p_value`` the largest (least significant) of the runs' p-values.
+        """
+        m = self.measures
+        subspace, direct, knn = m.subspace, m.direct_bias, m.knn
         records = [
-            _record("subspace", f"pc{i + 1}_explained_variance", value, n=subspace.n_differences)
+            _record("subspace", "explained_variance_ratio", value, term=f"pc{i + 1}", n=subspace.n_differences)
             for i, value in enumerate(subspace.explained_variance_ratio)
         ]
+        draws = subspace.n_baseline_draws
         records += [
-            _record("subspace", f"random_pc{i + 1}_explained_variance", value, std=std, n=subspace.n_baseline_draws)
+            _record(
+                "subspace",
+                "baseline_explained_variance_ratio",
+                value,
+                term=f"pc{i + 1}",
+                std_err=float(std) / np.sqrt(draws),
+                std=float(std),
+                n=draws,
+            )
             for i, (value, std) in enumerate(
                 zip(subspace.baseline_explained_variance_ratio, subspace.baseline_std, strict=True)
             )
         ]
         records.append(_record("direct_bias", "direct_bias", direct.value, n=direct.n_words, c=direct.c))
-        for result in (self.measures.clustering, self.measures.classification):
-            records += [
-                _record(
-                    result.measure, f"accuracy_{name}", getattr(result, name), n=result.n_words, runs=len(result.values)
-                )
-                for name in ("min", "mean", "max")
-            ]
-        # min/max r carry their own run's p-value; the mean carries the least significant run's.
-        p_values = {
-            "min": knn.p_values[int(np.argmin(knn.correlations))],
-            "mean": knn.max_p_value,
-            "max": knn.p_values[int(np.argmax(knn.correlations))],
-        }
         records += [
             _record(
+                result.measure,
+                f"{result.measure}_accuracy",
+                result.mean,
+                min=result.min,
+                max=result.max,
+                runs=len(result.values),
+                n=result.n_words,
+            )
+            for result in (m.clustering, m.classification)
+        ]
+        records.append(
+            _record(
                 "knn",
-                f"pearson_r_{name}",
-                getattr(knn, name),
-                p_value=float(p_values[name]),
+                "knn_profession_r",
+                knn.mean,
+                p_value=knn.max_p_value,
+                min=knn.min,
+                max=knn.max,
+                runs=len(knn.correlations),
                 n=knn.n_professions,
                 k=knn.k,
-                runs=len(knn.correlations),
             )
-            for name in ("min", "mean", "max")
-        ]
+        )
         return [{"mode": self.mode, **record} for record in records]
 
     def summary(self) -> str:

@@ -134,8 +134,11 @@ def test_static_mode_recovers_planted_structure(world):
     records = report.records()
     assert {r["test"] for r in records} == {"subspace", "direct_bias", "clustering", "classification", "knn"}
     assert all(r["mode"] == "static" for r in records)
-    knn_mean = next(r for r in records if r["metric"] == "pearson_r_mean")
-    assert knn_mean["p_value"] == m.knn.max_p_value
+    knn = next(r for r in records if r["metric"] == "knn_profession_r")
+    assert (knn["value"], knn["p_value"], knn["min"]) == (m.knn.mean, m.knn.max_p_value, m.knn.min)
+    baseline = [r for r in records if r["metric"] == "baseline_explained_variance_ratio"]
+    assert [r["term"] for r in baseline] == [f"pc{i}" for i in range(1, len(PAIRS) + 1)]
+    assert baseline[0]["std_err"] == pytest.approx(m.subspace.baseline_std[0] / 2)  # 4 draws
     json.dumps(report.to_dict())
     assert "skipped 1 professions (not in the reference space): ghostjob" in report.summary()
 

@@ -36,11 +36,11 @@ from . import Suite, Task, Unit, UnitKey
 
 MEASURES = ("subspace", "direct_bias", "clustering", "classification", "knn")
 HEADLINE_METRICS = {
-    "subspace": "pc1_explained_variance",
+    "subspace": "explained_variance_ratio",  # the first record: pc1
     "direct_bias": "direct_bias",
-    "clustering": "accuracy_mean",
-    "classification": "accuracy_mean",
-    "knn": "pearson_r_mean",
+    "clustering": "clustering_accuracy",
+    "classification": "classification_accuracy",
+    "knn": "knn_profession_r",
 }
 # Which skipped-word list concerns which measure.
 SKIPPED_LISTS = {
