@@ -191,28 +191,32 @@ SUITES = {"eec": eec_records, "xweat": xweat_records, "gender_space": gender_spa
 
 
 def write_synthetic_run(folder: Path, suites=tuple(SUITES), seed: int = 0) -> Path:
-    """Write config.yaml, run.json, units/*.json and results.jsonl for ``suites`` into ``folder``."""
+    """Write config.yaml, run.json, units/*.json and results.jsonl for ``suites`` into ``folder``, laid out
+    as eval_harness.runner.store writes them for a complete run."""
     rng = np.random.default_rng(seed)
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "units").mkdir(exist_ok=True)
     config = {
+        "name": "synthetic",
+        "seeds": [seed],
         "models": [{"name": MINILM, "type": "encoder"}, {"name": SVM, "type": "svm_tfidf"},
-                   {"name": E5, "type": "encoder"}, {"name": GLOVE, "type": "static"}],
-        "suites": list(suites),
-        "languages": ["en", "es", "ar"],
-        "seed": seed,
+                   {"name": E5, "type": "encoder"}, {"name": GLOVE, "type": "static_mlp"}],
+        "suites": {suite: {"languages": ["en"]} for suite in suites},
     }
     (folder / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
-    run_info = {"xbias": "0.1.0", "seed": seed, "config_hash": "synthetic0001", "versions": {"python": "3.11"}}
-    (folder / "run.json").write_text(json.dumps(run_info, indent=2), encoding="utf-8")
-    all_records = []
+    all_records, n_units = [], 0
     for suite in suites:
         for index, unit in enumerate(SUITES[suite](rng)):
             unit_id = f"{suite}-{index:03d}"
-            (folder / "units" / f"{unit_id}.json").write_text(
-                json.dumps({"unit_id": unit_id, "records": unit}), encoding="utf-8"
-            )
+            payload = {"unit": {key: unit[0][key] for key in ("model", "suite", "language", "dataset", "config")},
+                       "id": unit_id, "seconds": 0.5, "records": unit}
+            (folder / "units" / f"{unit_id}.json").write_text(json.dumps(payload), encoding="utf-8")
             all_records += unit
+            n_units += 1
+    run_info = {"config_hash": "synthetic0001", "name": "synthetic", "seeds": [seed],
+                "versions": {"python": "3.11", "xbias": "0.1.0"}, "status": "complete", "num_processes": 1,
+                "units_planned": n_units, "units_resumed": 0, "skipped": [], "units_computed": n_units}
+    (folder / "run.json").write_text(json.dumps(run_info, indent=2), encoding="utf-8")
     with (folder / "results.jsonl").open("w", encoding="utf-8") as out:
         for record in all_records:
             out.write(json.dumps(record) + "\n")

@@ -64,7 +64,7 @@ def test_load_run_reads_every_record_and_the_context(run_dir, records):
     # EEC 48 Pearson r + 40 units x 9; XWEAT (7 + 49 + 42) tests x 3; gender space 2 x 24
     assert len(run.results) == len(records) == 408 + 294 + 48
     assert run.missing == ()
-    assert run.config["suites"] == ["eec", "xweat", "gender_space"]
+    assert list(run.config["suites"]) == ["eec", "xweat", "gender_space"]
     assert run.run_info["config_hash"] == "synthetic0001"
     assert len(run.unit_ids) == len(list((run_dir / "units").glob("*.json")))
     assert set(run.results["suite"]) == {"eec", "xweat", "gender_space"}
@@ -114,6 +114,17 @@ def test_partial_run_reports_what_is_there_and_names_what_is_missing(run_dir, re
     assert "Equity Evaluation Corpora" in html and "XWEAT" in html
     assert 'id="gender-space"' not in html
     assert not (partial / "report" / "report.md").exists()
+
+
+def test_interrupted_run_is_named_as_such(run_dir, tmp_path):
+    partial = _copy(run_dir, tmp_path)
+    info = json.loads((partial / "run.json").read_text())
+    (partial / "run.json").write_text(json.dumps({**info, "status": "interrupted", "units_planned": 999}))
+    finished = len(list((partial / "units").glob("*.json")))
+    assert load_run(partial).missing == (
+        "run.json says the run is 'interrupted', not 'complete'",
+        f"{finished} of 999 planned units are finished; re-run the same `xbias run` to resume the rest",
+    )
 
 
 def test_records_are_rebuilt_from_unit_files_when_results_jsonl_is_missing(run_dir, records, tmp_path):

@@ -63,7 +63,11 @@ def overview_section(run: RunFolder, results: pd.DataFrame) -> Section:
         )
     ]
     if run.run_info:
-        shown = {key: value for key, value in run.run_info.items() if not isinstance(value, dict | list)}
+        shown = {
+            key: str(value)[:12] if key == "config_hash" else value
+            for key, value in run.run_info.items()
+            if value is not None and not isinstance(value, dict | list)
+        }
         blocks.append(Paragraph("Run: " + "; ".join(f"{key} = {value}" for key, value in shown.items()) + "."))
     if run.missing:
         blocks.append(Paragraph("This run folder is incomplete; the report shows what is there.", warning=True))
@@ -78,8 +82,9 @@ def findings_section(results: pd.DataFrame, alpha: float) -> Section | None:
     n_holm, n_bh = int(results["survives_holm"].sum()), int(results["survives_bh"].sum())
     blocks: list = [
         Paragraph(
-            f"The run reports {n_findings} hypothesis tests (every p-value except the regressors' Pearson r and the "
-            f"Beta-regression intercepts). Adjusted together over the whole run at level {alpha}: {n_holm} survive "
+            f"The run reports {n_findings} hypothesis tests (every p-value except the regressors' Pearson r, the "
+            "Beta-regression intercepts and the WEAT statistic, which repeats its effect size's test). Adjusted "
+            f"together over the whole run at level {alpha}: {n_holm} survive "
             f"Holm (family-wise error rate) and {n_bh} survive Benjamini-Hochberg (false discovery rate). "
             "results.csv lists every test with both adjusted p-values."
         )

@@ -115,7 +115,8 @@ def html_table(table: Table) -> str:
     )
     grid = f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
     if table.collapsed:
-        summary = html.escape(f"{table.caption} ({len(table.frame)} rows)")
+        rows = len(table.frame)
+        summary = html.escape(f"{table.caption} ({rows} row{'' if rows == 1 else 's'})")
         return f"<details><summary>{summary}</summary>{grid}</details>"
     title = f'<div class="table-title">{html.escape(table.caption)}</div>' if table.caption else ""
     return f'<div class="table-block">{title}{grid}</div>'

@@ -115,6 +115,7 @@ def load_run(path: str | Path) -> RunFolder:
             f"It contains: {', '.join(present)}. Run (or resume) `xbias run ... --out {folder}` first"
         )
     results = _records_frame(records, results_path)
+    missing += _unfinished_units(run_info, len(units))
     missing += _unfinished_suites(config, results)
     return RunFolder(
         path=folder,
@@ -195,8 +196,24 @@ def _records_frame(records: list[dict], source: Path) -> pd.DataFrame:
     return frame
 
 
+def _unfinished_units(run_info: dict | None, n_finished: int) -> list[str]:
+    """What ``run.json`` says about a run that did not complete (status and planned units)."""
+    if not run_info:
+        return []
+    notes = []
+    status = run_info.get("status")
+    if status and status != "complete":
+        notes.append(f"run.json says the run is {status!r}, not 'complete'")
+    planned = run_info.get("units_planned")
+    if isinstance(planned, int) and n_finished < planned:
+        notes.append(
+            f"{n_finished} of {planned} planned units are finished; re-run the same `xbias run` to resume the rest"
+        )
+    return notes
+
+
 def _unfinished_suites(config: dict | None, results: pd.DataFrame) -> list[str]:
-    """Suites the config asks for that left no record (an interrupted or failing run)."""
+    """Suites the config asks for (a list of names, or name -> settings) that left no record."""
     if not config or "suites" not in config:
         return []
     wanted = config["suites"]
