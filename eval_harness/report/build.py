@@ -84,8 +84,8 @@ def findings_section(results: pd.DataFrame, alpha: float) -> Section | None:
         Paragraph(
             f"The run reports {n_findings} hypothesis tests (every p-value except the regressors' Pearson r, the "
             "Beta-regression intercepts and the WEAT statistic, which repeats its effect size's test). Adjusted "
-            f"together over the whole run at level {alpha}: {n_holm} survive "
-            f"Holm (family-wise error rate) and {n_bh} survive Benjamini-Hochberg (false discovery rate). "
+            f"together over the whole run at level {alpha}, Holm (family-wise error rate) keeps {n_holm} of them "
+            f"and Benjamini-Hochberg (false discovery rate) keeps {n_bh}. "
             "results.csv lists every test with both adjusted p-values."
         )
     ]
