@@ -159,31 +159,30 @@ def xweat_records(rng: np.random.Generator) -> list[list[dict]]:
 
 
 def gender_space_records(rng: np.random.Generator) -> list[list[dict]]:
+    """Units as eval_harness.suites.gender_space writes them (static mode): one per measure."""
     units = []
     for model in (GLOVE, MINILM):
+        def record(test, metric, value, model=model, **extra):
+            return _record(model, "gender_space", "en", "gender_lists", "static", metric, value, test=test,
+                           mode="static", **extra)
+
         ratios = np.sort(rng.dirichlet(np.r_[8.0, np.ones(9)]))[::-1]
         baseline = np.sort(rng.dirichlet(np.full(10, 3.0)))[::-1]
-        unit = [
-            _record(model, "gender_space", "en", "gender_lists", "definitional_pairs", "explained_variance_ratio",
-                    ratio, term=f"pc{k + 1}")
-            for k, ratio in enumerate(ratios)
-        ]
-        unit += [
-            _record(model, "gender_space", "en", "gender_lists", "definitional_pairs",
-                    "baseline_explained_variance_ratio", ratio, term=f"pc{k + 1}", std_err=0.01)
-            for k, ratio in enumerate(baseline)
-        ]
+        units.append(
+            [record("subspace", "explained_variance_ratio", ratio, term=f"pc{k + 1}", n=10)
+             for k, ratio in enumerate(ratios)]
+            + [record("subspace", "baseline_explained_variance_ratio", ratio, term=f"pc{k + 1}", std_err=0.003,
+                      std=0.03, n=100)
+               for k, ratio in enumerate(baseline)]
+        )
+        units.append([record("direct_bias", "direct_bias", rng.uniform(0.05, 0.1), n=300, c=1.0)])
+        for measure in ("clustering", "classification"):
+            accuracy = rng.uniform(0.8, 1.0)
+            units.append([record(measure, f"{measure}_accuracy", accuracy, min=accuracy - 0.02, max=accuracy + 0.01,
+                                 runs=10, n=1000)])
         r = rng.uniform(0.5, 0.8)
-        unit += [
-            _record(model, "gender_space", "en", "gender_lists", "professions", "direct_bias", rng.uniform(0.05, 0.1)),
-            _record(model, "gender_space", "en", "gender_lists", "professions", "clustering_accuracy",
-                    rng.uniform(0.8, 1.0)),
-            _record(model, "gender_space", "en", "gender_lists", "professions", "classification_accuracy",
-                    rng.uniform(0.8, 1.0)),
-            _record(model, "gender_space", "en", "gender_lists", "professions", "knn_profession_r", r,
-                    p_value=float(1e-8 * rng.uniform())),
-        ]
-        units.append(unit)
+        units.append([record("knn", "knn_profession_r", r, p_value=float(1e-8 * rng.uniform()), min=r - 0.05,
+                             max=r + 0.05, runs=10, n=300, k=100)])
     return units
 
 

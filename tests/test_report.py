@@ -280,10 +280,12 @@ def test_xweat_tables_heatmap_cross_lingual_and_coverage(annotated, records):
 
 def test_gender_space_tables(annotated):
     measures = report_tables.gender_space_table(annotated)
-    assert set(measures.columns) >= {"model", "direct_bias", "clustering_accuracy", "knn_profession_r"}
+    assert list(measures.columns) == ["model", "language", "mode", "classification_accuracy", "clustering_accuracy",
+                                      "direct_bias", "knn_profession_r"]
+    assert list(measures["mode"]) == ["static", "static"]
     assert measures["knn_profession_r"].str.endswith("***†").all()
     curve = report_tables.explained_variance_table(annotated)
-    assert list(curve.columns[3:]) == [f"pc{k}" for k in range(1, 11)]
+    assert list(curve.columns) == ["model", "language", "mode", "metric", *(f"pc{k}" for k in range(1, 11))]
 
 
 def test_several_seeds_are_told_apart(annotated):

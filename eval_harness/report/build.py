@@ -71,7 +71,7 @@ def overview_section(run: RunFolder, results: pd.DataFrame) -> Section:
         blocks.append(Paragraph("Run: " + "; ".join(f"{key} = {value}" for key, value in shown.items()) + "."))
     if run.missing:
         blocks.append(Paragraph("This run folder is incomplete; the report shows what is there.", warning=True))
-        blocks.append(Bullets(tuple(run.missing), warning=True))
+        blocks.append(Bullets(tuple(run.missing)))
     return Section("Overview", tuple(blocks))
 
 
@@ -183,7 +183,7 @@ def xweat_section(results: pd.DataFrame) -> Section | None:
     if skipped:
         blocks.append(Paragraph("Tests skipped by the coverage rule (a word set with less than the required share "
                                 "of its words in the model's vocabulary):", warning=True))
-        blocks.append(Bullets(tuple(skipped), warning=True))
+        blocks.append(Bullets(tuple(skipped)))
     blocks.append(Paragraph(tables.SIGNIFICANCE_LEGEND))
     return Section("XWEAT", tuple(blocks), tuple(subsections))
 

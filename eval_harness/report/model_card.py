@@ -104,7 +104,9 @@ def eval_results(
     cards = []
     for _, row in rows.iterrows():
         task_type, task_name, metric_type = CARD_METRICS[row["suite"], row["metric"]]
+        # the gender-space measure ("knn") already names its statistic ("knn_profession_r")
         parts = [_text(row.get(key)) for key in ("emotion", "test", "term")]
+        parts = [part for part in parts if part and not row["metric"].startswith(part)]
         what = "/".join(part for part in parts if part)
         metric_config = f"{what}/{row['metric']}" if what else row["metric"]
         label = " ".join([*filter(None, parts), METRIC_LABELS.get(row["metric"], row["metric"].replace("_", " "))])

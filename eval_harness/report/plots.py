@@ -18,6 +18,7 @@ from matplotlib.ticker import MaxNLocator
 from .tables import (
     BIAS_TERMS,
     EXPLAINED_VARIANCE_METRICS,
+    GENDER_SPACE_ROWS,
     GENDER_SPACE_SUITE,
     eec_rows,
     marked_value,
@@ -137,10 +138,10 @@ def explained_variance_plot(results: pd.DataFrame) -> bytes | None:
     rows = results[(results["suite"] == GENDER_SPACE_SUITE) & results["metric"].isin(EXPLAINED_VARIANCE_METRICS)]
     if rows.empty:
         return None
-    panels = list(rows.groupby(["model", "language"], sort=True))
+    panels = list(rows.groupby(GENDER_SPACE_ROWS, sort=True))
     figure = Figure(figsize=(4.2 * len(panels) + 0.5, 3.4))
     axes = figure.subplots(1, len(panels), sharey=True, squeeze=False)[0]
-    for axis, ((model, language), panel) in zip(axes, panels, strict=True):
+    for axis, ((model, language, mode), panel) in zip(axes, panels, strict=True):
         for offset, (metric, label, colour) in zip(
             (-0.2, 0.2),
             zip(EXPLAINED_VARIANCE_METRICS, ("definitional pairs", "random pairs"), ("#d62728", "0.6"), strict=True),
@@ -154,7 +155,7 @@ def explained_variance_plot(results: pd.DataFrame) -> bytes | None:
             errors = curve["std_err"].to_numpy(dtype=float)
             axis.bar(positions, curve["value"], width=0.4, color=colour, label=label,
                      yerr=None if np.isnan(errors).all() else np.nan_to_num(errors), capsize=2)
-        axis.set_title(f"{model} ({language})", fontsize=10)
+        axis.set_title(f"{model} ({language}, {mode})", fontsize=10)
         axis.set_xlabel("principal component")
         axis.set_xticks(range(1, int(panel["term"].nunique()) + 1))
     axes[0].set_ylabel("explained variance ratio")

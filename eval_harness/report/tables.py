@@ -23,6 +23,7 @@ BIAS_TERMS = ("group", "gender", "group:gender")
 XWEAT_SUITE = "xweat"
 GENDER_SPACE_SUITE = "gender_space"
 EXPLAINED_VARIANCE_METRICS = ("explained_variance_ratio", "baseline_explained_variance_ratio")
+GENDER_SPACE_ROWS = ["model", "language", "config"]
 HOLM_MARK = "†"
 BH_ONLY_MARK = "‡"
 POOR_MARK = "(poor r)"
@@ -323,14 +324,15 @@ def xweat_cross_lingual_matrices(results: pd.DataFrame) -> dict[tuple[str, str],
 
 
 def gender_space_table(results: pd.DataFrame) -> pd.DataFrame:
-    """The gender-space measures other than the explained-variance curve: rows model x language."""
+    """The gender-space measures other than the explained-variance curve: rows model x language x mode
+    (the dataset config: static or contextual vectors)."""
     rows = results[(results["suite"] == GENDER_SPACE_SUITE) & ~results["metric"].isin(EXPLAINED_VARIANCE_METRICS)]
     if rows.empty:
         return pd.DataFrame()
     cells = rows.assign(cell=[marked_value(row) for _, row in rows.iterrows()])
-    table = cells.pivot_table(index=["model", "language"], columns="metric", values="cell", aggfunc="first")
+    table = cells.pivot_table(index=GENDER_SPACE_ROWS, columns="metric", values="cell", aggfunc="first")
     table.columns.name = None
-    return table.fillna("").reset_index()
+    return table.fillna("").reset_index().rename(columns={"config": "mode"})
 
 
 def explained_variance_table(results: pd.DataFrame) -> pd.DataFrame:
@@ -338,10 +340,10 @@ def explained_variance_table(results: pd.DataFrame) -> pd.DataFrame:
     rows = results[(results["suite"] == GENDER_SPACE_SUITE) & results["metric"].isin(EXPLAINED_VARIANCE_METRICS)]
     if rows.empty:
         return pd.DataFrame()
-    table = rows.pivot_table(index=["model", "language", "metric"], columns="term", values="value", aggfunc="first")
+    table = rows.pivot_table(index=[*GENDER_SPACE_ROWS, "metric"], columns="term", values="value", aggfunc="first")
     table = table[sorted(table.columns, key=natural_order)]
     table.columns.name = None
-    return table.map(lambda v: format_number(v, 3)).reset_index()
+    return table.map(lambda v: format_number(v, 3)).reset_index().rename(columns={"config": "mode"})
 
 
 FINDING_COLUMNS = ["model", "suite", "language", "config", "emotion", "test", "term", "metric"]
