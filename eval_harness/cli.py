@@ -49,7 +49,7 @@ def _cmd_run(args: argparse.Namespace) -> None:
     from .runner import load_config, run_sweep
 
     if args.config:
-        given = [f"--{name.replace('_', '-')}" for name in ("suite", "languages", "seeds", "cross_lingual")
+        given = [f"--{name.replace('_', '-')}" for name in ("suite", "languages", "seeds", "cross_lingual", "corpus")
                  if getattr(args, name)]
         if given or args.model_type != "encoder":
             raise ConfigError(f"{', '.join(given) or '--model-type'} goes with --model; with --config, set it in "
@@ -80,6 +80,10 @@ def _config_from_options(args: argparse.Namespace) -> dict:
         if "xweat" not in suites:
             raise ConfigError("--cross-lingual applies to the xweat suite; add it to --suite")
         suites["xweat"]["cross_lingual"] = True
+    if args.corpus:
+        if "gender_space" not in suites:
+            raise ConfigError("--corpus applies to the gender_space suite; add it to --suite")
+        suites["gender_space"]["corpus"] = args.corpus
     config = {"models": models, "suites": suites}
     if args.languages:
         config["languages"] = _names(args.languages)
@@ -146,6 +150,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--languages", help="comma-separated languages (with --model), e.g. en,es,ar")
     run.add_argument("--seeds", help="comma-separated seeds (with --model; default 0)")
     run.add_argument("--cross-lingual", action="store_true", help="xweat: also the cross-lingual language pairs")
+    run.add_argument("--corpus", help="gender_space: sentences for context mode: a text file (one per line), a "
+                     "csv/json/parquet file with a 'text' column, or 'semeval2018'")
     run.add_argument("--out", required=True, help="the run folder (re-running into it resumes)")
     run.add_argument("--force", action="store_true", help="recompute everything, replacing results in --out")
     run.add_argument("--cache-dir", help="embeddings / regressor cache (default: OUT/cache)")

