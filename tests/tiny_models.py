@@ -30,10 +30,8 @@ LETTERS = tuple("abcdefghijklmnopqrstuvwxyz")
 
 def tiny_vocabulary() -> list[str]:
     """The WordPiece vocabulary: special tokens, punctuation, words, pieces, letters and ``##``-letters."""
-    vocabulary = list(SPECIAL_TOKENS) + list(PUNCTUATION) + list(WORDS) + list(PIECES)
-    vocabulary += [letter for letter in LETTERS if letter not in vocabulary]
-    vocabulary += ["##" + letter for letter in LETTERS]
-    return vocabulary
+    tokens = [*SPECIAL_TOKENS, *PUNCTUATION, *WORDS, *PIECES, *LETTERS, *("##" + letter for letter in LETTERS)]
+    return list(dict.fromkeys(tokens))  # first occurrence of each token, ids 0..n-1
 
 
 def build_tiny_tokenizer(special_tokens: bool = True, model_max_length: int = 64):

@@ -10,12 +10,13 @@ the smaller batch size is kept for the rest of the run.
 import contextlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 import torch
 from tqdm.auto import tqdm
 
-from eval_harness.errors import XBiasError
+from eval_harness.errors import InputError, XBiasError
 
 PRECISIONS = ("auto", "fp32", "bf16", "fp16")
 
@@ -126,3 +127,28 @@ def _autocast(device: torch.device, dtype: torch.dtype | None):
 def _free_memory(device: torch.device) -> None:
     if device.type == "cuda":
         torch.cuda.empty_cache()
+
+
+def max_sequence_length(tokenizer: Any, config: Any, requested: int | None) -> int:
+    """``requested``, else the smaller of the tokenizer's and the position embeddings' limits (else 512)."""
+    if requested is not None:
+        if not isinstance(requested, int) or requested < 2:
+            raise InputError(f"max_length must be an integer >= 2, got {requested!r}")
+        return requested
+    limits = [getattr(tokenizer, "model_max_length", None), getattr(config, "max_position_embeddings", None)]
+    limits = [limit for limit in limits if isinstance(limit, int) and 0 < limit < 1_000_000]
+    return min(limits) if limits else 512
+
+
+def pad_token_id(tokenizer: Any) -> int:
+    """The id used for padding: [PAD], else end-of-text, else [UNK] (padded positions are masked anyway)."""
+    for attribute in ("pad_token_id", "eos_token_id", "unk_token_id"):
+        value = getattr(tokenizer, attribute, None)
+        if isinstance(value, int):
+            return value
+    return 0
+
+
+def default_device() -> torch.device:
+    """The first GPU when there is one, else the CPU."""
+    return torch.device("cuda" if torch.cuda.is_available() else "cpu")

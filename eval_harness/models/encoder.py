@@ -42,7 +42,14 @@ import numpy as np
 import torch
 
 from eval_harness.errors import InputError
-from eval_harness.models.batching import RunStats, resolve_precision, run_length_sorted
+from eval_harness.models.batching import (
+    RunStats,
+    default_device,
+    max_sequence_length,
+    pad_token_id,
+    resolve_precision,
+    run_length_sorted,
+)
 from eval_harness.models.cache import EmbeddingCache
 from eval_harness.models.loading import load_pretrained, model_fingerprint
 from eval_harness.models.templates import fill, templates_for
@@ -144,7 +151,7 @@ class TransformerEncoder:
             raise InputError(f"prefix must be a string, got {type(prefix).__name__}")
         self.name = name or getattr(model.config, "_name_or_path", "") or type(model).__name__
         self.tokenizer = tokenizer
-        self.device = torch.device(device) if device is not None else _default_device()
+        self.device = torch.device(device) if device is not None else default_device()
         self.model = model.to(self.device).eval()
         # An encoder-decoder (T5, BART...) is read through its encoder stack.
         self._backbone = model.get_encoder() if getattr(model.config, "is_encoder_decoder", False) else model
@@ -152,12 +159,12 @@ class TransformerEncoder:
         self.layer = _check_layer(layer, model.config)
         self.prefix = prefix
         self.batch_size = batch_size
-        self.max_length = _max_length(tokenizer, model.config, max_length)
+        self.max_length = max_sequence_length(tokenizer, model.config, max_length)
         self.autocast_dtype = resolve_precision(precision, self.device)
         self.cache = cache
         self.progress = progress
         self.stats = RunStats()
-        self.pad_id = _pad_id(tokenizer)
+        self.pad_id = pad_token_id(tokenizer)
         self.unk_id = getattr(tokenizer, "unk_token_id", None)
         self._special_ids = set(getattr(tokenizer, "all_special_ids", []) or [])
         if pooling == "cls":
@@ -475,25 +482,3 @@ def _check_layer(layer: int, config: Any) -> int:
             f"layer must be an integer in [-{layers}-1, {layers}] (0 = embeddings, -1 = last), got {layer!r}"
         )
     return layer
-
-
-def _max_length(tokenizer: Any, config: Any, requested: int | None) -> int:
-    if requested is not None:
-        if not isinstance(requested, int) or requested < 2:
-            raise InputError(f"max_length must be an integer >= 2, got {requested!r}")
-        return requested
-    limits = [getattr(tokenizer, "model_max_length", None), getattr(config, "max_position_embeddings", None)]
-    limits = [limit for limit in limits if isinstance(limit, int) and 0 < limit < 1_000_000]
-    return min(limits) if limits else 512
-
-
-def _pad_id(tokenizer: Any) -> int:
-    for attribute in ("pad_token_id", "eos_token_id", "unk_token_id"):
-        value = getattr(tokenizer, attribute, None)
-        if isinstance(value, int):
-            return value
-    return 0
-
-
-def _default_device() -> torch.device:
-    return torch.device("cuda" if torch.cuda.is_available() else "cpu")

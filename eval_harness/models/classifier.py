@@ -1,0 +1,170 @@
+"""Emotion/sentiment classifiers used as they are (``AutoModelForSequenceClassification``).
+
+The score of a dimension is the probability of the label mapped to it: softmax over the labels
+for a single-label model, a sigmoid per label for a multi-label one (``problem_type =
+"multi_label_classification"``); a regression head (one output, ``problem_type="regression"``)
+gives its raw output, unclipped. Labels are mapped case-insensitively from the model's
+``id2label`` through :data:`LABEL_SYNONYMS` (``anger`` -> "anger", "angry"...), or through
+``label_map={"anger": "LABEL_3"}`` (a label name or an index). Nothing is trained: ``fit``
+resolves the label and scores the model on the SemEval validation and test splits.
+"""
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from eval_harness.errors import InputError
+from eval_harness.models.batching import (
+    RunStats,
+    default_device,
+    max_sequence_length,
+    pad_token_id,
+    resolve_precision,
+    run_length_sorted,
+)
+from eval_harness.models.loading import model_fingerprint
+from eval_harness.models.regressors import EmotionRegressor
+
+LABEL_SYNONYMS = {
+    "anger": ("anger", "angry", "rage", "annoyance"),
+    "fear": ("fear", "afraid", "scared", "fearful", "nervousness"),
+    "joy": ("joy", "happy", "happiness", "joyful"),
+    "sadness": ("sadness", "sad", "grief"),
+    "valence": ("positive", "pos", "valence"),
+}
+
+
+def resolve_label(
+    id2label: Mapping[int, str],
+    dimension: str,
+    label_map: Mapping[str, Any] | None = None,
+    model_name: str = "the classifier",
+) -> int:
+    """Index of the output that scores ``dimension`` (see the module docstring), else an InputError listing labels."""
+    labels = {int(index): str(label) for index, label in id2label.items()}
+    override = (label_map or {}).get(dimension)
+    if isinstance(override, int) and not isinstance(override, bool):
+        if override in labels:
+            return override
+        candidates = (str(override),)
+    elif override is not None:
+        candidates = (str(override),)
+    else:
+        candidates = LABEL_SYNONYMS.get(dimension, (dimension,))
+    by_name = {label.lower(): index for index, label in labels.items()}
+    for candidate in candidates:
+        if candidate.lower() in by_name:
+            return by_name[candidate.lower()]
+    raise InputError(
+        f"{model_name} has labels {[labels[index] for index in sorted(labels)]}; none maps to {dimension!r} "
+        f"(tried {list(candidates)}, case-insensitively). Pass options={{'label_map': {{'{dimension}': "
+        "'<one of those labels or its index>'}}"
+    )
+
+
+class ClassifierScorer(EmotionRegressor):
+    """An ``AutoModelForSequenceClassification`` scoring texts with the probability of one label."""
+
+    model_type = "classifier"
+
+    def __init__(
+        self,
+        model: torch.nn.Module,
+        tokenizer: Any,
+        *,
+        name: str,
+        folder: Path | None = None,
+        label_map: Mapping[str, Any] | None = None,
+        batch_size: int = 32,
+        device: str | torch.device | None = None,
+        max_length: int | None = None,
+        precision: str = "auto",
+        progress: bool | None = None,
+        preprocess: str | None = "tweet",
+    ):
+        super().__init__(preprocess=preprocess)
+        self.name = name
+        self.device = torch.device(device) if device is not None else default_device()
+        self.model = model.to(self.device).eval()
+        self.tokenizer = tokenizer
+        self.label_map = dict(label_map or {})
+        self.batch_size = batch_size
+        self.max_length = max_sequence_length(tokenizer, model.config, max_length)
+        self.autocast_dtype = resolve_precision(precision, self.device)
+        self.progress = progress
+        self.stats = RunStats()
+        self.label_index: int | None = None
+        self._fingerprint = model_fingerprint(model, tokenizer, folder, max_length=self.max_length)
+
+    @property
+    def is_regression(self) -> bool:
+        """One raw output (a regression head) rather than class probabilities."""
+        config = self.model.config
+        return config.problem_type == "regression" or config.num_labels == 1
+
+    @property
+    def clip_output(self) -> bool:
+        return not self.is_regression
+
+    def source_name(self) -> str:
+        return self.name
+
+    def source_fingerprint(self) -> str:
+        return self._fingerprint
+
+    def options(self) -> dict:
+        return {"preprocess": self.preprocess, "label_map": self.label_map, "max_length": self.max_length}
+
+    def select_label(self, dimension: str) -> int:
+        """Resolve (and remember) the output index that scores ``dimension``; no SemEval data needed."""
+        if self.is_regression and self.model.config.num_labels == 1:
+            self.label_index = 0
+        else:
+            self.label_index = resolve_label(self.model.config.id2label, dimension, self.label_map, repr(self.name))
+        self.dimension = dimension
+        return self.label_index
+
+    def _fit(self, splits) -> dict:
+        index = self.select_label(self.dimension)
+        return {
+            "label": self.model.config.id2label.get(index, str(index)),
+            "label_index": index,
+            "output": "raw" if self.is_regression else "probability",
+        }
+
+    def _raw_predict(self, texts: list[str]) -> np.ndarray:
+        sequences = self.tokenizer(
+            texts, truncation=True, max_length=self.max_length, return_attention_mask=False, return_token_type_ids=False
+        )["input_ids"]
+        multi_label = self.model.config.problem_type == "multi_label_classification"
+        scores = np.zeros(len(texts), dtype=np.float64)
+
+        def step(input_ids, attention_mask, rows):
+            logits = self.model(input_ids=input_ids, attention_mask=attention_mask).logits.float()
+            if not self.is_regression:
+                logits = torch.sigmoid(logits) if multi_label else torch.softmax(logits, dim=-1)
+            return logits[:, self.label_index].cpu().numpy()
+
+        for rows, batch_scores in run_length_sorted(
+            sequences,
+            step,
+            batch_size=self.batch_size,
+            pad_id=pad_token_id(self.tokenizer),
+            device=self.device,
+            autocast_dtype=self.autocast_dtype,
+            stats=self.stats,
+            progress=self.progress,
+            description="classifying",
+        ):
+            scores[rows] = batch_scores
+        return scores
+
+    @classmethod
+    def _restore(cls, meta, directory, resources):
+        options = dict(meta["identity"]["options"])
+        model = resources.classifier(meta["source"], **options)
+        model.select_label(meta["identity"]["dimension"])
+        return model

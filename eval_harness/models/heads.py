@@ -1,0 +1,294 @@
+"""Regression heads fitted on feature matrices, selected on a validation split by Pearson r.
+
+- :class:`MlpHead`: the paper's probe, a two-layer feed-forward regressor
+  ``y = w2 · relu(W1 · z + b1) + b2`` on standardised features ``z = (x - mean) / sd``,
+  trained with Adam on the squared error in shuffled mini-batches; after each epoch the
+  validation Pearson r is measured, the best epoch's weights are kept and training stops after
+  ``patience`` epochs without improvement (early stopping on validation).
+- :class:`SvrHead`: an epsilon-SVR whose kernel, C and gamma are chosen on the validation split
+  from a small grid (the authors' baseline). Grid points are fitted in parallel (joblib) and the
+  grid's validation scores are cached on disk, keyed by a hash of the data and the grid, so a
+  second run fits only the chosen point. Sparse matrices (TF-IDF) stay sparse.
+
+Pearson r of two vectors: ``r = sum((x - x̄)(y - ȳ)) / sqrt(sum((x - x̄)²) sum((y - ȳ)²))``; it
+is reported as 0.0 when either vector is constant (no linear association can be measured).
+"""
+
+import hashlib
+import itertools
+import json
+import os
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+import scipy.sparse as sp
+
+from eval_harness.errors import InputError
+from eval_harness.paths import cache_root
+
+DEFAULT_SVR_GRID = {"kernel": ["linear", "rbf"], "C": [0.3, 1.0, 3.0, 10.0], "gamma": ["scale", 0.3, 1.0]}
+
+
+def pearson_r(predicted: np.ndarray, observed: np.ndarray) -> float:
+    """Pearson correlation of two equal-length vectors (0.0 when either is constant)."""
+    predicted = np.asarray(predicted, dtype=np.float64).ravel()
+    observed = np.asarray(observed, dtype=np.float64).ravel()
+    if predicted.shape != observed.shape or predicted.size < 2:
+        raise InputError(f"pearson_r needs two vectors of one length >= 2, got {predicted.size} and {observed.size}")
+    centred_p, centred_o = predicted - predicted.mean(), observed - observed.mean()
+    denominator = np.sqrt((centred_p @ centred_p) * (centred_o @ centred_o))
+    return float(centred_p @ centred_o / denominator) if denominator > 0 else 0.0
+
+
+class _Head:
+    """What both heads share: options, the fitted state, and a picklable ``state()`` to save and reload."""
+
+    kind: ClassVar[str]
+    selected: dict
+    _state: dict | None
+
+    def options(self) -> dict:
+        """The constructor arguments (what a saved model records to be rebuilt)."""
+        return {spec.name: getattr(self, spec.name) for spec in fields(self) if spec.init}
+
+    def state(self) -> dict:
+        """Everything needed to predict again: kind, options, what was selected, the fitted parameters."""
+        return {"kind": self.kind, "options": self.options(), "selected": self.selected, "fitted": self._fitted()}
+
+    @classmethod
+    def from_state(cls, state: dict) -> "_Head":
+        head = cls(**state["options"])
+        head.selected = state["selected"]
+        head._state = state["fitted"]
+        return head
+
+    def _fitted(self) -> dict:
+        if self._state is None:
+            raise InputError("this head is not fitted yet; call fit() (or load a saved model) first")
+        return self._state
+
+
+@dataclass
+class MlpHead(_Head):
+    """Two-layer feed-forward regressor with early stopping on validation Pearson r (see module docstring)."""
+
+    kind: ClassVar[str] = "mlp"
+
+    hidden_size: int = 128
+    learning_rate: float = 1e-3
+    max_epochs: int = 100
+    patience: int = 10
+    batch_size: int = 32
+    weight_decay: float = 1e-4
+    dropout: float = 0.1
+    seed: int = 0
+    selected: dict = field(default_factory=dict, init=False)
+    _state: dict | None = field(default=None, init=False, repr=False)
+
+    def fit(self, x_train, y_train, x_validation, y_validation) -> "MlpHead":
+        import torch
+
+        x_train, x_validation = _dense(x_train), _dense(x_validation)
+        y_train = np.asarray(y_train, dtype=np.float32)
+        mean, scale = x_train.mean(0), x_train.std(0)
+        scale[scale < 1e-8] = 1.0
+        generator = torch.Generator().manual_seed(self.seed)
+        torch.manual_seed(self.seed)
+        network = _network(x_train.shape[1], self.hidden_size, self.dropout)
+        with torch.no_grad():
+            network[-1].bias.fill_(float(y_train.mean()))  # start at the mean intensity
+        optimiser = torch.optim.Adam(network.parameters(), lr=self.learning_rate, weight_decay=self.weight_decay)
+        inputs = torch.from_numpy((x_train - mean) / scale)
+        targets = torch.from_numpy(y_train)
+        validation_inputs = torch.from_numpy((x_validation - mean) / scale)
+        best_r, best_epoch, best_weights = -np.inf, 0, None
+        for epoch in range(1, self.max_epochs + 1):
+            network.train()
+            for batch in torch.randperm(len(inputs), generator=generator).split(self.batch_size):
+                optimiser.zero_grad()
+                loss = torch.nn.functional.mse_loss(network(inputs[batch]).squeeze(1), targets[batch])
+                loss.backward()
+                optimiser.step()
+            network.eval()
+            with torch.no_grad():
+                r = pearson_r(network(validation_inputs).squeeze(1).numpy(), y_validation)
+            if r > best_r:
+                best_r, best_epoch = r, epoch
+                best_weights = {name: tensor.clone() for name, tensor in network.state_dict().items()}
+            elif epoch - best_epoch >= self.patience:
+                break
+        self._state = {
+            "mean": mean,
+            "scale": scale,
+            "weights": {name: tensor.numpy() for name, tensor in best_weights.items()},
+        }
+        self.selected = {"best_epoch": best_epoch, "epochs_run": epoch, "validation_r": best_r}
+        return self
+
+    def predict(self, x) -> np.ndarray:
+        import torch
+
+        state = self._fitted()
+        weights = state["weights"]
+        network = _network(weights["0.weight"].shape[1], weights["0.weight"].shape[0], self.dropout)
+        network.load_state_dict({name: torch.from_numpy(array) for name, array in weights.items()})
+        network.eval()
+        with torch.no_grad():
+            inputs = torch.from_numpy((_dense(x) - state["mean"]) / state["scale"])
+            return network(inputs).squeeze(1).numpy().astype(np.float64)
+
+
+@dataclass
+class SvrHead(_Head):
+    """epsilon-SVR with kernel, C and gamma chosen on validation Pearson r (see module docstring)."""
+
+    kind: ClassVar[str] = "svr"
+
+    grid: dict = field(default_factory=lambda: {key: list(values) for key, values in DEFAULT_SVR_GRID.items()})
+    epsilon: float = 0.1
+    n_jobs: int = -1
+    cache_grid: bool = True
+    selected: dict = field(default_factory=dict, init=False)
+    _state: dict | None = field(default=None, init=False, repr=False)
+
+    def fit(self, x_train, y_train, x_validation, y_validation) -> "SvrHead":
+        from joblib import Parallel, delayed
+
+        y_train = np.asarray(y_train, dtype=np.float64)
+        y_validation = np.asarray(y_validation, dtype=np.float64)
+        scaler = None if sp.issparse(x_train) else _standardiser(x_train)
+        x_train, x_validation = _scaled(x_train, scaler), _scaled(x_validation, scaler)
+        points = self.grid_points()
+        cache_path = self._cache_path(x_train, y_train, x_validation, y_validation, points)
+        scores = _read_scores(cache_path) if cache_path is not None else None
+        if scores is None:
+            jobs = min(len(points), _cpu_count() if self.n_jobs in (-1, None) else max(1, self.n_jobs))
+            # Threads: libsvm fits without the GIL, and no process start-up or matrix copies are paid.
+            scores = Parallel(n_jobs=jobs, prefer="threads")(
+                delayed(_svr_validation_r)(point, self.epsilon, x_train, y_train, x_validation, y_validation)
+                for point in points
+            )
+            if cache_path is not None:
+                _write_scores(cache_path, scores)
+        best = int(np.argmax(scores))
+        model = _svr(points[best], self.epsilon).fit(x_train, y_train)
+        self._state = {"model": model, "scaler": scaler}
+        self.selected = {**points[best], "validation_r": float(scores[best]), "grid_points": len(points)}
+        return self
+
+    def refit(self, x, y) -> "SvrHead":
+        """Fit the selected setting again on ``(x, y)`` (e.g. train + validation, as the authors' grid search)."""
+        point = {key: self.selected[key] for key in ("kernel", "C", "gamma")}
+        scaler = None if sp.issparse(x) else _standardiser(x)
+        model = _svr(point, self.epsilon).fit(_scaled(x, scaler), np.asarray(y, dtype=np.float64))
+        self._state = {"model": model, "scaler": scaler}
+        return self
+
+    def predict(self, x) -> np.ndarray:
+        state = self._fitted()
+        return state["model"].predict(_scaled(x, state["scaler"])).astype(np.float64)
+
+    def grid_points(self) -> list[dict]:
+        """The grid's distinct settings (gamma is not varied for the linear kernel, which ignores it)."""
+        unknown = set(self.grid) - {"kernel", "C", "gamma"}
+        if unknown or not self.grid.get("kernel") or not self.grid.get("C"):
+            raise InputError(f"SVR grid takes non-empty 'kernel' and 'C' lists and a 'gamma' list; got {self.grid}")
+        points = []
+        gammas = self.grid.get("gamma", ["scale"])
+        for kernel, c, gamma in itertools.product(self.grid["kernel"], self.grid["C"], gammas):
+            point = {"kernel": kernel, "C": c, "gamma": "scale" if kernel == "linear" else gamma}
+            if point not in points:
+                points.append(point)
+        return points
+
+    def _cache_path(self, x_train, y_train, x_validation, y_validation, points) -> Path | None:
+        if not self.cache_grid:
+            return None
+        digest = hashlib.sha256(json.dumps({"points": points, "epsilon": self.epsilon}, sort_keys=True).encode())
+        for array in (x_train, y_train, x_validation, y_validation):
+            _hash_matrix(digest, array)
+        return cache_root() / "svr-grid" / f"{digest.hexdigest()}.json"
+
+
+HEADS = {"mlp": MlpHead, "svr": SvrHead}
+
+
+def make_head(kind: str, options: dict | None = None):
+    """A head by name (``"mlp"`` or ``"svr"``) with its options; unknown names/options are InputErrors."""
+    if kind not in HEADS:
+        raise InputError(f"head must be one of {sorted(HEADS)}, got {kind!r}")
+    head_class = HEADS[kind]
+    allowed = {name for name, spec in head_class.__dataclass_fields__.items() if spec.init}
+    unknown = set(options or {}) - allowed
+    if unknown:
+        raise InputError(f"unknown option(s) {sorted(unknown)} for the {kind!r} head; allowed: {sorted(allowed)}")
+    return head_class(**(options or {}))
+
+
+def head_from_state(state: dict):
+    """Rebuild a fitted head from :meth:`state` output (the kind is recorded in it)."""
+    return HEADS[state["kind"]].from_state(state)
+
+
+def _network(inputs: int, hidden: int, dropout: float):
+    import torch
+
+    return torch.nn.Sequential(
+        torch.nn.Linear(inputs, hidden), torch.nn.ReLU(), torch.nn.Dropout(dropout), torch.nn.Linear(hidden, 1)
+    )
+
+
+def _dense(x) -> np.ndarray:
+    return np.asarray(x.toarray() if sp.issparse(x) else x, dtype=np.float32)
+
+
+def _standardiser(x) -> tuple[np.ndarray, np.ndarray]:
+    x = np.asarray(x, dtype=np.float64)
+    scale = x.std(0)
+    scale[scale < 1e-8] = 1.0
+    return x.mean(0), scale
+
+
+def _scaled(x, scaler):
+    return x if scaler is None else (np.asarray(x, dtype=np.float64) - scaler[0]) / scaler[1]
+
+
+def _svr(point: dict, epsilon: float):
+    from sklearn.svm import SVR
+
+    return SVR(kernel=point["kernel"], C=point["C"], gamma=point["gamma"], epsilon=epsilon)
+
+
+def _svr_validation_r(point, epsilon, x_train, y_train, x_validation, y_validation) -> float:
+    return pearson_r(_svr(point, epsilon).fit(x_train, y_train).predict(x_validation), y_validation)
+
+
+def _hash_matrix(digest, array: Any) -> None:
+    if sp.issparse(array):
+        array = array.tocsr()
+        for part in (array.data, array.indices, array.indptr, np.asarray(array.shape)):
+            digest.update(np.ascontiguousarray(part).tobytes())
+    else:
+        array = np.ascontiguousarray(array)
+        digest.update(f"{array.shape}{array.dtype}".encode())
+        digest.update(array.tobytes())
+
+
+def _read_scores(path: Path) -> list[float] | None:
+    try:
+        return [float(score) for score in json.loads(path.read_text())["scores"]]
+    except (FileNotFoundError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _write_scores(path: Path, scores: list[float]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_suffix(f".tmp-{os.getpid()}")
+    temporary.write_text(json.dumps({"scores": [float(score) for score in scores]}))
+    os.replace(temporary, path)
+
+
+def _cpu_count() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)

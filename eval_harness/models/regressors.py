@@ -1,0 +1,544 @@
+"""Emotion-intensity regressors, one per (language, dimension), trained on SemEval-2018 Task 1.
+
+Every model here answers the same interface (:class:`EmotionRegressor`):
+
+- ``fit(language, dimension) -> RegressorScores``: train on the SemEval-2018 ``train`` split of
+  ``load_semeval(language, dimension)``, select hyperparameters on ``validation``, and report
+  Pearson r (the task's official metric) on ``validation`` and ``test``;
+- ``predict(texts) -> np.ndarray`` of intensities (clipped to [0, 1], the scale of the data);
+- ``save(directory)`` / ``EmotionRegressor.load(directory)``: a second run reloads, never retrains.
+
+The trained ones are a featuriser plus a head (:mod:`eval_harness.models.heads`):
+
+- :class:`ProbeRegressor` (type ``"encoder"``) — the paper's method: a frozen
+  :class:`TransformerEncoder` (last layer [CLS] by default) and a two-layer feed-forward head
+  (``head="mlp"``) or an SVR grid (``head="svr"``). With an embedding cache, the texts of all
+  five dimensions of a language are encoded in one pass, once, and every dimension's fit reads
+  its rows from the cache (``share_dimensions=True``).
+- :class:`SvmTfidfRegressor` (``"svm_tfidf"``) — the paper's baseline: TF-IDF over word 1-2-grams
+  (min_df 2, sparse) and an SVR with kernel, C and gamma chosen on validation.
+- :class:`StaticMlpRegressor` (``"static_mlp"``) — the paper's fastText baseline: a text is the
+  mean of the static vectors of its words (any file :class:`StaticVectors` reads), then the MLP.
+
+Tweets are cleaned as the authors' code does before training and prediction
+(``preprocess="tweet"``: @mentions removed, ``&amp;`` unescaped, white space collapsed).
+"""
+
+import html
+import json
+import re
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+
+from eval_harness.errors import InputError, ModelLoadError
+from eval_harness.models.heads import head_from_state, make_head, pearson_r
+
+SPLITS = ("train", "validation", "test")
+SAVE_FORMAT = 1
+PREPROCESSORS = ("tweet", None)
+_MENTION = re.compile(r"@\w+")
+_WORD = re.compile(r"\w+")
+
+
+def clean_tweet(text: str) -> str:
+    """The authors' tweet cleaning: drop @mentions, unescape HTML entities (``&amp;``), collapse white space."""
+    return re.sub(r"\s+", " ", html.unescape(_MENTION.sub(" ", text))).strip()
+
+
+@dataclass(frozen=True)
+class TextSplit:
+    """Texts and their gold intensities."""
+
+    texts: list[str]
+    intensity: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+
+def semeval_splits(
+    language: str, dimension: str, *, preprocess: str | None = "tweet", max_train: int | None = None, seed: int = 0
+) -> dict[str, TextSplit]:
+    """train/validation/test of SemEval-2018 for ``(language, dimension)``, cleaned; ``max_train`` subsamples train."""
+    from eval_harness.data import load_semeval
+
+    splits = load_semeval(language, dimension)
+    result = {}
+    for name in SPLITS:
+        texts = [_prepare(text, preprocess) for text in splits[name]["text"]]
+        result[name] = TextSplit(texts, np.asarray(splits[name]["intensity"], dtype=np.float64))
+    if max_train is not None and max_train < len(result["train"]):
+        keep = np.sort(np.random.default_rng(seed).choice(len(result["train"]), size=max_train, replace=False))
+        train = result["train"]
+        result["train"] = TextSplit([train.texts[index] for index in keep], train.intensity[keep])
+    return result
+
+
+@dataclass(frozen=True)
+class RegressorScores:
+    """Quality of one fitted regressor: Pearson r on SemEval validation and test, and what was selected."""
+
+    model_type: str
+    language: str
+    dimension: str
+    pearson_validation: float
+    pearson_test: float
+    n_train: int
+    n_validation: int
+    n_test: int
+    selected: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def summary(self) -> str:
+        chosen = ", ".join(f"{key}={value}" for key, value in self.selected.items())
+        return (
+            f"{self.model_type} {self.language}/{self.dimension}: Pearson r validation {self.pearson_validation:.3f}, "
+            f"test {self.pearson_test:.3f} (n = {self.n_train}/{self.n_validation}/{self.n_test})"
+            + (f"; selected {chosen}" if chosen else "")
+        )
+
+
+class EmotionRegressor:
+    """Interface of every emotion model: fit(language, dimension) / predict(texts) / save / load."""
+
+    model_type: ClassVar[str]
+    language: str | None = None
+    dimension: str | None = None
+    scores: RegressorScores | None = None
+
+    def __init__(self, *, preprocess: str | None = "tweet", max_train: int | None = None, seed: int = 0):
+        if preprocess not in PREPROCESSORS:
+            raise InputError(f"preprocess must be one of {PREPROCESSORS}, got {preprocess!r}")
+        if max_train is not None and (not isinstance(max_train, int) or max_train < 2):
+            raise InputError(f"max_train must be None or an integer >= 2, got {max_train!r}")
+        self.preprocess = preprocess
+        self.max_train = max_train
+        self.seed = seed
+
+    def __repr__(self) -> str:
+        fitted = f", fitted on {self.language}/{self.dimension}" if self.dimension else ""
+        return f"{type(self).__name__}({self.source_name()!r}{fitted})"
+
+    # ---- what subclasses provide
+    def _fit(self, splits: Mapping[str, TextSplit]) -> dict:
+        """Train on ``splits`` (already cleaned); return what was selected (hyperparameters)."""
+        raise NotImplementedError
+
+    def _raw_predict(self, texts: list[str]) -> np.ndarray:
+        raise NotImplementedError
+
+    def source_name(self) -> str:
+        """The id/path of what the model is built on (encoder, vectors...)."""
+        return ""
+
+    def source_fingerprint(self) -> str:
+        """Content hash of what the model is built on (weights, vectors); part of :meth:`identity`."""
+        return ""
+
+    def options(self) -> dict:
+        """The JSON-able options that, with the source, rebuild this model unfitted."""
+        return {"preprocess": self.preprocess, "max_train": self.max_train, "seed": self.seed}
+
+    def _save_state(self, directory: Path) -> None:
+        return None
+
+    @classmethod
+    def _restore(cls, meta: dict, directory: Path, resources) -> "EmotionRegressor":
+        raise NotImplementedError
+
+    clip_output: ClassVar[bool] = True
+
+    # ---- the interface
+    def fit(self, language: str, dimension: str) -> RegressorScores:
+        """Train on SemEval-2018 (language, dimension), select on validation, score on validation and test."""
+        splits = semeval_splits(
+            language, dimension, preprocess=self.preprocess, max_train=self.max_train, seed=self.seed
+        )
+        return self.fit_splits(splits, language, dimension)
+
+    def fit_splits(self, splits: Mapping[str, TextSplit], language: str, dimension: str) -> RegressorScores:
+        """:meth:`fit` on given train/validation/test splits (texts already cleaned)."""
+        missing = [name for name in SPLITS if name not in splits]
+        if missing:
+            raise InputError(f"fit_splits needs splits {SPLITS}; missing {missing}")
+        for name in ("validation", "test"):
+            if len(splits[name]) < 2:
+                raise InputError(f"the {name} split has {len(splits[name])} texts; Pearson r needs at least 2")
+        self.language, self.dimension = language, dimension
+        selected = self._fit(splits)
+        self.scores = RegressorScores(
+            model_type=self.model_type,
+            language=language,
+            dimension=dimension,
+            pearson_validation=selected.get("held_out_validation_r")
+            or pearson_r(self._output(self._raw_predict(splits["validation"].texts)), splits["validation"].intensity),
+            pearson_test=pearson_r(self._output(self._raw_predict(splits["test"].texts)), splits["test"].intensity),
+            n_train=len(splits["train"]),
+            n_validation=len(splits["validation"]),
+            n_test=len(splits["test"]),
+            selected=_jsonable(selected),
+        )
+        return self.scores
+
+    def predict(self, texts: Sequence[str]) -> np.ndarray:
+        """Intensity scores ``(len(texts),)`` float64 for the fitted (language, dimension)."""
+        if self.dimension is None:
+            raise InputError(f"{type(self).__name__} is not fitted; call fit(language, dimension) or load() first")
+        if isinstance(texts, str):
+            raise InputError("predict() takes a list of texts, not one string; wrap it in a list")
+        texts = list(texts)
+        if not texts:
+            raise InputError("predict() got an empty list of texts")
+        bad = [index for index, text in enumerate(texts) if not isinstance(text, str)]
+        if bad:
+            raise InputError(f"predict() needs strings; {len(bad)} items are not, e.g. at index {bad[:5]}")
+        return self._output(self._raw_predict([_prepare(text, self.preprocess) for text in texts]))
+
+    def identity(self, language: str | None = None, dimension: str | None = None) -> dict:
+        """What makes two models the same: type, source content, options, language and dimension."""
+        return {
+            "type": self.model_type,
+            "source_fingerprint": self.source_fingerprint(),
+            "options": _jsonable(self.options()),
+            "language": language or self.language,
+            "dimension": dimension or self.dimension,
+        }
+
+    def save(self, directory: str | Path) -> Path:
+        """Write ``regressor.json`` (+ state files) into ``directory``; returns the folder."""
+        if self.scores is None:
+            raise InputError("nothing to save: the model is not fitted")
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        self._save_state(directory)
+        meta = {
+            "format": SAVE_FORMAT,
+            "type": self.model_type,
+            "source": self.source_name(),
+            "identity": self.identity(),
+            "scores": self.scores.to_dict(),
+        }
+        temporary = directory / "regressor.json.tmp"
+        temporary.write_text(json.dumps(meta, indent=2, sort_keys=True))
+        temporary.replace(directory / "regressor.json")  # written last: its presence means a complete save
+        return directory
+
+    @staticmethod
+    def load(directory: str | Path, resources=None) -> "EmotionRegressor":
+        """Reload a saved model of any type (``resources`` shares encoders/vectors; see ``ModelResources``)."""
+        from eval_harness.models.factory import MODEL_TYPES, ModelResources
+
+        directory = Path(directory)
+        meta = read_saved_meta(directory)
+        if meta is None:
+            raise ModelLoadError(f"no saved emotion model in {directory} (regressor.json missing or unreadable)")
+        if meta.get("format") != SAVE_FORMAT or meta.get("type") not in MODEL_TYPES:
+            raise ModelLoadError(
+                f"{directory}/regressor.json has format {meta.get('format')} / type "
+                f"{meta.get('type')!r}; this xbias reads format {SAVE_FORMAT}, types {sorted(MODEL_TYPES)}"
+            )
+        model = MODEL_TYPES[meta["type"]]._restore(meta, directory, resources or ModelResources())
+        expected = meta["identity"]["source_fingerprint"]
+        if model.source_fingerprint() != expected:
+            raise ModelLoadError(
+                f"the model saved in {directory} was built on {meta['source']!r} with fingerprint {expected[:12]}..., "
+                f"but that source now has fingerprint {model.source_fingerprint()[:12]}...; delete the folder to "
+                "retrain"
+            )
+        model.language = meta["identity"]["language"]
+        model.dimension = meta["identity"]["dimension"]
+        model.scores = RegressorScores(**meta["scores"])
+        return model
+
+    def _output(self, raw: np.ndarray) -> np.ndarray:
+        raw = np.asarray(raw, dtype=np.float64)
+        return np.clip(raw, 0.0, 1.0) if self.clip_output else raw
+
+
+class FeatureRegressor(EmotionRegressor):
+    """A featuriser (texts -> matrix) plus a head fitted on train and selected on validation."""
+
+    default_head: ClassVar[str] = "mlp"
+
+    def __init__(
+        self,
+        head: str | None = None,
+        head_options: dict | None = None,
+        refit_on_validation: bool = False,
+        **common,
+    ):
+        super().__init__(**common)
+        self.head_kind = head or self.default_head
+        self.head_options = dict(head_options or {})
+        self.head = make_head(self.head_kind, self.head_options)
+        if refit_on_validation and self.head_kind != "svr":
+            raise InputError("refit_on_validation needs head='svr' (the MLP head's early stopping uses validation)")
+        self.refit_on_validation = refit_on_validation
+
+    def options(self) -> dict:
+        return {
+            **super().options(),
+            "head": self.head_kind,
+            "head_options": self.head_options,
+            "refit_on_validation": self.refit_on_validation,
+        }
+
+    def features(self, texts: list[str]):
+        raise NotImplementedError
+
+    def _fit_featuriser(self, texts: list[str]) -> None:
+        """Learn what the featuriser needs from training texts (nothing, for a frozen one)."""
+
+    def _fit(self, splits: Mapping[str, TextSplit]) -> dict:
+        train, validation = splits["train"], splits["validation"]
+        self._fit_featuriser(train.texts)
+        self.head.fit(
+            self.features(train.texts), train.intensity, self.features(validation.texts), validation.intensity
+        )
+        selected = {"head": self.head_kind, **self.head.selected}
+        if self.refit_on_validation:
+            # The authors' protocol (GridSearchCV over a PredefinedSplit refits on train + validation):
+            # the chosen setting is refitted on both; the validation r reported is the held-out one.
+            texts = train.texts + validation.texts
+            self._fit_featuriser(texts)
+            self.head.refit(self.features(texts), np.concatenate([train.intensity, validation.intensity]))
+            selected["held_out_validation_r"] = self.head.selected["validation_r"]
+        return selected
+
+    def _raw_predict(self, texts: list[str]) -> np.ndarray:
+        return self.head.predict(self.features(texts))
+
+    def _save_state(self, directory: Path) -> None:
+        import joblib
+
+        joblib.dump({"head": self.head.state(), "featuriser": self._featuriser_state()}, directory / "model.joblib")
+
+    def _featuriser_state(self) -> Any:
+        return None
+
+    def _restore_state(self, directory: Path) -> None:
+        import joblib
+
+        try:
+            state = joblib.load(directory / "model.joblib")
+        except (OSError, EOFError, ValueError) as error:
+            raise ModelLoadError(
+                f"cannot read {directory / 'model.joblib'}: {error}; delete the folder to retrain"
+            ) from None
+        self.head = head_from_state(state["head"])
+        self._set_featuriser_state(state["featuriser"])
+
+    def _set_featuriser_state(self, state: Any) -> None:
+        return None
+
+
+class ProbeRegressor(FeatureRegressor):
+    """The paper's probe: frozen encoder vectors ([CLS], last layer) and a feed-forward (or SVR) head."""
+
+    model_type = "encoder"
+    ENCODER_OPTIONS: ClassVar[tuple[str, ...]] = ("pooling", "layer", "prefix", "max_length")
+
+    def __init__(
+        self, encoder, head: str = "mlp", head_options: dict | None = None, share_dimensions: bool = True, **common
+    ):
+        super().__init__(head, head_options, **common)
+        self.encoder = encoder
+        self.share_dimensions = share_dimensions
+        self._rows: dict[str, int] | None = None
+        self._matrix: np.ndarray | None = None
+
+    def source_name(self) -> str:
+        return self.encoder.name
+
+    def source_fingerprint(self) -> str:
+        return self.encoder.fingerprint
+
+    def options(self) -> dict:
+        encoder_options = {key: getattr(self.encoder, key) for key in self.ENCODER_OPTIONS}
+        return {**super().options(), "share_dimensions": self.share_dimensions, "encoder": encoder_options}
+
+    def features(self, texts: list[str]) -> np.ndarray:
+        if self._rows is not None and all(text in self._rows for text in texts):
+            return self._matrix[[self._rows[text] for text in texts]]
+        return self.encoder.encode(texts)
+
+    def fit_splits(self, splits, language, dimension):
+        # With a cache, one encoding of every text of the language's five dimensions serves all five fits.
+        if self.share_dimensions and self.encoder.cache is not None and self.max_train is None:
+            texts = sorted(set(language_texts(language, self.preprocess)))
+            self._rows = {text: row for row, text in enumerate(texts)}
+            self._matrix = self.encoder.encode(texts)
+        try:
+            return super().fit_splits(splits, language, dimension)
+        finally:
+            self._rows = self._matrix = None
+
+    @classmethod
+    def _restore(cls, meta, directory, resources):
+        options = dict(meta["identity"]["options"])
+        encoder = resources.encoder(meta["source"], **options.pop("encoder"))
+        model = cls(encoder, **options)
+        model._restore_state(directory)
+        return model
+
+
+class SvmTfidfRegressor(FeatureRegressor):
+    """The paper's baseline: TF-IDF word 1-2-grams (min_df 2) and an SVR grid chosen on validation."""
+
+    model_type = "svm_tfidf"
+    default_head = "svr"
+
+    def __init__(
+        self,
+        ngram_range: Sequence[int] = (1, 2),
+        min_df: int = 2,
+        max_features: int | None = None,
+        head: str = "svr",
+        head_options: dict | None = None,
+        **common,
+    ):
+        super().__init__(head, head_options, **common)
+        self.ngram_range = tuple(ngram_range)
+        self.min_df = min_df
+        self.max_features = max_features
+        self.vectorizer = None
+
+    def source_name(self) -> str:
+        return "tfidf"
+
+    def source_fingerprint(self) -> str:
+        return "tfidf"
+
+    def options(self) -> dict:
+        return {
+            **super().options(),
+            "ngram_range": list(self.ngram_range),
+            "min_df": self.min_df,
+            "max_features": self.max_features,
+        }
+
+    def _fit_featuriser(self, texts):
+        from sklearn.feature_extraction.text import TfidfVectorizer
+
+        self.vectorizer = TfidfVectorizer(
+            ngram_range=self.ngram_range, min_df=self.min_df, max_features=self.max_features, dtype=np.float64
+        )
+        self.vectorizer.fit(texts)
+
+    def features(self, texts):
+        return self.vectorizer.transform(texts)
+
+    def _featuriser_state(self):
+        return self.vectorizer
+
+    def _set_featuriser_state(self, state):
+        self.vectorizer = state
+
+    @classmethod
+    def _restore(cls, meta, directory, resources):
+        model = cls(**meta["identity"]["options"])
+        model._restore_state(directory)
+        return model
+
+
+class StaticMlpRegressor(FeatureRegressor):
+    """The paper's fastText baseline: mean static word vector of a text, then the MLP head."""
+
+    model_type = "static_mlp"
+
+    def __init__(
+        self,
+        vectors,
+        source: str = "glove",
+        head: str = "mlp",
+        head_options: dict | None = None,
+        vector_options: dict | None = None,
+        **common,
+    ):
+        super().__init__(head, head_options, **common)
+        self.vectors = vectors
+        self.source = source
+        self.vector_options = dict(vector_options or {})
+        self._fingerprint = None
+
+    def source_name(self) -> str:
+        return self.source
+
+    def source_fingerprint(self) -> str:
+        if self._fingerprint is None:
+            self._fingerprint = static_vectors_fingerprint(self.vectors)
+        return self._fingerprint
+
+    def options(self) -> dict:
+        return {**super().options(), "vector_options": self.vector_options}
+
+    def features(self, texts):
+        """Mean vector of a text's words (``\\w+`` tokens) that the vectors know; zeros when none is known."""
+        matrix = np.zeros((len(texts), self.vectors.dim), dtype=np.float32)
+        unknown = 0
+        for index, text in enumerate(texts):
+            words = _WORD.findall(text)
+            vectors, found = self.vectors.lookup(words) if words else (None, np.zeros(0, bool))
+            if found.any():
+                matrix[index] = vectors[found].mean(0)
+            else:
+                unknown += 1
+        if unknown > len(texts) // 2:
+            warnings.warn(
+                f"{unknown} of {len(texts)} texts have no word in the static vectors {self.source!r}",
+                RuntimeWarning,
+                stacklevel=2,
+            )
+        return matrix
+
+    @classmethod
+    def _restore(cls, meta, directory, resources):
+        options = dict(meta["identity"]["options"])
+        vectors = resources.static_vectors(meta["source"], **options["vector_options"])
+        model = cls(vectors, meta["source"], **options)
+        model._restore_state(directory)
+        return model
+
+
+def static_vectors_fingerprint(vectors) -> str:
+    """sha256 of a StaticVectors' words, matrix and lowercasing."""
+    import hashlib
+
+    digest = hashlib.sha256(f"{vectors.lowercase}|{vectors.matrix.shape}|{vectors.matrix.dtype}".encode())
+    digest.update("\n".join(vectors.words).encode())
+    digest.update(np.ascontiguousarray(vectors.matrix).tobytes())
+    return digest.hexdigest()
+
+
+def language_texts(language: str, preprocess: str | None) -> list[str]:
+    """Every SemEval-2018 text of ``language`` over all dimensions and splits (cleaned), with repeats."""
+    from eval_harness.data import SEMEVAL_DIMENSIONS
+
+    texts = []
+    for dimension in SEMEVAL_DIMENSIONS:
+        for split in semeval_splits(language, dimension, preprocess=preprocess).values():
+            texts.extend(split.texts)
+    return texts
+
+
+def read_saved_meta(directory: str | Path) -> dict | None:
+    """The ``regressor.json`` of a saved model, or None when there is none (or it is unreadable)."""
+    try:
+        return json.loads((Path(directory) / "regressor.json").read_text())
+    except (FileNotFoundError, NotADirectoryError, ValueError):
+        return None
+
+
+def _prepare(text: str, preprocess: str | None) -> str:
+    return clean_tweet(text) if preprocess == "tweet" else text
+
+
+def _jsonable(value: Any) -> Any:
+    return json.loads(json.dumps(value, default=lambda item: item.item() if hasattr(item, "item") else str(item)))
