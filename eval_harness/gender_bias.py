@@ -18,7 +18,8 @@ How the words meet the encoder in context mode:
 
 - definitional pairs: a sampled sentence with either word of a pair, and the same sentence
   with the word swapped for its pair (every occurrence of either word, case kept); the
-  difference is ``v(male word) - v(female word)``;
+  difference is ``v(male word) - v(female word)``; a pair neither of whose words occurs in
+  the corpus is skipped (one is enough: the swap writes the other);
 - random-pair baseline: a sentence with a random reference-vocabulary word ``a`` and the
   same sentence with ``a`` swapped for another random word ``b``; as many differences as
   the definitional pairs gave, so the two spectra are comparable;
@@ -42,7 +43,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from .errors import ConfigError, InputError
-from .stats import gender_space as measures
+from .stats import gender_space as space_stats
 
 __all__ = [
     "BiasedWords",
@@ -234,8 +235,8 @@ def reference_biased_words(
             f"the reference space lacks {lists.male_word!r} or {lists.female_word!r}: no he - she axis to rank words"
         )
     vectors, _ = reference.embed_words(vocabulary, None)
-    bias = measures.gender_projection(vectors, anchors[0], anchors[1])
-    male, female = measures.most_biased(bias, settings.n_extended_words)
+    bias = space_stats.gender_projection(vectors, anchors[0], anchors[1])
+    male, female = space_stats.most_biased(bias, settings.n_extended_words)
     professions = lists.neutral_professions
     profession_vectors, profession_found = reference.embed_words(professions, None)
     return BiasedWords(
@@ -244,7 +245,7 @@ def reference_biased_words(
         extended_male=tuple(vocabulary[i] for i in male),
         extended_female=tuple(vocabulary[i] for i in female),
         professions=tuple(p for p, ok in zip(professions, profession_found, strict=True) if ok),
-        profession_bias=measures.gender_projection(profession_vectors[profession_found], anchors[0], anchors[1]),
+        profession_bias=space_stats.gender_projection(profession_vectors[profession_found], anchors[0], anchors[1]),
         missing_professions=tuple(p for p, ok in zip(professions, profession_found, strict=True) if not ok),
     )
 
@@ -265,7 +266,7 @@ class GenderSpaceReport:
     """
 
     mode: str
-    measures: measures.GenderSpaceMeasures
+    measures: space_stats.GenderSpaceMeasures
     skipped: Mapping[str, tuple[Mapping[str, str], ...]] = field(default_factory=dict)
     counts: Mapping[str, int] = field(default_factory=dict)
     settings: GenderSpaceSettings = field(default_factory=GenderSpaceSettings)
@@ -376,8 +377,8 @@ class _Rows:
         self.run.extend([run] * len(words))
         self.bias.extend([np.nan] * len(words) if bias is None else list(bias))
 
-    def measure(self, settings: GenderSpaceSettings, n_runs: int | None) -> measures.GenderSpaceMeasures:
-        return measures.gender_space_measures(
+    def measure(self, settings: GenderSpaceSettings, n_runs: int | None) -> space_stats.GenderSpaceMeasures:
+        return space_stats.gender_space_measures(
             np.array(self.vectors),
             self.role,
             word=self.word,
@@ -478,7 +479,7 @@ def evaluate_static(
     pool = present([biased.vocabulary[i] for i in np.sort(sample)])
     pool_words = list(pool)
     for draw in range(settings.n_baseline_draws):
-        chosen = measures.random_pair_indices(len(pool_words), len(pairs), rng)
+        chosen = space_stats.random_pair_indices(len(pool_words), len(pairs), rng)
         for role, column in (("random_first", 0), ("random_second", 1)):
             words = [pool_words[i] for i in chosen[:, column]]
             rows.add([pool[w] for w in words], role, words, run=draw)
@@ -750,7 +751,7 @@ def evaluate_contextual(
         )
     draws = []
     for _ in range(settings.n_baseline_draws):
-        chosen = [(pool[a], pool[b]) for a, b in measures.random_pair_indices(len(pool), n_differences, rng)]
+        chosen = [(pool[a], pool[b]) for a, b in space_stats.random_pair_indices(len(pool), n_differences, rng)]
         sentences = [index.sample(a, 1, rng)[0] for a, _ in chosen]
         draws.append(
             _swapped_pair_vectors(
