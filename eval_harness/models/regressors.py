@@ -173,13 +173,17 @@ class EmotionRegressor:
                 raise InputError(f"the {name} split has {len(splits[name])} texts; Pearson r needs at least 2")
         self.language, self.dimension = language, dimension
         selected = self._fit(splits)
+        validation, test = splits["validation"], splits["test"]
+        # A model refitted on train + validation has seen the validation texts: report the held-out r.
+        validation_r = selected.get("held_out_validation_r")
+        if validation_r is None:
+            validation_r = pearson_r(self._output(self._raw_predict(validation.texts)), validation.intensity)
         self.scores = RegressorScores(
             model_type=self.model_type,
             language=language,
             dimension=dimension,
-            pearson_validation=selected.get("held_out_validation_r")
-            or pearson_r(self._output(self._raw_predict(splits["validation"].texts)), splits["validation"].intensity),
-            pearson_test=pearson_r(self._output(self._raw_predict(splits["test"].texts)), splits["test"].intensity),
+            pearson_validation=validation_r,
+            pearson_test=pearson_r(self._output(self._raw_predict(test.texts)), test.intensity),
             n_train=len(splits["train"]),
             n_validation=len(splits["validation"]),
             n_test=len(splits["test"]),
