@@ -114,7 +114,8 @@ def test_probe_fits_predicts_saves_and_reloads_without_retraining(tiny_bert, tmp
     assert model.scores.n_train == 200 and model.scores.n_validation == 388 and model.scores.n_test == 1002
     texts = ["she feels angry", "he is happy", "this is a doctor"]
     predictions = model.predict(texts)
-    assert predictions.shape == (3,) and predictions.dtype == np.float64 and (0 <= predictions).all() <= 1
+    assert predictions.shape == (3,) and predictions.dtype == np.float64
+    assert ((0 <= predictions) & (predictions <= 1)).all()
 
     def no_training(*args, **kwargs):
         raise AssertionError("a saved model was retrained")

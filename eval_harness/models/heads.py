@@ -94,15 +94,30 @@ class MlpHead(_Head):
         y_train = np.asarray(y_train, dtype=np.float32)
         mean, scale = x_train.mean(0), x_train.std(0)
         scale[scale < 1e-8] = 1.0
-        generator = torch.Generator().manual_seed(self.seed)
-        torch.manual_seed(self.seed)
-        network = _network(x_train.shape[1], self.hidden_size, self.dropout)
-        with torch.no_grad():
-            network[-1].bias.fill_(float(y_train.mean()))  # start at the mean intensity
-        optimiser = torch.optim.Adam(network.parameters(), lr=self.learning_rate, weight_decay=self.weight_decay)
         inputs = torch.from_numpy((x_train - mean) / scale)
-        targets = torch.from_numpy(y_train)
         validation_inputs = torch.from_numpy((x_validation - mean) / scale)
+        with torch.random.fork_rng(devices=[]):  # seeded without touching the caller's random state
+            torch.manual_seed(self.seed)
+            best_weights, best_epoch, epoch, best_r = self._train(
+                inputs, torch.from_numpy(y_train), validation_inputs, np.asarray(y_validation, dtype=np.float64)
+            )
+        self._state = {
+            "mean": mean,
+            "scale": scale,
+            "weights": {name: tensor.numpy() for name, tensor in best_weights.items()},
+        }
+        self.selected = {"best_epoch": best_epoch, "epochs_run": epoch, "validation_r": best_r}
+        return self
+
+    def _train(self, inputs, targets, validation_inputs, y_validation):
+        """Adam on the squared error; keep the epoch with the best validation r; stop after ``patience`` worse ones."""
+        import torch
+
+        generator = torch.Generator().manual_seed(self.seed)
+        network = _network(inputs.shape[1], self.hidden_size, self.dropout)
+        with torch.no_grad():
+            network[-1].bias.fill_(float(targets.mean()))  # start at the mean intensity
+        optimiser = torch.optim.Adam(network.parameters(), lr=self.learning_rate, weight_decay=self.weight_decay)
         best_r, best_epoch, best_weights = -np.inf, 0, None
         for epoch in range(1, self.max_epochs + 1):
             network.train()
@@ -119,13 +134,7 @@ class MlpHead(_Head):
                 best_weights = {name: tensor.clone() for name, tensor in network.state_dict().items()}
             elif epoch - best_epoch >= self.patience:
                 break
-        self._state = {
-            "mean": mean,
-            "scale": scale,
-            "weights": {name: tensor.numpy() for name, tensor in best_weights.items()},
-        }
-        self.selected = {"best_epoch": best_epoch, "epochs_run": epoch, "validation_r": best_r}
-        return self
+        return best_weights, best_epoch, epoch, best_r
 
     def predict(self, x) -> np.ndarray:
         import torch
