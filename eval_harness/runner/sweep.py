@@ -98,13 +98,14 @@ def run_sweep(
             "units_resumed": len(plan.units) - pending_total, "skipped": list(plan.skipped)}
     if dist.is_main:
         store.write_run_info(config, **info)
-    computed, status = 0, "failed"
+    computed, status, timings = 0, "failed", []
     bar = tqdm(total=pending_total, desc="units", unit="unit", disable=not ctx.show_progress)
     try:
         for index, task in enumerate(plan.tasks):
             pending = tuple(unit for unit in task.units if unit.id not in finished)
             if pending:
-                computed += _run_task(get_suite(task.suite), replace(task, units=pending), ctx, store, bar)
+                timings.append(_run_task(get_suite(task.suite), replace(task, units=pending), ctx, store, bar))
+                computed += len(pending)
                 if dist.is_main:  # so that a report of a long run shows every finished task
                     store.write_results(plan.units)
             if index + 1 == len(plan.tasks) or plan.tasks[index + 1].model.name != task.model.name:
@@ -117,7 +118,7 @@ def run_sweep(
         bar.close()
         records = store.write_results(plan.units) if dist.is_main else 0
         if dist.is_main:
-            store.write_run_info(config, **{**info, "status": status, "units_computed": computed,
+            store.write_run_info(config, **{**info, "status": status, "units_computed": computed, "tasks": timings,
                                             "seconds": round(time.time() - started, 2)})
     table = summary_table(plan, store) if dist.is_main else ""
     return RunSummary(out=store.root, planned=len(plan.units), resumed=info["units_resumed"], computed=computed,
@@ -135,9 +136,12 @@ def _build_datasets(plan: Plan) -> None:
             dataset_folder(name)
 
 
-def _run_task(suite: Suite, task, ctx: RunContext, store: RunStore, bar) -> int:
-    """Prepare the task on every rank, then evaluate its units one round (one unit per rank) at a time."""
+def _run_task(suite: Suite, task, ctx: RunContext, store: RunStore, bar) -> dict:
+    """Prepare the task on every rank, then evaluate its units one round (one unit per rank) at a time;
+    returns the task's timings (for run.json)."""
+    started = time.time()
     prepared = suite.prepare(task, ctx)
+    prepared_at = time.time()
     world = ctx.dist.world_size
     for start in range(0, len(task.units), world):
         round_units = task.units[start : start + world]
@@ -152,7 +156,9 @@ def _run_task(suite: Suite, task, ctx: RunContext, store: RunStore, bar) -> int:
             if error is not None:
                 raise error if isinstance(error, XBiasError) else RuntimeError(f"unit {unit.id} failed:\n{error}")
         bar.update(len(round_units))
-    return len(task.units)
+    return {"model": task.model.name, "suite": task.suite, "language": task.language, "seed": task.seed,
+            "units": len(task.units), "prepare_seconds": round(prepared_at - started, 2),
+            "evaluate_seconds": round(time.time() - prepared_at, 2)}
 
 
 def _evaluate(suite: Suite, unit: Unit, prepared, ctx: RunContext) -> tuple[list[dict] | None, float, object]:
@@ -173,41 +179,41 @@ def _evaluate(suite: Suite, unit: Unit, prepared, ctx: RunContext) -> tuple[list
 
 
 def summary_table(plan: Plan, store: RunStore, max_rows: int = 40) -> str:
-    """One screen: a row per model x suite x language x dataset config x headline metric, a column per
-    emotion or test, each cell the unit's headline value (``suite.headline``) with its significance stars:
+    """One screen: per suite, a row per model x language x dataset config x headline metric and a column per
+    emotion or test; each cell is the unit's headline value (``suite.headline``) with its significance stars:
     the record's ``stars``, else the paper's from its p-value (as the report marks them)."""
     from ..stats.betareg import significance_stars
 
-    rows: dict[tuple, dict[str, str]] = {}
-    columns: list[str] = []
+    blocks: dict[str, tuple[list[str], dict[tuple, dict[str, str]]]] = {}
     for unit in plan.units:
         payload = store.read_unit(unit)
-        if payload is None:
-            continue
-        record = get_suite(unit.suite).headline(payload["records"])
+        record = get_suite(unit.suite).headline(payload["records"]) if payload else None
         if record is None:
             continue
+        columns, rows = blocks.setdefault(unit.suite, ([], {}))
         column = unit.emotion or unit.test or "value"
         if column not in columns:
             columns.append(column)
         metric = record["metric"] + (f"[{record['term']}]" if record.get("term") else "")
         dataset = unit.config if unit.config and unit.config != unit.language else unit.dataset
-        key = (unit.model, unit.suite, unit.language, dataset, metric)
         value, p_value = record["value"], record.get("p_value")
         stars = record.get("stars") or ("" if p_value is None else significance_stars(p_value))
-        cell = "n/a" if value is None else f"{value:+.3f}{stars}"
-        rows.setdefault(key, {})[column] = cell
-    if not rows:
-        return ""
-    header = ("model", "suite", "lang", "dataset", "metric", *columns)
-    body = [(*key, *(cells.get(c, "") for c in columns)) for key, cells in rows.items()]
-    shown = body[:max_rows]
-    widths = [max(len(str(row[i])) for row in (header, *shown)) for i in range(len(header))]
-    lines = ["  ".join(str(cell).ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
-             for row in (header, *shown)]
-    lines.insert(1, "  ".join("-" * width for width in widths))
-    if len(body) > max_rows:
-        lines.append(f"... {len(body) - max_rows} more rows in {store.root / 'results.jsonl'}")
-    lines.append("stars: *** p<=0.01, ** p<=0.05, * p<=0.10 (unadjusted; the report adds Holm / BH)")
+        rows.setdefault((unit.model, unit.suite, unit.language, dataset, metric), {})[column] = (
+            "n/a" if value is None else f"{value:+.3f}{stars}"
+        )
+    lines, budget = [], max_rows
+    for columns, rows in blocks.values():
+        header = ("model", "suite", "lang", "dataset", "metric", *columns)
+        body = [(*key, *(cells.get(column, "") for column in columns)) for key, cells in rows.items()]
+        shown = body[: max(budget, 0)]
+        widths = [max(len(str(row[i])) for row in (header, *shown)) for i in range(len(header))]
+        table = ["  ".join(str(cell).ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
+                 for row in (header, *shown)]
+        table.insert(1, "  ".join("-" * width for width in widths))
+        if len(body) > len(shown):
+            table.append(f"... {len(body) - len(shown)} more rows in {store.root / 'results.jsonl'}")
+        lines += [*table, ""]
+        budget -= len(shown)
+    if lines:
+        lines.append("stars: *** p<=0.01, ** p<=0.05, * p<=0.10 (unadjusted; the report adds Holm / BH)")
     return "\n".join(lines)
-
