@@ -45,7 +45,6 @@ MODEL_TYPES: dict[str, type[EmotionRegressor]] = {
     "static_mlp": StaticMlpRegressor,
 }
 ENCODER_LOAD_OPTIONS = ("pooling", "layer", "prefix", "max_length", "batch_size", "device", "precision", "progress")
-CLASSIFIER_LOAD_OPTIONS = ("batch_size", "device", "precision", "progress")
 VECTOR_OPTIONS = ("format", "lowercase")
 PACKAGED_VECTORS = ("glove", "glove-6b-50d")
 
