@@ -28,6 +28,7 @@ install: $(STAMP)
 
 demo: install
 	$(BIN)/xbias datasets build
+	$(BIN)/xbias run --config configs/demo.yaml --out runs/demo
 
 test: install chromium
 	HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 HF_EVALUATE_OFFLINE=1 TRANSFORMERS_OFFLINE=1 \

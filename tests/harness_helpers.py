@@ -1,21 +1,10 @@
-"""Helpers of the harness tests: a tiny encoder, and ``accelerate launch`` with two real CPU ranks."""
+"""Helpers of the harness tests: ``accelerate launch`` with two real CPU ranks."""
 
 import os
 import socket
 import subprocess
 import sys
 from pathlib import Path
-
-import pytest
-import tiny_models
-
-
-def tiny_bert(directory: Path) -> Path:
-    """``tiny_models.build_tiny_bert`` without the duplicated ``##s`` of ``tiny_models.PIECES``, which
-    pushes the id of ``##z`` past the embedding table (any word with a z inside it then fails)."""
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(tiny_models, "PIECES", tuple(piece for piece in tiny_models.PIECES if piece != "##s"))
-        return tiny_models.build_tiny_bert(directory)
 
 
 def free_port() -> int:

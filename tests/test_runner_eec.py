@@ -11,6 +11,7 @@ import harness_helpers
 import numpy as np
 import pytest
 import yaml
+from tiny_models import build_tiny_bert
 
 from eval_harness.data import load_eec
 from eval_harness.models import EmotionRegressor, ModelResources
@@ -23,7 +24,7 @@ from eval_harness.stats.betareg import fit_intersectional
 @pytest.fixture(scope="module")
 def config_path(tmp_path_factory):
     folder = tmp_path_factory.mktemp("eec")
-    model = harness_helpers.tiny_bert(folder / "bert")
+    model = build_tiny_bert(folder / "bert")
     path = folder / "eec.yaml"
     path.write_text(yaml.safe_dump({
         "models": [{"name": "tiny", "path": str(model), "type": "encoder",

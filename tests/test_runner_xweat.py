@@ -2,8 +2,8 @@
 
 import json
 
-import harness_helpers
 import pytest
+from tiny_models import build_tiny_bert
 
 from eval_harness.errors import ConfigError
 from eval_harness.models import load_encoder
@@ -13,7 +13,7 @@ from eval_harness.suites.xweat import load_word_sets, run_xweat
 
 @pytest.fixture(scope="module")
 def tiny_bert(tmp_path_factory):
-    return harness_helpers.tiny_bert(tmp_path_factory.mktemp("tiny") / "bert")
+    return build_tiny_bert(tmp_path_factory.mktemp("tiny") / "bert")
 
 
 def xweat_config(model_path, **suite):

@@ -91,7 +91,7 @@ def run_sweep(
         _build_datasets(plan)
     dist.barrier()
     finished = {unit.id for unit in plan.units if store.is_finished(unit)}
-    dist.barrier()
+    dist.barrier()  # all ranks know the same finished units before rank 0 writes new ones
     ctx = RunContext(dist=dist, cache_dir=Path(cache_dir) if cache_dir else store.cache_dir, progress=progress)
     pending_total = sum(unit.id not in finished for unit in plan.units)
     info = {"status": "running", "num_processes": dist.world_size, "units_planned": len(plan.units),
