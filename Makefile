@@ -26,9 +26,12 @@ $(STAMP): pyproject.toml | $(BIN)/python
 install: $(STAMP)
 	$(BIN)/xbias metrics register
 
+# The main job on a default that needs no hub: datasets, the demo sweep, its report.
 demo: install
 	$(BIN)/xbias datasets build
 	$(BIN)/xbias run --config configs/demo.yaml --out runs/demo
+	$(BIN)/xbias report runs/demo
+	@echo "results: runs/demo/results.jsonl   report: runs/demo/report/report.html (and report.md, results.csv)"
 
 test: install chromium
 	HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 HF_EVALUATE_OFFLINE=1 TRANSFORMERS_OFFLINE=1 \

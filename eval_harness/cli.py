@@ -181,7 +181,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args.func(args)
     except XBiasError as error:
-        print(f"xbias: error: {error}", file=sys.stderr)
+        # Under `accelerate launch` every rank meets the same error: one line is enough.
+        if os.environ.get("RANK", "0") == "0":
+            print(f"xbias: error: {error}", file=sys.stderr)
         return 2
     return 0
 
