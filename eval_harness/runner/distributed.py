@@ -40,6 +40,16 @@ class Distributed:
     def barrier(self) -> None:
         self.accelerator.wait_for_everyone()
 
+    def close(self) -> None:
+        """Wait for every rank, then tear the process group down.
+
+        Left to interpreter exit, gloo's threads are destroyed while still joinable and a rank can
+        abort ("terminate called without an active exception") after correct output.
+        """
+        if self.world_size > 1:
+            self.barrier()
+            self.accelerator.end_training()
+
     def gather(self, items: list) -> list:
         """Concatenate every rank's list, in rank order (every rank gets the whole list)."""
         if self.world_size == 1:

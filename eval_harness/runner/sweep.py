@@ -78,6 +78,7 @@ def run_sweep(
         ModelLoadError: a model cannot be loaded here (checked before any unit runs).
     """
     started = time.time()
+    owns_dist = dist is None
     dist = dist or Distributed()
     store = RunStore(out)
     plan = plan_units(config)
@@ -121,6 +122,8 @@ def run_sweep(
             store.write_run_info(config, **{**info, "status": status, "units_computed": computed, "tasks": timings,
                                             "seconds": round(time.time() - started, 2)})
     table = summary_table(plan, store) if dist.is_main else ""
+    if owns_dist:
+        dist.close()
     return RunSummary(out=store.root, planned=len(plan.units), resumed=info["units_resumed"], computed=computed,
                       records=records, seconds=time.time() - started, num_processes=dist.world_size,
                       skipped=plan.skipped, table=table, is_main=dist.is_main)
