@@ -70,3 +70,33 @@ def test_xweat_records_agree_with_run_xweat_on_the_same_encoder(tiny_bert, tmp_p
             assert record["n_permutations"] == result.weat.n_permutations
     coverage = [r for r in records if r["metric"] == "coverage"]
     assert len(coverage) == 8 and all(0 <= r["value"] <= 1 for r in coverage)
+
+
+def test_word_vectors_are_embedded_once_per_language_and_reused_from_the_cache(tiny_bert, tmp_path, monkeypatch):
+    """A cross-lingual sweep embeds each language's words once (not once per pair); a forced re-run reads
+    them all from the embedding cache and gives the same records."""
+    from eval_harness.models.encoder import TransformerEncoder
+
+    calls = []
+    original = TransformerEncoder.embed_words
+
+    def counting(self, words, language=None, **options):
+        calls.append(language)
+        return original(self, words, language, **options)
+
+    monkeypatch.setattr(TransformerEncoder, "embed_words", counting)
+    config = xweat_config(tiny_bert, cross_lingual=True)
+    run_sweep(config, tmp_path / "run", progress=False)
+    assert calls and set(calls) == {"en", "de"}
+    per_language = {language: calls.count(language) for language in ("en", "de")}
+    first = (tmp_path / "run" / "results.jsonl").read_text()
+
+    calls.clear()
+    run_sweep(config, tmp_path / "run", force=True, progress=False)
+    assert calls == []  # every chunk came from the cache
+    assert (tmp_path / "run" / "results.jsonl").read_text() == first
+    # the four tasks (en, de, en-de, de-en) shared one embedding per language: 64-word chunks of each
+    sets = {language: load_word_sets(language) for language in ("en", "de")}
+    for language, count in per_language.items():
+        words = {w for roles in sets[language].values() for role in roles.values() for w in role.words}
+        assert count == -(-len(words) // 64)

@@ -332,9 +332,10 @@ class XWEATSuite(Suite):
     """WEAT tests per language, and (``cross_lingual``) for every ordered pair of the languages.
 
     A unit is one test on one language (``language="de"``) or pair (``language="en-de"``: targets
-    in English, attributes in German). ``prepare`` embeds every word of the task's tests once,
-    the words shared over the ranks; ``evaluate`` runs :func:`run_xweat` on one test, so a unit's
-    Monte-Carlo draws are those of the library call. Encoders give word vectors by ``word_mode``
+    in English, attributes in German). ``prepare`` embeds every word of a language's tests once per
+    run (and keeps an encoder's vectors in the embedding cache), the words shared over the ranks;
+    ``evaluate`` runs :func:`run_xweat` on one test, so a unit's Monte-Carlo draws are those of the
+    library call. Encoders give word vectors by ``word_mode``
     (``"template"``: the word inside short templates of its language; ``"static"``: input embeddings).
     """
 
@@ -365,21 +366,40 @@ class XWEATSuite(Suite):
         targets_language, attributes_language = _pair(task.language)
         sets = {language: load_word_sets(language) for language in {targets_language, attributes_language}}
         embedder = word_embedder(task.model, ctx)
-        if task.model.type == "encoder":
-            mode = task.options["word_mode"]
-
-            def embed(words, language):
-                return embedder.embed_words(words, language, mode=mode)
-        else:
-            embed = embedder.embed_words
         table = {}
-        for language, roles in ((targets_language, ("X", "Y")), (attributes_language, ("A", "B"))):
-            words = sorted({word for unit in task.units for role in roles
-                            for word in sets[language][unit.test][role].words})
-            rows = ctx.dist.map(lambda chunk, language=language: list(zip(*embed(chunk, language), strict=True)),
-                                words, chunk_size=64, desc="word vectors" if ctx.show_progress else None)
-            table.update({(language, word): row for word, row in zip(words, rows, strict=True)})
+        for language in sets:
+            table.update(self._language_vectors(task, ctx, embedder, language, sets[language]))
         return {"sets": sets, "embedder": PrecomputedWords(table), "options": task.options}
+
+    @staticmethod
+    def _language_vectors(task: Task, ctx, embedder, language: str, word_sets) -> dict:
+        """Vectors of every word of ``language``'s tests, keyed ``(language, word)``.
+
+        Computed once per run and language (the language pairs of a cross-lingual sweep share
+        them), the words shared over the ranks in fixed chunks; an encoder keeps each chunk in the
+        run's embedding cache, so a warm re-run embeds nothing.
+        """
+        mode = task.options["word_mode"] if task.model.type == "encoder" else "static"
+        words = sorted({word for roles in word_sets.values() for role in roles.values() for word in role.words})
+        cache = getattr(embedder, "cache", None) if task.model.type == "encoder" else None
+
+        def embed(chunk: list[str]) -> np.ndarray:
+            def compute(chunk: list[str]) -> np.ndarray:
+                if task.model.type == "encoder":
+                    vectors, found = embedder.embed_words(chunk, language, mode=mode)
+                else:
+                    vectors, found = embedder.embed_words(chunk, language)
+                return np.column_stack([vectors, found]).astype(np.float32)  # last column: found
+
+            if cache is None:
+                return compute(chunk)
+            return cache.get_or_compute(embedder.fingerprint, f"words-{mode}-{language}", chunk, compute)
+
+        def build() -> dict:
+            rows = ctx.dist.map(embed, words, chunk_size=64, desc="word vectors" if ctx.show_progress else None)
+            return {(language, word): (row[:-1], bool(row[-1])) for word, row in zip(words, rows, strict=True)}
+
+        return ctx.shared((task.model.name, "xweat-words", language, mode), build)
 
     def evaluate(self, unit: Unit, prepared: dict, ctx) -> list[dict]:
         options = prepared["options"]
