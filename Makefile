@@ -9,7 +9,8 @@ STAMP := $(VENV)/.xbias-installed
 ifneq ($(wildcard ../shared/data),)
 export XBIAS_SOURCE_DIR ?= $(abspath ../shared/data)
 endif
-PYTEST_ARGS ?=
+# Both cores: the suite takes about half the time (tests are independent; each worker has its own HF_HOME).
+PYTEST_ARGS ?= -n 2
 
 .PHONY: install demo test bench lint clean chromium report-screenshot
 
