@@ -34,10 +34,11 @@ demo: install
 	$(BIN)/xbias report runs/demo
 	@echo "results: runs/demo/results.jsonl   report: runs/demo/report/report.html (and report.md, results.csv)"
 
+# Lint first, so that pytest's summary is the run's closing line.
 test: install chromium
+	$(BIN)/ruff check .
 	HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 HF_EVALUATE_OFFLINE=1 TRANSFORMERS_OFFLINE=1 \
 		$(BIN)/python -m pytest $(PYTEST_ARGS)
-	$(BIN)/ruff check .
 
 # Headless Chromium for the report's browser test (tests/test_report_browser.py) and
 # `make report-screenshot`. CI starts from a fresh machine, so install it when missing
