@@ -46,9 +46,24 @@ def run(config: Path, out: Path, cache: Path, processes: int, force: bool) -> fl
     if processes == 1:
         command, threads = [PYTHON, "-m", "eval_harness.cli", *arguments], str(os.cpu_count() or 1)
     else:
-        command = [ACCELERATE, "launch", "--multi_gpu", "--num_processes", str(processes), "--num_machines", "1",
-                   "--mixed_precision", "no", "--dynamo_backend", "no", "--main_process_port", str(free_port()),
-                   "-m", "eval_harness.cli", *arguments]
+        command = [
+            ACCELERATE,
+            "launch",
+            "--multi_gpu",
+            "--num_processes",
+            str(processes),
+            "--num_machines",
+            "1",
+            "--mixed_precision",
+            "no",
+            "--dynamo_backend",
+            "no",
+            "--main_process_port",
+            str(free_port()),
+            "-m",
+            "eval_harness.cli",
+            *arguments,
+        ]
         threads = str(max(1, (os.cpu_count() or 1) // processes))
     environment = {**os.environ, "ACCELERATE_USE_CPU": "1", "OMP_NUM_THREADS": threads, "HF_HUB_OFFLINE": "1"}
     started = time.perf_counter()
@@ -68,8 +83,14 @@ def largest_difference(first: list[dict], second: list[dict]) -> float:
     keys = ("model", "dataset", "config", "emotion", "term", "metric", "split")
     if [tuple(r.get(k) for k in keys) for r in first] != [tuple(r.get(k) for k in keys) for r in second]:
         return float("inf")
-    return max((abs(a["value"] - b["value"]) for a, b in zip(first, second, strict=True)
-                if a["value"] is not None and b["value"] is not None), default=0.0)
+    return max(
+        (
+            abs(a["value"] - b["value"])
+            for a, b in zip(first, second, strict=True)
+            if a["value"] is not None and b["value"] is not None
+        ),
+        default=0.0,
+    )
 
 
 def main() -> None:
@@ -83,16 +104,32 @@ def main() -> None:
 
     work = Path(tempfile.mkdtemp(prefix="xbias-bench-sweep-"))
     config = work / "sweep.yaml"
-    config.write_text(yaml.safe_dump({
-        "models": [{"name": "encoder", "path": args.model, "type": "encoder", "options": {"pooling": args.pooling}}],
-        "suites": {"eec": {"languages": [args.language], "configs": [args.eec_config],
-                           "emotions": args.emotions.split(",")}},
-    }))
-    print(f"EEC suite: {args.model} ({args.pooling} pooling), {args.language}, {args.eec_config}, "
-          f"emotions {args.emotions}; {os.cpu_count()} CPU cores; work folder {work}")
+    config.write_text(
+        yaml.safe_dump(
+            {
+                "models": [
+                    {"name": "encoder", "path": args.model, "type": "encoder", "options": {"pooling": args.pooling}}
+                ],
+                "suites": {
+                    "eec": {
+                        "languages": [args.language],
+                        "configs": [args.eec_config],
+                        "emotions": args.emotions.split(","),
+                    }
+                },
+            }
+        )
+    )
+    print(
+        f"EEC suite: {args.model} ({args.pooling} pooling), {args.language}, {args.eec_config}, "
+        f"emotions {args.emotions}; {os.cpu_count()} CPU cores; work folder {work}"
+    )
     # Build the datasets once, outside the timings.
-    subprocess.run([PYTHON, "-m", "eval_harness.cli", "datasets", "build", "eec", "semeval2018_affect"],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [PYTHON, "-m", "eval_harness.cli", "datasets", "build", "eec", "semeval2018_affect"],
+        check=True,
+        capture_output=True,
+    )
     times, outputs = {}, {}
     for processes in (1, 2):
         cache = work / f"cache-{processes}"
@@ -102,8 +139,7 @@ def main() -> None:
             outputs[processes, state] = records(out)
             print(f"  {state}, {processes} process{'es' if processes > 1 else ''}: {times[processes, state]:7.1f} s")
     for processes in (1, 2):
-        print(f"cold / warm cache, {processes} process(es): "
-              f"{times[processes, 'cold'] / times[processes, 'warm']:.1f}x")
+        print(f"cold / warm cache, {processes} process(es): {times[processes, 'cold'] / times[processes, 'warm']:.1f}x")
     for state in ("cold", "warm"):
         print(f"1 / 2 processes, {state} cache: {times[1, state] / times[2, state]:.2f}x")
     reference = outputs[1, "cold"]

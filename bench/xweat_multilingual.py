@@ -49,17 +49,35 @@ def main() -> None:
         subprocess.run([PYTHON, str(E5_BUILDER), str(model)], check=True, capture_output=True)
     languages = args.languages.split(",")
     config = work / "xweat.yaml"
-    config.write_text(yaml.safe_dump({
-        "models": [{"name": "e5", "path": str(model), "type": "encoder",
-                    "options": {"pooling": "mean", "prefix": "query: "}}],
-        "suites": {"xweat": {"languages": languages, "tests": args.tests.split(","),
-                             "cross_lingual": args.cross_lingual, "word_mode": args.word_mode,
-                             "permutations": args.permutations}},
-    }))
+    config.write_text(
+        yaml.safe_dump(
+            {
+                "models": [
+                    {
+                        "name": "e5",
+                        "path": str(model),
+                        "type": "encoder",
+                        "options": {"pooling": "mean", "prefix": "query: "},
+                    }
+                ],
+                "suites": {
+                    "xweat": {
+                        "languages": languages,
+                        "tests": args.tests.split(","),
+                        "cross_lingual": args.cross_lingual,
+                        "word_mode": args.word_mode,
+                        "permutations": args.permutations,
+                    }
+                },
+            }
+        )
+    )
     n_pairs = len(languages) ** 2 if args.cross_lingual else len(languages)
-    print(f"XWEAT suite: multilingual e5-small ({args.word_mode} word vectors), {n_pairs} language pair(s) of "
-          f"{args.languages}, tests {args.tests}, {args.permutations} permutations; {os.cpu_count()} CPU cores; "
-          f"work folder {work}")
+    print(
+        f"XWEAT suite: multilingual e5-small ({args.word_mode} word vectors), {n_pairs} language pair(s) of "
+        f"{args.languages}, tests {args.tests}, {args.permutations} permutations; {os.cpu_count()} CPU cores; "
+        f"work folder {work}"
+    )
     subprocess.run([PYTHON, "-m", "eval_harness.cli", "datasets", "build", "xweat"], check=True, capture_output=True)
     out, cache = work / "run", work / "cache"
     times, outputs = {}, {}

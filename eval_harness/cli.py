@@ -39,8 +39,10 @@ def _cmd_list(args: argparse.Namespace) -> None:
     print("suites:")
     for name in suite_names():
         suite = get_suite(name)
-        print(f"  {name:<12} {suite.description} (languages: {', '.join(suite.languages)}; "
-              f"models: {', '.join(suite.model_types)})")
+        print(
+            f"  {name:<12} {suite.description} (languages: {', '.join(suite.languages)}; "
+            f"models: {', '.join(suite.model_types)})"
+        )
     print("model types: " + ", ".join(MODEL_TYPES))
     print("packaged models (path: pypi:NAME): " + ", ".join(PACKAGED_MODELS))
 
@@ -54,11 +56,15 @@ def _cmd_run(args: argparse.Namespace) -> None:
     from .runner import load_config, run_sweep
 
     if args.config:
-        given = [f"--{name.replace('_', '-')}" for name in ("suite", "languages", "seeds", "cross_lingual", "corpus")
-                 if getattr(args, name)]
+        given = [
+            f"--{name.replace('_', '-')}"
+            for name in ("suite", "languages", "seeds", "cross_lingual", "corpus")
+            if getattr(args, name)
+        ]
         if given or args.model_type != "encoder":
-            raise ConfigError(f"{', '.join(given) or '--model-type'} goes with --model; with --config, set it in "
-                              f"{args.config}")
+            raise ConfigError(
+                f"{', '.join(given) or '--model-type'} goes with --model; with --config, set it in {args.config}"
+            )
     config = load_config(args.config if args.config else _config_from_options(args))
     summary = run_sweep(config, args.out, force=args.force, cache_dir=args.cache_dir, progress=not args.no_progress)
     if summary.is_main:
@@ -155,8 +161,11 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--languages", help="comma-separated languages (with --model), e.g. en,es,ar")
     run.add_argument("--seeds", help="comma-separated seeds (with --model; default 0)")
     run.add_argument("--cross-lingual", action="store_true", help="xweat: also the cross-lingual language pairs")
-    run.add_argument("--corpus", help="gender_space: sentences for context mode: a text file (one per line), a "
-                     "csv/json/parquet file with a 'text' column, or 'semeval2018'")
+    run.add_argument(
+        "--corpus",
+        help="gender_space: sentences for context mode: a text file (one per line), a "
+        "csv/json/parquet file with a 'text' column, or 'semeval2018'",
+    )
     run.add_argument("--out", required=True, help="the run folder (re-running into it resumes)")
     run.add_argument("--force", action="store_true", help="recompute everything, replacing results in --out")
     run.add_argument("--cache-dir", help="embeddings / regressor cache (default: OUT/cache)")
@@ -165,11 +174,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     report = commands.add_parser("report", help="HTML / Markdown / CSV report of a run folder; model-card metadata")
     report.add_argument("run_dir", help="the run folder (the --out of xbias run)")
-    report.add_argument("--format", default="html,md", help="comma-separated, of html, md (default: html,md); "
-                        "results.csv is always written")
+    report.add_argument(
+        "--format",
+        default="html,md",
+        help="comma-separated, of html, md (default: html,md); results.csv is always written",
+    )
     report.add_argument("--out", help="the report folder (default: RUN_DIR/report)")
-    report.add_argument("--model-card", metavar="PATH", help="add or update the results in this model card's "
-                        "model-index (a README.md; created if missing)")
+    report.add_argument(
+        "--model-card",
+        metavar="PATH",
+        help="add or update the results in this model card's model-index (a README.md; created if missing)",
+    )
     report.add_argument("--card-model", help="the run's model the card describes (needed when the run has several)")
     report.add_argument("--push", metavar="REPO_ID", help="upload the --model-card to this Hub model (online only)")
     report.set_defaults(func=_cmd_report)

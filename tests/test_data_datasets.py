@@ -97,8 +97,13 @@ def _expected_rows(source_dir):
         "xweat": {language: {"train": 40} for language in ("en", "de", "es", "it", "hr", "ru", "tr")},
         "gender_lists": {
             name: {"train": len(json.loads((gender / f"{name}.json").read_text()))}
-            for name in ("definitional_pairs", "equalize_pairs", "gender_specific_seed", "gender_specific_full",
-                         "professions")
+            for name in (
+                "definitional_pairs",
+                "equalize_pairs",
+                "gender_specific_seed",
+                "gender_specific_full",
+                "professions",
+            )
         }
         | {"male_words": {"train": word_lines}, "female_words": {"train": word_lines}},
         "semeval2018_affect": {
@@ -236,8 +241,10 @@ def test_translated_xweat_lists_keep_both_forms_and_names_without_duplicates(bui
 
 
 def test_xweat_translation_examples(built):
-    by_key = {lang: {(r["test"], r["role"]): r["words"] for r in _load(built["xweat"], lang).to_list()}
-              for lang in ("de", "es", "ru")}
+    by_key = {
+        lang: {(r["test"], r["role"]): r["words"] for r in _load(built["xweat"], lang).to_list()}
+        for lang in ("de", "es", "ru")
+    }
     assert "Brad" in by_key["es"]["T3", "target_x"] and "Puntilla" not in by_key["es"]["T3", "target_x"]
     assert len(by_key["ru"]["T1", "target_x"]) == 24  # "rose" has no Russian translation
     assert {"постоянный", "постоянная"} <= set(by_key["ru"]["T9", "attribute_b"])  # columns 3-4, not column 2

@@ -48,8 +48,13 @@ def _world(seed=0, runs=2):
         add(male[run], "male", [f"male{i}" for i in range(12)], run)
         add(female[run], "female", [f"female{i}" for i in range(12)], run)
     arrays = dict(
-        pair=(pair_male, pair_female), random=(random_first, random_second), professions=professions,
-        biased=np.concatenate([male, female], axis=1), is_male=np.arange(24) < 12, strength=strength, g=g,
+        pair=(pair_male, pair_female),
+        random=(random_first, random_second),
+        professions=professions,
+        biased=np.concatenate([male, female], axis=1),
+        is_male=np.arange(24) < 12,
+        strength=strength,
+        g=g,
     )
     return [r.tolist() for r in rows], roles, words, run_ids, bias, arrays
 
@@ -69,15 +74,18 @@ OPTIONS = dict(n_components=4, n_cluster_words=8, n_train=10, k=5, seed=3)
 def test_role_rows_give_the_separate_measures():
     """Independent: the same numbers from the five separate functions on the arrays."""
     rows, roles, words, runs, bias, a = _world()
-    result = gender_space_measures(rows, roles, word=words, run=runs,
-                                   bias=[np.nan if b is None else b for b in bias], **OPTIONS)
+    result = gender_space_measures(
+        rows, roles, word=words, run=runs, bias=[np.nan if b is None else b for b in bias], **OPTIONS
+    )
     subspace = gender_subspace(*a["pair"], *a["random"], n_components=4)
     np.testing.assert_allclose(result.subspace.explained_variance_ratio, subspace.explained_variance_ratio)
-    np.testing.assert_allclose(result.subspace.baseline_explained_variance_ratio,
-                               subspace.baseline_explained_variance_ratio)
+    np.testing.assert_allclose(
+        result.subspace.baseline_explained_variance_ratio, subspace.baseline_explained_variance_ratio
+    )
     assert abs(result.subspace.direction @ a["g"]) > 0.99
-    expected_direct = direct_bias(a["professions"].reshape(-1, DIM), subspace.direction,
-                                  word_index=np.tile(np.arange(8), 2))
+    expected_direct = direct_bias(
+        a["professions"].reshape(-1, DIM), subspace.direction, word_index=np.tile(np.arange(8), 2)
+    )
     assert result.direct_bias.value == pytest.approx(expected_direct.value)
     assert result.direct_bias.n_words == 8 and result.direct_bias.n_vectors == 16
     rng = np.random.default_rng(3)
@@ -103,8 +111,9 @@ def test_absent_roles_give_none_and_bad_rows_are_errors():
     first, second = shuffled.index("male0"), shuffled.index("male1")
     shuffled[first], shuffled[second] = "male1", "male0"
     with pytest.raises(InputError, match="run 1 do not list the same words"):
-        gender_space_measures(rows, roles, word=shuffled[: len(words) // 2] + words[len(words) // 2 :],
-                              run=runs, **OPTIONS)
+        gender_space_measures(
+            rows, roles, word=shuffled[: len(words) // 2] + words[len(words) // 2 :], run=runs, **OPTIONS
+        )
 
 
 @pytest.fixture(scope="module")
@@ -124,8 +133,9 @@ def gender_space_metric(registered_metrics, tmp_path_factory):
 def test_metric_loads_from_another_cwd_and_matches_the_library(gender_space_metric):
     rows, roles, words, runs, bias, _ = _world(seed=1)
     result = gender_space_metric.compute(embeddings=rows, roles=roles, words=words, runs=runs, bias=bias, **OPTIONS)
-    expected = gender_space_measures(rows, roles, word=words, run=runs,
-                                     bias=[np.nan if b is None else b for b in bias], **OPTIONS).to_dict()
+    expected = gender_space_measures(
+        rows, roles, word=words, run=runs, bias=[np.nan if b is None else b for b in bias], **OPTIONS
+    ).to_dict()
     assert _flat(result) == pytest.approx(_flat(expected))
     example = gender_space_metric.compute(
         embeddings=[[1.0, 0.1], [1.0, -0.1], [0.9, 0.3], [0.9, 0.1], [0.2, 1.0], [0.3, 0.8]],
@@ -139,5 +149,6 @@ def test_metric_loads_from_another_cwd_and_matches_the_library(gender_space_metr
 def test_metric_k_larger_than_candidates(gender_space_metric):
     rows, roles, words, runs, bias, _ = _world(seed=2)
     with pytest.raises(InputError, match=r"k=25 nearest neighbours asked but the candidate set has only 24"):
-        gender_space_metric.compute(embeddings=rows, roles=roles, words=words, runs=runs, bias=bias,
-                                    **{**OPTIONS, "k": 25})
+        gender_space_metric.compute(
+            embeddings=rows, roles=roles, words=words, runs=runs, bias=bias, **{**OPTIONS, "k": 25}
+        )

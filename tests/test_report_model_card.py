@@ -83,7 +83,7 @@ def _split(text: str) -> tuple[dict, str]:
     assert text.startswith("---\n") or text.startswith("---\r\n")
     newline = "\r\n" if text.startswith("---\r\n") else "\n"
     end = text.index(f"{newline}---{newline}", 3)
-    return yaml.safe_load(text[4:end]), text[end + len(f"{newline}---{newline}"):]
+    return yaml.safe_load(text[4:end]), text[end + len(f"{newline}---{newline}") :]
 
 
 def test_round_trip_keeps_the_body_and_other_metadata(tmp_path, results, expected_count):
@@ -112,7 +112,9 @@ def test_round_trip_keeps_the_body_and_other_metadata(tmp_path, results, expecte
     coefficient = results_by_config["en_black_white", "anger/group/estimate"]
     assert coefficient.metric_value == round(planted["value"], 6)
     assert (coefficient.dataset_type, coefficient.dataset_name, coefficient.metric_type) == (
-        "eec", "Equity Evaluation Corpora", "eec_bias"
+        "eec",
+        "Equity Evaluation Corpora",
+        "eec_bias",
     )
     assert results_by_config["en_black_white", "anger/group/estimate/p_value"].metric_value == pytest.approx(
         planted["p_value"], rel=1e-3
@@ -180,12 +182,44 @@ def test_which_model_must_be_named_when_the_run_has_several(tmp_path, results):
 def test_cli_model_card_and_push_offline(run_dir, tmp_path, capsys, expected_count):
     card_path = tmp_path / "README.md"
     out = str(tmp_path / "report")
-    assert main(["report", str(run_dir), "--out", out, "--format", "md", "--model-card", str(card_path),
-                 "--card-model", MINILM]) == 0
+    assert (
+        main(
+            [
+                "report",
+                str(run_dir),
+                "--out",
+                out,
+                "--format",
+                "md",
+                "--model-card",
+                str(card_path),
+                "--card-model",
+                MINILM,
+            ]
+        )
+        == 0
+    )
     assert f"{expected_count} results added" in capsys.readouterr().out
     assert main(["report", str(run_dir), "--out", out, "--push", "me/model"]) == 2
     assert "--push needs --model-card" in capsys.readouterr().err
-    assert main(["report", str(run_dir), "--out", out, "--format", "md", "--model-card", str(card_path),
-                 "--card-model", MINILM, "--push", "me/model"]) == 2
+    assert (
+        main(
+            [
+                "report",
+                str(run_dir),
+                "--out",
+                out,
+                "--format",
+                "md",
+                "--model-card",
+                str(card_path),
+                "--card-model",
+                MINILM,
+                "--push",
+                "me/model",
+            ]
+        )
+        == 2
+    )
     error = capsys.readouterr().err
     assert "cannot push the model card to me/model: HF_HUB_OFFLINE is set" in error

@@ -40,10 +40,14 @@ def read_results(folder):
     ("config", "names"),
     [
         ({"model": [{"type": "svm_tfidf"}], "suites": ["toy"], "languages": ["en"]}, ["'model'", "models"]),
-        ({"models": [{"type": "svm_tfidf", "option": {}}], "suites": ["toy"], "languages": ["en"]},
-         ["'option'", "options"]),
-        ({"models": [{"type": "svm_tfidf"}], "suites": {"toy": {"languges": ["en"]}}, "languages": ["en"]},
-         ["'languges'", "languages, n_configs, fail_unit"]),
+        (
+            {"models": [{"type": "svm_tfidf", "option": {}}], "suites": ["toy"], "languages": ["en"]},
+            ["'option'", "options"],
+        ),
+        (
+            {"models": [{"type": "svm_tfidf"}], "suites": {"toy": {"languges": ["en"]}}, "languages": ["en"]},
+            ["'languges'", "languages, n_configs, fail_unit"],
+        ),
     ],
 )
 def test_a_misspelt_key_is_named_with_the_allowed_keys(toy, config, names):

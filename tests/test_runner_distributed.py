@@ -25,17 +25,24 @@ sys.exit(main(sys.argv[1:]))
 
 def test_two_cpu_ranks_give_the_results_of_one_process(tmp_path):
     config_path = tmp_path / "toy.yaml"
-    config_path.write_text(yaml.safe_dump({
-        "models": [{"name": "m1", "type": "svm_tfidf"}, {"name": "m2", "type": "svm_tfidf"}],
-        # 3 configs x 4 emotions = 12 units per task: rounds of 2 units, 37 texts in 5 chunks over 2 ranks
-        "suites": {"toy": {"languages": ["en", "ar"], "n_configs": 3}},
-    }))
+    config_path.write_text(
+        yaml.safe_dump(
+            {
+                "models": [{"name": "m1", "type": "svm_tfidf"}, {"name": "m2", "type": "svm_tfidf"}],
+                # 3 configs x 4 emotions = 12 units per task: rounds of 2 units, 37 texts in 5 chunks over 2 ranks
+                "suites": {"toy": {"languages": ["en", "ar"], "n_configs": 3}},
+            }
+        )
+    )
     script = tmp_path / "launch_toy.py"
     script.write_text(LAUNCHER)
     log = tmp_path / "log"
     log.mkdir()
-    launched = accelerate_launch(script, ["run", "--config", str(config_path), "--out", str(tmp_path / "two"),
-                                          "--no-progress"], env={"TOY_SUITE_LOG": str(log)})
+    launched = accelerate_launch(
+        script,
+        ["run", "--config", str(config_path), "--out", str(tmp_path / "two"), "--no-progress"],
+        env={"TOY_SUITE_LOG": str(log)},
+    )
     assert launched.returncode == 0, launched.stderr[-3000:]
     run_info = json.loads((tmp_path / "two" / "run.json").read_text())
     assert run_info["num_processes"] == 2 and run_info["status"] == "complete"

@@ -26,11 +26,21 @@ def config_path(tmp_path_factory):
     folder = tmp_path_factory.mktemp("eec")
     model = build_tiny_bert(folder / "bert")
     path = folder / "eec.yaml"
-    path.write_text(yaml.safe_dump({
-        "models": [{"name": "tiny", "path": str(model), "type": "encoder",
-                    "options": {"pooling": "mean", "max_train": 200, "head_options": {"max_epochs": 4}}}],
-        "suites": {"eec": {"languages": ["en"], "emotions": ["anger"], "configs": ["en_black_white"]}},
-    }))
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "models": [
+                    {
+                        "name": "tiny",
+                        "path": str(model),
+                        "type": "encoder",
+                        "options": {"pooling": "mean", "max_train": 200, "head_options": {"max_epochs": 4}},
+                    }
+                ],
+                "suites": {"eec": {"languages": ["en"], "emotions": ["anger"], "configs": ["en_black_white"]}},
+            }
+        )
+    )
     return path
 
 
@@ -65,8 +75,13 @@ def test_eec_records_resume_and_corrupted_caches(config_path, tmp_path):
     (regressor_folder,) = (out / "cache" / "regressors").iterdir()
     regressor = EmotionRegressor.load(regressor_folder, ModelResources(EmbeddingCache(tmp_path / "other")))
     anger = load_eec("en_black_white").filter(lambda emotion: emotion == "anger", input_columns="emotion")
-    direct = fit_intersectional(regressor.predict(anger["sentence"]), anger["group"], anger["gender"],
-                                reference_group="European", reference_gender="male")
+    direct = fit_intersectional(
+        regressor.predict(anger["sentence"]),
+        anger["group"],
+        anger["gender"],
+        reference_group="European",
+        reference_gender="male",
+    )
     for coefficient in direct.coefficients:
         assert estimates[coefficient.term]["value"] == pytest.approx(coefficient.estimate, rel=1e-5, abs=1e-7)
         assert estimates[coefficient.term]["p_value"] == pytest.approx(coefficient.p_value, rel=1e-4, abs=1e-9)
@@ -99,13 +114,19 @@ def test_two_cpu_ranks_give_the_eec_results_of_one_process(config_path, tmp_path
     run = ["run", "--config", str(config_path), "--no-progress", "--out"]
     launched = harness_helpers.accelerate_launch("-m", ["eval_harness.cli", *run, str(tmp_path / "two")])
     assert launched.returncode == 0, launched.stderr[-3000:]
-    single = subprocess.run([sys.executable, "-m", "eval_harness.cli", *run, str(tmp_path / "one")],
-                            env={**os.environ, "OMP_NUM_THREADS": "1"}, capture_output=True, text=True, timeout=300)
+    single = subprocess.run(
+        [sys.executable, "-m", "eval_harness.cli", *run, str(tmp_path / "one")],
+        env={**os.environ, "OMP_NUM_THREADS": "1"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert single.returncode == 0, single.stderr[-3000:]
     assert json.loads((tmp_path / "two" / "run.json").read_text())["num_processes"] == 2
     one, two = records(tmp_path / "one"), records(tmp_path / "two")
     assert len(one) == 2 + 4 + 1 + 4 and two == one
     # the embedding cache holds the same chunks: a warm cache serves either
     assert sorted(p.name for p in (tmp_path / "one" / "cache" / "embeddings").rglob("*.emb")) == sorted(
-        p.name for p in (tmp_path / "two" / "cache" / "embeddings").rglob("*.emb"))
+        p.name for p in (tmp_path / "two" / "cache" / "embeddings").rglob("*.emb")
+    )
     assert np.isfinite([r["value"] for r in one]).all()

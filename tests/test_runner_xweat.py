@@ -18,17 +18,25 @@ def tiny_bert(tmp_path_factory):
 
 def xweat_config(model_path, **suite):
     settings = {"languages": ["en", "de"], "tests": ["T1", "T7"], "permutations": 999, **suite}
-    return parse_config({"models": [{"name": "tiny", "path": str(model_path), "type": "encoder",
-                                     "options": {"pooling": "mean"}}],
-                         "suites": {"xweat": settings}})
+    return parse_config(
+        {
+            "models": [{"name": "tiny", "path": str(model_path), "type": "encoder", "options": {"pooling": "mean"}}],
+            "suites": {"xweat": settings},
+        }
+    )
 
 
 def test_cross_lingual_plans_every_ordered_pair_and_models_without_word_vectors_are_skipped(tiny_bert):
-    config = parse_config({
-        "models": [{"name": "tiny", "path": str(tiny_bert)}, {"name": "svm", "type": "svm_tfidf"},
-                   {"name": "en-only", "path": str(tiny_bert), "languages": ["en", "es"]}],
-        "suites": {"xweat": {"languages": ["en", "de", "es"], "cross_lingual": True}},
-    })
+    config = parse_config(
+        {
+            "models": [
+                {"name": "tiny", "path": str(tiny_bert)},
+                {"name": "svm", "type": "svm_tfidf"},
+                {"name": "en-only", "path": str(tiny_bert), "languages": ["en", "es"]},
+            ],
+            "suites": {"xweat": {"languages": ["en", "de", "es"], "cross_lingual": True}},
+        }
+    )
     plan = plan_units(config)
     tiny_languages = [task.language for task in plan.tasks if task.model.name == "tiny"]
     assert tiny_languages == ["en", "de", "es", "en-de", "en-es", "de-en", "de-es", "es-en", "es-de"]
@@ -57,8 +65,9 @@ def test_xweat_records_agree_with_run_xweat_on_the_same_encoder(tiny_bert, tmp_p
             return encoder.embed_words(words, language, mode="template")
 
     sets = {language: load_word_sets(language) for language in ("en", "de")}
-    direct = run_xweat(TemplateWords(), [("en", "en"), ("en", "de")], tests=["T1", "T7"], word_sets=sets, seed=0,
-                       permutations=999)
+    direct = run_xweat(
+        TemplateWords(), [("en", "en"), ("en", "de")], tests=["T1", "T7"], word_sets=sets, seed=0, permutations=999
+    )
     for result in direct:
         language = result.target_language if not result.cross_lingual else "en-de"
         record = effect[(language, result.test)]

@@ -38,10 +38,14 @@ def multilingual_e5(tmp_path_factory):
 def xbias_run(tmp_path, model, suite: dict) -> dict[tuple[str, str, str], dict]:
     """``xbias run --config`` with e5 and the xweat ``suite``; records by (language, test, metric)."""
     config = tmp_path / "xweat.yaml"
-    config.write_text(yaml.safe_dump({
-        "models": [{"name": "e5", "path": str(model), "type": "encoder", "options": E5_OPTIONS}],
-        "suites": {"xweat": {"tests": PAPER_TESTS, "permutations": 9_999, **suite}},
-    }))
+    config.write_text(
+        yaml.safe_dump(
+            {
+                "models": [{"name": "e5", "path": str(model), "type": "encoder", "options": E5_OPTIONS}],
+                "suites": {"xweat": {"tests": PAPER_TESTS, "permutations": 9_999, **suite}},
+            }
+        )
+    )
     out = tmp_path / "run"
     assert main(["run", "--config", str(config), "--out", str(out), "--no-progress"]) == 0
     records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
@@ -51,8 +55,9 @@ def xbias_run(tmp_path, model, suite: dict) -> dict[tuple[str, str, str], dict]:
 
 
 def test_every_language_and_every_ordered_pair_has_results_with_full_coverage(multilingual_e5, tmp_path):
-    records = xbias_run(tmp_path, multilingual_e5,
-                        {"languages": list(XWEAT_LANGUAGES), "cross_lingual": True, "word_mode": "static"})
+    records = xbias_run(
+        tmp_path, multilingual_e5, {"languages": list(XWEAT_LANGUAGES), "cross_lingual": True, "word_mode": "static"}
+    )
     pairs = [(first, second) for first in XWEAT_LANGUAGES for second in XWEAT_LANGUAGES]
     assert len(pairs) == 49
     for first, second in pairs:
@@ -72,10 +77,14 @@ def test_every_language_and_every_ordered_pair_has_results_with_full_coverage(mu
 
 
 def test_template_word_vectors_show_the_flower_and_instrument_biases_across_languages(multilingual_e5, tmp_path):
-    records = xbias_run(tmp_path, multilingual_e5, {"languages": ["en", "de"], "cross_lingual": True,
-                                                    "tests": ["T1", "T2"]})
-    effect = {(language, test): records[(language, test, "effect_size")]
-              for language in ("en", "de", "en-de", "de-en") for test in ("T1", "T2")}
+    records = xbias_run(
+        tmp_path, multilingual_e5, {"languages": ["en", "de"], "cross_lingual": True, "tests": ["T1", "T2"]}
+    )
+    effect = {
+        (language, test): records[(language, test, "effect_size")]
+        for language in ("en", "de", "en-de", "de-en")
+        for test in ("T1", "T2")
+    }
     assert len({record["value"] for record in effect.values()}) == 8  # each unit its own number
     for language in ("en", "en-de"):  # English targets: large effects (measured 1.14-1.25)
         for test in ("T1", "T2"):

@@ -57,8 +57,14 @@ class ToySuite(Suite):
         rng = unit_rng(unit.seed, unit.id)
         estimate, std_err = rng.normal(), 0.1 + rng.uniform()
         return [
-            {"term": "minority", "metric": "estimate", "value": estimate, "std_err": std_err,
-             "p_value": float(rng.uniform() ** 4), "n": prepared["n_texts"]},
+            {
+                "term": "minority",
+                "metric": "estimate",
+                "value": estimate,
+                "std_err": std_err,
+                "p_value": float(rng.uniform() ** 4),
+                "n": prepared["n_texts"],
+            },
             {"metric": "total_length", "value": prepared["total_length"]},
         ]
 

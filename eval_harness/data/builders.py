@@ -49,8 +49,13 @@ class DatasetBuilder:
         """sha256 of what determines the output: builder code, card template, pyarrow version."""
         digest = hashlib.sha256(pa.__version__.encode())
         here = Path(__file__).resolve().parent
-        for path in (here / "sources.py", here / "hub_folder.py", here / "builders.py", self.module,
-                     hub_folder.CARDS_DIR / f"{self.name}.md"):
+        for path in (
+            here / "sources.py",
+            here / "hub_folder.py",
+            here / "builders.py",
+            self.module,
+            hub_folder.CARDS_DIR / f"{self.name}.md",
+        ):
             digest.update(path.read_bytes())
         return digest.hexdigest()
 
@@ -69,9 +74,7 @@ def _eec_card_fields(tables: TableSplits) -> dict[str, str]:
         groups = Counter((row["group"] or "(noun phrase)", row["gender"]) for row in rows)
         group_rows += [[config, group, gender, count] for (group, gender), count in sorted(groups.items())]
     return {
-        "emotion_table": hub_folder.markdown_table(
-            ["config", *eec.EEC_EMOTIONS, "neutral", "rows"], emotion_rows
-        ),
+        "emotion_table": hub_folder.markdown_table(["config", *eec.EEC_EMOTIONS, "neutral", "rows"], emotion_rows),
         "group_table": hub_folder.markdown_table(["config", "group", "gender", "rows"], group_rows),
     }
 
@@ -81,9 +84,7 @@ def _xweat_card_fields(tables: TableSplits) -> dict[str, str]:
     for language in xweat.XWEAT_LANGUAGES:
         rows = {(row["test"], row["role"]): len(row["words"]) for row in tables[language]["train"].to_pylist()}
         tests = list(dict.fromkeys(test for test, _ in rows))
-        size_rows.append(
-            [language, *("/".join(str(rows[test, role]) for role in xweat.XWEAT_ROLES) for test in tests)]
-        )
+        size_rows.append([language, *("/".join(str(rows[test, role]) for role in xweat.XWEAT_ROLES) for test in tests)])
     shared = [
         f"  - `{language}` {test} {kind}: {', '.join(words)}"
         for language in xweat.XWEAT_LANGUAGES

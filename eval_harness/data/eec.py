@@ -77,9 +77,7 @@ _PERSON_SPELLING = {"es": {"el": "él"}}
 def eec_tables(paths: Mapping[str, Path]) -> dict[str, pa.Table]:
     """config -> table in :data:`EEC_FEATURES`, from the verified source CSVs (``paths`` by relative path)."""
     return {
-        config: pa.Table.from_pylist(
-            _normalise_rows(config, paths[source], language), schema=EEC_FEATURES.arrow_schema
-        )
+        config: pa.Table.from_pylist(_normalise_rows(config, paths[source], language), schema=EEC_FEATURES.arrow_schema)
         for config, (source, language) in EEC_SOURCES.items()
     }
 

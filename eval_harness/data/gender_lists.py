@@ -48,8 +48,11 @@ def _json(paths: Mapping[str, Path], name: str):
 
 
 def _lines(paths: Mapping[str, Path], name: str) -> list[str]:
-    return [line.strip() for line in paths[f"gender_lists/{name}.txt"].read_text(encoding="utf-8").splitlines()
-            if line.strip()]
+    return [
+        line.strip()
+        for line in paths[f"gender_lists/{name}.txt"].read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
 
 
 def gender_list_tables(paths: Mapping[str, Path]) -> dict[str, pa.Table]:

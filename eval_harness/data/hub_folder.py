@@ -57,6 +57,7 @@ def render_card(template_name: str, configs_yaml: list[dict], fields: Mapping[st
 
 def markdown_table(header: list[str], rows: list[list]) -> str:
     """A GitHub-flavoured markdown table (numbers right-aligned, with thousands separators)."""
+
     def cell(value):
         return f"{value:,}" if isinstance(value, int) else str(value)
 

@@ -35,8 +35,9 @@ def load_xweat_translations(language: str) -> datasets.Dataset:
         raise ConfigError(
             f"no XWEAT translations for {language!r}: valid languages are {', '.join(XWEAT_LANGUAGES[1:])}"
         )
-    return load_config("xweat", "translations").filter(lambda row_language: row_language == language,
-                                                       input_columns="language")
+    return load_config("xweat", "translations").filter(
+        lambda row_language: row_language == language, input_columns="language"
+    )
 
 
 def load_gender_lists(config: str) -> datasets.Dataset:

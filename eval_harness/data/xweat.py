@@ -73,9 +73,7 @@ def read_dictionary(path: Path) -> dict[str, list[str]]:
 def translate(words: list[str], translations: Mapping[str, list[str]]) -> list[str]:
     """The translated list: every form of every word, names kept, order deterministic, no duplicates."""
     # As XWEAT: a word without an entry stays English (never the case for the shipped dictionaries).
-    return unique(
-        form for word in words for form in ([word] if word[0].isupper() else translations.get(word, [word]))
-    )
+    return unique(form for word in words for form in ([word] if word[0].isupper() else translations.get(word, [word])))
 
 
 def xweat_tables(paths: Mapping[str, Path]) -> dict[str, pa.Table]:

@@ -146,7 +146,7 @@ def _png_problem(source: str) -> str | None:
     if not source.startswith(PNG_DATA_URI):
         return f"src is not a {PNG_DATA_URI} URI: {source[:60]!r}"
     try:
-        payload = base64.b64decode(source[len(PNG_DATA_URI):], validate=True)
+        payload = base64.b64decode(source[len(PNG_DATA_URI) :], validate=True)
     except (binascii.Error, ValueError) as error:
         return f"base64 does not decode: {error}"
     try:
@@ -227,7 +227,8 @@ def check_html(
         shot.parent.mkdir(parents=True, exist_ok=True)
         width, height = window_size
         _, shot_console = _run_chromium(
-            chromium, [f"--screenshot={shot}", f"--window-size={width},{height}", "--hide-scrollbars", page.as_uri()],
+            chromium,
+            [f"--screenshot={shot}", f"--window-size={width},{height}", "--hide-scrollbars", page.as_uri()],
             timeout,
         )
         console += shot_console

@@ -92,10 +92,13 @@ def findings_section(results: pd.DataFrame, alpha: float) -> Section | None:
     if n_holm:
         blocks.append(Table(tables.findings_table(results, "holm"), f"Findings that survive Holm at {alpha}"))
     if n_bh > n_holm:
-        blocks.append(Table(
-            tables.findings_table(results, "bh_only"),
-            f"Findings that survive Benjamini-Hochberg but not Holm at {alpha}", collapsed=True,
-        ))
+        blocks.append(
+            Table(
+                tables.findings_table(results, "bh_only"),
+                f"Findings that survive Benjamini-Hochberg but not Holm at {alpha}",
+                collapsed=True,
+            )
+        )
     blocks.append(Paragraph(tables.SIGNIFICANCE_LEGEND))
     return Section("Findings after multiple-testing control", tuple(blocks))
 
@@ -111,11 +114,14 @@ def eec_section(results: pd.DataFrame) -> Section | None:
         blocks: list = [Table(table, f"{config}: Beta-regression coefficients (logit scale)")]
         png = plots.forest_plot(results, config)
         if png:
-            blocks.append(Image(
-                f"forest_{config}", png,
-                f"{config}: coefficients with 95 % intervals, one panel per emotion, models side by side "
-                "(filled: survives Holm; faded: regressor with poor Pearson r)",
-            ))
+            blocks.append(
+                Image(
+                    f"forest_{config}",
+                    png,
+                    f"{config}: coefficients with 95 % intervals, one panel per emotion, models side by side "
+                    "(filled: survives Holm; faded: regressor with poor Pearson r)",
+                )
+            )
         means = cell_means.get(config)
         if means is not None:
             blocks.append(Table(means, f"{config}: mean intensity per cell, observed (predicted)", collapsed=True))
@@ -128,8 +134,7 @@ def eec_section(results: pd.DataFrame) -> Section | None:
     intro = Paragraph(
         "For each EEC and emotion, the Beta regression logit(mean intensity) = intercept + group + gender + "
         "group × gender over the regressor's predictions. Negative coefficients mean lower predicted intensity "
-        "for the minority group, for women, or for their intersection beyond the two. "
-        + tables.SIGNIFICANCE_LEGEND
+        "for the minority group, for women, or for their intersection beyond the two. " + tables.SIGNIFICANCE_LEGEND
     )
     return Section("Equity Evaluation Corpora (EEC)", (intro,), tuple(subsections))
 
@@ -143,11 +148,13 @@ def regressor_section(results: pd.DataFrame, min_regressor_r: float) -> Section 
     blocks: list = [Table(table, "Pearson r of the emotion-intensity regressors on the test split")]
     if not poor.empty:
         names = sorted({f"{row.model} ({row.language}, {row.emotion})" for row in poor.itertuples()})
-        blocks.append(Paragraph(
-            f"Pearson r below {min_regressor_r} for: {', '.join(names)}. Bias results measured through these "
-            f"regressors are marked {tables.POOR_MARK}: they say more about the regressor than about the model.",
-            warning=True,
-        ))
+        blocks.append(
+            Paragraph(
+                f"Pearson r below {min_regressor_r} for: {', '.join(names)}. Bias results measured through these "
+                f"regressors are marked {tables.POOR_MARK}: they say more about the regressor than about the model.",
+                warning=True,
+            )
+        )
     return Section("Regressor quality", tuple(blocks))
 
 
@@ -176,13 +183,21 @@ def xweat_section(results: pd.DataFrame) -> Section | None:
             "Each table: the test's target words in the row's language against its attribute words in the "
             "column's language, in the model's shared space; the diagonal is the monolingual test."
         )
-        subsections.append(Section("XWEAT cross-lingual", (intro,) + tuple(
-            Table(matrix, f"{model}, {test}") for (model, test), matrix in matrices.items()
-        )))
+        subsections.append(
+            Section(
+                "XWEAT cross-lingual",
+                (intro,) + tuple(Table(matrix, f"{model}, {test}") for (model, test), matrix in matrices.items()),
+            )
+        )
     skipped = tables.xweat_skipped(results)
     if skipped:
-        blocks.append(Paragraph("Tests skipped by the coverage rule (a word set with less than the required share "
-                                "of its words in the model's vocabulary):", warning=True))
+        blocks.append(
+            Paragraph(
+                "Tests skipped by the coverage rule (a word set with less than the required share "
+                "of its words in the model's vocabulary):",
+                warning=True,
+            )
+        )
         blocks.append(Bullets(tuple(skipped)))
     blocks.append(Paragraph(tables.SIGNIFICANCE_LEGEND))
     return Section("XWEAT", tuple(blocks), tuple(subsections))
@@ -196,10 +211,13 @@ def gender_space_section(results: pd.DataFrame) -> Section | None:
     blocks: list = []
     png = plots.explained_variance_plot(results)
     if png:
-        blocks.append(Image(
-            "gender_space_explained_variance", png,
-            "Explained variance per principal component: definitional pairs vs random pairs",
-        ))
+        blocks.append(
+            Image(
+                "gender_space_explained_variance",
+                png,
+                "Explained variance per principal component: definitional pairs vs random pairs",
+            )
+        )
     if not variance.empty:
         blocks.append(Table(variance, "Explained variance ratio per component"))
     if not measures.empty:

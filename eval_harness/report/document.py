@@ -145,12 +145,10 @@ def _html_section(section: Section, level: int) -> str:
 
 def render_html(document: Document) -> str:
     """The report as one self-contained HTML page."""
-    contents = "".join(
-        f'<li><a href="#{_anchor(s.title)}">{html.escape(s.title)}</a></li>' for s in document.sections
-    )
+    contents = "".join(f'<li><a href="#{_anchor(s.title)}">{html.escape(s.title)}</a></li>' for s in document.sections)
     body = "\n".join(_html_section(section, 2) for section in document.sections)
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>{html.escape(document.title)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n"
         f"<h1>{html.escape(document.title)}</h1>\n<nav><ul>{contents}</ul></nav>\n{body}\n</body>\n</html>\n"

@@ -67,8 +67,10 @@ def regressor_quality(results: pd.DataFrame) -> pd.DataFrame:
     quality = results[results["metric"] == QUALITY_METRIC]
     if "split" in quality.columns and (quality["split"] == "test").any():
         quality = quality[quality["split"] == "test"]
-    return quality.groupby(REGRESSOR_KEYS, dropna=False, as_index=False)["value"].mean().rename(
-        columns={"value": "regressor_r"}
+    return (
+        quality.groupby(REGRESSOR_KEYS, dropna=False, as_index=False)["value"]
+        .mean()
+        .rename(columns={"value": "regressor_r"})
     )
 
 
@@ -86,8 +88,6 @@ def flag_poor_regressors(results: pd.DataFrame, min_regressor_r: float = MIN_REG
     return annotated
 
 
-def annotate(
-    results: pd.DataFrame, alpha: float = ALPHA, min_regressor_r: float = MIN_REGRESSOR_R
-) -> pd.DataFrame:
+def annotate(results: pd.DataFrame, alpha: float = ALPHA, min_regressor_r: float = MIN_REGRESSOR_R) -> pd.DataFrame:
     """Both of the above: the results table every part of the report reads from."""
     return flag_poor_regressors(adjust_p_values(results, alpha), min_regressor_r)

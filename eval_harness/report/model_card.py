@@ -60,8 +60,14 @@ class ModelCardUpdate:
     total: int
 
     def to_dict(self) -> dict:
-        return {"path": str(self.path), "model": self.model, "added": self.added, "updated": self.updated,
-                "unchanged": self.unchanged, "total": self.total}
+        return {
+            "path": str(self.path),
+            "model": self.model,
+            "added": self.added,
+            "updated": self.updated,
+            "unchanged": self.unchanged,
+            "total": self.total,
+        }
 
     def summary(self) -> str:
         return (
@@ -87,9 +93,7 @@ def _text(value) -> str | None:
     return None if value is None or (isinstance(value, float) and pd.isna(value)) else str(value)
 
 
-def eval_results(
-    results: pd.DataFrame, model: str, dataset_ids: Mapping[str, str] | None = None
-) -> list[EvalResult]:
+def eval_results(results: pd.DataFrame, model: str, dataset_ids: Mapping[str, str] | None = None) -> list[EvalResult]:
     """The card's results for ``model``: per record its value, and its p-value when it has one.
 
     ``dataset_ids`` maps the run's dataset names to their Hub ids (e.g. ``{"eec": "org/eec"}``)
@@ -118,24 +122,46 @@ def eval_results(
             dataset_config=_text(row["config"]),
             dataset_split=_text(row.get("split")) if "split" in row else None,
         )
-        cards.append(EvalResult(
-            metric_type=metric_type, metric_name=label, metric_config=metric_config,
-            metric_value=round(float(row["value"]), DIGITS), **shared,
-        ))
+        cards.append(
+            EvalResult(
+                metric_type=metric_type,
+                metric_name=label,
+                metric_config=metric_config,
+                metric_value=round(float(row["value"]), DIGITS),
+                **shared,
+            )
+        )
         if pd.notna(row["p_value"]) and row["metric"] != "pearson_r":
-            cards.append(EvalResult(
-                metric_type=metric_type, metric_name=f"{label} p-value", metric_config=f"{metric_config}/p_value",
-                metric_value=float(f"{float(row['p_value']):.4g}"), **shared,
-            ))
-    return sorted(cards, key=lambda card: (
-        card.task_type, card.dataset_type, natural_order(card.dataset_config or ""), card.metric_config
-    ))
+            cards.append(
+                EvalResult(
+                    metric_type=metric_type,
+                    metric_name=f"{label} p-value",
+                    metric_config=f"{metric_config}/p_value",
+                    metric_value=float(f"{float(row['p_value']):.4g}"),
+                    **shared,
+                )
+            )
+    return sorted(
+        cards,
+        key=lambda card: (
+            card.task_type,
+            card.dataset_type,
+            natural_order(card.dataset_config or ""),
+            card.metric_config,
+        ),
+    )
 
 
 def result_key(result: EvalResult) -> tuple:
     """What identifies a result across runs (its value is what an update changes)."""
-    return (result.task_type, result.dataset_type, result.dataset_config, result.dataset_split, result.metric_type,
-            result.metric_config)
+    return (
+        result.task_type,
+        result.dataset_type,
+        result.dataset_config,
+        result.dataset_split,
+        result.metric_type,
+        result.metric_config,
+    )
 
 
 def _read_card(path: Path) -> tuple[ModelCard, str]:

@@ -81,8 +81,14 @@ def forest_plot(results: pd.DataFrame, config: str) -> bytes | None:
                 y = t + (m - (len(models) - 1) / 2) * spread
                 faded = bool(row.get("poor_regressor", False))
                 axis.errorbar(
-                    row["value"], y, xerr=[[row["value"] - low], [high - row["value"]]], fmt="o",
-                    color=colour, alpha=0.35 if faded else 1.0, capsize=2, markersize=5,
+                    row["value"],
+                    y,
+                    xerr=[[row["value"] - low], [high - row["value"]]],
+                    fmt="o",
+                    color=colour,
+                    alpha=0.35 if faded else 1.0,
+                    capsize=2,
+                    markersize=5,
                     markerfacecolor=colour if bool(row.get("survives_holm", False)) else "white",
                 )
         axis.set_title(emotion)
@@ -95,8 +101,17 @@ def forest_plot(results: pd.DataFrame, config: str) -> bytes | None:
         Line2D([], [], color=MODEL_COLOURS[m % len(MODEL_COLOURS)], marker="o", label=model)
         for m, model in enumerate(models)
     ]
-    handles.append(Line2D([], [], color="0.3", marker="o", markerfacecolor="white", linestyle="",
-                          label="hollow: not significant after Holm"))
+    handles.append(
+        Line2D(
+            [],
+            [],
+            color="0.3",
+            marker="o",
+            markerfacecolor="white",
+            linestyle="",
+            label="hollow: not significant after Holm",
+        )
+    )
     figure.legend(handles=handles, loc="outside lower center", ncols=min(len(handles), 4), frameon=False)
     figure.suptitle(f"{config}: Beta-regression coefficients, 95 % intervals")
     return to_png(figure)
@@ -121,8 +136,15 @@ def xweat_heatmap(results: pd.DataFrame) -> bytes | None:
         for _, row in model_rows.iterrows():
             i, j = tests.index(row["test"]), model_languages.index(row["language"])
             grid[i, j] = row["value"]
-            axis.text(j, i, marked_value(row, 2), ha="center", va="center", fontsize=8,
-                      color="white" if abs(row["value"]) > 1.3 else "black")
+            axis.text(
+                j,
+                i,
+                marked_value(row, 2),
+                ha="center",
+                va="center",
+                fontsize=8,
+                color="white" if abs(row["value"]) > 1.3 else "black",
+            )
         image = axis.imshow(np.ma.masked_invalid(grid), cmap="RdBu_r", vmin=-2, vmax=2, aspect="auto")
         axis.set_xticks(range(len(model_languages)), model_languages)
         axis.set_yticks(range(len(tests)), tests)
@@ -153,8 +175,15 @@ def explained_variance_plot(results: pd.DataFrame) -> bytes | None:
                 continue
             positions = np.arange(1, len(curve) + 1) + offset
             errors = curve["std_err"].to_numpy(dtype=float)
-            axis.bar(positions, curve["value"], width=0.4, color=colour, label=label,
-                     yerr=None if np.isnan(errors).all() else np.nan_to_num(errors), capsize=2)
+            axis.bar(
+                positions,
+                curve["value"],
+                width=0.4,
+                color=colour,
+                label=label,
+                yerr=None if np.isnan(errors).all() else np.nan_to_num(errors),
+                capsize=2,
+            )
         axis.set_title(f"{model} ({language}, {mode})", fontsize=10)
         axis.set_xlabel("principal component")
         axis.set_xticks(range(1, int(panel["term"].nunique()) + 1))

@@ -105,8 +105,7 @@ def load_run(path: str | Path) -> RunFolder:
     else:
         records = [record for unit in units.values() for record in unit.get("records", [])]
         missing.append(
-            "results.jsonl is missing"
-            + (f"; the records were rebuilt from {len(units)} unit files" if records else "")
+            "results.jsonl is missing" + (f"; the records were rebuilt from {len(units)} unit files" if records else "")
         )
     if not records:
         present = sorted(p.name for p in folder.iterdir()) or ["nothing"]

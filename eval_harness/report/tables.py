@@ -132,8 +132,10 @@ def eec_coefficient_tables(results: pd.DataFrame) -> dict[str, pd.DataFrame]:
                 line[term_label(term, first)] = marked_value(by_term[term]) if term in by_term else ""
             any_row = cell_rows.iloc[0]
             r = any_row.get("regressor_r")
-            line["regressor r"] = "" if r is None or pd.isna(r) else (
-                f"{r:.2f}" + (f" {POOR_MARK}" if bool(any_row.get("poor_regressor")) else "")
+            line["regressor r"] = (
+                ""
+                if r is None or pd.isna(r)
+                else (f"{r:.2f}" + (f" {POOR_MARK}" if bool(any_row.get("poor_regressor")) else ""))
             )
             body.append(line)
         tables[config] = pd.DataFrame(body)
@@ -146,14 +148,17 @@ def eec_cell_mean_tables(results: pd.DataFrame) -> dict[str, pd.DataFrame]:
     if rows.empty:
         return {}
     predicted = rows["predicted_mean"] if "predicted_mean" in rows.columns else pd.Series(float("nan"), rows.index)
-    cells = rows.assign(cell=[
-        format_number(value) + (f" ({format_number(fitted)})" if pd.notna(fitted) else "")
-        for value, fitted in zip(rows["value"], predicted, strict=True)
-    ])
+    cells = rows.assign(
+        cell=[
+            format_number(value) + (f" ({format_number(fitted)})" if pd.notna(fitted) else "")
+            for value, fitted in zip(rows["value"], predicted, strict=True)
+        ]
+    )
     tables = {}
     for config, group in cells.groupby("config", sort=True):
-        table = group.pivot_table(index=["emotion", "model"], columns="term", values="cell", aggfunc="first",
-                                  sort=False)
+        table = group.pivot_table(
+            index=["emotion", "model"], columns="term", values="cell", aggfunc="first", sort=False
+        )
         table.columns.name = None
         tables[config] = table.fillna("").reset_index()
     return tables
@@ -196,14 +201,14 @@ def marginal_effect_sentence(row: pd.Series) -> str:
             "than the group and gender differences add up to"
         )
     verdict = (
-        "survives Holm" if bool(row.get("survives_holm")) else
-        "survives Benjamini-Hochberg only" if bool(row.get("survives_bh")) else
-        "does not survive multiple-testing control"
+        "survives Holm"
+        if bool(row.get("survives_holm"))
+        else "survives Benjamini-Hochberg only"
+        if bool(row.get("survives_bh"))
+        else "does not survive multiple-testing control"
     )
     caution = " Caution: the regressor's Pearson r is poor." if bool(row.get("poor_regressor")) else ""
-    return (
-        f"{row['model']}, {row['emotion']}: {claim} (p = {format_p(row['p_value'])}, {verdict}).{caution}"
-    )
+    return f"{row['model']}, {row['emotion']}: {claim} (p = {format_p(row['p_value'])}, {verdict}).{caution}"
 
 
 def marginal_effect_sentences(results: pd.DataFrame, max_p: float = 0.10) -> dict[str, list[str]]:
@@ -262,11 +267,19 @@ def xweat_skipped(results: pd.DataFrame) -> list[str]:
     if "status" not in results.columns:
         return []
     rows = xweat_monolingual(results)
-    rows = pd.concat([rows, results[(results["suite"] == XWEAT_SUITE) & (results["metric"] == "effect_size")
-                                    & _is_cross_lingual(results)]])
+    rows = pd.concat(
+        [
+            rows,
+            results[
+                (results["suite"] == XWEAT_SUITE) & (results["metric"] == "effect_size") & _is_cross_lingual(results)
+            ],
+        ]
+    )
     rows = rows[rows["status"] == "skipped"]
-    return [f"{row['model']}, {row['test']}, {row['language']}: {row.get('note') or 'skipped'}"
-            for _, row in rows.iterrows()]
+    return [
+        f"{row['model']}, {row['test']}, {row['language']}: {row.get('note') or 'skipped'}"
+        for _, row in rows.iterrows()
+    ]
 
 
 def xweat_coverage_table(results: pd.DataFrame, model: str) -> pd.DataFrame:

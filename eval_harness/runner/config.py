@@ -63,9 +63,14 @@ class ModelSpec:
         return self.languages is None or all(part in self.languages for part in language.split("-"))
 
     def to_dict(self) -> dict:
-        entry = {"name": self.name, "type": self.type, "id": self.id, "path": self.path,
-                 "languages": list(self.languages) if self.languages is not None else None,
-                 "options": dict(self.options)}
+        entry = {
+            "name": self.name,
+            "type": self.type,
+            "id": self.id,
+            "path": self.path,
+            "languages": list(self.languages) if self.languages is not None else None,
+            "options": dict(self.options),
+        }
         return {key: value for key, value in entry.items() if value is not None}
 
 
@@ -237,9 +242,7 @@ def _parse_model(entry: Any, where: str) -> ModelSpec:
 def _check_keys(mapping: Mapping, allowed: tuple[str, ...], where: str) -> None:
     unknown = [str(key) for key in mapping if key not in allowed]
     if unknown:
-        raise ConfigError(
-            f"{where}: unknown key {', '.join(map(repr, unknown))}; allowed keys: {', '.join(allowed)}"
-        )
+        raise ConfigError(f"{where}: unknown key {', '.join(map(repr, unknown))}; allowed keys: {', '.join(allowed)}")
 
 
 def _string_list(value: Any, where: str) -> list[str]:

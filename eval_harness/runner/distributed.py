@@ -74,8 +74,9 @@ class Distributed:
         items = list(items)
         chunks = [items[i : i + chunk_size] for i in range(0, len(items), chunk_size)]
         with self.split(chunks) as mine:
-            bar = tqdm(total=sum(map(len, mine)), desc=desc, unit="item", leave=False,
-                       disable=desc is None or not self.is_main)
+            bar = tqdm(
+                total=sum(map(len, mine)), desc=desc, unit="item", leave=False, disable=desc is None or not self.is_main
+            )
             outputs = []
             for chunk in mine:
                 outputs.append(function(chunk))

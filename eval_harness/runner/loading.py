@@ -48,8 +48,12 @@ class ShardedEncoder:
         self.progress = progress
 
     def encode(self, texts) -> np.ndarray:
-        return self.dist.map(self.encoder.encode, list(texts), chunk_size=self.chunk_size,
-                             desc=f"encoding ({self.encoder.name})" if self.progress else None)
+        return self.dist.map(
+            self.encoder.encode,
+            list(texts),
+            chunk_size=self.chunk_size,
+            desc=f"encoding ({self.encoder.name})" if self.progress else None,
+        )
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.encoder, name)
@@ -67,8 +71,9 @@ def model_resources(spec: ModelSpec, ctx: RunContext):
                 return ShardedEncoder(super().encoder(source, **options), ctx.dist, progress=ctx.show_progress)
 
         # The encoders' own bars would count one chunk at a time: ShardedEncoder shows one bar per call.
-        return RunResources(EmbeddingCache(ctx.cache_dir / "embeddings"), device=str(ctx.dist.accelerator.device),
-                            progress=False)
+        return RunResources(
+            EmbeddingCache(ctx.cache_dir / "embeddings"), device=str(ctx.dist.accelerator.device), progress=False
+        )
 
     return ctx.shared((spec.name, "resources"), build)
 
@@ -109,8 +114,7 @@ def word_embedder(spec: ModelSpec, ctx: RunContext):
     return resources.static_vectors(factory_source(spec) or "glove", **_pick(spec.options, VECTOR_OPTIONS))
 
 
-def fit_or_load_regressor(spec: ModelSpec, config: Mapping[str, Any], language: str, dimension: str,
-                          ctx: RunContext):
+def fit_or_load_regressor(spec: ModelSpec, config: Mapping[str, Any], language: str, dimension: str, ctx: RunContext):
     """The emotion regressor ``config`` (:func:`emotion_model_config` of ``spec``) for (``language``,
     ``dimension``): the cached one when its files pass their checksums and it is this model (type,
     source fingerprint, options, language, dimension), else trained now — by every rank together
@@ -133,8 +137,11 @@ def fit_or_load_regressor(spec: ModelSpec, config: Mapping[str, Any], language: 
             except ModelLoadError:
                 loaded = None
         if loaded is None or loaded.identity() != identity:
-            warnings.warn(f"cached regressor {folder} is corrupted or incomplete; it is trained again",
-                          RuntimeWarning, stacklevel=2)
+            warnings.warn(
+                f"cached regressor {folder} is corrupted or incomplete; it is trained again",
+                RuntimeWarning,
+                stacklevel=2,
+            )
             loaded = None
     # Every rank must take the same branch: training is collective.
     if all(ctx.dist.gather([loaded is not None])):
@@ -150,8 +157,11 @@ def fit_or_load_regressor(spec: ModelSpec, config: Mapping[str, Any], language: 
 
 def write_checksums(folder: Path) -> None:
     """Record the sha256 of every file in ``folder`` (written last: its presence marks a complete save)."""
-    digests = {path.relative_to(folder).as_posix(): _sha256(path)
-               for path in sorted(folder.rglob("*")) if path.is_file() and path.name != CHECKSUMS}
+    digests = {
+        path.relative_to(folder).as_posix(): _sha256(path)
+        for path in sorted(folder.rglob("*"))
+        if path.is_file() and path.name != CHECKSUMS
+    }
     atomic_write_text(folder / CHECKSUMS, json.dumps(digests, indent=1, sort_keys=True))
 
 
@@ -161,8 +171,9 @@ def verify_checksums(folder: Path) -> bool:
         digests = json.loads((folder / CHECKSUMS).read_text())
     except (FileNotFoundError, ValueError):
         return False
-    present = {path.relative_to(folder).as_posix() for path in folder.rglob("*")
-               if path.is_file() and path.name != CHECKSUMS}
+    present = {
+        path.relative_to(folder).as_posix() for path in folder.rglob("*") if path.is_file() and path.name != CHECKSUMS
+    }
     return present == set(digests) and all(_sha256(folder / name) == digest for name, digest in digests.items())
 
 

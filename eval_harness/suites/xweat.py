@@ -404,9 +404,16 @@ class XWEATSuite(Suite):
     def evaluate(self, unit: Unit, prepared: dict, ctx) -> list[dict]:
         options = prepared["options"]
         pair = _pair(unit.language)
-        (result,) = run_xweat(prepared["embedder"], [pair], tests=[unit.test], word_sets=prepared["sets"],
-                              min_coverage=options["min_coverage"], seed=unit.seed,
-                              permutations=options["permutations"], similarity=options["similarity"])
+        (result,) = run_xweat(
+            prepared["embedder"],
+            [pair],
+            tests=[unit.test],
+            word_sets=prepared["sets"],
+            min_coverage=options["min_coverage"],
+            seed=unit.seed,
+            permutations=options["permutations"],
+            similarity=options["similarity"],
+        )
         return xweat_records(result)
 
 
@@ -429,7 +436,10 @@ def xweat_records(result: XWEATResult) -> list[dict]:
         "p_value_method": weat_result.p_value_method,
         "n_permutations": weat_result.n_permutations,
         "p_value_mc_std_err": weat_result.mc_std_err,
-        "n_x": weat_result.n_x, "n_y": weat_result.n_y, "n_a": weat_result.n_a, "n_b": weat_result.n_b,
+        "n_x": weat_result.n_x,
+        "n_y": weat_result.n_y,
+        "n_a": weat_result.n_a,
+        "n_b": weat_result.n_b,
         "similarity": weat_result.similarity,
         "alternative": weat_result.alternative,
         "ddof": weat_result.ddof,
