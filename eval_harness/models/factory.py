@@ -46,7 +46,6 @@ MODEL_TYPES: dict[str, type[EmotionRegressor]] = {
 }
 ENCODER_LOAD_OPTIONS = ("pooling", "layer", "prefix", "max_length", "batch_size", "device", "precision", "progress")
 VECTOR_OPTIONS = ("format", "lowercase")
-PACKAGED_VECTORS = ("glove", "glove-6b-50d")
 
 
 class ModelResources:
@@ -80,10 +79,11 @@ class ModelResources:
 
     def static_vectors(self, source: str, format: str = "auto", lowercase: bool = False):
         """GloVe 6B 50d for ``"glove"`` (the packaged one), else the vector file at ``source``."""
+        from eval_harness.models.packaged import GLOVE, canonical_source
         from eval_harness.models.static import StaticVectors, load_packaged_glove
 
-        if str(source).lower() in PACKAGED_VECTORS:
-            return self._memo(("vectors", "glove"), load_packaged_glove)
+        if canonical_source(source) == GLOVE:
+            return self._memo(("vectors", GLOVE), load_packaged_glove)
         key = ("vectors", str(source), format, lowercase)
         return self._memo(key, lambda: StaticVectors.load(source, format=format, lowercase=lowercase))
 

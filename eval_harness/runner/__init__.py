@@ -8,14 +8,12 @@
 from .config import MODEL_TYPES, ModelSpec, RunConfig, SuiteSpec, load_config, parse_config
 from .context import RunContext, unit_rng
 from .distributed import Distributed
-from .packaged import PACKAGED_MODELS, check_loadable, resolve_source
 from .plan import Plan, plan_units
 from .store import RECORD_FIELDS, RunStore
 from .sweep import RunSummary, run_sweep, summary_table
 
 __all__ = [
     "MODEL_TYPES",
-    "PACKAGED_MODELS",
     "RECORD_FIELDS",
     "Distributed",
     "ModelSpec",
@@ -25,11 +23,9 @@ __all__ = [
     "RunStore",
     "RunSummary",
     "SuiteSpec",
-    "check_loadable",
     "load_config",
     "parse_config",
     "plan_units",
-    "resolve_source",
     "run_sweep",
     "summary_table",
     "unit_rng",

