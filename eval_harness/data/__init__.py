@@ -7,6 +7,7 @@ returns ``datasets.load_dataset(folder, config)``. Source files come from
 """
 
 from .builders import DATASETS, build_dataset, build_datasets, build_summary, dataset_folder
+from .corpus import load_corpus
 from .eec import (
     EEC_CONFIGS,
     EEC_CONFIGS_BY_LANGUAGE,
@@ -15,6 +16,7 @@ from .eec import (
     EEC_REFERENCE_GROUP,
     generate_eec,
 )
+from .emotion_splits import TextSplit, clean_tweet, semeval_splits
 from .gender_lists import GENDER_LIST_CONFIGS
 from .hub_folder import push_to_hub, validate_card
 from .loaders import load_eec, load_gender_lists, load_semeval, load_xweat, load_xweat_translations
@@ -32,16 +34,20 @@ __all__ = [
     "SEMEVAL_DIMENSIONS",
     "SEMEVAL_LANGUAGES",
     "XWEAT_LANGUAGES",
+    "TextSplit",
     "build_dataset",
     "build_datasets",
     "build_summary",
+    "clean_tweet",
     "dataset_folder",
     "generate_eec",
+    "load_corpus",
     "load_eec",
     "load_gender_lists",
     "load_semeval",
     "load_xweat",
     "load_xweat_translations",
     "push_to_hub",
+    "semeval_splits",
     "validate_card",
 ]

@@ -12,7 +12,6 @@ that names the file, where it was expected and the variable to set.
 from __future__ import annotations
 
 import ast
-import hashlib
 import json
 import os
 from collections.abc import Callable, Iterable
@@ -21,6 +20,7 @@ from pathlib import Path
 
 from .. import paths
 from ..errors import SourceDataError
+from ..io import file_sha256
 
 SOURCE_DIR_VARIABLE = "XBIAS_SOURCE_DIR"
 
@@ -200,15 +200,6 @@ SOURCES: dict[str, SourceFile] = {
 }
 
 
-def sha256_of(path: Path) -> str:
-    """Hex sha256 of a file's bytes, read in 1 MiB blocks."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def resolve_source_dir(source_dir: str | os.PathLike | None = None) -> tuple[Path | None, str]:
     """The source directory and where it came from: the argument, else ``$XBIAS_SOURCE_DIR``, else ``(None, ...)``."""
     if source_dir is not None:
@@ -251,7 +242,7 @@ def source_paths(files: Iterable[str], source_dir: str | os.PathLike | None = No
 
 
 def _verify(source: SourceFile, path: Path, origin: str) -> None:
-    actual = sha256_of(path)
+    actual = file_sha256(path)
     if actual != source.sha256:
         raise SourceDataError(
             f"source file {source.path} at {path} fails its sha256 check (expected {source.sha256[:16]}..., got "

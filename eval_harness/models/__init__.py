@@ -1,25 +1,31 @@
-"""Model adapters: transformer encoders, static vectors, the embedding cache and emotion regressors.
+"""Model adapters: texts and words in, scores and vectors out.
 
-See :mod:`eval_harness.models.encoder` (sentence and word vectors), :mod:`eval_harness.models.cache`,
-:mod:`eval_harness.models.regressors` and :mod:`eval_harness.models.classifier` (emotion models) and
-:mod:`eval_harness.models.factory` (emotion models from a config dict, fitted once, reloaded after).
+- :mod:`~eval_harness.models.registry`: the model types a config may name (lazy, no torch);
+- :mod:`~eval_harness.models.factory`: the only dispatch on type — emotion models, word vectors,
+  :class:`ModelResources` (each encoder / vector file loaded once) and :func:`fit_or_load`;
+- :mod:`~eval_harness.models.encoder` (sentence and word vectors of a transformer),
+  :mod:`~eval_harness.models.static` (static word vectors, Procrustes-aligned spaces),
+  :mod:`~eval_harness.models.cache` (the embedding cache);
+- emotion models: :mod:`~eval_harness.models.regressors` (probe, SVM-tfidf, static-vector MLP),
+  :mod:`~eval_harness.models.classifier` (a classifier used as is), :mod:`~eval_harness.models.heads`;
+- :mod:`~eval_harness.models.loading` (Hub ids and folders, fingerprints) and
+  :mod:`~eval_harness.models.packaged` (``pypi:NAME`` models).
 """
 
 from eval_harness.models.cache import EmbeddingCache
 from eval_harness.models.classifier import ClassifierScorer
-from eval_harness.models.encoder import ContextVectors, TransformerEncoder, load_encoder
-from eval_harness.models.factory import MODEL_TYPES, ModelResources, build_emotion_model, fit_or_load
+from eval_harness.models.encoder import ContextVectors, TransformerEncoder
+from eval_harness.models.factory import build_emotion_model, build_word_embedder, fit_or_load
 from eval_harness.models.heads import MlpHead, SvrHead, pearson_r
+from eval_harness.models.registry import MODEL_TYPES
 from eval_harness.models.regressors import (
     EmotionRegressor,
     ProbeRegressor,
     RegressorScores,
     StaticMlpRegressor,
     SvmTfidfRegressor,
-    TextSplit,
-    clean_tweet,
-    semeval_splits,
 )
+from eval_harness.models.resources import ModelResources
 from eval_harness.models.templates import DEFAULT_TEMPLATES
 
 load_emotion_model = EmotionRegressor.load
@@ -38,13 +44,10 @@ __all__ = [
     "StaticMlpRegressor",
     "SvmTfidfRegressor",
     "SvrHead",
-    "TextSplit",
     "TransformerEncoder",
     "build_emotion_model",
-    "clean_tweet",
+    "build_word_embedder",
     "fit_or_load",
     "load_emotion_model",
-    "load_encoder",
     "pearson_r",
-    "semeval_splits",
 ]

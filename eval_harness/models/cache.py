@@ -16,8 +16,6 @@ deleted and recomputed: a corrupted vector is never returned.
 import hashlib
 import io
 import json
-import os
-import tempfile
 import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -25,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from eval_harness.errors import InputError
+from eval_harness.io import atomic_write_bytes
 from eval_harness.paths import cache_root
 
 _MAGIC = b"XBIAS-EMB1 "
@@ -90,17 +89,7 @@ class EmbeddingCache:
         array = np.ascontiguousarray(array)
         if array.shape[0] != len(texts):
             raise InputError(f"EmbeddingCache.put: {array.shape[0]} rows for {len(texts)} texts")
-        path = self.path(fingerprint, mode, texts)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".emb")
-        try:
-            with os.fdopen(handle, "wb") as stream:
-                stream.write(_encode(array))
-            os.replace(temporary, path)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
-        return path
+        return atomic_write_bytes(self.path(fingerprint, mode, texts), _encode(array))
 
     def get_or_compute(
         self,

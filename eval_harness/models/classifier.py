@@ -69,6 +69,7 @@ class ClassifierScorer(EmotionRegressor):
     """An ``AutoModelForSequenceClassification`` scoring texts with the probability of one label."""
 
     model_type = "classifier"
+    heavy_predict = True
 
     def __init__(
         self,
@@ -93,6 +94,7 @@ class ClassifierScorer(EmotionRegressor):
         self.label_map = dict(label_map or {})
         self.batch_size = batch_size
         self.max_length = max_sequence_length(tokenizer, model.config, max_length)
+        self.precision = precision
         self.autocast_dtype = resolve_precision(precision, self.device)
         self.progress = progress
         self.stats = RunStats()
@@ -115,8 +117,12 @@ class ClassifierScorer(EmotionRegressor):
     def source_fingerprint(self) -> str:
         return self._fingerprint
 
-    def options(self) -> dict:
-        return {"preprocess": self.preprocess, "label_map": self.label_map, "max_length": self.max_length}
+    @classmethod
+    def build(cls, source, options, resources) -> "ClassifierScorer":
+        """A scorer over the (shared) classifier ``source`` of ``resources``."""
+        model, tokenizer, folder = resources.classifier_model(source)
+        options = {"device": resources.device, "progress": resources.progress, **options}
+        return cls(model, tokenizer, name=str(source), folder=folder, **options)
 
     def select_label(self, dimension: str) -> int:
         """Resolve (and remember) the output index that scores ``dimension``; no SemEval data needed."""
@@ -162,9 +168,5 @@ class ClassifierScorer(EmotionRegressor):
             scores[rows] = batch_scores
         return scores
 
-    @classmethod
-    def _restore(cls, meta, directory, resources):
-        options = dict(meta["identity"]["options"])
-        model = resources.classifier(meta["source"], **options)
-        model.select_label(meta["identity"]["dimension"])
-        return model
+    def _restore_state(self, directory: Path) -> None:
+        self.select_label(self.dimension)

@@ -59,43 +59,6 @@ WORD_MODES = ("static", "template")
 MISSING_POLICIES = ("warn", "raise", "ignore")
 
 
-def load_encoder(
-    name_or_path: str | Path,
-    pooling: str = "cls",
-    layer: int = -1,
-    prefix: str = "",
-    batch_size: int = 32,
-    device: str | torch.device | None = None,
-    *,
-    max_length: int | None = None,
-    precision: str = "auto",
-    cache: EmbeddingCache | None = None,
-    progress: bool | None = None,
-) -> "TransformerEncoder":
-    """Load ``AutoModel`` + ``AutoTokenizer`` from a Hub id or local folder as a :class:`TransformerEncoder`.
-
-    A Hub id that is neither a folder nor in the local cache fails at once with a ModelLoadError
-    when the Hub is offline (see :mod:`eval_harness.models.loading`).
-    """
-    _check_pooling(pooling)
-    model, tokenizer, folder = load_pretrained(name_or_path)
-    return TransformerEncoder(
-        model,
-        tokenizer,
-        name=str(name_or_path),
-        folder=folder,
-        pooling=pooling,
-        layer=layer,
-        prefix=prefix,
-        batch_size=batch_size,
-        device=device,
-        max_length=max_length,
-        precision=precision,
-        cache=cache,
-        progress=progress,
-    )
-
-
 class ContextVectors(dict):
     """``word -> (k, d) float32`` array, one row per sentence in which the word was found.
 
@@ -126,6 +89,9 @@ class ContextVectors(dict):
 
 class TransformerEncoder:
     """A frozen transformer that turns texts into sentence vectors and words into word vectors."""
+
+    # How embed_words can read a word (the word-embedder protocol: models without modes have none).
+    word_modes = WORD_MODES
 
     def __init__(
         self,
@@ -179,6 +145,17 @@ class TransformerEncoder:
             max_length=self.max_length,
             autocast=str(self.autocast_dtype),
         )
+
+    @classmethod
+    def from_pretrained(cls, name_or_path: str | Path, **options) -> "TransformerEncoder":
+        """Load ``AutoModel`` + ``AutoTokenizer`` from a Hub id or local folder; ``options`` are the constructor's.
+
+        A Hub id that is neither a folder nor in the local cache fails at once with a ModelLoadError
+        when the Hub is offline (see :mod:`eval_harness.models.loading`).
+        """
+        _check_pooling(options.get("pooling", "cls"))
+        model, tokenizer, folder = load_pretrained(name_or_path)
+        return cls(model, tokenizer, folder=folder, **{"name": str(name_or_path), **options})
 
     def __repr__(self) -> str:
         return (

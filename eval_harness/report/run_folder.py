@@ -18,22 +18,8 @@ import pandas as pd
 import yaml
 
 from ..errors import InputError
+from ..runner.records import RECORD_FIELDS
 
-# The long format's columns (see the harness); extra fields in a record are kept.
-RECORD_COLUMNS = (
-    "model",
-    "suite",
-    "language",
-    "dataset",
-    "config",
-    "emotion",
-    "test",
-    "term",
-    "metric",
-    "value",
-    "std_err",
-    "p_value",
-)
 # Needed to place a number at all; the other record columns may be absent or null.
 REQUIRED_COLUMNS = ("model", "suite", "metric", "value")
 
@@ -44,7 +30,7 @@ class RunFolder:
 
     Attributes:
         path: the folder.
-        results: every record, one row per number (``RECORD_COLUMNS`` + any extra fields).
+        results: every record, one row per number (``RECORD_FIELDS`` + any extra fields).
         config: the parsed ``config.yaml``, or None when it is missing or unreadable.
         run_info: the parsed ``run.json``, or None likewise.
         unit_ids: the finished units (file stems under ``units/``).
@@ -187,7 +173,7 @@ def _records_frame(records: list[dict], source: Path) -> pd.DataFrame:
             f"{source}: records lack the columns {absent} (found {sorted(frame.columns)}); "
             f"every record needs {list(REQUIRED_COLUMNS)}"
         )
-    for column in RECORD_COLUMNS:
+    for column in RECORD_FIELDS:
         if column not in frame.columns:
             frame[column] = None
     for column in ("value", "std_err", "p_value"):

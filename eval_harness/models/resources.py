@@ -1,0 +1,56 @@
+"""What the models of one process share: each encoder, classifier and vector file loaded once, and the
+embedding cache, so the five dimensions' models of one language share one encoder and each text is
+encoded once."""
+
+from typing import Any
+
+from eval_harness.models.cache import EmbeddingCache
+from eval_harness.models.packaged import GLOVE, canonical_source, resolve_source
+
+
+class ModelResources:
+    """Per-process store of loaded encoders, classifiers and static vectors, and the embedding cache."""
+
+    def __init__(self, cache: EmbeddingCache | None = None, device: str | None = None, progress: bool | None = None):
+        self.cache = cache if cache is not None else EmbeddingCache()
+        self.device = device
+        self.progress = progress
+        self._loaded: dict[tuple, Any] = {}
+
+    def encoder(self, source: str, **options):
+        """A :class:`TransformerEncoder` (cached by source and options) that reads/writes the embedding cache."""
+        from eval_harness.models.encoder import TransformerEncoder
+
+        options = {"device": self.device, "progress": self.progress, **options}
+        key = ("encoder", str(source), tuple(sorted((name, str(value)) for name, value in options.items())))
+        return self._memo(
+            key,
+            lambda: TransformerEncoder.from_pretrained(
+                resolve_source(source), name=str(source), cache=self.cache, **options
+            ),
+        )
+
+    def classifier_model(self, source: str) -> tuple:
+        """``(model, tokenizer, folder)`` of an ``AutoModelForSequenceClassification``, loaded once."""
+        from transformers import AutoModelForSequenceClassification
+
+        from eval_harness.models.loading import load_pretrained
+
+        return self._memo(
+            ("classifier", str(source)),
+            lambda: load_pretrained(resolve_source(source), AutoModelForSequenceClassification),
+        )
+
+    def static_vectors(self, source: str, format: str = "auto", lowercase: bool = False):
+        """GloVe 6B 50d for ``"glove"`` (the packaged one), else the vector file at ``source``."""
+        from eval_harness.models.static import StaticVectors, load_packaged_glove
+
+        if canonical_source(source) == GLOVE:
+            return self._memo(("vectors", GLOVE), load_packaged_glove)
+        key = ("vectors", str(source), format, lowercase)
+        return self._memo(key, lambda: StaticVectors.load(resolve_source(source), format=format, lowercase=lowercase))
+
+    def _memo(self, key: tuple, load):
+        if key not in self._loaded:
+            self._loaded[key] = load()
+        return self._loaded[key]

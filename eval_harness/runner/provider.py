@@ -1,0 +1,131 @@
+"""The models of a run as suites get them (``ctx.models``): loaded once per run on this rank's device,
+with the run's caches, their heavy work shared out over the accelerate ranks.
+
+:class:`RunModels` implements the :class:`~eval_harness.runner.suite.ModelProvider` contract on top of
+:mod:`eval_harness.models.factory`, the only place that knows the model types.
+
+Sharded encoding: ``encode(texts)`` cuts the texts into consecutive chunks of :data:`ENCODE_CHUNK`
+*before* handing them out, so every chunk, its batches and its embedding cache entry are the same
+whatever the number of ranks; a warm cache serves a 1-rank and a 2-rank run alike. A model whose
+``predict`` runs a network itself (``heavy_predict``, e.g. a classifier) has its predictions shared
+out the same way; cheap ones (SVM-tfidf, static vectors) run on every rank.
+"""
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ENCODE_CHUNK = 1024
+
+
+class ShardedEncoder:
+    """A :class:`~eval_harness.models.TransformerEncoder` whose ``encode`` is shared between the ranks.
+
+    Every rank must call ``encode`` with the same texts (it is a collective step); everything
+    else (``fingerprint``, ``embed_words``, ``cache``...) is the wrapped encoder's.
+    """
+
+    def __init__(self, encoder, dist, chunk_size: int = ENCODE_CHUNK, progress: bool = True):
+        self.encoder = encoder
+        self.dist = dist
+        self.chunk_size = chunk_size
+        self.progress = progress
+
+    def encode(self, texts) -> np.ndarray:
+        return self.dist.map(
+            self.encoder.encode,
+            list(texts),
+            chunk_size=self.chunk_size,
+            desc=f"encoding ({self.encoder.name})" if self.progress else None,
+        )
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.encoder, name)
+
+
+class ShardedPredictions:
+    """An emotion model whose ``predict`` is shared between the ranks (collective, like ShardedEncoder)."""
+
+    def __init__(self, model, dist, chunk_size: int = ENCODE_CHUNK):
+        self.model = model
+        self.dist = dist
+        self.chunk_size = chunk_size
+
+    def predict(self, texts) -> np.ndarray:
+        return self.dist.map(self.model.predict, list(texts), chunk_size=self.chunk_size)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.model, name)
+
+
+class RunModels:
+    """``ctx.models``: the config's models for the suites (see the module docstring)."""
+
+    def __init__(self, ctx):
+        self.ctx = ctx
+
+    def resources(self, model):
+        """The :class:`~eval_harness.models.ModelResources` of one config model, loaded once per run on this rank's
+        device with the run's embedding cache; its encoders shard ``encode``. Freed after the model's last task."""
+        return self.ctx.shared((model.name, "resources"), self._new_resources)
+
+    def _new_resources(self):
+        from ..models import EmbeddingCache, ModelResources
+
+        dist, show_progress = self.ctx.dist, self.ctx.show_progress
+
+        class RunResources(ModelResources):
+            def encoder(self, source: str, **options):
+                return ShardedEncoder(super().encoder(source, **options), dist, progress=show_progress)
+
+        # The encoders' own bars would count one chunk at a time: ShardedEncoder shows one bar per call.
+        return RunResources(
+            EmbeddingCache(Path(self.ctx.cache_dir) / "embeddings"),
+            device=str(dist.accelerator.device),
+            progress=False,
+        )
+
+    @staticmethod
+    def model_config(model, seed: int | None = None) -> dict:
+        """The factory's config for a config model (``seed``: the sweep seed of a trained model)."""
+        from ..models.registry import model_type
+
+        options = dict(model.options)
+        if seed is not None and model_type(model.type).trains:
+            options["seed"] = seed
+        config = {"type": model.type, "options": options}
+        if model.source is not None:
+            config["path"] = model.source
+        return config
+
+    def word_embedder(self, model):
+        from ..models.factory import build_word_embedder
+
+        return build_word_embedder(self.model_config(model), self.resources(model))
+
+    def static_vectors(self, source: str):
+        from ..models.factory import build_word_embedder
+
+        return self.ctx.shared(
+            ("static_vectors", source),
+            lambda: build_word_embedder({"type": "static_mlp", "path": source}, self._shared_resources()),
+        )
+
+    def _shared_resources(self):
+        return self.ctx.shared((None, "resources"), self._new_resources)
+
+    def emotion_regressor(self, model, language: str, emotion: str, seed: int):
+        from ..models.factory import fit_or_load
+
+        regressor = fit_or_load(
+            self.model_config(model, seed),
+            language,
+            emotion,
+            Path(self.ctx.cache_dir) / "regressors",
+            self.resources(model),
+            group=self.ctx.dist,
+        )
+        if getattr(regressor, "heavy_predict", False):
+            return ShardedPredictions(regressor, self.ctx.dist)
+        return regressor

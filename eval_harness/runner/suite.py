@@ -1,0 +1,236 @@
+"""The plug-in contract between the harness and a bias method (a *suite*), and the suite registry.
+
+A suite turns (model, language) into *units* — the smallest pieces of work whose results
+are written, resumed and sharded on their own (e.g. one EEC config x one emotion, or one
+WEAT test) — and computes each unit's records. The harness drives it in two steps per
+*task* (one model x suite x language x seed):
+
+1. ``prepare(task, ctx)`` — the shared, expensive part (load the model, encode texts, train
+   regressors). Every accelerate rank calls it together, so it may shard texts with
+   ``ctx.dist.map``; it sees only the task's unfinished units.
+2. ``evaluate(unit, prepared, ctx)`` — one unit's statistics, rank-local and pure: the
+   harness shards units over ranks, gathers the records and writes them on rank 0.
+
+Records are flat dicts with at least ``metric`` and ``value`` (plus ``term``, ``std_err``,
+``p_value`` and any extra fields); the harness adds the unit's ``model, suite, language,
+dataset, config, emotion, test, seed``.
+
+A suite reaches models only through ``ctx.models`` (:class:`ModelProvider`): it never
+imports the harness's internals or the model adapters. This module is the only part of
+:mod:`eval_harness.runner` a suite imports.
+
+Registry: a suite is registered under its name as an instance or as a lazy
+``"module:object"`` reference, imported on first use (so ``xbias list`` and config
+validation stay light). Adding a method is one package ``suites/<method>/`` plus one entry
+in :data:`BUILTIN_SUITES` — or, outside this repository, one :func:`register_suite` call
+or an entry point in the ``xbias.suites`` group of the plug-in's own distribution.
+"""
+
+import hashlib
+import importlib
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from importlib import metadata
+from typing import Any, Protocol
+
+import numpy as np
+
+from ..errors import ConfigError
+
+BUILTIN_SUITES = {
+    "eec": "eval_harness.suites.eec:SUITE",
+    "xweat": "eval_harness.suites.xweat:SUITE",
+    "gender_space": "eval_harness.suites.gender_space:SUITE",
+}
+ENTRY_POINT_GROUP = "xbias.suites"
+_REGISTERED: dict[str, "Suite | str"] = {}
+
+
+@dataclass(frozen=True)
+class UnitKey:
+    """What a suite's plan names inside one (model, language): dataset, config, emotion and test."""
+
+    dataset: str
+    config: str | None = None
+    emotion: str | None = None
+    test: str | None = None
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One unit of work: model x suite x language x dataset config x emotion/test, for one seed."""
+
+    model: str
+    suite: str
+    language: str
+    dataset: str
+    config: str | None = None
+    emotion: str | None = None
+    test: str | None = None
+    seed: int = 0
+
+    @property
+    def id(self) -> str:
+        """File-name-safe identity: the non-empty key parts joined by ``__``."""
+        parts = [self.model, self.suite, self.language, self.dataset, self.config, self.emotion, self.test]
+        text = "__".join(p for p in parts if p is not None) + f"__seed{self.seed}"
+        return re.sub(r"[^A-Za-z0-9._-]+", "-", text)
+
+    def fields(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Task:
+    """The units of one model x suite x language x seed that still have to run.
+
+    ``model`` is the config's model entry (name, type, id/path, languages, options); a suite
+    reads ``model.name`` and ``model.type`` and passes ``model`` on to ``ctx.models``.
+    """
+
+    model: Any
+    suite: str
+    language: str
+    seed: int
+    options: Mapping[str, Any]
+    units: tuple[Unit, ...]
+
+
+def unit_rng(seed: int, unit_id: str) -> np.random.Generator:
+    """A generator seeded by (run seed, unit id): the same draws whichever rank runs the unit, and in what order."""
+    digest = hashlib.sha256(unit_id.encode()).digest()
+    return np.random.default_rng([seed, int.from_bytes(digest[:8], "little")])
+
+
+class ModelProvider(Protocol):
+    """The models of a run, as a suite gets them (``ctx.models``).
+
+    Every method is collective: all ranks call it together with the same arguments, and
+    what it returns shards its heavy work (``encode``, ``predict``) over the ranks.
+    """
+
+    def word_embedder(self, model: Any) -> Any:
+        """The config model's word vectors: ``embed_words(words, language[, mode=...]) -> (vectors, found)``."""
+
+    def static_vectors(self, source: str) -> Any:
+        """Static word vectors from a file or a packaged name (e.g. ``"glove"``), not tied to a config model."""
+
+    def emotion_regressor(self, model: Any, language: str, emotion: str, seed: int) -> Any:
+        """The config model's emotion-intensity regressor for (language, emotion): loaded when a verified copy
+        is cached, else trained now. ``predict(texts)`` scores texts; ``scores`` holds its SemEval quality."""
+
+
+class SuiteContext(Protocol):
+    """What ``prepare``/``evaluate`` receive: the process group, the models, shared objects and progress."""
+
+    dist: Any  # rank, world_size, is_main, map(function, items, chunk_size, desc), barrier()
+    models: ModelProvider
+    show_progress: bool
+
+    def shared(self, key: tuple, factory: Callable[[], Any]) -> Any:
+        """``factory()`` once per run for ``key`` (freed with the model's other objects after its last task)."""
+
+
+class Suite:
+    """Base class of suites. Subclasses set the class attributes and implement plan/prepare/evaluate.
+
+    Attributes:
+        name: registry name (``--suite NAME``).
+        description: one line for ``xbias list``.
+        languages: languages the suite can run.
+        requires: what it needs of a model (``"emotion_model"``, ``"word_vectors"``, ``"context_vectors"``:
+            a capability of the model's type); other models are skipped with a note.
+        model_types: if set, only models of these types (a further restriction; default: any type that
+            has what ``requires`` names).
+        options: settings a config may give (``suites: {NAME: {option: value}}``) with their defaults.
+        datasets: the project datasets it reads (built once, by rank 0, before any task runs).
+    """
+
+    name: str = ""
+    description: str = ""
+    languages: tuple[str, ...] = ()
+    requires: str = "emotion_model"
+    model_types: tuple[str, ...] | None = None
+    options: Mapping[str, Any] = {}
+    datasets: tuple[str, ...] = ()
+
+    def expand_languages(self, languages: Sequence[str], options: Mapping[str, Any]) -> list[str]:
+        """The task languages for the configured ``languages``; a suite may add pairs such as ``"en-de"``
+        (targets in one language, attributes in another). Default: the languages themselves."""
+        return list(languages)
+
+    def validate_options(self, options: Mapping[str, Any]) -> None:
+        """Check option values beyond their types (ranges, names) when the config is read, before anything
+        runs; raise :class:`~eval_harness.errors.ConfigError`. Default: nothing more to check."""
+
+    def plan(self, model: Any, language: str, options: Mapping[str, Any]) -> list[UnitKey]:
+        """The units of ``model`` on ``language`` (one of :meth:`expand_languages`)."""
+        raise NotImplementedError
+
+    def prepare(self, task: Task, ctx: SuiteContext) -> Any:
+        """Shared work for ``task.units``; called on every rank together. Default: nothing."""
+        return None
+
+    def evaluate(self, unit: Unit, prepared: Any, ctx: SuiteContext) -> list[dict]:
+        raise NotImplementedError
+
+    def headline(self, records: Sequence[dict]) -> dict | None:
+        """The record the end-of-run summary shows for a unit. Default: the first."""
+        return records[0] if records else None
+
+
+def register_suite(suite: "Suite | str", name: str | None = None, replace: bool = False) -> "Suite | str":
+    """Register a suite: an instance (under ``suite.name``) or a lazy ``"module:object"`` reference (under
+    ``name``, default the module's last part). Returns what was registered.
+
+    Raises:
+        ConfigError: no name, a malformed reference, or the name is taken and ``replace`` is not set.
+    """
+    if isinstance(suite, str):
+        module, _, attribute = suite.partition(":")
+        if not module or not attribute:
+            raise ConfigError(f"a suite reference is 'module:object', got {suite!r}")
+        name = name or module.rsplit(".", 1)[-1]
+    else:
+        name = name or suite.name
+    if not name:
+        raise ConfigError(f"suite {suite!r} has no name")
+    if not replace and name in _all_references():
+        raise ConfigError(f"a suite named {name!r} is already registered (pass replace=True to override)")
+    _REGISTERED[name] = suite
+    return suite
+
+
+def unregister_suite(name: str) -> None:
+    _REGISTERED.pop(name, None)
+
+
+def suite_names() -> list[str]:
+    """Every suite: built in, registered, and those of installed plug-ins (entry points)."""
+    return sorted(_all_references())
+
+
+def get_suite(name: str) -> Suite:
+    """The suite called ``name`` (importing its module on first use).
+
+    Raises:
+        ConfigError: no suite has that name (the message lists the suites), or its reference does not import.
+    """
+    references = _all_references()
+    if name not in references:
+        raise ConfigError(f"unknown suite {name!r}; suites: {', '.join(sorted(references))}")
+    suite = references[name]
+    if isinstance(suite, str):
+        module_name, _, attribute = suite.partition(":")
+        try:
+            suite = getattr(importlib.import_module(module_name), attribute)
+        except (ImportError, AttributeError) as error:
+            raise ConfigError(f"suite {name!r}: cannot import {references[name]!r} ({error})") from None
+        _REGISTERED[name] = suite
+    return suite
+
+
+def _all_references() -> dict[str, "Suite | str"]:
+    plugins = {entry.name: entry.value for entry in metadata.entry_points(group=ENTRY_POINT_GROUP)}
+    return {**BUILTIN_SUITES, **plugins, **_REGISTERED}

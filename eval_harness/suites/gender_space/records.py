@@ -1,0 +1,71 @@
+"""The gender_space suite's records: the five measures as flat records (``test`` = the measure)."""
+
+import numpy as np
+
+from .pipeline import GenderSpaceReport
+
+
+def gender_space_records(report: GenderSpaceReport) -> list[dict]:
+    """Flat records (``test`` = the measure, ``metric`` = the statistic), the shape the report reads:
+
+    - ``explained_variance_ratio`` and ``baseline_explained_variance_ratio`` per component
+      (``term`` ``pc1``, ``pc2``...); the baseline's ``std_err`` is the standard error of its
+      mean over the draws (``std`` / sqrt(draws)), ``std`` the spread of the draws;
+    - ``direct_bias``;
+    - ``clustering_accuracy`` and ``classification_accuracy``: ``value`` the mean over runs,
+      with ``min``, ``max`` and ``runs``;
+    - ``knn_profession_r``: ``value`` the mean Pearson r over runs, with ``min``, ``max``, and
+      ``p_value`` the largest (least significant) of the runs' p-values.
+    """
+    m = report.measures
+    subspace, direct, knn = m.subspace, m.direct_bias, m.knn
+    records = [
+        _record("subspace", "explained_variance_ratio", value, term=f"pc{i + 1}", n=subspace.n_differences)
+        for i, value in enumerate(subspace.explained_variance_ratio)
+    ]
+    draws = subspace.n_baseline_draws
+    records += [
+        _record(
+            "subspace",
+            "baseline_explained_variance_ratio",
+            value,
+            term=f"pc{i + 1}",
+            std_err=float(std) / np.sqrt(draws),
+            std=float(std),
+            n=draws,
+        )
+        for i, (value, std) in enumerate(
+            zip(subspace.baseline_explained_variance_ratio, subspace.baseline_std, strict=True)
+        )
+    ]
+    records.append(_record("direct_bias", "direct_bias", direct.value, n=direct.n_words, c=direct.c))
+    records += [
+        _record(
+            result.measure,
+            f"{result.measure}_accuracy",
+            result.mean,
+            min=result.min,
+            max=result.max,
+            runs=len(result.values),
+            n=result.n_words,
+        )
+        for result in (m.clustering, m.classification)
+    ]
+    records.append(
+        _record(
+            "knn",
+            "knn_profession_r",
+            knn.mean,
+            p_value=knn.max_p_value,
+            min=knn.min,
+            max=knn.max,
+            runs=len(knn.correlations),
+            n=knn.n_professions,
+            k=knn.k,
+        )
+    )
+    return [{"mode": report.mode, **record} for record in records]
+
+
+def _record(test: str, metric: str, value: float, **extra) -> dict:
+    return {"test": test, "metric": metric, "value": float(value), **extra}

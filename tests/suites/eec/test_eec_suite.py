@@ -1,0 +1,132 @@
+"""The eec suite through the harness with a tiny encoder: records, resume without retraining, cache corruption,
+and two accelerate CPU ranks against one process."""
+
+import json
+import os
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+import yaml
+from helpers import accelerate_ranks
+from helpers.tiny_models import build_tiny_bert
+
+from eval_harness.data import load_eec
+from eval_harness.io import verify_checksums
+from eval_harness.models import EmotionRegressor, ModelResources
+from eval_harness.models.cache import EmbeddingCache, _decode
+from eval_harness.runner import load_config, run_sweep
+from eval_harness.stats.betareg import fit_intersectional
+
+
+@pytest.fixture(scope="module")
+def config_path(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("eec")
+    model = build_tiny_bert(folder / "bert")
+    path = folder / "eec.yaml"
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "models": [
+                    {
+                        "name": "tiny",
+                        "path": str(model),
+                        "type": "encoder",
+                        "options": {"pooling": "mean", "max_train": 200, "head_options": {"max_epochs": 4}},
+                    }
+                ],
+                "suites": {"eec": {"languages": ["en"], "emotions": ["anger"], "configs": ["en_black_white"]}},
+            }
+        )
+    )
+    return path
+
+
+def records(folder):
+    return [json.loads(line) for line in (folder / "results.jsonl").read_text().splitlines()]
+
+
+def cache_files(folder):
+    return {path: path.stat().st_mtime_ns for path in (folder / "cache").rglob("*") if path.is_file()}
+
+
+def test_eec_records_resume_and_corrupted_caches(config_path, tmp_path):
+    out = tmp_path / "run"
+    summary = run_sweep(load_config(config_path), out, progress=False)
+    assert (summary.planned, summary.computed) == (2, 2)
+    first = records(out)
+    quality = [r for r in first if r["metric"] == "pearson_r"]
+    assert [r["split"] for r in quality] == ["validation", "test"] and quality[1]["n"] == 1002
+    assert all(r["dataset"] == "semeval2018_affect" and r["config"] == "en" for r in quality)
+    estimates = {r["term"]: r for r in first if r["metric"] == "estimate"}
+    assert list(estimates) == ["intercept", "group", "gender", "group:gender"]
+    intersection = estimates["group:gender"]
+    # the anger sentences of the EEC with a name: 1,400 fitted, the 700 noun-phrase ones left out
+    assert (intersection["n"], intersection["n_excluded"]) == (1400, 700)
+    assert intersection["group_levels"] == ["European", "African-American"]
+    assert intersection["gender_levels"] == ["male", "female"] and "lr_p_value" in intersection
+    cells = {r["term"]: r["n"] for r in first if r["metric"] == "cell_mean"}
+    assert cells == {f"{g}|{s}": 350 for g in ("European", "African-American") for s in ("male", "female")}
+
+    # the same fit from the cached regressor's own predictions on those sentences (encoded in other batches:
+    # float32 differences of ~1e-7 in the scores)
+    (regressor_folder,) = (out / "cache" / "regressors").iterdir()
+    regressor = EmotionRegressor.load(regressor_folder, ModelResources(EmbeddingCache(tmp_path / "other")))
+    anger = load_eec("en_black_white").filter(lambda emotion: emotion == "anger", input_columns="emotion")
+    direct = fit_intersectional(
+        regressor.predict(anger["sentence"]),
+        anger["group"],
+        anger["gender"],
+        reference_group="European",
+        reference_gender="male",
+    )
+    for coefficient in direct.coefficients:
+        assert estimates[coefficient.term]["value"] == pytest.approx(coefficient.estimate, rel=1e-5, abs=1e-7)
+        assert estimates[coefficient.term]["p_value"] == pytest.approx(coefficient.p_value, rel=1e-4, abs=1e-9)
+
+    # resume: a lost unit is recomputed from the cached regressor and embeddings, nothing is retrained
+    before = cache_files(out)
+    (out / "units" / "tiny__eec__en__eec__en_black_white__anger__seed0.json").unlink()
+    summary = run_sweep(load_config(config_path), out, progress=False)
+    assert (summary.resumed, summary.computed) == (1, 1)
+    assert cache_files(out) == before and records(out) == first
+
+    # corrupt one embedding file and the regressor's weights: both are detected, recomputed, same results
+    embedding_file = max((out / "cache" / "embeddings").rglob("*.emb"), key=lambda path: path.stat().st_size)
+    blob = bytearray(embedding_file.read_bytes())
+    blob[-100] ^= 0xFF
+    embedding_file.write_bytes(bytes(blob))
+    (regressor_folder / "model.joblib").write_bytes((regressor_folder / "model.joblib").read_bytes()[:200])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        summary = run_sweep(load_config(config_path), out, force=True, progress=False)
+    messages = " | ".join(str(w.message) for w in caught)
+    assert "embedding cache file" in messages and "corrupted" in messages
+    assert "cached regressor" in messages
+    assert summary.computed == 2 and records(out) == first
+    assert _decode(embedding_file.read_bytes()) is not None and verify_checksums(regressor_folder)
+
+
+def test_two_cpu_ranks_give_the_eec_results_of_one_process(config_path, tmp_path):
+    """Both runs in fresh processes with one thread each, so that only the sharding differs."""
+    run = ["run", "--config", str(config_path), "--no-progress", "--out"]
+    launched = accelerate_ranks.accelerate_launch("-m", ["eval_harness.cli", *run, str(tmp_path / "two")])
+    assert launched.returncode == 0, launched.stderr[-3000:]
+    single = subprocess.run(
+        [sys.executable, "-m", "eval_harness.cli", *run, str(tmp_path / "one")],
+        env={**os.environ, "OMP_NUM_THREADS": "1"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert single.returncode == 0, single.stderr[-3000:]
+    assert json.loads((tmp_path / "two" / "run.json").read_text())["num_processes"] == 2
+    one, two = records(tmp_path / "one"), records(tmp_path / "two")
+    assert len(one) == 2 + 4 + 1 + 4 and two == one
+    # the embedding cache holds the same chunks: a warm cache serves either
+    assert sorted(p.name for p in (tmp_path / "one" / "cache" / "embeddings").rglob("*.emb")) == sorted(
+        p.name for p in (tmp_path / "two" / "cache" / "embeddings").rglob("*.emb")
+    )
+    assert np.isfinite([r["value"] for r in one]).all()
