@@ -12,7 +12,7 @@ endif
 # Both cores: the suite takes about half the time (tests are independent; each worker has its own HF_HOME).
 PYTEST_ARGS ?= -n 2
 
-.PHONY: install demo test bench lint clean chromium report-screenshot
+.PHONY: install demo test test-fast bench lint clean chromium report-screenshot
 
 $(BIN)/python:
 	python3 -m venv $(VENV)
@@ -34,11 +34,19 @@ demo: install
 	$(BIN)/xbias report runs/demo
 	@echo "results: runs/demo/results.jsonl   report: runs/demo/report/report.html (and report.md, results.csv)"
 
+OFFLINE := HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 HF_EVALUATE_OFFLINE=1 TRANSFORMERS_OFFLINE=1
+
 # Lint first, so that pytest's summary is the run's closing line.
 test: install chromium
 	$(BIN)/ruff check .
-	HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 HF_EVALUATE_OFFLINE=1 TRANSFORMERS_OFFLINE=1 \
-		$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/ruff format --check .
+	$(OFFLINE) $(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# What is not marked slow (no real model trained or loaded): a quick check while working.
+test-fast: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(OFFLINE) $(BIN)/python -m pytest $(PYTEST_ARGS) -m "not slow"
 
 # Headless Chromium for the report's browser test (tests/test_report_browser.py) and
 # `make report-screenshot`. CI starts from a fresh machine, so install it when missing
@@ -65,6 +73,7 @@ bench: install
 
 lint: install
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

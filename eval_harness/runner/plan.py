@@ -30,33 +30,32 @@ def plan_units(config: RunConfig) -> Plan:
     tasks, skipped = [], []
     for model in config.models:
         for suite_spec in config.suites:
-            suite = get_suite(suite_spec.name)
+            suite, name = get_suite(suite_spec.name), suite_spec.name  # the registry name, as configs say it
             if suite.requires not in model.capabilities:
                 what = suite.requires.replace("_", " ")
-                skipped.append(f"{model.name} x {suite.name}: {suite.name} needs a model with {what}, not {model.type}")
+                skipped.append(f"{model.name} x {name}: {name} needs a model with {what}, not {model.type}")
                 continue
             if suite.model_types is not None and model.type not in suite.model_types:
                 types = ", ".join(suite.model_types)
-                skipped.append(f"{model.name} x {suite.name}: {suite.name} evaluates {types} models, not {model.type}")
+                skipped.append(f"{model.name} x {name}: {name} evaluates {types} models, not {model.type}")
                 continue
             expanded = suite.expand_languages(suite_spec.languages, suite_spec.options)
             languages = [lang for lang in expanded if model.covers(lang)]
             if not languages:
                 skipped.append(
-                    f"{model.name} x {suite.name}: none of the suite's languages "
+                    f"{model.name} x {name}: none of the suite's languages "
                     f"({', '.join(expanded)}) is one of the model's ({', '.join(model.languages or ())})"
                 )
             for language in languages:
                 keys = suite.plan(model, language, suite_spec.options)
                 for seed in config.seeds:
                     units = tuple(
-                        Unit(model=model.name, suite=suite.name, language=language, seed=seed, **vars(key))
-                        for key in keys
+                        Unit(model=model.name, suite=name, language=language, seed=seed, **vars(key)) for key in keys
                     )
                     tasks.append(
                         Task(
                             model=model,
-                            suite=suite.name,
+                            suite=name,
                             language=language,
                             seed=seed,
                             options=suite_spec.options,

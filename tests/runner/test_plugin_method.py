@@ -1,0 +1,47 @@
+"""Adding a method is one folder: ``tests/toy_method/`` lives only in the tests, is registered by one line,
+and runs through ``xbias run`` and ``xbias report`` like a built-in method — or is found as an installed
+plug-in through the ``xbias.suites`` entry-point group."""
+
+import json
+
+import toy_method
+import yaml
+
+from eval_harness.cli import main
+from eval_harness.runner.suite import get_suite, register_suite, suite_names, unregister_suite
+
+
+def test_a_method_folder_registered_by_one_line_runs_and_reports(tmp_path):
+    register_suite("toy_method:SUITE")  # the one line: the suite is called "toy_method" in configs
+    try:
+        config = tmp_path / "toy.yaml"
+        config.write_text(
+            yaml.safe_dump(
+                {"models": [{"name": "m1", "type": "svm_tfidf"}], "suites": {"toy_method": {"languages": ["en"]}}}
+            )
+        )
+        out = tmp_path / "run"
+        assert main(["run", "--config", str(config), "--out", str(out), "--no-progress"]) == 0
+        assert main(["report", str(out), "--format", "html,md"]) == 0
+    finally:
+        unregister_suite("toy_method")
+    records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    n_units = 2 * len(toy_method.EMOTIONS)  # n_configs x emotions
+    assert {record["suite"] for record in records} == {"toy_method"}
+    assert len(records) == 2 * n_units and len(list((out / "units").iterdir())) == n_units
+    report = (out / "report" / "report.md").read_text()
+    assert "toy_method" in report and "total_length" in report
+
+
+def test_an_installed_plugin_is_found_through_its_entry_point(tmp_path, monkeypatch):
+    # What `pip install` of a plug-in distribution leaves behind: its metadata with the entry point.
+    info = tmp_path / "xbias_toy_plugin-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: xbias-toy-plugin\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[xbias.suites]\ntoy_plugin = toy_method:SUITE\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert "toy_plugin" in suite_names()
+    try:
+        assert get_suite("toy_plugin") is toy_method.SUITE
+    finally:
+        unregister_suite("toy_plugin")
