@@ -112,6 +112,8 @@ def test_bootstrap_is_deterministic_per_seed_and_leaves_the_permutation_test_alo
     np.testing.assert_array_equal(first.bootstrap.replicates, again.bootstrap.replicates)
     assert first.to_dict() == again.to_dict()
     assert not np.array_equal(first.bootstrap.replicates, other.bootstrap.replicates)
+    fewer = weat(x, y, a, b, exact_limit=0, permutations=2000, seed=9, n_bootstrap=100)
+    np.testing.assert_array_equal(fewer.bootstrap.replicates, first.bootstrap.replicates[:100])
     for name in ("statistic", "effect_size", "p_value", "mc_std_err", "n_permutations"):
         assert getattr(first, name) == getattr(plain, name)
     # A Generator seed: the bootstrap draws after the permutation test, from the same generator.
