@@ -367,6 +367,7 @@ def permutation_test(
         raise InputError("the associations contain NaN or inf")
     _check_option("alternative", alternative, ALTERNATIVES)
     _check_permutation_options(permutations, exact_limit)
+    _check_seed(seed)
     pooled = np.concatenate([s_x, s_y])
     n_x = len(s_x)
     # Every comparison is on the sum over the X side, a monotone function of T (module docstring).
@@ -503,7 +504,7 @@ def _is_whole_number(value: object) -> bool:
 
 def _check_seed(seed) -> None:
     """The seeds :func:`numpy.random.default_rng` takes and this module documents, or an InputError."""
-    if seed is None or isinstance(seed, np.random.SeedSequence | np.random.Generator):
+    if seed is None or isinstance(seed, np.random.SeedSequence | np.random.Generator | np.random.BitGenerator):
         return
     if isinstance(seed, bool | np.bool_) or not isinstance(seed, int | np.integer) or seed < 0:
         raise InputError(
@@ -807,10 +808,11 @@ def bootstrap_generator(seed) -> np.random.Generator:
     """The generator :func:`weat` gives :func:`bootstrap_effect_size` for ``seed``: a stream of its own.
 
     For an int or ``SeedSequence`` (or ``None``: fresh entropy), a child sequence with one more spawn-key
-    entry, so the bootstrap never reuses the permutation test's draws; a ``Generator`` is used as it is.
+    entry, so the bootstrap never reuses the permutation test's draws; a ``Generator`` (or ``BitGenerator``)
+    goes on with its own stream, after whatever the permutation test drew from it.
     """
-    if isinstance(seed, np.random.Generator):
-        return seed
+    if isinstance(seed, np.random.Generator | np.random.BitGenerator):
+        return np.random.default_rng(seed)  # the Generator itself, or one on the BitGenerator's stream
     sequence = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
     return np.random.default_rng(
         np.random.SeedSequence(sequence.entropy, spawn_key=(*sequence.spawn_key, _BOOTSTRAP_STREAM))
