@@ -21,6 +21,9 @@ import ast
 import csv
 import io
 import os
+import re
+import warnings
+from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -72,6 +75,9 @@ EEC_FEATURES = datasets.Features(
 _SITUATION_SLOTS = ("<eB>", "<emotional situation word>")
 # es.csv spells the pronoun "él" (he) as "el" in all but one template.
 _PERSON_SPELLING = {"es": {"el": "él"}}
+# The slots of a generator template (generate_eec); anything else in braces is a mistake.
+EEC_SLOTS = ("person", "emotion_word")
+_SLOT = re.compile(r"\{([^{}]*)\}")
 
 
 def eec_tables(paths: Mapping[str, Path]) -> dict[str, pa.Table]:
@@ -176,7 +182,8 @@ def generate_eec(spec: Mapping | str | os.PathLike) -> datasets.Dataset:
       variants, with an optional ``default``) and an optional ``word_set``.
       Slots are ``{person}`` and ``{emotion_word}``; a template without
       ``{emotion_word}`` is neutral (``emotion`` is null). ``template_id`` is the
-      1-based position in this list.
+      1-based position in this list. Any other ``{...}`` (a misspelt slot such as
+      ``{emotion}``) or a lone brace is an error naming the template.
     - ``persons`` (required): a list of mappings ``term``, ``gender`` and optional
       ``group`` (null for noun phrases) and ``kind`` (default ``name`` when a
       group is given, else ``noun_phrase``).
@@ -190,18 +197,24 @@ def generate_eec(spec: Mapping | str | os.PathLike) -> datasets.Dataset:
     - ``english`` (optional): true when the EEC is in English, to copy
       ``sentence`` into ``sentence_en`` (else null).
 
-    Rows are ordered template, person, emotion, word.
+    Rows are ordered template, person, emotion, word. A person term, or an emotion word
+    within one word set, listed twice gives a warning (its sentences would count twice).
     """
     spec = _load_spec(spec)
     for key in ("language", "templates", "persons"):
         if key not in spec:
             raise InputError(f"EEC spec lacks '{key}': it needs language, templates, persons (and emotion_words)")
+    for key in ("templates", "persons"):
+        if not isinstance(spec[key], list) or not spec[key]:
+            raise InputError(f"EEC spec '{key}' must be a non-empty list; got {spec[key]!r:.100}")
     word_sets = _word_sets(spec.get("emotion_words"))
     persons = [_person(entry) for entry in spec["persons"]]
+    _warn_about_duplicates(persons, word_sets)
     reference = spec.get("reference_group")
     rows = []
     for template_id, entry in enumerate(spec["templates"], start=1):
         text, word_set = _template_entry(entry, template_id)
+        _check_slots(text, template_id)
         for person in persons:
             template = _variant(text, person["gender"], template_id)
             if "{person}" not in template:
@@ -231,6 +244,50 @@ def generate_eec(spec: Mapping | str | os.PathLike) -> datasets.Dataset:
     return datasets.Dataset.from_list(rows, features=EEC_FEATURES)
 
 
+def _check_slots(text: str | Mapping, template_id: int) -> None:
+    """Every ``{...}`` of every variant of a template is a known slot, and no brace is left unpaired."""
+    for variant in [text] if isinstance(text, str) else list(text.values()):
+        if not isinstance(variant, str):
+            raise InputError(f"EEC spec template {template_id}: a text must be a string; got {variant!r:.100}")
+        unknown = [slot for slot in _SLOT.findall(variant) if slot not in EEC_SLOTS]
+        if unknown:
+            raise InputError(
+                f"EEC spec template {template_id} ({variant!r}) has the unknown slot {{{unknown[0]}}}; "
+                f"the slots are {', '.join('{' + slot + '}' for slot in EEC_SLOTS)}"
+            )
+        if "{" in _SLOT.sub("", variant) or "}" in _SLOT.sub("", variant):
+            raise InputError(
+                f"EEC spec template {template_id} ({variant!r}) has an unpaired brace; write slots as "
+                f"{', '.join('{' + slot + '}' for slot in EEC_SLOTS)}"
+            )
+
+
+def _warn_about_duplicates(persons: list[dict], word_sets: dict[str, dict[str, list]]) -> None:
+    """Warn about person terms, and words within one word set, listed more than once."""
+    repeated = [term for term, count in Counter(person["term"] for person in persons).items() if count > 1]
+    if repeated:
+        warnings.warn(
+            f"EEC spec lists the person(s) {repeated} more than once; their sentences will be repeated",
+            UserWarning,
+            stacklevel=3,
+        )
+    for name, emotions in word_sets.items():
+        listed = Counter(_hashable(word) for words in emotions.values() for word in words)
+        repeated = [word for word, count in listed.items() if count > 1]
+        if repeated:
+            warnings.warn(
+                f"EEC spec word set {name!r} lists the emotion word(s) {repeated} more than once (within or "
+                "across emotions); their sentences will be repeated",
+                UserWarning,
+                stacklevel=3,
+            )
+
+
+def _hashable(word):
+    """A word (a string, or a mapping gender -> form) as something a Counter can count."""
+    return tuple(sorted(word.items())) if isinstance(word, Mapping) else word
+
+
 def _load_spec(spec: Mapping | str | os.PathLike) -> Mapping:
     if isinstance(spec, Mapping):
         return spec
@@ -250,12 +307,21 @@ def _word_sets(emotion_words) -> dict[str, dict[str, list]]:
     if not isinstance(emotion_words, Mapping) or not emotion_words:
         raise InputError("EEC spec 'emotion_words' must map emotion -> words, or word set -> emotion -> words")
     if all(isinstance(words, list) for words in emotion_words.values()):
-        return {"default": dict(emotion_words)}
-    if all(isinstance(words, Mapping) for words in emotion_words.values()):
-        return {name: dict(words) for name, words in emotion_words.items()}
-    raise InputError(
-        "EEC spec 'emotion_words' mixes lists and word sets: use emotion -> list, or set -> emotion -> list"
-    )
+        word_sets = {"default": dict(emotion_words)}
+    elif all(isinstance(words, Mapping) for words in emotion_words.values()):
+        word_sets = {name: dict(words) for name, words in emotion_words.items()}
+    else:
+        raise InputError(
+            "EEC spec 'emotion_words' mixes lists and word sets: use emotion -> list, or set -> emotion -> list"
+        )
+    for name, emotions in word_sets.items():
+        for emotion, words in emotions.items():
+            if not isinstance(words, list) or not words:
+                raise InputError(
+                    f"EEC spec 'emotion_words': emotion {emotion!r} of word set {name!r} needs a non-empty list "
+                    f"of words; got {words!r:.100}"
+                )
+    return word_sets
 
 
 def _person(entry) -> dict:

@@ -32,6 +32,7 @@ from sklearn.cluster import KMeans
 from sklearn.svm import SVC
 
 from ..errors import InputError
+from .vectors import float_rows, unit_length_rows
 
 __all__ = [
     "ROLES",
@@ -56,8 +57,8 @@ __all__ = [
 # ---------------------------------------------------------------------------- input checks
 
 
-def _finite_array(name: str, values, ndim: Sequence[int]) -> np.ndarray:
-    array = np.asarray(values, dtype=np.float64)
+def _finite_array(name: str, values, ndim: Sequence[int], row_labels: Sequence[str] | None = None) -> np.ndarray:
+    array = float_rows(values, name, row_labels)
     if array.ndim not in ndim:
         raise InputError(f"{name} must have {' or '.join(map(str, ndim))} dimensions; got shape {array.shape}")
     if not np.isfinite(array).all():
@@ -69,17 +70,22 @@ def unit_rows(vectors, name: str = "vectors") -> np.ndarray:
     """Rows scaled to unit Euclidean length: ``x_i / ||x_i||`` along the last axis.
 
     Raises :class:`InputError` for a zero row (a word without a vector is usually a zero
-    row: filter it out with the embedder's ``found`` mask first).
+    row: filter it out with the embedder's ``found`` mask first). Scale-free: rows of any
+    magnitude (1e-200, 1e200) are normalised without underflow or overflow
+    (:func:`eval_harness.stats.vectors.unit_length_rows`).
     """
     array = _finite_array(name, vectors, (1, 2, 3))
-    norms = np.linalg.norm(array, axis=-1, keepdims=True)
-    zero = norms[..., 0] == 0
+    unit, zero = unit_length_rows(array)
+    if array.ndim == 1 and zero:
+        raise InputError(f"{name} is the zero vector, which has no direction; give a nonzero vector")
     if zero.any():
+        where = np.flatnonzero(zero) if array.ndim == 2 else np.argwhere(zero)
         raise InputError(
-            f"{name} has {int(zero.sum())} zero vector(s) (at {np.argwhere(zero)[:5].tolist()}...); "
+            f"{name} has {int(zero.sum())} zero vector(s) (at {'row' if array.ndim == 2 else '[draw, row]'}"
+            f" {where[:5].tolist()}{' ...' if len(where) > 5 else ''}); "
             "a zero vector usually marks a word missing from the vocabulary: drop it with the `found` mask"
         )
-    return array / norms
+    return unit
 
 
 def _draws(name: str, vectors, n_rows: int | None = None) -> np.ndarray:
@@ -447,7 +453,13 @@ def direct_bias(vectors, direction, c: float = 1.0, word_index=None) -> DirectBi
     if not c > 0:
         raise InputError(f"c must be positive; got {c}")
     rows = unit_rows(_finite_array("vectors", vectors, (2,)), "vectors")
-    g = unit_rows(_finite_array("direction", direction, (1,)), "direction")
+    g = _finite_array("direction", direction, (1,))
+    if not g.any():
+        raise InputError(
+            "direction is the zero vector, so there is no gender direction to project on; give a nonzero "
+            "direction, or leave it out to use the gender subspace's first component"
+        )
+    g = unit_rows(g, "direction")
     if g.shape[0] != rows.shape[1]:
         raise InputError(f"direction has dimension {g.shape[0]} but the vectors have {rows.shape[1]}")
     if rows.shape[0] == 0:
@@ -721,6 +733,13 @@ def _aligned_runs(vectors: np.ndarray, words: np.ndarray | None, runs: np.ndarra
     return np.stack([vectors[rows] for rows in per_run]), first_words
 
 
+def _row_labels(role, word) -> list[str]:
+    """``"role R, word 'w'"`` per row, as far as ``role`` and ``word`` go, to name rows in error messages."""
+    roles = [str(value) for value in (role if isinstance(role, Sequence | np.ndarray) else [])]
+    words = [] if word is None or not isinstance(word, Sequence | np.ndarray) else list(word)
+    return [f"role {value}" + (f", word {words[row]!r}" if row < len(words) else "") for row, value in enumerate(roles)]
+
+
 def gender_space_measures(
     vectors,
     role,
@@ -756,7 +775,8 @@ def gender_space_measures(
     roles are absent is ``None``. ``direction`` (a gender direction) replaces the subspace's
     for the direct bias when given.
     """
-    matrix = _finite_array("vectors", vectors, (2,))
+    row_labels = _row_labels(role, word)
+    matrix = _finite_array("vectors", vectors, (2,), row_labels)
     roles = np.asarray(role, dtype=object)
     n = matrix.shape[0]
     if roles.shape != (n,):
@@ -769,6 +789,13 @@ def gender_space_measures(
     for name, values in (("word", words), ("run", runs)):
         if values.shape != (n,):
             raise InputError(f"{name} must have one entry per vector row ({n}); got shape {values.shape}")
+    zero = np.flatnonzero(~matrix.any(axis=1))
+    if zero.size:
+        named = ", ".join(f"{row} ({row_labels[row]})" for row in zero[:5])
+        raise InputError(
+            f"vectors row(s) {named}{' ...' if zero.size > 5 else ''} are zero vectors; a zero vector usually "
+            "marks a word missing from the vocabulary: drop it with the `found` mask"
+        )
     rng = _generator(seed)
     has = {name: bool((roles == name).any()) for name in ROLES}
 

@@ -43,6 +43,23 @@ them and the observed partition is one of them. Because :math:`T(X_i, Y_i) = 2 \
   :math:`p = (k + 1) / (n + 1)` (Phipson & Smyth 2010: the observed partition counts once, so :math:`p > 0`
   and the test keeps its level), reported with its Monte-Carlo standard error :math:`\sqrt{p (1 - p) / n}`.
 
+Uncertainty of the effect size (optional; off by default, see :func:`weat`). The permutation p-value asks
+whether there is any association; it says nothing about how precisely :math:`d` is known, and
+Caliskan-style effect sizes are known to be driven by a few words of the lists (Ethayarajh, Duvenaud & Hirst
+2019, "Understanding Undesirable Word Embedding Associations"; Antoniak & Mimno 2021, "Bad Seeds: Evaluating
+Lexical Methods for Bias Measurement"). Two measures, both computed from the one target-by-attribute
+similarity matrix of the test (no word is re-embedded and no similarity recomputed):
+
+- :func:`bootstrap_effect_size`: a replicate draws :math:`|X|` words from :math:`X` with replacement, and
+  likewise :math:`Y`, :math:`A`, :math:`B`, independently, and computes :math:`d^*` of the resampled
+  multisets (a word drawn twice counts twice in every mean and in the standard deviation). The percentile
+  interval is the :math:`(1 - \ell)/2` and :math:`(1 + \ell)/2` quantiles of the :math:`d^*` (numpy's default
+  linear interpolation) at confidence level :math:`\ell`, with the bootstrap standard error
+  :math:`\operatorname{sd}(d^*)` (``ddof=1``). With ``csls`` the neighbourhood terms :math:`r` of the original
+  pool are kept; this changes nothing, as :math:`d_{csls} = d_{cos}` for any pool (above).
+- :func:`leave_one_out_influence`: for every word of the four sets, :math:`d_{-w}`, the effect size of the
+  test without it, and the change :math:`d_{-w} - d`; the words whose removal moves :math:`d` most come first.
+
 Differences from the XWEAT reference code, on purpose: XWEAT truncates the larger target (and attribute)
 set to the smaller one's size, counts strictly greater statistics (``>``), divides by the number of
 partitions without the ``+1`` of a Monte-Carlo p-value, and samples distinct partitions; the similarities
@@ -52,12 +69,13 @@ and the effect size (``ddof=0``) are the same.
 import itertools
 import math
 import numbers
-from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import asdict, dataclass, field, fields
 
 import numpy as np
 
 from ..errors import InputError
+from .vectors import float_rows, unit_length_rows
 
 SIMILARITIES = ("cosine", "euclidean", "csls")
 ALTERNATIVES = ("greater", "two-sided")
@@ -68,6 +86,11 @@ DEFAULT_CSLS_K = 10
 TIE_TOLERANCE = 1e-9
 # Rows of re-partitions handled per vectorised block (memory: block x |X u Y| floats).
 _BLOCK = 1 << 14
+DEFAULT_CONFIDENCE_LEVEL = 0.95
+# Bootstrap replicates handled per vectorised block (memory: a few block x max(|X u Y|, |A u B|) floats).
+_BOOTSTRAP_BLOCK = 1 << 10
+# Spawn-key entry of the bootstrap's random stream, so that it never reuses the permutation test's draws.
+_BOOTSTRAP_STREAM = 0x626F6F74  # "boot"
 
 
 @dataclass(frozen=True)
@@ -107,6 +130,8 @@ class WEATResult:
         similarity: ``"cosine"``, ``"euclidean"`` or ``"csls"``.
         ddof: delta degrees of freedom of the effect size's standard deviation.
         alternative: ``"greater"`` or ``"two-sided"``.
+        bootstrap: the effect size's bootstrap interval (``None`` unless asked: ``n_bootstrap > 0``).
+        influence: leave-one-word-out influence on the effect size (``None`` unless asked: ``influence=True``).
     """
 
     statistic: float
@@ -122,20 +147,30 @@ class WEATResult:
     similarity: str
     ddof: int
     alternative: str
+    bootstrap: "EffectSizeBootstrap | None" = None
+    influence: "LeaveOneOutInfluence | None" = None
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        """Plain values; ``bootstrap`` and ``influence`` appear (as nested dicts) only when they were computed."""
+        record = {item.name: getattr(self, item.name) for item in fields(self)}
+        for name in ("bootstrap", "influence"):
+            part = record.pop(name)
+            if part is not None:
+                record[name] = part.to_dict()
+        return record
 
     def summary(self) -> str:
         if self.p_value_method == "exact":
             how = f"exact over all {self.n_permutations:,} re-partitions"
         else:
             how = f"Monte Carlo, {self.n_permutations:,} draws, MC s.e. {self.mc_std_err:.2g}"
-        return (
+        text = (
             f"WEAT ({self.similarity} similarity; |X|={self.n_x} |Y|={self.n_y} |A|={self.n_a} |B|={self.n_b}): "
             f"statistic {self.statistic:.4f}, effect size d={self.effect_size:.3f} (ddof={self.ddof}), "
             f"p={self.p_value:.4g} ({self.alternative}; {how})"
         )
+        parts = (self.bootstrap, self.influence)
+        return "\n".join([text, *(f"  {part.summary()}" for part in parts if part is not None)])
 
 
 def weat(
@@ -150,6 +185,10 @@ def weat(
     ddof: int = 0,
     seed: int | np.random.SeedSequence | np.random.Generator | None = None,
     csls_k: int = DEFAULT_CSLS_K,
+    n_bootstrap: int = 0,
+    confidence_level: float = DEFAULT_CONFIDENCE_LEVEL,
+    influence: bool = False,
+    words: Mapping[str, Sequence[str]] | None = None,
 ) -> WEATResult:
     """Run one WEAT test on the vectors of the four sets.
 
@@ -161,22 +200,43 @@ def weat(
         exact_limit: enumerate all re-partitions when there are at most this many (0 forces Monte Carlo).
         alternative: ``"greater"`` (one-sided, default) or ``"two-sided"``.
         ddof: 0 (population standard deviation, default) or 1, for the effect size.
-        seed: seed (int or ``SeedSequence``) or ``numpy.random.Generator`` for the Monte-Carlo draws.
+        seed: seed (a non-negative int or ``SeedSequence``) or ``numpy.random.Generator`` for the Monte-Carlo
+            draws and the bootstrap. The bootstrap draws from a stream of its own derived from ``seed`` (a
+            Generator is used after the permutation draws), so asking for it never changes the p-value.
         csls_k: neighbourhood size of ``"csls"``.
+        n_bootstrap: bootstrap replicates of the effect size (:func:`bootstrap_effect_size`); 0 (default)
+            computes none, else at least 2. 10,000 replicates of a 25 + 25 + 25 + 25 test take well under a
+            second.
+        confidence_level: of the bootstrap's percentile interval, in (0, 1). Default 0.95.
+        influence: also compute each word's leave-one-out influence on ``d`` (:func:`leave_one_out_influence`;
+            |X| + |Y| + |A| + |B| effect sizes, cheap). Default False.
+        words: optional ``{"X": [...], "Y": [...], ...}``: the word of each row of a set, to name rows in
+            error messages and words in the influence list.
     """
-    sets = _validate_sets({"X": x, "Y": y, "A": a, "B": b})
+    sets = _validate_sets({"X": x, "Y": y, "A": a, "B": b}, _validate_words(words, {"X": x, "Y": y, "A": a, "B": b}))
     _check_option("similarity", similarity, SIMILARITIES)
     _check_option("alternative", alternative, ALTERNATIVES)
     _check_permutation_options(permutations, exact_limit)
+    _check_seed(seed)
+    _check_bootstrap_options(n_bootstrap, confidence_level)
+    if not isinstance(influence, bool | np.bool_):
+        raise InputError(f"influence must be True or False; got {influence!r}")
     if ddof not in (0, 1):
         raise InputError(f"ddof must be 0 (population standard deviation) or 1 (sample); got {ddof!r}")
     targets = np.vstack([sets["X"], sets["Y"]])
-    associations = word_associations(targets, sets["A"], sets["B"], similarity=similarity, csls_k=csls_k)
-    n_x = len(sets["X"])
+    n_x, n_a = len(sets["X"]), len(sets["A"])
+    # The one similarity matrix of the test: the associations, the bootstrap and the influence all read it.
+    similarities = similarity_matrix(targets, np.vstack([sets["A"], sets["B"]]), similarity, csls_k)
+    associations = _associations(similarities, n_a)
     s_x, s_y = associations[:n_x], associations[n_x:]
     test = permutation_test(
         s_x, s_y, alternative=alternative, permutations=permutations, exact_limit=exact_limit, seed=seed
     )
+    bootstrap = None
+    if n_bootstrap:
+        bootstrap = bootstrap_effect_size(
+            similarities, n_x, n_a, n_bootstrap, confidence_level, ddof=ddof, seed=bootstrap_generator(seed)
+        )
     return WEATResult(
         statistic=float(s_x.sum() - s_y.sum()),
         effect_size=effect_size(s_x, s_y, ddof=ddof),
@@ -191,16 +251,22 @@ def weat(
         similarity=similarity,
         ddof=ddof,
         alternative=alternative,
+        bootstrap=bootstrap,
+        influence=leave_one_out_influence(similarities, n_x, n_a, ddof=ddof, words=words) if influence else None,
     )
 
 
 ROLES = ("X", "Y", "A", "B")
 
 
-def weat_from_roles(embeddings: Sequence[Sequence[float]], roles: Sequence[str], **options) -> WEATResult:
+def weat_from_roles(
+    embeddings: Sequence[Sequence[float]], roles: Sequence[str], words: Sequence[str] | None = None, **options
+) -> WEATResult:
     """:func:`weat` on row-wise input: one vector per row and its role ``"X"``, ``"Y"``, ``"A"`` or ``"B"``.
 
-    This is the input format of the ``weat`` evaluate metric; ``options`` are :func:`weat`'s keywords.
+    This is the input format of the ``weat`` evaluate metric; ``words`` (optional) gives each row's word and
+    ``options`` are :func:`weat`'s keywords. A bad row (of another length, NaN/inf, all zeros) is named by
+    its position in ``embeddings``, its role and its word.
     """
     roles = [str(role) for role in roles]
     if len(roles) != len(embeddings):
@@ -208,10 +274,22 @@ def weat_from_roles(embeddings: Sequence[Sequence[float]], roles: Sequence[str],
     unknown = sorted(set(roles) - set(ROLES))
     if unknown:
         raise InputError(f"unknown role(s) {unknown}; every row's role must be one of {ROLES}")
-    vectors = _as_matrix(embeddings, "embeddings")
+    if words is not None:
+        words = [str(word) for word in words]
+        if len(words) != len(roles):
+            raise InputError(f"{len(roles)} embeddings but {len(words)} words; give one word per row")
+    labels = [f"role {role}" + ("" if words is None else f", word {words[row]!r}") for row, role in enumerate(roles)]
+    vectors = _as_matrix(embeddings, "embeddings", labels)
+    for problem, bad in _bad_rows(vectors).items():
+        if bad.size:
+            named = ", ".join(f"{row} ({labels[row]})" for row in bad[:5])
+            raise InputError(f"embeddings row(s) {named}{' ...' if bad.size > 5 else ''} {problem}")
     role_array = np.asarray(roles)
     x, y, a, b = (vectors[role_array == role] for role in ROLES)
-    return weat(x, y, a, b, **options)
+    words_by_role = None
+    if words is not None:
+        words_by_role = {role: [word for word, r in zip(words, roles, strict=True) if r == role] for role in ROLES}
+    return weat(x, y, a, b, words=words_by_role, **options)
 
 
 def similarity_matrix(
@@ -245,8 +323,12 @@ def word_associations(
     For ``"csls"`` the neighbourhood pool is ``targets u A u B`` (pass ``targets`` = ``X u Y`` for WEAT).
     """
     sims = similarity_matrix(np.asarray(targets), np.vstack([a, b]), similarity=similarity, csls_k=csls_k)
-    n_a = len(a)
-    return sims[:, :n_a].mean(axis=1) - sims[:, n_a:].mean(axis=1)
+    return _associations(sims, len(a))
+
+
+def _associations(similarities: np.ndarray, n_a: int) -> np.ndarray:
+    """``s(w)`` of every row of a target-by-attribute similarity matrix whose first ``n_a`` columns are A."""
+    return similarities[:, :n_a].mean(axis=1) - similarities[:, n_a:].mean(axis=1)
 
 
 def effect_size(s_x: np.ndarray, s_y: np.ndarray, ddof: int = 0) -> float:
@@ -285,6 +367,7 @@ def permutation_test(
         raise InputError("the associations contain NaN or inf")
     _check_option("alternative", alternative, ALTERNATIVES)
     _check_permutation_options(permutations, exact_limit)
+    _check_seed(seed)
     pooled = np.concatenate([s_x, s_y])
     n_x = len(s_x)
     # Every comparison is on the sum over the X side, a monotone function of T (module docstring).
@@ -341,16 +424,18 @@ def _random_subset_sums(values: np.ndarray, size: int, draws: int, rng: np.rando
         yield sums
 
 
-def _validate_sets(sets: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """The four sets as float64 ``(n, d)`` arrays, or an InputError naming the first problem."""
+def _validate_sets(sets: dict[str, np.ndarray], words: dict[str, list[str]] | None = None) -> dict[str, np.ndarray]:
+    """The four sets as float64 ``(n, d)`` arrays, or an InputError naming the first problem (set, row, word)."""
     checked = {}
     for name, vectors in sets.items():
-        array = _as_matrix(vectors, f"set {name}")
+        set_words = (words or {}).get(name)
+        array = _as_matrix(vectors, f"set {name}", None if set_words is None else [repr(w) for w in set_words])
         if array.shape[0] == 0:
             raise InputError(f"set {name} is empty; every WEAT set needs at least one vector")
-        bad = np.flatnonzero(~np.isfinite(array).all(axis=1))
-        if bad.size:
-            raise InputError(f"set {name}: row(s) {bad[:5].tolist()} contain NaN or inf")
+        for problem, bad in _bad_rows(array).items():
+            if bad.size:
+                named = "" if set_words is None else f" ({', '.join(repr(set_words[row]) for row in bad[:5])})"
+                raise InputError(f"set {name}: row(s) {bad[:5].tolist()}{named} {problem}")
         checked[name] = array
     dims = {name: array.shape[1] for name, array in checked.items()}
     if len(set(dims.values())) > 1:
@@ -358,27 +443,44 @@ def _validate_sets(sets: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     return checked
 
 
-def _as_matrix(vectors, what: str) -> np.ndarray:
+def _validate_words(words: Mapping[str, Sequence[str]] | None, sets: dict) -> dict[str, list[str]] | None:
+    """``words`` as role -> list of str, one per row of that set; roles may be left out."""
+    if words is None:
+        return None
+    if not isinstance(words, Mapping) or set(words) - set(ROLES):
+        raise InputError(f"words must map roles {ROLES} to each set's words; got {words!r:.200}")
+    checked = {role: [str(word) for word in set_words] for role, set_words in words.items()}
+    for role, set_words in checked.items():
+        if len(set_words) != len(sets[role]):
+            raise InputError(f"words[{role!r}] has {len(set_words)} words but set {role} has {len(sets[role])} rows")
+    return checked
+
+
+_ZEROS = "are all zeros (similarity undefined); drop out-of-vocabulary words instead of embedding them as zeros"
+
+
+def _bad_rows(array: np.ndarray) -> dict[str, np.ndarray]:
+    """Rows with NaN/inf and all-zero rows of a 2-D array, by the problem's description."""
+    finite = np.isfinite(array).all(axis=1)
+    return {
+        "contain NaN or inf": np.flatnonzero(~finite),
+        _ZEROS: np.flatnonzero(finite & ~array.any(axis=1)),
+    }
+
+
+def _as_matrix(vectors, what: str, row_labels: Sequence[str] | None = None) -> np.ndarray:
     """``vectors`` as a float64 ``(n, d)`` array, or an InputError saying what is wrong with them."""
-    try:
-        array = np.asarray(vectors, dtype=np.float64)
-    except (TypeError, ValueError) as error:
-        raise InputError(f"{what}: vectors must be lists of numbers of one common length ({error})") from error
+    array = float_rows(vectors, what, row_labels)
     if array.ndim != 2:
         raise InputError(f"{what}: expected one vector per row, a 2-D array (n_words, dim); got shape {array.shape}")
     return array
 
 
 def _unit_rows(vectors: np.ndarray, name: str) -> np.ndarray:
-    vectors = np.asarray(vectors, dtype=np.float64)
-    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    zero = np.flatnonzero(norms[:, 0] == 0)
-    if zero.size:
-        raise InputError(
-            f"{name} vectors: row(s) {zero[:5].tolist()} are all zeros (similarity undefined); "
-            "drop out-of-vocabulary words instead of embedding them as zeros"
-        )
-    return vectors / norms
+    unit, zero = unit_length_rows(vectors)
+    if zero.any():
+        raise InputError(f"{name} vectors: row(s) {np.flatnonzero(zero)[:5].tolist()} {_ZEROS}")
+    return unit
 
 
 def _check_option(name: str, value: str, allowed: tuple[str, ...]) -> None:
@@ -398,3 +500,320 @@ def _is_whole_number(value: object) -> bool:
     if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
         return False
     return math.isfinite(value) and float(value).is_integer()
+
+
+def _check_seed(seed) -> None:
+    """The seeds :func:`numpy.random.default_rng` takes and this module documents, or an InputError."""
+    if seed is None or isinstance(seed, np.random.SeedSequence | np.random.Generator | np.random.BitGenerator):
+        return
+    if isinstance(seed, bool | np.bool_) or not isinstance(seed, int | np.integer) or seed < 0:
+        raise InputError(
+            f"seed must be a non-negative integer, a numpy SeedSequence or Generator, or None; got {seed!r}"
+        )
+
+
+def _check_bootstrap_options(n_bootstrap: int, confidence_level: float) -> None:
+    if not _is_whole_number(n_bootstrap) or n_bootstrap < 0 or n_bootstrap == 1:
+        raise InputError(f"n_bootstrap must be 0 (no bootstrap) or a whole number >= 2; got {n_bootstrap!r}")
+    if isinstance(confidence_level, bool) or not isinstance(confidence_level, numbers.Real):
+        raise InputError(f"confidence_level must be a number in (0, 1), e.g. 0.95; got {confidence_level!r}")
+    if not 0 < confidence_level < 1:
+        raise InputError(f"confidence_level must be in (0, 1), e.g. 0.95 (not a percentage); got {confidence_level!r}")
+
+
+# ---- uncertainty of the effect size: bootstrap and leave-one-word-out (module docstring) ------------------
+
+
+@dataclass(frozen=True)
+class EffectSizeBootstrap:
+    """Percentile bootstrap interval of the WEAT effect size, resampling words within X, Y, A and B.
+
+    Attributes:
+        confidence_level: of the interval, e.g. 0.95.
+        ci_low, ci_high: the ``(1 - level)/2`` and ``(1 + level)/2`` quantiles of the replicates' ``d*``.
+        std_err: bootstrap standard error, the standard deviation (``ddof=1``) of the replicates' ``d*``.
+        n_bootstrap: replicates drawn.
+        n_undefined: replicates whose resampled target words all have the same association (standard
+            deviation 0, so ``d*`` is undefined); left out of the interval. 0 unless a set is tiny.
+        replicates: the defined ``d*`` in draw order (read-only; not in :meth:`to_dict`).
+    """
+
+    confidence_level: float
+    ci_low: float
+    ci_high: float
+    std_err: float
+    n_bootstrap: int
+    n_undefined: int
+    replicates: np.ndarray = field(repr=False, compare=False)
+
+    def to_dict(self) -> dict:
+        return {item.name: getattr(self, item.name) for item in fields(self) if item.name != "replicates"}
+
+    def summary(self) -> str:
+        undefined = f", {self.n_undefined:,} undefined left out" if self.n_undefined else ""
+        return (
+            f"{self.confidence_level:.0%} bootstrap CI of d: [{self.ci_low:.3f}, {self.ci_high:.3f}], "
+            f"s.e. {self.std_err:.3f} ({self.n_bootstrap:,} replicates resampling words within X, Y, A, B"
+            f"{undefined})"
+        )
+
+
+@dataclass(frozen=True)
+class WordInfluence:
+    """How the effect size changes when one word is left out.
+
+    Attributes:
+        role: the word's set, ``"X"``, ``"Y"``, ``"A"`` or ``"B"``.
+        index: its row in that set (as the caller passed the set).
+        word: the word, when known (``None`` otherwise).
+        effect_size_without: ``d`` of the test without this word.
+        change: ``effect_size_without - d``.
+    """
+
+    role: str
+    index: int
+    word: str | None
+    effect_size_without: float
+    change: float
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @property
+    def label(self) -> str:
+        return f"{self.role}[{self.index}]" + ("" if self.word is None else f" {self.word!r}")
+
+
+@dataclass(frozen=True)
+class LeaveOneOutInfluence:
+    """Leave-one-word-out influence on the WEAT effect size, the words that move ``d`` most first.
+
+    Attributes:
+        effect_size: ``d`` with every word.
+        words: one :class:`WordInfluence` per word whose removal leaves ``d`` defined, by decreasing
+            ``|change|`` (ties in set order X, Y, A, B, then row order).
+        skipped: words that cannot be left out, with the reason: the only word of a set, or a removal that
+            leaves every remaining target word with the same association.
+    """
+
+    effect_size: float
+    words: tuple[WordInfluence, ...]
+    skipped: tuple[str, ...]
+
+    def most_influential(self, count: int = 5) -> tuple[WordInfluence, ...]:
+        return self.words[:count]
+
+    def to_dict(self) -> dict:
+        return {
+            "effect_size": self.effect_size,
+            "words": [word.to_dict() for word in self.words],
+            "skipped": list(self.skipped),
+        }
+
+    def summary(self, count: int = 3) -> str:
+        moves = "; ".join(
+            f"{word.label}: d {word.effect_size_without:.3f} ({word.change:+.3f})"
+            for word in self.most_influential(count)
+        )
+        skipped = f"; {len(self.skipped)} word(s) cannot be left out" if self.skipped else ""
+        return f"leave-one-word-out, largest moves of d={self.effect_size:.3f}: {moves}{skipped}"
+
+
+def bootstrap_resamples(
+    sizes: Sequence[int], n_bootstrap: int, seed: int | np.random.SeedSequence | np.random.Generator | None = None
+) -> Iterator[tuple[np.ndarray, ...]]:
+    """Yield the bootstrap's word indices block by block: per set, an ``(rows, size)`` array of rows drawn
+    uniformly with replacement (``rows`` <= the block size; ``n_bootstrap`` rows in all).
+
+    ``sizes`` are ``(|X|, |Y|, |A|, |B|)``; the draws are those :func:`bootstrap_effect_size` uses with the
+    same ``seed`` (``numpy.random.default_rng(seed).integers``, set after set within each block). Every
+    block is drawn whole and the last one cut short, so replicate ``i`` does not depend on ``n_bootstrap``:
+    the first 1,000 replicates of 10,000 are those of a 1,000-replicate run with the same seed.
+    """
+    rng = np.random.default_rng(seed)
+    for start in range(0, int(n_bootstrap), _BOOTSTRAP_BLOCK):
+        rows = min(_BOOTSTRAP_BLOCK, int(n_bootstrap) - start)
+        yield tuple(rng.integers(0, size, size=(_BOOTSTRAP_BLOCK, size))[:rows] for size in sizes)
+
+
+def bootstrap_effect_size(
+    similarities: np.ndarray,
+    n_x: int,
+    n_a: int,
+    n_bootstrap: int,
+    confidence_level: float = DEFAULT_CONFIDENCE_LEVEL,
+    ddof: int = 0,
+    seed: int | np.random.SeedSequence | np.random.Generator | None = None,
+) -> EffectSizeBootstrap:
+    r"""Percentile bootstrap interval of the effect size, resampling words within each of X, Y, A, B.
+
+    A replicate draws :math:`|X|` rows of X with replacement, and independently :math:`|Y|` of Y,
+    :math:`|A|` of A and :math:`|B|` of B (:func:`bootstrap_resamples`), and computes the effect size
+    :math:`d^*` of the resampled multisets. With :math:`c_w` the number of times word :math:`w` was drawn:
+    :math:`s^*(w) = \sum_{a} c_a \operatorname{sim}(w, a) / |A| - \sum_{b} c_b \operatorname{sim}(w, b) / |B|`,
+    :math:`\bar s^*_X = \sum_x c_x s^*(x) / |X|` (likewise Y), and the standard deviation is that of the
+    :math:`|X| + |Y|` drawn target words, duplicates counted: exactly :func:`effect_size` of WEAT run on the
+    resampled vectors. The interval is the percentile interval at ``confidence_level``.
+
+    Caliskan-style effect sizes are known to be driven by a few words of the lists (Ethayarajh et al. 2019;
+    Antoniak & Mimno 2021, "Bad Seeds"): a wide interval says the lists are too short, or too uneven, for
+    the size of the effect to be known; :func:`leave_one_out_influence` names the words responsible.
+
+    Every replicate reads the one similarity matrix: the counts of a block of replicates multiply it
+    (one matrix product per block), so no word is re-embedded and no similarity recomputed.
+
+    Args:
+        similarities: ``(|X| + |Y|, |A| + |B|)`` similarities of the target words (X rows first) to the
+            attribute words (A columns first), e.g. :func:`similarity_matrix`.
+        n_x, n_a: the sizes of X and A (the rest of the rows are Y, of the columns B).
+        n_bootstrap: replicates, at least 2.
+        confidence_level: in (0, 1).
+        ddof: of the effect size's standard deviation (0 or 1).
+        seed: seed or ``numpy.random.Generator`` of the resampling.
+    """
+    similarities = np.asarray(similarities, dtype=np.float64)
+    sizes = _set_sizes(similarities, n_x, n_a)
+    _check_bootstrap_options(n_bootstrap, confidence_level)
+    if not n_bootstrap:
+        raise InputError("n_bootstrap must be at least 2 for a bootstrap interval")
+    replicates = []
+    for indices in bootstrap_resamples(sizes, n_bootstrap, seed):
+        counts = [_counts(drawn, size) for drawn, size in zip(indices, sizes, strict=True)]
+        replicates.append(_weighted_effect_sizes(similarities, n_x, n_a, *counts, ddof=ddof))
+    values = np.concatenate([effect for effect, _ in replicates])
+    defined = np.concatenate([ok for _, ok in replicates])
+    values = values[defined]
+    if len(values) < 2:
+        raise InputError(
+            f"only {len(values)} of {n_bootstrap} bootstrap replicates have target words with different "
+            "associations; the sets are too small for a bootstrap interval"
+        )
+    values.setflags(write=False)
+    low, high = np.quantile(values, [(1 - confidence_level) / 2, (1 + confidence_level) / 2])
+    return EffectSizeBootstrap(
+        confidence_level=float(confidence_level),
+        ci_low=float(low),
+        ci_high=float(high),
+        std_err=float(values.std(ddof=1)),
+        n_bootstrap=int(n_bootstrap),
+        n_undefined=int(n_bootstrap) - len(values),
+        replicates=values,
+    )
+
+
+def leave_one_out_influence(
+    similarities: np.ndarray,
+    n_x: int,
+    n_a: int,
+    ddof: int = 0,
+    words: Mapping[str, Sequence[str]] | None = None,
+) -> LeaveOneOutInfluence:
+    """The effect size without each word in turn, and its change, largest ``|change|`` first.
+
+    :math:`d_{-w}` is :func:`effect_size` of the test with word :math:`w` removed from its set (for a target
+    word: from the means and the standard deviation; for an attribute word: from every association
+    :math:`s(\\cdot, A, B)`); ``change`` is :math:`d_{-w} - d`. Computed from the one similarity matrix, all
+    words at once. The words first in the list are those the effect size depends on most (Antoniak & Mimno
+    2021 show that such "bad seeds" can carry a WEAT result).
+
+    Args:
+        similarities, n_x, n_a: as :func:`bootstrap_effect_size`.
+        ddof: of the effect size's standard deviation (0 or 1).
+        words: optional role -> words of each set, to name the words (else only role and row index).
+    """
+    similarities = np.asarray(similarities, dtype=np.float64)
+    sizes = _set_sizes(similarities, n_x, n_a)
+    names = _validate_words(words, {role: range(size) for role, size in zip(ROLES, sizes, strict=True)}) or {}
+    full = effect_size(*np.split(_associations(similarities, n_a), [n_x]), ddof=ddof)
+    removable = [(role, index) for role, size in zip(ROLES, sizes, strict=True) if size > 1 for index in range(size)]
+    # One row of weights per removal: every word counts once except the one left out.
+    counts = [np.ones((len(removable), size)) for size in sizes]
+    for row, (role, index) in enumerate(removable):
+        counts[ROLES.index(role)][row, index] = 0.0
+    without, defined = _weighted_effect_sizes(similarities, n_x, n_a, *counts, ddof=ddof)
+
+    def word(role: str, index: int) -> str | None:
+        return names[role][index] if role in names else None
+
+    influences, skipped = [], []
+    for (role, index), value, ok in zip(removable, without, defined, strict=True):
+        if ok:
+            influences.append(WordInfluence(role, index, word(role, index), float(value), float(value - full)))
+        else:
+            skipped.append(f"{WordInfluence(role, index, word(role, index), 0.0, 0.0).label}: leaves no spread")
+    for role, size in zip(ROLES, sizes, strict=True):
+        if size == 1:
+            skipped.append(f"{WordInfluence(role, 0, word(role, 0), 0.0, 0.0).label}: the only word of {role}")
+    influences.sort(key=lambda item: -abs(item.change))  # stable: set order, then row order, among ties
+    return LeaveOneOutInfluence(float(full), tuple(influences), tuple(skipped))
+
+
+def _set_sizes(similarities: np.ndarray, n_x: int, n_a: int) -> tuple[int, int, int, int]:
+    """``(|X|, |Y|, |A|, |B|)`` of a target-by-attribute similarity matrix, or an InputError."""
+    if similarities.ndim != 2 or not np.isfinite(similarities).all():
+        raise InputError(f"similarities must be a finite 2-D array; got shape {similarities.shape}")
+    n_targets, n_attributes = similarities.shape
+    if not (0 < n_x < n_targets and 0 < n_a < n_attributes):
+        raise InputError(
+            f"n_x={n_x} and n_a={n_a} must leave non-empty X, Y (rows) and A, B (columns) of the "
+            f"{similarities.shape} similarity matrix"
+        )
+    return int(n_x), n_targets - int(n_x), int(n_a), n_attributes - int(n_a)
+
+
+def _counts(indices: np.ndarray, size: int) -> np.ndarray:
+    """``(rows, size)`` float counts of each index in each row of ``indices``."""
+    rows = len(indices)
+    offsets = indices + size * np.arange(rows)[:, None]
+    return np.bincount(offsets.ravel(), minlength=rows * size).reshape(rows, size).astype(np.float64)
+
+
+def _weighted_effect_sizes(
+    similarities: np.ndarray,
+    n_x: int,
+    n_a: int,
+    weights_x: np.ndarray,
+    weights_y: np.ndarray,
+    weights_a: np.ndarray,
+    weights_b: np.ndarray,
+    ddof: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Effect sizes of WEAT on weighted word multisets, one per row of the weights; and which are defined.
+
+    Row ``r`` counts word ``w`` ``weights[r, w]`` times (a bootstrap's draw counts, or ones with a zero for a
+    left-out word): :math:`s_r(w) = \\sum_a c_a \\operatorname{sim}(w, a) / \\sum_a c_a - (\\text{same for } B)`,
+    target means and the pooled standard deviation (``ddof``) weighted by the target counts. ``d`` is
+    undefined (``defined`` False, value 0) where that deviation is 0 (as :func:`effect_size` judges it).
+    """
+    # One product per block: signed attribute weights (c_a / sum c_a, -c_b / sum c_b) times the matrix.
+    attribute_weights = np.hstack(
+        [weights_a / weights_a.sum(axis=1, keepdims=True), -weights_b / weights_b.sum(axis=1, keepdims=True)]
+    )
+    # einsum, not @: BLAS threads gain nothing on blocks this small and stall when the cores are busy.
+    associations = np.einsum("ra,wa->rw", attribute_weights, similarities)  # (rows, |X| + |Y|)
+    weights = np.hstack([weights_x, weights_y])
+    count_x, count_y = weights_x.sum(axis=1), weights_y.sum(axis=1)
+    sum_x = np.einsum("rw,rw->r", weights_x, associations[:, :n_x])
+    sum_y = np.einsum("rw,rw->r", weights_y, associations[:, n_x:])
+    mean = (sum_x + sum_y) / (count_x + count_y)
+    deviations = associations - mean[:, None]
+    variance = np.einsum("rw,rw,rw->r", weights, deviations, deviations) / (count_x + count_y - ddof)
+    spread = np.sqrt(variance)
+    largest = (np.abs(associations) * (weights > 0)).max(axis=1)
+    defined = spread > 1e-12 * largest
+    return np.where(defined, (sum_x / count_x - sum_y / count_y) / np.where(defined, spread, 1.0), 0.0), defined
+
+
+def bootstrap_generator(seed) -> np.random.Generator:
+    """The generator :func:`weat` gives :func:`bootstrap_effect_size` for ``seed``: a stream of its own.
+
+    For an int or ``SeedSequence`` (or ``None``: fresh entropy), a child sequence with one more spawn-key
+    entry, so the bootstrap never reuses the permutation test's draws; a ``Generator`` (or ``BitGenerator``)
+    goes on with its own stream, after whatever the permutation test drew from it.
+    """
+    if isinstance(seed, np.random.Generator | np.random.BitGenerator):
+        return np.random.default_rng(seed)  # the Generator itself, or one on the BitGenerator's stream
+    sequence = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
+    return np.random.default_rng(
+        np.random.SeedSequence(sequence.entropy, spawn_key=(*sequence.spawn_key, _BOOTSTRAP_STREAM))
+    )

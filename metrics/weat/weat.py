@@ -35,7 +35,9 @@ attribute sets A, B (e.g. pleasant / unpleasant). s(w) = mean_a sim(w, a) - mean
 statistic = sum_x s(x) - sum_y s(y); effect size = (mean_x s - mean_y s) / std_{X u Y} s (population
 standard deviation unless ddof=1). The p-value comes from a permutation test over the re-partitions of
 X u Y into sets of sizes |X| and |Y|: exact when there are at most exact_limit of them, else Monte
-Carlo with p = (k + 1) / (n + 1) and its Monte-Carlo standard error. See the metric card.
+Carlo with p = (k + 1) / (n + 1) and its Monte-Carlo standard error. On request, how well the
+effect size is known: a percentile bootstrap interval resampling words within X, Y, A and B
+(n_bootstrap), and each word's leave-one-out influence on the effect size (influence). See the metric card.
 """
 
 _KWARGS_DESCRIPTION = """
@@ -50,12 +52,21 @@ Args:
         Carlo). Default 1000000.
     alternative ("greater" or "two-sided"): default "greater" (X more associated with A than Y is).
     ddof (0 or 1): of the effect size's standard deviation. Default 0.
-    seed (int, optional): seed of the Monte-Carlo draws.
+    seed (int, optional): seed of the Monte-Carlo draws and of the bootstrap (a stream of its own).
     csls_k (int): neighbourhood size of csls. Default 10.
+    words (list of str, optional): each row's word: names bad rows in errors and words in the influence.
+    n_bootstrap (int): bootstrap replicates of the effect size, resampling words with replacement within
+        each of X, Y, A, B. Default 0 (none); else at least 2 (e.g. 10000).
+    confidence_level (float): of the bootstrap's percentile interval. Default 0.95.
+    influence (bool): also report each word's leave-one-out influence on the effect size. Default False.
 Returns:
     statistic (float), effect_size (float), p_value (float), p_value_method ("exact" or "monte_carlo"),
     n_permutations (int), mc_std_err (float, None when exact), n_x, n_y, n_a, n_b (int),
     similarity (str), ddof (int), alternative (str).
+    bootstrap (dict, only when n_bootstrap > 0): confidence_level, ci_low, ci_high, std_err,
+        n_bootstrap, n_undefined.
+    influence (dict, only when influence=True): effect_size, words (role, index, word,
+        effect_size_without, change; largest |change| first), skipped.
 Examples:
     >>> import evaluate
     >>> weat = evaluate.load("weat")
@@ -98,10 +109,15 @@ class Weat(evaluate.Metric):
         ddof=0,
         seed=None,
         csls_k=weat_stats.DEFAULT_CSLS_K,
+        words=None,
+        n_bootstrap=0,
+        confidence_level=weat_stats.DEFAULT_CONFIDENCE_LEVEL,
+        influence=False,
     ):
         result = weat_stats.weat_from_roles(
             embeddings,
             roles,
+            words=words,
             similarity=similarity,
             permutations=permutations,
             exact_limit=exact_limit,
@@ -109,5 +125,8 @@ class Weat(evaluate.Metric):
             ddof=ddof,
             seed=seed,
             csls_k=csls_k,
+            n_bootstrap=n_bootstrap,
+            confidence_level=confidence_level,
+            influence=influence,
         )
         return result.to_dict()

@@ -1,5 +1,7 @@
 """generate_eec: an EEC from a small spec, here one with a non-binary identity, gendered variants and two word sets."""
 
+import warnings
+
 import pytest
 import yaml
 
@@ -105,3 +107,48 @@ def test_bad_specs_name_the_problem(change, message):
 def test_a_spec_path_that_is_not_a_file_is_an_input_error(tmp_path):
     with pytest.raises(InputError, match="is not a file"):
         generate_eec(tmp_path / "missing.yaml")
+
+
+# ---- issue 14: empty lists, misspelt slots and duplicates ----------------------------------------------------
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"templates": []}, "'templates' must be a non-empty list"),
+        ({"persons": []}, "'persons' must be a non-empty list"),
+        ({"templates": "{person} feels {emotion_word}."}, "'templates' must be a non-empty list"),
+        (
+            {"templates": ["{person} feels {emotion}."]},
+            r"template 1 \('\{person\} feels \{emotion\}\.'\) has the unknown slot \{emotion\}; "
+            r"the slots are \{person\}, \{emotion_word\}",
+        ),
+        (
+            {
+                "templates": [
+                    "{person} is here.",
+                    {"text": {"female": "{person} is {emotion_word}", "default": "{persn}"}},
+                ]
+            },
+            r"template 2 \('\{persn\}'\) has the unknown slot \{persn\}",
+        ),
+        ({"templates": ["{person} feels {emotion_word."]}, r"template 1 .* has an unpaired brace"),
+        ({"emotion_words": {"anger": [], "joy": ["happy"]}}, "emotion 'anger' of word set 'default' needs a non-empty"),
+    ],
+)
+def test_empty_lists_and_unknown_slots_are_input_errors(change, message):
+    with pytest.raises(InputError, match=message):
+        generate_eec(SPEC | change)
+
+
+def test_duplicate_persons_and_emotion_words_warn():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        generate_eec(SPEC)  # no duplicates: no warning
+    twice = SPEC | {"persons": [*SPEC["persons"], {"term": "Maria", "gender": "female", "group": "Latino"}]}
+    with pytest.warns(UserWarning, match=r"person\(s\) \['Maria'\] more than once"):
+        generate_eec(twice)
+    repeated = {
+        "default": {"anger": ["angry", "mad"], "joy": ["happy", "mad"]},
+        "situation": SPEC["emotion_words"]["situation"],
+    }
+    with pytest.warns(UserWarning, match=r"word set 'default' lists the emotion word\(s\) \['mad'\] more than once"):
+        generate_eec(SPEC | {"emotion_words": repeated})

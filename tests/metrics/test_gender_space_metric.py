@@ -152,3 +152,47 @@ def test_metric_k_larger_than_candidates(gender_space_metric):
         gender_space_metric.compute(
             embeddings=rows, roles=roles, words=words, runs=runs, bias=bias, **{**OPTIONS, "k": 25}
         )
+
+
+# ---- issue 14: the caller's row in errors, a zero direction, scale-free vectors --------------------------------
+def test_a_ragged_row_is_named_by_its_row_role_and_word(gender_space_metric):
+    rows, roles, words, runs, bias, _ = _world()
+    rows[7] = rows[7][:5]  # the second pair_female row, word "f1"
+    message = rf"row 7 \(role pair_female, word 'f1'\) has 5 values where the other rows have {DIM}"
+    with pytest.raises(InputError, match=message):
+        gender_space_measures(rows, roles, word=words, run=runs)
+    with pytest.raises(InputError, match=message):
+        gender_space_metric.compute(embeddings=rows, roles=roles, words=words, runs=runs)
+
+
+def test_a_zero_row_is_named_by_its_row_role_and_word():
+    rows, roles, words, runs, _, _ = _world()
+    rows[20] = [0.0] * DIM  # run 0's third random_second row, word "s2"
+    with pytest.raises(InputError, match=r"vectors row\(s\) 20 \(role random_second, word 's2'\) are zero vectors"):
+        gender_space_measures(rows, roles, word=words, run=runs, **OPTIONS)
+
+
+def test_a_zero_direction_is_a_clear_error(gender_space_metric):
+    rows, roles, words, runs, _, _ = _world()
+    with pytest.raises(InputError, match="direction is the zero vector") as caught:
+        gender_space_measures(rows, roles, word=words, run=runs, direction=[0.0] * DIM, **OPTIONS)
+    assert "[[]]" not in str(caught.value)
+    with pytest.raises(InputError, match="direction is the zero vector"):
+        gender_space_metric.compute(embeddings=rows, roles=roles, words=words, runs=runs, direction=[0] * DIM)
+    with pytest.raises(InputError, match="direction is the zero vector"):
+        direct_bias(np.ones((3, DIM)), np.zeros(DIM))
+
+
+def test_every_measure_is_scale_free_per_row():
+    rows, roles, words, runs, bias, _ = _world(seed=3)
+    scales = 10.0 ** np.random.default_rng(0).uniform(-250, 250, size=len(rows))
+    scaled = [[value * scale for value in row] for row, scale in zip(rows, scales, strict=True)]
+    bias = [np.nan if b is None else b for b in bias]
+    plain = _flat(gender_space_measures(rows, roles, word=words, run=runs, bias=bias, **OPTIONS).to_dict())
+    rescaled = _flat(gender_space_measures(scaled, roles, word=words, run=runs, bias=bias, **OPTIONS).to_dict())
+    numbers = {path for path, value in plain.items() if not isinstance(value, str)}
+    assert len(numbers) > 50 and rescaled.keys() == plain.keys()
+    assert {path: rescaled[path] for path in numbers} == pytest.approx(
+        {path: plain[path] for path in numbers}, rel=1e-9
+    )
+    assert all(rescaled[path] == plain[path] for path in plain.keys() - numbers)

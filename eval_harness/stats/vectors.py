@@ -1,0 +1,77 @@
+"""Checks and normalisation of word-vector rows shared by the embedding statistics (WEAT, gender space).
+
+- :func:`float_rows` turns nested lists into one float array and, when that fails (a ragged row, a value
+  that is not a number), raises an :class:`InputError` naming the caller's row instead of numpy's
+  "inhomogeneous shape".
+- :func:`unit_length_rows` computes :math:`v / \\lVert v \\rVert` along the last axis without overflow or
+  underflow: each row is first multiplied by :math:`2^{-e}`, where :math:`2^{e-1} \\le \\max_i |v_i| < 2^e`,
+  so its largest entry lies in [0.5, 1) before it is squared. Scaling by a power of two is exact in floating
+  point, so for rows whose squares neither overflow nor underflow the result is bit for bit
+  :math:`v / \\lVert v \\rVert`; rows of magnitude 1e-200 or 1e200 get the same direction as at magnitude 1
+  (cosine is scale-free) instead of "all zeros" or inf.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..errors import InputError
+
+
+def float_rows(values, what: str, row_labels: Sequence[str] | None = None) -> np.ndarray:
+    """``values`` as a float64 array; an InputError naming the first bad row when it is not rectangular.
+
+    Args:
+        values: nested sequences (or an array) of numbers.
+        what: the caller's name for ``values`` (e.g. ``"embeddings"``), used in the message.
+        row_labels: optional text per row (e.g. ``"role X, 'rose'"``) appended to the row number.
+    """
+    try:
+        return np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError) as error:
+        raise InputError(f"{what}: {_first_bad_row(values, row_labels)}") from error
+
+
+def _first_bad_row(values, row_labels: Sequence[str] | None) -> str:
+    """Why ``values`` is not one rectangular array of numbers, naming the first offending row."""
+
+    def name(row: int) -> str:
+        return f"row {row}" + (f" ({row_labels[row]})" if row_labels is not None and row < len(row_labels) else "")
+
+    try:
+        rows = list(values)
+    except TypeError:
+        return f"expected rows of numbers; got {type(values).__name__}"
+    shapes = []
+    for row, item in enumerate(rows):
+        try:
+            shapes.append(np.asarray(item, dtype=np.float64).shape)
+        except (TypeError, ValueError):
+            return f"{name(row)} holds a value that is not a number, or rows of different lengths ({item!r:.80})"
+    common, _ = Counter(shapes).most_common(1)[0]
+    row = next(row for row, shape in enumerate(shapes) if shape != common)
+    if len(shapes[row]) == len(common) == 1:
+        found = f"has {shapes[row][0]} values where the other rows have {common[0]}"
+    else:
+        found = f"has shape {shapes[row]} where the other rows have {common}"
+    return f"{name(row)} {found}; every vector must be a list of numbers of one common length"
+
+
+def unit_length_rows(array: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(unit, zero)``: every row along the last axis scaled to unit length, and a mask of all-zero rows.
+
+    Rows are scaled by the power of two that brings their largest absolute entry into [0.5, 1) before
+    the Euclidean norm (module docstring): no overflow or underflow, and bit-identical to ``v / ||v||``
+    whenever that does not overflow or underflow. All-zero rows stay zero in ``unit``; callers raise on them.
+    ``array`` must be finite.
+    """
+    array = np.asarray(array, dtype=np.float64)
+    largest = np.abs(array).max(axis=-1, keepdims=True) if array.shape[-1] else np.zeros((*array.shape[:-1], 1))
+    zero = largest[..., 0] == 0
+    _, exponent = np.frexp(largest)
+    scaled = np.ldexp(array, -exponent)
+    norms = np.linalg.norm(scaled, axis=-1, keepdims=True)
+    return scaled / np.where(zero[..., None], 1.0, norms), zero
