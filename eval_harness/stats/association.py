@@ -542,7 +542,7 @@ def association_from_roles(measure: str, embeddings, roles: Sequence[str], **opt
     ``options`` are the measure's keywords (``MEASURE_OPTIONS``); any other is an InputError.
     """
     if measure not in MEASURES:
-        raise InputError(f"unknown measure {measure!r}; use one of {MEASURES}")
+        raise InputError(f"unknown measure {measure!r}; give measure= one of {MEASURES}")
     unknown = sorted(set(options) - set(MEASURE_OPTIONS[measure]))
     if unknown:
         allowed = MEASURE_OPTIONS[measure] or "none"
