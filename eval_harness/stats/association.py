@@ -415,7 +415,7 @@ def relative_negative_sentiment(
     r"""Relative negative sentiment bias (Sweeney & Najafian 2019, ACL, section 3).
 
     1. A logistic regression (L2 penalty with inverse strength ``C``, unpenalised intercept; scikit-learn's
-       lbfgs to a tight tolerance) learns ``negative`` (label 1) vs ``positive`` (label 0) attribute words from
+       Newton solver to a tight tolerance) learns ``negative`` (label 1) vs ``positive`` (label 0) attribute words from
        a stratified random ``train_fraction`` of each set (all of them when ``train_fraction`` is 1).
     2. Each target word gets :math:`p(w) = P(\text{negative} \mid w)`.
     3. ``unit="group"``: each target group :math:`g` gets :math:`\bar p_g = \operatorname{mean}_{w \in g} p(w)`;
@@ -508,8 +508,9 @@ def _stratified_train_mask(labels: np.ndarray, train_fraction: float, rng: np.ra
 def _fit_logistic(vectors: np.ndarray, labels: np.ndarray, C: float):
     from sklearn.linear_model import LogisticRegression
 
-    # lbfgs with a tight tolerance: the fit is the penalised maximum-likelihood optimum, not an early stop.
-    return LogisticRegression(C=C, solver="lbfgs", max_iter=10_000, tol=1e-10).fit(vectors, labels)
+    # Newton steps with a tight tolerance: the fit is the penalised maximum-likelihood optimum, not an early
+    # stop, in a few iterations (lbfgs reaches the same optimum ~10x slower on 50-d word vectors).
+    return LogisticRegression(C=C, solver="newton-cholesky", max_iter=100, tol=1e-10).fit(vectors, labels)
 
 
 # ----------------------------------------------------------------------------------------------------- roles
