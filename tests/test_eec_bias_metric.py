@@ -97,6 +97,10 @@ def test_card_example(eec_bias):
     )
     assert (result["n"], result["n_excluded"], result["group_levels"]) == (8, 1, ["European", "African-American"])
     assert result["converged"]
+    among_women = result["effects"]["group_within_other_gender"]
+    assert among_women["contrast"] == "African-American vs European, among women"
+    assert among_women["estimate"] == pytest.approx(0.0753, abs=5e-5)
+    assert among_women["p_value"] == pytest.approx(9.83e-05, abs=5e-7)
 
 
 # --- The real English Black/white EEC, end to end --------------------------------------------------------------
