@@ -56,19 +56,19 @@ def test_agrees_with_independent_likelihood_maximisation(params, phi, rows_per_c
         assert c.ci_low == pytest.approx(theta[k] - 1.959963984540054 * std_err[k], abs=1e-6)
         assert c.ci_high == pytest.approx(theta[k] + 1.959963984540054 * std_err[k], abs=1e-6)
 
-    # Marginal effects by brute force: flip each row's indicator and average the change in predicted mean.
+    # The reference cell's mean, the AMEs and the DiD by brute force: flip each row's indicator and average.
     def mean_at(m, f):
         return expit(theta[0] + theta[1] * m + theta[2] * f + theta[3] * m * f)
 
     one, zero = np.ones_like(minority), np.zeros_like(minority)
+    assert result.cells[0].predicted_mean == pytest.approx(mean_at(0, 0), abs=1e-7)
     expected_effects = {
-        "intercept": mean_at(0, 0),
-        "group": np.mean(mean_at(one, female) - mean_at(zero, female)),
-        "gender": np.mean(mean_at(minority, one) - mean_at(minority, zero)),
-        "group:gender": mean_at(1, 1) - mean_at(1, 0) - mean_at(0, 1) + mean_at(0, 0),
+        "group_ame": np.mean(mean_at(one, female) - mean_at(zero, female)),
+        "gender_ame": np.mean(mean_at(minority, one) - mean_at(minority, zero)),
+        "group:gender_did": mean_at(1, 1) - mean_at(1, 0) - mean_at(0, 1) + mean_at(0, 0),
     }
-    for term, effect in expected_effects.items():
-        assert result.coefficient(term).marginal_effect == pytest.approx(effect, abs=1e-7)
+    for name, effect in expected_effects.items():
+        assert result.effect(name).estimate == pytest.approx(effect, abs=1e-7)
 
     # Likelihood-ratio test of the intersection against an independent fit without it.
     _, _, loglik_reduced = independent_fit(y, X[:, :3])
@@ -118,7 +118,6 @@ def test_result_to_dict_and_summary():
         "ci_low",
         "ci_high",
         "stars",
-        "marginal_effect",
     }
     assert d["group_levels"] == ["European", "African-American"]
     assert d["gender_levels"] == ["male", "female"]

@@ -155,7 +155,6 @@ class Coefficient(_Record):
     ci_low: float
     ci_high: float
     stars: str
-    marginal_effect: float
 
 
 @dataclass(frozen=True)
@@ -478,9 +477,6 @@ def fit_intersectional(
             term=term,
             contrast=levels.coefficient_contrast(term),
             **_wald(float(params[k]), float(std_err[k]), reference, statistic_name="z"),
-            marginal_effect=float(
-                _cell_means(params[:4])[0] if term == "intercept" else _effect_of(effects, term).estimate
-            ),
         )
         for k, term in enumerate(TERMS)
     )
@@ -625,12 +621,6 @@ def _effects(mean_params: np.ndarray, mean_cov: np.ndarray, levels: _Levels, ref
             )
         )
     return tuple(effects)
-
-
-def _effect_of(effects: tuple[Effect, ...], term: str) -> Effect:
-    # The effect the coefficient table's marginal_effect column has always shown: the AME, or the DiD.
-    name = {"group": "group_ame", "gender": "gender_ame", "group:gender": "group:gender_did"}[term]
-    return next(effect for effect in effects if effect.name == name)
 
 
 def _wald(estimate: float, std_err: float, reference, statistic_name: str) -> dict:

@@ -76,8 +76,7 @@ Args:
 Returns:
     coefficients (dict): for each term "intercept", "group", "gender", "group:gender": contrast (what it
         compares and conditions on, in words), estimate (logit scale), std_err, z (estimate / std_err),
-        p_value, ci_low, ci_high (95 %), stars, marginal_effect (the AME or DiD of effects, without a test
-        of its own here: read effects for it).
+        p_value, ci_low, ci_high (95 %), stars.
     effects (dict): for each of "group_within_reference_gender", "group_within_other_gender",
         "gender_within_reference_group", "gender_within_other_group", "group_ame", "gender_ame",
         "group:gender_did": term, kind, contrast (e.g. "Arab vs Anglo, among men"), estimate (difference of
