@@ -9,36 +9,27 @@ With the ``m`` p-values sorted ascending, ``p_(1) <= ... <= p_(m)``:
 
 Both return the adjusted values in the input order; they are monotone in the raw
 p-values, at least as large as them, and capped at 1. A test is rejected at level
-``alpha`` when its adjusted p-value is ``<= alpha``.
+``alpha`` when its adjusted p-value is ``<= alpha``. Both are computed by
+``statsmodels.stats.multitest.multipletests`` (methods ``"holm"`` and ``"fdr_bh"``)
+after the validation here.
 """
 
 from collections.abc import Sequence
 
 import numpy as np
+from statsmodels.stats.multitest import multipletests
 
 from ..errors import InputError
 
 
 def holm(p_values: Sequence[float]) -> np.ndarray:
     """Holm step-down adjusted p-values, in the input order (see the module docstring)."""
-    p = _validate(p_values)
-    order = np.argsort(p, kind="stable")
-    m = len(p)
-    scaled = (m - np.arange(m)) * p[order]
-    adjusted = np.empty(m)
-    adjusted[order] = np.minimum(1.0, np.maximum.accumulate(scaled))
-    return adjusted
+    return multipletests(_validate(p_values), method="holm")[1]
 
 
 def benjamini_hochberg(p_values: Sequence[float]) -> np.ndarray:
     """Benjamini-Hochberg step-up adjusted p-values (q-values), in the input order (see the module docstring)."""
-    p = _validate(p_values)
-    order = np.argsort(p, kind="stable")
-    m = len(p)
-    scaled = m * p[order] / np.arange(1, m + 1)
-    adjusted = np.empty(m)
-    adjusted[order] = np.minimum(1.0, np.minimum.accumulate(scaled[::-1])[::-1])
-    return adjusted
+    return multipletests(_validate(p_values), method="fdr_bh")[1]
 
 
 def _validate(p_values: Sequence[float]) -> np.ndarray:

@@ -44,9 +44,12 @@ Fits logit(E[y]) = intercept + b_group * minority + b_gender * female + b_inters
 a Beta regression with a log-linked constant precision (Ferrari & Cribari-Neto 2004), to a model's
 predicted intensities y in [0, 1] on EEC sentences. minority = 1 when the row's group is not
 reference_group; female = 1 when its gender is not reference_gender. Rows whose group is None (the
-EEC's noun-phrase sentences) are left out and counted. Standard errors come from the expected
-information (as R betareg); tests are two-sided Wald z tests, or t tests with n - 4 degrees of
-freedom when use_t=True. See the metric card for how to read each coefficient.
+EEC's noun-phrase sentences) are left out and counted. Reports the coefficients (logit scale; each
+conditions on the reference levels and says so) and effects on the intensity scale (the minority-reference
+difference among each gender, the gender difference within each group, average marginal effects, the
+difference-in-differences), every one with its own test. Standard errors come from the expected
+information (as R betareg) or, with cov_type="cluster", are cluster-robust by template (and person).
+See the metric card for which number to read when.
 """
 
 _KWARGS_DESCRIPTION = """
@@ -59,17 +62,32 @@ Args:
         levels found include exactly one of the EECs' reference levels ("European", "Anglo").
     reference_gender (str, optional): the gender level coded 0. Default: "male" when the two levels
         found include it.
-    use_t (bool): t tests with n - 4 degrees of freedom instead of z tests. Default False.
+    use_t (bool or None): None (default): z tests with model-based SEs, t tests with G - 1 degrees of
+        freedom with clustered SEs (G clusters); True: t tests (n - 4 df, or G - 1 clustered); False: z tests.
     boundary ("squeeze" or "error"): what to do with predictions exactly 0 or 1. Default "squeeze"
         (Smithson & Verkuilen 2006, with a warning).
+    cov_type ("model" or "cluster"): model-based (expected-information, the paper's) standard errors
+        (default) or cluster-robust CR1 ones.
+    cluster_by (str or list of str, optional): with cov_type="cluster", "template_id" (default), "person",
+        or both (["template_id", "person"]: two-way, Cameron-Gelbach-Miller).
+    template_id (list, optional): each sentence's template (any hashable labels; None allowed on rows
+        without a group).
+    person (list, optional): each sentence's person (name or noun phrase).
 Returns:
-    coefficients (dict): for each term "intercept", "group", "gender", "group:gender": estimate,
-        std_err, z (estimate / std_err), p_value, ci_low, ci_high (95 %), stars, marginal_effect.
+    coefficients (dict): for each term "intercept", "group", "gender", "group:gender": contrast (what it
+        compares and conditions on, in words), estimate (logit scale), std_err, z (estimate / std_err),
+        p_value, ci_low, ci_high (95 %), stars.
+    effects (dict): for each of "group_within_reference_gender", "group_within_other_gender",
+        "gender_within_reference_group", "gender_within_other_group", "group_ame", "gender_ame",
+        "group:gender_did": term, kind, contrast (e.g. "Arab vs Anglo, among men"), estimate (difference of
+        predicted intensities), std_err (delta method), statistic, p_value, ci_low, ci_high, stars.
     precision (dict): phi, log_phi, log_phi_std_err.
     log_likelihood (float), n (int, rows fitted), n_excluded (int), converged (bool),
-    test ("z" or "t"), df (t degrees of freedom or None), group_levels and gender_levels
-        ([reference, level coded 1]), cells (per group x gender cell: n, observed and predicted
-        mean), intersection_lr_test (statistic, df, p_value of dropping group:gender), squeezed.
+    test ("z" or "t"), df (t degrees of freedom or None), cov_type, cluster_by, n_clusters,
+    covariance (5 x 5, of intercept, group, gender, group:gender, log_phi), group_levels and
+    gender_levels ([reference, level coded 1]), cells (per group x gender cell: n, observed and predicted
+    mean), intersection_lr_test (statistic, df, p_value of dropping group:gender; assumes independent
+    rows), squeezed.
 Examples:
     >>> import evaluate
     >>> eec_bias = evaluate.load("eec_bias")
@@ -81,6 +99,8 @@ Examples:
     ...     reference_group="European", reference_gender="male")
     >>> r["n"], r["n_excluded"], r["group_levels"]
     (8, 1, ['European', 'African-American'])
+    >>> r["effects"]["group_within_reference_gender"]["contrast"]
+    'African-American vs European, among men'
 """
 
 
@@ -117,9 +137,14 @@ class EecBias(evaluate.Metric):
         gender,
         reference_group=None,
         reference_gender=None,
-        use_t=False,
+        use_t=None,
         boundary="squeeze",
+        cov_type="model",
+        cluster_by=None,
+        template_id=None,
+        person=None,
     ):
+        clusters = betareg.clusters_from_columns(cov_type, cluster_by, {"template_id": template_id, "person": person})
         if reference_group is None:
             reference_group = betareg.infer_reference_level("group", group)
         if reference_gender is None:
@@ -132,5 +157,7 @@ class EecBias(evaluate.Metric):
             reference_gender=reference_gender,
             use_t=use_t,
             boundary=boundary,
+            cov_type=cov_type,
+            clusters=clusters,
         )
         return result.to_dict()

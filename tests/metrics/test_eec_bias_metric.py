@@ -75,9 +75,7 @@ def test_reference_levels_inferred_only_for_known_labels(eec_bias):
     # The other coding is allowed when asked for, and flips the sign of the group term.
     flipped = eec_bias.compute(predictions=predictions, group=group, gender=gender, reference_group="African-American")
     assert flipped["group_levels"] == ["African-American", "European"]
-    assert flipped["coefficients"]["intercept"]["marginal_effect"] == pytest.approx(
-        explicit["cells"][2]["predicted_mean"], abs=1e-7
-    )
+    assert flipped["cells"][0]["predicted_mean"] == pytest.approx(explicit["cells"][2]["predicted_mean"], abs=1e-7)
 
     renamed = ["Black" if g == "African-American" else "white" if g else None for g in group]
     with pytest.raises(InputError, match=r"levels found \['Black', 'white'\]: pass reference_group="):
@@ -97,6 +95,10 @@ def test_card_example(eec_bias):
     )
     assert (result["n"], result["n_excluded"], result["group_levels"]) == (8, 1, ["European", "African-American"])
     assert result["converged"]
+    among_women = result["effects"]["group_within_other_gender"]
+    assert among_women["contrast"] == "African-American vs European, among women"
+    assert among_women["estimate"] == pytest.approx(0.0753, abs=5e-5)
+    assert among_women["p_value"] == pytest.approx(9.83e-05, abs=5e-7)
 
 
 # --- The real English Black/white EEC, end to end --------------------------------------------------------------
@@ -142,7 +144,7 @@ def test_real_eec_end_to_end(eec_bias, en_black_white):
         assert cell["n"] == 1440
     # The predicted means track the observed cell means (not exactly: the Beta MLE of a mean is not the sample mean).
     did = observed_difference_in_differences(scores, eec["group"], eec["gender"])
-    assert result["coefficients"]["group:gender"]["marginal_effect"] == pytest.approx(did, abs=3e-3)
+    assert result["effects"]["group:gender_did"]["estimate"] == pytest.approx(did, abs=3e-3)
 
 
 def test_real_eec_detects_a_planted_intersectional_bias(eec_bias, en_black_white):
@@ -162,5 +164,6 @@ def test_real_eec_detects_a_planted_intersectional_bias(eec_bias, en_black_white
     did_without = observed_difference_in_differences(
         [hash_length_score(s) for s in anger["sentence"]], anger["group"], anger["gender"]
     )
-    assert intersection["marginal_effect"] == pytest.approx(0.05 + did_without, abs=3e-3)
+    did = result["effects"]["group:gender_did"]
+    assert did["estimate"] == pytest.approx(0.05 + did_without, abs=3e-3) and did["stars"] == "***"
     assert result["intersection_lr_test"]["p_value"] <= 0.01

@@ -4,8 +4,9 @@ import warnings
 
 import numpy as np
 import pytest
-from scipy import optimize, stats
-from scipy.special import digamma, expit, gammaln, polygamma
+from betareg_reference import GENDERS, GROUPS, independent_fit, simulate
+from scipy import stats
+from scipy.special import expit
 
 from eval_harness.errors import InputError
 from eval_harness.stats.betareg import (
@@ -15,88 +16,6 @@ from eval_harness.stats.betareg import (
     infer_reference_level,
     significance_stars,
 )
-
-GROUPS = ("European", "African-American")  # reference first
-GENDERS = ("male", "female")
-
-
-# --- An independent Beta regression: log-likelihood, score and expected information written out -------------------
-# theta = (b0, b1, b2, b3, gamma) with logit(mu) = X b and phi = exp(gamma).
-
-
-def beta_loglik(theta, y, X):
-    mu, phi = expit(X @ theta[:-1]), np.exp(theta[-1])
-    return np.sum(
-        gammaln(phi)
-        - gammaln(mu * phi)
-        - gammaln((1 - mu) * phi)
-        + (mu * phi - 1) * np.log(y)
-        + ((1 - mu) * phi - 1) * np.log1p(-y)
-    )
-
-
-def beta_score(theta, y, X):
-    """d loglik / d theta (Ferrari & Cribari-Neto 2004, eq. for U_beta and U_phi; chain rule d phi/d gamma = phi)."""
-    mu, phi = expit(X @ theta[:-1]), np.exp(theta[-1])
-    y_star = np.log(y) - np.log1p(-y)
-    mu_star = digamma(mu * phi) - digamma((1 - mu) * phi)
-    dmu_deta = mu * (1 - mu)
-    u_beta = X.T @ (phi * (y_star - mu_star) * dmu_deta)
-    u_phi = np.sum(mu * (y_star - mu_star) + np.log1p(-y) - digamma((1 - mu) * phi) + digamma(phi))
-    return np.append(u_beta, phi * u_phi)
-
-
-def beta_expected_information(theta, X):
-    """Fisher information of (beta, gamma = log phi): F&CN 2004 section 2, phi block by the chain rule."""
-    mu, phi = expit(X @ theta[:-1]), np.exp(theta[-1])
-    trigamma = polygamma(1, mu * phi), polygamma(1, (1 - mu) * phi)
-    dmu_deta = mu * (1 - mu)
-    w = phi * (trigamma[0] + trigamma[1]) * dmu_deta**2
-    c = phi * (trigamma[0] * mu - trigamma[1] * (1 - mu))
-    d = trigamma[0] * mu**2 + trigamma[1] * (1 - mu) ** 2 - polygamma(1, phi)
-    k_bb = phi * (X.T * w) @ X
-    k_bphi = X.T @ (dmu_deta * c)
-    k_phiphi = np.sum(d)
-    k = X.shape[1]
-    info = np.empty((k + 1, k + 1))
-    info[:k, :k] = k_bb
-    info[:k, k] = info[k, :k] = phi * k_bphi  # d phi / d gamma = phi
-    info[k, k] = phi**2 * k_phiphi
-    return info
-
-
-def independent_fit(y, X):
-    """BFGS on the analytic score, then Fisher scoring to a score of ~1e-10: (theta, std errors, loglik)."""
-    start = np.zeros(X.shape[1] + 1)
-    start[0] = np.log(np.mean(y) / (1 - np.mean(y)))
-    start[-1] = np.log(10.0)
-    found = optimize.minimize(
-        lambda t: -beta_loglik(t, y, X),
-        start,
-        jac=lambda t: -beta_score(t, y, X),
-        method="BFGS",
-        options={"gtol": 1e-8, "maxiter": 10_000},
-    )
-    theta = found.x
-    for _ in range(100):
-        step = np.linalg.solve(beta_expected_information(theta, X), beta_score(theta, y, X))
-        theta = theta + step
-        if np.max(np.abs(step)) < 1e-13:
-            break
-    assert np.max(np.abs(beta_score(theta, y, X))) < 1e-8, "the independent fit did not reach the optimum"
-    std_err = np.sqrt(np.diag(np.linalg.inv(beta_expected_information(theta, X))))
-    return theta, std_err, beta_loglik(theta, y, X)
-
-
-def simulate(rng, params, phi, rows_per_cell):
-    """Beta data for the four cells (rows_per_cell in the order (0,0), (0,1), (1,0), (1,1) of (minority, female))."""
-    minority = np.repeat([0, 0, 1, 1], rows_per_cell)
-    female = np.repeat([0, 1, 0, 1], rows_per_cell)
-    mu = expit(params[0] + params[1] * minority + params[2] * female + params[3] * minority * female)
-    y = rng.beta(mu * phi, (1 - mu) * phi)
-    group = np.array(GROUPS)[minority].tolist()
-    gender = np.array(GENDERS)[female].tolist()
-    return y, group, gender, minority, female
 
 
 def fit(y, group, gender, **kwargs):
@@ -137,19 +56,19 @@ def test_agrees_with_independent_likelihood_maximisation(params, phi, rows_per_c
         assert c.ci_low == pytest.approx(theta[k] - 1.959963984540054 * std_err[k], abs=1e-6)
         assert c.ci_high == pytest.approx(theta[k] + 1.959963984540054 * std_err[k], abs=1e-6)
 
-    # Marginal effects by brute force: flip each row's indicator and average the change in predicted mean.
+    # The reference cell's mean, the AMEs and the DiD by brute force: flip each row's indicator and average.
     def mean_at(m, f):
         return expit(theta[0] + theta[1] * m + theta[2] * f + theta[3] * m * f)
 
     one, zero = np.ones_like(minority), np.zeros_like(minority)
+    assert result.cells[0].predicted_mean == pytest.approx(mean_at(0, 0), abs=1e-7)
     expected_effects = {
-        "intercept": mean_at(0, 0),
-        "group": np.mean(mean_at(one, female) - mean_at(zero, female)),
-        "gender": np.mean(mean_at(minority, one) - mean_at(minority, zero)),
-        "group:gender": mean_at(1, 1) - mean_at(1, 0) - mean_at(0, 1) + mean_at(0, 0),
+        "group_ame": np.mean(mean_at(one, female) - mean_at(zero, female)),
+        "gender_ame": np.mean(mean_at(minority, one) - mean_at(minority, zero)),
+        "group:gender_did": mean_at(1, 1) - mean_at(1, 0) - mean_at(0, 1) + mean_at(0, 0),
     }
-    for term, effect in expected_effects.items():
-        assert result.coefficient(term).marginal_effect == pytest.approx(effect, abs=1e-7)
+    for name, effect in expected_effects.items():
+        assert result.effect(name).estimate == pytest.approx(effect, abs=1e-7)
 
     # Likelihood-ratio test of the intersection against an independent fit without it.
     _, _, loglik_reduced = independent_fit(y, X[:, :3])
@@ -191,6 +110,7 @@ def test_result_to_dict_and_summary():
     d = result.to_dict()
     assert list(d["coefficients"]) == list(TERMS)
     assert set(d["coefficients"]["group:gender"]) == {
+        "contrast",
         "estimate",
         "std_err",
         "z",
@@ -198,7 +118,6 @@ def test_result_to_dict_and_summary():
         "ci_low",
         "ci_high",
         "stars",
-        "marginal_effect",
     }
     assert d["group_levels"] == ["European", "African-American"]
     assert d["gender_levels"] == ["male", "female"]

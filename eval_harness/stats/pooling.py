@@ -1,0 +1,212 @@
+"""Pooling one result over seeds (e.g. emotion regressors trained with different seeds, scored on one EEC).
+
+Estimates with standard errors: per-seed estimates ``q_s`` with standard errors ``u_s``, ``s = 1..m``
+(``m >= 2``), pooled by Rubin's rules (Rubin 1987, treating the seeds like imputations):
+
+    q_bar = mean_s q_s                            pooled estimate
+    W     = mean_s u_s^2                          within-seed variance
+    B     = sum_s (q_s - q_bar)^2 / (m - 1)       between-seed variance (between_sd = sqrt(B))
+    T     = W + (1 + 1/m) B                       total variance, std_err = sqrt(T)
+    r     = (1 + 1/m) B / W                       relative increase in variance due to the seeds
+    df    = (m - 1) (1 + 1/r)^2                   Rubin's degrees of freedom (None = normal when B = 0)
+
+With ``df_complete`` (the degrees of freedom of each seed's own test, e.g. ``n - 4`` or ``G - 1`` with
+clustered standard errors) the degrees of freedom are Barnard & Rubin's (1999) small-sample version:
+``lambda = (1 + 1/m) B / T``, ``nu_obs = (nu_com + 1) / (nu_com + 3) nu_com (1 - lambda)`` and
+``df = 1 / (1 / df_rubin + 1 / nu_obs)``, which never exceeds ``nu_com``.
+
+The pooled test is ``statistic = q_bar / std_err`` against Student's t with ``df`` (the standard normal
+when ``df`` is None), two-sided, with a 95 % confidence interval.
+
+Agreement across seeds, at level ``alpha``:
+
+* ``share_same_sign``: the fraction of seeds with ``sign(q_s) == sign(q_bar)`` (an estimate of exactly 0
+  agrees with nothing but a pooled 0);
+* ``share_significant``: the fraction of seeds with ``p_s <= alpha``;
+* ``share_same_significance``: the fraction of seeds whose verdict (``p_s <= alpha``) equals the pooled
+  verdict (``p <= alpha``).
+
+``p_s`` are the seeds' own p-values when given (e.g. each fit's z or t test), else two-sided normal
+p-values of ``q_s / u_s``.
+
+A plain statistic without a standard error (e.g. the Pearson r of each seed's regressor) is pooled by
+:func:`pool_statistic`: mean, standard deviation (``ddof = 1``), minimum and maximum over the seeds.
+"""
+
+import math
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+
+import numpy as np
+from scipy import stats
+
+from ..errors import InputError
+
+CONFIDENCE = 0.95
+
+
+class _Record:
+    """A frozen dataclass whose to_dict() is its fields as a plain dict."""
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class PooledEstimate(_Record):
+    """Rubin's rules over seeds (see the module docstring); ``df`` None means the normal reference."""
+
+    n_seeds: int
+    estimate: float
+    between_sd: float
+    within_variance: float
+    between_variance: float
+    total_variance: float
+    std_err: float
+    relative_increase_in_variance: float | None
+    df: float | None
+    statistic: float
+    p_value: float
+    ci_low: float
+    ci_high: float
+    alpha: float
+    share_same_sign: float
+    share_significant: float
+    share_same_significance: float
+
+    def summary(self) -> str:
+        reference = "normal" if self.df is None else f"t({self.df:.3g})"
+        return (
+            f"pooled over {self.n_seeds} seeds: {self.estimate:.4g} (std_err {self.std_err:.3g}, between-seed SD "
+            f"{self.between_sd:.3g}), {reference} p = {self.p_value:.3g}, {CONFIDENCE:.0%} CI "
+            f"[{self.ci_low:.4g}, {self.ci_high:.4g}]; same sign in {self.share_same_sign:.0%} of seeds, "
+            f"p <= {self.alpha:g} in {self.share_significant:.0%}, "
+            f"same verdict as the pooled test in {self.share_same_significance:.0%}"
+        )
+
+
+@dataclass(frozen=True)
+class PooledStatistic(_Record):
+    """A statistic without a standard error over seeds: mean, SD (ddof = 1), min and max."""
+
+    n_seeds: int
+    mean: float
+    sd: float
+    min: float
+    max: float
+
+    def summary(self) -> str:
+        return (
+            f"over {self.n_seeds} seeds: mean {self.mean:.4g}, SD {self.sd:.3g}, range [{self.min:.4g}, {self.max:.4g}]"
+        )
+
+
+def pool_estimates(
+    estimates: Sequence[float],
+    std_errs: Sequence[float],
+    alpha: float = 0.05,
+    p_values: Sequence[float] | None = None,
+    df_complete: float | None = None,
+) -> PooledEstimate:
+    """Pool per-seed estimates and standard errors by Rubin's rules (formulas in the module docstring).
+
+    Args:
+        estimates: one estimate per seed (at least 2).
+        std_errs: the estimates' standard errors (>= 0, not all 0 when the estimates are all equal).
+        alpha: the level of the significance verdicts (0 < alpha < 1).
+        p_values: each seed's own p-value; default: two-sided normal p of estimate / std_err.
+        df_complete: degrees of freedom of each seed's test, for Barnard & Rubin's df; default: Rubin's.
+
+    Raises:
+        InputError: fewer than 2 seeds, mismatched lengths, non-finite values, negative standard errors,
+            p-values outside [0, 1], a zero total variance, alpha or df_complete out of range.
+    """
+    q = _values("estimates", estimates)
+    u = _values("std_errs", std_errs)
+    if len(u) != len(q):
+        raise InputError(f"estimates and std_errs must have the same length, got {len(q)} and {len(u)}")
+    if np.any(u < 0):
+        raise InputError(f"std_errs must be >= 0, got {u[u < 0][:3].tolist()}")
+    if not 0 < alpha < 1:
+        raise InputError(f"alpha must be between 0 and 1, got {alpha!r}")
+    if df_complete is not None and not (isinstance(df_complete, int | float) and df_complete > 0):
+        raise InputError(f"df_complete must be a positive number or None, got {df_complete!r}")
+    if p_values is None:
+        with np.errstate(divide="ignore"):
+            p_seeds = 2 * stats.norm.sf(np.abs(q) / u)  # u = 0 with q != 0 gives p = 0; q = u = 0 is caught below
+        p_seeds = np.where((q == 0) & (u == 0), 1.0, p_seeds)
+    else:
+        p_seeds = _values("p_values", p_values)
+        if len(p_seeds) != len(q) or np.any((p_seeds < 0) | (p_seeds > 1)):
+            raise InputError(f"p_values must be {len(q)} numbers in [0, 1], got {p_seeds.tolist()}")
+
+    m = len(q)
+    estimate = float(q.mean())
+    within = float(np.mean(u**2))
+    between = float(np.var(q, ddof=1))
+    total = within + (1 + 1 / m) * between
+    if not total > 0:
+        raise InputError(
+            "the pooled variance is 0: every seed gave the same estimate with a standard error of 0; "
+            "there is nothing to test"
+        )
+    relative_increase = (1 + 1 / m) * between / within if within > 0 else None
+    inverse_df = 0.0 if between == 0 else 1 / ((m - 1) * (1 + within / ((1 + 1 / m) * between)) ** 2)
+    if df_complete is not None:
+        missing_information = (1 + 1 / m) * between / total
+        observed_df = (df_complete + 1) / (df_complete + 3) * df_complete * (1 - missing_information)
+        inverse_df += math.inf if observed_df == 0 else 1 / observed_df
+    if math.isinf(inverse_df):
+        raise InputError("the seeds' within-seed variance is 0 and df_complete was given: no degrees of freedom left")
+    df = None if inverse_df == 0 else 1 / inverse_df
+    reference = stats.norm() if df is None else stats.t(df)
+    std_err = math.sqrt(total)
+    statistic = estimate / std_err
+    p_value = float(2 * reference.sf(abs(statistic)))
+    critical = float(reference.ppf(0.5 + CONFIDENCE / 2))
+    significant = p_value <= alpha
+    return PooledEstimate(
+        n_seeds=m,
+        estimate=estimate,
+        between_sd=math.sqrt(between),
+        within_variance=within,
+        between_variance=between,
+        total_variance=total,
+        std_err=std_err,
+        relative_increase_in_variance=relative_increase,
+        df=df,
+        statistic=statistic,
+        p_value=p_value,
+        ci_low=estimate - critical * std_err,
+        ci_high=estimate + critical * std_err,
+        alpha=float(alpha),
+        share_same_sign=float(np.mean(np.sign(q) == np.sign(estimate))),
+        share_significant=float(np.mean(p_seeds <= alpha)),
+        share_same_significance=float(np.mean((p_seeds <= alpha) == significant)),
+    )
+
+
+def pool_statistic(values: Sequence[float]) -> PooledStatistic:
+    """Mean, SD (ddof = 1), min and max of a statistic over seeds (at least 2), e.g. Pearson r.
+
+    The mean is the plain average (for Pearson r not a Fisher-z average).
+    """
+    x = _values("values", values)
+    return PooledStatistic(
+        n_seeds=len(x), mean=float(x.mean()), sd=float(x.std(ddof=1)), min=float(x.min()), max=float(x.max())
+    )
+
+
+def _values(name: str, values) -> np.ndarray:
+    try:
+        array = np.asarray(values, dtype=float)
+    except (TypeError, ValueError) as error:
+        raise InputError(f"{name} must be numbers: {error}") from None
+    if array.ndim != 1 or len(array) < 2:
+        raise InputError(
+            f"{name} must be a one-dimensional sequence with one value per seed and at least 2 seeds, "
+            f"got shape {array.shape}"
+        )
+    if not np.all(np.isfinite(array)):
+        raise InputError(f"{name} must be finite, got {array.tolist()}")
+    return array

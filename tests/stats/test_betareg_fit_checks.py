@@ -1,0 +1,94 @@
+"""fit_intersectional's guards (issue 14): booleans are booleans, nearly constant cells are an error rather than
+NaN, and the convergence criterion accepts a low-noise optimum that an independent maximisation confirms."""
+
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import optimize
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from betareg_reference import GENDERS, GROUPS, beta_loglik, beta_score, simulate  # noqa: E402
+
+from eval_harness.errors import InputError  # noqa: E402
+from eval_harness.stats.betareg import TERMS, fit_intersectional  # noqa: E402
+
+
+def fit(y, group, gender, **kwargs):
+    return fit_intersectional(y, group, gender, reference_group="European", reference_gender="male", **kwargs)
+
+
+def cells_with_noise(noise_sd, means=(0.2, 0.3, 0.6, 0.8), rows=30, seed=0):
+    """Rows per cell (minority, female) = (0,0), (0,1), (1,0), (1,1) at ``means`` plus Gaussian noise."""
+    rng = np.random.default_rng(seed)
+    y = np.concatenate([mean + noise_sd * rng.standard_normal(rows) for mean in means])
+    minority, female = np.repeat([0, 0, 1, 1], rows), np.tile(np.repeat([0, 1], rows), 2)
+    return y, np.array(GROUPS)[minority].tolist(), np.array(GENDERS)[female].tolist(), minority, female
+
+
+@pytest.mark.parametrize("use_t", ["no", "False", "true", 1, 0, 1.0])
+def test_use_t_must_be_a_boolean(use_t):
+    y, group, gender, *_ = simulate(np.random.default_rng(6), (0.0, 0.2, 0.1, 0.0), 10.0, (5, 5, 5, 5))
+    with pytest.raises(InputError, match=r"use_t must be True, False or None, got"):
+        fit(y, group, gender, use_t=use_t)
+
+
+def test_numpy_booleans_are_booleans():
+    y, group, gender, *_ = simulate(np.random.default_rng(6), (0.0, 0.2, 0.1, 0.0), 10.0, (5, 5, 5, 5))
+    assert fit(y, group, gender, use_t=np.True_).test == "t"
+    assert fit(y, group, gender, use_t=np.False_).test == "z"
+
+
+@pytest.mark.parametrize("noise_sd", [1e-12, 1e-9, 1e-6])
+def test_nearly_constant_cells_are_an_error_naming_the_spread(noise_sd):
+    y, group, gender, *_ = cells_with_noise(noise_sd)
+    with pytest.raises(
+        InputError,
+        match=r"predictions barely vary within the group x gender cells \(largest within-cell range [0-9.e+-]+, "
+        r"pooled within-cell SD [0-9.e+-]+\): the implied Beta precision ~[0-9.e+]+ exceeds 1e\+10",
+    ):
+        fit(y, group, gender)
+
+
+def test_low_noise_optimum_is_converged_and_agrees_with_an_independent_maximisation():
+    """Well-separated cells with noise SD 1e-3: phi ~ 2e5, so the raw score at the optimum is large in absolute
+    terms (the old per-row score criterion said not converged). BFGS on the log-likelihood written out in
+    betareg_reference lands on the same parameters."""
+    y, group, gender, minority, female = cells_with_noise(1e-3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no "did not converge" warning
+        result = fit(y, group, gender)
+    assert result.converged
+
+    X = np.column_stack([np.ones_like(minority), minority, female, minority * female]).astype(float)
+    found = optimize.minimize(
+        lambda t: -beta_loglik(t, y, X),
+        np.zeros(5),
+        jac=lambda t: -beta_score(t, y, X),
+        method="BFGS",
+        options={"gtol": 1e-9, "maxiter": 10_000},
+    )
+    ours = np.array([result.coefficient(t).estimate for t in TERMS] + [result.precision.log_phi])
+    np.testing.assert_allclose(ours, found.x, rtol=0, atol=1e-6)
+    # The written-out log-likelihood sums terms of ~1e6 here, so it is exact to ~1e-7 only.
+    assert beta_loglik(ours, y, X) == pytest.approx(-found.fun, abs=1e-6)
+    assert beta_loglik(ours, y, X) >= -found.fun - 1e-6
+    for value in result.to_dict()["coefficients"]["group"].values():
+        assert not (isinstance(value, float) and np.isnan(value))
+
+
+def test_a_fit_stopped_early_is_not_converged(monkeypatch):
+    """The relative criterion still says no when the optimiser stops away from the optimum (here after 1 step)."""
+    from eval_harness.stats import betareg
+
+    original_fit = betareg.BetaModel.fit
+
+    def one_step(self, *args, **kwargs):
+        return original_fit(self, *args, **{**kwargs, "maxiter": 1})
+
+    monkeypatch.setattr(betareg.BetaModel, "fit", one_step)
+    y, group, gender, *_ = simulate(np.random.default_rng(8), (-0.5, 0.4, -0.3, 0.2), 15.0, (40, 40, 40, 40))
+    with pytest.warns(betareg.BetaRegressionWarning, match="did not converge"):
+        assert not fit(y, group, gender).converged
