@@ -34,7 +34,8 @@ from scipy import stats as scipy_stats
 from ..errors import InputError
 
 # weat's input checks, shared so that every measure rejects bad vectors with the same messages.
-from .weat import _as_matrix, _is_whole_number, _unit_rows, _validate_sets, similarity_matrix
+from .vectors import is_whole_number, matrix, unit_rows, vector_sets
+from .weat import similarity_matrix
 
 MEASURES = ("rnd", "mac", "ect", "ripa", "rnsb")
 RELATIONS = ("pca", "pair_mean")
@@ -93,9 +94,9 @@ def relative_norm_distance(x, y, attributes, normalize: bool = True) -> RNDResul
     (``normalize=False``), and its ``distance="cos"`` option sums cosine *similarities* (sign reversed); we
     keep Garg's Euclidean sum as ``value``.
     """
-    sets = _validate_sets({"X": x, "Y": y, "attributes": attributes})
+    sets = vector_sets({"X": x, "Y": y, "attributes": attributes}, allow_zero=not normalize)
     if normalize:
-        sets = {name: _unit_rows(vectors, f"set {name}") for name, vectors in sets.items()}
+        sets = {name: unit_rows(vectors, f"set {name}") for name, vectors in sets.items()}
     centroid_x, centroid_y = sets["X"].mean(axis=0), sets["Y"].mean(axis=0)
     words = sets["attributes"]
     per_word = np.linalg.norm(words - centroid_x, axis=1) - np.linalg.norm(words - centroid_y, axis=1)
@@ -157,7 +158,7 @@ def mean_average_cosine(target_sets: Sequence, attribute_sets: Sequence) -> MACR
     """
     targets = _named_sets(target_sets, "target set")
     attributes = _named_sets(attribute_sets, "attribute set")
-    _validate_sets({**targets, **attributes})
+    vector_sets({**targets, **attributes})
     all_targets = np.vstack(list(targets.values()))
     distances = np.column_stack(
         [1.0 - similarity_matrix(all_targets, vectors).mean(axis=1) for vectors in attributes.values()]
@@ -215,7 +216,7 @@ def embedding_coherence(x, y, attributes) -> ECTResult:
     biased space ranks the attribute words (e.g. occupations) differently by group, so lower means more bias.
     Same as WEFE's ``ECT`` (which also averages raw vectors unless ``normalize=True``).
     """
-    sets = _validate_sets({"X": x, "Y": y, "attributes": attributes})
+    sets = vector_sets({"X": x, "Y": y, "attributes": attributes})
     if len(sets["attributes"]) < 2:
         raise InputError("ECT ranks the attribute words: give at least 2 of them")
     means = np.vstack([sets["X"].mean(axis=0), sets["Y"].mean(axis=0)])
@@ -308,7 +309,8 @@ def relational_inner_product(x_pairs, y_pairs, words, relation: str = "pca") -> 
     """
     if relation not in RELATIONS:
         raise InputError(f"unknown relation {relation!r}; use one of {RELATIONS}")
-    sets = _validate_sets({"x_pairs": x_pairs, "y_pairs": y_pairs, "words": words})
+    # Raw inner products: a zero vector is a valid input (it projects to 0).
+    sets = vector_sets({"x_pairs": x_pairs, "y_pairs": y_pairs, "words": words}, allow_zero=True)
     if len(sets["x_pairs"]) != len(sets["y_pairs"]):
         raise InputError(
             f"RIPA needs (x_i, y_i) pairs: x_pairs has {len(sets['x_pairs'])} rows but y_pairs has "
@@ -437,7 +439,7 @@ def relative_negative_sentiment(
     """
     if unit not in RNSB_UNITS:
         raise InputError(f"unknown unit {unit!r}; use one of {RNSB_UNITS}")
-    if not _is_whole_number(n_seeds) or n_seeds < 1:
+    if not is_whole_number(n_seeds) or n_seeds < 1:
         raise InputError(f"n_seeds must be a whole number >= 1; got {n_seeds!r}")
     if isinstance(train_fraction, bool) or not isinstance(train_fraction, numbers.Real) or not 0 < train_fraction <= 1:
         raise InputError(f"train_fraction must be in (0, 1]; got {train_fraction!r}")
@@ -446,7 +448,7 @@ def relative_negative_sentiment(
     groups = _named_sets(target_groups, "target group")
     if len(groups) < 2 and unit == "group":
         raise InputError("RNSB over groups needs at least 2 target groups (or unit='word')")
-    sets = _validate_sets({**groups, "positive": positive, "negative": negative})
+    sets = vector_sets({**groups, "positive": positive, "negative": negative}, allow_zero=True)
     for name in ("positive", "negative"):
         if train_fraction < 1 and len(sets[name]) < 2:
             raise InputError(
@@ -549,7 +551,7 @@ def association_from_roles(measure: str, embeddings, roles: Sequence[str], **opt
         allowed = MEASURE_OPTIONS[measure] or "none"
         raise InputError(f"option(s) {unknown} do not apply to measure {measure!r}; its options: {allowed}")
     roles = [str(role) for role in roles]
-    vectors = _as_matrix(embeddings, "embeddings")
+    vectors = matrix(embeddings, "embeddings")
     if len(roles) != len(vectors):
         raise InputError(f"{len(vectors)} embeddings but {len(roles)} roles; give one role per row")
     labels = list(dict.fromkeys(roles))

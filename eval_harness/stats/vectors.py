@@ -3,6 +3,8 @@
 - :func:`float_rows` turns nested lists into one float array and, when that fails (a ragged row, a value
   that is not a number), raises an :class:`InputError` naming the caller's row instead of numpy's
   "inhomogeneous shape".
+- :func:`vector_sets` / :func:`matrix` check named sets of vectors (shape, NaN/inf, zero rows) and name the
+  first bad row; :func:`unit_rows` is :func:`unit_length_rows` with that check.
 - :func:`unit_length_rows` computes :math:`v / \\lVert v \\rVert` along the last axis without overflow or
   underflow: each row is first multiplied by :math:`2^{-e}`, where :math:`2^{e-1} \\le \\max_i |v_i| < 2^e`,
   so its largest entry lies in [0.5, 1) before it is squared. Scaling by a power of two is exact in floating
@@ -13,6 +15,8 @@
 
 from __future__ import annotations
 
+import math
+import numbers
 from collections import Counter
 from collections.abc import Sequence
 
@@ -75,3 +79,61 @@ def unit_length_rows(array: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     scaled = np.ldexp(array, -exponent)
     norms = np.linalg.norm(scaled, axis=-1, keepdims=True)
     return scaled / np.where(zero[..., None], 1.0, norms), zero
+
+
+ZERO_ROWS = "are all zeros (similarity undefined); drop out-of-vocabulary words instead of embedding them as zeros"
+
+
+def matrix(vectors, what: str, row_labels: Sequence[str] | None = None) -> np.ndarray:
+    """``vectors`` as a float64 ``(n, d)`` array, or an InputError saying what is wrong with them."""
+    array = float_rows(vectors, what, row_labels)
+    if array.ndim != 2:
+        raise InputError(f"{what}: expected one vector per row, a 2-D array (n_words, dim); got shape {array.shape}")
+    return array
+
+
+def bad_rows(array: np.ndarray, allow_zero: bool = False) -> dict[str, np.ndarray]:
+    """Rows with NaN/inf (and, unless ``allow_zero``, all-zero rows) of a 2-D array, by the problem's description."""
+    finite = np.isfinite(array).all(axis=1)
+    problems = {"contain NaN or inf": np.flatnonzero(~finite)}
+    if not allow_zero:
+        problems[ZERO_ROWS] = np.flatnonzero(finite & ~array.any(axis=1))
+    return problems
+
+
+def vector_sets(
+    sets: dict[str, object], words: dict[str, list[str]] | None = None, allow_zero: bool = False
+) -> dict[str, np.ndarray]:
+    """Named sets of vectors as float64 ``(n, d)`` arrays of one common dimension, or an InputError naming the
+    first problem (set, row, word): an empty set, a ragged row, NaN or inf, or (unless ``allow_zero``, which a
+    measure on raw vectors may set) an all-zero row, whose cosine is undefined."""
+    checked = {}
+    for name, vectors in sets.items():
+        set_words = (words or {}).get(name)
+        array = matrix(vectors, f"set {name}", None if set_words is None else [repr(w) for w in set_words])
+        if array.shape[0] == 0:
+            raise InputError(f"set {name} is empty; every set needs at least one vector")
+        for problem, bad in bad_rows(array, allow_zero).items():
+            if bad.size:
+                named = "" if set_words is None else f" ({', '.join(repr(set_words[row]) for row in bad[:5])})"
+                raise InputError(f"set {name}: row(s) {bad[:5].tolist()}{named} {problem}")
+        checked[name] = array
+    dims = {name: array.shape[1] for name, array in checked.items()}
+    if len(set(dims.values())) > 1:
+        raise InputError(f"all vectors must have the same dimension; got {dims}")
+    return checked
+
+
+def unit_rows(vectors: np.ndarray, name: str) -> np.ndarray:
+    """:func:`unit_length_rows`, with an InputError naming the all-zero rows."""
+    unit, zero = unit_length_rows(vectors)
+    if zero.any():
+        raise InputError(f"{name} vectors: row(s) {np.flatnonzero(zero)[:5].tolist()} {ZERO_ROWS}")
+    return unit
+
+
+def is_whole_number(value: object) -> bool:
+    """True for ints and integral floats (``1e5``), numpy's included; False for bools, NaN and fractions."""
+    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
+        return False
+    return math.isfinite(value) and float(value).is_integer()

@@ -75,7 +75,7 @@ from dataclasses import asdict, dataclass, field, fields
 import numpy as np
 
 from ..errors import InputError
-from .vectors import float_rows, unit_length_rows
+from .vectors import bad_rows, is_whole_number, matrix, unit_rows, vector_sets
 
 SIMILARITIES = ("cosine", "euclidean", "csls")
 ALTERNATIVES = ("greater", "two-sided")
@@ -213,7 +213,7 @@ def weat(
         words: optional ``{"X": [...], "Y": [...], ...}``: the word of each row of a set, to name rows in
             error messages and words in the influence list.
     """
-    sets = _validate_sets({"X": x, "Y": y, "A": a, "B": b}, _validate_words(words, {"X": x, "Y": y, "A": a, "B": b}))
+    sets = vector_sets({"X": x, "Y": y, "A": a, "B": b}, _validate_words(words, {"X": x, "Y": y, "A": a, "B": b}))
     _check_option("similarity", similarity, SIMILARITIES)
     _check_option("alternative", alternative, ALTERNATIVES)
     _check_permutation_options(permutations, exact_limit)
@@ -279,8 +279,8 @@ def weat_from_roles(
         if len(words) != len(roles):
             raise InputError(f"{len(roles)} embeddings but {len(words)} words; give one word per row")
     labels = [f"role {role}" + ("" if words is None else f", word {words[row]!r}") for row, role in enumerate(roles)]
-    vectors = _as_matrix(embeddings, "embeddings", labels)
-    for problem, bad in _bad_rows(vectors).items():
+    vectors = matrix(embeddings, "embeddings", labels)
+    for problem, bad in bad_rows(vectors).items():
         if bad.size:
             named = ", ".join(f"{row} ({labels[row]})" for row in bad[:5])
             raise InputError(f"embeddings row(s) {named}{' ...' if bad.size > 5 else ''} {problem}")
@@ -297,7 +297,7 @@ def similarity_matrix(
 ) -> np.ndarray:
     """Pairwise similarities ``(len(left), len(right))``; for ``"csls"`` the neighbourhood pool is ``left u right``."""
     _check_option("similarity", similarity, SIMILARITIES)
-    left_unit, right_unit = _unit_rows(left, "left"), _unit_rows(right, "right")
+    left_unit, right_unit = unit_rows(left, "left"), unit_rows(right, "right")
     cosines = left_unit @ right_unit.T
     if similarity == "cosine":
         return cosines
@@ -424,25 +424,6 @@ def _random_subset_sums(values: np.ndarray, size: int, draws: int, rng: np.rando
         yield sums
 
 
-def _validate_sets(sets: dict[str, np.ndarray], words: dict[str, list[str]] | None = None) -> dict[str, np.ndarray]:
-    """The four sets as float64 ``(n, d)`` arrays, or an InputError naming the first problem (set, row, word)."""
-    checked = {}
-    for name, vectors in sets.items():
-        set_words = (words or {}).get(name)
-        array = _as_matrix(vectors, f"set {name}", None if set_words is None else [repr(w) for w in set_words])
-        if array.shape[0] == 0:
-            raise InputError(f"set {name} is empty; every WEAT set needs at least one vector")
-        for problem, bad in _bad_rows(array).items():
-            if bad.size:
-                named = "" if set_words is None else f" ({', '.join(repr(set_words[row]) for row in bad[:5])})"
-                raise InputError(f"set {name}: row(s) {bad[:5].tolist()}{named} {problem}")
-        checked[name] = array
-    dims = {name: array.shape[1] for name, array in checked.items()}
-    if len(set(dims.values())) > 1:
-        raise InputError(f"all vectors must have the same dimension; got {dims}")
-    return checked
-
-
 def _validate_words(words: Mapping[str, Sequence[str]] | None, sets: dict) -> dict[str, list[str]] | None:
     """``words`` as role -> list of str, one per row of that set; roles may be left out."""
     if words is None:
@@ -456,50 +437,16 @@ def _validate_words(words: Mapping[str, Sequence[str]] | None, sets: dict) -> di
     return checked
 
 
-_ZEROS = "are all zeros (similarity undefined); drop out-of-vocabulary words instead of embedding them as zeros"
-
-
-def _bad_rows(array: np.ndarray) -> dict[str, np.ndarray]:
-    """Rows with NaN/inf and all-zero rows of a 2-D array, by the problem's description."""
-    finite = np.isfinite(array).all(axis=1)
-    return {
-        "contain NaN or inf": np.flatnonzero(~finite),
-        _ZEROS: np.flatnonzero(finite & ~array.any(axis=1)),
-    }
-
-
-def _as_matrix(vectors, what: str, row_labels: Sequence[str] | None = None) -> np.ndarray:
-    """``vectors`` as a float64 ``(n, d)`` array, or an InputError saying what is wrong with them."""
-    array = float_rows(vectors, what, row_labels)
-    if array.ndim != 2:
-        raise InputError(f"{what}: expected one vector per row, a 2-D array (n_words, dim); got shape {array.shape}")
-    return array
-
-
-def _unit_rows(vectors: np.ndarray, name: str) -> np.ndarray:
-    unit, zero = unit_length_rows(vectors)
-    if zero.any():
-        raise InputError(f"{name} vectors: row(s) {np.flatnonzero(zero)[:5].tolist()} {_ZEROS}")
-    return unit
-
-
 def _check_option(name: str, value: str, allowed: tuple[str, ...]) -> None:
     if value not in allowed:
         raise InputError(f"unknown {name} {value!r}; use one of {allowed}")
 
 
 def _check_permutation_options(permutations: int, exact_limit: int) -> None:
-    if not _is_whole_number(permutations) or permutations < 1:
+    if not is_whole_number(permutations) or permutations < 1:
         raise InputError(f"permutations must be a whole number >= 1 (Monte-Carlo draws); got {permutations!r}")
-    if not _is_whole_number(exact_limit) or exact_limit < 0:
+    if not is_whole_number(exact_limit) or exact_limit < 0:
         raise InputError(f"exact_limit must be a whole number >= 0 (0 forces Monte Carlo); got {exact_limit!r}")
-
-
-def _is_whole_number(value: object) -> bool:
-    """True for ints and integral floats (``1e5``), numpy's included; False for bools, NaN and fractions."""
-    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
-        return False
-    return math.isfinite(value) and float(value).is_integer()
 
 
 def _check_seed(seed) -> None:
@@ -513,7 +460,7 @@ def _check_seed(seed) -> None:
 
 
 def _check_bootstrap_options(n_bootstrap: int, confidence_level: float) -> None:
-    if not _is_whole_number(n_bootstrap) or n_bootstrap < 0 or n_bootstrap == 1:
+    if not is_whole_number(n_bootstrap) or n_bootstrap < 0 or n_bootstrap == 1:
         raise InputError(f"n_bootstrap must be 0 (no bootstrap) or a whole number >= 2; got {n_bootstrap!r}")
     if isinstance(confidence_level, bool) or not isinstance(confidence_level, numbers.Real):
         raise InputError(f"confidence_level must be a number in (0, 1), e.g. 0.95; got {confidence_level!r}")

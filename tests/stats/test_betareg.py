@@ -4,7 +4,7 @@ import warnings
 
 import numpy as np
 import pytest
-from betareg_reference import GENDERS, GROUPS, independent_fit, simulate
+from helpers.betareg_reference import GENDERS, GROUPS, independent_fit, simulate
 from scipy import stats
 from scipy.special import expit
 

@@ -1,16 +1,9 @@
 """Cluster-robust (sandwich) covariance of fit_intersectional: against an independent computation from numeric
 per-row scores, the t(G - 1) reference, bad cluster input, and a null simulation with template random effects."""
 
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
-from scipy import stats
-from scipy.special import expit
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from betareg_reference import (  # noqa: E402
+from helpers.betareg_reference import (
     GENDERS,
     GROUPS,
     cr1_sandwich,
@@ -19,9 +12,11 @@ from betareg_reference import (  # noqa: E402
     numeric_row_scores,
     simulate,
 )
+from scipy import stats
+from scipy.special import expit
 
-from eval_harness.errors import InputError  # noqa: E402
-from eval_harness.stats.betareg import TERMS, cluster_robust_covariance, fit_intersectional  # noqa: E402
+from eval_harness.errors import InputError
+from eval_harness.stats.betareg import TERMS, cluster_robust_covariance, fit_intersectional
 
 
 def fit(y, group, gender, **kwargs):

@@ -1,16 +1,9 @@
 """Effects on the predicted-intensity scale: delta-method standard errors against numeric differentiation and a
 parametric bootstrap, a planted data set whose conditional effects have opposite signs, and their words."""
 
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
-from scipy import stats
-from scipy.special import expit
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from betareg_reference import (  # noqa: E402
+from helpers.betareg_reference import (
     beta_expected_information,
     central_differences,
     cr1_sandwich,
@@ -19,9 +12,11 @@ from betareg_reference import (  # noqa: E402
     numeric_row_scores,
     simulate,
 )
+from scipy import stats
+from scipy.special import expit
 
-from eval_harness.errors import InputError  # noqa: E402
-from eval_harness.stats.betareg import EFFECTS, PARAMETERS, TERMS, fit_intersectional  # noqa: E402
+from eval_harness.errors import InputError
+from eval_harness.stats.betareg import EFFECTS, PARAMETERS, TERMS, fit_intersectional
 
 
 def fit(y, group, gender, **kwargs):

@@ -1,19 +1,15 @@
 """fit_intersectional's guards (issue 14): booleans are booleans, nearly constant cells are an error rather than
 NaN, and the convergence criterion accepts a low-noise optimum that an independent maximisation confirms."""
 
-import sys
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers.betareg_reference import GENDERS, GROUPS, beta_loglik, beta_score, simulate
 from scipy import optimize
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from betareg_reference import GENDERS, GROUPS, beta_loglik, beta_score, simulate  # noqa: E402
-
-from eval_harness.errors import InputError  # noqa: E402
-from eval_harness.stats.betareg import TERMS, fit_intersectional  # noqa: E402
+from eval_harness.errors import InputError
+from eval_harness.stats.betareg import TERMS, fit_intersectional
 
 
 def fit(y, group, gender, **kwargs):

@@ -12,11 +12,14 @@ For a model and a language, per emotion (anger, fear, joy, sadness):
    metric) per EEC x emotion (unit ``dataset="eec", config=<EEC config>``). Noun-phrase
    sentences ("my mother") carry no group and are left out of the fit, as the metric does.
 
-Records: ``metric="estimate"`` per term (intercept, group, gender, group:gender) with std_err,
-p_value, ci_low, ci_high, stars, z, marginal_effect, n, group_levels, gender_levels; the
-intersection's likelihood-ratio test (``metric="lr_statistic"``); the precision (``log_phi``);
-the observed and predicted mean per group x gender cell (``metric="cell_mean"``, term
-``"<group>|<gender>"``); and ``metric="pearson_r"`` with ``split`` for the regressors.
+Standard errors: the paper's model-based ones by default (``cov_type: model``), so numbers stay
+comparable with it; ``cov_type: cluster`` makes the template-clustered sandwich (``cluster_by``:
+``[template_id]``, or ``[template_id, person]`` two-way) the reported one. Either way every
+estimate and effect also carries its template-clustered standard error and p-value: EEC rows are
+11 templates crossed with persons, not independent sentences.
+
+Records: see :func:`~.records.beta_regression_records` (coefficients, effects on the intensity
+scale, precision, cell means) and :func:`~.records.regressor_records` (Pearson r per split).
 """
 
 import warnings
@@ -26,7 +29,7 @@ from typing import Any
 from ...data import EEC_CONFIGS, EEC_CONFIGS_BY_LANGUAGE, EEC_EMOTIONS, EEC_REFERENCE_GROUP, load_eec
 from ...errors import ConfigError
 from ...runner.suite import Suite, Task, Unit, UnitKey
-from ...stats.betareg import fit_intersectional
+from ...stats.betareg import CLUSTER_COLUMNS, COV_TYPES, fit_intersectional
 from .records import beta_regression_records, regressor_records
 
 QUALITY_DATASET = "semeval2018_affect"
@@ -40,8 +43,25 @@ class EECSuite(Suite):
     options = {
         "emotions": list(EEC_EMOTIONS),  # which emotions to run
         "configs": [],  # EEC configs to run; a language with none listed runs all of its own
-        "use_t": False,  # t tests with n - 4 df (the paper's wording) instead of z tests (R betareg)
+        # None: z tests for model-based standard errors (R betareg), t with G - 1 df for clustered ones;
+        # True: t tests (n - 4 df: the paper's wording); False: z tests.
+        "use_t": None,
+        "cov_type": "model",  # "model" (the paper's) or "cluster" (sandwich by cluster_by)
+        "cluster_by": ["template_id"],  # one or two of template_id, person
     }
+
+    def validate_options(self, options: Mapping[str, Any]) -> None:
+        if not (options["use_t"] is None or isinstance(options["use_t"], bool)):
+            raise ConfigError(f"use_t must be true, false or null (automatic), got {options['use_t']!r}")
+        if options["cov_type"] not in COV_TYPES:
+            raise ConfigError(f"cov_type must be one of {', '.join(COV_TYPES)}, got {options['cov_type']!r}")
+        names = options["cluster_by"]
+        if not 1 <= len(names) <= 2 or len(set(names)) != len(names) or set(names) - set(CLUSTER_COLUMNS):
+            raise ConfigError(f"cluster_by must be one or two of {', '.join(CLUSTER_COLUMNS)}, got {names!r}")
+        self._emotions(options)
+        unknown = [config for config in options["configs"] if config not in EEC_CONFIGS]
+        if unknown:
+            raise ConfigError(f"unknown EEC config(s) {unknown}; configs: {', '.join(EEC_CONFIGS)}")
 
     def plan(self, model, language: str, options: Mapping[str, Any]) -> list[UnitKey]:
         emotions, configs = self._emotions(options), self._configs(language, options)
@@ -58,10 +78,8 @@ class EECSuite(Suite):
 
     @staticmethod
     def _configs(language: str, options: Mapping[str, Any]) -> list[str]:
-        """The EEC configs of ``language`` listed in ``options["configs"]``, or all of them when none is."""
-        unknown = [config for config in options["configs"] if config not in EEC_CONFIGS]
-        if unknown:
-            raise ConfigError(f"eec: unknown EEC config(s) {unknown}; configs: {', '.join(EEC_CONFIGS)}")
+        """The EEC configs of ``language`` listed in ``options["configs"]`` (checked by validate_options), or all
+        of them when none is."""
         available = EEC_CONFIGS_BY_LANGUAGE[language]
         return [config for config in options["configs"] if config in available] or available
 
@@ -70,7 +88,7 @@ class EECSuite(Suite):
         emotions = [e for e in self._emotions(task.options) if any(unit.emotion == e for unit in task.units)]
         eec_configs = sorted({unit.config for unit in task.units if unit.dataset == "eec"})
         corpora = {name: load_eec(name).to_pandas() for name in eec_configs}
-        prepared = {"use_t": task.options["use_t"], "scores": {}, "eec": {}}
+        prepared = {"options": task.options, "scores": {}, "eec": {}}
         for emotion in emotions:
             regressor = ctx.models.emotion_regressor(task.model, task.language, emotion, task.seed)
             prepared["scores"][emotion] = regressor.scores
@@ -82,25 +100,36 @@ class EECSuite(Suite):
                     "y": regressor.predict(rows["sentence"].tolist()),
                     "group": rows["group"].tolist(),
                     "gender": rows["gender"].tolist(),
+                    "template_id": rows["template_id"].tolist(),
+                    "person": rows["person"].tolist(),
                 }
         return prepared
 
     def evaluate(self, unit: Unit, prepared: dict, ctx) -> list[dict]:
         if unit.dataset == QUALITY_DATASET:
             return regressor_records(prepared["scores"][unit.emotion])
-        data = prepared["eec"][unit.config, unit.emotion]
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            result = fit_intersectional(
+        data, options = prepared["eec"][unit.config, unit.emotion], prepared["options"]
+
+        def fit(cluster_by):
+            clusters = {name: data[name] for name in cluster_by} if cluster_by else None
+            return fit_intersectional(
                 data["y"],
                 data["group"],
                 data["gender"],
                 reference_group=EEC_REFERENCE_GROUP[unit.config],
                 reference_gender="male",
-                use_t=prepared["use_t"],
+                use_t=options["use_t"],
+                cov_type="cluster" if clusters else "model",
+                clusters=clusters,
             )
+
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            result = fit(options["cluster_by"] if options["cov_type"] == "cluster" else None)
+            # The template-clustered test of every number, beside the reported one (see the module docstring).
+            clustered = result if options["cov_type"] == "cluster" else fit(["template_id"])
         notes = sorted({str(warning.message) for warning in caught})
-        return beta_regression_records(result, note="; ".join(notes) or None)
+        return beta_regression_records(result, note="; ".join(notes) or None, clustered=clustered)
 
     def headline(self, records: Sequence[dict]) -> dict | None:
         """The intersection coefficient for an EEC unit; the test-split Pearson r for a regressor unit."""

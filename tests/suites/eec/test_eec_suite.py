@@ -85,6 +85,25 @@ def test_eec_records_resume_and_corrupted_caches(config_path, tmp_path):
     for coefficient in direct.coefficients:
         assert estimates[coefficient.term]["value"] == pytest.approx(coefficient.estimate, rel=1e-5, abs=1e-7)
         assert estimates[coefficient.term]["p_value"] == pytest.approx(coefficient.p_value, rel=1e-4, abs=1e-9)
+    # every effect on the intensity scale is a record of its own, with its own test and the template-clustered one
+    effects = {r["term"]: r for r in first if r["metric"] == "effect"}
+    assert list(effects) == [effect.name for effect in direct.effects]
+    clustered = fit_intersectional(
+        regressor.predict(anger["sentence"]),
+        anger["group"],
+        anger["gender"],
+        reference_group="European",
+        reference_gender="male",
+        cov_type="cluster",
+        clusters={"template_id": anger["template_id"]},
+    )
+    for effect in direct.effects:
+        record = effects[effect.name]
+        assert record["value"] == pytest.approx(effect.estimate, rel=1e-4, abs=1e-7)
+        assert record["p_value"] == pytest.approx(effect.p_value, rel=1e-3, abs=1e-9)
+        assert record["contrast"] == effect.contrast and record["coefficient"] == effect.term
+        assert record["clustered_p_value"] == pytest.approx(clustered.effect(effect.name).p_value, rel=1e-3, abs=1e-9)
+        assert record["clustered_by"] == ["template_id"] and record["cov_type"] == "model"
 
     # resume: a lost unit is recomputed from the cached regressor and embeddings, nothing is retrained
     before = cache_files(out)
@@ -124,7 +143,7 @@ def test_two_cpu_ranks_give_the_eec_results_of_one_process(config_path, tmp_path
     assert single.returncode == 0, single.stderr[-3000:]
     assert json.loads((tmp_path / "two" / "run.json").read_text())["num_processes"] == 2
     one, two = records(tmp_path / "one"), records(tmp_path / "two")
-    assert len(one) == 2 + 4 + 1 + 4 and two == one
+    assert len(one) == 2 + 4 + 7 + 1 + 4 and two == one  # r, estimates, effects, log_phi, cells
     # the embedding cache holds the same chunks: a warm cache serves either
     assert sorted(p.name for p in (tmp_path / "one" / "cache" / "embeddings").rglob("*.emb")) == sorted(
         p.name for p in (tmp_path / "two" / "cache" / "embeddings").rglob("*.emb")
