@@ -34,6 +34,7 @@ from typing import Any
 import yaml
 
 from ..errors import ConfigError
+from ..shipped import find_config
 
 CONFIG_KEYS = ("name", "seeds", "languages", "models", "suites")
 MODEL_KEYS = ("name", "id", "path", "type", "languages", "options")
@@ -128,9 +129,7 @@ def load_config(source: str | Path | Mapping) -> RunConfig:
     """
     if isinstance(source, Mapping):
         return parse_config(source)
-    path = Path(source)
-    if not path.is_file():
-        raise ConfigError(f"config file {str(path)!r} does not exist")
+    path = find_config(source)  # a file, or the name of a packaged config (``demo``)
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except yaml.YAMLError as error:
