@@ -24,8 +24,21 @@ def _cmd_datasets_build(args: argparse.Namespace) -> None:
 def _cmd_metrics_register(args: argparse.Namespace) -> None:
     from .metric_modules import register_metrics
 
-    for path in register_metrics(args.names or None):
-        print(f"registered {path.parent.parent.name.split('--', 1)[1]}: {path}")
+    for registration in register_metrics(args.names or None):
+        print(registration.summary())
+    print(
+        "evaluate.load('<name>') now finds them from any directory; evaluate then logs 'Using the latest cached "
+        "version of the module from ...': that is the registered copy (evaluate.logging.set_verbosity_error() hides it)"
+    )
+
+
+def _cmd_metrics_unregister(args: argparse.Namespace) -> None:
+    from .metric_modules import unregister_metrics
+
+    removed = unregister_metrics(args.names or None)
+    print(f"removed {len(removed)} registration(s) from evaluate's modules cache")
+    for path in removed:
+        print(f"  {path}")
 
 
 def _cmd_list(args: argparse.Namespace) -> None:
@@ -33,10 +46,12 @@ def _cmd_list(args: argparse.Namespace) -> None:
     from .metric_modules import metric_names
     from .models.packaged import PACKAGED_MODELS
     from .runner import MODEL_TYPES
+    from .shipped import config_names
     from .suites import get_suite, suite_names
 
     print("datasets: " + ", ".join(DATASETS))
     print("metrics:  " + ", ".join(metric_names()))
+    print("configs:  " + ", ".join(config_names()) + " (xbias run --config NAME)")
     print("suites:")
     for name in suite_names():
         suite = get_suite(name)
@@ -148,6 +163,9 @@ def build_parser() -> argparse.ArgumentParser:
     register = metrics.add_parser("register", help="make evaluate.load('<name>') work offline by bare name")
     register.add_argument("names", nargs="*", help="metrics to register (default: all)")
     register.set_defaults(func=_cmd_metrics_register)
+    unregister = metrics.add_parser("unregister", help="remove the registrations (undo register)")
+    unregister.add_argument("names", nargs="*", help="metrics to unregister (default: all)")
+    unregister.set_defaults(func=_cmd_metrics_unregister)
 
     listing = commands.add_parser("list", help="list datasets, metrics, suites and model types")
     listing.set_defaults(func=_cmd_list)
