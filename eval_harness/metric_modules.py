@@ -114,6 +114,7 @@ def register_metrics(names: list[str] | None = None, folder: Path | None = None)
     unknown = sorted(set(names) - set(available))
     if unknown:
         raise InputError(f"unknown metric(s) {unknown}; available: {available}")
+    dynamic_modules = loading.init_dynamic_modules()
     done = []
     for name in names:
         source = folder / name
@@ -122,16 +123,16 @@ def register_metrics(names: list[str] | None = None, folder: Path | None = None)
         local_imports = loading._download_additional_modules(
             name=name, base_path=str(source), imports=loading.get_imports(str(script)), download_config=DownloadConfig()
         )
-        module_path, module_hash = loading._create_importable_file(
+        _, module_hash = loading._create_importable_file(
             local_path=str(script),
             local_imports=local_imports,
             additional_files=[(card.name, str(card)) for card in sorted(source.glob("*.md"))],
-            dynamic_modules_path=loading.init_dynamic_modules(),
+            dynamic_modules_path=dynamic_modules,
             module_namespace="metrics",
             name=f"evaluate-{kind}/{name}",
             download_mode=DownloadMode.REUSE_DATASET_IF_EXISTS,
         )
-        current = Path(loading.init_dynamic_modules()) / "metrics" / f"evaluate-{kind}--{name}" / module_hash
+        current = Path(dynamic_modules) / "metrics" / f"evaluate-{kind}--{name}" / module_hash
         stale = [hash_folder for hash_folder in registrations(name) if hash_folder != current]
         for hash_folder in stale:
             _remove(hash_folder)

@@ -187,3 +187,16 @@ def test_module_type_needs_an_evaluate_class(tmp_path):
     script.write_text("class Plain(object):\n    pass\n")
     with pytest.raises(InputError, match="defines no subclass of evaluate.Metric"):
         module_type(script)
+
+
+def test_cli_registers_and_unregisters(private_modules_cache, capsys):
+    from eval_harness.cli import main
+
+    assert main(["metrics", "register", "weat"]) == 0
+    out = capsys.readouterr().out
+    assert f"registered weat (measurement): {private_modules_cache / 'evaluate-measurement--weat'}" in out
+    assert "evaluate then logs 'Using the latest cached version of the module from ...'" in out
+    assert main(["metrics", "unregister"]) == 0
+    assert "removed 1 registration(s) from evaluate's modules cache" in capsys.readouterr().out
+    assert main(["metrics", "register", "bleu"]) == 2
+    assert "unknown metric(s) ['bleu']" in capsys.readouterr().err
