@@ -12,7 +12,7 @@ endif
 # Both cores: the suite takes about half the time (tests are independent; each worker has its own HF_HOME).
 PYTEST_ARGS ?= -n 2
 
-.PHONY: install demo test test-fast bench lint clean chromium report-screenshot
+.PHONY: install wheel demo test test-fast bench lint clean chromium report-screenshot
 
 $(BIN)/python:
 	python3 -m venv $(VENV)
@@ -26,6 +26,10 @@ $(STAMP): pyproject.toml | $(BIN)/python
 
 install: $(STAMP)
 	$(BIN)/xbias metrics register
+
+# A wheel in dist/ that carries metrics/ and configs/ inside the package (setup.py's build step).
+wheel: install
+	$(BIN)/python -m pip wheel --quiet --no-deps --no-build-isolation --wheel-dir dist .
 
 # The main job on a default that needs no hub: datasets, the demo sweep, its report.
 demo: install

@@ -24,8 +24,21 @@ def _cmd_datasets_build(args: argparse.Namespace) -> None:
 def _cmd_metrics_register(args: argparse.Namespace) -> None:
     from .metric_modules import register_metrics
 
-    for path in register_metrics(args.names or None):
-        print(f"registered {path.parent.parent.name.split('--', 1)[1]}: {path}")
+    for registration in register_metrics(args.names or None):
+        print(registration.summary())
+    print(
+        "evaluate.load('<name>') now finds them from any directory; evaluate then logs 'Using the latest cached "
+        "version of the module from ...': that is the registered copy (evaluate.logging.set_verbosity_error() hides it)"
+    )
+
+
+def _cmd_metrics_unregister(args: argparse.Namespace) -> None:
+    from .metric_modules import unregister_metrics
+
+    removed = unregister_metrics(args.names or None)
+    print(f"removed {len(removed)} registration(s) from evaluate's modules cache")
+    for path in removed:
+        print(f"  {path}")
 
 
 def _cmd_list(args: argparse.Namespace) -> None:
@@ -34,9 +47,11 @@ def _cmd_list(args: argparse.Namespace) -> None:
     from .models.packaged import PACKAGED_MODELS
     from .models.registry import MODEL_TYPES
     from .runner.suite import get_suite, suite_names
+    from .shipped import config_names
 
     print("datasets: " + ", ".join(DATASETS))
     print("metrics:  " + ", ".join(metric_names()))
+    print("configs:  " + ", ".join(config_names()) + " (xbias run --config NAME)")
     print("suites:")
     for name in suite_names():
         suite = get_suite(name)
@@ -108,18 +123,35 @@ def _config_from_options(args: argparse.Namespace) -> dict:
 def _cmd_report(args: argparse.Namespace) -> None:
     from .errors import ConfigError
     from .report import load_run, write_report
-    from .report.model_card import push_model_card, update_model_card
+    from .report.eval_results import write_eval_results
+    from .report.model_card import dataset_ids_in, push_model_card, update_model_card
 
     if args.push and not args.model_card:
         raise ConfigError("--push needs --model-card PATH (the card to write and upload)")
+    if args.eval_results and not args.dataset_namespace:
+        raise ConfigError("--eval-results needs --dataset-namespace ORG: each result names its Hub dataset, ORG/eec")
+    dataset_ids = dataset_ids_in(args.dataset_namespace)
     files = write_report(args.run_dir, formats=tuple(_names(args.format)), out_dir=args.out)
     for item in files.missing:
         print(f"xbias: warning: {item}", file=sys.stderr)
     for label, path in (("html", files.html), ("markdown", files.markdown), ("csv", files.csv)):
         if path:
             print(f"{label}: {path}")
+    run = load_run(args.run_dir) if args.model_card or args.eval_results else None
     if args.model_card:
-        print(update_model_card(args.model_card, load_run(args.run_dir).results, model=args.card_model).summary())
+        print(update_model_card(args.model_card, run.results, model=args.card_model, dataset_ids=dataset_ids).summary())
+        if not dataset_ids:
+            print(
+                "xbias: warning: the card's dataset.type values are the local dataset names (eec, xweat, ...), "
+                "which name no Hub dataset: give --dataset-namespace ORG once the datasets are pushed",
+                file=sys.stderr,
+            )
+    if args.eval_results:
+        print(
+            write_eval_results(
+                args.eval_results, run, args.dataset_namespace, model=args.card_model, source_url=args.source_url
+            ).summary()
+        )
     if args.push:
         print(f"pushed {args.model_card} to {args.push}: {push_model_card(args.model_card, args.push)}")
 
@@ -147,6 +179,9 @@ def build_parser() -> argparse.ArgumentParser:
     register = metrics.add_parser("register", help="make evaluate.load('<name>') work offline by bare name")
     register.add_argument("names", nargs="*", help="metrics to register (default: all)")
     register.set_defaults(func=_cmd_metrics_register)
+    unregister = metrics.add_parser("unregister", help="remove the registrations (undo register)")
+    unregister.add_argument("names", nargs="*", help="metrics to unregister (default: all)")
+    unregister.set_defaults(func=_cmd_metrics_unregister)
 
     listing = commands.add_parser("list", help="list datasets, metrics, suites and model types")
     listing.set_defaults(func=_cmd_list)
@@ -187,7 +222,21 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="PATH",
         help="add or update the results in this model card's model-index (a README.md; created if missing)",
     )
-    report.add_argument("--card-model", help="the run's model the card describes (needed when the run has several)")
+    report.add_argument(
+        "--eval-results",
+        metavar="DIR",
+        help="also write one .eval_results/*.yaml file per result into DIR (the Hub's per-file format; "
+        "needs --dataset-namespace)",
+    )
+    report.add_argument(
+        "--dataset-namespace",
+        metavar="ORG",
+        help="the Hub user or organisation the datasets are pushed under: results name ORG/eec, ORG/xweat, ...",
+    )
+    report.add_argument("--source-url", help="--eval-results: where the evaluation can be seen (a Space, a report)")
+    report.add_argument(
+        "--card-model", help="the run's model the card / eval results describe (needed when the run has several)"
+    )
     report.add_argument("--push", metavar="REPO_ID", help="upload the --model-card to this Hub model (online only)")
     report.set_defaults(func=_cmd_report)
     return parser

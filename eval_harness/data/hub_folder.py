@@ -43,11 +43,16 @@ def parquet_bytes(table: pa.Table) -> bytes:
 
 
 def render_card(template_name: str, configs_yaml: list[dict], fields: Mapping[str, str]) -> str:
-    """Fill ``cards/<template_name>.md``: add ``configs`` to its front matter and ``{{ field }}`` values to its body."""
+    """Fill ``cards/<template_name>.md``: add ``configs`` to its front matter and ``{{ field }}`` values to its body.
+
+    ``{{ default_config }}`` is the default config's name (see :func:`configs_yaml`).
+    """
     text = (CARDS_DIR / f"{template_name}.md").read_text(encoding="utf-8")
     _, front, body = text.split("---\n", 2)
     metadata = yaml.safe_load(front)
     metadata["configs"] = configs_yaml
+    default = next((entry["config_name"] for entry in configs_yaml if entry.get("default")), None)
+    fields = {"default_config": default, **fields} if default else fields
     missing = sorted(set(_PLACEHOLDER.findall(body)) - set(fields))
     if missing:
         raise KeyError(f"card template {template_name}.md needs fields {missing}")
@@ -82,6 +87,9 @@ def encode_tables(tables: Tables) -> tuple[dict[str, bytes], dict[str, dict[str,
 def write_folder(folder: Path, files: Mapping[str, bytes], card: str, stamp: dict) -> None:
     """Write a complete dataset folder (``files`` by relative path, the card, the stamp), replacing any previous one.
 
+    The card gets its ``dataset_info`` here (:func:`with_dataset_info`), from the very bytes written, so
+    the sizes it states are those of the files beside it.
+
     Everything is written into a sibling temporary folder first and then renamed
     into place, so a reader never sees a half-written dataset and two processes
     building at once both end with a complete folder.
@@ -93,7 +101,7 @@ def write_folder(folder: Path, files: Mapping[str, bytes], card: str, stamp: dic
         for relative, data in files.items():
             (staging / relative).parent.mkdir(parents=True, exist_ok=True)
             (staging / relative).write_bytes(data)
-        (staging / "README.md").write_text(card, encoding="utf-8")
+        (staging / "README.md").write_text(with_dataset_info(card, files), encoding="utf-8")
         (staging / STAMP_NAME).write_text(json.dumps(stamp, indent=1), encoding="utf-8")
         _swap_into_place(staging, folder)
     finally:
@@ -101,11 +109,57 @@ def write_folder(folder: Path, files: Mapping[str, bytes], card: str, stamp: dic
 
 
 def configs_yaml(paths_by_config: Mapping[str, Mapping[str, str]]) -> list[dict]:
-    """The card's ``configs:`` entries: ``config_name`` and ``data_files`` (one per split)."""
-    return [
-        {"config_name": config, "data_files": [{"split": split, "path": path} for split, path in splits.items()]}
-        for config, splits in paths_by_config.items()
-    ]
+    """The card's ``configs:`` entries: ``config_name`` and ``data_files`` (one per split).
+
+    The first config is the default (``default: true``): ``datasets.load_dataset(folder)`` with no config
+    name loads it.
+    """
+    entries = []
+    for config, splits in paths_by_config.items():
+        entry = {"config_name": config, "default": True} if not entries else {"config_name": config}
+        entry["data_files"] = [{"split": split, "path": path} for split, path in splits.items()]
+        entries.append(entry)
+    return entries
+
+
+def dataset_info_yaml(configs: list[dict], files: Mapping[str, bytes]) -> dict | list[dict]:
+    """The card's ``dataset_info``, computed from the parquet bytes each config lists, by ``datasets`` itself.
+
+    Per config: ``features`` (from the parquet schema), ``splits`` (``num_examples``; ``num_bytes``, the
+    split's size as an Arrow table, as ``datasets`` counts it), ``download_size`` (the parquet files' bytes)
+    and ``dataset_size`` (the splits' ``num_bytes`` summed).
+    """
+    from datasets import DatasetInfo, Features, SplitDict, SplitInfo
+    from datasets.info import DatasetInfosDict
+
+    infos = {}
+    for config in configs:
+        splits, features, download_size = SplitDict(), None, 0
+        for entry in config["data_files"]:
+            data = files[entry["path"]]
+            table = pq.read_table(io.BytesIO(data))
+            features = Features.from_arrow_schema(table.schema)  # one schema per config, every split alike
+            splits.add(SplitInfo(name=entry["split"], num_bytes=table.nbytes, num_examples=table.num_rows))
+            download_size += len(data)
+        infos[config["config_name"]] = DatasetInfo(
+            features=features,
+            splits=splits,
+            download_size=download_size,
+            dataset_size=sum(split.num_bytes for split in splits.values()),
+        )
+    metadata: dict = {}
+    DatasetInfosDict(infos).to_dataset_card_data(metadata)
+    return metadata["dataset_info"]
+
+
+def with_dataset_info(card: str, files: Mapping[str, bytes]) -> str:
+    """The card with ``dataset_info`` (see :func:`dataset_info_yaml`) in its front matter, before ``configs``."""
+    _, front, body = card.split("---\n", 2)
+    metadata = yaml.safe_load(front)
+    configs = metadata.pop("configs")
+    metadata.pop("dataset_info", None)
+    metadata.update(dataset_info=dataset_info_yaml(configs, files), configs=configs)
+    return "---\n" + yaml.safe_dump(metadata, sort_keys=False, allow_unicode=True, width=120) + "---\n" + body
 
 
 def _swap_into_place(staging: Path, folder: Path) -> None:

@@ -7,13 +7,20 @@ merges one :class:`huggingface_hub.EvalResult` per reported number of one model 
 * only the YAML front matter is rewritten; the Markdown body is kept byte for byte (a
   file without front matter gets one, in front of its unchanged content);
 * a result is identified by (task, dataset, dataset config, split, metric type, metric
-  config); writing the same run again replaces values in place and adds nothing, and
+  name); writing the same run again replaces values in place and adds nothing, and
   results already there for other numbers are kept.
 
-Per reported number the card gets the value, and for a test its p-value as a second
-metric (``metric_config`` ending in ``/p_value``): EEC Beta-regression coefficients of the
-bias terms, the regressors' Pearson r (test split), XWEAT effect sizes and the
-gender-space measures. :func:`push_model_card` uploads the card when online.
+What each field means follows the Hub's model-index spec (docs/model_card.md has the table):
+``dataset.type`` is a Hub dataset id (``ORG/eec`` with ``dataset_namespace="ORG"``),
+``dataset.config`` and ``dataset.split`` are what ``load_dataset(id, config, split=split)``
+takes (the SemEval regressor score of English anger is config ``en_anger``, split ``test``;
+a measure that reads several configs, such as the gender-space lists or a cross-lingual
+XWEAT pair, names none), ``metric.type`` is the evaluate module that computes the number,
+``metric.name`` says which number it is, ``metric.args`` the module's ``compute()``
+arguments, and a test's p-value is a metric of its own type ``p_value``. Reported: the EEC
+Beta-regression coefficients of the bias terms, the regressors' Pearson r (test split),
+XWEAT effect sizes and the gender-space measures. :func:`push_model_card` uploads the card
+when online; :mod:`.eval_results` writes the same numbers as ``.eval_results/*.yaml`` files.
 """
 
 from __future__ import annotations
@@ -44,6 +51,9 @@ DATASET_NAMES = {
     "gender_lists": "Gender word lists",
     "semeval2018_affect": "SemEval-2018 Affect in Tweets",
 }
+# The dataset folders of word lists and templates have one split, "train" (datasets' name for a lone split).
+SINGLE_SPLIT = "train"
+P_VALUE_TYPE = "p_value"
 METRIC_LABELS = {EEC_METRIC: "coefficient", "pearson_r": "Pearson r", "effect_size": "effect size"}
 DIGITS = 6
 
@@ -76,6 +86,59 @@ class ModelCardUpdate:
         )
 
 
+@dataclass(frozen=True)
+class ReportedNumber:
+    """One number of a run as the Hub's result formats describe it (see the module docstring)."""
+
+    task_type: str
+    task_name: str
+    dataset_id: str
+    dataset_name: str
+    dataset_config: str | None
+    dataset_split: str | None
+    task_id: str  # what distinguishes this number within its dataset (the .eval_results task id)
+    metric_type: str
+    metric_name: str
+    metric_args: Mapping | None
+    value: float
+    p_value: float | None
+    std_err: float | None
+
+    def eval_results(self) -> list[EvalResult]:
+        """The model-index results: the value, and the p-value as a metric of type ``p_value``."""
+        shared = dict(
+            task_type=self.task_type,
+            task_name=self.task_name,
+            dataset_type=self.dataset_id,
+            dataset_name=self.dataset_name,
+            dataset_config=self.dataset_config,
+            dataset_split=self.dataset_split,
+            metric_args=dict(self.metric_args) if self.metric_args else None,
+        )
+        results = [
+            EvalResult(metric_type=self.metric_type, metric_name=self.metric_name, metric_value=self.value, **shared)
+        ]
+        if self.p_value is not None:
+            results.append(
+                EvalResult(
+                    metric_type=P_VALUE_TYPE,
+                    metric_name=f"{self.metric_name} p-value",
+                    metric_value=self.p_value,
+                    **shared,
+                )
+            )
+        return results
+
+
+def dataset_ids_in(namespace: str | None) -> dict[str, str]:
+    """The Hub ids of the project's datasets pushed under ``namespace`` (``{"eec": "ORG/eec", ...}``); none without."""
+    if namespace is None:
+        return {}
+    if not namespace or "/" in namespace:
+        raise ConfigError(f"dataset namespace {namespace!r} must be a Hub user or organisation name, e.g. my-org")
+    return {name: f"{namespace}/{name}" for name in DATASET_NAMES}
+
+
 def _card_rows(results: pd.DataFrame, model: str) -> pd.DataFrame:
     """The records of ``model`` that go into the card (see ``CARD_METRICS``)."""
     rows = results[(results["model"] == model) & results["value"].notna()]
@@ -93,11 +156,57 @@ def _text(value) -> str | None:
     return None if value is None or (isinstance(value, float) and pd.isna(value)) else str(value)
 
 
-def eval_results(results: pd.DataFrame, model: str, dataset_ids: Mapping[str, str] | None = None) -> list[EvalResult]:
-    """The card's results for ``model``: per record its value, and its p-value when it has one.
+def _number(value) -> float | None:
+    return None if value is None or pd.isna(value) else float(value)
 
-    ``dataset_ids`` maps the run's dataset names to their Hub ids (e.g. ``{"eec": "org/eec"}``)
-    for the results' ``dataset.type``; by default the bare names.
+
+def _where(row) -> tuple[str | None, str | None, str, str]:
+    """(dataset config, split, task id, metric name) of a record, as ``load_dataset`` and a reader see them."""
+    config, emotion, test, term = (_text(row.get(key)) for key in ("config", "emotion", "test", "term"))
+    label = METRIC_LABELS.get(row["metric"], row["metric"].replace("_", " "))
+    if row["suite"] == EEC_SUITE and row["metric"] == "pearson_r":
+        # The regressor is scored on the SemEval config of its language and emotion (load_dataset(id, "en_anger")).
+        config = f"{config}_{emotion}"
+        return config, _text(row.get("split")), config, label
+    if row["suite"] == EEC_SUITE:
+        return config, SINGLE_SPLIT, f"{config}/{emotion}/{term}", f"{emotion} {term} {label}"
+    if row["suite"] == XWEAT_SUITE:
+        if (
+            config is not None and "-" in config
+        ):  # cross-lingual: targets in one language's config, attributes in another
+            targets, attributes = config.split("-", 1)
+            return (
+                None,
+                SINGLE_SPLIT,
+                f"{config}/{test}",
+                f"{test} {label} (targets {targets}, attributes {attributes})",
+            )
+        return config, SINGLE_SPLIT, f"{config}/{test}", f"{test} {label}"
+    # gender space: the measures read several lists of the dataset; the record's config is the mode (static, context).
+    return None, SINGLE_SPLIT, f"{config}/{row['metric']}", f"{label} ({config})"
+
+
+def _metric_args(row) -> dict | None:
+    """The ``compute()`` arguments behind a record, where the record carries them (eec_bias's reference levels)."""
+    if row["suite"] != EEC_SUITE or row["metric"] != EEC_METRIC:
+        return None
+    group_levels, gender_levels = row.get("group_levels"), row.get("gender_levels")
+    if not isinstance(group_levels, list | tuple) or not isinstance(gender_levels, list | tuple):
+        return None
+    return {
+        "reference_group": group_levels[0],
+        "reference_gender": gender_levels[0],
+        "use_t": row.get("statistic_kind") == "t",
+    }
+
+
+def reported_numbers(
+    results: pd.DataFrame, model: str, dataset_ids: Mapping[str, str] | None = None
+) -> list[ReportedNumber]:
+    """The numbers of ``model`` that go to the Hub, in a stable order.
+
+    ``dataset_ids`` maps the run's dataset names to their Hub ids (see :func:`dataset_ids_in`);
+    by default the bare local names.
     """
     rows = _card_rows(results, model)
     if rows.empty:
@@ -105,51 +214,37 @@ def eval_results(results: pd.DataFrame, model: str, dataset_ids: Mapping[str, st
             f"the run has no model-card results for model {model!r} (models in the run: "
             f"{sorted(results['model'].dropna().unique())})"
         )
-    cards = []
+    numbers = []
     for _, row in rows.iterrows():
         task_type, task_name, metric_type = CARD_METRICS[row["suite"], row["metric"]]
-        # the gender-space measure ("knn") already names its statistic ("knn_profession_r")
-        parts = [_text(row.get(key)) for key in ("emotion", "test", "term")]
-        parts = [part for part in parts if part and not row["metric"].startswith(part)]
-        what = "/".join(part for part in parts if part)
-        metric_config = f"{what}/{row['metric']}" if what else row["metric"]
-        label = " ".join([*filter(None, parts), METRIC_LABELS.get(row["metric"], row["metric"].replace("_", " "))])
-        shared = dict(
-            task_type=task_type,
-            task_name=task_name,
-            dataset_type=(dataset_ids or {}).get(row["dataset"], str(row["dataset"])),
-            dataset_name=DATASET_NAMES.get(row["dataset"], str(row["dataset"])),
-            dataset_config=_text(row["config"]),
-            dataset_split=_text(row.get("split")) if "split" in row else None,
-        )
-        cards.append(
-            EvalResult(
+        config, split, task_id, metric_name = _where(row)
+        p_value = _number(row.get("p_value")) if row["metric"] != "pearson_r" else None
+        numbers.append(
+            ReportedNumber(
+                task_type=task_type,
+                task_name=task_name,
+                dataset_id=(dataset_ids or {}).get(row["dataset"], str(row["dataset"])),
+                dataset_name=DATASET_NAMES.get(row["dataset"], str(row["dataset"])),
+                dataset_config=config,
+                dataset_split=split,
+                task_id=task_id,
                 metric_type=metric_type,
-                metric_name=label,
-                metric_config=metric_config,
-                metric_value=round(float(row["value"]), DIGITS),
-                **shared,
+                metric_name=metric_name,
+                metric_args=_metric_args(row),
+                value=round(float(row["value"]), DIGITS),
+                p_value=None if p_value is None else float(f"{p_value:.4g}"),
+                std_err=_number(row.get("std_err")),
             )
         )
-        if pd.notna(row["p_value"]) and row["metric"] != "pearson_r":
-            cards.append(
-                EvalResult(
-                    metric_type=metric_type,
-                    metric_name=f"{label} p-value",
-                    metric_config=f"{metric_config}/p_value",
-                    metric_value=float(f"{float(row['p_value']):.4g}"),
-                    **shared,
-                )
-            )
     return sorted(
-        cards,
-        key=lambda card: (
-            card.task_type,
-            card.dataset_type,
-            natural_order(card.dataset_config or ""),
-            card.metric_config,
-        ),
+        numbers,
+        key=lambda n: (n.task_type, n.dataset_id, natural_order(n.dataset_config or ""), natural_order(n.task_id)),
     )
+
+
+def eval_results(results: pd.DataFrame, model: str, dataset_ids: Mapping[str, str] | None = None) -> list[EvalResult]:
+    """The card's results for ``model``: per reported number its value, and its p-value when it has one."""
+    return [result for number in reported_numbers(results, model, dataset_ids) for result in number.eval_results()]
 
 
 def result_key(result: EvalResult) -> tuple:
@@ -160,7 +255,7 @@ def result_key(result: EvalResult) -> tuple:
         result.dataset_config,
         result.dataset_split,
         result.metric_type,
-        result.metric_config,
+        result.metric_name,
     )
 
 
@@ -172,6 +267,19 @@ def _read_card(path: Path) -> tuple[ModelCard, str]:
         return ModelCard(raw), raw
     except ValueError as error:
         raise InputError(f"{path}: the YAML front matter is not a valid model card ({error}); fix it first") from None
+
+
+def card_model(results: pd.DataFrame, model: str | None) -> str:
+    """The model the results are written for: ``model``, or the run's only model."""
+    if model is not None:
+        return model
+    models = sorted(results["model"].dropna().unique())
+    if len(models) != 1:
+        raise InputError(
+            f"the run has {len(models)} models ({', '.join(models)}); say which one the card is for "
+            "(model=NAME, or --card-model NAME on the command line)"
+        )
+    return models[0]
 
 
 def update_model_card(
@@ -188,16 +296,9 @@ def update_model_card(
         results: a run's records (``RunFolder.results``).
         model: which of the run's models the card describes; may be left out when the run has one.
         model_name: ``model-index`` name for a card that has none (default: ``model``).
-        dataset_ids: see :func:`eval_results`.
+        dataset_ids: the Hub id of each dataset (:func:`dataset_ids_in`); default the bare local names.
     """
-    models = sorted(results["model"].dropna().unique())
-    if model is None:
-        if len(models) != 1:
-            raise InputError(
-                f"the run has {len(models)} models ({', '.join(models)}); say which one the card is for "
-                "(model=NAME, or --card-model NAME on the command line)"
-            )
-        model = models[0]
+    model = card_model(results, model)
     new_results = eval_results(results, model, dataset_ids)
     card_path = Path(path)
     if card_path.is_file():

@@ -35,6 +35,7 @@ import yaml
 
 from ..errors import ConfigError
 from ..models.registry import MODEL_TYPES, check_options, model_type
+from ..shipped import find_config
 from .suite import get_suite
 
 CONFIG_KEYS = ("name", "seeds", "languages", "models", "suites")
@@ -132,9 +133,7 @@ def load_config(source: str | Path | Mapping) -> RunConfig:
     """
     if isinstance(source, Mapping):
         return parse_config(source)
-    path = Path(source)
-    if not path.is_file():
-        raise ConfigError(f"config file {str(path)!r} does not exist")
+    path = find_config(source)  # a file, or the name of a packaged config (``demo``)
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except yaml.YAMLError as error:

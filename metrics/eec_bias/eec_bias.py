@@ -2,12 +2,14 @@
 #
 # Thin evaluate wrapper: all logic lives in eval_harness.stats.betareg.
 # One import per line: evaluate's import parser misreads "import a, b".
+# "# From: xbias" names the distribution of eval_harness: evaluate's missing-dependency message then says
+# `pip install xbias`, not `pip install eval_harness` (an unrelated PyPI project).
 """eec_bias: intersectional Beta regression of predicted emotion intensities on an Equity Evaluation Corpus."""
 
 import datasets
 import evaluate
 
-from eval_harness.stats import betareg
+from eval_harness.stats import betareg  # From: xbias
 
 _CITATION = """\
 @inproceedings{camara-etal-2022-mapping,
@@ -105,12 +107,17 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class EecBias(evaluate.Metric):
+class EecBias(evaluate.Measurement):
     def _info(self):
-        return evaluate.MetricInfo(
+        return evaluate.MeasurementInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
+            homepage="https://aclanthology.org/2022.ltedi-1.11/",
+            license="apache-2.0",
+            codebase_urls=[
+                "https://github.com/ascamara/ml-intersectionality",
+            ],
             features=datasets.Features(
                 {
                     "predictions": datasets.Value("float64"),

@@ -2,12 +2,14 @@
 #
 # Thin evaluate wrapper: all logic lives in eval_harness.stats.gender_space.
 # One import per line: evaluate's import parser misreads "import a, b".
+# "# From: xbias" names the distribution of eval_harness: evaluate's missing-dependency message then says
+# `pip install xbias`, not `pip install eval_harness` (an unrelated PyPI project).
 """gender_space: the gender-subspace measures of Basta et al. (2019) for static and contextual word vectors."""
 
 import datasets
 import evaluate
 
-from eval_harness.stats import gender_space
+from eval_harness.stats import gender_space  # From: xbias
 
 _CITATION = """\
 @inproceedings{basta-etal-2019-evaluating,
@@ -89,12 +91,18 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class GenderSpace(evaluate.Metric):
+class GenderSpace(evaluate.Measurement):
     def _info(self):
-        return evaluate.MetricInfo(
+        return evaluate.MeasurementInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
+            homepage="https://aclanthology.org/W19-3805/",
+            license="apache-2.0",
+            codebase_urls=[
+                "https://github.com/tolga-b/debiaswe",
+                "https://github.com/gonenhila/gender_bias_lipstick",
+            ],
             features=datasets.Features(
                 {
                     "embeddings": datasets.Sequence(datasets.Value("float64")),

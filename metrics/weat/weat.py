@@ -2,12 +2,14 @@
 #
 # Thin evaluate wrapper: all logic lives in eval_harness.stats.weat.
 # One import per line: evaluate's import parser misreads "import a, b".
+# "# From: xbias" names the distribution of eval_harness: evaluate's missing-dependency message then says
+# `pip install xbias`, not `pip install eval_harness` (an unrelated PyPI project).
 """weat: the Word Embedding Association Test (Caliskan et al. 2017) with XWEAT's similarities and conventions."""
 
 import datasets
 import evaluate
 
-from eval_harness.stats import weat as weat_stats
+from eval_harness.stats import weat as weat_stats  # From: xbias
 
 _CITATION = """\
 @article{caliskan2017semantics,
@@ -79,12 +81,17 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class Weat(evaluate.Metric):
+class Weat(evaluate.Measurement):
     def _info(self):
-        return evaluate.MetricInfo(
+        return evaluate.MeasurementInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
+            homepage="https://aclanthology.org/S19-1010/",
+            license="apache-2.0",
+            codebase_urls=[
+                "https://github.com/umanlp/XWEAT",
+            ],
             features=datasets.Features(
                 {
                     "embeddings": datasets.Sequence(datasets.Value("float64")),
@@ -94,7 +101,6 @@ class Weat(evaluate.Metric):
             reference_urls=[
                 "https://doi.org/10.1126/science.aal4230",
                 "https://aclanthology.org/S19-1010/",
-                "https://github.com/umanlp/XWEAT",
             ],
         )
 

@@ -2,12 +2,14 @@
 #
 # Thin evaluate wrapper: all logic lives in eval_harness.stats.association.
 # One import per line: evaluate's import parser misreads "import a, b".
+# "# From: xbias" names the distribution of eval_harness: evaluate's missing-dependency message then says
+# `pip install xbias`, not `pip install eval_harness` (an unrelated PyPI project).
 """word_association: RND, MAC, ECT, RIPA and RNSB, the word-embedding association measures besides WEAT."""
 
 import datasets
 import evaluate
 
-from eval_harness.stats import association
+from eval_harness.stats import association  # From: xbias
 
 _CITATION = """\
 @article{garg2018word,
@@ -74,12 +76,18 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class WordAssociation(evaluate.Metric):
+class WordAssociation(evaluate.Measurement):
     def _info(self):
-        return evaluate.MetricInfo(
+        return evaluate.MeasurementInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
+            homepage="https://wefe.readthedocs.io/en/latest/about.html#metrics",
+            license="apache-2.0",
+            codebase_urls=[
+                "https://github.com/dccuchile/wefe",
+                "https://github.com/kawine/ripa",
+            ],
             features=datasets.Features(
                 {
                     "embeddings": datasets.Sequence(datasets.Value("float64")),

@@ -101,7 +101,7 @@ def test_round_trip_keeps_the_body_and_other_metadata(tmp_path, results, expecte
     card = ModelCard.load(card_path)
     assert card.text == BODY
     assert card.data.model_name == "my-minilm"  # the card's own name is kept
-    results_by_config = {(r.dataset_config, r.metric_config): r for r in card.data.eval_results}
+    results_by_config = {(r.dataset_config, r.metric_name): r for r in card.data.eval_results}
     assert len(results_by_config) == len(card.data.eval_results) == expected_count + 1
     glue = results_by_config["sst2", None]
     assert (glue.dataset_type, glue.metric_type, glue.metric_value) == ("glue", "accuracy", 0.91)
@@ -109,18 +109,23 @@ def test_round_trip_keeps_the_body_and_other_metadata(tmp_path, results, expecte
         "model == @MINILM and config == 'en_black_white' and emotion == 'anger' and term == 'group' "
         "and metric == 'estimate'"
     ).iloc[0]
-    coefficient = results_by_config["en_black_white", "anger/group/estimate"]
+    coefficient = results_by_config["en_black_white", "anger group coefficient"]
     assert coefficient.metric_value == round(planted["value"], 6)
-    assert (coefficient.dataset_type, coefficient.dataset_name, coefficient.metric_type) == (
+    assert (coefficient.dataset_type, coefficient.dataset_name, coefficient.dataset_split) == (
         "eec",
         "Equity Evaluation Corpora",
-        "eec_bias",
+        "train",
     )
-    assert results_by_config["en_black_white", "anger/group/estimate/p_value"].metric_value == pytest.approx(
-        planted["p_value"], rel=1e-3
+    assert (coefficient.metric_type, coefficient.metric_config) == ("eec_bias", None)
+    assert coefficient.metric_args == {"reference_group": "European", "reference_gender": "male", "use_t": False}
+    p_value = results_by_config["en_black_white", "anger group coefficient p-value"]
+    assert p_value.metric_type == "p_value" and p_value.metric_value == pytest.approx(planted["p_value"], rel=1e-3)
+    pearson = results_by_config["en_anger", "Pearson r"]
+    assert (pearson.dataset_type, pearson.dataset_split, pearson.metric_type) == (
+        "semeval2018_affect",
+        "test",
+        "pearsonr",
     )
-    pearson = results_by_config["en", "anger/pearson_r"]
-    assert pearson.dataset_split == "test" and pearson.dataset_type == "semeval2018_affect"
 
 
 def test_rerun_adds_nothing_and_changes_no_byte(tmp_path, results, expected_count):
@@ -142,7 +147,7 @@ def test_new_values_replace_old_ones_in_place(tmp_path, results):
     update = update_model_card(card_path, changed, model=MINILM)
     assert (update.added, update.updated) == (0, 1)
     card = ModelCard.load(card_path)
-    t1 = [r for r in card.data.eval_results if r.metric_config == "T1/effect_size"]
+    t1 = [r for r in card.data.eval_results if r.metric_name == "T1 effect size"]
     assert [r.metric_value for r in t1] == [0.123]
 
 

@@ -1,0 +1,202 @@
+"""The evaluate modules as a Hugging Face user meets them: bare-name loading, module types, installs, Spaces.
+
+Each test pins a behaviour of evaluate 0.4.6 that the modules rely on, so a later evaluate that changes it
+fails here first: the bare-name route through the modules cache, the type check of ``module_type=``, the
+``# From:`` directive of the import parser, the Gradio widget helper.
+"""
+
+import importlib.util
+import re
+import shutil
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+from packaging.requirements import Requirement
+
+from eval_harness.errors import InputError
+from eval_harness.metric_modules import (
+    metric_names,
+    module_type,
+    register_metrics,
+    registrations,
+    unregister_metrics,
+)
+from eval_harness.shipped import CHECKOUT_ROOT, metrics_dir
+
+NAMES = ["eec_bias", "gender_space", "weat", "word_association"]
+PINS = {
+    Requirement(line).name: str(Requirement(line).specifier)
+    for line in tomllib.loads((CHECKOUT_ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+}
+
+
+@pytest.fixture
+def private_modules_cache(tmp_path, monkeypatch):
+    """evaluate's modules cache in a fresh folder, for tests that only register (they import nothing from it)."""
+    import evaluate
+
+    monkeypatch.setattr(evaluate.config, "HF_MODULES_CACHE", tmp_path / "modules")
+    monkeypatch.setattr(sys, "path", list(sys.path))  # evaluate appends the cache folder to sys.path
+    return tmp_path / "modules" / "evaluate_modules" / "metrics"
+
+
+def test_the_project_ships_four_measurements():
+    assert metric_names() == NAMES
+    assert {name: module_type(metrics_dir() / name / f"{name}.py") for name in NAMES} == dict.fromkeys(
+        NAMES, "measurement"
+    )
+
+
+def test_bare_name_resolves_to_the_registration_through_the_modules_cache(registered_metrics, tmp_path, monkeypatch):
+    """The route itself: no ./<name>/ here, no Hub (offline), so evaluate must take its modules cache."""
+    import evaluate
+    from evaluate import loading
+
+    monkeypatch.chdir(tmp_path)
+    for registration in registered_metrics:
+        folder = registration.script.parent
+        assert folder.parent.name == f"evaluate-measurement--{registration.name}"
+        assert registrations(registration.name) == [folder]
+        module = loading.evaluation_module_factory(registration.name)
+        expected = (
+            f"evaluate_modules.metrics.evaluate-measurement--{registration.name}.{folder.name}.{registration.name}"
+        )
+        assert (module.module_path, module.hash) == (expected, folder.name)
+        loaded = evaluate.load(registration.name)
+        assert Path(sys.modules[type(loaded).__module__].__file__).resolve() == registration.script.resolve()
+        # evaluate's own writer recorded where the copy came from.
+        assert (folder / "README.md").read_text() == (metrics_dir() / registration.name / "README.md").read_text()
+
+
+def test_weat_loads_as_a_measurement_and_by_default(registered_metrics, tmp_path, monkeypatch):
+    import evaluate
+
+    monkeypatch.chdir(tmp_path)
+    rows = dict(embeddings=[[1.0, 0.1], [0.9, 0.3], [0.1, 1.0], [0.2, 0.9], [1.0, 0.0], [0.0, 1.0]])
+    rows["roles"] = ["X", "X", "Y", "Y", "A", "B"]
+    as_measurement = evaluate.load("weat", module_type="measurement")
+    by_default = evaluate.load("weat")
+    assert isinstance(as_measurement, evaluate.Measurement) and as_measurement.module_type == "measurement"
+    assert as_measurement.compute(**rows) == by_default.compute(**rows)
+    # A module has one type: evaluate says which when another is asked for.
+    with pytest.raises(TypeError, match="Found module of module type 'measurement'"):
+        evaluate.load("weat", module_type="metric")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_module_info_has_homepage_license_and_codebase(name, load_metric_elsewhere):
+    info = load_metric_elsewhere(name).info
+    assert info.homepage.startswith("https://")
+    assert info.codebase_urls and all(url.startswith("https://github.com/") for url in info.codebase_urls)
+    declared = tomllib.loads((CHECKOUT_ROOT / "pyproject.toml").read_text())["project"]["license"]["text"]
+    assert info.license == declared.lower() == "apache-2.0"
+
+
+def test_reregistering_an_edit_keeps_one_copy_and_removes_stale_ones(private_modules_cache, tmp_path):
+    folder = tmp_path / "metrics"
+    shutil.copytree(metrics_dir() / "weat", folder / "weat")
+    first = register_metrics(["weat"], folder=folder)[0]
+    # What the previous registrar left: a copy under evaluate's metric namespace, which evaluate searches first.
+    legacy = private_modules_cache / "evaluate-metric--weat" / ("0" * 64)
+    legacy.mkdir(parents=True)
+    (legacy / "weat.py").write_text("import evaluate\nfrom eval_harness.stats import weat\n")
+    # Another project's module of the same name is not ours to remove.
+    foreign = private_modules_cache / "evaluate-metric--weat" / ("f" * 64)
+    foreign.mkdir()
+    (foreign / "weat.py").write_text("import evaluate\n")
+
+    script = folder / "weat" / "weat.py"
+    script.write_text(script.read_text() + "\n# an edit\n")
+    second = register_metrics(["weat"], folder=folder)[0]
+
+    assert second.script != first.script and second.script.read_text() == script.read_text()
+    assert set(second.removed) == {first.script.parent, legacy}
+    assert registrations("weat") == [second.script.parent]
+    assert foreign.is_dir()
+    # Registering the same content again changes nothing.
+    again = register_metrics(["weat"], folder=folder)[0]
+    assert (again.script, again.removed) == (second.script, ())
+
+
+def test_unregister_removes_every_registration_and_empty_namespaces(private_modules_cache):
+    registered = register_metrics()
+    removed = unregister_metrics()
+    assert sorted(removed) == sorted(r.script.parent for r in registered)
+    assert all(registrations(name) == [] for name in NAMES)
+    assert not any(private_modules_cache.glob("evaluate-*--*"))
+    with pytest.raises(InputError, match=r"unknown metric\(s\) \['bleu'\]"):
+        register_metrics(["bleu"])
+
+
+def test_without_xbias_evaluate_asks_for_the_xbias_distribution(monkeypatch):
+    """evaluate derives `pip install X` from the import line; X must be our distribution, never eval_harness."""
+    import evaluate
+
+    monkeypatch.setitem(sys.modules, "eval_harness", None)  # as if xbias were not installed
+    for name in NAMES:
+        with pytest.raises(ImportError) as caught:
+            evaluate.load(str(metrics_dir() / name))
+        message = str(caught.value)
+        assert "'pip install xbias'" in message, message
+        assert "pip install eval_harness" not in message and "pip install eval-harness" not in message
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_requirements_list_only_installable_pins(name):
+    from evaluate.loading import get_imports
+
+    libraries = {
+        module: source
+        for kind, module, source, _ in get_imports(str(metrics_dir() / name / f"{name}.py"))
+        if kind == "library"
+    }
+    assert libraries == {"datasets": "datasets", "evaluate": "evaluate", "eval_harness": "xbias"}
+    lines = (metrics_dir() / name / "requirements.txt").read_text().splitlines()
+    requirements = [Requirement(line) for line in lines if line.strip() and not line.startswith("#")]
+    # Each one is a PyPI dependency of xbias, pinned exactly as xbias pins it; xbias itself is on no index.
+    assert {r.name: str(r.specifier) for r in requirements} == {
+        module: PINS[module] for module in libraries if module != "eval_harness"
+    }
+    assert all(r.name not in {"xbias", "eval_harness", "eval-harness"} for r in requirements)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_each_folder_is_a_gradio_space_whose_app_imports_without_launching(name, monkeypatch):
+    import evaluate
+    from huggingface_hub import SpaceCard
+
+    card = SpaceCard.load(metrics_dir() / name / "README.md")
+    assert (card.data.sdk, card.data.app_file) == ("gradio", "app.py")
+    assert re.fullmatch(r"3\.\d+\.\d+", card.data.sdk_version)  # evaluate's widget uses gradio 3's gr.inputs
+    assert "measurement" in card.data.tags
+
+    monkeypatch.setitem(sys.modules, "gradio", None)  # not installed: launching would raise ImportError
+    spec = importlib.util.spec_from_file_location(f"{name}_space_app", metrics_dir() / name / card.data.app_file)
+    app = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(app)
+    assert isinstance(app.module, evaluate.Measurement) and app.module.name == name
+    assert app.launch_gradio_widget is evaluate.utils.launch_gradio_widget
+    with pytest.raises(ImportError):
+        app.launch_gradio_widget(app.module)
+
+
+def test_module_type_needs_an_evaluate_class(tmp_path):
+    script = tmp_path / "plain.py"
+    script.write_text("class Plain(object):\n    pass\n")
+    with pytest.raises(InputError, match="defines no subclass of evaluate.Metric"):
+        module_type(script)
+
+
+def test_cli_registers_and_unregisters(private_modules_cache, capsys):
+    from eval_harness.cli import main
+
+    assert main(["metrics", "register", "weat"]) == 0
+    out = capsys.readouterr().out
+    assert f"registered weat (measurement): {private_modules_cache / 'evaluate-measurement--weat'}" in out
+    assert "evaluate then logs 'Using the latest cached version of the module from ...'" in out
+    assert main(["metrics", "unregister"]) == 0
+    assert "removed 1 registration(s) from evaluate's modules cache" in capsys.readouterr().out
+    assert main(["metrics", "register", "bleu"]) == 2
+    assert "unknown metric(s) ['bleu']" in capsys.readouterr().err

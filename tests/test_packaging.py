@@ -1,0 +1,129 @@
+"""The installed path: sdist -> wheel -> a fresh virtualenv, where the metrics and packaged configs must work.
+
+The fresh venv gets the pinned dependencies from this interpreter's site-packages through a ``.pth`` line
+(the ``.pth`` files inside that folder are not run, so this checkout's editable install stays invisible), and
+the test checks that ``eval_harness`` really comes from the new venv.
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tarfile
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from eval_harness.shipped import CHECKOUT_ROOT
+
+BUILD_INPUTS = (
+    "pyproject.toml",
+    "setup.py",
+    "MANIFEST.in",
+    "README.md",
+    "LICENSE",
+    "eval_harness",
+    "metrics",
+    "configs",
+)
+METRICS = ("eec_bias", "gender_space", "weat")
+QUICK_CONFIG = "name: quick\nmodels: [{type: svm_tfidf}]\nsuites: {eec: {languages: [es], emotions: [anger]}}\n"
+
+
+def _run(command, cwd, env=None):
+    done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, f"{command} failed:\n{done.stdout}\n{done.stderr}"
+    return done.stdout
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    """The wheel, built as a user's build frontend would: sdist first, then the wheel from the sdist."""
+    root = tmp_path_factory.mktemp("build")
+    source = root / "source"
+    source.mkdir()
+    for name in BUILD_INPUTS:
+        item = CHECKOUT_ROOT / name
+        if item.is_dir():
+            shutil.copytree(item, source / name, ignore=shutil.ignore_patterns("__pycache__", "_shipped"))
+        else:
+            shutil.copy2(item, source / name)
+    # The build backend's own API (what `python -m build` calls); it logs to stdout, the file name comes last.
+    backend = "import sys; from setuptools import build_meta; print(getattr(build_meta, sys.argv[1])(sys.argv[2]))"
+    sdist = root / "dist" / _run([sys.executable, "-c", backend, "build_sdist", str(root / "dist")], source).split()[-1]
+    with tarfile.open(sdist) as archive:
+        archive.extractall(root / "unpacked", filter="data")
+    (unpacked,) = (root / "unpacked").iterdir()
+    name = _run([sys.executable, "-c", backend, "build_wheel", str(root / "dist")], unpacked).split()[-1]
+    return root / "dist" / name
+
+
+@pytest.fixture(scope="module")
+def installed(wheel, tmp_path_factory, source_dir):
+    """A fresh venv with the wheel installed; returns (bin folder, environment for its commands, a cwd)."""
+    root = tmp_path_factory.mktemp("installed")
+    venv = root / "venv"
+    _run([sys.executable, "-m", "venv", "--without-pip", str(venv)], root)
+    python = venv / "bin" / "python"
+    purelib = Path(_run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], root).strip())
+    (purelib / "pinned_dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    # --ignore-installed: the checkout's editable xbias is visible to pip through the .pth; never touch it.
+    _run(
+        [sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-deps", "--no-index"]
+        + ["--ignore-installed", str(wheel)],
+        root,
+    )
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    env.update(HF_HOME=str(root / "hf-home"), XBIAS_SOURCE_DIR=str(source_dir), OMP_NUM_THREADS="1")
+    elsewhere = root / "elsewhere"
+    elsewhere.mkdir()
+    return venv / "bin", env, elsewhere
+
+
+@pytest.mark.slow
+def test_the_wheel_ships_the_metric_modules_and_configs(wheel):
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for metric in METRICS:
+        for file in (f"{metric}.py", "README.md", "requirements.txt", "app.py"):
+            assert f"eval_harness/_shipped/metrics/{metric}/{file}" in names
+    for config in CHECKOUT_ROOT.joinpath("configs").glob("*.yaml"):
+        assert f"eval_harness/_shipped/configs/{config.name}" in names
+    assert "eval_harness/data/cards/eec.md" in names
+    assert any(name.endswith(".dist-info/licenses/LICENSE") for name in names)
+    assert not any("__pycache__" in name for name in names)
+
+
+@pytest.mark.slow
+def test_an_installed_copy_loads_metrics_by_name_and_runs_packaged_configs(installed):
+    bin_dir, env, elsewhere = installed
+    where = _run([str(bin_dir / "python"), "-c", "import eval_harness; print(eval_harness.__file__)"], elsewhere, env)
+    assert Path(where.strip()).is_relative_to(bin_dir.parent), where  # the wheel's copy, not the checkout
+
+    registered = _run([str(bin_dir / "xbias"), "metrics", "register"], elsewhere, env)
+    for metric in METRICS:
+        assert f"registered {metric} (measurement)" in registered
+    load = (
+        "import evaluate\n"
+        "weat = evaluate.load('weat', module_type='measurement')\n"
+        "r = weat.compute(embeddings=[[1, 0.1], [0.9, 0.3], [0.1, 1], [0.2, 0.9], [1, 0], [0, 1]],"
+        " roles=['X', 'X', 'Y', 'Y', 'A', 'B'])\n"
+        "print(r['p_value_method'], r['n_permutations'], type(evaluate.load('eec_bias')).__name__)\n"
+    )
+    assert _run([str(bin_dir / "python"), "-c", load], elsewhere, env).split() == ["exact", "6", "EecBias"]
+
+    listing = _run([str(bin_dir / "xbias"), "list"], elsewhere, env)
+    assert "configs:  camara2022, demo" in listing and "metrics:  eec_bias, gender_space, weat" in listing
+    names = (
+        "from eval_harness.runner import load_config; print(load_config('demo').name, load_config('camara2022').name)"
+    )
+    assert _run([str(bin_dir / "python"), "-c", names], elsewhere, env).split() == ["demo", "camara2022"]
+
+    # The harness end to end from the installed copy (a packaged config would take minutes: a small one here).
+    (elsewhere / "quick.yaml").write_text(QUICK_CONFIG)
+    summary = _run(
+        [str(bin_dir / "xbias"), "run", "--config", "quick.yaml", "--out", "run", "--no-progress"], elsewhere, env
+    )
+    assert "units: 2 planned, 0 already finished (resumed), 2 computed" in summary
+    assert (elsewhere / "run" / "results.jsonl").is_file()
