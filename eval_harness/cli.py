@@ -42,14 +42,14 @@ def _cmd_metrics_unregister(args: argparse.Namespace) -> None:
 
 
 def _cmd_list(args: argparse.Namespace) -> None:
-    from .data import DATASETS
+    from .data.catalog import DATASET_NAMES
     from .metric_modules import metric_names
     from .models.packaged import PACKAGED_MODELS
     from .models.registry import MODEL_TYPES
     from .runner.suite import get_suite, suite_names
     from .shipped import config_names
 
-    print("datasets: " + ", ".join(DATASETS))
+    print("datasets: " + ", ".join(DATASET_NAMES))
     print("metrics:  " + ", ".join(metric_names()))
     print("configs:  " + ", ".join(config_names()) + " (xbias run --config NAME)")
     print("suites:")

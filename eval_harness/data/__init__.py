@@ -6,48 +6,37 @@ returns ``datasets.load_dataset(folder, config)``. Source files come from
 ``source_dir``/``--source-dir``, else ``$XBIAS_SOURCE_DIR``, else are downloaded.
 """
 
-from .builders import DATASETS, build_dataset, build_datasets, build_summary, dataset_folder
-from .corpus import load_corpus
-from .eec import (
-    EEC_CONFIGS,
-    EEC_CONFIGS_BY_LANGUAGE,
-    EEC_EMOTIONS,
-    EEC_FEATURES,
-    EEC_REFERENCE_GROUP,
-    generate_eec,
-)
-from .emotion_splits import TextSplit, clean_tweet, semeval_splits
-from .gender_lists import GENDER_LIST_CONFIGS
-from .hub_folder import push_to_hub, validate_card
-from .loaders import load_eec, load_gender_lists, load_semeval, load_xweat, load_xweat_translations
-from .semeval import SEMEVAL_DIMENSIONS, SEMEVAL_LANGUAGES
-from .xweat import XWEAT_LANGUAGES
+from ..lazy import lazy_exports
 
-__all__ = [
-    "DATASETS",
-    "EEC_CONFIGS",
-    "EEC_CONFIGS_BY_LANGUAGE",
-    "EEC_EMOTIONS",
-    "EEC_FEATURES",
-    "EEC_REFERENCE_GROUP",
-    "GENDER_LIST_CONFIGS",
-    "SEMEVAL_DIMENSIONS",
-    "SEMEVAL_LANGUAGES",
-    "XWEAT_LANGUAGES",
-    "TextSplit",
-    "build_dataset",
-    "build_datasets",
-    "build_summary",
-    "clean_tweet",
-    "dataset_folder",
-    "generate_eec",
-    "load_corpus",
-    "load_eec",
-    "load_gender_lists",
-    "load_semeval",
-    "load_xweat",
-    "load_xweat_translations",
-    "push_to_hub",
-    "semeval_splits",
-    "validate_card",
-]
+# name -> the submodule that defines it, imported on first use (datasets and pyarrow only when needed)
+_EXPORTS = {
+    "DATASETS": "builders",
+    "build_dataset": "builders",
+    "build_datasets": "builders",
+    "build_summary": "builders",
+    "dataset_folder": "builders",
+    "load_corpus": "corpus",
+    "EEC_CONFIGS": "catalog",
+    "EEC_CONFIGS_BY_LANGUAGE": "catalog",
+    "EEC_EMOTIONS": "catalog",
+    "EEC_REFERENCE_GROUP": "catalog",
+    "DATASET_NAMES": "catalog",
+    "EEC_FEATURES": "eec",
+    "generate_eec": "eec",
+    "TextSplit": "emotion_splits",
+    "clean_tweet": "emotion_splits",
+    "semeval_splits": "emotion_splits",
+    "GENDER_LIST_CONFIGS": "catalog",
+    "push_to_hub": "hub_folder",
+    "validate_card": "hub_folder",
+    "load_eec": "loaders",
+    "load_gender_lists": "loaders",
+    "load_semeval": "loaders",
+    "load_xweat": "loaders",
+    "load_xweat_translations": "loaders",
+    "SEMEVAL_DIMENSIONS": "catalog",
+    "SEMEVAL_LANGUAGES": "catalog",
+    "XWEAT_LANGUAGES": "catalog",
+}
+__all__ = sorted(_EXPORTS)
+__getattr__ = lazy_exports(__name__, _EXPORTS)

@@ -22,7 +22,7 @@ import pyarrow as pa
 
 from .. import paths
 from ..errors import ConfigError, XBiasError
-from . import eec, gender_lists, hub_folder, semeval, sources, xweat
+from . import catalog, eec, gender_lists, hub_folder, semeval, sources, xweat
 
 TableSplits = Mapping[str, Mapping[str, pa.Table]]  # config -> split -> table
 
@@ -70,24 +70,24 @@ def _eec_card_fields(tables: TableSplits) -> dict[str, str]:
     for config, splits in tables.items():
         rows = splits["train"].to_pylist()
         emotions = Counter(row["emotion"] or "none" for row in rows)
-        emotion_rows.append([config, *(emotions[name] for name in (*eec.EEC_EMOTIONS, "none")), len(rows)])
+        emotion_rows.append([config, *(emotions[name] for name in (*catalog.EEC_EMOTIONS, "none")), len(rows)])
         groups = Counter((row["group"] or "(noun phrase)", row["gender"]) for row in rows)
         group_rows += [[config, group, gender, count] for (group, gender), count in sorted(groups.items())]
     return {
-        "emotion_table": hub_folder.markdown_table(["config", *eec.EEC_EMOTIONS, "neutral", "rows"], emotion_rows),
+        "emotion_table": hub_folder.markdown_table(["config", *catalog.EEC_EMOTIONS, "neutral", "rows"], emotion_rows),
         "group_table": hub_folder.markdown_table(["config", "group", "gender", "rows"], group_rows),
     }
 
 
 def _xweat_card_fields(tables: TableSplits) -> dict[str, str]:
     size_rows = []
-    for language in xweat.XWEAT_LANGUAGES:
+    for language in catalog.XWEAT_LANGUAGES:
         rows = {(row["test"], row["role"]): len(row["words"]) for row in tables[language]["train"].to_pylist()}
         tests = list(dict.fromkeys(test for test, _ in rows))
         size_rows.append([language, *("/".join(str(rows[test, role]) for role in xweat.XWEAT_ROLES) for test in tests)])
     shared = [
         f"  - `{language}` {test} {kind}: {', '.join(words)}"
-        for language in xweat.XWEAT_LANGUAGES
+        for language in catalog.XWEAT_LANGUAGES
         for test, kind, words in xweat.shared_words(tables[language]["train"])
     ]
     return {
@@ -102,15 +102,15 @@ DATASETS: dict[str, DatasetBuilder] = {
         DatasetBuilder(
             name="eec",
             sources=tuple(source for source, _ in eec.EEC_SOURCES.values()),
-            configs=eec.EEC_CONFIGS,
+            configs=catalog.EEC_CONFIGS,
             tables=_single_split(eec.eec_tables),
             module=Path(eec.__file__),
             card_fields=_eec_card_fields,
         ),
         DatasetBuilder(
             name="xweat",
-            sources=(xweat.XWEAT_TESTS_FILE, *(xweat.dictionary_file(lang) for lang in xweat.XWEAT_LANGUAGES[1:])),
-            configs=(*xweat.XWEAT_LANGUAGES, "translations"),
+            sources=(xweat.XWEAT_TESTS_FILE, *(xweat.dictionary_file(lang) for lang in catalog.XWEAT_LANGUAGES[1:])),
+            configs=(*catalog.XWEAT_LANGUAGES, "translations"),
             tables=_single_split(xweat.xweat_tables),
             module=Path(xweat.__file__),
             card_fields=_xweat_card_fields,
@@ -118,7 +118,7 @@ DATASETS: dict[str, DatasetBuilder] = {
         DatasetBuilder(
             name="gender_lists",
             sources=tuple(gender_lists.GENDER_LIST_SOURCES),
-            configs=gender_lists.GENDER_LIST_CONFIGS,
+            configs=catalog.GENDER_LIST_CONFIGS,
             tables=_single_split(gender_lists.gender_list_tables),
             module=Path(gender_lists.__file__),
             extra_files={"LICENSE.debiaswe": "gender_lists/LICENSE.debiaswe"},
@@ -128,8 +128,8 @@ DATASETS: dict[str, DatasetBuilder] = {
             sources=tuple(semeval.SEMEVAL_SOURCES),
             configs=tuple(
                 semeval.semeval_config(language, dimension)
-                for language in semeval.SEMEVAL_LANGUAGES
-                for dimension in semeval.SEMEVAL_DIMENSIONS
+                for language in catalog.SEMEVAL_LANGUAGES
+                for dimension in catalog.SEMEVAL_DIMENSIONS
             ),
             tables=semeval.semeval_tables,
             module=Path(semeval.__file__),

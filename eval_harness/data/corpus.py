@@ -5,8 +5,8 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
+from .catalog import SEMEVAL_DIMENSIONS
 from .loaders import load_semeval
-from .semeval import SEMEVAL_DIMENSIONS
 
 CORPUS_SUFFIXES = {".csv": "csv", ".json": "json", ".jsonl": "json", ".parquet": "parquet"}
 

@@ -32,21 +32,8 @@ import pyarrow as pa
 import yaml
 
 from ..errors import InputError, SourceDataError
+from .catalog import EEC_REFERENCE_GROUP
 
-EEC_CONFIGS = ("en_black_white", "en_latino_anglo", "es_latino_anglo", "en_arab_anglo", "ar_arab_anglo")
-EEC_CONFIGS_BY_LANGUAGE = {
-    "en": ["en_black_white", "en_latino_anglo", "en_arab_anglo"],
-    "es": ["es_latino_anglo"],
-    "ar": ["ar_arab_anglo"],
-}
-EEC_REFERENCE_GROUP = {
-    "en_black_white": "European",
-    "en_latino_anglo": "Anglo",
-    "es_latino_anglo": "Anglo",
-    "en_arab_anglo": "Anglo",
-    "ar_arab_anglo": "Anglo",
-}
-EEC_EMOTIONS = ("anger", "fear", "joy", "sadness")
 # config -> (source file, language)
 EEC_SOURCES = {
     "en_black_white": ("eec/en.csv", "en"),

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .catalog import SEMEVAL_DIMENSIONS
 from .loaders import load_semeval
-from .semeval import SEMEVAL_DIMENSIONS
 
 SPLITS = ("train", "validation", "test")
 PREPROCESSORS = ("tweet", None)

@@ -21,15 +21,6 @@ from pathlib import Path
 
 import pyarrow as pa
 
-GENDER_LIST_CONFIGS = (
-    "definitional_pairs",
-    "equalize_pairs",
-    "gender_specific_seed",
-    "gender_specific_full",
-    "professions",
-    "male_words",
-    "female_words",
-)
 GENDER_LIST_SOURCES = [
     "gender_lists/definitional_pairs.json",
     "gender_lists/equalize_pairs.json",

@@ -6,8 +6,8 @@ import datasets
 
 from ..errors import ConfigError
 from .builders import check_config, dataset_folder
+from .catalog import XWEAT_LANGUAGES
 from .semeval import semeval_config
-from .xweat import XWEAT_LANGUAGES
 
 
 def load_config(name: str, config: str, split: str | None = "train"):

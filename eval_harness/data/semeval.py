@@ -16,9 +16,8 @@ from pathlib import Path
 import pyarrow as pa
 
 from ..errors import SourceDataError
+from .catalog import SEMEVAL_DIMENSIONS, SEMEVAL_LANGUAGES
 
-SEMEVAL_LANGUAGES = ("en", "es", "ar")
-SEMEVAL_DIMENSIONS = ("anger", "fear", "joy", "sadness", "valence")
 SEMEVAL_SPLITS = {"train": "train", "validation": "dev", "test": "test-gold"}
 _HEADER = ["ID", "Tweet", "Affect Dimension", "Intensity Score"]
 SEMEVAL_SCHEMA = pa.schema([("id", pa.string()), ("text", pa.string()), ("intensity", pa.float64())])

@@ -26,7 +26,8 @@ from pathlib import Path
 import datasets
 import pyarrow as pa
 
-XWEAT_LANGUAGES = ("en", "de", "es", "it", "hr", "ru", "tr")
+from .catalog import XWEAT_LANGUAGES
+
 XWEAT_ROLES = ("target_x", "target_y", "attribute_a", "attribute_b")
 XWEAT_TESTS_FILE = "xweat/weat_tests_en.json"
 

@@ -12,42 +12,29 @@
   :mod:`~eval_harness.models.packaged` (``pypi:NAME`` models).
 """
 
-from eval_harness.models.cache import EmbeddingCache
-from eval_harness.models.classifier import ClassifierScorer
-from eval_harness.models.encoder import ContextVectors, TransformerEncoder
-from eval_harness.models.factory import build_emotion_model, build_word_embedder, fit_or_load
-from eval_harness.models.heads import MlpHead, SvrHead, pearson_r
-from eval_harness.models.registry import MODEL_TYPES
-from eval_harness.models.regressors import (
-    EmotionRegressor,
-    ProbeRegressor,
-    RegressorScores,
-    StaticMlpRegressor,
-    SvmTfidfRegressor,
-)
-from eval_harness.models.resources import ModelResources
-from eval_harness.models.templates import DEFAULT_TEMPLATES
+from eval_harness.lazy import lazy_exports
 
-load_emotion_model = EmotionRegressor.load
-
-__all__ = [
-    "DEFAULT_TEMPLATES",
-    "MODEL_TYPES",
-    "ClassifierScorer",
-    "ContextVectors",
-    "EmbeddingCache",
-    "EmotionRegressor",
-    "MlpHead",
-    "ModelResources",
-    "ProbeRegressor",
-    "RegressorScores",
-    "StaticMlpRegressor",
-    "SvmTfidfRegressor",
-    "SvrHead",
-    "TransformerEncoder",
-    "build_emotion_model",
-    "build_word_embedder",
-    "fit_or_load",
-    "load_emotion_model",
-    "pearson_r",
-]
+# name -> the submodule that defines it, imported on first use (torch is not imported by `import eval_harness.models`)
+_EXPORTS = {
+    "DEFAULT_TEMPLATES": "templates",
+    "MODEL_TYPES": "registry",
+    "ClassifierScorer": "classifier",
+    "ContextVectors": "encoder",
+    "EmbeddingCache": "cache",
+    "EmotionRegressor": "regressors",
+    "MlpHead": "heads",
+    "ModelResources": "resources",
+    "ProbeRegressor": "regressors",
+    "RegressorScores": "regressors",
+    "StaticMlpRegressor": "regressors",
+    "SvmTfidfRegressor": "regressors",
+    "SvrHead": "heads",
+    "TransformerEncoder": "encoder",
+    "build_emotion_model": "factory",
+    "build_word_embedder": "factory",
+    "fit_or_load": "factory",
+    "load_emotion_model": "regressors:EmotionRegressor.load",
+    "pearson_r": "heads",
+}
+__all__ = sorted(_EXPORTS)
+__getattr__ = lazy_exports(__name__, _EXPORTS)

@@ -26,11 +26,9 @@ import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ...data import EEC_CONFIGS, EEC_CONFIGS_BY_LANGUAGE, EEC_EMOTIONS, EEC_REFERENCE_GROUP, load_eec
+from ...data.catalog import EEC_CONFIGS, EEC_CONFIGS_BY_LANGUAGE, EEC_EMOTIONS, EEC_REFERENCE_GROUP
 from ...errors import ConfigError
 from ...runner.suite import Suite, Task, Unit, UnitKey
-from ...stats.betareg import CLUSTER_COLUMNS, COV_TYPES, fit_intersectional
-from .records import beta_regression_records, regressor_records
 
 QUALITY_DATASET = "semeval2018_affect"
 
@@ -51,6 +49,8 @@ class EECSuite(Suite):
     }
 
     def validate_options(self, options: Mapping[str, Any]) -> None:
+        from ...stats.betareg import CLUSTER_COLUMNS, COV_TYPES  # here: statsmodels is slow to import (xbias list)
+
         if not (options["use_t"] is None or isinstance(options["use_t"], bool)):
             raise ConfigError(f"use_t must be true, false or null (automatic), got {options['use_t']!r}")
         if options["cov_type"] not in COV_TYPES:
@@ -85,6 +85,8 @@ class EECSuite(Suite):
 
     def prepare(self, task: Task, ctx) -> dict:
         """Per emotion of the pending units: the regressor (fitted or loaded) and its scores on the EECs."""
+        from ...data import load_eec  # here, not at the top: `datasets` is slow to import (xbias list)
+
         emotions = [e for e in self._emotions(task.options) if any(unit.emotion == e for unit in task.units)]
         eec_configs = sorted({unit.config for unit in task.units if unit.dataset == "eec"})
         corpora = {name: load_eec(name).to_pandas() for name in eec_configs}
@@ -106,6 +108,9 @@ class EECSuite(Suite):
         return prepared
 
     def evaluate(self, unit: Unit, prepared: dict, ctx) -> list[dict]:
+        from ...stats.betareg import fit_intersectional  # here: statsmodels is slow to import (xbias list)
+        from .records import beta_regression_records, regressor_records
+
         if unit.dataset == QUALITY_DATASET:
             return regressor_records(prepared["scores"][unit.emotion])
         data, options = prepared["eec"][unit.config, unit.emotion], prepared["options"]

@@ -2,34 +2,26 @@
 classification and kNN of professions.
 
 - :mod:`.pipeline`: the method over a static space or an encoder in context, usable without the harness;
-- :mod:`.suite`: the ``gender_space`` suite of ``xbias run``; :mod:`.records`: what a unit writes.
+- :mod:`.suite`: the ``gender_space`` suite of ``xbias run``; :mod:`.records`: what a unit writes;
+  :mod:`.settings`: the measures' settings.
 """
 
-from .pipeline import (
-    BiasedWords,
-    ContextIndex,
-    GenderSpaceReport,
-    GenderSpaceSettings,
-    GenderWordLists,
-    evaluate_contextual,
-    evaluate_static,
-    reference_biased_words,
-    swap_words,
-)
-from .records import gender_space_records
-from .suite import SUITE, GenderSpaceSuite
+from ...lazy import lazy_exports
 
-__all__ = [
-    "SUITE",
-    "BiasedWords",
-    "ContextIndex",
-    "GenderSpaceReport",
-    "GenderSpaceSettings",
-    "GenderSpaceSuite",
-    "GenderWordLists",
-    "evaluate_contextual",
-    "evaluate_static",
-    "gender_space_records",
-    "reference_biased_words",
-    "swap_words",
-]
+# name -> the submodule that defines it (the numerics are imported only when used)
+_EXPORTS = {
+    "SUITE": "suite",
+    "GenderSpaceSuite": "suite",
+    "GenderSpaceSettings": "settings",
+    "BiasedWords": "pipeline",
+    "ContextIndex": "pipeline",
+    "GenderSpaceReport": "pipeline",
+    "GenderWordLists": "pipeline",
+    "evaluate_contextual": "pipeline",
+    "evaluate_static": "pipeline",
+    "reference_biased_words": "pipeline",
+    "swap_words": "pipeline",
+    "gender_space_records": "records",
+}
+__all__ = sorted(_EXPORTS)
+__getattr__ = lazy_exports(__name__, _EXPORTS)

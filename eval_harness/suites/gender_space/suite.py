@@ -23,17 +23,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import fields
 from typing import Any
 
-from ...data import load_corpus
 from ...errors import ConfigError
 from ...runner.suite import Suite, Task, Unit, UnitKey
-from .pipeline import (
-    GenderSpaceSettings,
-    GenderWordLists,
-    evaluate_contextual,
-    evaluate_static,
-    reference_biased_words,
-)
-from .records import gender_space_records
+from .settings import GenderSpaceSettings
 
 MEASURES = ("subspace", "direct_bias", "clustering", "classification", "knn")
 HEADLINE_METRICS = {
@@ -87,6 +79,11 @@ class GenderSpaceSuite(Suite):
         return [UnitKey(dataset="gender_lists", config=mode, test=measure) for measure in MEASURES]
 
     def prepare(self, task: Task, ctx) -> dict:
+        # Here, not at the top: the numerics and `datasets` are slow to import (xbias list, config checks).
+        from ...data import load_corpus
+        from .pipeline import GenderWordLists, evaluate_contextual, evaluate_static, reference_biased_words
+        from .records import gender_space_records
+
         options = task.options
         settings = GenderSpaceSettings.from_mapping(
             {**{name: options[name] for name in SETTING_NAMES}, "seed": task.seed}

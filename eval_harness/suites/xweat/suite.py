@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from ...data.xweat import XWEAT_LANGUAGES
+from ...data.catalog import XWEAT_LANGUAGES
 from ...runner.suite import Suite, Task, Unit, UnitKey
 from ...stats.weat import DEFAULT_PERMUTATIONS
 from .pipeline import COVERAGE_THRESHOLD, XWEAT_TESTS, language_pairs, load_word_sets, run_xweat

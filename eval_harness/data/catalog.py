@@ -1,0 +1,34 @@
+"""The datasets' names, configs and languages: plain constants, importable without ``datasets`` or pyarrow
+(the suites read them when a config is validated; the builders and loaders import them from here)."""
+
+DATASET_NAMES = ("eec", "xweat", "gender_lists", "semeval2018_affect")
+
+EEC_CONFIGS = ("en_black_white", "en_latino_anglo", "es_latino_anglo", "en_arab_anglo", "ar_arab_anglo")
+EEC_CONFIGS_BY_LANGUAGE = {
+    "en": ["en_black_white", "en_latino_anglo", "en_arab_anglo"],
+    "es": ["es_latino_anglo"],
+    "ar": ["ar_arab_anglo"],
+}
+EEC_REFERENCE_GROUP = {
+    "en_black_white": "European",
+    "en_latino_anglo": "Anglo",
+    "es_latino_anglo": "Anglo",
+    "en_arab_anglo": "Anglo",
+    "ar_arab_anglo": "Anglo",
+}
+EEC_EMOTIONS = ("anger", "fear", "joy", "sadness")
+
+XWEAT_LANGUAGES = ("en", "de", "es", "it", "hr", "ru", "tr")
+
+SEMEVAL_LANGUAGES = ("en", "es", "ar")
+SEMEVAL_DIMENSIONS = ("anger", "fear", "joy", "sadness", "valence")
+
+GENDER_LIST_CONFIGS = (
+    "definitional_pairs",
+    "equalize_pairs",
+    "gender_specific_seed",
+    "gender_specific_full",
+    "professions",
+    "male_words",
+    "female_words",
+)
