@@ -45,7 +45,7 @@ def pearson(observed, predicted):
 
 
 def synthetic_splits(seed):
-    """Texts of 4-9 words from 30; intensity = mean weight of the words + noise. Validation alone has 'zzz'."""
+    """Texts of 4-9 words of 30; intensity = 3 mean(word weights) - 1 in [0, 1], + noise; only validation has zzz."""
     rng = np.random.default_rng(seed)
     words = [f"w{index}" for index in range(30)]
     weights = dict(zip(words, rng.uniform(0, 1, size=30), strict=True))
@@ -55,7 +55,7 @@ def synthetic_splits(seed):
         for _ in range(n):
             chosen = list(rng.choice(words, size=rng.integers(4, 10))) + list(extra)
             texts.append(" ".join(chosen))
-            intensity.append(np.clip(np.mean([weights.get(word, 0.5) for word in chosen]) * 2 - 0.5, 0, 1))
+            intensity.append(np.clip(np.mean([weights.get(word, 0.5) for word in chosen]) * 3 - 1, 0, 1))
         return TextSplit(texts, np.asarray(intensity) + rng.normal(scale=0.02, size=n))
 
     return {"train": split(90), "validation": split(30, extra=("zzz",)), "test": split(30)}
@@ -76,6 +76,7 @@ def test_the_camara2022_preset_is_the_papers_protocol():
     assert options["preprocess"] == "tweet" and options["max_train"] is None
     # GridSearchCV refits on all of its (train + validation) rows, which the train vectoriser turned into features.
     assert options["refit_on_validation"] is True and options["refit_vectorizer"] is False
+    assert options["score_raw_output"] is True
     assert model.head.scoring == "r2" and model.head.epsilon == 0.1  # GridSearchCV's default scoring, SVR's epsilon
     points = [(point["C"], point["gamma"], point["kernel"]) for point in model.head.grid_points()]
     assert len(points) == 48
@@ -83,7 +84,7 @@ def test_the_camara2022_preset_is_the_papers_protocol():
 
 
 def test_the_preset_equals_gridsearchcv_over_a_predefined_split_refitted_on_train_and_validation():
-    splits = synthetic_splits(1)
+    splits = synthetic_splits(0)
     train, validation, test = splits["train"], splits["validation"], splits["test"]
     model = SvmTfidfRegressor(preset="camara2022", head_options={"n_jobs": 1})
     scores = model.fit_splits(splits, "en", "anger")
@@ -103,9 +104,12 @@ def test_the_preset_equals_gridsearchcv_over_a_predefined_split_refitted_on_trai
     assert {key: scores.selected[key] for key in PAPER_GRID} == search.best_params_
     assert scores.selected["validation_r2"] == pytest.approx(search.best_score_, abs=1e-10)
     assert model.vectorizer.vocabulary_ == vectorizer.vocabulary_ and "zzz" not in model.vectorizer.vocabulary_
-    expected_test = np.clip(search.predict(vectorizer.transform(test.texts)), 0, 1)
-    np.testing.assert_allclose(model.predict(test.texts), expected_test, atol=1e-10)
-    assert scores.pearson_test == pytest.approx(scipy.stats.pearsonr(expected_test, test.intensity)[0], abs=1e-10)
+    # The paper's r is of SVR.predict as it is; predict() clips to [0, 1] (the EEC's Beta regression needs it).
+    raw_test = search.predict(vectorizer.transform(test.texts))
+    assert ((raw_test < 0) | (raw_test > 1)).any()  # so that raw and clipped r differ here
+    np.testing.assert_allclose(model.predict(test.texts), np.clip(raw_test, 0, 1), atol=1e-10)
+    assert scores.pearson_test == pytest.approx(pearson(raw_test, test.intensity), abs=1e-10)
+    assert scores.pearson_test != pytest.approx(pearson(np.clip(raw_test, 0, 1), test.intensity), abs=1e-6)
     # The validation r reported is the held-out one: the chosen SVR fitted on train alone.
     held_out = SVR(**search.best_params_).fit(vectorizer.transform(train.texts), train.intensity)
     validation_r = scipy.stats.pearsonr(held_out.predict(vectorizer.transform(validation.texts)), validation.intensity)
@@ -114,7 +118,7 @@ def test_the_preset_equals_gridsearchcv_over_a_predefined_split_refitted_on_trai
 
 def test_a_saved_preset_model_reloads_and_is_not_a_plain_svm_tfidf(tmp_path):
     model = SvmTfidfRegressor(preset="camara2022", head_options={"n_jobs": 1})
-    model.fit_splits(synthetic_splits(0), "es", "joy")
+    model.fit_splits(synthetic_splits(1), "es", "joy")
     model.save(tmp_path / "svm")
     reloaded = EmotionRegressor.load(tmp_path / "svm")
     assert reloaded.options() == model.options()
@@ -148,6 +152,6 @@ def test_unknown_presets_and_options_that_contradict_the_preset_are_errors():
 @pytest.mark.slow
 @pytest.mark.parametrize(("language", "dimension"), list(TABLE2_SVM_TFIDF))
 def test_the_preset_reproduces_table_2_of_camara_2022(language, dimension):
-    """Ours (test Pearson r): en .532/.524/.536/.503, es .406/.637/.550/.599, ar .366/.379/.477/.457."""
+    """Ours (test Pearson r): en .532/.524/.536/.503, es .406/.636/.550/.598, ar .366/.379/.477/.457."""
     scores = SvmTfidfRegressor(preset="camara2022").fit(language, dimension)
     assert scores.pearson_test == pytest.approx(TABLE2_SVM_TFIDF[language, dimension], abs=0.01)
