@@ -10,11 +10,16 @@ encoder       encoder Hub id / folder         pooling, layer, prefix, max_length
                                               share_dimensions, preprocess, max_train, seed
 classifier    classifier Hub id / folder      label_map, batch_size, device, max_length, precision,
                                               preprocess
-svm_tfidf     (none)                          ngram_range, min_df, max_features, head_options,
+svm_tfidf     (none)                          preset, ngram_range, min_df, max_features, head_options,
+                                              refit_on_validation, refit_vectorizer, score_raw_output,
                                               preprocess, max_train, seed
 static_mlp    "glove" or a vector file        format, lowercase (how to read the file); head_options,
                                               preprocess, max_train, seed
 ============  ==============================  ==========================================================
+
+``svm_tfidf`` with ``options: {preset: camara2022}`` is the paper's protocol for its SVM-tfidf baseline,
+which reproduces its Table 2 (see :class:`~eval_harness.models.regressors.SvmTfidfRegressor`); options
+given with a preset must agree with it (except seed and the SVR head's n_jobs/cache_grid).
 
 :class:`ModelResources` loads each encoder, classifier and vector file once per process and
 gives encoders the embedding cache, so the five dimensions' models of one language share one
