@@ -12,17 +12,12 @@ encoder       encoder Hub id / folder /       pooling, layer, prefix, max_length
                                               share_dimensions, preprocess, max_train, refit_on_validation
 classifier    classifier Hub id / folder      label_map, batch_size, device, max_length, precision,
                                               preprocess
-svm_tfidf     (none)                          ngram_range, min_df, max_features, head_options,
-                                              preprocess, max_train, refit_on_validation
+svm_tfidf     (none)                          preset, ngram_range, min_df, max_features, head_options,
+                                              refit_on_validation, refit_vectorizer, score_raw_output,
+                                              preprocess, max_train
 static_mlp    ``glove``, ``pypi:NAME`` or a   format, lowercase (how to read the file); head_options,
               vector file                     preprocess, max_train, refit_on_validation
-============  ==============================  ==========================================================
-
-This module is the only place that dispatches on the type (through the registry's builders);
-:class:`~eval_harness.models.resources.ModelResources` loads what models share once per process.
-:func:`fit_or_load` trains a model only when the cache does not already hold a verified
-copy of the same model (same type, source content, options, language, dimension).
-"""
+============  ==============================  ==================================================="""
 
 import hashlib
 import json

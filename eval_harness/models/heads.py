@@ -6,12 +6,16 @@
   validation Pearson r is measured, the best epoch's weights are kept and training stops after
   ``patience`` epochs without improvement (early stopping on validation).
 - :class:`SvrHead`: an epsilon-SVR whose kernel, C and gamma are chosen on the validation split
-  from a small grid (the authors' baseline). Grid points are fitted in parallel (joblib) and the
-  grid's validation scores are cached on disk, keyed by a hash of the data and the grid, so a
-  second run fits only the chosen point. Sparse matrices (TF-IDF) stay sparse.
+  from a small grid (the authors' baseline), by validation Pearson r (``scoring="pearson"``, the
+  default) or by R² (``scoring="r2"``, what scikit-learn's ``GridSearchCV`` maximises for a
+  regressor by default). Grid points are fitted in parallel (joblib) and the grid's validation
+  scores are cached on disk, keyed by a hash of the data, the grid and the scoring, so a second
+  run fits only the chosen point. Sparse matrices (TF-IDF) stay sparse.
 
 Pearson r of two vectors: ``r = sum((x - x̄)(y - ȳ)) / sqrt(sum((x - x̄)²) sum((y - ȳ)²))``; it
 is reported as 0.0 when either vector is constant (no linear association can be measured).
+R² of predictions ``p`` of observations ``y``: ``R² = 1 - sum((y - p)²) / sum((y - ȳ)²)`` (1 is
+perfect, 0 is no better than predicting ȳ, negative is worse); 0.0 when ``y`` is constant.
 """
 
 import hashlib
@@ -41,6 +45,21 @@ def pearson_r(predicted: np.ndarray, observed: np.ndarray) -> float:
     centred_p, centred_o = predicted - predicted.mean(), observed - observed.mean()
     denominator = np.sqrt((centred_p @ centred_p) * (centred_o @ centred_o))
     return float(centred_p @ centred_o / denominator) if denominator > 0 else 0.0
+
+
+def r_squared(predicted: np.ndarray, observed: np.ndarray) -> float:
+    """Coefficient of determination of ``predicted`` for ``observed`` (0.0 when ``observed`` is constant)."""
+    predicted = np.asarray(predicted, dtype=np.float64).ravel()
+    observed = np.asarray(observed, dtype=np.float64).ravel()
+    if predicted.shape != observed.shape or predicted.size < 2:
+        raise InputError(f"r_squared needs two vectors of one length >= 2, got {predicted.size} and {observed.size}")
+    residual = observed - predicted
+    centred = observed - observed.mean()
+    total = centred @ centred
+    return float(1.0 - (residual @ residual) / total) if total > 0 else 0.0
+
+
+VALIDATION_SCORES = {"pearson": pearson_r, "r2": r_squared}
 
 
 class _Head:
@@ -152,7 +171,7 @@ class MlpHead(_Head):
 
 @dataclass
 class SvrHead(_Head):
-    """epsilon-SVR with kernel, C and gamma chosen on validation Pearson r (see module docstring)."""
+    """epsilon-SVR with kernel, C and gamma chosen on validation Pearson r or R² (see module docstring)."""
 
     kind: ClassVar[str] = "svr"
 
@@ -160,8 +179,13 @@ class SvrHead(_Head):
     epsilon: float = 0.1
     n_jobs: int = -1
     cache_grid: bool = True
+    scoring: str = "pearson"
     selected: dict = field(default_factory=dict, init=False)
     _state: dict | None = field(default=None, init=False, repr=False)
+
+    def __post_init__(self):
+        if self.scoring not in VALIDATION_SCORES:
+            raise InputError(f"SVR scoring must be one of {sorted(VALIDATION_SCORES)}, got {self.scoring!r}")
 
     def fit(self, x_train, y_train, x_validation, y_validation) -> "SvrHead":
         from joblib import Parallel, delayed
@@ -177,7 +201,9 @@ class SvrHead(_Head):
             jobs = min(len(points), _cpu_count() if self.n_jobs in (-1, None) else max(1, self.n_jobs))
             # Threads: libsvm fits without the GIL, and no process start-up or matrix copies are paid.
             scores = Parallel(n_jobs=jobs, prefer="threads")(
-                delayed(_svr_validation_r)(point, self.epsilon, x_train, y_train, x_validation, y_validation)
+                delayed(_svr_validation_r)(
+                    point, self.epsilon, x_train, y_train, x_validation, y_validation, scoring=self.scoring
+                )
                 for point in points
             )
             if cache_path is not None:
@@ -185,7 +211,10 @@ class SvrHead(_Head):
         best = int(np.argmax(scores))
         model = _svr(points[best], self.epsilon).fit(x_train, y_train)
         self._state = {"model": model, "scaler": scaler}
-        self.selected = {**points[best], "validation_r": float(scores[best]), "grid_points": len(points)}
+        validation_r = pearson_r(model.predict(x_validation), y_validation)
+        self.selected = {**points[best], "validation_r": validation_r, "grid_points": len(points)}
+        if self.scoring != "pearson":
+            self.selected[f"validation_{self.scoring}"] = float(scores[best])
         return self
 
     def refit(self, x, y) -> "SvrHead":
@@ -216,7 +245,8 @@ class SvrHead(_Head):
     def _cache_path(self, x_train, y_train, x_validation, y_validation, points) -> Path | None:
         if not self.cache_grid:
             return None
-        digest = hashlib.sha256(json.dumps({"points": points, "epsilon": self.epsilon}, sort_keys=True).encode())
+        key = {"points": points, "epsilon": self.epsilon, "scoring": self.scoring}
+        digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode())
         for array in (x_train, y_train, x_validation, y_validation):
             _hash_matrix(digest, array)
         return cache_root() / "svr-grid" / f"{digest.hexdigest()}.json"
@@ -271,8 +301,10 @@ def _svr(point: dict, epsilon: float):
     return SVR(kernel=point["kernel"], C=point["C"], gamma=point["gamma"], epsilon=epsilon)
 
 
-def _svr_validation_r(point, epsilon, x_train, y_train, x_validation, y_validation) -> float:
-    return pearson_r(_svr(point, epsilon).fit(x_train, y_train).predict(x_validation), y_validation)
+def _svr_validation_r(point, epsilon, x_train, y_train, x_validation, y_validation, scoring="pearson") -> float:
+    """Validation score of one grid point fitted on train: Pearson r, or R² with ``scoring="r2"``."""
+    predicted = _svr(point, epsilon).fit(x_train, y_train).predict(x_validation)
+    return VALIDATION_SCORES[scoring](predicted, y_validation)
 
 
 def _hash_matrix(digest, array: Any) -> None:

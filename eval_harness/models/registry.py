@@ -88,7 +88,15 @@ MODEL_TYPES: dict[str, ModelType] = {
             "svm_tfidf",
             "the paper's model-free baseline: TF-IDF word 1-2-grams + SVR",
             needs_source=False,
-            options=("ngram_range", "min_df", "max_features", *TRAINING_OPTIONS),
+            options=(
+                "preset",
+                "ngram_range",
+                "min_df",
+                "max_features",
+                "refit_vectorizer",
+                "score_raw_output",
+                *TRAINING_OPTIONS,
+            ),
             emotion_model="eval_harness.models.regressors:SvmTfidfRegressor",
         ),
         ModelType(

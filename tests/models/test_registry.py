@@ -1,0 +1,48 @@
+"""The model-type registry says exactly what its builders accept, and the factory dispatches through it."""
+
+import pytest
+
+from eval_harness.errors import ConfigError
+from eval_harness.models.registry import (
+    ENCODER_OPTIONS,
+    MODEL_TYPES,
+    VECTOR_OPTIONS,
+    check_options,
+    model_type,
+    resolve,
+)
+
+# What a builder takes besides its emotion model's constructor options: how the source is loaded.
+LOADING_OPTIONS = {"encoder": set(ENCODER_OPTIONS), "static_mlp": set(VECTOR_OPTIONS)}
+
+
+@pytest.mark.parametrize("name", sorted(MODEL_TYPES))
+def test_the_registered_options_are_what_the_builders_accept(name):
+    entry = MODEL_TYPES[name]
+    model_class = resolve(entry.emotion_model)
+    constructor = set(model_class.option_names()) - {"seed", "vector_options"}
+    runtime = set(model_class.RUNTIME_PARAMETERS) - {"progress"}
+    accepted = constructor | runtime | LOADING_OPTIONS.get(name, set())
+    assert set(entry.options) <= accepted, sorted(set(entry.options) - accepted)
+    assert constructor <= set(entry.options), sorted(constructor - set(entry.options))
+    if entry.word_embedder is not None:
+        assert callable(resolve(entry.word_embedder))
+
+
+def test_capabilities_follow_the_builders():
+    assert "word_vectors" in MODEL_TYPES["encoder"].capabilities
+    assert "context_vectors" in MODEL_TYPES["encoder"].capabilities
+    assert MODEL_TYPES["svm_tfidf"].capabilities == {"emotion_model"}
+    assert not MODEL_TYPES["svm_tfidf"].needs_source and MODEL_TYPES["static_mlp"].needs_source
+
+
+def test_bad_types_and_options_are_named():
+    with pytest.raises(ConfigError, match="unknown model type 'bert'; model types: encoder"):
+        model_type("bert")
+    with pytest.raises(ConfigError, match=r"unknown option\(s\) 'poolin' for model type 'encoder'; allowed: .*pooling"):
+        check_options("encoder", {"poolin": "mean"})
+    with pytest.raises(ConfigError, match="seeds:"):
+        check_options("svm_tfidf", {"seed": 3})
+    check_options("svm_tfidf", {"seed": 3}, seeded=True)  # the harness passes the sweep's seed
+    with pytest.raises(ConfigError, match="unknown option"):
+        check_options("classifier", {"seed": 3}, seeded=True)  # a classifier is not trained: no seed
