@@ -58,16 +58,17 @@ def test_clean_tweet_removes_mentions_and_entities_like_the_authors_code():
 
 def test_mlp_head_learns_a_planted_signal_and_stops_early():
     rng = np.random.default_rng(1)
-    x, y = planted(600, 8, rng)
-    head = MlpHead(hidden_size=32, max_epochs=200, patience=5, seed=3)
-    head.fit(x[:400], y[:400], x[400:500], y[400:500])
-    assert pearson_r(head.predict(x[500:]), y[500:]) > 0.95
+    x, y = planted(300, 8, rng)
+    head = MlpHead(hidden_size=16, learning_rate=1e-2, max_epochs=200, patience=5, seed=3)
+    head.fit(x[:200], y[:200], x[200:250], y[200:250])
+    assert pearson_r(head.predict(x[250:]), y[250:]) > 0.95
     selected = head.selected
     assert selected["epochs_run"] < 200 and selected["epochs_run"] - selected["best_epoch"] == 5
-    again = MlpHead(hidden_size=32, max_epochs=200, patience=5, seed=3).fit(x[:400], y[:400], x[400:500], y[400:500])
-    np.testing.assert_array_equal(again.predict(x[500:]), head.predict(x[500:]))  # seeded: reproducible
+    again = MlpHead(hidden_size=16, learning_rate=1e-2, max_epochs=200, patience=5, seed=3)
+    again.fit(x[:200], y[:200], x[200:250], y[200:250])
+    np.testing.assert_array_equal(again.predict(x[250:]), head.predict(x[250:]))  # seeded: reproducible
     restored = MlpHead.from_state(head.state())
-    np.testing.assert_array_equal(restored.predict(x[500:]), head.predict(x[500:]))
+    np.testing.assert_array_equal(restored.predict(x[250:]), head.predict(x[250:]))
 
 
 def test_svr_head_picks_the_kernel_the_data_needs_and_caches_its_grid(monkeypatch):
@@ -128,13 +129,32 @@ def test_probe_fits_predicts_saves_and_reloads_without_retraining(tiny_bert, tmp
         fit_or_load(changed, "en", "anger", tmp_path / "en-anger", resources)
 
 
-def test_probe_encodes_the_language_once_for_all_dimensions(tiny_bert, tmp_path):
+def small_semeval(language, dimension, *, preprocess="tweet", max_train=None, seed=0):
+    """A stand-in for SemEval-2018: 24 texts per split and dimension, some shared between dimensions (as tweets
+    are), so that the test runs in a second and still sees every dimension's texts."""
+    rng = np.random.default_rng(sum(map(ord, dimension)))
+    words = ["angry", "happy", "sad", "afraid", "calm", "doctor", "nurse", "she", "he", "the", "is", "very"]
+
+    def texts(split):
+        own = [" ".join(rng.choice(words, size=5)) + f" {dimension} {split} {i}" for i in range(20)]
+        return own + [f"a tweet every dimension shares {i}" for i in range(4)]
+
+    return {split: TextSplit(texts(split), rng.uniform(size=24)) for split in ("train", "validation", "test")}
+
+
+def test_probe_encodes_the_language_once_for_all_dimensions(tiny_bert, tmp_path, monkeypatch):
+    import eval_harness.data.emotion_splits as emotion_splits
+    import eval_harness.models.regressors as regressors
+
+    monkeypatch.setattr(regressors, "semeval_splits", small_semeval)
+    monkeypatch.setattr(emotion_splits, "semeval_splits", small_semeval)  # what language_texts reads
     encoder = TransformerEncoder.from_pretrained(
         tiny_bert, batch_size=64, cache=EmbeddingCache(tmp_path / "embeddings")
     )
     head_options = {"max_epochs": 1}
     ProbeRegressor(encoder, head_options=head_options).fit("en", "anger")
     passes = encoder.stats.forward_passes
+    assert passes > 0
     ProbeRegressor(encoder, head_options=head_options).fit("en", "valence")
     assert encoder.stats.forward_passes == passes  # every valence text was encoded in the first fit
 
