@@ -85,8 +85,8 @@ def test_unknown_suite(toy, tmp_path, capsys):
 def test_unknown_language_for_a_suite(tmp_path, capsys):
     fails_with_one_line(
         capsys,
-        ["run", "--model", str(tmp_path), "--suite", "eec", "--languages", "en,de", "--out", str(tmp_path / "run")],
-        "suite 'eec' has no language 'de'",
+        ["run", "--model", str(tmp_path), "--suite", "eec", "--languages", "de,fr", "--out", str(tmp_path / "run")],
+        "suite 'eec' has none of the languages de, fr",
         "en, es, ar",
     )
 

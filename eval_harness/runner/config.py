@@ -81,11 +81,16 @@ class ModelSpec:
 
 @dataclass(frozen=True)
 class SuiteSpec:
-    """One suite of a sweep: its languages and its options (the suite's defaults filled in)."""
+    """One suite of a sweep: its languages and its options (the suite's defaults filled in).
+
+    ``skipped_languages``: languages of the config's top-level ``languages`` (``--languages``) that the
+    suite does not have; it runs the others, and the run says which it skipped.
+    """
 
     name: str
     languages: tuple[str, ...]
     options: Mapping[str, Any] = field(default_factory=dict)
+    skipped_languages: tuple[str, ...] = ()
 
     def to_dict(self) -> dict:
         return {"name": self.name, "languages": list(self.languages), "options": dict(self.options)}
@@ -175,18 +180,26 @@ def parse_config(data: Mapping, where: str = "config") -> RunConfig:
         if not isinstance(settings, Mapping):
             raise ConfigError(f"{where}: suites.{suite_name} must be a mapping of settings, got {settings!r}")
         _check_keys(settings, ("languages", *suite.options), f"{where}: suites.{suite_name}")
+        skipped_languages: list[str] = []
         if "languages" in settings:
             languages = _string_list(settings["languages"], f"{where}: suites.{suite_name}.languages")
+            unsupported = [lang for lang in languages if lang not in suite.languages]
+            if unsupported:
+                raise ConfigError(
+                    f"{where}: suite {suite_name!r} has no language {', '.join(map(repr, unsupported))}; "
+                    f"it has {', '.join(suite.languages)}"
+                )
         elif default_languages is not None:
-            languages = default_languages
+            # The run's languages (--languages): each suite takes those it has and says which it skipped.
+            languages = [lang for lang in default_languages if lang in suite.languages]
+            skipped_languages = [lang for lang in default_languages if lang not in suite.languages]
+            if not languages:
+                raise ConfigError(
+                    f"{where}: suite {suite_name!r} has none of the languages {', '.join(default_languages)}; "
+                    f"it has {', '.join(suite.languages)}"
+                )
         else:
             raise ConfigError(f"{where}: suite {suite_name!r} has no languages: set `languages:` at the top or for it")
-        unsupported = [lang for lang in languages if lang not in suite.languages]
-        if unsupported:
-            raise ConfigError(
-                f"{where}: suite {suite_name!r} has no language {', '.join(map(repr, unsupported))}; "
-                f"it has {', '.join(suite.languages)} (give the suite its own `languages:`)"
-            )
         options = {**suite.options, **{k: v for k, v in settings.items() if k != "languages"}}
         for key, default in suite.options.items():
             if default is not None and not isinstance(options[key], type(default)):
@@ -198,7 +211,14 @@ def parse_config(data: Mapping, where: str = "config") -> RunConfig:
             suite.validate_options(options)
         except ConfigError as error:
             raise ConfigError(f"{where}: suites.{suite_name}: {error}") from None
-        suites.append(SuiteSpec(name=suite_name, languages=tuple(languages), options=options))
+        suites.append(
+            SuiteSpec(
+                name=suite_name,
+                languages=tuple(languages),
+                options=options,
+                skipped_languages=tuple(skipped_languages),
+            )
+        )
     name = data.get("name")
     if name is not None and not isinstance(name, str):
         raise ConfigError(f"{where}: name must be a string, got {name!r}")

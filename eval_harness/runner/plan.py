@@ -28,6 +28,13 @@ def plan_units(config: RunConfig) -> Plan:
     model restricted to some of a suite's languages runs on those without a note.
     """
     tasks, skipped = [], []
+    for suite_spec in config.suites:
+        if suite_spec.skipped_languages:
+            suite = get_suite(suite_spec.name)
+            skipped.append(
+                f"{suite_spec.name}: language(s) {', '.join(suite_spec.skipped_languages)} (it has "
+                f"{', '.join(suite.languages)})"
+            )
     for model in config.models:
         for suite_spec in config.suites:
             suite, name = get_suite(suite_spec.name), suite_spec.name  # the registry name, as configs say it

