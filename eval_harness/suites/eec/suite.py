@@ -26,6 +26,8 @@ import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
+
 from ...data.catalog import EEC_CONFIGS, EEC_CONFIGS_BY_LANGUAGE, EEC_EMOTIONS, EEC_REFERENCE_GROUP
 from ...errors import ConfigError
 from ...runner.suite import Suite, Task, Unit, UnitKey
@@ -46,6 +48,9 @@ class EECSuite(Suite):
         "use_t": None,
         "cov_type": "model",  # "model" (the paper's) or "cluster" (sandwich by cluster_by)
         "cluster_by": ["template_id"],  # one or two of template_id, person
+        # Rows per template x group x gender cell to score, drawn per seed (0: every row). For a quick look
+        # at a slow model (a demo); a sample keeps every cell of the design but fewer names per cell.
+        "sample": 0,
     }
 
     def validate_options(self, options: Mapping[str, Any]) -> None:
@@ -59,6 +64,8 @@ class EECSuite(Suite):
         if not 1 <= len(names) <= 2 or len(set(names)) != len(names) or set(names) - set(CLUSTER_COLUMNS):
             raise ConfigError(f"cluster_by must be one or two of {', '.join(CLUSTER_COLUMNS)}, got {names!r}")
         self._emotions(options)
+        if isinstance(options["sample"], bool) or options["sample"] < 0:
+            raise ConfigError(f"sample must be a whole number of rows per cell (0: all), got {options['sample']!r}")
         unknown = [config for config in options["configs"] if config not in EEC_CONFIGS]
         if unknown:
             raise ConfigError(f"unknown EEC config(s) {unknown}; configs: {', '.join(EEC_CONFIGS)}")
@@ -98,6 +105,8 @@ class EECSuite(Suite):
                 if not any(unit.config == name and unit.emotion == emotion for unit in task.units):
                     continue
                 rows = corpora[name][corpora[name]["emotion"] == emotion]
+                if task.options["sample"]:
+                    rows = stratified_sample(rows, task.options["sample"], task.seed)
                 prepared["eec"][name, emotion] = {
                     "y": regressor.predict(rows["sentence"].tolist()),
                     "group": rows["group"].tolist(),
@@ -144,6 +153,19 @@ class EECSuite(Suite):
             if record["metric"] == "pearson_r" and record.get("split") == "test":
                 return record
         return super().headline(records)
+
+
+def stratified_sample(rows, per_cell: int, seed: int):
+    """At most ``per_cell`` rows of every template x group x gender cell (noun-phrase rows, whose group is
+    missing, form cells of their own), drawn without replacement with ``seed``; the rows keep their order."""
+    cells = rows.groupby(["template_id", rows["group"].fillna(""), "gender"], sort=False).indices.values()
+    rng = np.random.default_rng(seed)
+    keep = [
+        index
+        for cell in cells
+        for index in (rng.choice(cell, per_cell, replace=False) if len(cell) > per_cell else cell)
+    ]
+    return rows.iloc[np.sort(np.asarray(keep, dtype=int))]
 
 
 SUITE = EECSuite()
