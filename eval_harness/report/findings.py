@@ -132,7 +132,7 @@ def _column(results: pd.DataFrame, name: str) -> pd.Series:
 def flag_fragile_findings(results: pd.DataFrame, alpha: float = ALPHA) -> pd.DataFrame:
     """A copy of ``results`` with ``loses_under_clustering`` and ``bootstrap_ci_spans_zero`` (module docstring)."""
     annotated = results.copy()
-    p_value = annotated["p_value"]
+    p_value = annotated["p_value"].where(finding_mask(annotated))  # an intercept is no finding to flag
     clustered_p = pd.to_numeric(_column(annotated, "clustered_p_value"), errors="coerce")
     model_based = _column(annotated, "cov_type").fillna("model") == "model"
     annotated["loses_under_clustering"] = model_based & (p_value <= alpha) & (clustered_p > alpha)

@@ -256,7 +256,7 @@ def covariance_description(results: pd.DataFrame) -> str:
         if dfs:
             tests.append(f"t tests with {', '.join(map(str, dfs))} degrees of freedom")
         if pooled.any():
-            tests.append("for numbers pooled over seeds, t tests with Rubin's degrees of freedom")
+            tests.append("(pooled over seeds) t tests with Rubin's degrees of freedom")
         n_fits = len(fits.drop_duplicates(["model", "config", "emotion"]))
         parts.append(f"{what} for {n_fits} fit{'s' if n_fits != 1 else ''}, with {' and '.join(tests)}")
     text = "Reported standard errors: " + "; ".join(parts) + "."

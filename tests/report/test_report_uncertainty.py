@@ -22,7 +22,7 @@ from eval_harness.errors import InputError
 from eval_harness.report import annotate, load_run, write_report
 from eval_harness.report import plots as report_plots
 from eval_harness.report import tables as report_tables
-from eval_harness.report.findings import FAMILIES, check_family
+from eval_harness.report.findings import FAMILIES, check_family, flag_fragile_findings
 from eval_harness.report.sentences import effect_sentences
 from eval_harness.report.tables import format_p
 
@@ -128,6 +128,7 @@ def test_coefficient_tables_say_what_each_coefficient_conditions_on(annotated, r
 def test_findings_that_lose_significance_under_template_clustering_are_flagged(annotated, records, run_dir, tmp_path):
     expected = [
         r.get("cov_type") == "model"
+        and r["term"] != "intercept"  # the reference cell's level: no finding
         and r["p_value"] is not None
         and r["p_value"] <= 0.05
         and r.get("clustered_p_value") is not None
@@ -135,6 +136,11 @@ def test_findings_that_lose_significance_under_template_clustering_are_flagged(a
         for r in records
     ]
     assert annotated["loses_under_clustering"].tolist() == expected
+    # an intercept (significant with model-based SEs, not clustered: e.g. SVM-tfidf's) is not a finding to flag
+    intercept = annotated["term"] == "intercept"
+    moved = annotated.assign(clustered_p_value=annotated["clustered_p_value"].where(~intercept, 0.5))
+    assert annotated.loc[intercept, "p_value"].max() < 0.05
+    assert not flag_fragile_findings(moved).loc[intercept, "loses_under_clustering"].any()
     model, config, emotion = next(iter(TEMPLATE_DRIVEN))
     planted = _record(records, model, config, emotion, "group", "estimate")
     assert planted["p_value"] <= 0.01 and planted["clustered_p_value"] > 0.05  # as planted
