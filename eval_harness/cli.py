@@ -131,7 +131,7 @@ def _cmd_report(args: argparse.Namespace) -> None:
     if args.eval_results and not args.dataset_namespace:
         raise ConfigError("--eval-results needs --dataset-namespace ORG: each result names its Hub dataset, ORG/eec")
     dataset_ids = dataset_ids_in(args.dataset_namespace)
-    files = write_report(args.run_dir, formats=tuple(_names(args.format)), out_dir=args.out)
+    files = write_report(args.run_dir, formats=tuple(_names(args.format)), out_dir=args.out, family=args.family)
     for item in files.missing:
         print(f"xbias: warning: {item}", file=sys.stderr)
     for label, path in (("html", files.html), ("markdown", files.markdown), ("csv", files.csv)):
@@ -233,6 +233,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="comma-separated, of html, md (default: html,md); results.csv is always written",
     )
     report.add_argument("--out", help="the report folder (default: RUN_DIR/report)")
+    report.add_argument(
+        "--family",
+        choices=("model", "model-suite", "run"),
+        default="model",
+        help="the tests whose p-values Holm and Benjamini-Hochberg adjust together: each model's (default), "
+        "each model x suite's, or the whole run's",
+    )
     report.add_argument(
         "--model-card",
         metavar="PATH",

@@ -53,7 +53,7 @@ from eval_harness.data.emotion_splits import (
 )
 from eval_harness.errors import InputError, ModelLoadError
 from eval_harness.io import atomic_write_json
-from eval_harness.models.heads import head_from_state, make_head, pearson_r
+from eval_harness.models.heads import HEADS, head_from_state, make_head, pearson_r
 
 SAVE_FORMAT = 1
 _WORD = re.compile(r"\w+")
@@ -302,7 +302,12 @@ class FeatureRegressor(EmotionRegressor):
         super().__init__(**common)
         self.head = head or self.default_head
         self.head_options = dict(head_options or {})
-        self.regression_head = make_head(self.head, self.head_options)
+        # The head's own randomness (an MLP's initialisation and shuffling) follows the model's seed, so that the
+        # sweep's seeds train different heads; a seed in head_options still wins. head_options stays as given.
+        seeded = "seed" in getattr(HEADS.get(self.head), "__dataclass_fields__", {})
+        self.regression_head = make_head(
+            self.head, {"seed": self.seed, **self.head_options} if seeded else self.head_options
+        )
         if refit_on_validation and self.head != "svr":
             raise InputError("refit_on_validation needs head='svr' (the MLP head's early stopping uses validation)")
         self.refit_on_validation = refit_on_validation

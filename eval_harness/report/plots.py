@@ -14,12 +14,18 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
+from scipy import stats
 
+from .findings import DEFAULT_FAMILY, FAMILY_WORDS
 from .tables import (
+    BH_ONLY_MARK,
     BIAS_TERMS,
+    BOOTSTRAP_MARK,
+    CLUSTER_MARK,
     EXPLAINED_VARIANCE_METRICS,
     GENDER_SPACE_ROWS,
     GENDER_SPACE_SUITE,
+    HOLM_MARK,
     eec_rows,
     marked_value,
     natural_order,
@@ -41,21 +47,41 @@ def to_png(figure: Figure) -> bytes:
 
 
 def _interval(row: pd.Series) -> tuple[float, float]:
-    """The row's 95 % interval: recorded, else estimate +- 1.96 standard errors."""
+    """The row's 95 % interval: recorded, else estimate +- the 97.5 % quantile of its test's reference
+    distribution (t with the record's ``df`` when ``statistic_kind`` is ``"t"``, else normal) x std_err."""
     low, high = row.get("ci_low"), row.get("ci_high")
     if low is not None and high is not None and not (pd.isna(low) or pd.isna(high)):
         return float(low), float(high)
-    half = Z_95 * float(row["std_err"]) if pd.notna(row["std_err"]) else 0.0
+    df = row.get("df")
+    critical = stats.t(float(df)).ppf(0.975) if row.get("statistic_kind") == "t" and pd.notna(df) else Z_95
+    half = critical * float(row["std_err"]) if pd.notna(row["std_err"]) else 0.0
     return float(row["value"]) - half, float(row["value"]) + half
 
 
-def forest_plot(results: pd.DataFrame, config: str) -> bytes | None:
+def _marker_fill(row: pd.Series) -> dict:
+    """Filled: survives Holm; half-filled: survives Benjamini-Hochberg only; hollow: neither."""
+    if bool(row.get("survives_holm", False)):
+        return {"fillstyle": "full"}
+    if bool(row.get("survives_bh", False)):
+        return {"fillstyle": "left", "markerfacecoloralt": "white"}
+    return {"markerfacecolor": "white"}
+
+
+def forest_plot(results: pd.DataFrame, config: str, family: str = DEFAULT_FAMILY) -> bytes | None:
+    """:func:`forest_figure` as PNG bytes."""
+    figure = forest_figure(results, config, family)
+    return None if figure is None else to_png(figure)
+
+
+def forest_figure(results: pd.DataFrame, config: str, family: str = DEFAULT_FAMILY) -> Figure | None:
     """Coefficients with 95 % intervals for the group, gender and intersection terms of one EEC.
 
-    One panel per emotion; within a panel, one row per term and the models side by
-    side. Filled markers survive Holm over the run; faded ones come from a regressor
-    with poor Pearson r.
+    One panel per emotion; within a panel, one row per term and the models side by side. Filled
+    markers survive Holm, half-filled ones Benjamini-Hochberg only (the p-values adjusted within
+    ``family``); faded ones come from a regressor with poor Pearson r; ``§`` marks a coefficient that is
+    not significant once clustered by template.
     """
+    family_words = f"Holm / BH adjusted {FAMILY_WORDS[family]}"
     rows = eec_rows(results)
     rows = rows[(rows["config"] == config) & rows["term"].isin(BIAS_TERMS)]
     if rows.empty:
@@ -88,9 +114,11 @@ def forest_plot(results: pd.DataFrame, config: str) -> bytes | None:
                     color=colour,
                     alpha=0.35 if faded else 1.0,
                     capsize=2,
-                    markersize=5,
-                    markerfacecolor=colour if bool(row.get("survives_holm", False)) else "white",
+                    markersize=6,
+                    **_marker_fill(row),
                 )
+                if bool(row.get("loses_under_clustering", False)):
+                    axis.annotate(CLUSTER_MARK, (high, y), xytext=(3, -4), textcoords="offset points", fontsize=8)
         axis.set_title(emotion)
         axis.set_xlabel("coefficient (logit scale)")
         axis.grid(axis="x", color="0.9")
@@ -101,23 +129,28 @@ def forest_plot(results: pd.DataFrame, config: str) -> bytes | None:
         Line2D([], [], color=MODEL_COLOURS[m % len(MODEL_COLOURS)], marker="o", label=model)
         for m, model in enumerate(models)
     ]
-    handles.append(
+    handles += [
+        Line2D([], [], color="0.3", marker="o", linestyle="", label="filled: survives Holm"),
         Line2D(
             [],
             [],
             color="0.3",
             marker="o",
-            markerfacecolor="white",
             linestyle="",
-            label="hollow: not significant after Holm",
-        )
-    )
+            fillstyle="left",
+            markerfacecoloralt="white",
+            label="half: Benjamini-Hochberg only",
+        ),
+        Line2D([], [], color="0.3", marker="o", markerfacecolor="white", linestyle="", label="hollow: neither"),
+    ]
+    if rows.get("loses_under_clustering", pd.Series(False, index=rows.index)).astype(bool).any():
+        handles.append(Line2D([], [], linestyle="", label=f"{CLUSTER_MARK}: not significant clustered by template"))
     figure.legend(handles=handles, loc="outside lower center", ncols=min(len(handles), 4), frameon=False)
-    figure.suptitle(f"{config}: Beta-regression coefficients, 95 % intervals")
-    return to_png(figure)
+    figure.suptitle(f"{config}: Beta-regression coefficients, 95 % intervals ({family_words})")
+    return figure
 
 
-def xweat_heatmap(results: pd.DataFrame) -> bytes | None:
+def xweat_heatmap(results: pd.DataFrame, family: str = DEFAULT_FAMILY) -> bytes | None:
     """Monolingual XWEAT effect sizes, test x language, one panel per model, significance stars in the cells."""
     rows = xweat_monolingual(results)
     if rows.empty:
@@ -151,7 +184,10 @@ def xweat_heatmap(results: pd.DataFrame) -> bytes | None:
         axis.set_title(model, fontsize=10)
         axis.set_facecolor("0.85")
     figure.colorbar(image, ax=list(axes), label="effect size d", shrink=0.9)
-    figure.suptitle("XWEAT effect sizes (*** p ≤ 0.01, ** p ≤ 0.05, * p ≤ 0.10; † Holm, ‡ BH only)")
+    figure.suptitle(
+        f"XWEAT effect sizes (*** p ≤ 0.01, ** p ≤ 0.05, * p ≤ 0.10; {HOLM_MARK} Holm, {BH_ONLY_MARK} BH only, "
+        f"adjusted {FAMILY_WORDS[family]}; {BOOTSTRAP_MARK} bootstrap CI contains 0)"
+    )
     return to_png(figure)
 
 

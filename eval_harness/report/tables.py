@@ -4,8 +4,11 @@ Each builder takes the long-format results and returns flat :class:`pandas.DataF
 objects of display strings (the raw numbers go to the CSV). Significance is marked
 the paper's way, from the record's ``stars`` when present, else from its p-value
 (:func:`eval_harness.stats.betareg.significance_stars`: ``***`` p <= 0.01, ``**`` p <= 0.05,
-``*`` p <= 0.10); ``†`` marks a finding that survives Holm over the whole run and ``‡``
-one that survives only Benjamini-Hochberg.
+``*`` p <= 0.10); ``†`` marks a finding that survives Holm within its multiple-testing family
+and ``‡`` one that survives only Benjamini-Hochberg; ``§`` one that is significant with
+model-based standard errors but not once clustered by template; ``‖`` a WEAT effect size whose
+bootstrap interval spans 0 although its permutation p is small. With several seeds a pooled
+number is followed by ``±`` its between-seed SD.
 """
 
 from __future__ import annotations
@@ -16,9 +19,11 @@ import pandas as pd
 
 from ..errors import InputError
 from ..stats.betareg import significance_stars
+from .findings import ALPHA, DEFAULT_FAMILY, FAMILY_WORDS
 
 EEC_SUITE = "eec"
 EEC_METRIC = "estimate"
+EFFECT_METRIC = "effect"
 BIAS_TERMS = ("group", "gender", "group:gender")
 XWEAT_SUITE = "xweat"
 GENDER_SPACE_SUITE = "gender_space"
@@ -26,16 +31,26 @@ EXPLAINED_VARIANCE_METRICS = ("explained_variance_ratio", "baseline_explained_va
 GENDER_SPACE_ROWS = ["model", "language", "config"]
 HOLM_MARK = "†"
 BH_ONLY_MARK = "‡"
+CLUSTER_MARK = "§"
+BOOTSTRAP_MARK = "‖"
 POOR_MARK = "(poor r)"
-SIGNIFICANCE_LEGEND = (
-    "Stars: *** p ≤ 0.01, ** p ≤ 0.05, * p ≤ 0.10 (unadjusted). "
-    f"{HOLM_MARK} survives Holm (family-wise error 0.05) over every test of the run; "
-    f"{BH_ONLY_MARK} survives Benjamini-Hochberg (false discovery rate 0.05) but not Holm."
-)
+PEOPLE = {"male": "men", "female": "women"}
+
+
+def significance_legend(alpha: float = ALPHA, family: str = DEFAULT_FAMILY) -> str:
+    """What the stars and marks of every table and figure mean."""
+    return (
+        "Stars: *** p ≤ 0.01, ** p ≤ 0.05, * p ≤ 0.10 (unadjusted). "
+        f"{HOLM_MARK} survives Holm (family-wise error {alpha:g}) and {BH_ONLY_MARK} survives Benjamini-Hochberg "
+        f"(false discovery rate {alpha:g}) but not Holm, the p-values adjusted {FAMILY_WORDS[family]}. "
+        f"{CLUSTER_MARK} p ≤ {alpha:g} with model-based standard errors but not with template-clustered ones. "
+        f"{BOOTSTRAP_MARK} permutation p ≤ {alpha:g} but the bootstrap 95 % interval of the effect size contains 0."
+    )
 
 
 def label_seeds(results: pd.DataFrame) -> pd.DataFrame:
-    """When the run has several seeds, name each model's seed in its label (``minilm (seed 1)``)."""
+    """When the run has several seeds, name the seed in the model label (``minilm (seed 1)``) of the rows
+    still one per seed (those :func:`findings.pool_over_seeds` could not pool)."""
     if "seed" not in results.columns or results["seed"].nunique() < 2:
         return results
     labels = [
@@ -69,17 +84,31 @@ def stars_of(row: pd.Series) -> str:
 
 
 def survival_mark(row: pd.Series) -> str:
-    """``†`` when the row survives Holm, ``‡`` when it survives only BH, else ``""``."""
-    if bool(row.get("survives_holm", False)):
-        return HOLM_MARK
-    return BH_ONLY_MARK if bool(row.get("survives_bh", False)) else ""
+    """``†`` when the row survives Holm, ``‡`` when it survives only BH, then ``§`` when it loses significance
+    under template clustering and ``‖`` when its bootstrap interval spans 0 (see the module docstring)."""
+    mark = HOLM_MARK if bool(row.get("survives_holm", False)) else ""
+    if not mark and bool(row.get("survives_bh", False)):
+        mark = BH_ONLY_MARK
+    if bool(row.get("loses_under_clustering", False)):
+        mark += CLUSTER_MARK
+    if bool(row.get("bootstrap_ci_spans_zero", False)):
+        mark += BOOTSTRAP_MARK
+    return mark
+
+
+def seed_spread(row: pd.Series, digits: int = 3) -> str:
+    """``" ±0.012"``: the between-seed SD of a number pooled over seeds; empty otherwise."""
+    if row.get("pooling") not in ("rubin", "mean"):
+        return ""
+    return f" ±{row['between_seed_sd']:.{digits}f}"
 
 
 def marked_value(row: pd.Series, digits: int = 3) -> str:
-    """``-0.120***†``: the value with its stars and multiple-testing mark (``skipped`` for a skipped test)."""
+    """``-0.120***†``: the value with its stars and marks (``skipped`` for a skipped test), and the
+    between-seed SD of a number pooled over seeds."""
     if pd.isna(row["value"]) and row.get("status") == "skipped":
         return "skipped"
-    return f"{format_number(row['value'], digits)}{stars_of(row)}{survival_mark(row)}"
+    return f"{format_number(row['value'], digits)}{stars_of(row)}{survival_mark(row)}{seed_spread(row, digits)}"
 
 
 def _levels(row: pd.Series, column: str, default: tuple[str, str]) -> tuple[str, str]:
@@ -98,14 +127,20 @@ def gender_levels(row: pd.Series) -> tuple[str, str]:
     return _levels(row, "gender_levels", ("male", "female"))
 
 
+def people(level: str) -> str:
+    """``"men"`` for ``"male"``, ``"women"`` for ``"female"``, other levels as they are."""
+    return PEOPLE.get(level, level)
+
+
 def term_label(term: str, row: pd.Series) -> str:
-    """A column header naming the levels: ``African-American (vs European)``, ``female (vs male)``, ..."""
+    """A column header that says what the coefficient compares and conditions on, with the level names:
+    ``African-American vs European, among men``, ``women vs men, within European``, ..."""
     reference_group, minority = group_levels(row)
-    reference_gender, other_gender = gender_levels(row)
+    men, women = (people(level) for level in gender_levels(row))
     return {
-        "group": f"{minority} (vs {reference_group})",
-        "gender": f"{other_gender} (vs {reference_gender})",
-        "group:gender": f"{minority} × {other_gender}",
+        "group": f"{minority} vs {reference_group}, among {men}",
+        "gender": f"{women} vs {men}, within {reference_group}",
+        "group:gender": f"{minority} × {women} (interaction)",
     }.get(term, term)
 
 
@@ -164,64 +199,73 @@ def eec_cell_mean_tables(results: pd.DataFrame) -> dict[str, pd.DataFrame]:
     return tables
 
 
-EMOTION_ADJECTIVES = {"anger": "angry", "fear": "afraid", "joy": "joyful", "sadness": "sad", "valence": "positive"}
+def eec_effect_rows(results: pd.DataFrame) -> pd.DataFrame:
+    """The EEC effect records: differences of predicted intensity, each with its own delta-method test."""
+    return results[(results["suite"] == EEC_SUITE) & (results["metric"] == EFFECT_METRIC)]
 
 
-def _people(level: str, gender_term: bool) -> str:
-    if gender_term:
-        return {"female": "women", "male": "men"}.get(level, level)
-    return f"{level} people"
+def eec_effect_tables(results: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """Per EEC: rows emotion x model, a column per effect (headed by the record's contrast), each cell the
+    effect on the predicted-intensity scale with its own stars and marks."""
+    effects = eec_effect_rows(results)
+    tables = {}
+    for config, rows in effects.groupby("config", sort=True):
+        names = list(dict.fromkeys(rows["term"]))
+        headers = {name: str(rows.loc[rows["term"] == name, "contrast"].iloc[0]) for name in names}
+        body = []
+        for (emotion, model), cell_rows in rows.groupby(["emotion", "model"], sort=True):
+            by_name = {row["term"]: row for _, row in cell_rows.iterrows()}
+            line = {"emotion": emotion, "model": model}
+            line.update({headers[name]: marked_value(by_name[name]) if name in by_name else "" for name in names})
+            body.append(line)
+        tables[config] = pd.DataFrame(body)
+    return tables
 
 
-def marginal_effect_sentence(row: pd.Series) -> str:
-    """One bias coefficient in plain words, on the predicted-intensity scale.
-
-    ``group``/``gender``: the average change in predicted intensity when the person is
-    of the minority group / the other gender, all else equal. ``group:gender``: the
-    difference-in-differences -- how far the minority-women cell departs from what the
-    group and gender differences add up to.
-    """
-    effect = float(row["marginal_effect"])
-    adjective = EMOTION_ADJECTIVES.get(row["emotion"], f"high in {row['emotion']}")
-    direction = "more" if effect > 0 else "less"
-    amount = f"{abs(effect):.3f} {direction} {adjective}"
-    reference_group, minority = group_levels(row)
-    reference_gender, other_gender = gender_levels(row)
-    term = row["term"]
-    if term == "group":
-        claim = f"sentences about {_people(minority, False)} are predicted {amount} than about {reference_group} people"
-    elif term == "gender":
-        claim = (
-            f"sentences about {_people(other_gender, True)} are predicted {amount} "
-            f"than about {_people(reference_gender, True)}"
-        )
-    else:
-        claim = (
-            f"sentences about {minority} {_people(other_gender, True)} are predicted {amount} "
-            "than the group and gender differences add up to"
-        )
-    verdict = (
-        "survives Holm"
-        if bool(row.get("survives_holm"))
-        else "survives Benjamini-Hochberg only"
-        if bool(row.get("survives_bh"))
-        else "does not survive multiple-testing control"
-    )
-    caution = " Caution: the regressor's Pearson r is poor." if bool(row.get("poor_regressor")) else ""
-    return f"{row['model']}, {row['emotion']}: {claim} (p = {format_p(row['p_value'])}, {verdict}).{caution}"
-
-
-def marginal_effect_sentences(results: pd.DataFrame, max_p: float = 0.10) -> dict[str, list[str]]:
-    """Per EEC, the plain-words sentences of the bias terms with p <= ``max_p``, strongest first."""
+def coefficient_contrasts(results: pd.DataFrame, config: str) -> list[str]:
+    """``group: logit difference, Arab vs Anglo, among men (the reference gender)``, ...: what each bias
+    coefficient of one EEC compares, in the records' own words."""
     rows = eec_rows(results)
-    rows = rows[rows["term"].isin(BIAS_TERMS) & (rows["p_value"] <= max_p)]
-    if "marginal_effect" not in rows.columns:
-        return {}
-    rows = rows[rows["marginal_effect"].notna()].sort_values("p_value")
-    return {
-        config: [marginal_effect_sentence(row) for _, row in group.iterrows()]
-        for config, group in rows.groupby("config", sort=True)
-    }
+    rows = rows[(rows["config"] == config) & rows["term"].isin(BIAS_TERMS)]
+    if "contrast" not in rows.columns:
+        return []
+    contrasts = rows.dropna(subset=["contrast"]).drop_duplicates("term").set_index("term")["contrast"]
+    return [f"{term_label(term, rows.iloc[0])}: {contrasts[term]}" for term in BIAS_TERMS if term in contrasts]
+
+
+def covariance_description(results: pd.DataFrame) -> str:
+    """Which covariance the EEC standard errors are, and which tests, in words (from the records'
+    ``cov_type``, ``cluster_by``, ``statistic_kind`` and ``df``; pooled seeds named as such)."""
+    rows = eec_rows(results)
+    rows = rows[rows["term"].isin(BIAS_TERMS)]
+    if rows.empty or "cov_type" not in rows.columns:
+        return ""
+    parts = []
+    for cov_type, fits in rows.groupby(rows["cov_type"].fillna("model"), sort=True):
+        if cov_type == "cluster":
+            by = fits["cluster_by"].dropna().map(lambda names: " and ".join(names)).unique()
+            what = f"cluster-robust (CR1 sandwich, clustered by {', '.join(by) or 'template'})"
+        else:
+            what = "model-based (inverse expected information, as in the paper and R betareg)"
+        kinds = fits.get("statistic_kind", pd.Series("z", index=fits.index)).fillna("z")
+        pooled = fits["pooling"].eq("rubin") if "pooling" in fits.columns else pd.Series(False, index=fits.index)
+        dfs = sorted({int(df) for df in fits.loc[(kinds == "t") & ~pooled, "df"].dropna()})
+        tests = []
+        if ((kinds == "z") & ~pooled).any():
+            tests.append("z tests")
+        if dfs:
+            tests.append(f"t tests with {', '.join(map(str, dfs))} degrees of freedom")
+        if pooled.any():
+            tests.append("(pooled over seeds) t tests with Rubin's degrees of freedom")
+        n_fits = len(fits.drop_duplicates(["model", "config", "emotion"]))
+        parts.append(f"{what} for {n_fits} fit{'s' if n_fits != 1 else ''}, with {' and '.join(tests)}")
+    text = "Reported standard errors: " + "; ".join(parts) + "."
+    if "clustered_p_value" in rows.columns and rows["clustered_p_value"].notna().any():
+        text += (
+            " Every coefficient and effect also carries its template-clustered test (clustered_std_err and "
+            f"clustered_p_value in results.csv): {CLUSTER_MARK} marks what loses significance with it."
+        )
+    return text
 
 
 def regressor_quality_table(results: pd.DataFrame) -> pd.DataFrame:
@@ -255,11 +299,69 @@ def xweat_monolingual(results: pd.DataFrame) -> pd.DataFrame:
     return rows[~_is_cross_lingual(rows)]
 
 
+def _has_interval(row: pd.Series) -> bool:
+    low, high = row.get("ci_low"), row.get("ci_high")
+    return low is not None and high is not None and not (pd.isna(low) or pd.isna(high))
+
+
+def effect_size_cell(row: pd.Series) -> str:
+    """``1.540***†‖ [-0.55, 1.87]``: a WEAT effect size, marked, with its bootstrap interval when there is one."""
+    text = marked_value(row)
+    return text + (f" [{row['ci_low']:.2f}, {row['ci_high']:.2f}]" if _has_interval(row) else "")
+
+
 def xweat_effect_table(results: pd.DataFrame, model: str) -> pd.DataFrame:
-    """One model's monolingual XWEAT effect sizes: rows test, columns language, significance marked."""
+    """One model's monolingual XWEAT effect sizes: rows test, columns language, significance marked, the
+    bootstrap 95 % interval next to d."""
     rows = xweat_monolingual(results)
     rows = rows[rows["model"] == model]
-    return _test_by_language(rows, marked_value)
+    return _test_by_language(rows, effect_size_cell)
+
+
+def influential_words(row: pd.Series) -> str:
+    """``'rose' (X) -0.31; 'war' (A) +0.12``: the words whose removal moves d most, and by how much."""
+    words = row.get("influential_words")
+    if not isinstance(words, list):
+        return ""
+    return "; ".join(f"{word.get('word')!r} ({word.get('role')}) {word.get('change'):+.2f}" for word in words)
+
+
+def xweat_uncertainty_table(results: pd.DataFrame, model: str) -> pd.DataFrame:
+    """One model's WEAT tests (monolingual and cross-lingual), one row per test and language: d, its bootstrap
+    interval and standard error, the permutation p and the words whose removal moves d most."""
+    rows = results[(results["suite"] == XWEAT_SUITE) & (results["metric"] == "effect_size")]
+    rows = rows[(rows["model"] == model) & rows["value"].notna()]
+    if rows.empty or "ci_low" not in rows.columns:
+        return pd.DataFrame()
+    rows = rows.iloc[sorted(range(len(rows)), key=lambda i: (natural_order(rows["test"].iloc[i]), i))]
+    table = pd.DataFrame(
+        {
+            "test": rows["test"].to_numpy(),
+            "language": rows["language"].to_numpy(),
+            "d": [marked_value(row) for _, row in rows.iterrows()],
+            "95% bootstrap CI": [
+                f"[{row['ci_low']:.2f}, {row['ci_high']:.2f}]" if _has_interval(row) else ""
+                for _, row in rows.iterrows()
+            ],
+            "bootstrap SE": [format_number(row.get("bootstrap_std_err"), 3) for _, row in rows.iterrows()],
+            "permutation p": rows["p_value"].map(format_p).to_numpy(),
+            "words whose removal moves d most": [influential_words(row) for _, row in rows.iterrows()],
+        }
+    )
+    return table.loc[:, [c for c in table.columns if (table[c] != "").any()]]
+
+
+def xweat_fragile(results: pd.DataFrame) -> list[str]:
+    """One line per WEAT test with a small permutation p whose bootstrap interval of d contains 0."""
+    if "bootstrap_ci_spans_zero" not in results.columns:
+        return []
+    rows = results[results["bootstrap_ci_spans_zero"].fillna(False).astype(bool)]
+    return [
+        f"{row['model']}, {row['test']}, {row['language']}: d = {row['value']:.2f}, p = {format_p(row['p_value'])}, "
+        f"95% bootstrap CI [{row['ci_low']:.2f}, {row['ci_high']:.2f}]"
+        + (f"; most influential: {influential_words(row)}" if influential_words(row) else "")
+        for _, row in rows.iterrows()
+    ]
 
 
 def xweat_skipped(results: pd.DataFrame) -> list[str]:
@@ -362,27 +464,49 @@ def explained_variance_table(results: pd.DataFrame) -> pd.DataFrame:
 FINDING_COLUMNS = ["model", "suite", "language", "config", "emotion", "test", "term", "metric"]
 
 
-def findings_table(results: pd.DataFrame, which: str = "all") -> pd.DataFrame:
-    """The findings (see :mod:`findings`) sorted by p-value, with raw, Holm and BH p-values.
+def _flags(row: pd.Series) -> str:
+    flags = [POOR_MARK] if bool(row.get("poor_regressor")) else []
+    if bool(row.get("loses_under_clustering")):
+        flags.append(f"{CLUSTER_MARK} not significant clustered by template")
+    if bool(row.get("bootstrap_ci_spans_zero")):
+        flags.append(f"{BOOTSTRAP_MARK} bootstrap CI of d contains 0")
+    return "; ".join(flags)
 
-    ``which``: ``"all"`` findings, those that survive ``"holm"``, or those that survive
-    Benjamini-Hochberg but not Holm (``"bh_only"``).
+
+def _share(value, n_seeds) -> str:
+    if value is None or pd.isna(value) or n_seeds is None or pd.isna(n_seeds):
+        return ""
+    return f"{round(value * n_seeds)}/{int(n_seeds)}"
+
+
+def findings_table(results: pd.DataFrame, which: str = "all") -> pd.DataFrame:
+    """The findings (see :mod:`findings`) sorted by p-value, with raw, Holm and BH p-values, the
+    template-clustered p-value, the flags, and (seeds pooled) how many seeds agree in sign and significance.
+
+    ``which``: ``"all"`` findings, those that survive ``"holm"``, those that survive
+    Benjamini-Hochberg but not Holm (``"bh_only"``), or those that lose significance under template
+    clustering (``"clustering"``).
     """
     selections = {
         "all": results["p_holm"].notna(),
         "holm": results["survives_holm"],
         "bh_only": results["survives_bh"] & ~results["survives_holm"],
+        "clustering": results.get("loses_under_clustering", pd.Series(False, index=results.index)).astype(bool),
     }
     if which not in selections:
         raise InputError(f"unknown findings selection {which!r}; choose from {list(selections)}")
     rows = results[selections[which]].sort_values("p_value", kind="stable")
     table = rows[FINDING_COLUMNS].astype(object).where(rows[FINDING_COLUMNS].notna(), "")
+    clustered = rows["clustered_p_value"] if "clustered_p_value" in rows.columns else pd.Series(None, rows.index)
     table = table.assign(
         value=[marked_value(row) for _, row in rows.iterrows()],
         p=rows["p_value"].map(format_p),
         p_holm=rows["p_holm"].map(format_p),
         p_bh=rows["p_bh"].map(format_p),
-        flag=[POOR_MARK if bool(flag) else "" for flag in rows.get("poor_regressor", pd.Series(False, rows.index))],
+        p_clustered=clustered.map(format_p),
+        seeds_same_sign=[_share(row.get("share_same_sign"), row.get("n_seeds")) for _, row in rows.iterrows()],
+        seeds_significant=[_share(row.get("share_significant"), row.get("n_seeds")) for _, row in rows.iterrows()],
+        flag=[_flags(row) for _, row in rows.iterrows()],
     )
     # Drop columns empty for every shown row (e.g. `test` when only EEC findings survive).
     return table.loc[:, [c for c in table.columns if (table[c] != "").any()]].reset_index(drop=True)
@@ -390,7 +514,7 @@ def findings_table(results: pd.DataFrame, which: str = "all") -> pd.DataFrame:
 
 # The suites' records; the report shows all but the EEC precision (log_phi) and the WEAT statistic
 # (its effect size is shown), which stay in the CSV.
-EEC_METRICS = (EEC_METRIC, "cell_mean", "log_phi")
+EEC_METRICS = (EEC_METRIC, EFFECT_METRIC, "cell_mean", "log_phi")
 XWEAT_METRICS = ("effect_size", "statistic", "coverage")
 
 

@@ -223,10 +223,12 @@ def _evaluate(suite: Suite, unit: Unit, prepared, ctx: RunContext) -> tuple[list
 def summary_table(plan: Plan, store: RunStore, max_rows: int = 40) -> str:
     """One screen: per suite, a row per model x language x dataset config x headline metric and a column per
     emotion or test; each cell is the unit's headline value (``suite.headline``) with its significance stars:
-    the record's ``stars``, else the paper's from its p-value (as the report marks them)."""
-    from ..stats.betareg import significance_stars
+    the record's ``stars``, else the paper's from its p-value (as the report marks them).
 
-    blocks: dict[str, tuple[list[str], dict[tuple, dict[str, str]]]] = {}
+    With several seeds a cell is the seeds' headline records pooled (:func:`.seeds.pool_seeds`: Rubin's rules
+    for an estimate with a standard error, with the pooled test's stars; the mean for a Pearson r), followed by
+    ``±`` the between-seed SD; a headline that cannot be pooled shows each seed's value, ``/``-separated."""
+    blocks: dict[str, tuple[list[str], dict[tuple, dict[str, list[dict]]]]] = {}
     for unit in plan.units:
         payload = store.read_unit(unit)
         record = get_suite(unit.suite).headline(payload["records"]) if payload else None
@@ -238,15 +240,19 @@ def summary_table(plan: Plan, store: RunStore, max_rows: int = 40) -> str:
             columns.append(column)
         metric = record["metric"] + (f"[{record['term']}]" if record.get("term") else "")
         dataset = unit.config if unit.config and unit.config != unit.language else unit.dataset
-        value, p_value = record["value"], record.get("p_value")
-        stars = record.get("stars") or ("" if p_value is None else significance_stars(p_value))
-        rows.setdefault((unit.model, unit.suite, unit.language, dataset, metric), {})[column] = (
-            "n/a" if value is None else f"{value:+.3f}{stars}"
-        )
-    lines, budget = [], max_rows
+        cells = rows.setdefault((unit.model, unit.suite, unit.language, dataset, metric), {})
+        cells.setdefault(column, []).append({**record, "seed": unit.seed})
+    lines, budget, pooled_any = [], max_rows, False
     for columns, rows in blocks.values():
         header = ("model", "suite", "lang", "dataset", "metric", *columns)
-        body = [(*key, *(cells.get(column, "") for column in columns)) for key, cells in rows.items()]
+        body = []
+        for key, cells in rows.items():
+            texts = []
+            for column in columns:
+                text, pooled = _summary_cell(cells.get(column, []))
+                texts.append(text)
+                pooled_any |= pooled
+            body.append((*key, *texts))
         shown = body[: max(budget, 0)]
         widths = [max(len(str(row[i])) for row in (header, *shown)) for i in range(len(header))]
         table = [
@@ -260,4 +266,29 @@ def summary_table(plan: Plan, store: RunStore, max_rows: int = 40) -> str:
         budget -= len(shown)
     if lines:
         lines.append("stars: *** p<=0.01, ** p<=0.05, * p<=0.10 (unadjusted; the report adds Holm / BH)")
+    if pooled_any:
+        seeds = ", ".join(str(seed) for seed in sorted({unit.seed for unit in plan.units}))
+        lines.append(
+            f"seeds {seeds}: each cell pooled over the seeds (Rubin's rules for estimates with standard errors, "
+            "the mean for Pearson r) ± the between-seed SD"
+        )
     return "\n".join(lines)
+
+
+def _summary_cell(records: list[dict]) -> tuple[str, bool]:
+    """A summary-table cell of one quantity's headline records (one per seed) and whether it pools seeds."""
+    from ..stats.betareg import significance_stars
+    from .seeds import pool_seeds  # statsmodels and scipy load only when a run ends
+
+    def marked(record: dict) -> str:
+        value, p_value = record["value"], record.get("p_value")
+        stars = record.get("stars") or ("" if p_value is None else significance_stars(p_value))
+        return "n/a" if value is None else f"{value:+.3f}{stars}"
+
+    pooled = pool_seeds(records)
+    if len(pooled) != 1:  # no record, or seeds that cannot be pooled
+        return "/".join(marked(record) for record in pooled), False
+    (record,) = pooled
+    if record.get("pooling") in ("rubin", "mean"):
+        return f"{marked(record)}±{record['between_seed_sd']:.3f}", True
+    return marked(record), False

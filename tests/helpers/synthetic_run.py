@@ -1,10 +1,13 @@
 """A synthetic run folder in the harness's format, for the report tests.
 
 Records shaped as eval_harness.suites.eec and eval_harness.suites.xweat write them (and as the
-gender-space suite is expected to), seeded: Beta-regression coefficients with two planted strong
-effects, regressor Pearson r with one poor regressor (SVM-tfidf in Arabic), XWEAT effect sizes
-monolingual in seven languages (one test skipped by the coverage rule) and cross-lingual between
-three, gender-space measures for two models.
+gender-space suite is expected to), seeded. EEC: real Beta-regression fits (eval_harness.stats.betareg,
+written by eval_harness.suites.eec.records) of simulated predictions, with planted biases (one with
+conditional effects of opposite signs) and one group difference that varies by template (it loses its
+significance once clustered by template); regressor Pearson r with one poor regressor (SVM-tfidf in
+Arabic). XWEAT: effect sizes monolingual in seven languages (one test skipped by the coverage rule) and
+cross-lingual between three, with bootstrap intervals and influential words (one test with a small
+p-value and an interval across 0). Gender-space measures for two models.
 """
 
 from __future__ import annotations
@@ -14,10 +17,10 @@ from pathlib import Path
 
 import numpy as np
 import yaml
-from scipy import stats
 from scipy.special import expit
 
-from eval_harness.stats.betareg import significance_stars
+from eval_harness.stats.betareg import fit_intersectional
+from eval_harness.suites.eec.records import beta_regression_records
 
 MINILM = "all-MiniLM-L6-v2"
 SVM = "svm-tfidf"
@@ -40,12 +43,30 @@ TERMS = ("intercept", "group", "gender", "group:gender")
 XWEAT_LANGUAGES = ("en", "de", "es", "it", "hr", "ru", "tr")
 XWEAT_TESTS = ("T1", "T2", "T6", "T7", "T8", "T9", "T10")
 CROSS_LINGUAL = ("en", "de", "es")
-# The planted findings: (model, config, emotion, term) -> logit coefficient.
-PLANTED = {(MINILM, "en_black_white", "anger", "group"): -0.12, (SVM, "es_latino_anglo", "joy", "gender"): 0.1}
+# The simulated EEC predictions: templates x (group x gender cells of PERSONS_PER_CELL persons each) and one
+# noun-phrase row per template and group side, Beta-distributed with precision PRECISION.
+N_TEMPLATES = 11
+PERSONS_PER_CELL = 10
+PRECISION = 150.0
+# The planted biases: (model, config, emotion) -> logit coefficients of the simulated predictions. MiniLM's
+# Arab-Anglo anger has conditional effects of opposite signs: Arab men angrier than Anglo men, Arab women
+# less angry than Anglo women.
+PLANTED = {
+    (MINILM, "en_black_white", "anger"): {"group": -0.25},
+    (SVM, "es_latino_anglo", "joy"): {"gender": 0.2},
+    (MINILM, "en_arab_anglo", "anger"): {"group": 0.2, "group:gender": -0.4},
+}
+# A group difference that varies from template to template: (model, config, emotion) -> (coefficients, SD of
+# the per-template group slope). Significant with model-based standard errors, not once clustered by template.
+TEMPLATE_DRIVEN = {(SVM, "en_latino_anglo", "fear"): ({"group": 0.07}, {"group": 0.12})}
+# How far another seed's regressor moves a planted coefficient (logit scale).
+SEED_SD = 0.02
 POOR_REGRESSOR = (SVM, "ar")
 # One XWEAT test the coverage rule skips.
 SKIPPED = (E5, "tr", "T9")
 SKIPPED_COVERAGE = 0.62
+# One XWEAT test whose permutation p is small while its bootstrap interval of d spans 0.
+FRAGILE_WEAT = (E5, "de", "T7")
 SKIP_BELOW = 0.8
 
 
@@ -69,14 +90,61 @@ def _record(model, suite, language, dataset, config, metric, value, **fields) ->
     return record
 
 
-def _two_sided(z: float) -> float:
-    return float(2 * stats.norm.sf(abs(z)))
+def _simulated_eec(rng: np.random.Generator, config: str, coefficients: dict, template_sd: dict) -> dict:
+    """Predictions for one EEC x emotion as a regressor would give them: Beta-distributed around
+    ``logit(mu) = b0 + b1 minority + b2 female + b3 minority female`` over templates x persons, plus
+    per-template random slopes (``template_sd``: term -> SD) and noun-phrase rows without a group."""
+    reference, minority = GROUP_LEVELS[config]
+    slopes = {term: rng.normal(0, template_sd.get(term, 0.0), N_TEMPLATES) for term in ("group", "gender")}
+    rows = {"y": [], "group": [], "gender": [], "template_id": [], "person": []}
+    for template in range(N_TEMPLATES):
+        for m, group in enumerate((reference, minority)):
+            for f, gender in enumerate(("male", "female")):
+                for person in range(PERSONS_PER_CELL):
+                    logit = (
+                        coefficients["intercept"]
+                        + (coefficients.get("group", 0.0) + slopes["group"][template]) * m
+                        + (coefficients.get("gender", 0.0) + slopes["gender"][template]) * f
+                        + coefficients.get("group:gender", 0.0) * m * f
+                    )
+                    rows["y"].append(float(rng.beta(expit(logit) * PRECISION, (1 - expit(logit)) * PRECISION)))
+                    rows["group"].append(group)
+                    rows["gender"].append(gender)
+                    rows["template_id"].append(template)
+                    rows["person"].append(f"{group}-{gender}-{person}")
+            rows["y"].append(float(rng.beta(0.4 * PRECISION, 0.6 * PRECISION)))  # "my mother", no group
+            rows["group"].append(None)
+            rows["gender"].append("female")
+            rows["template_id"].append(template)
+            rows["person"].append(None)
+    return rows
 
 
-def eec_records(rng: np.random.Generator) -> list[list[dict]]:
+def _fitted_records(rows: dict, config: str) -> list[dict]:
+    """The records eval_harness.suites.eec writes for one EEC x emotion (model-based SEs reported, the
+    template-clustered test beside them)."""
+    reference = GROUP_LEVELS[config][0]
+
+    def fit(clusters=None):
+        return fit_intersectional(
+            rows["y"],
+            rows["group"],
+            rows["gender"],
+            reference_group=reference,
+            reference_gender="male",
+            cov_type="cluster" if clusters else "model",
+            clusters=clusters,
+        )
+
+    return beta_regression_records(fit(), clustered=fit({"template_id": rows["template_id"]}))
+
+
+def eec_records(rng: np.random.Generator, seed: int = 0) -> list[list[dict]]:
     """Units as eval_harness.suites.eec writes them: regressor quality per (language, emotion), then per
-    EEC x emotion the four coefficients (the LR test of the intersection on the group:gender record),
-    the precision and the observed (and predicted) mean of each group x gender cell."""
+    EEC x emotion a real Beta-regression fit of simulated predictions (coefficients with their contrasts,
+    effects on the intensity scale, precision, cell means; model-based and template-clustered tests).
+    Nothing is biased except :data:`PLANTED` and :data:`TEMPLATE_DRIVEN`; ``seed`` shifts every planted
+    coefficient a little (another seed, another regressor)."""
     units = []
     for model in (MINILM, SVM):
         for language, configs in EEC_CONFIGS.items():
@@ -97,95 +165,38 @@ def eec_records(rng: np.random.Generator) -> list[list[dict]]:
                             n=400,
                             model_type="encoder",
                             n_train=1700,
+                            seed=seed,
                         )
                         for split, shift in (("validation", 0.03), ("test", 0.0))
                     ]
                 )
             for config in configs:
                 for emotion in EMOTIONS:
-                    intercept = rng.normal(-0.4, 0.3)
-                    fit = dict(
-                        n=1440,
-                        n_excluded=160,
-                        converged=True,
-                        squeezed=False,
-                        statistic_kind="z",
-                        df=None,
-                        note=None,
-                        group_levels=GROUP_LEVELS[config],
-                        gender_levels=["male", "female"],
-                    )
-                    unit = []
-                    for term in TERMS:
-                        planted = PLANTED.get((model, config, emotion, term))
-                        std_err = 0.012 if term == "intercept" or planted else rng.uniform(0.015, 0.03)
-                        estimate = intercept if term == "intercept" else planted or rng.normal(0, 0.015)
-                        p_value = _two_sided(estimate / std_err)
-                        mu = expit(intercept)
-                        unit.append(
+                    key = (model, config, emotion)
+                    added, template_sd = TEMPLATE_DRIVEN.get(key, ({}, {}))
+                    planted = {**PLANTED.get(key, {}), **added}
+                    coefficients = {
+                        "intercept": rng.normal(-0.4, 0.3),
+                        **{term: value + rng.normal(0, SEED_SD) for term, value in planted.items()},
+                    }
+                    rows = _simulated_eec(rng, config, coefficients, template_sd)
+                    units.append(
+                        [
                             _record(
                                 model,
                                 "eec",
                                 language,
                                 "eec",
                                 config,
-                                "estimate",
-                                estimate,
+                                record.pop("metric"),
+                                record.pop("value"),
                                 emotion=emotion,
-                                term=term,
-                                std_err=std_err,
-                                p_value=p_value,
-                                ci_low=estimate - 1.959964 * std_err,
-                                ci_high=estimate + 1.959964 * std_err,
-                                stars=significance_stars(p_value),
-                                statistic=estimate / std_err,
-                                marginal_effect=mu if term == "intercept" else estimate * mu * (1 - mu),
-                                **fit,
+                                seed=seed,
+                                **record,
                             )
-                        )
-                    unit[-1].update(
-                        lr_statistic=(unit[-1]["value"] / unit[-1]["std_err"]) ** 2, lr_p_value=unit[-1]["p_value"]
+                            for record in _fitted_records(rows, config)
+                        ]
                     )
-                    unit.append(
-                        _record(
-                            model,
-                            "eec",
-                            language,
-                            "eec",
-                            config,
-                            "log_phi",
-                            3.2,
-                            emotion=emotion,
-                            std_err=0.04,
-                            phi=24.5,
-                            n=1440,
-                        )
-                    )
-                    coefficients = [record["value"] for record in unit[:4]]
-                    for group_index, group in enumerate(GROUP_LEVELS[config]):
-                        for female, gender in enumerate(("male", "female")):
-                            predicted = expit(
-                                coefficients[0]
-                                + coefficients[1] * group_index
-                                + coefficients[2] * female
-                                + coefficients[3] * group_index * female
-                            )
-                            unit.append(
-                                _record(
-                                    model,
-                                    "eec",
-                                    language,
-                                    "eec",
-                                    config,
-                                    "cell_mean",
-                                    predicted + rng.normal(0, 0.003),
-                                    emotion=emotion,
-                                    term=f"{group}|{gender}",
-                                    predicted_mean=predicted,
-                                    n=360,
-                                )
-                            )
-                    units.append(unit)
     return units
 
 
@@ -226,8 +237,31 @@ def _xweat_test(model, language, test, effect, targets, attributes, coverage, rn
         status="ok",
         **common,
     )
+    # the bootstrap interval of d and the words whose removal moves it most
+    bootstrap_std_err = rng.uniform(0.1, 0.3)
+    uncertainty = dict(
+        ci_low=effect - 1.96 * bootstrap_std_err,
+        ci_high=min(effect + 1.96 * bootstrap_std_err, 2.0),
+        confidence_level=0.95,
+        bootstrap_std_err=bootstrap_std_err,
+        n_bootstrap=10_000,
+        influential_words=[
+            {
+                "word": f"{test.lower()}_{role}{k}",
+                "role": role,
+                "change": change,
+                "effect_size_without": effect + change,
+            }
+            for k, (role, change) in enumerate(
+                zip("XAB", sorted(rng.normal(0, 0.1, 3), key=abs, reverse=True), strict=True)
+            )
+        ],
+    )
+    if (model, language, test) == FRAGILE_WEAT:  # GloVe's T7 in the demo: a small p, a bootstrap CI across 0
+        details["p_value"] = 0.0002
+        uncertainty.update(ci_low=-0.55, ci_high=1.87, bootstrap_std_err=0.62)
     return [
-        _record(model, "xweat", language, "xweat", language, "effect_size", effect, **details),
+        _record(model, "xweat", language, "xweat", language, "effect_size", effect, **details, **uncertainty),
         _record(model, "xweat", language, "xweat", language, "statistic", effect * rng.uniform(0.2, 0.4), **details),
         cover,
     ]
@@ -239,7 +273,9 @@ def xweat_records(rng: np.random.Generator) -> list[list[dict]]:
     for model, languages in ((MINILM, ("en",)), (E5, XWEAT_LANGUAGES)):
         for language in languages:
             for test in XWEAT_TESTS:
-                effect = float(np.clip(rng.normal(0.9, 0.5), -1.9, 1.9))
+                effect = (
+                    1.54 if (model, language, test) == FRAGILE_WEAT else float(np.clip(rng.normal(0.9, 0.5), -1.9, 1.9))
+                )
                 coverage = (
                     SKIPPED_COVERAGE
                     if (model, language, test) == SKIPPED
@@ -325,15 +361,16 @@ def gender_space_records(rng: np.random.Generator) -> list[list[dict]]:
 SUITES = {"eec": eec_records, "xweat": xweat_records, "gender_space": gender_space_records}
 
 
-def write_synthetic_run(folder: Path, suites=tuple(SUITES), seed: int = 0) -> Path:
+def write_synthetic_run(folder: Path, suites=tuple(SUITES), seeds: tuple[int, ...] = (0,)) -> Path:
     """Write config.yaml, run.json, units/*.json and results.jsonl for ``suites`` into ``folder``, laid out
-    as eval_harness.runner.store writes them for a complete run."""
-    rng = np.random.default_rng(seed)
+    as eval_harness.runner.store writes them for a complete run. With several ``seeds`` the EEC units are
+    simulated once per seed (another seed, another regressor); the other suites' numbers do not depend on
+    the seed and are written once per seed, the same."""
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "units").mkdir(exist_ok=True)
     config = {
         "name": "synthetic",
-        "seeds": [seed],
+        "seeds": list(seeds),
         "models": [
             {"name": MINILM, "type": "encoder"},
             {"name": SVM, "type": "svm_tfidf"},
@@ -343,30 +380,35 @@ def write_synthetic_run(folder: Path, suites=tuple(SUITES), seed: int = 0) -> Pa
         "suites": {suite: {"languages": ["en"]} for suite in suites},
     }
     (folder / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
-    all_records, n_units = [], 0
+    units = []
     for suite in suites:
-        for index, unit in enumerate(SUITES[suite](rng)):
-            unit_id = f"{suite}-{index:03d}"
-            payload = {
-                "unit": {key: unit[0][key] for key in ("model", "suite", "language", "dataset", "config")},
-                "id": unit_id,
-                "seconds": 0.5,
-                "records": unit,
-            }
-            (folder / "units" / f"{unit_id}.json").write_text(json.dumps(payload), encoding="utf-8")
-            all_records += unit
-            n_units += 1
+        if suite == "eec":
+            units += [unit for seed in seeds for unit in eec_records(np.random.default_rng(seed), seed)]
+        else:
+            once = SUITES[suite](np.random.default_rng(len(suite)))
+            units += [[{**record, "seed": seed} for record in unit] for seed in seeds for unit in once]
+    all_records = []
+    for index, unit in enumerate(units):
+        unit_id = f"{unit[0]['suite']}-{index:03d}"
+        payload = {
+            "unit": {key: unit[0][key] for key in ("model", "suite", "language", "dataset", "config", "seed")},
+            "id": unit_id,
+            "seconds": 0.5,
+            "records": unit,
+        }
+        (folder / "units" / f"{unit_id}.json").write_text(json.dumps(payload), encoding="utf-8")
+        all_records += unit
     run_info = {
         "config_hash": "synthetic0001",
         "name": "synthetic",
-        "seeds": [seed],
+        "seeds": list(seeds),
         "versions": {"python": "3.11", "xbias": "0.1.0"},
         "status": "complete",
         "num_processes": 1,
-        "units_planned": n_units,
+        "units_planned": len(units),
         "units_resumed": 0,
         "skipped": [],
-        "units_computed": n_units,
+        "units_computed": len(units),
     }
     (folder / "run.json").write_text(json.dumps(run_info, indent=2), encoding="utf-8")
     with (folder / "results.jsonl").open("w", encoding="utf-8") as out:

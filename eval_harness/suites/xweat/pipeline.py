@@ -205,7 +205,11 @@ def run_test(
     target_language, attribute_language = sets[0].language, sets[2].language
     if reasons:
         return XWEATResult(test, target_language, attribute_language, coverage, None, "; ".join(reasons))
-    result = weat(*(vectors for vectors, _ in embedded), **weat_options)
+    # The words behind the vectors (those found), so that the influence list names them.
+    words = {
+        ws.role: [w for w in ws.words if w not in report.missing] for ws, report in zip(sets, coverage, strict=True)
+    }
+    result = weat(*(vectors for vectors, _ in embedded), words=words, **weat_options)
     return XWEATResult(test, target_language, attribute_language, coverage, result)
 
 

@@ -1,0 +1,190 @@
+"""A run's records pooled over its seeds: one number per quantity instead of one per seed.
+
+Records of one quantity share their key (:data:`POOL_KEY`: the unit's key without the seed, then ``term``,
+``metric`` and ``split``) and differ in ``seed``. With two or more seeds a group becomes one record, by
+the first rule that applies:
+
+1. ``"identical"``: every seed gave the same value (a seed-independent number, such as a WEAT effect size
+   of static vectors, or a test every seed skipped): the first seed's record, as it is (a Monte-Carlo
+   p-value is then that seed's draws').
+2. ``"rubin"``: every seed's record has a standard error: Rubin's rules
+   (:func:`eval_harness.stats.pooling.pool_estimates`, with each seed's own p-value and, for t tests, its
+   degrees of freedom as the complete-data df): ``value`` the mean over seeds, ``std_err`` the pooled one
+   (within + between variance), ``share_same_sign``, and, when every seed's record has a p-value (a test;
+   none is invented for a standard error without one), ``p_value``, ``ci_low``/``ci_high``, ``statistic``,
+   ``stars`` of the pooled test (``statistic_kind`` ``"t"`` with Rubin's / Barnard-Rubin's ``df``, ``"z"``
+   when the seeds agree exactly), ``share_significant`` and ``share_same_significance`` (at ``alpha``). The
+   template-clustered ``clustered_std_err`` / ``clustered_p_value`` are pooled the same way when every seed
+   has them.
+3. ``"mean"``: no seed's record has a standard error or a p-value (a regressor's Pearson r, an
+   accuracy): :func:`~eval_harness.stats.pooling.pool_statistic`, ``value`` the mean; the other numeric
+   fields that differ between seeds (a cell's predicted mean) are averaged too.
+
+Every pooled record has ``n_seeds``, ``seeds``, ``pooling`` (the rule), ``between_seed_sd`` (the SD of the
+seeds' values, ``ddof=1``), ``seed_min``, ``seed_max`` and ``seed`` None. Other fields that differ between
+the seeds (a per-seed likelihood-ratio test, a selected hyperparameter) are dropped rather than shown
+with one seed's value; differing notes are joined. A group that fits no rule (a p-value without a
+standard error on a value that changes with the seed, a test skipped on some seeds only) is left as it
+is, one record per seed (``pooling`` None): it cannot be pooled without inventing a number.
+"""
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+
+from ..stats.betareg import significance_stars
+from ..stats.pooling import pool_estimates, pool_statistic
+from .records import RECORD_FIELDS
+
+POOL_KEY = (*RECORD_FIELDS[:9], "split")
+POOLINGS = ("identical", "rubin", "mean")
+SPREAD_FIELDS = ("n_seeds", "seeds", "pooling", "between_seed_sd", "seed_min", "seed_max")
+
+
+def is_missing(value) -> bool:
+    """None, or a float NaN (a missing field of a pandas frame)."""
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def seeds_of(records: Iterable[Mapping]) -> list:
+    """The distinct seeds of ``records``, in order of appearance."""
+    return list(dict.fromkeys(record.get("seed") for record in records if not is_missing(record.get("seed"))))
+
+
+def pool_key(record: Mapping) -> tuple:
+    return tuple(None if is_missing(record.get(name)) else record.get(name) for name in POOL_KEY)
+
+
+def pool_seeds(records: Sequence[Mapping], alpha: float = 0.05) -> list[dict]:
+    """``records`` with each quantity's seeds pooled (see the module docstring); unchanged with one seed.
+
+    The pooled record takes the place of its group's first record; the order is otherwise kept.
+    """
+    if len(seeds_of(records)) < 2:
+        return [dict(record) for record in records]
+    groups: dict[tuple, list[Mapping]] = {}
+    for record in records:
+        groups.setdefault(pool_key(record), []).append(record)
+    pooled = []
+    for group in groups.values():
+        seeds = seeds_of(group)
+        if len(seeds) < 2 or len(seeds) != len(group):  # one seed, or a key that repeats within a seed
+            pooled += [dict(record) for record in group]
+        else:
+            pooled += pool_group(group, alpha)
+    return pooled
+
+
+def pool_group(group: Sequence[Mapping], alpha: float = 0.05) -> list[dict]:
+    """One record for the seeds' records of one quantity, or the records as they are (module docstring)."""
+    values = [record.get("value") for record in group]
+    if all(is_missing(value) for value in values) or (
+        not any(is_missing(value) for value in values) and len(set(values)) == 1
+    ):
+        return [_spread({**group[0]}, group, "identical", values)]
+    if any(is_missing(value) for value in values):
+        return [dict(record) for record in group]
+    if all(_number(record.get("std_err")) for record in group):
+        return [_rubin(group, alpha)]
+    if all(is_missing(record.get("std_err")) and is_missing(record.get("p_value")) for record in group):
+        return [_mean(group)]
+    return [dict(record) for record in group]
+
+
+def _number(value) -> bool:
+    return not is_missing(value) and isinstance(value, int | float) and math.isfinite(value)
+
+
+def _common(group: Sequence[Mapping]) -> dict:
+    """The fields every record of ``group`` has with one value; differing notes joined."""
+    first = group[0]
+    common = {key: value for key, value in first.items() if all(_same(record.get(key), value) for record in group)}
+    notes = list(dict.fromkeys(str(r["note"]) for r in group if isinstance(r.get("note"), str) and r["note"]))
+    if notes:
+        common["note"] = "; ".join(notes)
+    return common
+
+
+def _same(left, right) -> bool:
+    if is_missing(left) and is_missing(right):
+        return True
+    return type(left) is type(right) and left == right
+
+
+def _spread(record: dict, group: Sequence[Mapping], pooling: str, values: list) -> dict:
+    numbers = [float(value) for value in values if not is_missing(value)]
+    record.update(
+        seed=None,
+        n_seeds=len(group),
+        seeds=seeds_of(group),
+        pooling=pooling,
+        between_seed_sd=pool_statistic(numbers).sd if len(numbers) >= 2 else None,
+        seed_min=min(numbers) if numbers else None,
+        seed_max=max(numbers) if numbers else None,
+    )
+    return record
+
+
+def _degrees_of_freedom(group: Sequence[Mapping], kind_field: str, df_field: str) -> float | None:
+    """The seeds' common t degrees of freedom (the smallest), or None for z tests."""
+    dfs = [record.get(df_field) for record in group]
+    if kind_field and any(record.get(kind_field) != "t" for record in group):
+        return None
+    if any(not _number(df) for df in dfs):
+        return None
+    return float(min(dfs))
+
+
+def _rubin(group: Sequence[Mapping], alpha: float) -> dict:
+    values = [float(record["value"]) for record in group]
+    p_values = [record.get("p_value") for record in group]
+    pooled = pool_estimates(
+        values,
+        [float(record["std_err"]) for record in group],
+        alpha=alpha,
+        p_values=[float(p) for p in p_values] if all(_number(p) for p in p_values) else None,
+        df_complete=_degrees_of_freedom(group, "statistic_kind", "df"),
+    )
+    record = _common(group)
+    record.update(value=pooled.estimate, std_err=pooled.std_err, share_same_sign=pooled.share_same_sign)
+    tested = all(_number(p) for p in p_values)
+    if tested or all(_number(r.get("ci_low")) for r in group):
+        record.update(ci_low=pooled.ci_low, ci_high=pooled.ci_high)
+    if tested:  # a test per seed: the pooled test replaces them (none is invented)
+        record.update(
+            p_value=pooled.p_value,
+            statistic=pooled.statistic,
+            stars=significance_stars(pooled.p_value),
+            statistic_kind="z" if pooled.df is None else "t",
+            df=pooled.df,
+            share_significant=pooled.share_significant,
+            share_same_significance=pooled.share_same_significance,
+        )
+    clustered = [record.get("clustered_std_err") for record in group]
+    if all(_number(std_err) for std_err in clustered):
+        clustered_p = [r.get("clustered_p_value") for r in group]
+        pooled_clustered = pool_estimates(
+            values,
+            [float(std_err) for std_err in clustered],
+            alpha=alpha,
+            p_values=[float(p) for p in clustered_p] if all(_number(p) for p in clustered_p) else None,
+            df_complete=_degrees_of_freedom(group, "", "clustered_df"),
+        )
+        record.update(
+            clustered_std_err=pooled_clustered.std_err,
+            clustered_p_value=pooled_clustered.p_value,
+            clustered_df=pooled_clustered.df,
+        )
+    return _spread(record, group, "rubin", values)
+
+
+def _mean(group: Sequence[Mapping]) -> dict:
+    record = _common(group)
+    for key in dict.fromkeys(key for r in group for key in r):
+        if key in record or key == "seed":
+            continue
+        numbers = [r.get(key) for r in group]
+        if all(_number(number) and not isinstance(number, bool) for number in numbers):
+            record[key] = sum(numbers) / len(numbers)
+    values = [float(r["value"]) for r in group]
+    record["value"] = pool_statistic(values).mean
+    return _spread(record, group, "mean", values)

@@ -1,0 +1,138 @@
+"""Records of several seeds pooled into one number each (runner/seeds.py), and the end-of-run table that shows
+the pooled value with the between-seed spread. Expected values are written out by hand (Rubin 1987)."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+from toy_method import EMOTIONS, register_toy_suite
+
+from eval_harness.runner import parse_config, run_sweep
+from eval_harness.runner.seeds import pool_seeds
+from eval_harness.runner.suite import unregister_suite
+
+KEY = dict(model="m", suite="eec", language="en", dataset="eec", config="en_arab_anglo", emotion="anger", test=None)
+
+
+def _estimate(seed, value, std_err, p_value, **extra):
+    return dict(KEY, term="group", metric="estimate", value=value, std_err=std_err, p_value=p_value, seed=seed, **extra)
+
+
+def test_estimates_with_standard_errors_are_pooled_by_rubins_rules():
+    values, std_errs = [0.10, 0.16, 0.04], [0.02, 0.03, 0.025]
+    p_values = [float(2 * stats.norm.sf(abs(q / u))) for q, u in zip(values, std_errs, strict=True)]
+    clustered = [0.05, 0.06, 0.055]
+    records = [
+        _estimate(
+            seed,
+            q,
+            u,
+            p,
+            statistic_kind="z",
+            df=None,
+            contrast="logit difference, Arab vs Anglo, among men",
+            lr_statistic=10.0 + seed,  # a per-seed test that is not pooled: dropped, not shown with one seed's value
+            clustered_std_err=c,
+            clustered_p_value=float(2 * stats.t(10).sf(abs(q / c))),
+            clustered_df=10,
+            note=f"note {seed % 2}",
+        )
+        for seed, q, u, p, c in zip((0, 1, 2), values, std_errs, p_values, clustered, strict=True)
+    ]
+    (pooled,) = pool_seeds(records)
+    m, q_bar = 3, sum(values) / 3
+    between = sum((q - q_bar) ** 2 for q in values) / (m - 1)
+    total = sum(u**2 for u in std_errs) / m + (1 + 1 / m) * between
+    rubin_df = (m - 1) * (1 + (sum(u**2 for u in std_errs) / m) / ((1 + 1 / m) * between)) ** 2
+    assert pooled["value"] == pytest.approx(q_bar, rel=1e-12)
+    assert pooled["std_err"] == pytest.approx(math.sqrt(total), rel=1e-12)
+    assert pooled["between_seed_sd"] == pytest.approx(math.sqrt(between), rel=1e-12)
+    assert pooled["df"] == pytest.approx(rubin_df, rel=1e-10) and pooled["statistic_kind"] == "t"
+    assert pooled["p_value"] == pytest.approx(2 * stats.t(rubin_df).sf(q_bar / math.sqrt(total)), rel=1e-10)
+    half = stats.t(rubin_df).ppf(0.975) * math.sqrt(total)
+    assert (pooled["ci_low"], pooled["ci_high"]) == pytest.approx((q_bar - half, q_bar + half), rel=1e-10)
+    assert pooled["share_same_sign"] == 1.0
+    assert pooled["share_significant"] == pytest.approx(np.mean(np.array(p_values) <= 0.05))
+    assert (pooled["n_seeds"], pooled["seeds"], pooled["pooling"], pooled["seed"]) == (3, [0, 1, 2], "rubin", None)
+    assert (pooled["seed_min"], pooled["seed_max"]) == (0.04, 0.16)
+    assert "lr_statistic" not in pooled
+    assert pooled["contrast"] == "logit difference, Arab vs Anglo, among men" and pooled["note"] == "note 0; note 1"
+    # the template-clustered test is pooled the same way, with the seeds' t(10) as complete-data df
+    clustered_total = sum(c**2 for c in clustered) / m + (1 + 1 / m) * between
+    assert pooled["clustered_std_err"] == pytest.approx(math.sqrt(clustered_total), rel=1e-12)
+    assert pooled["clustered_df"] < 10 and pooled["clustered_p_value"] > pooled["p_value"]
+
+
+def test_a_number_without_a_test_is_averaged_and_no_p_value_is_invented():
+    records = [
+        dict(KEY, term=None, metric="pearson_r", value=r, std_err=None, p_value=None, split=split, seed=seed, n=400)
+        for seed, r in enumerate((0.61, 0.58, 0.66))
+        for split in ("validation", "test")
+    ]
+    pooled = pool_seeds(records)
+    assert [record["split"] for record in pooled] == ["validation", "test"]  # one per split, in order
+    assert pooled[1]["value"] == pytest.approx(np.mean([0.61, 0.58, 0.66]), rel=1e-12)
+    assert pooled[1]["between_seed_sd"] == pytest.approx(np.std([0.61, 0.58, 0.66], ddof=1), rel=1e-12)
+    assert pooled[1]["pooling"] == "mean" and pooled[1]["n"] == 400 and pooled[1]["p_value"] is None
+    cells = [
+        dict(KEY, term="Arab|male", metric="cell_mean", value=v, predicted_mean=v + 0.01, seed=seed)
+        for seed, v in enumerate((0.3, 0.5))
+    ]
+    (cell,) = pool_seeds(cells)
+    assert cell["value"] == pytest.approx(0.4) and cell["predicted_mean"] == pytest.approx(0.41)
+    # a standard error without a test (e.g. a baseline's) gets Rubin's pooled SE but no p-value
+    (baseline,) = pool_seeds(
+        [dict(KEY, metric="baseline", value=v, std_err=0.01, seed=s) for s, v in enumerate((1, 2))]
+    )
+    assert baseline["pooling"] == "rubin" and baseline.get("p_value") is None and "stars" not in baseline
+
+
+def test_seed_independent_numbers_are_kept_once_and_unpoolable_ones_per_seed():
+    weat = [
+        dict(KEY, suite="xweat", test="T1", metric="effect_size", value=1.2, p_value=p, seed=seed)
+        for seed, p in enumerate((0.001, 0.0012))
+    ]
+    (kept,) = pool_seeds(weat)
+    assert (kept["value"], kept["p_value"], kept["pooling"], kept["between_seed_sd"]) == (1.2, 0.001, "identical", 0)
+    varying = [
+        dict(KEY, suite="gender_space", metric="knn_profession_r", value=v, p_value=1e-6, seed=seed)
+        for seed, v in enumerate((0.6, 0.7))
+    ]
+    assert pool_seeds(varying) == varying  # a p-value without a standard error: nothing honest to pool
+    skipped_once = [dict(KEY, metric="effect_size", value=v, seed=s) for s, v in enumerate((None, 0.4))]
+    assert pool_seeds(skipped_once) == skipped_once
+    one_seed = [_estimate(0, 0.1, 0.02, 1e-6)]
+    assert pool_seeds(one_seed) == one_seed and "n_seeds" not in pool_seeds(one_seed)[0]
+
+
+@pytest.fixture
+def toy():
+    suite = register_toy_suite()
+    yield suite
+    unregister_suite("toy")
+
+
+def test_the_end_of_run_table_shows_each_quantity_pooled_over_the_seeds(toy, tmp_path):
+    config = parse_config(
+        {
+            "name": "seeds",
+            "models": [{"name": "m1", "type": "svm_tfidf"}],
+            "suites": {"toy": {"languages": ["en"], "n_configs": 1}},
+            "seeds": [0, 1, 2],
+        }
+    )
+    summary = run_sweep(config, tmp_path / "run", progress=False)
+    lines = summary.table.splitlines()
+    assert len(lines) == 2 + 1 + 3  # header, rule, ONE row for three seeds, blank line, two legend lines
+    assert lines[-1].startswith("seeds 0, 1, 2: each cell pooled over the seeds")
+    records = [json.loads(line) for line in (tmp_path / "run" / "results.jsonl").read_text().splitlines()]
+    header, row = lines[0].split(), lines[2].split()
+    for emotion in EMOTIONS:
+        values = [r["value"] for r in records if r["metric"] == "estimate" and r["emotion"] == emotion]
+        assert len(values) == 3
+        cell = row[header.index(emotion)]
+        mean, spread = cell.split("±")
+        assert float(mean.rstrip("*")) == pytest.approx(np.mean(values), abs=5e-4)
+        assert float(spread) == pytest.approx(np.std(values, ddof=1), abs=5e-4)
