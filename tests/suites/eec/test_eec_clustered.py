@@ -1,0 +1,34 @@
+"""A model that scores both groups alike in every template (SVM-tfidf on unknown names) makes the template-clustered
+covariance singular: the unit keeps its model-based fit, and its records say why they carry no clustered test."""
+
+import numpy as np
+
+from eval_harness.runner.suite import Unit
+from eval_harness.suites.eec.suite import SUITE
+
+
+def prepared_for(scores_by_template_and_gender):
+    rows = [
+        (score, group, gender, template, f"{group}-{gender}-{i}")
+        for (template, gender), score in scores_by_template_and_gender.items()
+        for group in ("European", "African-American")
+        for i in range(5)
+    ]
+    y, group, gender, template, person = map(list, zip(*rows, strict=True))
+    data = {"y": np.array(y), "group": group, "gender": gender, "template_id": template, "person": person}
+    return {"options": dict(SUITE.options), "eec": {("en_black_white", "anger"): data}}
+
+
+def test_a_singular_clustered_fit_leaves_the_reported_fit_and_a_note():
+    rng = np.random.default_rng(0)
+    scores = {
+        (t, g): rng.uniform(0.3, 0.6) + (0.05 if g == "female" else 0.0) for t in range(7) for g in ("male", "female")
+    }
+    unit = Unit(model="m", suite="eec", language="en", dataset="eec", config="en_black_white", emotion="anger")
+    records = SUITE.evaluate(unit, prepared_for(scores), ctx=None)
+    tested = [r for r in records if r["metric"] in ("estimate", "effect")]
+    assert len(tested) == 4 + 7
+    assert all(r["p_value"] is not None and "clustered_p_value" not in r for r in tested)
+    assert all("no template-clustered standard errors" in r["note"] for r in tested)
+    group = next(r for r in tested if r["term"] == "group" and r["metric"] == "estimate")
+    assert abs(group["value"]) < 1e-6  # the groups were scored alike
