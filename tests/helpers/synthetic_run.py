@@ -17,6 +17,7 @@ import yaml
 from scipy import stats
 from scipy.special import expit
 
+from eval_harness.runner.unit_file import unit_payload
 from eval_harness.stats.betareg import significance_stars
 
 MINILM = "all-MiniLM-L6-v2"
@@ -47,6 +48,8 @@ POOR_REGRESSOR = (SVM, "ar")
 SKIPPED = (E5, "tr", "T9")
 SKIPPED_COVERAGE = 0.62
 SKIP_BELOW = 0.8
+CONFIG_HASH = "synthetic0001"
+FINISHED_AT = "2026-01-01T00:00:00+0000"
 
 
 def _record(model, suite, language, dataset, config, metric, value, **fields) -> dict:
@@ -347,17 +350,13 @@ def write_synthetic_run(folder: Path, suites=tuple(SUITES), seed: int = 0) -> Pa
     for suite in suites:
         for index, unit in enumerate(SUITES[suite](rng)):
             unit_id = f"{suite}-{index:03d}"
-            payload = {
-                "unit": {key: unit[0][key] for key in ("model", "suite", "language", "dataset", "config")},
-                "id": unit_id,
-                "seconds": 0.5,
-                "records": unit,
-            }
+            key = {name: unit[0][name] for name in ("model", "suite", "language", "dataset", "config")}
+            payload = unit_payload(unit_id, key, CONFIG_HASH, unit, seconds=0.5, finished_at=FINISHED_AT)
             (folder / "units" / f"{unit_id}.json").write_text(json.dumps(payload), encoding="utf-8")
             all_records += unit
             n_units += 1
     run_info = {
-        "config_hash": "synthetic0001",
+        "config_hash": CONFIG_HASH,
         "name": "synthetic",
         "seeds": [seed],
         "versions": {"python": "3.11", "xbias": "0.1.0"},
