@@ -300,6 +300,19 @@ def test_a_full_disk_stops_with_one_line_and_the_run_resumes(toy, tmp_path, caps
     assert (out / "results.jsonl").read_text() == (tmp_path / "whole" / "results.jsonl").read_text()
 
 
+def test_a_full_disk_while_a_task_fills_its_caches_names_the_task(toy, tmp_path, capsys, monkeypatch):
+    def caches_full(self, task, ctx):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), "cache/embeddings/x.emb")
+
+    monkeypatch.setattr(type(toy), "prepare", caches_full)
+    fails_with_one_line(
+        capsys,
+        toy_options(tmp_path / "run"),
+        "no space left on the device while writing the caches of svm_tfidf x toy x en (seed 0)",
+        "the 0 finished unit(s) are safe",
+    )
+
+
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_a_signal_stops_the_run_with_one_line(toy, tmp_path, capsys, monkeypatch, signum):
     """A real signal to this process in the middle of the fourth unit: one line, exit 130 / 143, the three finished

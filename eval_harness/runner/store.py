@@ -156,8 +156,8 @@ class RunStore:
         if error.errno in DISK_FULL:
             kept = f"the {finished} finished unit(s) are safe" if finished is not None else "nothing is lost"
             return RunFolderError(
-                f"no space left on the device of {self.root} while writing {what}; {kept}: free some space "
-                "and run the same command again to resume"
+                f"no space left on the device while writing {what} (run folder {self.root}); {kept}: free some "
+                "space and run the same command again to resume"
             )
         if error.errno == errno.ENOTDIR:
             return RunFolderError(f"the run folder {self.root} lies below a file, not a folder; give another --out")
