@@ -11,6 +11,7 @@ import argparse
 import os
 import signal
 import sys
+import threading
 import time
 import warnings
 from collections.abc import Iterator
@@ -302,6 +303,9 @@ def _signals_stop_cleanly() -> Iterator[None]:
         interrupt.signum = signum
         raise interrupt
 
+    if threading.current_thread() is not threading.main_thread():  # only the main thread may set handlers
+        yield
+        return
     previous = {signum: signal.signal(signum, stop) for signum in (signal.SIGINT, signal.SIGTERM)}
     try:
         yield

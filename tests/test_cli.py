@@ -300,6 +300,20 @@ def test_a_full_disk_stops_with_one_line_and_the_run_resumes(toy, tmp_path, caps
     assert (out / "results.jsonl").read_text() == (tmp_path / "whole" / "results.jsonl").read_text()
 
 
+def test_a_damaged_unit_file_is_one_warning_line_and_is_recomputed(toy, tmp_path, capsys):
+    assert main(toy_options(tmp_path / "run")) == 0
+    damaged = sorted((tmp_path / "run" / "units").glob("*.json"))[2]
+    damaged.write_text("{}")
+    capsys.readouterr()
+    assert main(toy_options(tmp_path / "run")) == 0
+    captured = capsys.readouterr()
+    assert captured.err.splitlines() == [
+        f"xbias: warning: {damaged} is not a finished unit: it lacks id, unit, config_hash, seconds, finished_at, "
+        "records, checksum; it is computed again"
+    ]
+    assert "7 already finished (resumed), 1 computed" in captured.out
+
+
 def test_a_full_disk_while_a_task_fills_its_caches_names_the_task(toy, tmp_path, capsys, monkeypatch):
     def caches_full(self, task, ctx):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), "cache/embeddings/x.emb")
