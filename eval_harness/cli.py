@@ -2,14 +2,25 @@
 
 Errors a user can cause (:class:`~eval_harness.errors.XBiasError`) print one line
 to stderr and exit with code 2; anything else is a bug and keeps its traceback.
+Ctrl-C (SIGINT) and SIGTERM stop a command cleanly: one line, exit code 130 / 143
+(128 + the signal), and ``xbias run`` keeps every finished unit for a resume.
+xbias's own warnings print as one line each.
 """
 
 import argparse
 import os
+import signal
 import sys
+import threading
 import time
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 from .errors import XBiasError
+
+PACKAGE_DIR = Path(__file__).resolve().parent
 
 
 def _cmd_datasets_build(args: argparse.Namespace) -> None:
@@ -89,20 +100,30 @@ def _cmd_run(args: argparse.Namespace) -> None:
 
 
 def _config_from_options(args: argparse.Namespace) -> dict:
-    """The config that ``--model/--suite/--languages`` describe (``--config`` gives one from a file)."""
-    from pathlib import Path
-
+    """The config that ``--model/--model-type/--suite/--languages/--seeds`` describe (``--config`` gives one
+    from a file). A model-free type (``svm_tfidf``) is given by ``--model-type`` alone."""
     from .errors import ConfigError
     from .models.packaged import PYPI_PREFIX
+    from .models.registry import MODEL_TYPES, model_type
 
-    if not args.model:
-        raise ConfigError("xbias run needs --config FILE, or --model (with --suite and --languages)")
+    model_free = [name for name, entry in MODEL_TYPES.items() if not entry.needs_source]
+    needs_source = model_type(args.model_type).needs_source
+    if not args.model and needs_source:
+        raise ConfigError(
+            "xbias run needs --config FILE, or --model (with --suite and --languages), or a model-free "
+            f"--model-type ({', '.join(model_free)})"
+        )
+    if args.model and not needs_source:
+        raise ConfigError(
+            f"--model-type {args.model_type} is model-free (trained on SemEval-2018 alone) and takes no --model; "
+            f"drop --model {' --model '.join(args.model)}"
+        )
     if not args.suite:
-        raise ConfigError("--model needs --suite, e.g. --suite eec,xweat")
+        raise ConfigError("xbias run needs --suite with --model or --model-type, e.g. --suite eec,xweat")
     models = [
         {"path" if m.startswith(PYPI_PREFIX) or Path(m).expanduser().exists() else "id": m, "type": args.model_type}
-        for m in args.model
-    ]
+        for m in args.model or ()
+    ] or [{"type": args.model_type}]
     suites = {name: {} for name in _names(args.suite)}
     if args.cross_lingual:
         if "xweat" not in suites:
@@ -116,7 +137,12 @@ def _config_from_options(args: argparse.Namespace) -> dict:
     if args.languages:
         config["languages"] = _names(args.languages)
     if args.seeds:
-        config["seeds"] = [int(seed) for seed in _names(args.seeds)]
+        seeds = _names(args.seeds)
+        if not seeds or not all(seed.isdigit() for seed in seeds):
+            raise ConfigError(
+                f"--seeds takes non-negative integers separated by commas, e.g. 0,1,2; got {args.seeds!r}"
+            )
+        config["seeds"] = [int(seed) for seed in seeds]
     return config
 
 
@@ -267,14 +293,56 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    try:
-        args.func(args)
-    except XBiasError as error:
-        # Under `accelerate launch` every rank meets the same error: one line is enough.
-        if os.environ.get("RANK", "0") == "0":
-            print(f"xbias: error: {error}", file=sys.stderr)
-        return 2
+    # Under `accelerate launch` every rank meets the same error or signal: one line (rank 0's) is enough.
+    speaks = os.environ.get("RANK", "0") == "0"
+    with warnings.catch_warnings():
+        warnings.showwarning = _show_warning
+        try:
+            with _signals_stop_cleanly():
+                args.func(args)
+        except XBiasError as error:
+            if speaks:
+                print(f"xbias: error: {error}", file=sys.stderr)
+            return 2
+        except KeyboardInterrupt as stop:
+            signum = getattr(stop, "signum", signal.SIGINT)
+            if speaks:
+                print(
+                    f"xbias: stopped by {signal.Signals(signum).name}{f': {stop}' if str(stop) else ''}",
+                    file=sys.stderr,
+                )
+            return 128 + signum
     return 0
+
+
+@contextmanager
+def _signals_stop_cleanly() -> Iterator[None]:
+    """SIGTERM (``kill``, a scheduler's time limit) stops a command as Ctrl-C does: a KeyboardInterrupt that
+    carries ``signum``, so ``xbias run`` writes what it finished and says ``interrupted`` in run.json. (A second
+    signal interrupts that clean-up; every file is written atomically, so none is left half-written.)"""
+
+    def stop(signum, frame):
+        interrupt = KeyboardInterrupt()
+        interrupt.signum = signum
+        raise interrupt
+
+    if threading.current_thread() is not threading.main_thread():  # only the main thread may set handlers
+        yield
+        return
+    previous = {signum: signal.signal(signum, stop) for signum in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """xbias's warnings as one line (``xbias: warning: ...``); other libraries' as Python prints them."""
+    if Path(filename).resolve().is_relative_to(PACKAGE_DIR):
+        print(f"xbias: warning: {message}", file=file or sys.stderr)
+    else:
+        print(warnings.formatwarning(message, category, filename, lineno, line), end="", file=file or sys.stderr)
 
 
 if __name__ == "__main__":

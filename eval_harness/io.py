@@ -12,7 +12,7 @@
 import hashlib
 import json
 import os
-import tempfile
+import secrets
 from pathlib import Path
 from typing import Any
 
@@ -20,30 +20,33 @@ CHECKSUMS = "checksums.json"
 _BLOCK = 1 << 20
 
 
-def _umask() -> int:
-    # os.umask can only be read by setting it; set it back at once.
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
 def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
     """Write ``data`` to ``path`` atomically (see the module docstring); returns the path."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    handle, temporary = _new_temporary(path)
     try:
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)
             stream.flush()
             os.fsync(stream.fileno())
-        # mkstemp creates the file 0600; give it the mode an ordinary write would.
-        os.chmod(temporary, 0o666 & ~_umask())
         os.replace(temporary, path)
     except BaseException:
-        Path(temporary).unlink(missing_ok=True)
+        temporary.unlink(missing_ok=True)
         raise
     return path
+
+
+def _new_temporary(path: Path) -> tuple[int, Path]:
+    """A new file beside ``path``, open for writing, created with mode 0666 so that the kernel applies the
+    umask (as a plain ``open(path, "w")`` does; ``mkstemp`` would make it 0600, and reading the umask means
+    setting it, which races with other threads)."""
+    while True:
+        temporary = path.parent / f".{path.name}.{secrets.token_hex(6)}.tmp"
+        try:
+            return os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666), temporary
+        except FileExistsError:
+            continue
 
 
 def atomic_write_text(path: str | os.PathLike, text: str) -> Path:

@@ -19,6 +19,7 @@ import yaml
 
 from ..errors import InputError
 from ..runner.records import RECORD_FIELDS
+from ..runner.unit_file import unit_file_problem
 
 # Needed to place a number at all; the other record columns may be absent or null.
 REQUIRED_COLUMNS = ("model", "suite", "metric", "value")
@@ -83,7 +84,7 @@ def load_run(path: str | Path) -> RunFolder:
     missing: list[str] = []
     config = _read_mapping(folder / "config.yaml", yaml.safe_load, "the resolved run config", missing)
     run_info = _read_mapping(folder / "run.json", json.loads, "versions, seed and config hash", missing)
-    units = _read_units(folder / "units", missing)
+    units = _read_units(folder / "units", missing, (run_info or {}).get("config_hash"))
 
     results_path = folder / "results.jsonl"
     if results_path.is_file():
@@ -127,7 +128,9 @@ def _read_mapping(path: Path, parse, what: str, missing: list[str]) -> dict | No
     return value
 
 
-def _read_units(folder: Path, missing: list[str]) -> dict[str, dict]:
+def _read_units(folder: Path, missing: list[str], config_hash: str | None) -> dict[str, dict]:
+    """The finished units (unit files that pass their checks, of the run's config), by id; any other unit file
+    is named in ``missing`` and counts as unfinished."""
     if not folder.is_dir():
         missing.append("units/ is missing (one JSON file per finished unit)")
         return {}
@@ -138,7 +141,14 @@ def _read_units(folder: Path, missing: list[str]) -> dict[str, dict]:
         except ValueError as error:
             missing.append(f"units/{path.name} is not valid JSON ({error}); that unit is left out")
             continue
-        units[path.stem] = unit if isinstance(unit, dict) else {}
+        problem = unit_file_problem(unit, path.stem, config_hash=config_hash)
+        if problem is not None:
+            missing.append(
+                f"units/{path.name} is not a finished unit ({problem}); it counts as unfinished: re-run the same "
+                "`xbias run` to compute it"
+            )
+            continue
+        units[path.stem] = unit
     return units
 
 

@@ -2,33 +2,47 @@
 
 ::
 
+    DIR/run.lock         held (an OS file lock) by the run that uses the folder; holds its pid
     DIR/config.yaml      the normalised config (RunConfig.to_yaml)
     DIR/run.json         config hash, seeds, versions, process count, unit counts, status
-    DIR/units/<id>.json  one file per finished unit: its key, records and seconds (written atomically)
+    DIR/units/<id>.json  one file per finished unit: its key, config hash, records and a checksum
+                         (:mod:`eval_harness.runner.unit_file`)
     DIR/results.jsonl    every record of every finished unit, long format, in plan order
     DIR/cache/           embeddings and trained regressors (default cache folder)
 
-A folder whose ``run.json`` carries another config hash belongs to a different run:
-:meth:`RunStore.open` refuses it unless ``force`` (which deletes the old results, not the
-content-addressed cache). Finished units are the ``units/*.json`` files: ``results.jsonl``
-is rebuilt from them, so a crash loses nothing that finished.
+Every file is written atomically (:mod:`eval_harness.io`) with the permissions the user's umask gives.
+One run at a time: :meth:`RunStore.lock` takes an exclusive ``flock`` on ``run.lock`` for the whole run
+(the OS drops it when the process ends, however it ends), and a second run on the folder stops at once
+with one line naming the holder's pid. Finished units are the unit files that pass
+:func:`~eval_harness.runner.unit_file.unit_file_problem`; ``results.jsonl`` is rebuilt from them, so a
+crash loses nothing that finished. A folder holding finished units of another config belongs to a
+different run: :meth:`RunStore.check` refuses it unless ``force``; a folder whose run finished no unit
+(a failed start) is taken over. docs/run_folder.md states these guarantees for users.
 """
 
+import errno
+import fcntl
 import json
+import os
 import platform
 import shutil
 import time
+import warnings
 from collections.abc import Iterable
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError
+from ..errors import ConfigError, XBiasError
 from ..io import atomic_write_text
 from .config import RunConfig
 from .suite import Unit
+from .unit_file import unit_file_problem, unit_payload
 
-_OWN_ENTRIES = {"config.yaml", "run.json", "units", "results.jsonl", "cache"}
+LOCK_NAME = "run.lock"
+_OWN_ENTRIES = {"config.yaml", "run.json", "units", "results.jsonl", "cache", LOCK_NAME}
+# Errors of a full disk (or quota): nothing finished is lost, the run can resume once there is room.
+DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
 _VERSIONED = (
     "xbias",
     "torch",
@@ -44,6 +58,11 @@ _VERSIONED = (
 )
 
 
+class RunFolderError(XBiasError):
+    """The run folder cannot be used: another run holds it, it is not a folder one can write, or the disk is
+    full. The message names the folder, the cause and what to do."""
+
+
 def package_versions() -> dict[str, str | None]:
     versions: dict[str, str | None] = {"python": platform.python_version()}
     for name in _VERSIONED:
@@ -54,46 +73,149 @@ def package_versions() -> dict[str, str | None]:
     return versions
 
 
-class RunStore:
-    """Reads and writes one run folder (see the module docstring). Only rank 0 writes."""
+class RunLock:
+    """An exclusive ``flock`` on ``DIR/run.lock``, held until :meth:`release` or the end of the process.
 
-    def __init__(self, out: str | Path):
+    The lock file stays in the folder: deleting it while a run holds it would let a second run lock a
+    new file of the same name.
+    """
+
+    def __init__(self, descriptor: int):
+        self.descriptor: int | None = descriptor
+
+    def release(self) -> None:
+        if self.descriptor is not None:
+            os.close(self.descriptor)  # closing the last descriptor drops the flock
+            self.descriptor = None
+
+    def __enter__(self) -> "RunLock":
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.release()
+
+
+class RunStore:
+    """Reads and writes one run folder (see the module docstring). Only rank 0 writes.
+
+    ``config``: the run's config; then only units written for it count as finished.
+    """
+
+    def __init__(self, out: str | Path, config: RunConfig | None = None):
         self.root = Path(out)
         self.units_dir = self.root / "units"
         self.cache_dir = self.root / "cache"
+        self.config_hash = config.config_hash() if config is not None else None
+
+    # -- the folder and its lock ----------------------------------------------------------------------------------
+    def make_folder(self) -> None:
+        """Create the folder (and its parents) if needed.
+
+        Raises:
+            RunFolderError: the path is a file, lies below a file, or cannot be created.
+        """
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+        except FileExistsError:  # what exists is not a folder
+            raise RunFolderError(f"the run folder {self.root} is a file, not a folder; give another --out") from None
+        except OSError as error:
+            raise self.write_error(error, "the folder") from None
+
+    def lock(self) -> RunLock:
+        """Take the folder's exclusive lock (see :class:`RunLock`) and write this process's pid into it.
+
+        Raises:
+            RunFolderError: another process holds the lock (the message names its pid), or the folder is
+                not writable.
+        """
+        path = self.root / LOCK_NAME
+        try:
+            descriptor = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+        except OSError as error:
+            raise self.write_error(error, f"creating {LOCK_NAME}") from None
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = _holder_pid(descriptor)
+            os.close(descriptor)
+            raise RunFolderError(
+                f"the run folder {self.root} is in use by another xbias run (pid {holder}); wait for it to end "
+                "(then run this command again: it resumes) or give another --out"
+            ) from None
+        try:
+            os.ftruncate(descriptor, 0)
+            os.pwrite(descriptor, f"{os.getpid()}\n".encode(), 0)
+        except OSError as error:
+            os.close(descriptor)
+            raise self.write_error(error, LOCK_NAME) from None
+        return RunLock(descriptor)
+
+    def write_error(self, error: OSError, what: str, finished: int | None = None) -> RunFolderError:
+        """A one-line :class:`RunFolderError` for an OS error met while writing ``what`` into the folder;
+        ``finished``: the units safely on disk (said when the run can simply be resumed)."""
+        if error.errno in DISK_FULL:
+            kept = f"the {finished} finished unit(s) are safe" if finished is not None else "nothing is lost"
+            return RunFolderError(
+                f"no space left on the device while writing {what} (run folder {self.root}); {kept}: free some "
+                "space and run the same command again to resume"
+            )
+        if error.errno == errno.ENOTDIR:
+            return RunFolderError(f"the run folder {self.root} lies below a file, not a folder; give another --out")
+        if error.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+            return RunFolderError(
+                f"cannot write into the run folder {self.root} ({error.strerror}); give an --out you can write to"
+            )
+        return RunFolderError(f"cannot write {what} in the run folder {self.root}: {error.strerror or error}")
 
     # -- identity -------------------------------------------------------------------------------------------------
-    def check(self, config: RunConfig, force: bool = False) -> None:
-        """Refuse a folder that holds another run's results (a different config hash), or that is not
-        empty and not a run folder, unless ``force``. Reads only.
+    def check(self, config: RunConfig, force: bool = False) -> bool:
+        """Whether the folder can take ``config``'s run, and whether its old results must go first. Reads only.
+
+        The folder is refused when it holds finished units of another config (a different run), or is
+        not empty and not a run folder, unless ``force``. Returns True when old results must be wiped:
+        with ``force``, or when the previous run of another config finished no unit (a failed start,
+        which a corrected config takes over).
 
         Raises:
             ConfigError: naming the folder, both config hashes and the fix.
         """
-        run_file = self.root / "run.json"
-        if run_file.is_file():
-            previous = self._read_json(run_file) or {}
-            if previous.get("config_hash") != config.config_hash() and not force:
-                raise ConfigError(
-                    f"{self.root} holds the results of a different run (config hash "
-                    f"{str(previous.get('config_hash'))[:12]}, this config {config.config_hash()[:12]}); "
-                    "use --force to replace them, or another --out"
-                )
-        elif self.root.is_dir() and any(p.name not in _OWN_ENTRIES for p in self.root.iterdir()) and not force:
+        if force:
+            return True
+        this_hash = config.config_hash()
+        previous = self.run_info().get("config_hash")
+        others = sorted(
+            {payload["config_hash"] for payload in self._intact_units().values() if payload["config_hash"] != this_hash}
+        )
+        if others:
+            raise ConfigError(
+                f"{self.root} holds the results of a different run (config hash {str(others[0])[:12]}, this "
+                f"config {this_hash[:12]}); use --force to replace them, or another --out"
+            )
+        if previous is not None:
+            return previous != this_hash  # another config's run that finished no unit: taken over
+        if self.root.is_dir() and any(p.name not in _OWN_ENTRIES for p in self.root.iterdir()):
             raise ConfigError(
                 f"{self.root} is not empty and is not an xbias run folder; use another --out "
                 "(or --force to write into it anyway)"
             )
+        return False
 
-    def open(self, config: RunConfig, force: bool = False) -> None:
-        """Make the folder ready for ``config`` (after :meth:`check`): new, resumed, or with ``force`` wiped
-        of old results (the cache is content-addressed and stays)."""
-        if force:
-            shutil.rmtree(self.units_dir, ignore_errors=True)
-            for name in ("results.jsonl", "run.json"):
-                (self.root / name).unlink(missing_ok=True)
-        self.units_dir.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(self.root / "config.yaml", config.to_yaml())
+    def open(self, config: RunConfig, wipe: bool = False) -> None:
+        """Make the folder ready for ``config`` (after :meth:`check`): new, resumed, or (``wipe``) cleared of
+        old results (the cache is content-addressed and stays)."""
+        self.config_hash = config.config_hash()
+        try:
+            if wipe:
+                shutil.rmtree(self.units_dir, ignore_errors=True)
+                for name in ("results.jsonl", "run.json"):
+                    (self.root / name).unlink(missing_ok=True)
+            self.units_dir.mkdir(parents=True, exist_ok=True)
+            # What a killed writer left (an atomic write's temporary file); no one else writes here under the lock.
+            for temporary in [*self.root.glob(".*.tmp"), *self.units_dir.glob(".*.tmp")]:
+                temporary.unlink(missing_ok=True)
+            atomic_write_text(self.root / "config.yaml", config.to_yaml())
+        except OSError as error:
+            raise self.write_error(error, "config.yaml") from None
 
     def write_run_info(self, config: RunConfig, **fields: Any) -> None:
         info = {
@@ -106,27 +228,38 @@ class RunStore:
         atomic_write_text(self.root / "run.json", json.dumps(info, indent=2) + "\n")
 
     def run_info(self) -> dict:
-        return self._read_json(self.root / "run.json") or {}
+        info = self._read_json(self.root / "run.json")
+        return info if isinstance(info, dict) else {}
 
     # -- units ----------------------------------------------------------------------------------------------------
     def unit_path(self, unit: Unit) -> Path:
         return self.units_dir / f"{unit.id}.json"
 
-    def is_finished(self, unit: Unit) -> bool:
-        """A unit is finished when its file exists and parses (an atomic write never leaves half a file)."""
-        return self.read_unit(unit) is not None
+    def finished(self, units: Iterable[Unit], warn: bool = True) -> set[str]:
+        """The ids of the finished units among ``units``. A unit file that is not a finished unit of this run
+        (see :func:`~eval_harness.runner.unit_file.unit_file_problem`) gives one warning naming the file
+        (with ``warn``); the unit is then computed again."""
+        found = set()
+        for unit in units:
+            path = self.unit_path(unit)
+            if not path.exists():
+                continue
+            problem = self._problem(unit, self._read_json(path))
+            if problem is None:
+                found.add(unit.id)
+            elif warn:
+                warnings.warn(
+                    f"{path} is not a finished unit: {problem}; it is computed again", RuntimeWarning, stacklevel=2
+                )
+        return found
 
     def read_unit(self, unit: Unit) -> dict | None:
-        return self._read_json(self.unit_path(unit))
+        """The unit's file when it is a finished unit of this run, else None."""
+        payload = self._read_json(self.unit_path(unit))
+        return payload if payload is not None and self._problem(unit, payload) is None else None
 
     def write_unit(self, unit: Unit, records: list[dict], seconds: float) -> None:
-        payload = {
-            "unit": unit.fields(),
-            "id": unit.id,
-            "seconds": round(seconds, 3),
-            "finished_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-            "records": records,
-        }
+        payload = unit_payload(unit.id, unit.fields(), self.config_hash, records, seconds)
         atomic_write_text(self.unit_path(unit), json.dumps(payload, indent=1, allow_nan=False) + "\n")
 
     def write_results(self, units: Iterable[Unit]) -> int:
@@ -139,9 +272,45 @@ class RunStore:
         atomic_write_text(self.root / "results.jsonl", "".join(line + "\n" for line in lines))
         return len(lines)
 
+    def _problem(self, unit: Unit, payload: Any) -> str | None:
+        if payload is None:
+            return "it is not JSON (cut short?)"
+        return unit_file_problem(payload, unit.id, unit.fields(), self.config_hash)
+
+    def _intact_units(self) -> dict[str, dict]:
+        """Every unit file in the folder that is intact (whatever its config), by id."""
+        intact = {}
+        for path in sorted(self.units_dir.glob("*.json")) if self.units_dir.is_dir() else ():
+            payload = self._read_json(path)
+            if payload is not None and unit_file_problem(payload, path.stem) is None:
+                intact[path.stem] = payload
+        return intact
+
     @staticmethod
-    def _read_json(path: Path) -> dict | None:
+    def _read_json(path: Path) -> Any:
         try:
             return json.loads(path.read_text(encoding="utf-8"))
         except (FileNotFoundError, json.JSONDecodeError, UnicodeDecodeError):
             return None
+
+
+def _holder_pid(descriptor: int, attempts: int = 20) -> str:
+    """The pid the lock's holder wrote into the lock file. A holder writes it just after locking, so an empty
+    file, or the pid of a process that is gone (a previous holder's), is read again for a moment."""
+    text = ""
+    for _ in range(attempts):
+        text = os.pread(descriptor, 32, 0).decode(errors="replace").strip()
+        if text.isdigit() and _alive(int(text)):
+            return text
+        time.sleep(0.05)
+    return text or "unknown"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process: it exists
+        return True
+    return True

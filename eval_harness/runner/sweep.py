@@ -1,16 +1,23 @@
 """``run_sweep``: run every unit of a config, sharded over accelerate ranks, resumable, written unit by unit.
 
-For each task (model x suite x language x seed) with unfinished units, every rank calls
-``suite.prepare`` together (suites shard texts with ``ctx.dist.map``); then the units are
-handed out in rounds of one unit per rank (``split_between_processes``), their records
-gathered (``gather_for_metrics``) and written by rank 0 as soon as the round ends, so an
-interrupted run keeps every finished unit and a re-run skips them (*resume*). ``results.jsonl``
-is rebuilt from the unit files after every task and at the end (also after an error).
+First everything that can be checked is checked (the config was validated when read; the plan and the
+models' sources here), before anything is written or loaded. Then rank 0 takes the run folder's lock,
+checks whose folder it is, and finds the finished units (:mod:`eval_harness.runner.store`); the other
+ranks wait for its answer (or its error, which every rank raises). For each task (model x suite x
+language x seed) with unfinished units, every rank calls ``suite.prepare`` together (suites shard texts
+with ``ctx.dist.map``); then the units are handed out in rounds of one unit per rank
+(``split_between_processes``), their records gathered (``gather_for_metrics``) and written by rank 0 as
+soon as the round ends, so an interrupted run keeps every finished unit and a re-run skips them
+(*resume*). ``results.jsonl`` is rebuilt from the unit files after every task and at the end (also after
+an error), and ``run.json`` then says how many units are on disk and how the run ended.
 """
 
+import signal
 import time
 import traceback
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from tqdm.auto import tqdm
@@ -22,8 +29,28 @@ from .context import RunContext
 from .distributed import Distributed
 from .plan import Plan, plan_units
 from .records import make_record
-from .store import RunStore
+from .store import DISK_FULL, RunLock, RunStore
 from .suite import Suite, Unit, get_suite
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """A run stopped by a signal (Ctrl-C; SIGTERM too under ``xbias run``). Its finished units are on disk and
+    ``run.json`` says ``interrupted``; the message says how many and how to resume. ``signum``: the signal."""
+
+    def __init__(self, message: str = "interrupted", signum: int = signal.SIGINT):
+        super().__init__(message)
+        self.signum = signum
+
+
+@dataclass
+class _Saved:
+    """The units on disk: those finished before this run started (``resumed``) and those it wrote."""
+
+    resumed: int
+    written: list[str] = field(default_factory=list)
+
+    def count(self) -> int:
+        return self.resumed + len(self.written)
 
 
 @dataclass(frozen=True)
@@ -85,74 +112,127 @@ def run_sweep(
 
     Raises:
         ConfigError: ``out`` holds a different run's results and ``force`` is not set.
-        ModelLoadError: a model cannot be loaded here (checked before any unit runs).
+        ModelLoadError: a model cannot be loaded here (checked before anything is written).
+        RunFolderError: ``out`` is not a folder one can write, another run holds it, or the disk is full.
+        RunInterrupted: a signal stopped the run (finished units are kept).
     """
     started = time.time()
-    owns_dist = dist is None
-    dist = dist or Distributed()
-    store = RunStore(out)
     plan = plan_units(config)
     for model in config.models:
         if model.source is not None:
             check_source(model.source, model.name, is_path=model.path is not None)
-    # Every rank checks the folder's identity (the same error everywhere); then rank 0 alone writes.
-    store.check(config, force=force)
-    dist.barrier()
+    store = RunStore(out, config)
+    store.make_folder()  # every rank (it is idempotent): a bad --out fails here, before torch loads
+    owns_dist = dist is None
+    dist = dist or Distributed()
+    lock, finished = _take_folder(store, config, plan, force, dist)
+    try:
+        summary = _run_plan(config, plan, store, dist, finished, cache_dir, progress, started)
+    finally:
+        if lock is not None:
+            lock.release()
+    if owns_dist:
+        dist.close()
+    return summary
+
+
+def _take_folder(
+    store: RunStore, config: RunConfig, plan: Plan, force: bool, dist: Distributed
+) -> tuple[RunLock | None, set[str]]:
+    """Rank 0 locks the folder for the run, checks whose it is, opens it, builds the datasets the suites read
+    and finds the finished units; the other ranks wait for that answer. An error of rank 0 (the folder is
+    locked, another run's...) is raised on every rank, so all stop together; only rank 0 holds the lock."""
+    lock, outcome = None, None
     if dist.is_main:
-        store.open(config, force=force)
-        _build_datasets(plan)
-    dist.barrier()
-    finished = {unit.id for unit in plan.units if store.is_finished(unit)}
-    dist.barrier()  # all ranks know the same finished units before rank 0 writes new ones
+        try:
+            lock = store.lock()
+            store.open(config, wipe=store.check(config, force=force))
+            _build_datasets(plan)
+            outcome = store.finished(plan.units)
+        except BaseException as error:
+            if lock is not None:
+                lock.release()
+            if dist.world_size == 1 or not isinstance(error, Exception):
+                raise
+            outcome = error
+    if dist.world_size > 1:
+        outcome = dist.gather([outcome])[0]  # rank 0's answer, on every rank
+        if isinstance(outcome, Exception):
+            raise outcome
+    return lock, outcome
+
+
+def _run_plan(
+    config: RunConfig,
+    plan: Plan,
+    store: RunStore,
+    dist: Distributed,
+    finished: set[str],
+    cache_dir: str | Path | None,
+    progress: bool,
+    started: float,
+) -> RunSummary:
+    """Every unfinished unit of ``plan``, task by task; ``results.jsonl`` and ``run.json`` at the end, however
+    the run ends."""
     ctx = RunContext(dist=dist, cache_dir=Path(cache_dir) if cache_dir else store.cache_dir, progress=progress)
-    pending_total = sum(unit.id not in finished for unit in plan.units)
+    saved = _Saved(resumed=len(finished))
     info = {
         "status": "running",
         "num_processes": dist.world_size,
         "units_planned": len(plan.units),
-        "units_resumed": len(plan.units) - pending_total,
+        "units_resumed": len(finished),
         "skipped": list(plan.skipped),
     }
     if dist.is_main:
-        store.write_run_info(config, **info)
-    computed, status, timings = 0, "failed", []
-    bar = tqdm(total=pending_total, desc="units", unit="unit", disable=not ctx.show_progress)
+        with _writing(store, lambda: "run.json", saved.count):
+            store.write_run_info(config, **info)
+    status, timings, interruption = "failed", [], None
+    bar = tqdm(total=len(plan.units) - len(finished), desc="units", unit="unit", disable=not ctx.show_progress)
     try:
         for index, task in enumerate(plan.tasks):
             pending = tuple(unit for unit in task.units if unit.id not in finished)
             if pending:
-                timings.append(_run_task(get_suite(task.suite), replace(task, units=pending), ctx, store, bar))
-                computed += len(pending)
+                timings.append(_run_task(get_suite(task.suite), replace(task, units=pending), ctx, store, bar, saved))
                 if dist.is_main:  # so that a report of a long run shows every finished task
-                    store.write_results(plan.units)
+                    with _writing(store, lambda: "results.jsonl", saved.count):
+                        store.write_results(plan.units)
             if index + 1 == len(plan.tasks) or plan.tasks[index + 1].model.name != task.model.name:
                 ctx.release((task.model.name,))
         status = "complete"
-    except KeyboardInterrupt:
-        status = "interrupted"
-        raise
+    except KeyboardInterrupt as stop:
+        status, interruption = "interrupted", stop  # raised below, once run.json says so
     finally:
         bar.close()
-        records = store.write_results(plan.units) if dist.is_main else 0
+        records, on_disk = 0, saved.count()
         if dist.is_main:
-            store.write_run_info(
-                config,
-                **{
-                    **info,
-                    "status": status,
-                    "units_computed": computed,
-                    "tasks": timings,
-                    "seconds": round(time.time() - started, 2),
-                },
-            )
+            # Counted on disk: a signal may land between a unit's write and its bookkeeping.
+            on_disk = len(store.finished(plan.units, warn=False))
+            final = {
+                **info,
+                "status": status,
+                "units_computed": on_disk - len(finished),
+                "units_finished": on_disk,
+                "tasks": timings,
+                "seconds": round(time.time() - started, 2),
+            }
+            try:
+                records = store.write_results(plan.units)
+                store.write_run_info(config, **final)
+            except OSError as error:
+                # A run that is already failing keeps its own error (the unit files hold everything finished).
+                if status == "complete":
+                    raise store.write_error(error, "results.jsonl and run.json", saved.count()) from None
+    if interruption is not None:
+        raise RunInterrupted(
+            f"{on_disk} of {len(plan.units)} units are finished in {store.root}; run the same command again to resume",
+            getattr(interruption, "signum", signal.SIGINT),
+        )
     table = summary_table(plan, store) if dist.is_main else ""
-    if owns_dist:
-        dist.close()
     return RunSummary(
         out=store.root,
         planned=len(plan.units),
-        resumed=info["units_resumed"],
-        computed=computed,
+        resumed=len(finished),
+        computed=len(saved.written),
         records=records,
         seconds=time.time() - started,
         num_processes=dist.world_size,
@@ -160,6 +240,21 @@ def run_sweep(
         table=table,
         is_main=dist.is_main,
     )
+
+
+@contextmanager
+def _writing(
+    store: RunStore, what: Callable[[], str], finished: Callable[[], int], disk_full_only: bool = False
+) -> Iterator[None]:
+    """Turn an OS error of writing ``what()`` into the run folder into one line (a :class:`RunFolderError`
+    that says how many units are safe); ``disk_full_only``: other OS errors pass as they are (work that
+    also reads files, such as a suite's prepare)."""
+    try:
+        yield
+    except OSError as error:
+        if disk_full_only and error.errno not in DISK_FULL:
+            raise
+        raise store.write_error(error, what(), finished()) from None
 
 
 def _build_datasets(plan: Plan) -> None:
@@ -172,11 +267,13 @@ def _build_datasets(plan: Plan) -> None:
             dataset_folder(name)
 
 
-def _run_task(suite: Suite, task, ctx: RunContext, store: RunStore, bar) -> dict:
-    """Prepare the task on every rank, then evaluate its units one round (one unit per rank) at a time;
-    returns the task's timings (for run.json)."""
+def _run_task(suite: Suite, task, ctx: RunContext, store: RunStore, bar, saved: _Saved) -> dict:
+    """Prepare the task on every rank, then evaluate its units one round (one unit per rank) at a time,
+    adding each unit written to ``saved``; returns the task's timings (for run.json)."""
     started = time.time()
-    prepared = suite.prepare(task, ctx)
+    label = f"the caches of {task.model.name} x {task.suite} x {task.language} (seed {task.seed})"
+    with _writing(store, lambda: label, saved.count, disk_full_only=True):
+        prepared = suite.prepare(task, ctx)
     prepared_at = time.time()
     world = ctx.dist.world_size
     for start in range(0, len(task.units), world):
@@ -184,10 +281,12 @@ def _run_task(suite: Suite, task, ctx: RunContext, store: RunStore, bar) -> dict
         with ctx.dist.split(round_units) as mine:
             outcomes = [_evaluate(suite, unit, prepared, ctx) for unit in mine]
         outcomes = ctx.dist.gather(outcomes)
-        if ctx.dist.is_main:
-            for unit, (records, seconds, _) in zip(round_units, outcomes, strict=True):
-                if records is not None:
-                    store.write_unit(unit, records, seconds)
+        for unit, (records, seconds, _) in zip(round_units, outcomes, strict=True):
+            if records is not None:
+                if ctx.dist.is_main:
+                    with _writing(store, lambda unit=unit: f"unit {unit.id}", saved.count):
+                        store.write_unit(unit, records, seconds)
+                saved.written.append(unit.id)
         for unit, (_, _, error) in zip(round_units, outcomes, strict=True):
             if error is not None:
                 raise error if isinstance(error, XBiasError) else RuntimeError(f"unit {unit.id} failed:\n{error}")

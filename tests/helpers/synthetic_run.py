@@ -19,6 +19,7 @@ import numpy as np
 import yaml
 from scipy.special import expit
 
+from eval_harness.runner.unit_file import unit_payload
 from eval_harness.stats.betareg import fit_intersectional
 from eval_harness.suites.eec.records import beta_regression_records
 
@@ -68,6 +69,8 @@ SKIPPED_COVERAGE = 0.62
 # One XWEAT test whose permutation p is small while its bootstrap interval of d spans 0.
 FRAGILE_WEAT = (E5, "de", "T7")
 SKIP_BELOW = 0.8
+CONFIG_HASH = "synthetic0001"
+FINISHED_AT = "2026-01-01T00:00:00+0000"
 
 
 def _record(model, suite, language, dataset, config, metric, value, **fields) -> dict:
@@ -390,16 +393,12 @@ def write_synthetic_run(folder: Path, suites=tuple(SUITES), seeds: tuple[int, ..
     all_records = []
     for index, unit in enumerate(units):
         unit_id = f"{unit[0]['suite']}-{index:03d}"
-        payload = {
-            "unit": {key: unit[0][key] for key in ("model", "suite", "language", "dataset", "config", "seed")},
-            "id": unit_id,
-            "seconds": 0.5,
-            "records": unit,
-        }
+        key = {name: unit[0][name] for name in ("model", "suite", "language", "dataset", "config", "seed")}
+        payload = unit_payload(unit_id, key, CONFIG_HASH, unit, seconds=0.5, finished_at=FINISHED_AT)
         (folder / "units" / f"{unit_id}.json").write_text(json.dumps(payload), encoding="utf-8")
         all_records += unit
     run_info = {
-        "config_hash": "synthetic0001",
+        "config_hash": CONFIG_HASH,
         "name": "synthetic",
         "seeds": list(seeds),
         "versions": {"python": "3.11", "xbias": "0.1.0"},

@@ -1,15 +1,16 @@
 """Two real accelerate CPU ranks give the same run folder as one process (toy suite; the EEC suite's
-two-rank test is in test_suite_eec.py)."""
+two-rank test is in test_suite_eec.py), and stop together, with one line, when the run folder is locked."""
 
 import json
 import os
 from pathlib import Path
 
+import pytest
 import yaml
 from helpers.accelerate_ranks import accelerate_launch
 from toy_method import register_toy_suite
 
-from eval_harness.runner import load_config, run_sweep
+from eval_harness.runner import RunStore, load_config, run_sweep
 from eval_harness.runner.suite import unregister_suite
 
 TESTS_DIR = Path(__file__).resolve().parents[1]
@@ -64,3 +65,34 @@ def test_two_cpu_ranks_give_the_results_of_one_process(tmp_path):
     for unit_file in (tmp_path / "one" / "units").glob("*.json"):
         ours, theirs = (json.loads(p.read_text()) for p in (unit_file, tmp_path / "two" / "units" / unit_file.name))
         assert ours["records"] == theirs["records"]
+
+
+@pytest.mark.slow
+def test_under_accelerate_a_locked_folder_stops_every_rank_with_one_line(tmp_path):
+    """Only rank 0 takes the lock; the other rank waits for its answer and stops with it, computing nothing."""
+    config_path = tmp_path / "toy.yaml"
+    config_path.write_text(
+        yaml.safe_dump({"models": [{"type": "svm_tfidf"}], "suites": {"toy": {"languages": ["en"]}}})
+    )
+    script = tmp_path / "launch_toy.py"
+    script.write_text(LAUNCHER)
+    log = tmp_path / "log"
+    log.mkdir()
+    out = tmp_path / "run"
+    store = RunStore(out)
+    store.make_folder()
+    with store.lock():
+        launched = accelerate_launch(
+            script,
+            ["run", "--config", str(config_path), "--out", str(out), "--no-progress"],
+            env={"TOY_SUITE_LOG": str(log)},
+        )
+    assert launched.returncode != 0
+    errors = [line for line in launched.stderr.splitlines() if line.startswith("xbias: error:")]
+    assert errors == [
+        f"xbias: error: the run folder {out} is in use by another xbias run (pid {os.getpid()}); wait for it to end "
+        "(then run this command again: it resumes) or give another --out"
+    ], launched.stderr[-3000:]
+    # (accelerate's launcher prints its own traceback when a rank exits non-zero; no rank printed one)
+    assert "eval_harness" not in launched.stderr and not list(log.iterdir())
+    assert sorted(path.name for path in out.iterdir()) == ["run.lock"]

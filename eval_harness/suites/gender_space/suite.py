@@ -21,6 +21,7 @@ as :class:`~eval_harness.suites.gender_space.pipeline.GenderSpaceSettings`' fiel
 
 from collections.abc import Mapping, Sequence
 from dataclasses import fields
+from pathlib import Path
 from typing import Any
 
 from ...errors import ConfigError
@@ -73,6 +74,27 @@ class GenderSpaceSuite(Suite):
         "reference": "glove",  # the reference space of the biased lists: "glove" or a vector file
         **{name: getattr(GenderSpaceSettings(), name) for name in SETTING_NAMES},
     }
+
+    def validate_options(self, options: Mapping[str, Any]) -> None:
+        """The measures' settings (whole numbers, positive, consistent), the word mode, the corpus and its sample
+        size, checked when the config is read (before any model loads)."""
+        flags = [name for name in SETTING_NAMES if isinstance(options[name], bool)]
+        if flags:
+            raise ConfigError(f"{', '.join(flags)} must be numbers, not true/false")
+        GenderSpaceSettings.from_mapping({name: options[name] for name in SETTING_NAMES})
+        if options["word_mode"] not in ("template", "static"):
+            raise ConfigError(f"word_mode must be 'template' or 'static', got {options['word_mode']!r}")
+        if isinstance(options["max_sentences"], bool) or options["max_sentences"] < 0:
+            raise ConfigError(f"max_sentences must be a whole number >= 0 (0: all), got {options['max_sentences']!r}")
+        corpus = options["corpus"]
+        if corpus and corpus != "semeval2018" and not Path(corpus).expanduser().is_file():
+            raise ConfigError(
+                f"corpus {corpus!r} is not a file; give a text file (one sentence per line), a csv/json/jsonl/parquet "
+                "file with a `corpus_column`, 'semeval2018', or '' (static mode)"
+            )
+        for name in ("corpus_column", "reference"):
+            if not options[name]:
+                raise ConfigError(f"{name} must be a non-empty string")
 
     def plan(self, model, language: str, options: Mapping[str, Any]) -> list[UnitKey]:
         mode = _mode(model, options)

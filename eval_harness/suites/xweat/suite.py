@@ -7,8 +7,9 @@ from typing import Any
 import numpy as np
 
 from ...data.catalog import XWEAT_LANGUAGES
+from ...errors import ConfigError
 from ...runner.suite import Suite, Task, Unit, UnitKey
-from ...stats.weat import DEFAULT_PERMUTATIONS
+from ...stats.weat import DEFAULT_PERMUTATIONS, SIMILARITIES
 from .pipeline import COVERAGE_THRESHOLD, XWEAT_TESTS, language_pairs, load_word_sets, run_xweat
 from .records import xweat_records
 
@@ -52,6 +53,29 @@ class XWEATSuite(Suite):
         "n_bootstrap": 10_000,
         "influence": True,
     }
+
+    def validate_options(self, options: Mapping[str, Any]) -> None:
+        """Test names, word mode, coverage threshold, permutation count and similarity, checked when the config
+        is read (before any model loads)."""
+        unknown = [test for test in options["tests"] if test not in XWEAT_TESTS]
+        if unknown:
+            raise ConfigError(f"unknown test(s) {unknown} in tests; XWEAT's tests: {', '.join(XWEAT_TESTS)}")
+        if options["word_mode"] not in ("template", "static"):
+            raise ConfigError(f"word_mode must be 'template' or 'static', got {options['word_mode']!r}")
+        coverage = options["min_coverage"]
+        if isinstance(coverage, bool) or not 0 <= coverage <= 1:
+            raise ConfigError(
+                f"min_coverage must be a fraction in [0, 1] (the share of a test's words the model must know; "
+                f"XWEAT's is {COVERAGE_THRESHOLD}), got {coverage!r}"
+            )
+        permutations = options["permutations"]
+        if isinstance(permutations, bool) or permutations < 1:
+            raise ConfigError(f"permutations must be a whole number >= 1 (Monte-Carlo draws), got {permutations!r}")
+        if options["similarity"] not in SIMILARITIES:
+            raise ConfigError(f"similarity must be one of {', '.join(SIMILARITIES)}, got {options['similarity']!r}")
+        n_bootstrap = options["n_bootstrap"]
+        if isinstance(n_bootstrap, bool) or n_bootstrap < 0 or n_bootstrap == 1:
+            raise ConfigError(f"n_bootstrap must be 0 (no bootstrap) or a whole number >= 2, got {n_bootstrap!r}")
 
     def expand_languages(self, languages: Sequence[str], options: Mapping[str, Any]) -> list[str]:
         pairs = language_pairs(languages, monolingual=True, cross_lingual=options["cross_lingual"])
