@@ -14,6 +14,7 @@ import pandas as pd
 
 from ..errors import InputError
 from . import plots, tables
+from .association import association_section
 from .document import Bullets, Document, Image, Paragraph, Section, Table, render_html, render_markdown
 from .findings import ALPHA, MIN_REGRESSOR_R, annotate
 from .run_folder import RunFolder, load_run
@@ -246,6 +247,7 @@ def build_document(
         eec_section(results),
         regressor_section(results, min_regressor_r),
         xweat_section(results),
+        association_section(results),
         gender_space_section(results),
         other_section(results),
     ]

@@ -133,5 +133,6 @@ def run_ceat(
     reasons = [reason for reason in (_coverage_problem(report, min_coverage) for report in coverage) if reason]
     unit = (test, target_language, attribute_language, tuple(coverage))
     if reasons:
-        return CEATTestResult(*unit, None, unit_seed, "words without a context in the corpus: " + "; ".join(reasons))
+        reason = "words without a context vector (not in the corpus, or not located by the encoder): "
+        return CEATTestResult(*unit, None, unit_seed, reason + "; ".join(reasons))
     return CEATTestResult(*unit, ceat(*found, n_samples=n_samples, seed=unit_seed), unit_seed)
