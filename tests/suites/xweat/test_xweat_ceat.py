@@ -69,12 +69,7 @@ def test_ceat_records_equal_stats_ceat_on_directly_read_context_vectors(tiny_ber
         assert record["q"] == pytest.approx(meta.q, rel=1e-3)
         assert record["i2"] == pytest.approx(meta.i2, abs=1e-4)
         assert record["sample_effect_mean"] == pytest.approx(expected.sample_effect_mean, rel=1e-5)
-        assert (record["n_x"], record["n_y"], record["n_a"], record["n_b"]) == (
-            expected.n_x,
-            expected.n_y,
-            expected.n_a,
-            expected.n_b,
-        )
+        assert [record[f"n_{role}"] for role in "xyab"] == [getattr(expected, f"n_{role}") for role in "xyab"]
         assert (record["min_contexts"], record["max_contexts"]) == (expected.min_contexts, expected.max_contexts)
         assert record["max_contexts"] == CONTEXTS < len(FILLERS)  # the cap was applied
         # the 95 % normal interval around the combined effect

@@ -60,12 +60,7 @@ def test_seat_records_equal_weat_on_directly_encoded_template_sentences(tiny_ber
         assert record["value"] == pytest.approx(expected.effect_size, rel=1e-5)
         assert record["statistic"] == pytest.approx(expected.statistic, rel=1e-5, abs=1e-7)
         assert record["p_value"] == pytest.approx(expected.p_value, abs=2e-3)
-        assert (record["n_x"], record["n_y"], record["n_a"], record["n_b"]) == (
-            expected.n_x,
-            expected.n_y,
-            expected.n_a,
-            expected.n_b,
-        )
+        assert [record[f"n_{role}"] for role in "xyab"] == [getattr(expected, f"n_{role}") for role in "xyab"]
         assert record["templates"] == {targets: templates[targets].source, attributes: templates[attributes].source}
     # German sentences: two templates per word; English T7 words take the 8 singular-noun templates
     de_t7 = seat["de", "T7"]
