@@ -58,12 +58,14 @@ def static_model(path: Path, name: str = "static") -> dict:
 
 def xweat_config(models: list[dict], seeds: Sequence[int] = (0,), **suite):
     """A parsed config: the xweat suite on T1 and T7 in English, 999 permutations, 200 CEAT samples of at most
-    3 contexts per word; ``suite`` overrides or adds settings."""
+    3 contexts per word, an encoder's input-embedding word vectors (``word_mode: static``: no forward pass for
+    the hundreds of words of a language's tests); ``suite`` overrides or adds settings."""
     from eval_harness.runner import parse_config
 
     settings = {
         "languages": ["en"],
         "tests": list(TESTS),
+        "word_mode": "static",
         "permutations": 999,
         "ceat_samples": 200,
         "contexts_per_word": 3,

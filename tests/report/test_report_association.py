@@ -36,7 +36,6 @@ def run_dir(tmp_path_factory):
         measures=list(MEASURES),
         seat_templates={"de": DE_TEMPLATES},
         corpus=str(corpus),
-        word_mode="static",  # input embeddings: no forward pass for the word vectors (the report is the point)
     )
     run_records(encoder_run, folder / "run")
     # The static model cannot run SEAT (nor CEAT): a second run, reported on its own.
