@@ -119,13 +119,16 @@ class XWEATSuite(Suite):
         # Languages are known here, not in validate_options: check what each measure needs of them.
         if "seat" in options["measures"]:
             for language in languages:
-                resolve_templates(language, options[TEMPLATES_KEY])
+                try:
+                    resolve_templates(language, options[TEMPLATES_KEY])
+                except ConfigError as error:
+                    raise ConfigError(f"suites.xweat: {error}") from None
         if "ceat" in options["measures"] and options["corpus"] == SEMEVAL_CORPUS:
             lacking = [language for language in languages if language not in SEMEVAL_LANGUAGES]
             if lacking:
                 raise ConfigError(
-                    f"measure 'ceat': corpus {SEMEVAL_CORPUS!r} has {', '.join(SEMEVAL_LANGUAGES)} only, not "
-                    f"{', '.join(lacking)}: give `corpus:` a file of sentences in those languages"
+                    f"suites.xweat: measure 'ceat': corpus {SEMEVAL_CORPUS!r} has {', '.join(SEMEVAL_LANGUAGES)} "
+                    f"only, not {', '.join(lacking)}: give `corpus:` a file of sentences in those languages"
                 )
         pairs = language_pairs(languages, monolingual=True, cross_lingual=options["cross_lingual"])
         return [first if first == second else f"{first}-{second}" for first, second in pairs]
@@ -133,8 +136,9 @@ class XWEATSuite(Suite):
     def plan(self, model, language: str, options: Mapping[str, Any]) -> list[UnitKey]:
         if "ceat" in options["measures"] and "context_vectors" not in model.capabilities:
             raise ConfigError(
-                f"measure 'ceat' needs contextual word vectors (the context_vectors capability, e.g. an encoder); "
-                f"model {model.name!r} is {model.type!r}: drop 'ceat' from measures or that model from the config"
+                "suites.xweat: measure 'ceat' needs contextual word vectors (the context_vectors capability, e.g. "
+                f"an encoder); model {model.name!r} is {model.type!r}: drop 'ceat' from measures or that model from "
+                "the config"
             )
         return [UnitKey(dataset="xweat", config=language, test=test) for test in options["tests"] or XWEAT_TESTS]
 

@@ -184,12 +184,16 @@ def test_what_a_language_or_model_lacks_fails_when_the_run_is_planned(tmp_path):
     cases = [
         (xweat_config([encoder], languages=["en", "de"], measures=["seat"]), "seat_templates: {de: ['<sentence"),
         (xweat_config([encoder, glove], measures=["weat", "ceat"], corpus=corpus), "model 'static' is 'static_mlp'"),
-        (xweat_config([encoder], languages=["de"], measures=["ceat"], corpus="semeval2018"), "has en, es, ar only"),
+        (
+            xweat_config([encoder], languages=["de"], measures=["ceat"], corpus="semeval2018"),
+            "has en, es, ar only, not de",
+        ),
     ]
     for config, message in cases:
         with pytest.raises(ConfigError) as error:
             plan_units(config)
         assert message in str(error.value) and "\n" not in str(error.value)
+        assert str(error.value).startswith("suites.xweat: ")
     # the templates given for German satisfy SEAT, and English has packaged ones
     plan_units(xweat_config([encoder], languages=["en", "de"], measures=["seat"], seat_templates={"de": ["{word}!"]}))
 
