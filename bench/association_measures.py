@@ -4,7 +4,12 @@ Part 1 times, per test, WEAT (effect size and its default permutation p-value) a
 eval_harness.stats.association on the same found (lowercased) word vectors: RND, ECT and RIPA once for A and
 once for B (as the word_association metric runs them), MAC over A and B, RNSB with its default 10 seeded fits.
 RIPA pairs X_i with Y_i by position, over the first min(|X|, |Y|) words (XWEAT's sets are not semantic pairs:
-this is a cost measurement). Times are the best of ``--repeats`` runs; the ratio is the measure's time over WEAT's.
+this is a cost measurement). CEAT (stats.ceat: 10,000 samples of one context per word, each sample's WEAT
+effect size, the random-effects combination) runs on 20 synthetic contexts per word, the word's GloVe vector
+plus Gaussian noise (GloVe has no contexts; the cost does not depend on the values). In a run CEAT also
+encodes words x contexts_per_word corpus sentences (100 per word by default, ~22,000 sentences for T1-T10),
+which costs far more than the sampling: see bench/encode.py for an encoder's sentences per second. Times are
+the best of ``--repeats`` runs; the ratio is the measure's time over WEAT's.
 
 Part 2 (when ``--wefe-python`` names a Python with ``wefe==1.0.1`` installed, e.g. a throwaway venv
 ``python3 -m venv /tmp/wefe-venv && /tmp/wefe-venv/bin/pip install wefe==1.0.1``; WEFE is never a dependency of
@@ -37,6 +42,7 @@ from eval_harness.stats.association import (
     relative_negative_sentiment,
     relative_norm_distance,
 )
+from eval_harness.stats.ceat import DEFAULT_SAMPLES, ceat
 from eval_harness.stats.weat import weat
 
 ROLES = {"target_x": "X", "target_y": "Y", "attribute_a": "A", "attribute_b": "B"}
@@ -50,6 +56,8 @@ MEASURES = {
     "ripa": lambda x, y, a, b: _ripa_both(x, y, a, b, relation="pca"),
     "rnsb": lambda x, y, a, b: relative_negative_sentiment([x, y], a, b, seed=0),
 }
+CEAT_CONTEXTS = 20
+COLUMNS = [*MEASURES, "ceat"]
 
 # Runs in the WEFE interpreter: reads the words and vectors we wrote, prints WEFE's values as JSON.
 WEFE_SIDE = r"""
@@ -95,6 +103,20 @@ def _ripa_both(x, y, a, b, relation):
     )
 
 
+def synthetic_contexts(sets, contexts_per_word: int = CEAT_CONTEXTS, noise: float = 0.3) -> list[dict]:
+    """Per set, word -> ``contexts_per_word`` vectors: its vector plus Gaussian noise of ``noise`` times its
+    per-coordinate scale (made before the clock starts: only ``ceat`` is timed)."""
+    rng = np.random.default_rng(0)
+    return [
+        {
+            str(index): row
+            + rng.normal(scale=noise * np.linalg.norm(row) / np.sqrt(len(row)), size=(contexts_per_word, len(row)))
+            for index, row in enumerate(vectors)
+        }
+        for vectors in sets
+    ]
+
+
 def load_tests():
     """``{test: {role: (found words, vectors)}}`` for T1-T10 on lowercased GloVe 6B 50d."""
     glove = load_packaged_glove()
@@ -117,38 +139,46 @@ def best_time(function, repeats):
 
 def timing_table(tests, repeats):
     print(f"Time per test (best of {repeats}), GloVe 6B 50d, XWEAT English; ratio = measure / WEAT")
-    header = f"{'test':<5}{'sizes':>16}" + "".join(f"{m:>16}" for m in MEASURES)
+    header = f"{'test':<5}{'sizes':>16}" + "".join(f"{m:>16}" for m in COLUMNS)
     print(header)
-    totals = dict.fromkeys(MEASURES, 0.0)
+    totals = dict.fromkeys(COLUMNS, 0.0)
     for name in TESTS:
         sets = [tests[name][role][1] for role in "XYAB"]
         times = {m: best_time(lambda f=f, sets=sets: f(*sets), repeats) for m, f in MEASURES.items()}
-        for m in MEASURES:
+        contexts = synthetic_contexts(sets)
+        times["ceat"] = best_time(lambda contexts=contexts: ceat(*contexts, n_samples=DEFAULT_SAMPLES, seed=0), repeats)
+        for m in COLUMNS:
             totals[m] += times[m]
         sizes = "/".join(str(len(s)) for s in sets)
         cells = [f"{times['weat'] * 1e3:9.2f} ms     "]
-        cells += [f"{times[m] * 1e3:8.2f} ms {times[m] / times['weat']:4.2f}x" for m in list(MEASURES)[1:]]
+        cells += [f"{times[m] * 1e3:8.2f} ms {times[m] / times['weat']:4.2f}x" for m in COLUMNS[1:]]
         print(f"{name:<5}{sizes:>16}" + "".join(f"{c:>16}" for c in cells))
     cells = [f"{totals['weat'] * 1e3:9.2f} ms     "]
-    cells += [f"{totals[m] * 1e3:8.2f} ms {totals[m] / totals['weat']:4.2f}x" for m in list(MEASURES)[1:]]
+    cells += [f"{totals[m] * 1e3:8.2f} ms {totals[m] / totals['weat']:4.2f}x" for m in COLUMNS[1:]]
     print(f"{'all':<5}{'':>16}" + "".join(f"{c:>16}" for c in cells))
     print("(WEAT: effect size + permutation p-value, exact up to 1e6 partitions else 1e5 Monte-Carlo draws;")
-    print(" RND/ECT/RIPA: for A and for B; RNSB: 10 seeded logistic fits)")
+    print(" RND/ECT/RIPA: for A and for B; RNSB: 10 seeded logistic fits;")
+    print(f" CEAT: {DEFAULT_SAMPLES:,} samples over {CEAT_CONTEXTS} synthetic contexts per word + random effects,")
+    print("  not counting the encoder pass over words x contexts_per_word sentences that a run makes first)")
 
 
 def values_table(tests):
     print("\nValues (our defaults): WEAT d; RND sum for A, B (unit vectors); MAC; ECT rho for A, B;")
-    print("RIPA mean for A, B (PCA relation of the X_i - Y_i pairs); RNSB KL over groups (mean ± sd, 10 fits)")
+    print("RIPA mean for A, B (PCA relation of the X_i - Y_i pairs), and as the xweat suite runs it, mean for X, Y")
+    print("(relation: the A, B centroids); RNSB KL over groups (mean ± sd, 10 fits)")
     for name in TESTS:
         x, y, a, b = (tests[name][role][1] for role in "XYAB")
         rnd_a, rnd_b = MEASURES["rnd"](x, y, a, b)
         ect_a, ect_b = MEASURES["ect"](x, y, a, b)
         ripa_a, ripa_b = MEASURES["ripa"](x, y, a, b)
         rnsb = MEASURES["rnsb"](x, y, a, b)
+        centroids = a.mean(axis=0, keepdims=True), b.mean(axis=0, keepdims=True)
+        suite_x, suite_y = (relational_inner_product(*centroids, targets).value for targets in (x, y))
         print(
             f"{name:<4} d={weat(x, y, a, b, seed=0).effect_size:6.3f}  RND {rnd_a.value:7.3f} {rnd_b.value:7.3f}  "
             f"MAC {mean_average_cosine([x, y], [a, b]).value:.3f}  ECT {ect_a.value:6.3f} {ect_b.value:6.3f}  "
-            f"RIPA {ripa_a.value:7.3f} {ripa_b.value:7.3f}  RNSB {rnsb.value:.4f} ± {rnsb.std:.4f}"
+            f"RIPA {ripa_a.value:7.3f} {ripa_b.value:7.3f}  suite {suite_x:7.3f} {suite_y:7.3f}  "
+            f"RNSB {rnsb.value:.4f} ± {rnsb.std:.4f}"
         )
 
 

@@ -15,6 +15,7 @@ import pandas as pd
 
 from ..errors import InputError
 from . import plots, tables
+from .association import association_section
 from .document import Bullets, Document, Image, Paragraph, Section, Table, render_html, render_markdown
 from .findings import ALPHA, DEFAULT_FAMILY, FAMILY_WORDS, MIN_REGRESSOR_R, annotate, check_family
 from .run_folder import RunFolder, load_run
@@ -343,6 +344,7 @@ def build_document(
         eec_section(results, alpha, family),
         regressor_section(results, min_regressor_r),
         xweat_section(results, alpha, family),
+        association_section(results, alpha, family),
         gender_space_section(results),
         other_section(results),
     ]

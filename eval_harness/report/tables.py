@@ -515,7 +515,9 @@ def findings_table(results: pd.DataFrame, which: str = "all") -> pd.DataFrame:
 # The suites' records; the report shows all but the EEC precision (log_phi) and the WEAT statistic
 # (its effect size is shown), which stay in the CSV.
 EEC_METRICS = (EEC_METRIC, EFFECT_METRIC, "cell_mean", "log_phi")
-XWEAT_METRICS = ("effect_size", "statistic", "coverage")
+# The xweat suite's other association measures, shown by report/association.py.
+ASSOCIATION_METRICS = ("rnd", "mac", "ect", "ripa", "rnsb", "seat", "ceat")
+XWEAT_METRICS = ("effect_size", "statistic", "coverage", *ASSOCIATION_METRICS)
 
 
 def covered_mask(results: pd.DataFrame) -> pd.Series:

@@ -44,6 +44,7 @@ from tqdm.auto import tqdm
 
 from ...errors import InputError
 from ...stats import gender_space as space_stats
+from ..contexts import embed_in_contexts
 from .settings import GenderSpaceSettings
 
 __all__ = [
@@ -444,33 +445,6 @@ class ContextIndex:
         return [self.sentences[rows[i]] for i in chosen]
 
 
-def _embed_in_contexts(encoder, requests: Sequence[tuple[str, str]]) -> tuple[np.ndarray, np.ndarray]:
-    """Contextual vectors for ``(word, sentence)`` requests, in request order, and a ``found``
-    mask: False where the encoder could not locate the word (e.g. cut off by truncation)."""
-    sentences_per_word: dict[str, list[str]] = {}
-    slots = []
-    for word, sentence in requests:
-        bucket = sentences_per_word.setdefault(word, [])
-        slots.append((word, len(bucket)))
-        bucket.append(sentence)
-    # Unlocated words are reported by the caller, per list, so the encoder need not warn.
-    result = encoder.embed_words_in_contexts(list(sentences_per_word), sentences_per_word, on_missing="ignore")
-    positions = getattr(result, "sentence_indices", None)
-    row_of = {
-        word: {int(p): row for row, p in enumerate(positions[word] if positions else range(len(result[word])))}
-        for word in sentences_per_word
-    }
-    dim = next((np.asarray(v).shape[-1] for v in result.values() if len(v)), 0)
-    vectors = np.zeros((len(requests), dim))
-    found = np.zeros(len(requests), dtype=bool)
-    for i, (word, position) in enumerate(slots):
-        row = row_of[word].get(position)
-        if row is not None:
-            vectors[i] = np.asarray(result[word])[row]
-            found[i] = True
-    return vectors, found
-
-
 def _pair_contexts(index: ContextIndex, pairs, n_per_pair: int, rng) -> list[tuple[str, str, str, str]]:
     """``(male, female, sentence with male, same sentence with female)`` for sampled sentences."""
     swaps = []
@@ -488,7 +462,7 @@ def _pair_contexts(index: ContextIndex, pairs, n_per_pair: int, rng) -> list[tup
 
 def _swapped_pair_vectors(encoder, swaps) -> tuple[np.ndarray, np.ndarray, int]:
     """Vectors of both sides of each swap; swaps the encoder could not locate on a side are dropped."""
-    vectors, found = _embed_in_contexts(encoder, [(m, s) for m, _, s, _ in swaps] + [(f, s) for _, f, _, s in swaps])
+    vectors, found = embed_in_contexts(encoder, [(m, s) for m, _, s, _ in swaps] + [(f, s) for _, f, _, s in swaps])
     n = len(swaps)
     both = found[:n] & found[n:]
     return vectors[:n][both], vectors[n:][both], int((~both).sum())
@@ -498,7 +472,7 @@ def _per_run_vectors(encoder, contexts: Mapping[str, list[str]], n_runs: int) ->
     """``word -> (n_runs, d)`` vectors, one context per run; words the encoder could not locate
     in one of their sentences are returned separately (they cannot take part in every run)."""
     words = [w for w, sentences in contexts.items() if sentences]
-    vectors, found = _embed_in_contexts(encoder, [(w, s) for w in words for s in contexts[w]])
+    vectors, found = embed_in_contexts(encoder, [(w, s) for w in words for s in contexts[w]])
     vectors, found = vectors.reshape(len(words), n_runs, -1), found.reshape(len(words), n_runs)
     kept = {w: v for w, v, ok in zip(words, vectors, found.all(axis=1), strict=True) if ok}
     return kept, [w for w, ok in zip(words, found.all(axis=1), strict=True) if not ok]

@@ -310,6 +310,15 @@ def _unit_seed(seed: int, test: str, target_language: str, attribute_language: s
     return np.random.SeedSequence(entropy=seed, spawn_key=(key,))
 
 
+def measure_seed(seed: int, test: str, target_language: str, attribute_language: str, measure: str) -> int:
+    """The integer seed of ``measure``'s draws in unit ``(test, L1, L2)``: from ``SeedSequence(seed, spawn_key=
+    (crc32(key), crc32(measure)))``, so each measure has a stream of its own, independent of WEAT's and of the
+    other units (an int, so that the records can state it)."""
+    key = zlib.crc32(f"{test}|{target_language}|{attribute_language}".encode())
+    sequence = np.random.SeedSequence(entropy=seed, spawn_key=(key, zlib.crc32(measure.encode())))
+    return int(sequence.generate_state(1, dtype=np.uint32)[0])
+
+
 def _natural_key(name: str) -> tuple:
     """``T2`` before ``T10``."""
     return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name))

@@ -1,8 +1,72 @@
-"""The xweat suite's records: one WEAT test on one language or language pair."""
+"""The xweat suite's records: one WEAT test on one language or language pair, and its other measures.
 
+A unit (one test on one language ``"de"`` or pair ``"en-de"``) writes, for the measures of the suite's
+``measures`` option (default ``[weat]``), in this order. Every record carries ``status`` (``"ok"`` or
+``"skipped"``, then ``value`` None and ``note`` the reason), ``targets_language`` and ``attributes_language``.
+
+- ``weat`` (:func:`xweat_records`): ``effect_size`` and ``statistic`` with the permutation test's ``p_value``
+  (``p_value_method``, ``n_permutations``, ``p_value_mc_std_err``), the set sizes ``n_x, n_y, n_a, n_b``,
+  ``similarity``, ``alternative``, ``ddof``; then ``coverage`` (the smallest share of a set's words the model
+  knows, and the ``missing`` words per role).
+- the word-vector measures (:func:`association_records`, see :mod:`.measures`): ``metric`` is the measure's
+  name, ``value`` its main number, ``term`` the set it concerns, and the other fields of its stats result:
+
+  ====  =====  ===================================  ==================================================
+  rnd   A, B   Garg's sum over the attribute set    ``mean``, ``per_word`` (with ``words``), ``n_x``,
+                                                     ``n_y``, ``n_attributes``, ``normalize``
+  mac   None   mean cosine distance, 1 = none       ``by_target_set``, ``by_attribute_set``,
+                                                     ``target_set_sizes``, ``attribute_set_sizes``
+  ect   A, B   Spearman rho, 1 = no bias            ``similarities_x``, ``similarities_y`` (with ``words``),
+                                                     ``n_x``, ``n_y``, ``n_attributes``
+  ripa  X, Y   mean <w, b> of the set's words       ``scores`` (with ``words``), ``std``, ``n_words``,
+                                                     ``relation`` (``"attribute_centroids"``)
+  rnsb  None   KL divergence, mean over the fits    ``std``, ``min``, ``max``, ``per_seed``, ``negative_share``,
+                                                     ``mean_negative_probability``, ``holdout_accuracy``,
+                                                     ``unit``, ``n_seeds``, ``train_fraction``, ``C``,
+                                                     ``group_sizes``, ``n_positive``, ``n_negative``
+  ====  =====  ===================================  ==================================================
+
+  plus ``set`` (the name of the term's set, e.g. ``pleasant``; for mac and rnsb ``target_sets`` and
+  ``attribute_sets``) and, for rnsb, ``measure_seed``. Without ``weat`` among the measures, the unit's
+  ``coverage`` record comes with these.
+- ``seat`` (:func:`seat_records`, see :mod:`.seat`): ``value`` the effect size over sentence vectors,
+  ``p_value`` and the other WEAT fields as above (``n_x``... count *sentences*), ``statistic``, ``templates``
+  (language -> their source) and ``measure_seed``.
+- ``ceat`` (:func:`ceat_records`, see :mod:`.ceat`): ``value`` the combined effect size, ``std_err`` and
+  ``p_value`` (one-sided, ``alternative``), ``ci_low``/``ci_high`` (95 % normal interval), ``z``, ``tau2``,
+  ``q``, ``df``, ``p_heterogeneity``, ``i2``, ``fixed_effect``, ``fixed_std_err``, ``sample_effect_mean``,
+  ``sample_effect_std``, ``n_samples``, ``ddof``, ``measure_seed``, the word counts ``n_x, n_y, n_a, n_b``,
+  ``min_contexts``/``max_contexts`` (fewest and most context vectors of a word), ``contexts_per_word``,
+  ``corpus`` and ``missing`` (per role, the words without a context).
+"""
+
+from .ceat import CONFIDENCE_LEVEL, CEATTestResult
+from .measures import RIPA_RELATION, AssociationResult
 from .pipeline import XWEATResult
+from .seat import SEATResult
 
 INFLUENTIAL_WORDS = 3
+
+# Per measure and term: the fields of the stats result that name words row by row get the words beside them.
+_WORDS_OF_TERM = {"rnd": "attribute", "ect": "attribute", "ripa": "target"}
+
+
+def _languages(result) -> dict:
+    return {"targets_language": result.target_language, "attributes_language": result.attribute_language}
+
+
+def _skipped(metric: str, result, reason: str) -> dict:
+    return {"metric": metric, "value": None, "status": "skipped", "note": reason, **_languages(result)}
+
+
+def coverage_record(result: XWEATResult | AssociationResult) -> dict:
+    """``coverage``: the smallest fraction of a set's words found, and the missing words per role."""
+    return {
+        "metric": "coverage",
+        "value": min(report.fraction for report in result.coverage),
+        "missing": {report.role: list(report.missing) for report in result.coverage if report.missing},
+        **_languages(result),
+    }
 
 
 def xweat_records(result: XWEATResult) -> list[dict]:
@@ -13,32 +77,13 @@ def xweat_records(result: XWEATResult) -> list[dict]:
     percentile interval (``ci_low``, ``ci_high`` at ``confidence_level``, ``bootstrap_std_err``,
     ``n_bootstrap``) and ``influential_words``, the words whose removal moves d most
     (``{word, role, change, effect_size_without}``, the largest ``|change|`` first)."""
-    languages = {"targets_language": result.target_language, "attributes_language": result.attribute_language}
-    coverage = {
-        "metric": "coverage",
-        "value": min(report.fraction for report in result.coverage),
-        "missing": {report.role: list(report.missing) for report in result.coverage if report.missing},
-        **languages,
-    }
+    languages = _languages(result)
+    coverage = coverage_record(result)
     if result.weat is None:
         skipped = {"value": None, "status": "skipped", "note": result.skip_reason, **languages}
         return [{"metric": "effect_size", **skipped}, {"metric": "statistic", **skipped}, coverage]
     weat_result = result.weat
-    details = {
-        "p_value": weat_result.p_value,
-        "p_value_method": weat_result.p_value_method,
-        "n_permutations": weat_result.n_permutations,
-        "p_value_mc_std_err": weat_result.mc_std_err,
-        "n_x": weat_result.n_x,
-        "n_y": weat_result.n_y,
-        "n_a": weat_result.n_a,
-        "n_b": weat_result.n_b,
-        "similarity": weat_result.similarity,
-        "alternative": weat_result.alternative,
-        "ddof": weat_result.ddof,
-        "status": "ok",
-        **languages,
-    }
+    details = {**_weat_details(weat_result), "status": "ok", **languages}
     return [
         {"metric": "effect_size", "value": weat_result.effect_size, **details, **_uncertainty(weat_result)},
         {"metric": "statistic", "value": weat_result.statistic, **details},
@@ -68,3 +113,88 @@ def _uncertainty(weat_result) -> dict:
             for word in weat_result.influence.most_influential(INFLUENTIAL_WORDS)
         ]
     return fields
+
+
+def _weat_details(weat_result) -> dict:
+    return {
+        "p_value": weat_result.p_value,
+        "p_value_method": weat_result.p_value_method,
+        "n_permutations": weat_result.n_permutations,
+        "p_value_mc_std_err": weat_result.mc_std_err,
+        "n_x": weat_result.n_x,
+        "n_y": weat_result.n_y,
+        "n_a": weat_result.n_a,
+        "n_b": weat_result.n_b,
+        "similarity": weat_result.similarity,
+        "alternative": weat_result.alternative,
+        "ddof": weat_result.ddof,
+    }
+
+
+def association_records(result: AssociationResult, with_coverage: bool = False) -> list[dict]:
+    """One record per measure and term (module docstring); ``with_coverage`` adds the ``coverage`` record."""
+    tail = [coverage_record(result)] if with_coverage else []
+    if result.skip_reason:
+        return [_skipped(measure, result, result.skip_reason) for measure in result.measures] + tail
+    records = []
+    for measure in result.measures:
+        for term, measured in result.results[measure].items():
+            fields = measured.to_dict()
+            record = {"metric": measure, "term": term, "value": fields.pop("value"), **fields}
+            if term is None:
+                record["target_sets"] = [result.set_name("X"), result.set_name("Y")]
+                record["attribute_sets"] = [result.set_name("A"), result.set_name("B")]
+            else:
+                record["set"] = result.set_name(term)
+                record["words"] = list(result.words[term])
+            if measure == "ripa":
+                # One pair, the attribute centroids: the principal-component share is 1 by construction.
+                record.update(relation=RIPA_RELATION)
+                del record["explained_variance"], record["n_pairs"]
+            if measure in result.seeds:
+                record["measure_seed"] = result.seeds[measure]
+            records.append({**record, "status": "ok", **_languages(result)})
+    return records + tail
+
+
+def seat_records(result: SEATResult) -> list[dict]:
+    """The ``seat`` record: WEAT over sentence vectors (module docstring)."""
+    if result.weat is None:
+        return [_skipped("seat", result, result.skip_reason)]
+    return [
+        {
+            "metric": "seat",
+            "value": result.weat.effect_size,
+            **_weat_details(result.weat),
+            "statistic": result.weat.statistic,
+            "templates": dict(result.templates),
+            "measure_seed": result.seed,
+            "status": "ok",
+            **_languages(result),
+        }
+    ]
+
+
+def ceat_records(result: CEATTestResult, corpus: str, contexts_per_word: int) -> list[dict]:
+    """The ``ceat`` record: the random-effects combination of the sampled effect sizes (module docstring)."""
+    missing = {report.role: list(report.missing) for report in result.coverage if report.missing}
+    settings = {"contexts_per_word": contexts_per_word, "corpus": corpus, "missing": missing}
+    if result.ceat is None:
+        return [{**_skipped("ceat", result, result.skip_reason), "measure_seed": result.seed, **settings}]
+    fields = result.ceat.to_dict()
+    del fields["n"], fields["seed"]  # n is n_samples; the seed is the measure's (the unit's seed is `seed`)
+    ci_low, ci_high = result.confidence_interval()
+    return [
+        {
+            "metric": "ceat",
+            "value": fields.pop("combined_effect"),
+            **fields,
+            "ci_low": ci_low,
+            "ci_high": ci_high,
+            "confidence_level": CONFIDENCE_LEVEL,
+            "measure_seed": result.seed,
+            **settings,
+            "status": "ok",
+            **_languages(result),
+        }
+    ]

@@ -1,0 +1,147 @@
+"""The report's section on the xweat suite's association measures: each measure next to WEAT, per test and
+language, and CEAT's combination with its interval and heterogeneity.
+
+It reads the records :mod:`eval_harness.suites.xweat.records` describes: ``effect_size`` (WEAT), ``rnd``,
+``mac``, ``ect``, ``ripa``, ``rnsb``, ``seat`` and ``ceat``.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from .document import Bullets, Paragraph, Section, Table
+from .findings import ALPHA, DEFAULT_FAMILY
+from .tables import (
+    ASSOCIATION_METRICS,
+    XWEAT_SUITE,
+    format_number,
+    format_p,
+    marked_value,
+    natural_order,
+    significance_legend,
+)
+
+# (metric, term) -> column header, in the order the table shows them.
+COLUMNS = {
+    ("effect_size", None): "WEAT d",
+    ("seat", None): "SEAT d",
+    ("ceat", None): "CEAT d",
+    ("rnd", "A"): "RND (A)",
+    ("rnd", "B"): "RND (B)",
+    ("mac", None): "MAC",
+    ("ect", "A"): "ECT (A)",
+    ("ect", "B"): "ECT (B)",
+    ("ripa", "X"): "RIPA (X)",
+    ("ripa", "Y"): "RIPA (Y)",
+    ("rnsb", None): "RNSB",
+}
+LEGEND = (
+    "Targets X, Y and attributes A, B are the test's sets (T1: flowers, insects; pleasant, unpleasant). "
+    "WEAT d, SEAT d, CEAT d: effect sizes (0: no association; > 0: X goes with A and Y with B) on word vectors, on "
+    "the sentence vectors of the words in bleached templates, and combined over sampled corpus contexts. "
+    "RND (A) / (B): summed distance of the set's words to X's centroid minus Y's (< 0: nearer X; 0: none). "
+    "MAC: mean cosine distance of the target words to A and B (1: no association). "
+    "ECT (A) / (B): Spearman rho of the two targets' similarities to the set's words (1: no bias). "
+    "RIPA (X) / (Y): mean projection of the set's words on the unit A-B relation vector (> 0: on A's side; "
+    "X above Y is WEAT's direction). "
+    "RNSB: KL divergence from uniform of the groups' probabilities of being classified B (0: no bias). "
+    "Only WEAT, SEAT and CEAT test a hypothesis (stars); the others are descriptive."
+)
+
+
+def _rows(results: pd.DataFrame) -> pd.DataFrame:
+    """The xweat records the section shows: WEAT's effect sizes and every other measure's records."""
+    return results[(results["suite"] == XWEAT_SUITE) & results["metric"].isin(("effect_size", *ASSOCIATION_METRICS))]
+
+
+def measures_table(results: pd.DataFrame, model: str) -> pd.DataFrame:
+    """One model's measures: rows test x language (``"en-de"``: targets in English, attributes in German),
+    a column per measure (and set) that was run; WEAT, SEAT and CEAT with their significance marks."""
+    rows = _rows(results)
+    rows = rows[rows["model"] == model]
+    if rows.empty:
+        return pd.DataFrame()
+    lines: dict[tuple[str, str], dict[str, str]] = {}
+    for _, row in rows.iterrows():
+        header = COLUMNS.get((row["metric"], None if pd.isna(row["term"]) else row["term"]))
+        if header is not None:
+            line = lines.setdefault((row["test"], row["language"]), {"test": row["test"], "language": row["language"]})
+            line[header] = marked_value(row)
+    shown = [header for header in COLUMNS.values() if any(header in line for line in lines.values())]
+    order = sorted(lines, key=lambda key: (natural_order(key[0]), "-" in key[1], key[1]))
+    return pd.DataFrame([lines[key] for key in order], columns=["test", "language", *shown]).fillna("")
+
+
+def ceat_table(results: pd.DataFrame, model: str) -> pd.DataFrame:
+    """One model's CEAT results: combined effect size with its interval, SE, p, and the heterogeneity."""
+    rows = results[(results["suite"] == XWEAT_SUITE) & (results["metric"] == "ceat") & (results["model"] == model)]
+    rows = rows[rows["value"].notna()]
+    if rows.empty:
+        return pd.DataFrame()
+    interval = f"{rows['confidence_level'].iloc[0]:.0%} CI"
+    body = []
+    for _, row in rows.iterrows():
+        body.append(
+            {
+                "test": row["test"],
+                "language": row["language"],
+                "CEAT d": marked_value(row),
+                interval: f"[{format_number(row['ci_low'])}, {format_number(row['ci_high'])}]",
+                "SE": format_number(row["std_err"], 4),
+                "p": format_p(row["p_value"]),
+                "tau^2": format_number(row["tau2"], 4),
+                "Q (df)": f"{format_number(row['q'], 1)} ({int(row['df'])})",
+                "I^2": f"{row['i2']:.0%}",
+                "samples": f"{int(row['n_samples']):,}",
+                "contexts per word": f"{int(row['min_contexts'])}-{int(row['max_contexts'])}",
+            }
+        )
+    table = pd.DataFrame(body)
+    order = sorted(range(len(table)), key=lambda i: (natural_order(table["test"][i]), table["language"][i]))
+    return table.iloc[order].reset_index(drop=True)
+
+
+def skipped_notes(results: pd.DataFrame) -> list[str]:
+    """One line per measure record skipped (coverage rule, no sentence encoder, no context), with its reason."""
+    rows = _rows(results)
+    rows = rows[rows["metric"].isin(ASSOCIATION_METRICS)]
+    if "status" not in rows.columns:
+        return []
+    rows = rows[rows["status"] == "skipped"]
+    return [
+        f"{row['model']}, {row['test']}, {row['language']}, {row['metric']}: {row.get('note') or 'skipped'}"
+        for _, row in rows.iterrows()
+    ]
+
+
+def association_section(results: pd.DataFrame, alpha: float = ALPHA, family: str = DEFAULT_FAMILY) -> Section | None:
+    """The section, or ``None`` when the run has no association measure besides WEAT."""
+    rows = _rows(results)
+    measured = rows[rows["metric"].isin(ASSOCIATION_METRICS)]
+    if measured.empty:
+        return None
+    subsections = []
+    for model in dict.fromkeys(measured["model"]):
+        blocks: list = [Table(measures_table(results, model), f"{model}: association measures per test and language")]
+        ceat = ceat_table(results, model)
+        if not ceat.empty:
+            blocks.append(
+                Table(
+                    ceat, f"{model}: CEAT, random-effects combination of the sampled effect sizes (DerSimonian-Laird)"
+                )
+            )
+        subsections.append(Section(f"Association measures: {model}", tuple(blocks)))
+    blocks: list = [Paragraph(LEGEND)]
+    if (measured["metric"] == "ceat").any():
+        blocks.append(
+            Paragraph(
+                "CEAT draws one context per word many times; each draw gives a WEAT effect size, and a random-effects "
+                "model combines them: tau^2 is the variance of the effect between draws (how much the contexts "
+                "change it), I^2 the share of the variation it explains, Q its heterogeneity statistic."
+            )
+        )
+    skipped = skipped_notes(results)
+    if skipped:
+        blocks += [Paragraph("Measures that did not run:", warning=True), Bullets(tuple(skipped))]
+    blocks.append(Paragraph(significance_legend(alpha, family)))
+    return Section("Association measures (XWEAT tests)", tuple(blocks), tuple(subsections))
