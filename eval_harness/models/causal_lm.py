@@ -209,6 +209,10 @@ class CausalLM:
         """Every token position run through the model so far: prefixes once, padded batches, generated tokens."""
         return self.prefix_tokens + self.stats.padded_tokens + self.generated_tokens
 
+    def clear_prefix_cache(self) -> None:
+        """Forget the prefixes' key/value caches (they are recomputed on next use)."""
+        self._prefix_caches.clear()
+
     # ---------------------------------------------------------------- scoring
 
     def next_token_logprobs(
