@@ -95,8 +95,8 @@ def render_prompt(tokenizer: Any, spec: Mapping, dimension: str, low: int, high:
     """``(before, after)``: the full prompt text for a text ``t`` is ``before + t + after``.
 
     Through the tokenizer's chat template (a system message folded into the user message when
-    the template refuses a system role), else a plain prompt ending with ``spec["answer"]``
-    (after the tokenizer's BOS when it adds one).
+    the template refuses a system role), else a plain prompt ending with ``spec["answer"]`` and a
+    space (after the tokenizer's BOS when it adds one).
     """
     questions = spec.get("questions") or {}
     if dimension not in questions:
@@ -117,7 +117,9 @@ def render_prompt(tokenizer: Any, spec: Mapping, dimension: str, low: int, high:
     else:
         adds_bos = tokenizer.bos_token_id is not None and tokenizer("a")["input_ids"][:1] == [tokenizer.bos_token_id]
         rendered = (tokenizer.bos_token if adds_bos else "") + (f"{system}\n\n" if system else "")
-        rendered += f"{user}\n{spec.get('answer') or ''}"
+        # The cue ends with a space: tokenizers that split a space from a digit (SmolLM2, Qwen, Llama 3,
+        # Gemma) then have the numeral as the next token (Gemma-3-270m: 0.9 of the mass, not 0.006).
+        rendered += f"{user}\n{spec.get('answer') or ''} "
     if rendered.count(TEXT_MARK) != 1:
         raise InputError("the chat template changed or repeated the text of a judge prompt; use plain prompts")
     before, after = rendered.split(TEXT_MARK)

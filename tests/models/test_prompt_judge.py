@@ -233,7 +233,7 @@ def test_without_a_chat_template_the_prompt_is_plain_and_ends_with_the_answer_cu
     lm = load_causal_lm(build_tiny_causal_lm(tmp_path / "plain", chat_template=False))
     judge = fitted_judge(lm, "es", "anger")
     before, after = judge.prompt("es", "anger")
-    assert "<|im_start|>" not in before + after and after == "\nRespuesta:"
+    assert "<|im_start|>" not in before + after and after == "\nRespuesta: "
     assert judge.score(["Jessica se siente eufórica"]).numeral_mass[0] > 0
 
 
