@@ -195,6 +195,35 @@ class PromptScores:
     def __len__(self) -> int:
         return len(self.value)
 
+    def records(self) -> list[dict]:
+        """One dict per text (``value``, ``expected``, ``numeral_mass``, ``argmax``, and ``answer``, ``parsed``
+        when generated): the form to gather from ranks (``dist.map``) and to write next to a result."""
+        rows = []
+        for index in range(len(self)):
+            row = {
+                "value": float(self.value[index]),
+                "expected": float(self.expected[index]),
+                "numeral_mass": float(self.numeral_mass[index]),
+                "argmax": int(self.argmax[index]),
+            }
+            if self.answers is not None:
+                row.update(answer=self.answers[index], parsed=bool(self.parsed[index]))
+            rows.append(row)
+        return rows
+
+    @classmethod
+    def from_records(cls, rows: Sequence[Mapping]) -> "PromptScores":
+        """The inverse of :meth:`records` (e.g. over the concatenated records of several ranks)."""
+        generated = bool(rows) and "answer" in rows[0]
+        return cls(
+            np.array([row["value"] for row in rows], dtype=np.float64),
+            np.array([row["expected"] for row in rows], dtype=np.float64),
+            np.array([row["numeral_mass"] for row in rows], dtype=np.float64),
+            np.array([row["argmax"] for row in rows], dtype=np.int64),
+            tuple(row["answer"] for row in rows) if generated else None,
+            np.array([row["parsed"] for row in rows], dtype=bool) if generated else None,
+        )
+
     def validity(self) -> dict:
         """Mean and median numeral mass, the share of texts below :data:`LOW_MASS`, the arg-max numerals'
         counts and (generate) the parse-failure rate: the numbers that say whether the judge answered."""

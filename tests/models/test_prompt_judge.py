@@ -24,6 +24,7 @@ from eval_harness.models.factory import MODEL_TYPES  # noqa: E402
 from eval_harness.models.prompt_judge import (  # noqa: E402
     PROMPTS_FILE,
     PromptJudge,
+    PromptScores,
     numeral_candidates,
     parse_answer,
 )
@@ -129,9 +130,9 @@ def test_scoring_in_two_shards_equals_scoring_at_once(tiny_lm):
     judge = fitted_judge(tiny_lm)
     whole = judge.score(TEXTS)
     parts = [judge.score(TEXTS[:4]), judge.score(TEXTS[4:])]
-    for field in ("value", "numeral_mass", "argmax"):
-        joined = np.concatenate([getattr(part, field) for part in parts])
-        np.testing.assert_allclose(joined, getattr(whole, field), atol=1e-5, rtol=0)
+    joined = PromptScores.from_records(parts[0].records() + parts[1].records())  # as dist.map gathers them
+    for field in ("value", "expected", "numeral_mass", "argmax"):
+        np.testing.assert_allclose(getattr(joined, field), getattr(whole, field), atol=1e-5, rtol=0)
 
 
 def test_duplicates_are_scored_once_and_order_is_kept(tiny_lm):
@@ -168,6 +169,8 @@ def test_generate_mode_answers_greedily_as_transformers_generate_does(tiny_lm):
     # The random model answers no number: every answer is a parse failure, scored by its expected value.
     assert not scores.parsed.any() and scores.validity()["parse_failure_rate"] == 1.0
     np.testing.assert_array_equal(scores.value, scores.expected)
+    again = PromptScores.from_records(scores.records())
+    assert again.answers == scores.answers and (again.parsed == scores.parsed).all()
 
 
 def test_parse_answer_reads_the_first_number_on_the_scale():
