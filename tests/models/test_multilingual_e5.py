@@ -34,6 +34,8 @@ def test_the_packaged_name_resolves_to_a_build_in_the_xbias_cache(monkeypatch, t
     monkeypatch.setenv("XBIAS_CACHE_DIR", str(tmp_path))
     folder = resolve_source("pypi:multilingual-e5-small")
     assert folder.startswith(str(tmp_path / "models")) and read_marker(folder)["files"]["model.safetensors"]
+    by_name = load_encoder("pypi:multilingual-e5-small", **E5_ENCODER_OPTIONS)
+    assert by_name.fingerprint == load_encoder(folder, **E5_ENCODER_OPTIONS).fingerprint
 
 
 def test_sentences_are_closest_to_their_translations(e5_folder):
