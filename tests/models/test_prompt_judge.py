@@ -265,3 +265,35 @@ def test_device_map_is_validated_and_a_cpu_map_loads_the_same_model(tiny_lm_dir,
     np.testing.assert_allclose(
         fitted_judge(spread).score(TEXTS).value, fitted_judge(tiny_lm).score(TEXTS).value, atol=1e-6
     )
+
+
+def test_a_prompt_whose_tokens_merge_across_the_text_boundary_is_run_whole(tiny_lm):
+    """'Text: {text}': the space before the text joins the text's first token, so the prefix's tokens differ."""
+    judge = fitted_judge(tiny_lm, prompts={"en": {"user": "{question} Text: {text}"}})
+    before, after = judge.prompt("en", "anger")
+    prefix = tiny_lm.tokenize([before])[0]
+    sequence = tiny_lm.tokenize([before + TEXTS[0] + after])[0]
+    assert sequence[: len(prefix)] != prefix
+    scores = judge.score(TEXTS[:2])
+    with torch.no_grad():
+        for index, text in enumerate(TEXTS[:2]):
+            ids = torch.tensor([tiny_lm.tokenize([before + text + after])[0]])
+            digits = torch.softmax(tiny_lm.model(input_ids=ids).logits[0, -1].double(), dim=-1)[judge.candidates]
+            expected = float((digits / digits.sum()) @ torch.arange(10, dtype=torch.float64)) / 9
+            assert scores.expected[index] == pytest.approx(expected, abs=1e-5)
+
+
+def test_a_batch_that_runs_out_of_memory_is_split_and_gives_the_same_scores(tiny_lm_dir, monkeypatch):
+    lm = load_causal_lm(tiny_lm_dir, batch_size=7)
+    expected = fitted_judge(lm).score(TEXTS).value
+    forward = lm.model.forward
+
+    def small_batches_only(*args, **kwargs):
+        if kwargs["input_ids"].shape[0] > 2:
+            raise torch.OutOfMemoryError("CUDA out of memory (simulated)")
+        return forward(*args, **kwargs)
+
+    monkeypatch.setattr(lm.model, "forward", small_batches_only)
+    lm.clear_prefix_cache()
+    np.testing.assert_allclose(fitted_judge(lm).score(TEXTS).value, expected, atol=1e-5, rtol=0)
+    assert lm.stats.oom_splits >= 2
