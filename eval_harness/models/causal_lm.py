@@ -323,10 +323,11 @@ class CausalLM:
                 logits_to_keep=1,
             )
             logprobs = output.logits[:, -1].float().log_softmax(dim=-1)
-            chosen = logprobs.index_select(1, candidate_ids).double().cpu().numpy()
+            # With a device_map the logits come from the last device, the inputs go to the first.
+            chosen = logprobs.index_select(1, candidate_ids.to(logprobs.device)).double().cpu().numpy()
             if not new_tokens:
                 return chosen, []
-            token = logprobs.argmax(dim=-1, keepdim=True)
+            token = logprobs.argmax(dim=-1, keepdim=True).to(mask.device)
             tokens = [token]
             for _ in range(new_tokens - 1):
                 mask = torch.cat([mask, torch.ones_like(token)], dim=1)
@@ -339,7 +340,7 @@ class CausalLM:
                     use_cache=True,
                     logits_to_keep=1,
                 )
-                token = output.logits[:, -1].argmax(dim=-1, keepdim=True)
+                token = output.logits[:, -1].argmax(dim=-1, keepdim=True).to(mask.device)
                 tokens.append(token)
             self.generated_tokens += batch * (new_tokens - 1)
             return chosen, torch.cat(tokens, dim=1).cpu().tolist()
