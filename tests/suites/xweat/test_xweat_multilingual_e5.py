@@ -32,7 +32,7 @@ PAPER_TESTS = ["T1", "T2", "T6", "T7", "T8", "T9"]
 
 @pytest.fixture(scope="session")
 def multilingual_e5(tmp_path_factory):
-    return build_multilingual_e5(tmp_path_factory.mktemp("multilingual-e5") / "e5")
+    return build_multilingual_e5(tmp_path_factory.mktemp("multilingual-e5"))
 
 
 def xbias_run(tmp_path, model, suite: dict) -> dict[tuple[str, str, str], dict]:

@@ -1,0 +1,449 @@
+"""A decoder-only LLM as a zero-shot emotion-intensity judge (the ``prompt`` mode of model type ``llm``).
+
+For a text and an emotion (a SemEval-2018 dimension), the judge asks the LLM, in the text's
+language and through its chat template when it has one, how strongly the text expresses the
+emotion on a numeric scale ``low..high`` (default 0-9). The prompts are data
+(``judge_prompts.yaml``: English, Spanish, Arabic), overridable with ``prompts=``.
+
+Score (``answer="expected"``, the default): with ``p(n)`` the probability that the answer's
+first token is numeral ``n`` (summed over the numeral's single-token spellings, ``"7"`` and
+``" 7"``) under the next-token distribution after the prompt,
+
+    mass = sum_n p(n),   q(n) = p(n) / mass,   E = sum_n n q(n),   score = (E - low) / (high - low)
+
+so the score is in [0, 1]. ``mass`` is the validity signal (little mass: the model is not
+answering the question) and ``argmax_n q(n)`` the answer it would most likely give; both are
+returned by :meth:`PromptJudge.score` (:class:`PromptScores`). Every numeral must be a single
+token for the tokenizer (checked).
+
+``answer="generate"``: the greedy answer (``max_new_tokens`` tokens), the first number in it
+(Arabic-Indic digits read too) taken when it lies on the scale and mapped to [0, 1]; an answer
+without one (a refusal, a sentence) is a parse failure, counted in :meth:`PromptScores.validity`,
+and scored by the expected value instead (a result never holds NaN).
+
+``fit(language, dimension)`` trains nothing: it scores a seeded sample (``fit_sample`` texts) of
+the SemEval-2018 validation and test tweets of that language and dimension and records Pearson
+r in :class:`RegressorScores` (``n_train = 0``), with the validity numbers in ``selected``, so a
+judge that cannot do the task is flagged like a poor regressor.
+
+Speed: every prompt of one (language, dimension) shares the text before ``{text}``; its
+key/value cache is computed once (:meth:`CausalLM.next_token_logprobs`), so each text costs
+only its own tokens and the chat template's closing tokens.
+"""
+
+import hashlib
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+import yaml
+from scipy.special import logsumexp
+
+from eval_harness.errors import InputError
+from eval_harness.models.cache import EmbeddingCache
+from eval_harness.models.causal_lm import CausalLM
+from eval_harness.models.encoder import unique_texts
+from eval_harness.models.heads import pearson_r
+from eval_harness.models.regressors import EmotionRegressor, RegressorScores, TextSplit, clean_tweet, semeval_splits
+
+PROMPTS_FILE = Path(__file__).with_name("judge_prompts.yaml")
+ANSWERS = ("expected", "generate")
+PROMPT_KEYS = ("system", "user", "answer", "questions")
+TEXT_MARK = "@@xbias-text@@"
+LOW_MASS = 0.5  # a text whose numerals get less probability than this was probably not answered
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
+_EASTERN_DIGITS = str.maketrans("٠١٢٣٤٥٦٧٨٩۰۱۲۳۴۵۶۷۸۹", "01234567890123456789")
+
+
+def judge_prompts(overrides: Mapping | str | Path | None = None) -> dict[str, dict]:
+    """The prompt table: ``judge_prompts.yaml`` with ``overrides`` (a mapping or a YAML file) merged per language.
+
+    A language given in ``overrides`` replaces the listed keys (``questions`` entry by entry).
+    """
+    table = yaml.safe_load(PROMPTS_FILE.read_text(encoding="utf-8"))
+    for language, spec in _read_overrides(overrides).items():
+        if not isinstance(spec, Mapping):
+            raise InputError(f"prompts[{language!r}] must be a mapping with keys {PROMPT_KEYS}, got {spec!r}")
+        unknown = set(spec) - set(PROMPT_KEYS)
+        if unknown:
+            raise InputError(f"prompts[{language!r}] has unknown key(s) {sorted(unknown)}; keys: {PROMPT_KEYS}")
+        merged = dict(table.get(language, {}))
+        merged.update({key: value for key, value in spec.items() if key != "questions"})
+        merged["questions"] = {**merged.get("questions", {}), **dict(spec.get("questions") or {})}
+        table[language] = merged
+    return table
+
+
+def _read_overrides(overrides: Mapping | str | Path | None) -> dict:
+    if overrides is None:
+        return {}
+    if isinstance(overrides, str | Path):
+        try:
+            overrides = yaml.safe_load(Path(overrides).read_text(encoding="utf-8"))
+        except (OSError, yaml.YAMLError) as error:
+            raise InputError(f"cannot read the prompts file {overrides}: {error}") from None
+    if not isinstance(overrides, Mapping):
+        raise InputError(f"prompts must be a mapping {{language: {{...}}}} or a YAML file of one, got {overrides!r}")
+    return {str(language): spec for language, spec in overrides.items()}
+
+
+def render_prompt(tokenizer: Any, spec: Mapping, dimension: str, low: int, high: int) -> tuple[str, str]:
+    """``(before, after)``: the full prompt text for a text ``t`` is ``before + t + after``.
+
+    Through the tokenizer's chat template (a system message folded into the user message when
+    the template refuses a system role), else a plain prompt ending with ``spec["answer"]`` and a
+    space (after the tokenizer's BOS when it adds one).
+    """
+    questions = spec.get("questions") or {}
+    if dimension not in questions:
+        raise InputError(f"the judge prompts have no question for {dimension!r} (have {sorted(questions)})")
+    scale = {"low": str(low), "high": str(high)}
+    question = _fill(questions[dimension], scale)
+    user = spec.get("user") or ""
+    if user.count("{text}") != 1:
+        raise InputError(f"a judge prompt's `user` must hold {{text}} exactly once, got {user!r}")
+    user = _fill(user, {**scale, "question": question, "text": TEXT_MARK})
+    system = spec.get("system")
+    if getattr(tokenizer, "chat_template", None):
+        messages = [{"role": "user", "content": user}]
+        try:
+            rendered = _chat(tokenizer, ([{"role": "system", "content": system}] if system else []) + messages)
+        except Exception:  # noqa: BLE001 - templates without a system role raise; fold it into the user turn
+            rendered = _chat(tokenizer, [{"role": "user", "content": f"{system}\n\n{user}"}])
+    else:
+        adds_bos = tokenizer.bos_token_id is not None and tokenizer("a")["input_ids"][:1] == [tokenizer.bos_token_id]
+        rendered = (tokenizer.bos_token if adds_bos else "") + (f"{system}\n\n" if system else "")
+        # The cue ends with a space: tokenizers that split a space from a digit (SmolLM2, Qwen, Llama 3,
+        # Gemma) then have the numeral as the next token (Gemma-3-270m: 0.9 of the mass, not 0.006).
+        rendered += f"{user}\n{spec.get('answer') or ''} "
+    if rendered.count(TEXT_MARK) != 1:
+        raise InputError("the chat template changed or repeated the text of a judge prompt; use plain prompts")
+    before, after = rendered.split(TEXT_MARK)
+    return before, after
+
+
+def _chat(tokenizer: Any, messages: list[dict]) -> str:
+    return tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+
+
+def _fill(template: str, values: Mapping[str, str]) -> str:
+    """``template`` with each ``{name}`` of ``values`` replaced (other braces left alone)."""
+    for name, value in values.items():
+        template = template.replace("{" + name + "}", value)
+    return template
+
+
+def numeral_candidates(tokenizer: Any, low: int, high: int) -> tuple[list[int], list[int]]:
+    """``(token ids, numeral of each)``: every single-token spelling (``"7"``, ``" 7"``) of each numeral.
+
+    Raises:
+        InputError: a numeral of the scale has no single-token spelling.
+    """
+    token_ids, numerals, missing = [], [], []
+    for numeral in range(low, high + 1):
+        spellings = {
+            ids[0]
+            for ids in (tokenizer.encode(form, add_special_tokens=False) for form in (str(numeral), f" {numeral}"))
+            if len(ids) == 1
+        }
+        if not spellings:
+            missing.append(numeral)
+        for token in sorted(spellings - set(token_ids)):
+            token_ids.append(token)
+            numerals.append(numeral)
+    if missing:
+        raise InputError(
+            f"numeral(s) {missing} of the scale {low}-{high} are not single tokens for this tokenizer; "
+            "use a scale whose numerals are (0-9 works for every tokenizer we know)"
+        )
+    return token_ids, numerals
+
+
+def parse_answer(text: str, low: int, high: int) -> float | None:
+    """The first number in ``text`` (Arabic-Indic digits read too) when it lies in ``[low, high]``, else None."""
+    match = _NUMBER.search(text.translate(_EASTERN_DIGITS))
+    if match is None:
+        return None
+    value = float(match.group().replace(",", "."))
+    return value if low <= value <= high else None
+
+
+@dataclass(frozen=True, eq=False)
+class PromptScores:
+    """What the judge read from the LLM for each text (arrays of one row per text).
+
+    Attributes:
+        value: the score ``predict`` returns, in [0, 1] (the expected value, or the parsed greedy answer).
+        expected: the expected numeral under the renormalised numeral distribution, mapped to [0, 1].
+        numeral_mass: the probability that the answer's first token is a numeral of the scale.
+        argmax: the most probable numeral.
+        answers: the greedy answers (``answer="generate"``), else None.
+        parsed: whether each greedy answer held a number on the scale (``answer="generate"``), else None.
+    """
+
+    value: np.ndarray
+    expected: np.ndarray
+    numeral_mass: np.ndarray
+    argmax: np.ndarray
+    answers: tuple[str, ...] | None = None
+    parsed: np.ndarray | None = None
+
+    def __len__(self) -> int:
+        return len(self.value)
+
+    def records(self) -> list[dict]:
+        """One dict per text (``value``, ``expected``, ``numeral_mass``, ``argmax``, and ``answer``, ``parsed``
+        when generated): the form to gather from ranks (``dist.map``) and to write next to a result."""
+        rows = []
+        for index in range(len(self)):
+            row = {
+                "value": float(self.value[index]),
+                "expected": float(self.expected[index]),
+                "numeral_mass": float(self.numeral_mass[index]),
+                "argmax": int(self.argmax[index]),
+            }
+            if self.answers is not None:
+                row.update(answer=self.answers[index], parsed=bool(self.parsed[index]))
+            rows.append(row)
+        return rows
+
+    @classmethod
+    def from_records(cls, rows: Sequence[Mapping]) -> "PromptScores":
+        """The inverse of :meth:`records` (e.g. over the concatenated records of several ranks)."""
+        generated = bool(rows) and "answer" in rows[0]
+        return cls(
+            np.array([row["value"] for row in rows], dtype=np.float64),
+            np.array([row["expected"] for row in rows], dtype=np.float64),
+            np.array([row["numeral_mass"] for row in rows], dtype=np.float64),
+            np.array([row["argmax"] for row in rows], dtype=np.int64),
+            tuple(row["answer"] for row in rows) if generated else None,
+            np.array([row["parsed"] for row in rows], dtype=bool) if generated else None,
+        )
+
+    def validity(self) -> dict:
+        """Mean and median numeral mass, the share of texts below :data:`LOW_MASS`, the arg-max numerals'
+        counts and (generate) the parse-failure rate: the numbers that say whether the judge answered."""
+        numerals, counts = np.unique(self.argmax, return_counts=True)
+        return {
+            "n": len(self),
+            "numeral_mass_mean": float(self.numeral_mass.mean()),
+            "numeral_mass_median": float(np.median(self.numeral_mass)),
+            "low_mass_share": float((self.numeral_mass < LOW_MASS).mean()),
+            "argmax_counts": {str(int(numeral)): int(count) for numeral, count in zip(numerals, counts, strict=True)},
+            "parse_failure_rate": None if self.parsed is None else float(1.0 - self.parsed.mean()),
+        }
+
+
+class PromptJudge(EmotionRegressor):
+    """A causal LM asked, in the text's language, how strongly a text expresses an emotion (see the module docstring).
+
+    Args:
+        lm: the loaded :class:`CausalLM` (shared with probes and word vectors of the same model).
+        answer: ``"expected"`` (expected numeral under the next-token distribution) or ``"generate"``
+            (greedy answer parsed; failures fall back to the expected value and are counted).
+        scale: ``(low, high)`` integers, ``0 <= low < high``; each numeral must be one token.
+        prompts: overrides of ``judge_prompts.yaml`` (a mapping or a YAML file, per language).
+        fit_sample: how many validation and test tweets ``fit`` scores (each, seeded); None: all.
+        max_new_tokens: length of a greedy answer (``answer="generate"``).
+        cache: an :class:`EmbeddingCache` for the numerals' log-probabilities (``"expected"``).
+        preprocess, seed: as every emotion model (tweet cleaning; the sample's seed).
+    """
+
+    model_type: ClassVar[str] = "llm"
+
+    def __init__(
+        self,
+        lm: CausalLM,
+        *,
+        answer: str = "expected",
+        scale: Sequence[int] = (0, 9),
+        prompts: Mapping | str | Path | None = None,
+        fit_sample: int | None = 200,
+        max_new_tokens: int = 8,
+        cache: EmbeddingCache | None = None,
+        preprocess: str | None = "tweet",
+        seed: int = 0,
+    ):
+        super().__init__(preprocess=preprocess, seed=seed)
+        if answer not in ANSWERS:
+            raise InputError(f"answer must be one of {ANSWERS}, got {answer!r}")
+        scale = tuple(scale) if isinstance(scale, Sequence) and not isinstance(scale, str) else ()
+        if len(scale) != 2 or not all(isinstance(end, int) and not isinstance(end, bool) for end in scale):
+            raise InputError("scale must be two integers (low, high), e.g. (0, 9)")
+        if not 0 <= scale[0] < scale[1]:
+            raise InputError(f"scale must have 0 <= low < high, got {scale}")
+        if fit_sample is not None and (not isinstance(fit_sample, int) or fit_sample < 2):
+            raise InputError(f"fit_sample must be None (every tweet) or an integer >= 2, got {fit_sample!r}")
+        if not isinstance(max_new_tokens, int) or max_new_tokens < 1:
+            raise InputError(f"max_new_tokens must be a positive integer, got {max_new_tokens!r}")
+        self.lm = lm
+        self.answer = answer
+        self.low, self.high = scale
+        self.prompts = judge_prompts(prompts)
+        self.fit_sample = fit_sample
+        self.max_new_tokens = max_new_tokens
+        self.cache = cache
+        self.candidates, self.candidate_numerals = numeral_candidates(lm.tokenizer, self.low, self.high)
+        self._rendered: dict[tuple[str, str], tuple[str, str, list[int]]] = {}
+
+    # ---- identity
+    def source_name(self) -> str:
+        return self.lm.name
+
+    def source_fingerprint(self) -> str:
+        return self.lm.fingerprint
+
+    def options(self) -> dict:
+        return {
+            "preprocess": self.preprocess,
+            "seed": self.seed,
+            "answer": self.answer,
+            "scale": [self.low, self.high],
+            "prompts": self.prompts,
+            "fit_sample": self.fit_sample,
+            "max_new_tokens": self.max_new_tokens,
+            "lm": self.lm.options(),
+        }
+
+    @classmethod
+    def _restore(cls, meta, directory, resources):
+        options = dict(meta["identity"]["options"])
+        lm = resources.causal_lm(meta["source"], **options.pop("lm"))
+        return cls(lm, cache=resources.cache, **options)
+
+    # ---- the prompt
+    def prompt(self, language: str, dimension: str) -> tuple[str, str]:
+        """``(before, after)`` of (language, dimension)'s prompt: a text ``t`` is judged on ``before + t + after``."""
+        return self._prompt(language, dimension)[:2]
+
+    def _prompt(self, language: str, dimension: str) -> tuple[str, str, list[int]]:
+        key = (language, dimension)
+        if key not in self._rendered:
+            if language not in self.prompts:
+                raise InputError(
+                    f"no judge prompt for language {language!r} (have {sorted(self.prompts)}); pass "
+                    f"prompts={{{language!r}: {{'user': '... {{text}}', 'questions': {{{dimension!r}: '...'}}}}}}"
+                )
+            before, after = render_prompt(self.lm.tokenizer, self.prompts[language], dimension, self.low, self.high)
+            self._rendered[key] = (before, after, self.lm.tokenize([before])[0])
+        return self._rendered[key]
+
+    # ---- fitting: nothing is trained; the prompt is scored on SemEval-2018
+    def fit(self, language: str, dimension: str) -> RegressorScores:
+        """Score the prompt on a seeded sample of SemEval-2018 validation and test tweets; record Pearson r."""
+        self._prompt(language, dimension)  # an unknown language or dimension fails before the data loads
+        return self.fit_splits(semeval_splits(language, dimension, preprocess=self.preprocess), language, dimension)
+
+    def fit_splits(self, splits: Mapping[str, TextSplit], language: str, dimension: str) -> RegressorScores:
+        """:meth:`fit` on given splits (texts already cleaned); ``train`` is not used."""
+        self._prompt(language, dimension)  # an unknown language or dimension fails before any scoring
+        rng = np.random.default_rng(self.seed)
+        correlations, sizes, validity = {}, {}, {}
+        for name in ("validation", "test"):
+            if name not in splits or len(splits[name]) < 2:
+                raise InputError(f"the judge's fit needs a {name} split of at least 2 texts")
+            split = splits[name]
+            keep = np.arange(len(split))
+            if self.fit_sample is not None and len(split) > self.fit_sample:
+                keep = np.sort(rng.choice(len(split), size=self.fit_sample, replace=False))
+            scores = self._score_prepared([split.texts[index] for index in keep], language, dimension)
+            correlations[name] = pearson_r(scores.value, split.intensity[keep])
+            sizes[name] = len(keep)
+            validity[name] = scores.validity()
+        self.language, self.dimension = language, dimension
+        selected = {"answer": self.answer, "scale": [self.low, self.high], "prompt_sha256": self.prompt_digest()}
+        for name, numbers in validity.items():
+            selected[f"numeral_mass_{name}"] = numbers["numeral_mass_mean"]
+            selected[f"low_mass_share_{name}"] = numbers["low_mass_share"]
+            if numbers["parse_failure_rate"] is not None:
+                selected[f"parse_failure_rate_{name}"] = numbers["parse_failure_rate"]
+        self.scores = RegressorScores(
+            model_type=self.model_type,
+            language=language,
+            dimension=dimension,
+            pearson_validation=correlations["validation"],
+            pearson_test=correlations["test"],
+            n_train=0,
+            n_validation=sizes["validation"],
+            n_test=sizes["test"],
+            selected=selected,
+        )
+        return self.scores
+
+    def prompt_digest(self) -> str:
+        """sha256 of the fitted prompt (before, after) and the scale's candidate tokens."""
+        before, after, _ = self._prompt(self.language, self.dimension)
+        payload = json.dumps([before, after, self.candidates, self.candidate_numerals], ensure_ascii=False)
+        return hashlib.sha256(payload.encode()).hexdigest()
+
+    # ---- scoring
+    def score(self, texts: Sequence[str]) -> PromptScores:
+        """Scores, numeral mass and arg-max (and greedy answers) of ``texts`` for the fitted (language, dimension)."""
+        if self.dimension is None:
+            raise InputError("PromptJudge is not fitted; call fit(language, dimension) or load() first")
+        texts = [] if isinstance(texts, str) else list(texts)
+        if not texts or not all(isinstance(text, str) for text in texts):
+            raise InputError("score() takes a non-empty list of strings (not one string)")
+        if self.preprocess == "tweet":
+            texts = [clean_tweet(text) for text in texts]
+        return self._score_prepared(texts, self.language, self.dimension)
+
+    def _raw_predict(self, texts: list[str]) -> np.ndarray:
+        return self._score_prepared(texts, self.language, self.dimension).value
+
+    def _score_prepared(self, texts: list[str], language: str, dimension: str) -> PromptScores:
+        before, after, prefix_ids = self._prompt(language, dimension)
+        unique, inverse = unique_texts(texts)
+        generate = self.answer == "generate"
+
+        def candidate_logprobs(batch: list[str]) -> np.ndarray:
+            sequences = self.lm.tokenize([before + text + after for text in batch])
+            return self.lm.next_token_logprobs(sequences, self.candidates, prefix_ids)[0]
+
+        if generate:
+            sequences = self.lm.tokenize([before + text + after for text in unique])
+            logprobs, generated = self.lm.next_token_logprobs(
+                sequences, self.candidates, prefix_ids, new_tokens=self.max_new_tokens
+            )
+        elif self.cache is not None:
+            mode = "judge-" + hashlib.sha256(json.dumps([before, after, self.candidates]).encode()).hexdigest()[:16]
+            logprobs = self.cache.get_or_compute(self.lm.fingerprint, mode, unique, candidate_logprobs)
+        else:
+            logprobs = candidate_logprobs(unique)
+        expected, mass, argmax = self._numeral_statistics(logprobs)
+        value, answers, parsed = expected, None, None
+        if generate:
+            answers = tuple(self._decode(tokens) for tokens in generated)
+            readings = [parse_answer(text, self.low, self.high) for text in answers]
+            parsed = np.array([reading is not None for reading in readings])
+            value = np.array(
+                [
+                    (reading - self.low) / (self.high - self.low) if reading is not None else fallback
+                    for reading, fallback in zip(readings, expected, strict=True)
+                ]
+            )
+            answers = tuple(answers[index] for index in inverse)
+            parsed = parsed[inverse]
+        return PromptScores(value[inverse], expected[inverse], mass[inverse], argmax[inverse], answers, parsed)
+
+    def _numeral_statistics(self, logprobs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(expected mapped to [0, 1], numeral mass, arg-max numeral)`` from the candidates' log-probabilities."""
+        numerals = np.arange(self.low, self.high + 1)
+        owner = np.asarray(self.candidate_numerals) - self.low
+        log_p = np.stack(
+            [logsumexp(logprobs[:, owner == column], axis=1) for column in range(len(numerals))], axis=1
+        )  # log p(n): the numeral's spellings summed
+        log_mass = logsumexp(log_p, axis=1)
+        q = np.exp(log_p - log_mass[:, None])
+        expected = (q @ numerals - self.low) / (self.high - self.low)
+        return np.clip(expected, 0.0, 1.0), np.exp(log_mass), numerals[q.argmax(axis=1)]
+
+    def _decode(self, tokens: list[int]) -> str:
+        """A greedy answer's text, up to its first special token (end of turn)."""
+        special = set(getattr(self.lm.tokenizer, "all_special_ids", []) or [])
+        end = next((index for index, token in enumerate(tokens) if token in special), len(tokens))
+        return self.lm.tokenizer.decode(tokens[:end]).strip()
