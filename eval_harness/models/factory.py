@@ -17,6 +17,10 @@ svm_tfidf     (none)                          preset, ngram_range, min_df, max_f
                                               preprocess, max_train
 static_mlp    ``glove``, ``pypi:NAME`` or a   format, lowercase (how to read the file); head_options,
               vector file                     preprocess, max_train, refit_on_validation
+llm           causal-LM Hub id / folder /     mode ("prompt": zero-shot judge | "probe"); prompt: answer,
+              ``pypi:NAME``                   scale, prompts, fit_sample, max_new_tokens, dtype, device_map,
+                                              precision, batch_size, max_length; probe: as encoder
+                                              (pooling, layer: default mean at 2/3 depth; head...)
 ============  ==============================  ==================================================="""
 
 import hashlib
@@ -83,6 +87,14 @@ def encoder_words(source: str, options: Mapping[str, Any], resources: ModelResou
 def static_words(source: str, options: Mapping[str, Any], resources: ModelResources):
     """Static vectors' word vectors: the vectors."""
     return resources.static_vectors(source, **{name: options[name] for name in VECTOR_OPTIONS if name in options})
+
+
+def llm_words(source: str, options: Mapping[str, Any], resources: ModelResources):
+    """A causal LM's word vectors: its hidden states read as an encoder's (masked mean of the layer at 2/3 of the
+    depth unless ``pooling``/``layer`` are given), template mode in the word's language."""
+    from eval_harness.models.prompt_judge import llm_probe_defaults
+
+    return encoder_words(source, {**llm_probe_defaults(source), **options}, resources)
 
 
 class ProcessGroup(Protocol):

@@ -43,12 +43,13 @@ import numpy as np
 import yaml
 from scipy.special import logsumexp
 
+from eval_harness.data.emotion_splits import TextSplit, clean_tweet, semeval_splits
 from eval_harness.errors import InputError
 from eval_harness.models.cache import EmbeddingCache
 from eval_harness.models.causal_lm import CausalLM
 from eval_harness.models.encoder import unique_texts
 from eval_harness.models.heads import pearson_r
-from eval_harness.models.regressors import EmotionRegressor, RegressorScores, TextSplit, clean_tweet, semeval_splits
+from eval_harness.models.regressors import EmotionRegressor, ProbeRegressor, RegressorScores
 
 PROMPTS_FILE = Path(__file__).with_name("judge_prompts.yaml")
 ANSWERS = ("expected", "generate")
@@ -254,6 +255,8 @@ class PromptJudge(EmotionRegressor):
     """
 
     model_type: ClassVar[str] = "llm"
+    # predict() runs the LM: a harness shares it out over its ranks.
+    heavy_predict: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -308,6 +311,19 @@ class PromptJudge(EmotionRegressor):
             "max_new_tokens": self.max_new_tokens,
             "lm": self.lm.options(),
         }
+
+    @classmethod
+    def build(cls, source, options, resources) -> EmotionRegressor:
+        """The ``llm`` model type's emotion model: ``mode: prompt`` (default) this judge on the shared
+        :class:`CausalLM`; ``mode: probe`` the paper's probe on the LM's hidden states (masked mean of the layer
+        at 2/3 of the depth unless ``pooling``/``layer`` say otherwise), an encoder probe like any other."""
+        from eval_harness.models.registry import LLM_LOAD_OPTIONS
+
+        options = dict(options)
+        if options.pop("mode", "prompt") == "probe":
+            return ProbeRegressor.build(source, {**llm_probe_defaults(source), **options}, resources)
+        lm_options = {name: options.pop(name) for name in LLM_LOAD_OPTIONS if name in options}
+        return cls(resources.causal_lm(source, **lm_options), cache=resources.cache, **options)
 
     @classmethod
     def _restore(cls, meta, directory, resources):
@@ -447,3 +463,14 @@ class PromptJudge(EmotionRegressor):
         special = set(getattr(self.lm.tokenizer, "all_special_ids", []) or [])
         end = next((index for index, token in enumerate(tokens) if token in special), len(tokens))
         return self.lm.tokenizer.decode(tokens[:end]).strip()
+
+
+def llm_probe_defaults(source: str) -> dict:
+    """The probe's defaults for a causal LM: the masked mean of the layer at 2/3 of the depth (DESIGN.md: strong r
+    there for SmolLM2 and Qwen), read from the model's config."""
+    from transformers import AutoConfig
+
+    from eval_harness.models.causal_lm import default_probe_layer
+    from eval_harness.models.packaged import resolve_source
+
+    return {"pooling": "mean", "layer": default_probe_layer(AutoConfig.from_pretrained(resolve_source(source)))}

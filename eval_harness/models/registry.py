@@ -25,6 +25,12 @@ TRAINING_OPTIONS = ("preprocess", "max_train", "head", "head_options", "refit_on
 ENCODER_OPTIONS = ("pooling", "layer", "prefix", "max_length", "batch_size", "device", "precision")
 # How a static-vector file is read (StaticVectors.load).
 VECTOR_OPTIONS = ("format", "lowercase")
+# The llm type: a zero-shot judge (mode prompt) or the paper's probe on its hidden states (mode probe).
+LLM_MODES = ("prompt", "probe")
+# How a causal LM is loaded and run for the judge (CausalLM): weights' dtype, spread over devices, batches.
+LLM_LOAD_OPTIONS = ("dtype", "precision", "device_map", "batch_size", "max_length", "device")
+LLM_PROMPT_OPTIONS = ("answer", "scale", "prompts", "fit_sample", "max_new_tokens", *LLM_LOAD_OPTIONS)
+LLM_PROBE_OPTIONS = (*ENCODER_OPTIONS, "share_dimensions", "head", "head_options", "max_train", "refit_on_validation")
 
 
 @dataclass(frozen=True)
@@ -42,6 +48,8 @@ class ModelType:
             or None when the type has none.
         trains: whether its emotion model is trained (then it takes the sweep's seed).
         context_vectors: whether its word vectors can be read in context (words in sentences of a corpus).
+        check: a function ``(options, where)`` checking the options' values and combinations beyond their
+            names (e.g. options of another mode), or None.
     """
 
     name: str
@@ -52,6 +60,7 @@ class ModelType:
     word_embedder: str | None = None
     trains: bool = True
     context_vectors: bool = False
+    check: Callable[[dict, str], None] | None = None
 
     @property
     def capabilities(self) -> frozenset[str]:
@@ -111,6 +120,34 @@ MODEL_TYPES: dict[str, ModelType] = {
 }
 
 
+def _check_llm_options(options: dict, where: str) -> None:
+    """The llm type's options belong to its mode: a prompt option with ``mode: probe`` (or the reverse) is a mistake."""
+    mode = options.get("mode", "prompt")
+    if mode not in LLM_MODES:
+        raise ConfigError(f"{where}: mode must be one of {', '.join(LLM_MODES)}, got {mode!r}")
+    other = set(LLM_PROBE_OPTIONS if mode == "prompt" else LLM_PROMPT_OPTIONS)
+    own = set(LLM_PROMPT_OPTIONS if mode == "prompt" else LLM_PROBE_OPTIONS)
+    misplaced = sorted(set(options) & other - own)
+    if misplaced:
+        raise ConfigError(
+            f"{where}: option(s) {', '.join(map(repr, misplaced))} belong to mode "
+            f"{'probe' if mode == 'prompt' else 'prompt'}, not {mode!r}"
+        )
+
+
+MODEL_TYPES["llm"] = ModelType(
+    "llm",
+    "a decoder-only LLM (AutoModelForCausalLM): zero-shot emotion judge (mode prompt) or the paper's probe on its "
+    "hidden states (mode probe); word vectors from its hidden states",
+    needs_source=True,
+    options=("mode", *dict.fromkeys((*LLM_PROMPT_OPTIONS, *LLM_PROBE_OPTIONS, "preprocess"))),
+    emotion_model="eval_harness.models.prompt_judge:PromptJudge",
+    word_embedder="eval_harness.models.factory:llm_words",
+    context_vectors=True,
+    check=_check_llm_options,
+)
+
+
 def model_type(name: str) -> ModelType:
     """The registered type ``name``.
 
@@ -137,6 +174,8 @@ def check_options(type_name: str, options: Any, where: str = "options", seeded: 
         raise ConfigError(f"{where}: set the seed with the config's `seeds:` (or --seeds), not a model option")
     allowed = set(entry.options) | ({"seed"} if seeded and entry.trains else set())
     unknown = sorted(set(options) - allowed)
+    if not unknown and entry.check is not None:
+        entry.check(options, where)
     if unknown:
         raise ConfigError(
             f"{where}: unknown option(s) {', '.join(map(repr, unknown))} for model type {type_name!r}; "

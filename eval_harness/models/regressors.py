@@ -92,7 +92,7 @@ class EmotionRegressor:
     # Constructor parameters that are collaborators (what the model is built on) or settings that do not
     # change a number (where and how fast it runs): not part of the model's options.
     SOURCE_PARAMETERS: ClassVar[frozenset[str]] = frozenset(
-        {"encoder", "vectors", "model", "tokenizer", "name", "folder", "source"}
+        {"encoder", "vectors", "model", "tokenizer", "name", "folder", "source", "lm", "cache"}
     )
     RUNTIME_PARAMETERS: ClassVar[frozenset[str]] = frozenset({"batch_size", "device", "progress"})
     language: str | None = None

@@ -50,6 +50,18 @@ class ModelResources:
         key = ("vectors", str(source), format, lowercase)
         return self._memo(key, lambda: StaticVectors.load(resolve_source(source), format=format, lowercase=lowercase))
 
+    def causal_lm(self, source: str, dtype: str | None = None, precision: str = "auto", **runtime):
+        """A :class:`~eval_harness.models.causal_lm.CausalLM` (``AutoModelForCausalLM``), loaded once per source and
+        the settings that change its numbers (``dtype``, ``precision``); ``runtime`` (batch_size, device_map,
+        max_length) applies to the first load."""
+        from eval_harness.models.causal_lm import load_causal_lm
+
+        runtime = {"device": self.device, "progress": self.progress, **runtime}
+        return self._memo(
+            ("causal_lm", str(source), dtype, precision),
+            lambda: load_causal_lm(source, dtype=dtype, precision=precision, **runtime),
+        )
+
     def _memo(self, key: tuple, load):
         if key not in self._loaded:
             self._loaded[key] = load()

@@ -59,6 +59,17 @@ class ShardedPredictions:
         return getattr(self.model, name)
 
 
+class ShardedJudge(ShardedPredictions):
+    """A zero-shot judge (an LLM asked for a score) whose ``predict`` and ``score`` are shared between the ranks."""
+
+    def score(self, texts):
+        """A judge's scores with their validity numbers (``PromptScores``), shared out like ``predict``."""
+        from ..models.prompt_judge import PromptScores
+
+        rows = self.dist.map(lambda chunk: self.model.score(chunk).records(), list(texts), chunk_size=self.chunk_size)
+        return PromptScores.from_records(rows)
+
+
 class RunModels:
     """``ctx.models``: the config's models for the suites (see the module docstring)."""
 
@@ -126,6 +137,7 @@ class RunModels:
             self.resources(model),
             group=self.ctx.dist,
         )
-        if getattr(regressor, "heavy_predict", False):
-            return ShardedPredictions(regressor, self.ctx.dist)
-        return regressor
+        if not getattr(regressor, "heavy_predict", False):
+            return regressor
+        judge = callable(getattr(regressor, "score", None))
+        return (ShardedJudge if judge else ShardedPredictions)(regressor, self.ctx.dist)

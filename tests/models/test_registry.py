@@ -5,6 +5,8 @@ import pytest
 from eval_harness.errors import ConfigError
 from eval_harness.models.registry import (
     ENCODER_OPTIONS,
+    LLM_LOAD_OPTIONS,
+    LLM_PROBE_OPTIONS,
     MODEL_TYPES,
     VECTOR_OPTIONS,
     check_options,
@@ -13,7 +15,12 @@ from eval_harness.models.registry import (
 )
 
 # What a builder takes besides its emotion model's constructor options: how the source is loaded.
-LOADING_OPTIONS = {"encoder": set(ENCODER_OPTIONS), "static_mlp": set(VECTOR_OPTIONS)}
+# (The llm type builds a judge on a loaded CausalLM, or, with mode: probe, an encoder probe.)
+LOADING_OPTIONS = {
+    "encoder": set(ENCODER_OPTIONS),
+    "static_mlp": set(VECTOR_OPTIONS),
+    "llm": {"mode", *LLM_LOAD_OPTIONS, *LLM_PROBE_OPTIONS},
+}
 
 
 @pytest.mark.parametrize("name", sorted(MODEL_TYPES))
@@ -46,3 +53,14 @@ def test_bad_types_and_options_are_named():
     check_options("svm_tfidf", {"seed": 3}, seeded=True)  # the harness passes the sweep's seed
     with pytest.raises(ConfigError, match="unknown option"):
         check_options("classifier", {"seed": 3}, seeded=True)  # a classifier is not trained: no seed
+
+
+def test_llm_options_belong_to_their_mode():
+    check_options("llm", {"mode": "prompt", "scale": [1, 5], "dtype": "bf16", "device_map": "auto"})
+    check_options("llm", {"mode": "probe", "pooling": "last", "layer": 20, "head": "mlp"})
+    with pytest.raises(ConfigError, match="'pooling' belong to mode probe, not 'prompt'"):
+        check_options("llm", {"pooling": "last"})
+    with pytest.raises(ConfigError, match="'device_map', 'scale' belong to mode prompt, not 'probe'"):
+        check_options("llm", {"mode": "probe", "scale": [1, 5], "device_map": "auto"})
+    with pytest.raises(ConfigError, match="mode must be one of prompt, probe"):
+        check_options("llm", {"mode": "chat"})

@@ -119,3 +119,14 @@ def beta_regression_records(result, note: str | None = None, clustered=None) -> 
         for cell in result.cells
     ]
     return records
+
+
+def validity_records(validity: dict | None) -> list[dict]:
+    """A zero-shot judge's validity on a unit's sentences (``metric="numeral_mass"``): ``value`` the mean
+    probability that its answer's first token was a numeral of the scale, with the median, the share of
+    sentences below the low-mass line, the arg-max numerals' counts and (generated answers) the parse-failure
+    rate. Little mass means the model is not answering the question; read its coefficients with that in mind."""
+    if validity is None:
+        return []
+    fields = dict(validity)
+    return [{"metric": "numeral_mass", "value": fields.pop("numeral_mass_mean"), **fields}]

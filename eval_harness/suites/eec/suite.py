@@ -107,8 +107,17 @@ class EECSuite(Suite):
                 rows = corpora[name][corpora[name]["emotion"] == emotion]
                 if task.options["sample"]:
                     rows = stratified_sample(rows, task.options["sample"], task.seed)
+                texts = rows["sentence"].tolist()
+                validity = None
+                if callable(getattr(regressor, "score", None)):
+                    # A zero-shot judge: how much of its answer fell on the scale's numerals, on these sentences.
+                    scores = regressor.score(texts)
+                    y, validity = scores.value, scores.validity()
+                else:
+                    y = regressor.predict(texts)
                 prepared["eec"][name, emotion] = {
-                    "y": regressor.predict(rows["sentence"].tolist()),
+                    "validity": validity,
+                    "y": y,
                     "group": rows["group"].tolist(),
                     "gender": rows["gender"].tolist(),
                     "template_id": rows["template_id"].tolist(),
@@ -118,7 +127,7 @@ class EECSuite(Suite):
 
     def evaluate(self, unit: Unit, prepared: dict, ctx) -> list[dict]:
         from ...stats.betareg import fit_intersectional  # here: statsmodels is slow to import (xbias list)
-        from .records import beta_regression_records, regressor_records
+        from .records import beta_regression_records, regressor_records, validity_records
 
         if unit.dataset == QUALITY_DATASET:
             return regressor_records(prepared["scores"][unit.emotion])
@@ -153,7 +162,8 @@ class EECSuite(Suite):
                 # SVM-tfidf): no between-template variation, so the sandwich is singular. The reported,
                 # model-based fit stands; the records say why they carry no clustered test.
                 notes.add(f"no template-clustered standard errors: {error}")
-        return beta_regression_records(result, note="; ".join(sorted(notes)) or None, clustered=clustered)
+        records = beta_regression_records(result, note="; ".join(sorted(notes)) or None, clustered=clustered)
+        return records + validity_records(data["validity"])
 
     def headline(self, records: Sequence[dict]) -> dict | None:
         """The intersection coefficient for an EEC unit; the test-split Pearson r for a regressor unit."""
