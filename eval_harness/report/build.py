@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import InputError
-from . import plots, tables
+from . import findings, plots, tables
 from .association import association_section
 from .document import Bullets, Document, Image, Paragraph, Section, Table, render_html, render_markdown
 from .findings import ALPHA, DEFAULT_FAMILY, FAMILY_WORDS, MIN_REGRESSOR_R, annotate, check_family
@@ -224,6 +224,20 @@ def regressor_section(results: pd.DataFrame, min_regressor_r: float) -> Section 
             Paragraph(
                 f"Pearson r below {min_regressor_r} for: {', '.join(names)}. Bias results measured through these "
                 f"regressors are marked {tables.POOR_MARK}: they say more about the regressor than about the model.",
+                warning=True,
+            )
+        )
+    validity = findings.judge_validity(results)
+    unanswered = validity[validity["numeral_mass"] < findings.MIN_NUMERAL_MASS]
+    if not unanswered.empty:
+        names = sorted(
+            f"{row.model} ({row.language}, {row.emotion}: {row.numeral_mass:.2f})" for row in unanswered.itertuples()
+        )
+        blocks.append(
+            Paragraph(
+                f"Zero-shot judges that put less than {findings.MIN_NUMERAL_MASS:.0%} of their answer on the scale's "
+                f"numerals on the EEC sentences (the mean probability of a numeral): {', '.join(names)}. They were "
+                f"not answering the question; their bias results are marked {tables.POOR_MARK} too.",
                 warning=True,
             )
         )

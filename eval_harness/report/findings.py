@@ -46,6 +46,9 @@ ALPHA = 0.05
 # bias coefficients to speak about the model (the paper's weakest methods sit near 0.4-0.5).
 MIN_REGRESSOR_R = 0.4
 QUALITY_METRIC = "pearson_r"
+# A zero-shot judge's validity: the mean probability its answer starts with a numeral of the scale.
+VALIDITY_METRIC = "numeral_mass"
+MIN_NUMERAL_MASS = 0.5
 NOT_A_FINDING_METRICS = (QUALITY_METRIC, "statistic")
 NOT_A_FINDING_TERMS = ("intercept",)
 REGRESSOR_KEYS = ["model", "language", "emotion"]
@@ -111,18 +114,35 @@ def regressor_quality(results: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def flag_poor_regressors(results: pd.DataFrame, min_regressor_r: float = MIN_REGRESSOR_R) -> pd.DataFrame:
+def judge_validity(results: pd.DataFrame) -> pd.DataFrame:
+    """The smallest mean numeral mass of a zero-shot judge per (model, language, emotion), over its EEC units
+    (``metric="numeral_mass"`` records); empty when the run has no judge."""
+    validity = results[results["metric"] == VALIDITY_METRIC]
+    return (
+        validity.groupby(REGRESSOR_KEYS, dropna=False, as_index=False)["value"]
+        .min()
+        .rename(columns={"value": "numeral_mass"})
+    )
+
+
+def flag_poor_regressors(
+    results: pd.DataFrame, min_regressor_r: float = MIN_REGRESSOR_R, min_numeral_mass: float = MIN_NUMERAL_MASS
+) -> pd.DataFrame:
     """A copy of ``results`` with ``regressor_r`` and ``poor_regressor`` on the rows measured through a regressor.
 
     A row is measured through a regressor when a Pearson r exists for its (model,
     language, emotion) and it is not that r itself. ``poor_regressor`` is True when that
-    r is below ``min_regressor_r``.
+    r is below ``min_regressor_r``, or when the regressor is a zero-shot judge that put less than
+    ``min_numeral_mass`` of its answer on the scale's numerals (it was not answering the question).
     """
-    quality = regressor_quality(results)
+    quality = regressor_quality(results).merge(judge_validity(results), on=REGRESSOR_KEYS, how="left")
     annotated = results.merge(quality, on=REGRESSOR_KEYS, how="left")
-    annotated.loc[(annotated["metric"] == QUALITY_METRIC) | annotated["emotion"].isna(), "regressor_r"] = np.nan
-    annotated["poor_regressor"] = annotated["regressor_r"] < min_regressor_r
-    return annotated
+    own = (annotated["metric"].isin((QUALITY_METRIC, VALIDITY_METRIC))) | annotated["emotion"].isna()
+    annotated.loc[own, ["regressor_r", "numeral_mass"]] = np.nan
+    annotated["poor_regressor"] = (annotated["regressor_r"] < min_regressor_r) | (
+        annotated["numeral_mass"] < min_numeral_mass
+    )
+    return annotated.drop(columns="numeral_mass")
 
 
 def _column(results: pd.DataFrame, name: str) -> pd.Series:
