@@ -154,8 +154,8 @@ def parse_config(data: Mapping, where: str = "config") -> RunConfig:
     default_languages = _string_list(data.get("languages"), f"{where}: languages") if "languages" in data else None
     seeds = data.get("seeds", [0])
     integers = isinstance(seeds, list) and all(isinstance(s, int) and not isinstance(s, bool) for s in seeds)
-    if not seeds or not integers:
-        raise ConfigError(f"{where}: seeds must be a non-empty list of integers, got {seeds!r}")
+    if not seeds or not integers or min(seeds) < 0:
+        raise ConfigError(f"{where}: seeds must be a non-empty list of integers >= 0, got {seeds!r}")
     if len(set(seeds)) != len(seeds):
         raise ConfigError(f"{where}: seeds has duplicates: {seeds}")
 
@@ -202,7 +202,7 @@ def parse_config(data: Mapping, where: str = "config") -> RunConfig:
             raise ConfigError(f"{where}: suite {suite_name!r} has no languages: set `languages:` at the top or for it")
         options = {**suite.options, **{k: v for k, v in settings.items() if k != "languages"}}
         for key, default in suite.options.items():
-            if default is not None and not isinstance(options[key], type(default)):
+            if default is not None and not _is_a(options[key], type(default)):
                 raise ConfigError(
                     f"{where}: suites.{suite_name}.{key} must be a {type(default).__name__} "
                     f"(default {default!r}), got {options[key]!r}"
@@ -263,6 +263,16 @@ def _parse_model(entry: Any, where: str) -> ModelSpec:
         languages=tuple(languages) if languages is not None else None,
         options=dict(options),
     )
+
+
+def _is_a(value: Any, kind: type) -> bool:
+    """Whether ``value`` may stand where the default is of type ``kind``: a bool is not a number, and a whole
+    number may stand for a float (``min_coverage: 1``)."""
+    if kind is bool or isinstance(value, bool):
+        return isinstance(value, bool) and kind is bool
+    if kind is float:
+        return isinstance(value, int | float)
+    return isinstance(value, kind)
 
 
 def _check_keys(mapping: Mapping, allowed: tuple[str, ...], where: str) -> None:
