@@ -203,9 +203,9 @@ def parse_config(data: Mapping, where: str = "config") -> RunConfig:
         options = {**suite.options, **{k: v for k, v in settings.items() if k != "languages"}}
         for key, default in suite.options.items():
             if default is not None and not _is_a(options[key], type(default)):
+                kind = _KIND_WORDS.get(type(default), type(default).__name__)
                 raise ConfigError(
-                    f"{where}: suites.{suite_name}.{key} must be a {type(default).__name__} "
-                    f"(default {default!r}), got {options[key]!r}"
+                    f"{where}: suites.{suite_name}.{key} must be {kind} (default {default!r}), got {options[key]!r}"
                 )
         try:
             suite.validate_options(options)
@@ -263,6 +263,9 @@ def _parse_model(entry: Any, where: str) -> ModelSpec:
         languages=tuple(languages) if languages is not None else None,
         options=dict(options),
     )
+
+
+_KIND_WORDS = {int: "a whole number", float: "a number", bool: "true or false", str: "a string", list: "a list"}
 
 
 def _is_a(value: Any, kind: type) -> bool:

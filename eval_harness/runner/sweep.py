@@ -187,7 +187,15 @@ def _run_plan(
         with _writing(store, lambda: "run.json", saved.count):
             store.write_run_info(config, **info)
     status, timings, interruption = "failed", [], None
-    bar = tqdm(total=len(plan.units) - len(finished), desc="units", unit="unit", disable=not ctx.show_progress)
+    # No time estimate: a task's first unit waits for its preparation (loading, training), the others take
+    # milliseconds, so a rate over units would mislead. ctx.status() says what a long step is doing instead.
+    bar = tqdm(
+        total=len(plan.units) - len(finished),
+        desc="units",
+        bar_format="{desc}: {n_fmt}/{total_fmt} [{elapsed}]{postfix}",
+        disable=not ctx.show_progress,
+    )
+    ctx.status_line = lambda message: bar.set_postfix_str(message, refresh=True)
     try:
         for index, task in enumerate(plan.tasks):
             pending = tuple(unit for unit in task.units if unit.id not in finished)
@@ -271,10 +279,12 @@ def _run_task(suite: Suite, task, ctx: RunContext, store: RunStore, bar, saved: 
     """Prepare the task on every rank, then evaluate its units one round (one unit per rank) at a time,
     adding each unit written to ``saved``; returns the task's timings (for run.json)."""
     started = time.time()
+    ctx.status(f"{task.model.name} x {task.suite} x {task.language} (seed {task.seed}): preparing")
     label = f"the caches of {task.model.name} x {task.suite} x {task.language} (seed {task.seed})"
     with _writing(store, lambda: label, saved.count, disk_full_only=True):
         prepared = suite.prepare(task, ctx)
     prepared_at = time.time()
+    ctx.status(f"{task.model.name} x {task.suite} x {task.language} (seed {task.seed}): {len(task.units)} units")
     world = ctx.dist.world_size
     for start in range(0, len(task.units), world):
         round_units = task.units[start : start + world]
