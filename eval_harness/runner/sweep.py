@@ -336,7 +336,8 @@ def summary_table(plan: Plan, store: RunStore, max_rows: int = 40) -> str:
 
     With several seeds a cell is the seeds' headline records pooled (:func:`.seeds.pool_seeds`: Rubin's rules
     for an estimate with a standard error, with the pooled test's stars; the mean for a Pearson r), followed by
-    ``±`` the between-seed SD; a headline that cannot be pooled shows each seed's value, ``/``-separated."""
+    ``±`` the between-seed SD; a headline that cannot be pooled shows each seed's value, ``/``-separated.
+    A cell with no value (``n/a``) points to a footnote with the record's reason (e.g. XWEAT's coverage rule)."""
     blocks: dict[str, tuple[list[str], dict[tuple, dict[str, list[dict]]]]] = {}
     for unit in plan.units:
         payload = store.read_unit(unit)
@@ -352,6 +353,7 @@ def summary_table(plan: Plan, store: RunStore, max_rows: int = 40) -> str:
         cells = rows.setdefault((unit.model, unit.suite, unit.language, dataset, metric), {})
         cells.setdefault(column, []).append({**record, "seed": unit.seed})
     lines, budget, pooled_any = [], max_rows, False
+    why_missing: dict[str, int] = {}  # a missing value's reason -> its footnote number
     for columns, rows in blocks.values():
         header = ("model", "suite", "lang", "dataset", "metric", *columns)
         body = []
@@ -359,6 +361,9 @@ def summary_table(plan: Plan, store: RunStore, max_rows: int = 40) -> str:
             texts = []
             for column in columns:
                 text, pooled = _summary_cell(cells.get(column, []))
+                reasons = {record["note"] for record in cells.get(column, []) if record["value"] is None}
+                for reason in sorted(filter(None, reasons)):
+                    text += f"[{why_missing.setdefault(reason, len(why_missing) + 1)}]"
                 texts.append(text)
                 pooled_any |= pooled
             body.append((*key, *texts))
@@ -375,6 +380,7 @@ def summary_table(plan: Plan, store: RunStore, max_rows: int = 40) -> str:
         budget -= len(shown)
     if lines:
         lines.append("stars: *** p<=0.01, ** p<=0.05, * p<=0.10 (unadjusted; the report adds Holm / BH)")
+    lines += [f"n/a [{number}]: {reason}" for reason, number in why_missing.items()]
     if pooled_any:
         seeds = ", ".join(str(seed) for seed in sorted({unit.seed for unit in plan.units}))
         lines.append(
