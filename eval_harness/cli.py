@@ -90,7 +90,7 @@ def _cmd_run(args: argparse.Namespace) -> None:
     if args.config:
         given = [
             f"--{name.replace('_', '-')}"
-            for name in ("suite", "languages", "seeds", "cross_lingual", "corpus")
+            for name in ("suite", "languages", "seeds", "cross_lingual", "corpus", "revision")
             if getattr(args, name)
         ]
         if given or args.model_type != "encoder":
@@ -134,6 +134,11 @@ def _config_from_options(args: argparse.Namespace) -> dict:
         {"path" if m.startswith(PYPI_PREFIX) or Path(m).expanduser().exists() else "id": m, "type": args.model_type}
         for m in args.model or ()
     ] or [{"type": args.model_type}]
+    if args.revision:
+        paths = [model["path"] for model in models if "path" in model]
+        if paths or not args.model:
+            raise ConfigError(f"--revision pins a Hub model (--model ORG/NAME); {', '.join(paths) or 'none'} given")
+        models = [{**model, "revision": args.revision} for model in models]
     suites = {name: {} for name in _names(args.suite)}
     if args.cross_lingual:
         if "xweat" not in suites:
@@ -271,6 +276,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     source.add_argument("--model", action="append", help="a Hub id, local folder or pypi:NAME (repeatable)")
     run.add_argument("--model-type", default="encoder", help="type of the --model(s) (default: encoder)")
+    run.add_argument(
+        "--revision",
+        help="the branch, tag or commit of the --model on the Hub (default: its main branch, pinned when the run "
+        "starts; run.json records the commit)",
+    )
     run.add_argument("--suite", help="comma-separated suites (with --model), e.g. eec,xweat")
     run.add_argument("--languages", help="comma-separated languages (with --model), e.g. en,es,ar")
     run.add_argument("--seeds", help="comma-separated seeds (with --model; default 0)")

@@ -111,7 +111,7 @@ def test_a_typo_in_a_config_key(toy, tmp_path, capsys):
         capsys,
         ["run", "--config", str(config), "--out", str(tmp_path / "run")],
         "models[0]: unknown key 'langauges'",
-        "id, path, type, languages, options",
+        "id, path, revision, type, languages, options",
     )
 
 

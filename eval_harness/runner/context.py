@@ -28,6 +28,9 @@ class RunContext:
     cache_dir: Path
     progress: bool = True
     _shared: dict = field(default_factory=dict, repr=False)
+    # model name -> what to load it from (a Hub model's pinned snapshot folder), and what the run pinned.
+    sources: dict = field(default_factory=dict, repr=False)
+    provenance: dict = field(default_factory=lambda: {"models": {}, "datasets": {}}, repr=False)
     # Where status() shows its message (the run's unit bar); None: the log only.
     status_line: Callable[[str], None] | None = field(default=None, repr=False)
 
