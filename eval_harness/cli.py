@@ -8,6 +8,7 @@ xbias's own warnings print as one line each.
 """
 
 import argparse
+import logging
 import os
 import signal
 import sys
@@ -21,6 +22,9 @@ from pathlib import Path
 from .errors import XBiasError
 
 PACKAGE_DIR = Path(__file__).resolve().parent
+
+
+PACKAGE_LOGGER = "eval_harness"
 
 
 def _cmd_datasets_build(args: argparse.Namespace) -> None:
@@ -86,7 +90,7 @@ def _cmd_run(args: argparse.Namespace) -> None:
     if args.config:
         given = [
             f"--{name.replace('_', '-')}"
-            for name in ("suite", "languages", "seeds", "cross_lingual", "corpus")
+            for name in ("suite", "languages", "seeds", "cross_lingual", "corpus", "revision")
             if getattr(args, name)
         ]
         if given or args.model_type != "encoder":
@@ -94,7 +98,13 @@ def _cmd_run(args: argparse.Namespace) -> None:
                 f"{', '.join(given) or '--model-type'} goes with --model; with --config, set it in {args.config}"
             )
     config = load_config(args.config if args.config else _config_from_options(args))
-    summary = run_sweep(config, args.out, force=args.force, cache_dir=args.cache_dir, progress=not args.no_progress)
+    summary = run_sweep(
+        config,
+        args.out,
+        force=args.force,
+        cache_dir=args.cache_dir,
+        progress=not args.no_progress and args.verbosity >= 0,
+    )
     if summary.is_main:
         print(summary.summary())
 
@@ -124,6 +134,11 @@ def _config_from_options(args: argparse.Namespace) -> dict:
         {"path" if m.startswith(PYPI_PREFIX) or Path(m).expanduser().exists() else "id": m, "type": args.model_type}
         for m in args.model or ()
     ] or [{"type": args.model_type}]
+    if args.revision:
+        paths = [model["path"] for model in models if "path" in model]
+        if paths or not args.model:
+            raise ConfigError(f"--revision pins a Hub model (--model ORG/NAME); {', '.join(paths) or 'none'} given")
+        models = [{**model, "revision": args.revision} for model in models]
     suites = {name: {} for name in _names(args.suite)}
     if args.cross_lingual:
         if "xweat" not in suites:
@@ -203,11 +218,33 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     commands = parser.add_subparsers(dest="command", required=True)
+    # -v / -q on every command (after its name: `xbias run ... --quiet`).
+    verbosity = argparse.ArgumentParser(add_help=False)
+    loudness = verbosity.add_mutually_exclusive_group()
+    loudness.add_argument(
+        "-v",
+        "--verbose",
+        dest="verbosity",
+        action="store_const",
+        const=1,
+        default=0,
+        help="say what each step is doing (the log at DEBUG)",
+    )
+    loudness.add_argument(
+        "-q",
+        "--quiet",
+        dest="verbosity",
+        action="store_const",
+        const=-1,
+        help="only warnings and errors; no progress bars",
+    )
 
     datasets = commands.add_parser("datasets", help="build the project's datasets").add_subparsers(
         dest="action", required=True
     )
-    build = datasets.add_parser("build", help="build datasets into Hub-ready folders (parquet + card)")
+    build = datasets.add_parser(
+        "build", parents=[verbosity], help="build datasets into Hub-ready folders (parquet + card)"
+    )
     build.add_argument("names", nargs="*", help="datasets to build (default: all)")
     build.add_argument("--out", help="output folder (default: the xbias cache)")
     build.add_argument("--source-dir", help="folder with the source files (default: $XBIAS_SOURCE_DIR, else download)")
@@ -216,18 +253,21 @@ def build_parser() -> argparse.ArgumentParser:
     metrics = commands.add_parser("metrics", help="evaluate metric modules").add_subparsers(
         dest="action", required=True
     )
-    register = metrics.add_parser("register", help="make evaluate.load('<name>') work offline by bare name")
+    register = metrics.add_parser(
+        "register", parents=[verbosity], help="make evaluate.load('<name>') work offline by bare name"
+    )
     register.add_argument("names", nargs="*", help="metrics to register (default: all)")
     register.set_defaults(func=_cmd_metrics_register)
-    unregister = metrics.add_parser("unregister", help="remove the registrations (undo register)")
+    unregister = metrics.add_parser("unregister", parents=[verbosity], help="remove the registrations (undo register)")
     unregister.add_argument("names", nargs="*", help="metrics to unregister (default: all)")
     unregister.set_defaults(func=_cmd_metrics_unregister)
 
-    listing = commands.add_parser("list", help="list datasets, metrics, suites and model types")
+    listing = commands.add_parser("list", parents=[verbosity], help="list datasets, metrics, suites and model types")
     listing.set_defaults(func=_cmd_list)
 
     run = commands.add_parser(
         "run",
+        parents=[verbosity],
         help="run suites over models and languages into a run folder (resumable; works under accelerate launch)",
     )
     source = run.add_mutually_exclusive_group()
@@ -236,6 +276,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     source.add_argument("--model", action="append", help="a Hub id, local folder or pypi:NAME (repeatable)")
     run.add_argument("--model-type", default="encoder", help="type of the --model(s) (default: encoder)")
+    run.add_argument(
+        "--revision",
+        help="the branch, tag or commit of the --model on the Hub (default: its main branch, pinned when the run "
+        "starts; run.json records the commit)",
+    )
     run.add_argument("--suite", help="comma-separated suites (with --model), e.g. eec,xweat")
     run.add_argument("--languages", help="comma-separated languages (with --model), e.g. en,es,ar")
     run.add_argument("--seeds", help="comma-separated seeds (with --model; default 0)")
@@ -251,7 +296,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--no-progress", action="store_true", help="no progress bars")
     run.set_defaults(func=_cmd_run)
 
-    report = commands.add_parser("report", help="HTML / Markdown / CSV report of a run folder; model-card metadata")
+    report = commands.add_parser(
+        "report", parents=[verbosity], help="HTML / Markdown / CSV report of a run folder; model-card metadata"
+    )
     report.add_argument("run_dir", help="the run folder (the --out of xbias run)")
     report.add_argument(
         "--format",
@@ -291,8 +338,27 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def configure_logging(verbosity: int = 0) -> None:
+    """The package's log on stderr, one line a message (``xbias: ...``; ``xbias: warning: ...``): INFO by default,
+    DEBUG with ``verbosity`` 1 (``--verbose``), WARNING with -1 (``--quiet``). Rank 0 only under accelerate."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_LineFormatter())
+    logger = logging.getLogger(PACKAGE_LOGGER)
+    logger.handlers[:] = [handler]
+    logger.propagate = False
+    level = {1: logging.DEBUG, 0: logging.INFO, -1: logging.WARNING}[verbosity]
+    logger.setLevel(level if os.environ.get("RANK", "0") == "0" else logging.ERROR)
+
+
+class _LineFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        kind = "" if record.levelno < logging.WARNING else f"{record.levelname.lower()}: "
+        return f"xbias: {kind}{record.getMessage()}"
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    configure_logging(getattr(args, "verbosity", 0))
     # Under `accelerate launch` every rank meets the same error or signal: one line (rank 0's) is enough.
     speaks = os.environ.get("RANK", "0") == "0"
     with warnings.catch_warnings():
@@ -340,7 +406,7 @@ def _signals_stop_cleanly() -> Iterator[None]:
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
     """xbias's warnings as one line (``xbias: warning: ...``); other libraries' as Python prints them."""
     if Path(filename).resolve().is_relative_to(PACKAGE_DIR):
-        print(f"xbias: warning: {message}", file=file or sys.stderr)
+        logging.getLogger(PACKAGE_LOGGER).warning("%s", message)
     else:
         print(warnings.formatwarning(message, category, filename, lineno, line), end="", file=file or sys.stderr)
 

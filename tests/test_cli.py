@@ -111,7 +111,7 @@ def test_a_typo_in_a_config_key(toy, tmp_path, capsys):
         capsys,
         ["run", "--config", str(config), "--out", str(tmp_path / "run")],
         "models[0]: unknown key 'langauges'",
-        "id, path, type, languages, options",
+        "id, path, revision, type, languages, options",
     )
 
 
@@ -361,13 +361,13 @@ def test_a_signal_stops_the_run_with_one_line(toy, tmp_path, capsys, monkeypatch
     ("suites", "message"),
     [
         ({"xweat": {"permutations": -5}}, "permutations must be a whole number >= 1"),
-        ({"xweat": {"permutations": True}}, "permutations must be a whole number >= 1"),
+        ({"xweat": {"permutations": True}}, "permutations must be a whole number"),
         ({"xweat": {"min_coverage": 1.5}}, "min_coverage must be a fraction in [0, 1]"),
         ({"xweat": {"tests": ["T11"]}}, "unknown test(s) ['T11']"),
         ({"xweat": {"word_mode": "tempalte"}}, "word_mode must be 'template' or 'static'"),
         ({"xweat": {"similarity": "dot"}}, "similarity must be one of cosine"),
         ({"gender_space": {"n_runs": 0}}, "must be positive: ['n_runs']"),
-        ({"gender_space": {"k": True}}, "k must be numbers"),
+        ({"gender_space": {"k": True}}, "k must be a whole number"),
         ({"gender_space": {"n_cluster_words": 600, "n_extended_words": 500}}, "must not exceed"),
         ({"gender_space": {"max_sentences": -1}}, "max_sentences must be a whole number >= 0"),
         ({"gender_space": {"corpus": "no/such/corpus.txt"}}, "corpus 'no/such/corpus.txt' is not a file"),

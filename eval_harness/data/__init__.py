@@ -15,6 +15,7 @@ _EXPORTS = {
     "build_datasets": "builders",
     "build_summary": "builders",
     "dataset_folder": "builders",
+    "dataset_fingerprint": "builders",
     "load_corpus": "corpus",
     "EEC_CONFIGS": "catalog",
     "EEC_CONFIGS_BY_LANGUAGE": "catalog",

@@ -253,3 +253,13 @@ def run_build_script(name: str, argv: list[str] | None = None) -> int:
         print(f"{name}: error: {error}", file=sys.stderr)
         return 2
     return 0
+
+
+def dataset_fingerprint(name: str) -> str:
+    """A short fingerprint of what dataset ``name`` is built from: its builder (code, card template, pyarrow
+    version) and the sha256 of each source file. Two runs with the same fingerprint read the same rows."""
+    builder = _builder(name)
+    digest = hashlib.sha256(builder.fingerprint().encode())
+    for relative in sorted(builder.sources):
+        digest.update(f"{relative}:{sources.SOURCES[relative].sha256}\n".encode())
+    return digest.hexdigest()[:16]

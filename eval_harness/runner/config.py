@@ -39,12 +39,13 @@ from ..shipped import find_config
 from .suite import get_suite
 
 CONFIG_KEYS = ("name", "seeds", "languages", "models", "suites")
-MODEL_KEYS = ("name", "id", "path", "type", "languages", "options")
+MODEL_KEYS = ("name", "id", "path", "revision", "type", "languages", "options")
 
 
 @dataclass(frozen=True)
 class ModelSpec:
-    """One model of a sweep: where it comes from (``id`` on the Hub or ``path``), its type and options."""
+    """One model of a sweep: where it comes from (``id`` on the Hub, at ``revision``, or ``path``), its type and
+    options."""
 
     name: str
     type: str
@@ -52,6 +53,7 @@ class ModelSpec:
     path: str | None = None
     languages: tuple[str, ...] | None = None
     options: Mapping[str, Any] = field(default_factory=dict)
+    revision: str | None = None
 
     @property
     def source(self) -> str | None:
@@ -73,6 +75,7 @@ class ModelSpec:
             "type": self.type,
             "id": self.id,
             "path": self.path,
+            "revision": self.revision,
             "languages": list(self.languages) if self.languages is not None else None,
             "options": dict(self.options),
         }
@@ -98,12 +101,18 @@ class SuiteSpec:
 
 @dataclass(frozen=True)
 class RunConfig:
-    """A validated, normalised sweep config."""
+    """A validated, normalised sweep config.
+
+    ``pinned``: model name -> the commit its source resolved to when the run started (a Hub model's commit, a
+    packaged model's ``package==version``); part of the run's identity, so that a folder is not resumed with
+    other weights (see :func:`~eval_harness.models.packaged.pin_source`). Empty until the run pins it.
+    """
 
     models: tuple[ModelSpec, ...]
     suites: tuple[SuiteSpec, ...]
     seeds: tuple[int, ...] = (0,)
     name: str | None = None
+    pinned: Mapping[str, str | None] = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         return {
@@ -114,8 +123,16 @@ class RunConfig:
         }
 
     def config_hash(self) -> str:
-        """sha256 of the canonical JSON of :meth:`to_dict` (what identifies a run folder)."""
-        canonical = json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"), default=str)
+        """sha256 of the canonical JSON of :meth:`to_dict` and of the pinned commits (what identifies a run folder).
+
+        A model's ``revision`` is not part of it, the commit it resolved to is: ``revision: <commit>`` added to
+        a config resumes the run that read that commit."""
+        identity = self.to_dict()
+        identity["models"] = [{k: v for k, v in model.items() if k != "revision"} for model in identity["models"]]
+        pinned = {name: commit for name, commit in self.pinned.items() if commit}
+        if pinned:
+            identity["pinned"] = pinned
+        canonical = json.dumps(identity, sort_keys=True, separators=(",", ":"), default=str)
         return hashlib.sha256(canonical.encode()).hexdigest()
 
     def to_yaml(self) -> str:
@@ -154,8 +171,8 @@ def parse_config(data: Mapping, where: str = "config") -> RunConfig:
     default_languages = _string_list(data.get("languages"), f"{where}: languages") if "languages" in data else None
     seeds = data.get("seeds", [0])
     integers = isinstance(seeds, list) and all(isinstance(s, int) and not isinstance(s, bool) for s in seeds)
-    if not seeds or not integers:
-        raise ConfigError(f"{where}: seeds must be a non-empty list of integers, got {seeds!r}")
+    if not seeds or not integers or min(seeds) < 0:
+        raise ConfigError(f"{where}: seeds must be a non-empty list of integers >= 0, got {seeds!r}")
     if len(set(seeds)) != len(seeds):
         raise ConfigError(f"{where}: seeds has duplicates: {seeds}")
 
@@ -202,10 +219,10 @@ def parse_config(data: Mapping, where: str = "config") -> RunConfig:
             raise ConfigError(f"{where}: suite {suite_name!r} has no languages: set `languages:` at the top or for it")
         options = {**suite.options, **{k: v for k, v in settings.items() if k != "languages"}}
         for key, default in suite.options.items():
-            if default is not None and not isinstance(options[key], type(default)):
+            if default is not None and not _is_a(options[key], type(default)):
+                kind = _KIND_WORDS.get(type(default), type(default).__name__)
                 raise ConfigError(
-                    f"{where}: suites.{suite_name}.{key} must be a {type(default).__name__} "
-                    f"(default {default!r}), got {options[key]!r}"
+                    f"{where}: suites.{suite_name}.{key} must be {kind} (default {default!r}), got {options[key]!r}"
                 )
         try:
             suite.validate_options(options)
@@ -260,9 +277,34 @@ def _parse_model(entry: Any, where: str) -> ModelSpec:
         type=type_name,
         id=entry.get("id"),
         path=entry.get("path"),
+        revision=_revision(entry, where),
         languages=tuple(languages) if languages is not None else None,
         options=dict(options),
     )
+
+
+_KIND_WORDS = {int: "a whole number", float: "a number", bool: "true or false", str: "a string", list: "a list"}
+
+
+def _is_a(value: Any, kind: type) -> bool:
+    """Whether ``value`` may stand where the default is of type ``kind``: a bool is not a number, and a whole
+    number may stand for a float (``min_coverage: 1``)."""
+    if kind is bool or isinstance(value, bool):
+        return isinstance(value, bool) and kind is bool
+    if kind is float:
+        return isinstance(value, int | float)
+    return isinstance(value, kind)
+
+
+def _revision(entry: Mapping, where: str) -> str | None:
+    revision = entry.get("revision")
+    if revision is None:
+        return None
+    if not isinstance(revision, str) or not revision.strip():
+        raise ConfigError(f"{where}: revision must be a branch, tag or commit of the Hub model, got {revision!r}")
+    if entry.get("id") is None:
+        raise ConfigError(f"{where}: revision pins a Hub model: give `id`, not `path` (a folder has no revisions)")
+    return revision
 
 
 def _check_keys(mapping: Mapping, allowed: tuple[str, ...], where: str) -> None:

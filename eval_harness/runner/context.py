@@ -1,6 +1,7 @@
 """The run context a suite receives (:class:`~eval_harness.runner.suite.SuiteContext`): the process group,
 the run's models, shared objects and progress."""
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -8,6 +9,8 @@ from typing import Any
 
 from .distributed import Distributed
 from .provider import RunModels
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -25,9 +28,22 @@ class RunContext:
     cache_dir: Path
     progress: bool = True
     _shared: dict = field(default_factory=dict, repr=False)
+    # model name -> what to load it from (a Hub model's pinned snapshot folder), and what the run pinned.
+    sources: dict = field(default_factory=dict, repr=False)
+    provenance: dict = field(default_factory=lambda: {"models": {}, "datasets": {}}, repr=False)
+    # Where status() shows its message (the run's unit bar); None: the log only.
+    status_line: Callable[[str], None] | None = field(default=None, repr=False)
 
     def __post_init__(self):
         self.models = RunModels(self)
+
+    def status(self, message: str) -> None:
+        """Say what a long step is doing (beside the unit bar, and in the log at DEBUG, ``--verbose``, on rank 0)."""
+        if not self.dist.is_main:
+            return
+        logger.debug(message)
+        if self.status_line is not None:
+            self.status_line(message)
 
     @property
     def show_progress(self) -> bool:

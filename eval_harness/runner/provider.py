@@ -97,9 +97,9 @@ class RunModels:
             progress=False,
         )
 
-    @staticmethod
-    def model_config(model, seed: int | None = None) -> dict:
-        """The factory's config for a config model (``seed``: the sweep seed of a trained model)."""
+    def model_config(self, model, seed: int | None = None) -> dict:
+        """The factory's config for a config model (``seed``: the sweep seed of a trained model), loading it from
+        where the run pinned it (a Hub model's snapshot of the commit resolved when the run started)."""
         from ..models.registry import model_type
 
         options = dict(model.options)
@@ -107,7 +107,7 @@ class RunModels:
             options["seed"] = seed
         config = {"type": model.type, "options": options}
         if model.source is not None:
-            config["path"] = model.source
+            config["path"] = self.ctx.sources.get(model.name, model.source)
         return config
 
     def word_embedder(self, model):

@@ -131,6 +131,9 @@ class SuiteContext(Protocol):
     def shared(self, key: tuple, factory: Callable[[], Any]) -> Any:
         """``factory()`` once per run for ``key`` (freed with the model's other objects after its last task)."""
 
+    def status(self, message: str) -> None:
+        """Say what a long step is doing ("anger: training the regressor"), beside the run's progress."""
+
 
 class Suite:
     """Base class of suites. Subclasses set the class attributes and implement plan/prepare/evaluate.

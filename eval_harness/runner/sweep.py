@@ -22,8 +22,8 @@ from pathlib import Path
 
 from tqdm.auto import tqdm
 
-from ..errors import XBiasError
-from ..models.packaged import check_source
+from ..errors import ConfigError, XBiasError
+from ..models.packaged import pin_source
 from .config import RunConfig
 from .context import RunContext
 from .distributed import Distributed
@@ -118,16 +118,21 @@ def run_sweep(
     """
     started = time.time()
     plan = plan_units(config)
-    for model in config.models:
-        if model.source is not None:
-            check_source(model.source, model.name, is_path=model.path is not None)
+    # Every model pinned before anything is written: a Hub model to the commit its revision resolves to now.
+    pins = {
+        model.name: pin_source(model.source, model.name, is_path=model.path is not None, revision=model.revision)
+        for model in config.models
+        if model.source is not None
+    }
+    config = replace(config, pinned={name: pin["commit"] for name, pin in pins.items()})
+    provenance = {"models": pins, "datasets": _dataset_fingerprints(plan)}
     store = RunStore(out, config)
     store.make_folder()  # every rank (it is idempotent): a bad --out fails here, before torch loads
     owns_dist = dist is None
     dist = dist or Distributed()
     lock, finished = _take_folder(store, config, plan, force, dist)
     try:
-        summary = _run_plan(config, plan, store, dist, finished, cache_dir, progress, started)
+        summary = _run_plan(config, plan, store, dist, finished, cache_dir, progress, started, provenance)
     finally:
         if lock is not None:
             lock.release()
@@ -146,6 +151,8 @@ def _take_folder(
     if dist.is_main:
         try:
             lock = store.lock()
+            if not force:
+                _refuse_other_commits(store, config)
             store.open(config, wipe=store.check(config, force=force))
             _build_datasets(plan)
             outcome = store.finished(plan.units)
@@ -171,10 +178,17 @@ def _run_plan(
     cache_dir: str | Path | None,
     progress: bool,
     started: float,
+    provenance: dict,
 ) -> RunSummary:
     """Every unfinished unit of ``plan``, task by task; ``results.jsonl`` and ``run.json`` at the end, however
     the run ends."""
-    ctx = RunContext(dist=dist, cache_dir=Path(cache_dir) if cache_dir else store.cache_dir, progress=progress)
+    ctx = RunContext(
+        dist=dist,
+        cache_dir=Path(cache_dir) if cache_dir else store.cache_dir,
+        progress=progress,
+        sources={name: pin["load"] for name, pin in provenance["models"].items()},
+        provenance=provenance,
+    )
     saved = _Saved(resumed=len(finished))
     info = {
         "status": "running",
@@ -182,12 +196,21 @@ def _run_plan(
         "units_planned": len(plan.units),
         "units_resumed": len(finished),
         "skipped": list(plan.skipped),
+        "provenance": provenance,
     }
     if dist.is_main:
         with _writing(store, lambda: "run.json", saved.count):
             store.write_run_info(config, **info)
     status, timings, interruption = "failed", [], None
-    bar = tqdm(total=len(plan.units) - len(finished), desc="units", unit="unit", disable=not ctx.show_progress)
+    # No time estimate: a task's first unit waits for its preparation (loading, training), the others take
+    # milliseconds, so a rate over units would mislead. ctx.status() says what a long step is doing instead.
+    bar = tqdm(
+        total=len(plan.units) - len(finished),
+        desc="units",
+        bar_format="{desc}: {n_fmt}/{total_fmt} [{elapsed}]{postfix}",
+        disable=not ctx.show_progress,
+    )
+    ctx.status_line = lambda message: bar.set_postfix_str(message, refresh=True)
     try:
         for index, task in enumerate(plan.tasks):
             pending = tuple(unit for unit in task.units if unit.id not in finished)
@@ -257,6 +280,31 @@ def _writing(
         raise store.write_error(error, what(), finished()) from None
 
 
+def _dataset_fingerprints(plan: Plan) -> dict[str, str]:
+    """The fingerprint of every project dataset the plan's suites read (what the records were computed from)."""
+    from ..data import DATASET_NAMES, dataset_fingerprint
+
+    names = {name for task in plan.tasks for name in get_suite(task.suite).datasets}
+    return {name: dataset_fingerprint(name) for name in sorted(names & set(DATASET_NAMES))}
+
+
+def _refuse_other_commits(store: RunStore, config: RunConfig) -> None:
+    """A folder whose run read another commit of one of this config's models is not resumed (as a changed config
+    is not): its units were computed with other weights.
+
+    Raises:
+        ConfigError: naming the model, both commits and the fixes (pin the revision, --force, another --out).
+    """
+    before = (store.run_info().get("provenance") or {}).get("models") or {}
+    for name, commit in config.pinned.items():
+        old = (before.get(name) or {}).get("commit")
+        if old and commit and old != commit:
+            raise ConfigError(
+                f"model {name!r} now resolves to {commit}, but the run in {store.root} used {old}: pin it with "
+                f"`revision: {old}` to resume that run, or use --force to recompute, or another --out"
+            )
+
+
 def _build_datasets(plan: Plan) -> None:
     """Build (on first use) the datasets the plan's suites read, once, before the ranks load them together."""
     names = sorted({name for task in plan.tasks for name in get_suite(task.suite).datasets})
@@ -271,10 +319,12 @@ def _run_task(suite: Suite, task, ctx: RunContext, store: RunStore, bar, saved: 
     """Prepare the task on every rank, then evaluate its units one round (one unit per rank) at a time,
     adding each unit written to ``saved``; returns the task's timings (for run.json)."""
     started = time.time()
+    ctx.status(f"{task.model.name} x {task.suite} x {task.language} (seed {task.seed}): preparing")
     label = f"the caches of {task.model.name} x {task.suite} x {task.language} (seed {task.seed})"
     with _writing(store, lambda: label, saved.count, disk_full_only=True):
         prepared = suite.prepare(task, ctx)
     prepared_at = time.time()
+    ctx.status(f"{task.model.name} x {task.suite} x {task.language} (seed {task.seed}): {len(task.units)} units")
     world = ctx.dist.world_size
     for start in range(0, len(task.units), world):
         round_units = task.units[start : start + world]
@@ -307,7 +357,11 @@ def _evaluate(suite: Suite, unit: Unit, prepared, ctx: RunContext) -> tuple[list
     they travel to every rank (so all stop together, after rank 0 has written the units that finished)."""
     started = time.time()
     try:
-        records = [make_record(unit, record) for record in suite.evaluate(unit, prepared, ctx)]
+        pinned = {
+            "model_commit": ctx.provenance["models"].get(unit.model, {}).get("commit"),
+            "dataset_fingerprint": ctx.provenance["datasets"].get(unit.dataset),
+        }
+        records = [make_record(unit, {**record, **pinned}) for record in suite.evaluate(unit, prepared, ctx)]
     except XBiasError as error:
         if ctx.dist.world_size == 1:
             raise
@@ -326,7 +380,8 @@ def summary_table(plan: Plan, store: RunStore, max_rows: int = 40) -> str:
 
     With several seeds a cell is the seeds' headline records pooled (:func:`.seeds.pool_seeds`: Rubin's rules
     for an estimate with a standard error, with the pooled test's stars; the mean for a Pearson r), followed by
-    ``±`` the between-seed SD; a headline that cannot be pooled shows each seed's value, ``/``-separated."""
+    ``±`` the between-seed SD; a headline that cannot be pooled shows each seed's value, ``/``-separated.
+    A cell with no value (``n/a``) points to a footnote with the record's reason (e.g. XWEAT's coverage rule)."""
     blocks: dict[str, tuple[list[str], dict[tuple, dict[str, list[dict]]]]] = {}
     for unit in plan.units:
         payload = store.read_unit(unit)
@@ -342,6 +397,7 @@ def summary_table(plan: Plan, store: RunStore, max_rows: int = 40) -> str:
         cells = rows.setdefault((unit.model, unit.suite, unit.language, dataset, metric), {})
         cells.setdefault(column, []).append({**record, "seed": unit.seed})
     lines, budget, pooled_any = [], max_rows, False
+    why_missing: dict[str, int] = {}  # a missing value's reason -> its footnote number
     for columns, rows in blocks.values():
         header = ("model", "suite", "lang", "dataset", "metric", *columns)
         body = []
@@ -349,6 +405,9 @@ def summary_table(plan: Plan, store: RunStore, max_rows: int = 40) -> str:
             texts = []
             for column in columns:
                 text, pooled = _summary_cell(cells.get(column, []))
+                reasons = {record["note"] for record in cells.get(column, []) if record["value"] is None}
+                for reason in sorted(filter(None, reasons)):
+                    text += f"[{why_missing.setdefault(reason, len(why_missing) + 1)}]"
                 texts.append(text)
                 pooled_any |= pooled
             body.append((*key, *texts))
@@ -365,6 +424,7 @@ def summary_table(plan: Plan, store: RunStore, max_rows: int = 40) -> str:
         budget -= len(shown)
     if lines:
         lines.append("stars: *** p<=0.01, ** p<=0.05, * p<=0.10 (unadjusted; the report adds Holm / BH)")
+    lines += [f"n/a [{number}]: {reason}" for reason, number in why_missing.items()]
     if pooled_any:
         seeds = ", ".join(str(seed) for seed in sorted({unit.seed for unit in plan.units}))
         lines.append(

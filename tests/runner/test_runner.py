@@ -67,7 +67,7 @@ def test_unknown_suite_language_model_type_and_bad_values_are_config_errors(toy)
         ({"models": [{"type": "probe"}], "suites": ["toy"], "languages": ["en"]}, "unknown model type 'probe'"),
         ({"models": [{"type": "encoder"}], "suites": ["toy"], "languages": ["en"]}, "needs `id`"),
         ({"models": [{"type": "svm_tfidf"}] * 2, "suites": ["toy"], "languages": ["en"]}, "unique"),
-        ({**base, "suites": {"toy": {"n_configs": "two"}}}, "n_configs must be a int"),
+        ({**base, "suites": {"toy": {"n_configs": "two"}}}, "n_configs must be a whole number"),
         ({**base, "suites": ["toy"], "seeds": []}, "seeds"),
         ({"models": [{"type": "svm_tfidf"}], "suites": ["toy"]}, "has no languages"),
     ]
@@ -233,3 +233,15 @@ def test_the_run_languages_go_to_each_suite_that_has_them_and_the_rest_are_named
     plan = plan_units(config)
     assert {task.language for task in plan.tasks if task.suite == "xweat"} == {"en", "es"}
     assert any(note.startswith("xweat: language(s) ar (it has en, de, es") for note in plan.skipped), plan.skipped
+
+
+def test_option_types_a_whole_number_for_a_fraction_and_no_negative_seeds():
+    config = parse_config(
+        {"models": [{"type": "svm_tfidf"}], "suites": {"xweat": {"languages": ["en"], "min_coverage": 1}}}
+    )
+    assert config.suites[0].options["min_coverage"] == 1
+    for bad in ({"min_coverage": True}, {"permutations": 2.5}, {"cross_lingual": 1}):
+        with pytest.raises(ConfigError, match="must be (a number|a whole number|true or false)"):
+            parse_config({"models": [{"type": "svm_tfidf"}], "suites": {"xweat": {"languages": ["en"], **bad}}})
+    with pytest.raises(ConfigError, match="integers >= 0"):
+        parse_config({"models": [{"type": "svm_tfidf"}], "suites": ["eec"], "languages": ["en"], "seeds": [-1]})

@@ -99,6 +99,9 @@ class EECSuite(Suite):
         corpora = {name: load_eec(name).to_pandas() for name in eec_configs}
         prepared = {"options": task.options, "scores": {}, "eec": {}}
         for emotion in emotions:
+            ctx.status(
+                f"{task.model.name} {task.language} {emotion}: the emotion regressor (trained once, then cached)"
+            )
             regressor = ctx.models.emotion_regressor(task.model, task.language, emotion, task.seed)
             prepared["scores"][emotion] = regressor.scores
             for name in eec_configs:
@@ -108,6 +111,7 @@ class EECSuite(Suite):
                 if task.options["sample"]:
                     rows = stratified_sample(rows, task.options["sample"], task.seed)
                 texts = rows["sentence"].tolist()
+                ctx.status(f"{task.model.name} {task.language} {emotion}: scoring {len(texts)} sentences of {name}")
                 validity = None
                 if callable(getattr(regressor, "score", None)):
                     # A zero-shot judge: how much of its answer fell on the scale's numerals, on these sentences.

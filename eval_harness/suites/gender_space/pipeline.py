@@ -485,6 +485,7 @@ def evaluate_contextual(
     lists: GenderWordLists,
     settings: GenderSpaceSettings | None = None,
     show_progress: bool = True,
+    status: Callable[[str], None] | None = None,
 ) -> GenderSpaceReport:
     """The five measures on contextual vectors of words in sentences of ``corpus``.
 
@@ -500,6 +501,7 @@ def evaluate_contextual(
         lists: the word lists.
         settings: the measures' settings.
         show_progress: a tqdm bar over the embedding steps.
+        status: called with what each embedding step is doing (how many sentences), before it starts.
     """
     settings = settings or GenderSpaceSettings()
     rng = np.random.default_rng(settings.seed)
@@ -512,6 +514,11 @@ def evaluate_contextual(
     rows = _Rows()
     steps = tqdm(total=4, desc="gender space: contextual vectors", disable=not show_progress)
 
+    def say(message: str) -> None:
+        steps.set_postfix_str(message)
+        if status is not None:
+            status(f"gender space, {message}")
+
     # A pair needs one of its words in the corpus: the swap writes the other.
     pairs = _usable_pairs(
         lists.definitional_pairs,
@@ -521,6 +528,7 @@ def evaluate_contextual(
         skipped["definitional_pairs"],
     )
     swaps = _pair_contexts(index, pairs, settings.contexts_per_pair, rng)
+    say(f"definitional pairs: {len(swaps)} sentences and their swapped copies")
     male_vectors, female_vectors, lost_pairs = _swapped_pair_vectors(encoder, swaps)
     if len(male_vectors) < 2:
         raise InputError(f"the encoder located the pair words in only {len(male_vectors)} swapped sentence pair(s)")
@@ -539,6 +547,7 @@ def evaluate_contextual(
             f"{2 * n_differences} (two per pair difference): use a larger corpus or fewer contexts_per_pair"
         )
     draws = []
+    say(f"random-pair baseline: {settings.n_baseline_draws} draws of {n_differences} swapped sentences")
     for _ in range(settings.n_baseline_draws):
         chosen = [(pool[a], pool[b]) for a, b in space_stats.random_pair_indices(len(pool), n_differences, rng)]
         sentences = [index.sample(a, 1, rng)[0] for a, _ in chosen]
@@ -563,12 +572,14 @@ def evaluate_contextual(
         for p in biased.professions
         if not profession_contexts[p]
     ]
+    say(f"professions: {len(profession_contexts)} words in context, {settings.n_runs} runs")
     profession_vectors, lost = _per_run_vectors(encoder, profession_contexts, settings.n_runs)
     skipped["professions"] += [{"word": p, "reason": unlocated} for p in lost]
     professions = list(profession_vectors)
     if not professions:
         raise InputError("no profession occurs in the corpus (without a definitional word): no direct bias or kNN")
     steps.update()
+    say(f"biased words: {len(contexts)} words in context, {settings.n_runs} runs")
     word_vectors, lost = _per_run_vectors(encoder, contexts, settings.n_runs)
     skipped["biased_words"] += [{"word": w, "reason": unlocated} for w in lost]
     profession_bias = _profession_bias(biased, professions)

@@ -121,7 +121,9 @@ class GenderSpaceSuite(Suite):
                 seed=task.seed,
                 language=task.language,
             )
-            report = evaluate_contextual(embedder, corpus, biased, lists, settings, show_progress=ctx.show_progress)
+            report = evaluate_contextual(
+                embedder, corpus, biased, lists, settings, show_progress=ctx.show_progress, status=ctx.status
+            )
         else:
             # A model with word modes (an encoder) gives its vectors in the configured mode.
             has_modes = bool(getattr(embedder, "word_modes", ()))
