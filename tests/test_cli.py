@@ -199,9 +199,18 @@ def test_the_shipped_configs(tmp_path, capsys):
 
     root = Path(__file__).resolve().parents[1] / "configs"
     demo = plan_units(load_config(root / "demo.yaml"))
-    # MiniLM and GloVe: 4 regressors + 3 English EECs x 4 emotions, and XWEAT T1-T10; SVM-tfidf: all three languages
-    assert len(demo.units) == 2 * (4 + 12 + 10) + (4 + 12) + 2 * (4 + 4)
+    # per EEC language: 4 regressors + its EECs x 4 emotions (en: 3 EECs, es and ar: 1); XWEAT: T1-T10 per language
+    eec = {"en": 4 + 12, "es": 4 + 4, "ar": 4 + 4}
+    e5 = sum(eec.values()) + 10 * 7 * 7  # every EEC language; XWEAT in 7 languages and their 42 ordered pairs
+    smollm2 = eec["en"] + 10  # English only
+    glove = eec["en"] + 10
+    assert len(demo.units) == e5 + smollm2 + glove + sum(eec.values())  # + SVM-tfidf in all three languages
     assert {unit.language for unit in demo.units if unit.model == "svm-tfidf"} == {"en", "es", "ar"}
+    assert {unit.language for unit in demo.units if unit.model == "multilingual-e5-small" and unit.suite == "eec"} == {
+        "en",
+        "es",
+        "ar",
+    }
     paper = plan_units(load_config(root / "camara2022.yaml"))
     per_language = {"en": 4 + 12, "es": 4 + 4, "ar": 4 + 4}
     # per language: its own BERT, its fastText, mBERT, XLM-R and SVM-tfidf
