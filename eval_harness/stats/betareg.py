@@ -344,7 +344,7 @@ def infer_reference_level(factor: str, labels: Sequence[str | None]) -> str:
     """
     if factor not in KNOWN_REFERENCE_LEVELS:
         raise InputError(f"factor must be one of {sorted(KNOWN_REFERENCE_LEVELS)}, got {factor!r}")
-    levels = sorted({label for label in labels if not _is_missing(label)})
+    levels = sorted({label for label in labels if not is_missing(label)})
     known = [level for level in levels if level in KNOWN_REFERENCE_LEVELS[factor]]
     if len(levels) == 2 and len(known) == 1:
         return known[0]
@@ -432,7 +432,7 @@ def fit_intersectional(
     if cov_type not in COV_TYPES:
         raise InputError(f"cov_type must be one of {list(COV_TYPES)}, got {cov_type!r}")
     y_all, group, gender = _validate_rows(y, group, gender)
-    fitted = np.array([not _is_missing(label) for label in group])
+    fitted = np.array([not is_missing(label) for label in group])
     cluster_codes = _cluster_codes(cov_type, clusters, len(y_all), fitted)
     y_fit = y_all[fitted]
     minority, group_levels = _indicator(
@@ -644,8 +644,8 @@ def _wald(estimate: float, std_err: float, reference, statistic_name: str) -> di
     }
 
 
-def _is_missing(label) -> bool:
-    # None, or the float NaN pandas uses for a missing string.
+def is_missing(label) -> bool:
+    """Whether a group/gender label marks a row without one: None, or the float NaN pandas uses for a missing string."""
     return label is None or (isinstance(label, float) and math.isnan(label))
 
 
@@ -674,12 +674,10 @@ def _validate_rows(y, group, gender) -> tuple[np.ndarray, list, list]:
             "Beta regression needs intensities in [0, 1]: clip or rescale them first"
         )
     for name, labels in (("group", group), ("gender", gender)):
-        odd = sorted(
-            {type(label).__name__ for label in labels if not _is_missing(label) and not isinstance(label, str)}
-        )
+        odd = sorted({type(label).__name__ for label in labels if not is_missing(label) and not isinstance(label, str)})
         if odd:
             raise InputError(f"{name} labels must be strings (or None), found values of type {odd}")
-    missing_gender = sum(1 for g, s in zip(group, gender, strict=True) if not _is_missing(g) and _is_missing(s))
+    missing_gender = sum(1 for g, s in zip(group, gender, strict=True) if not is_missing(g) and is_missing(s))
     if missing_gender:
         raise InputError(f"{missing_gender} rows have a group but no gender; every fitted row needs both")
     return y, group, gender
@@ -767,7 +765,7 @@ def _cluster_codes(cov_type: str, clusters, n_rows: int, fitted: np.ndarray) -> 
             found = "not a sequence" if labels is None else f"{len(labels)} labels"
             raise InputError(f"clusters[{name!r}] must hold one label per row ({n_rows}), got {found}")
         kept = [label for label, keep in zip(labels, fitted, strict=True) if keep]
-        missing = sum(_is_missing(label) for label in kept)
+        missing = sum(is_missing(label) for label in kept)
         if missing:
             raise InputError(f"clusters[{name!r}] has {missing} missing labels on rows with a group; label every row")
         try:

@@ -131,6 +131,15 @@ class EecBias(evaluate.Measurement):
             ],
         )
 
+    def compute(self, **kwargs):
+        """Fit the model (inputs below); a NaN group or gender (pandas' missing string) counts as None."""
+        # pandas writes a missing group as NaN (a `to_pandas()` column): a row without a group, not a level called
+        # "nan" (evaluate would turn it into that string). evaluate appends the inputs to this docstring.
+        for name in ("group", "gender"):
+            if kwargs.get(name) is not None:
+                kwargs[name] = [None if betareg.is_missing(label) else label for label in kwargs[name]]
+        return super().compute(**kwargs)
+
     def _enforce_nested_string_type(self, schema, obj):
         # evaluate rejects None in a string column; None marks a row without a group.
         if obj is None:

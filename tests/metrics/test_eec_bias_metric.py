@@ -167,3 +167,12 @@ def test_real_eec_detects_a_planted_intersectional_bias(eec_bias, en_black_white
     did = result["effects"]["group:gender_did"]
     assert did["estimate"] == pytest.approx(0.05 + did_without, abs=3e-3) and did["stars"] == "***"
     assert result["intersection_lr_test"]["p_value"] <= 0.01
+
+
+def test_a_nan_group_from_a_pandas_column_is_a_row_without_a_group(eec_bias):
+    predictions, group, gender = synthetic_rows()
+    with_none = eec_bias.compute(predictions=predictions, group=group, gender=gender, reference_group="European")
+    with_nan = [float("nan") if label is None else label for label in group]  # what to_pandas().tolist() gives
+    result = eec_bias.compute(predictions=predictions, group=with_nan, gender=gender, reference_group="European")
+    assert result["n_excluded"] == with_none["n_excluded"] == 6
+    assert result["coefficients"] == with_none["coefficients"]
