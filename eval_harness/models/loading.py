@@ -63,14 +63,21 @@ def resolve_model_source(name_or_path: str | os.PathLike) -> tuple[str, Path | N
     folder = _cached_snapshot(text)
     if folder is not None:
         return text, folder, True
-    if hub_offline() or not hub_reachable():
-        why = "the Hub is offline (HF_HUB_OFFLINE=1)" if hub_offline() else "the Hub cannot be reached from here"
-        raise ModelLoadError(
-            f"model {text!r} is not a local folder and not in the Hugging Face cache, and {why}. "
-            f"Download it where there is internet (`hf download {text}`) and copy the cache, or save it with "
-            "save_pretrained and pass that local folder's path."
-        )
+    _require_the_hub(text)
     return text, None, False
+
+
+def _require_the_hub(repo_id: str, revision: str | None = None) -> None:
+    """The one-line error of a Hub model that is not cached while the Hub is off or cannot be reached."""
+    if not hub_offline() and hub_reachable():
+        return
+    at = f" at revision {revision!r}" if revision else ""
+    why = "the Hub is offline (HF_HUB_OFFLINE=1)" if hub_offline() else "the Hub cannot be reached from here"
+    raise ModelLoadError(
+        f"model {repo_id!r}{at} is not a local folder and not in the Hugging Face cache, and {why}. Download it "
+        f"where there is internet (`hf download {repo_id}{' --revision ' + revision if revision else ''}`) and copy "
+        "the cache, or save it with save_pretrained and pass that local folder's path."
+    )
 
 
 def hub_reachable(timeout: float = 3.0) -> bool:
@@ -183,20 +190,14 @@ def pin_hub_model(repo_id: str, revision: str | None = None) -> tuple[Path, str]
     """
     folder = _cached_snapshot(repo_id, revision)
     if folder is None:
-        at = f" at revision {revision!r}" if revision else ""
-        if hub_offline() or not hub_reachable():
-            why = "the Hub is offline (HF_HUB_OFFLINE=1)" if hub_offline() else "the Hub cannot be reached from here"
-            raise ModelLoadError(
-                f"model {repo_id!r}{at} is not in the Hugging Face cache, and {why}. Download it where there is "
-                f"internet (`hf download {repo_id}{' --revision ' + revision if revision else ''}`) and copy the "
-                "cache, or save it with save_pretrained and pass that local folder's path."
-            )
+        _require_the_hub(repo_id, revision)
         from huggingface_hub import snapshot_download
 
         try:
             folder = Path(snapshot_download(repo_id, revision=revision, allow_patterns=SNAPSHOT_FILES))
         except Exception as error:  # noqa: BLE001 - every download failure is the user's id, revision or network
             first_line = (str(error).strip().splitlines() or [type(error).__name__])[0]
+            at = f" at revision {revision!r}" if revision else ""
             raise ModelLoadError(f"cannot download model {repo_id!r}{at}: {first_line}") from None
     return folder, folder.name
 
