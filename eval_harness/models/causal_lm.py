@@ -23,7 +23,7 @@ under ``torch.inference_mode()``, and split when they run out of memory
 
 Hidden states (:class:`CausalLMEncoder`): a :class:`TransformerEncoder` over the LLM's decoder
 stack, masked-mean (``"mean"``) or last-token (``"last"``) pooling at ``layer`` (default: 2/3 of
-the depth, where DESIGN.md measured the strongest probes), for the paper's probe
+the depth, where docs/environment.md measured the strongest probes), for the paper's probe
 (``ProbeRegressor(encoder=...)``) and for word vectors (``embed_words``, template mode by default).
 """
 

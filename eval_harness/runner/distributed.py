@@ -7,7 +7,7 @@ contiguous block and the gathered list is the blocks in rank order, so a
 gathered result equals the single-process one.
 
 The model is never passed through ``prepare()`` (evaluation only; a prepared model
-can abort at exit on CPU, see DESIGN.md).
+can abort at exit on CPU, see docs/environment.md).
 """
 
 from collections.abc import Callable, Sequence

@@ -3,7 +3,7 @@
 - SmolLM2-135M-Instruct (English): the conversion into the (test session's) xbias cache gives a
   plain folder that loads without the ``gguf`` package; the judge's expected value equals a hand
   computation from the real model's logits; it reports numeral mass; ``fit`` computes Pearson r on
-  a small SemEval sample. DESIGN.md: as a judge it is near chance (r ~ 0) with ~25% of the mass
+  a small SemEval sample. docs/environment.md: as a judge it is near chance (r ~ 0) with ~25% of the mass
   on numerals, so only validity and correctness are asserted, not quality.
 - Qwen2.5-Coder-0.5B-Instruct (multilingual; six GGUF parts joined): the Spanish and Arabic
   prompts are answered with a numeral (mass > 0.9, as measured: 0.997) and fit records r.
