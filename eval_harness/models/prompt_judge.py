@@ -466,8 +466,8 @@ class PromptJudge(EmotionRegressor):
 
 
 def llm_probe_defaults(source: str) -> dict:
-    """The probe's defaults for a causal LM: the masked mean of the layer at 2/3 of the depth (docs/environment.md: strong r
-    there for SmolLM2 and Qwen), read from the model's config."""
+    """The probe's defaults for a causal LM: the masked mean of the layer at 2/3 of the depth (strong r there for
+    SmolLM2 and Qwen: docs/environment.md), read from the model's config."""
     from transformers import AutoConfig
 
     from eval_harness.models.causal_lm import default_probe_layer

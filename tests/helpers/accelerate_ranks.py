@@ -14,8 +14,8 @@ def free_port() -> int:
 
 
 def accelerate_launch(script: str | Path, args: list[str], num_processes: int = 2, env: dict | None = None):
-    """``accelerate launch`` with real CPU ranks (gloo), one thread each, as docs/environment.md says (``--cpu`` alone runs
-    one process). ``script`` is a file, or ``"-m"`` with the module as the first of ``args``."""
+    """``accelerate launch`` with real CPU ranks (gloo), one thread each, as docs/environment.md says (``--cpu``
+    alone runs one process). ``script`` is a file, or ``"-m"`` with the module as the first of ``args``."""
     command = [
         str(Path(sys.executable).parent / "accelerate"),
         "launch",
