@@ -275,6 +275,8 @@ class EmotionRegressor:
                 f"but that source now has fingerprint {model.source_fingerprint()[:12]}...; delete the folder to "
                 "retrain"
             )
+        model.language = meta["identity"]["language"]  # (a class with its own _restore may not set them)
+        model.dimension = meta["identity"]["dimension"]
         model.scores = RegressorScores(**meta["scores"])
         return model
 

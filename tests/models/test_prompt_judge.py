@@ -15,7 +15,6 @@ from helpers.tiny_causal_lm import build_tiny_causal_lm
 from eval_harness.errors import InputError
 from eval_harness.models import EmbeddingCache, EmotionRegressor, ModelResources
 from eval_harness.models.causal_lm import check_device_map, load_causal_lm
-from eval_harness.models.factory import MODEL_TYPES
 from eval_harness.models.prompt_judge import (
     PROMPTS_FILE,
     PromptJudge,
@@ -201,16 +200,12 @@ def test_fit_scores_a_seeded_sample_of_semeval(tiny_lm):
     assert first.pearson_test == again.pearson_test and -1 <= first.pearson_test <= 1
 
 
-def test_save_and_load_round_trip(tiny_lm, tiny_lm_dir, tmp_path, monkeypatch):
-    class Resources(ModelResources):
-        def causal_lm(self, source, **options):
-            return load_causal_lm(source, **options)
-
-    monkeypatch.setitem(MODEL_TYPES, "llm", PromptJudge)
+def test_save_and_load_round_trip(tiny_lm, tiny_lm_dir, tmp_path):
     judge = PromptJudge(tiny_lm, fit_sample=4, scale=(1, 5))
     judge.fit("en", "joy")
     judge.save(tmp_path / "saved")
-    loaded = EmotionRegressor.load(tmp_path / "saved", Resources(EmbeddingCache(tmp_path / "cache")))
+    # reloaded through the registry's llm type and ModelResources.causal_lm, as a run reloads it
+    loaded = EmotionRegressor.load(tmp_path / "saved", ModelResources(EmbeddingCache(tmp_path / "cache"), device="cpu"))
     assert isinstance(loaded, PromptJudge) and loaded.identity() == judge.identity()
     assert loaded.scores == judge.scores
     np.testing.assert_allclose(loaded.predict(TEXTS), judge.predict(TEXTS), atol=1e-9)

@@ -16,6 +16,7 @@ def prepared_for(scores_by_template_and_gender):
     ]
     y, group, gender, template, person = map(list, zip(*rows, strict=True))
     data = {"y": np.array(y), "group": group, "gender": gender, "template_id": template, "person": person}
+    data["validity"] = None  # not a zero-shot judge
     return {"options": dict(SUITE.options), "eec": {("en_black_white", "anger"): data}}
 
 

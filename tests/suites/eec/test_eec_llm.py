@@ -73,3 +73,47 @@ def test_options_of_the_other_mode_are_refused_before_anything_runs(tiny_lm, tmp
     with pytest.raises(ConfigError, match="'pooling' belong to mode probe"):
         config(tiny_lm, {"pooling": "last"})
     assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.slow
+def test_two_cpu_ranks_give_the_judges_results_of_one_process(tiny_lm, tmp_path):
+    """The judge's predictions are shared out over the ranks in fixed chunks: the records equal one process's."""
+    import os
+    import subprocess
+    import sys
+
+    import yaml
+    from helpers.accelerate_ranks import accelerate_launch
+
+    path = tmp_path / "llm.yaml"
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "models": [{"name": "tiny-llm", "path": str(tiny_lm), "type": "llm", "options": {"fit_sample": 20}}],
+                "suites": {
+                    "eec": {"languages": ["en"], "emotions": ["anger"], "configs": ["en_black_white"], "sample": 3}
+                },
+            }
+        )
+    )
+    run = ["run", "--config", str(path), "--no-progress", "--out"]
+    launched = accelerate_launch("-m", ["eval_harness.cli", *run, str(tmp_path / "two")])
+    assert launched.returncode == 0, launched.stderr[-3000:]
+    single = subprocess.run(
+        [sys.executable, "-m", "eval_harness.cli", *run, str(tmp_path / "one")],
+        env={**os.environ, "OMP_NUM_THREADS": "1"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert single.returncode == 0, single.stderr[-3000:]
+    assert json.loads((tmp_path / "two" / "run.json").read_text())["num_processes"] == 2
+    one, two = records(tmp_path / "one"), records(tmp_path / "two")
+    assert any(r["metric"] == "numeral_mass" for r in one)
+    for left, right in zip(one, two, strict=True):
+        assert left.keys() == right.keys() and left["metric"] == right["metric"]
+        for key, value in left.items():
+            if isinstance(value, float):
+                assert right[key] == pytest.approx(value, rel=1e-6, abs=1e-9), key
+            else:
+                assert right[key] == value, key
