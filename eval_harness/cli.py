@@ -411,5 +411,16 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
         print(warnings.formatwarning(message, category, filename, lineno, line), end="", file=file or sys.stderr)
 
 
+def _exit(code: int) -> None:
+    """Leave with ``code``. Under ``accelerate launch`` (several ranks) skip the interpreter's teardown once
+    everything is written: gloo's threads can abort it ("terminate called without an active exception", a
+    known torch issue on CPU ranks) and turn a finished run into a failed launch."""
+    if int(os.environ.get("WORLD_SIZE", "1")) > 1:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    _exit(main())
