@@ -78,12 +78,8 @@ def test_options_of_the_other_mode_are_refused_before_anything_runs(tiny_lm, tmp
 @pytest.mark.slow
 def test_two_cpu_ranks_give_the_judges_results_of_one_process(tiny_lm, tmp_path):
     """The judge's predictions are shared out over the ranks in fixed chunks: the records equal one process's."""
-    import os
-    import subprocess
-    import sys
-
     import yaml
-    from helpers.accelerate_ranks import accelerate_launch
+    from helpers.accelerate_ranks import run_in_one_and_two_ranks
 
     path = tmp_path / "llm.yaml"
     path.write_text(
@@ -96,17 +92,7 @@ def test_two_cpu_ranks_give_the_judges_results_of_one_process(tiny_lm, tmp_path)
             }
         )
     )
-    run = ["run", "--config", str(path), "--no-progress", "--out"]
-    launched = accelerate_launch("-m", ["eval_harness.cli", *run, str(tmp_path / "two")])
-    assert launched.returncode == 0, launched.stderr[-3000:]
-    single = subprocess.run(
-        [sys.executable, "-m", "eval_harness.cli", *run, str(tmp_path / "one")],
-        env={**os.environ, "OMP_NUM_THREADS": "1"},
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert single.returncode == 0, single.stderr[-3000:]
+    run_in_one_and_two_ranks(path, tmp_path)
     assert json.loads((tmp_path / "two" / "run.json").read_text())["num_processes"] == 2
     one, two = records(tmp_path / "one"), records(tmp_path / "two")
     assert any(r["metric"] == "numeral_mass" for r in one)

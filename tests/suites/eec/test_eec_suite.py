@@ -2,9 +2,6 @@
 and two accelerate CPU ranks against one process."""
 
 import json
-import os
-import subprocess
-import sys
 import warnings
 
 import numpy as np
@@ -130,17 +127,7 @@ def test_eec_records_resume_and_corrupted_caches(config_path, tmp_path):
 
 def test_two_cpu_ranks_give_the_eec_results_of_one_process(config_path, tmp_path):
     """Both runs in fresh processes with one thread each, so that only the sharding differs."""
-    run = ["run", "--config", str(config_path), "--no-progress", "--out"]
-    launched = accelerate_ranks.accelerate_launch("-m", ["eval_harness.cli", *run, str(tmp_path / "two")])
-    assert launched.returncode == 0, launched.stderr[-3000:]
-    single = subprocess.run(
-        [sys.executable, "-m", "eval_harness.cli", *run, str(tmp_path / "one")],
-        env={**os.environ, "OMP_NUM_THREADS": "1"},
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert single.returncode == 0, single.stderr[-3000:]
+    accelerate_ranks.run_in_one_and_two_ranks(config_path, tmp_path)
     assert json.loads((tmp_path / "two" / "run.json").read_text())["num_processes"] == 2
     one, two = records(tmp_path / "one"), records(tmp_path / "two")
     assert len(one) == 2 + 4 + 7 + 1 + 4 and two == one  # r, estimates, effects, log_phi, cells
