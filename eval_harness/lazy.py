@@ -1,8 +1,9 @@
 """Package exports imported on first use (PEP 562), so that importing a package does not import its heavy
 dependencies: reading a config or printing ``xbias list`` imports neither torch nor transformers."""
 
-import importlib
 from collections.abc import Callable, Mapping
+
+from .registry import resolve
 
 
 def lazy_exports(package: str, exports: Mapping[str, str]) -> Callable[[str], object]:
@@ -13,9 +14,6 @@ def lazy_exports(package: str, exports: Mapping[str, str]) -> Callable[[str], ob
         if name not in exports:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
         module, _, attribute = exports[name].partition(":")
-        value = importlib.import_module(f"{package}.{module}")
-        for part in (attribute or name).split("."):
-            value = getattr(value, part)
-        return value
+        return resolve(f"{package}.{module}:{attribute or name}")
 
     return __getattr__

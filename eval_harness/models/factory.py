@@ -33,9 +33,10 @@ from typing import Any, Protocol
 
 from eval_harness.errors import ConfigError, ModelLoadError
 from eval_harness.io import verify_checksums, write_checksums
-from eval_harness.models.registry import ENCODER_OPTIONS, VECTOR_OPTIONS, check_options, model_type, resolve
+from eval_harness.models.registry import ENCODER_OPTIONS, VECTOR_OPTIONS, check_options, model_type
 from eval_harness.models.regressors import EmotionRegressor
 from eval_harness.models.resources import ModelResources
+from eval_harness.registry import resolve
 
 CONFIG_KEYS = ("type", "id", "path", "options", "name")
 

@@ -11,7 +11,6 @@ Adding a model type is one entry here plus its builder(s) (see ``docs/architectu
 builders accept.
 """
 
-import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -181,9 +180,3 @@ def check_options(type_name: str, options: Any, where: str = "options", seeded: 
             f"{where}: unknown option(s) {', '.join(map(repr, unknown))} for model type {type_name!r}; "
             f"allowed: {', '.join(sorted(entry.options))}"
         )
-
-
-def resolve(reference: str) -> Callable:
-    """The object a ``"module:object"`` reference names (imported now)."""
-    module, _, attribute = reference.partition(":")
-    return getattr(importlib.import_module(module), attribute)

@@ -254,8 +254,9 @@ class EmotionRegressor:
     @staticmethod
     def load(directory: str | Path, resources=None) -> "EmotionRegressor":
         """Reload a saved model of any type (``resources`` shares encoders/vectors; see ``ModelResources``)."""
-        from eval_harness.models.registry import MODEL_TYPES, resolve
+        from eval_harness.models.registry import MODEL_TYPES
         from eval_harness.models.resources import ModelResources
+        from eval_harness.registry import resolve
 
         directory = Path(directory)
         meta = read_saved_meta(directory)

@@ -27,16 +27,14 @@ or an entry point in the ``xbias.suites`` group of the plug-in's own distributio
 """
 
 import hashlib
-import importlib
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
-from importlib import metadata
 from typing import Any, Protocol
 
 import numpy as np
 
-from ..errors import ConfigError
+from ..registry import Registry
 
 BUILTIN_SUITES = {
     "eec": "eval_harness.suites.eec:SUITE",
@@ -44,7 +42,6 @@ BUILTIN_SUITES = {
     "gender_space": "eval_harness.suites.gender_space:SUITE",
 }
 ENTRY_POINT_GROUP = "xbias.suites"
-_REGISTERED: dict[str, "Suite | str"] = {}
 
 
 @dataclass(frozen=True)
@@ -183,6 +180,9 @@ class Suite:
         return records[0] if records else None
 
 
+SUITES = Registry("suite", BUILTIN_SUITES, entry_point_group=ENTRY_POINT_GROUP)
+
+
 def register_suite(suite: "Suite | str", name: str | None = None, replace: bool = False) -> "Suite | str":
     """Register a suite: an instance (under ``suite.name``) or a lazy ``"module:object"`` reference (under
     ``name``, default the module's last part). Returns what was registered.
@@ -191,27 +191,19 @@ def register_suite(suite: "Suite | str", name: str | None = None, replace: bool 
         ConfigError: no name, a malformed reference, or the name is taken and ``replace`` is not set.
     """
     if isinstance(suite, str):
-        module, _, attribute = suite.partition(":")
-        if not module or not attribute:
-            raise ConfigError(f"a suite reference is 'module:object', got {suite!r}")
-        name = name or module.rsplit(".", 1)[-1]
+        name = name or suite.partition(":")[0].rsplit(".", 1)[-1]
     else:
         name = name or suite.name
-    if not name:
-        raise ConfigError(f"suite {suite!r} has no name")
-    if not replace and name in _all_references():
-        raise ConfigError(f"a suite named {name!r} is already registered (pass replace=True to override)")
-    _REGISTERED[name] = suite
-    return suite
+    return SUITES.register(name, suite, replace=replace)
 
 
 def unregister_suite(name: str) -> None:
-    _REGISTERED.pop(name, None)
+    SUITES.unregister(name)
 
 
 def suite_names() -> list[str]:
     """Every suite: built in, registered, and those of installed plug-ins (entry points)."""
-    return sorted(_all_references())
+    return SUITES.names()
 
 
 def get_suite(name: str) -> Suite:
@@ -220,20 +212,4 @@ def get_suite(name: str) -> Suite:
     Raises:
         ConfigError: no suite has that name (the message lists the suites), or its reference does not import.
     """
-    references = _all_references()
-    if name not in references:
-        raise ConfigError(f"unknown suite {name!r}; suites: {', '.join(sorted(references))}")
-    suite = references[name]
-    if isinstance(suite, str):
-        module_name, _, attribute = suite.partition(":")
-        try:
-            suite = getattr(importlib.import_module(module_name), attribute)
-        except (ImportError, AttributeError) as error:
-            raise ConfigError(f"suite {name!r}: cannot import {references[name]!r} ({error})") from None
-        _REGISTERED[name] = suite
-    return suite
-
-
-def _all_references() -> dict[str, "Suite | str"]:
-    plugins = {entry.name: entry.value for entry in metadata.entry_points(group=ENTRY_POINT_GROUP)}
-    return {**BUILTIN_SUITES, **plugins, **_REGISTERED}
+    return SUITES.get(name)

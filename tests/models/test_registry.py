@@ -11,8 +11,8 @@ from eval_harness.models.registry import (
     VECTOR_OPTIONS,
     check_options,
     model_type,
-    resolve,
 )
+from eval_harness.registry import resolve
 
 # What a builder takes besides its emotion model's constructor options: how the source is loaded.
 # (The llm type builds a judge on a loaded CausalLM, or, with mode: probe, an encoder probe.)
