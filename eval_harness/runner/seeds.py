@@ -33,16 +33,12 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from ..stats.betareg import significance_stars
 from ..stats.pooling import pool_estimates, pool_statistic
+from ..stats.results import is_missing
 from .records import RECORD_FIELDS
 
 POOL_KEY = (*RECORD_FIELDS[:9], "split")
 POOLINGS = ("identical", "rubin", "mean")
 SPREAD_FIELDS = ("n_seeds", "seeds", "pooling", "between_seed_sd", "seed_min", "seed_max")
-
-
-def is_missing(value) -> bool:
-    """None, or a float NaN (a missing field of a pandas frame)."""
-    return value is None or (isinstance(value, float) and math.isnan(value))
 
 
 def seeds_of(records: Iterable[Mapping]) -> list:

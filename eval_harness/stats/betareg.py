@@ -97,6 +97,7 @@ from scipy.special import expit
 from statsmodels.othermod.betareg import BetaModel
 
 from ..errors import InputError
+from .results import Result, is_missing
 
 TERMS = ("intercept", "group", "gender", "group:gender")
 PARAMETERS = (*TERMS, "log_phi")
@@ -130,15 +131,8 @@ class BetaRegressionWarning(UserWarning):
     """The data were changed (boundary squeeze) or the fit did not converge."""
 
 
-class _Record:
-    """A frozen dataclass whose to_dict() is its fields as a plain dict."""
-
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-
 @dataclass(frozen=True)
-class Coefficient(_Record):
+class Coefficient(Result):
     """One term of the mean model, on the logit scale, with its Wald test.
 
     ``contrast`` says in words, with the level names, what the term compares and what it
@@ -158,7 +152,7 @@ class Coefficient(_Record):
 
 
 @dataclass(frozen=True)
-class Effect(_Record):
+class Effect(Result):
     """A difference of predicted mean intensities with its own delta-method test (see the module docstring).
 
     ``name`` is one of ``EFFECTS``; ``term`` the factor it is about (``"group"``, ``"gender"`` or
@@ -183,7 +177,7 @@ class Effect(_Record):
 
 
 @dataclass(frozen=True)
-class Precision(_Record):
+class Precision(Result):
     """The fitted precision ``phi`` and its log (the estimated parameter, with its std_err)."""
 
     phi: float
@@ -192,7 +186,7 @@ class Precision(_Record):
 
 
 @dataclass(frozen=True)
-class LikelihoodRatioTest(_Record):
+class LikelihoodRatioTest(Result):
     """``statistic = 2 (log_likelihood_full - log_likelihood_reduced)`` ~ chi2(df) for dropping ``term``."""
 
     term: str
@@ -203,7 +197,7 @@ class LikelihoodRatioTest(_Record):
 
 
 @dataclass(frozen=True)
-class Cell(_Record):
+class Cell(Result):
     """One group x gender cell: its rows, the observed mean of y and the model's predicted mean."""
 
     group: str
@@ -642,11 +636,6 @@ def _wald(estimate: float, std_err: float, reference, statistic_name: str) -> di
         "ci_high": float(estimate + critical * std_err),
         "stars": significance_stars(p_value),
     }
-
-
-def is_missing(label) -> bool:
-    """Whether a group/gender label marks a row without one: None, or the float NaN pandas uses for a missing string."""
-    return label is None or (isinstance(label, float) and math.isnan(label))
 
 
 def _validate_rows(y, group, gender) -> tuple[np.ndarray, list, list]:

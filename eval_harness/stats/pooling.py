@@ -35,25 +35,19 @@ A plain statistic without a standard error (e.g. the Pearson r of each seed's re
 
 import math
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats
 
 from ..errors import InputError
+from .results import Result
 
 CONFIDENCE = 0.95
 
 
-class _Record:
-    """A frozen dataclass whose to_dict() is its fields as a plain dict."""
-
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-
 @dataclass(frozen=True)
-class PooledEstimate(_Record):
+class PooledEstimate(Result):
     """Rubin's rules over seeds (see the module docstring); ``df`` None means the normal reference."""
 
     n_seeds: int
@@ -86,7 +80,7 @@ class PooledEstimate(_Record):
 
 
 @dataclass(frozen=True)
-class PooledStatistic(_Record):
+class PooledStatistic(Result):
     """A statistic without a standard error over seeds: mean, SD (ddof = 1), min and max."""
 
     n_seeds: int
