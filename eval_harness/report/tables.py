@@ -3,7 +3,7 @@
 Each builder takes the long-format results and returns flat :class:`pandas.DataFrame`
 objects of display strings (the raw numbers go to the CSV). Significance is marked
 the paper's way, from the record's ``stars`` when present, else from its p-value
-(:func:`eval_harness.stats.betareg.significance_stars`: ``***`` p <= 0.01, ``**`` p <= 0.05,
+(:func:`eval_harness.stats.significance.significance_stars`: ``***`` p <= 0.01, ``**`` p <= 0.05,
 ``*`` p <= 0.10); ``†`` marks a finding that survives Holm within its multiple-testing family
 and ``‡`` one that survives only Benjamini-Hochberg; ``§`` one that is significant with
 model-based standard errors but not once clustered by template; ``‖`` a WEAT effect size whose
@@ -18,7 +18,7 @@ import math
 import pandas as pd
 
 from ..errors import InputError
-from ..stats.betareg import significance_stars
+from ..stats.significance import significance_stars
 from .findings import ALPHA, DEFAULT_FAMILY, FAMILY_WORDS
 
 EEC_SUITE = "eec"

@@ -436,7 +436,7 @@ def summary_table(plan: Plan, store: RunStore, max_rows: int = 40) -> str:
 
 def _summary_cell(records: list[dict]) -> tuple[str, bool]:
     """A summary-table cell of one quantity's headline records (one per seed) and whether it pools seeds."""
-    from ..stats.betareg import significance_stars
+    from ..stats.significance import significance_stars
     from .seeds import pool_seeds  # statsmodels and scipy load only when a run ends
 
     def marked(record: dict) -> str:

@@ -98,6 +98,7 @@ from statsmodels.othermod.betareg import BetaModel
 
 from ..errors import InputError
 from .results import Result, is_missing
+from .significance import significance_stars
 
 TERMS = ("intercept", "group", "gender", "group:gender")
 PARAMETERS = (*TERMS, "log_phi")
@@ -121,7 +122,6 @@ MIN_ROWS_PER_CELL = 2
 DECREMENT_TOLERANCE = 1e-10
 MAX_PRECISION = 1e10
 CONFIDENCE = 0.95
-STAR_THRESHOLDS = ((0.01, "***"), (0.05, "**"), (0.10, "*"))
 # The four cells (minority, female) in the order every weight vector below uses.
 CELLS = ((0, 0), (0, 1), (1, 0), (1, 1))
 _PEOPLE = {"male": "men", "female": "women"}
@@ -312,14 +312,6 @@ class IntersectionalBetaRegression:
             f"p = {lr.p_value:.4g}",
         ]
         return "\n".join(lines)
-
-
-def significance_stars(p_value: float) -> str:
-    """The paper's stars: ``***`` p <= 0.01, ``**`` p <= 0.05, ``*`` p <= 0.10, else ``""``."""
-    for threshold, stars in STAR_THRESHOLDS:
-        if p_value <= threshold:
-            return stars
-    return ""
 
 
 def squeeze_boundary(y: np.ndarray) -> np.ndarray:
