@@ -31,9 +31,9 @@ is, one record per seed (``pooling`` None): it cannot be pooled without inventin
 import math
 from collections.abc import Iterable, Mapping, Sequence
 
-from ..stats.significance import significance_stars
 from ..stats.pooling import pool_estimates, pool_statistic
 from ..stats.results import is_missing
+from ..stats.significance import significance_stars
 from .records import RECORD_FIELDS
 
 POOL_KEY = (*RECORD_FIELDS[:9], "split")
