@@ -61,8 +61,8 @@ def _cmd_list(args: argparse.Namespace) -> None:
     from .metric_modules import metric_names
     from .models.packaged import PACKAGED_MODELS
     from .models.registry import MODEL_TYPES
-    from .runner.suite import get_suite, suite_names
     from .shipped import config_names
+    from .suites import get_suite, suite_names
 
     print("datasets: " + ", ".join(DATASET_NAMES))
     print("metrics:  " + ", ".join(metric_names()))

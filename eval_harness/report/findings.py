@@ -29,7 +29,7 @@ Three flags say when not to read a finding at face value:
   size, even its sign, rests on a few words.
 
 With several seeds, :func:`pool_over_seeds` first makes one row per quantity (see
-:mod:`eval_harness.runner.seeds`), and the findings are the pooled tests.
+:mod:`eval_harness.contract.seeds`), and the findings are the pooled tests.
 """
 
 from __future__ import annotations
@@ -37,9 +37,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..contract.seeds import SPREAD_FIELDS, pool_seeds
 from ..errors import InputError
-from ..runner.seeds import SPREAD_FIELDS, pool_seeds
 from ..stats.multiple_testing import benjamini_hochberg, holm
+from ..suites import record_schemas
 
 ALPHA = 0.05
 # Below this test-split Pearson r the regressor tracks intensity too loosely for its
@@ -164,11 +165,12 @@ def flag_fragile_findings(results: pd.DataFrame, alpha: float = ALPHA) -> pd.Dat
 
 
 def pool_over_seeds(results: pd.DataFrame, alpha: float = ALPHA) -> pd.DataFrame:
-    """One row per quantity when the run has several seeds (:func:`eval_harness.runner.seeds.pool_seeds`);
+    """One row per quantity when the run has several seeds (:func:`eval_harness.contract.seeds.pool_seeds`);
     ``results`` itself with one seed."""
     if "seed" not in results.columns or results["seed"].nunique() < 2:
         return results
-    pooled = pd.DataFrame.from_records(pool_seeds(results.to_dict("records"), alpha))
+    schemas = record_schemas(results["suite"].dropna().unique())
+    pooled = pd.DataFrame.from_records(pool_seeds(results.to_dict("records"), alpha, schemas))
     columns = [*results.columns, *(c for c in pooled.columns if c not in results.columns)]
     for name in SPREAD_FIELDS:
         if name not in columns:

@@ -36,7 +36,7 @@ import yaml
 from ..errors import ConfigError
 from ..models.registry import MODEL_TYPES, check_options, model_type
 from ..shipped import find_config
-from .suite import get_suite
+from ..suites import get_suite
 
 CONFIG_KEYS = ("name", "seeds", "languages", "models", "suites")
 MODEL_KEYS = ("name", "id", "path", "revision", "type", "languages", "options")

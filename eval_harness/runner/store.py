@@ -6,7 +6,7 @@
     DIR/config.yaml      the normalised config (RunConfig.to_yaml)
     DIR/run.json         config hash, seeds, versions, process count, unit counts, status
     DIR/units/<id>.json  one file per finished unit: its key, config hash, records and a checksum
-                         (:mod:`eval_harness.runner.unit_file`)
+                         (:mod:`eval_harness.contract.unit_file`)
     DIR/results.jsonl    every record of every finished unit, long format, in plan order
     DIR/cache/           embeddings and trained regressors (default cache folder)
 
@@ -14,7 +14,7 @@ Every file is written atomically (:mod:`eval_harness.io`) with the permissions t
 One run at a time: :meth:`RunStore.lock` takes an exclusive ``flock`` on ``run.lock`` for the whole run
 (the OS drops it when the process ends, however it ends), and a second run on the folder stops at once
 with one line naming the holder's pid. Finished units are the unit files that pass
-:func:`~eval_harness.runner.unit_file.unit_file_problem`; ``results.jsonl`` is rebuilt from them, so a
+:func:`~eval_harness.contract.unit_file.unit_file_problem`; ``results.jsonl`` is rebuilt from them, so a
 crash loses nothing that finished. A folder holding finished units of another config belongs to a
 different run: :meth:`RunStore.check` refuses it unless ``force``; a folder whose run finished no unit
 (a failed start) is taken over. docs/run_folder.md states these guarantees for users.
@@ -33,11 +33,11 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from ..contract import Unit
+from ..contract.unit_file import unit_file_problem, unit_payload
 from ..errors import ConfigError, XBiasError
 from ..io import atomic_write_text
 from .config import RunConfig
-from .suite import Unit
-from .unit_file import unit_file_problem, unit_payload
 
 LOCK_NAME = "run.lock"
 _OWN_ENTRIES = {"config.yaml", "run.json", "units", "results.jsonl", "cache", LOCK_NAME}
@@ -237,7 +237,7 @@ class RunStore:
 
     def finished(self, units: Iterable[Unit], warn: bool = True) -> set[str]:
         """The ids of the finished units among ``units``. A unit file that is not a finished unit of this run
-        (see :func:`~eval_harness.runner.unit_file.unit_file_problem`) gives one warning naming the file
+        (see :func:`~eval_harness.contract.unit_file.unit_file_problem`) gives one warning naming the file
         (with ``warn``); the unit is then computed again."""
         found = set()
         for unit in units:

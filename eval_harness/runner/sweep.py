@@ -22,15 +22,15 @@ from pathlib import Path
 
 from tqdm.auto import tqdm
 
+from ..contract import Suite, Unit, make_record
 from ..errors import ConfigError, XBiasError
 from ..models.packaged import pin_source
+from ..suites import get_suite
 from .config import RunConfig
 from .context import RunContext
 from .distributed import Distributed
 from .plan import Plan, plan_units
-from .records import make_record
 from .store import DISK_FULL, RunLock, RunStore
-from .suite import Suite, Unit, get_suite
 
 
 class RunInterrupted(KeyboardInterrupt):
@@ -361,7 +361,9 @@ def _evaluate(suite: Suite, unit: Unit, prepared, ctx: RunContext) -> tuple[list
             "model_commit": ctx.provenance["models"].get(unit.model, {}).get("commit"),
             "dataset_fingerprint": ctx.provenance["datasets"].get(unit.dataset),
         }
-        records = [make_record(unit, {**record, **pinned}) for record in suite.evaluate(unit, prepared, ctx)]
+        records = [
+            make_record(unit, {**record, **pinned}, suite.records) for record in suite.evaluate(unit, prepared, ctx)
+        ]
     except XBiasError as error:
         if ctx.dist.world_size == 1:
             raise
@@ -378,8 +380,9 @@ def summary_table(plan: Plan, store: RunStore, max_rows: int = 40) -> str:
     emotion or test; each cell is the unit's headline value (``suite.headline``) with its significance stars:
     the record's ``stars``, else the paper's from its p-value (as the report marks them).
 
-    With several seeds a cell is the seeds' headline records pooled (:func:`.seeds.pool_seeds`: Rubin's rules
-    for an estimate with a standard error, with the pooled test's stars; the mean for a Pearson r), followed by
+    With several seeds a cell is the seeds' headline records pooled
+    (:func:`~eval_harness.contract.seeds.pool_seeds`: Rubin's rules for an estimate with a standard error, with
+    the pooled test's stars; the mean for a Pearson r), followed by
     ``±`` the between-seed SD; a headline that cannot be pooled shows each seed's value, ``/``-separated.
     A cell with no value (``n/a``) points to a footnote with the record's reason (e.g. XWEAT's coverage rule)."""
     blocks: dict[str, tuple[list[str], dict[tuple, dict[str, list[dict]]]]] = {}
@@ -404,7 +407,7 @@ def summary_table(plan: Plan, store: RunStore, max_rows: int = 40) -> str:
         for key, cells in rows.items():
             texts = []
             for column in columns:
-                text, pooled = _summary_cell(cells.get(column, []))
+                text, pooled = _summary_cell(cells.get(column, []), get_suite(key[1]).records)
                 reasons = {record["note"] for record in cells.get(column, []) if record["value"] is None}
                 for reason in sorted(filter(None, reasons)):
                     text += f"[{why_missing.setdefault(reason, len(why_missing) + 1)}]"
@@ -434,17 +437,18 @@ def summary_table(plan: Plan, store: RunStore, max_rows: int = 40) -> str:
     return "\n".join(lines)
 
 
-def _summary_cell(records: list[dict]) -> tuple[str, bool]:
-    """A summary-table cell of one quantity's headline records (one per seed) and whether it pools seeds."""
+def _summary_cell(records: list[dict], schema) -> tuple[str, bool]:
+    """A summary-table cell of one quantity's headline records (one per seed, of a suite whose record schema is
+    ``schema``) and whether it pools seeds."""
+    from ..contract.seeds import pool_seeds  # scipy loads only when a run ends
     from ..stats.significance import significance_stars
-    from .seeds import pool_seeds  # statsmodels and scipy load only when a run ends
 
     def marked(record: dict) -> str:
         value, p_value = record["value"], record.get("p_value")
         stars = record.get("stars") or ("" if p_value is None else significance_stars(p_value))
         return "n/a" if value is None else f"{value:+.3f}{stars}"
 
-    pooled = pool_seeds(records)
+    pooled = pool_seeds(records, schemas={records[0]["suite"]: schema} if records and schema else None)
     if len(pooled) != 1:  # no record, or seeds that cannot be pooled
         return "/".join(marked(record) for record in pooled), False
     (record,) = pooled

@@ -18,8 +18,8 @@ import yaml
 from helpers.tiny_models import build_tiny_bert
 from helpers.xbias_process import start, wait_for_pause
 
+from eval_harness.contract.unit_file import unit_file_problem
 from eval_harness.runner import load_config, run_sweep
-from eval_harness.runner.unit_file import unit_file_problem
 
 pytestmark = pytest.mark.slow  # eight xbias processes, each loads a model and trains or reloads a regressor
 # The pause points, in the order of one chain: where the run is when it is killed.

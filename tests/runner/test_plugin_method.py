@@ -8,7 +8,7 @@ import toy_method
 import yaml
 
 from eval_harness.cli import main
-from eval_harness.runner.suite import get_suite, register_suite, suite_names, unregister_suite
+from eval_harness.suites import get_suite, register_suite, suite_names, unregister_suite
 
 
 def test_a_method_folder_registered_by_one_line_runs_and_reports(tmp_path):

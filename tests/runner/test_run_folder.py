@@ -14,7 +14,7 @@ from eval_harness.errors import ConfigError, InputError
 from eval_harness.report import load_run
 from eval_harness.runner import RunStore, parse_config, run_sweep
 from eval_harness.runner.store import RunFolderError
-from eval_harness.runner.suite import unregister_suite
+from eval_harness.suites import unregister_suite
 
 FIRST_UNIT = "m1__toy__en__toy__en_c0__anger__seed0"
 

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import numpy as np
 
+from eval_harness.contract import Suite, UnitKey, unit_rng
 from eval_harness.errors import InputError
-from eval_harness.runner import unit_rng
-from eval_harness.runner.suite import Suite, UnitKey, register_suite
+from eval_harness.suites import register_suite
 
 EMOTIONS = ("anger", "fear", "joy", "sadness")
 

@@ -28,9 +28,10 @@ from typing import Any
 
 import numpy as np
 
+from ...contract import Suite, Task, Unit, UnitKey
 from ...data.catalog import EEC_CONFIGS, EEC_CONFIGS_BY_LANGUAGE, EEC_EMOTIONS, EEC_REFERENCE_GROUP
 from ...errors import ConfigError, InputError
-from ...runner.suite import Suite, Task, Unit, UnitKey
+from .records import EEC_RECORDS, beta_regression_records, regressor_records, validity_records
 
 QUALITY_DATASET = "semeval2018_affect"
 
@@ -40,6 +41,7 @@ class EECSuite(Suite):
     description = "emotion regressors on the Equity Evaluation Corpora, Beta regression per EEC x emotion"
     languages = tuple(EEC_CONFIGS_BY_LANGUAGE)
     datasets = ("eec", "semeval2018_affect")
+    records = EEC_RECORDS
     options = {
         "emotions": list(EEC_EMOTIONS),  # which emotions to run
         "configs": [],  # EEC configs to run; a language with none listed runs all of its own
@@ -131,7 +133,6 @@ class EECSuite(Suite):
 
     def evaluate(self, unit: Unit, prepared: dict, ctx) -> list[dict]:
         from ...stats.betareg import fit_intersectional  # here: statsmodels is slow to import (xbias list)
-        from .records import beta_regression_records, regressor_records, validity_records
 
         if unit.dataset == QUALITY_DATASET:
             return regressor_records(prepared["scores"][unit.emotion])

@@ -23,15 +23,15 @@ from typing import Any
 
 import numpy as np
 
+from ...contract import Suite, Task, Unit, UnitKey
 from ...data.catalog import SEMEVAL_LANGUAGES, XWEAT_LANGUAGES
 from ...errors import ConfigError
-from ...runner.suite import Suite, Task, Unit, UnitKey
 from ...stats.ceat import DEFAULT_SAMPLES
 from ...stats.weat import DEFAULT_PERMUTATIONS, SIMILARITIES
 from .ceat import embed_contexts, run_ceat, sample_contexts
 from .measures import WORD_MEASURES, run_association
 from .pipeline import COVERAGE_THRESHOLD, XWEAT_TESTS, language_pairs, load_word_sets, run_xweat
-from .records import association_records, ceat_records, seat_records, xweat_records
+from .records import XWEAT_RECORDS, association_records, ceat_records, seat_records, xweat_records
 from .seat import TEMPLATES_KEY, PrecomputedSentences, SEATResult, resolve_templates, run_seat, set_sentences
 
 MEASURES = ("weat", *WORD_MEASURES, "seat", "ceat")
@@ -72,6 +72,7 @@ class XWEATSuite(Suite):
     languages = XWEAT_LANGUAGES
     requires = "word_vectors"
     datasets = ("xweat",)
+    records = XWEAT_RECORDS
     options = {
         "tests": [],  # test names (empty: T1..T10)
         "cross_lingual": False,
