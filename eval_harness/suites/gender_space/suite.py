@@ -68,6 +68,7 @@ class GenderSpaceSuite(Suite):
     requires = "word_vectors"
     datasets = ("gender_lists",)
     records = GENDER_SPACE_RECORDS
+    report_section = "eval_harness.suites.gender_space.report:SECTION"
     options = {
         "corpus": "",  # "" (static mode), "semeval2018", or a text/csv/json/parquet file of sentences
         "corpus_column": "text",  # the column of a csv/json/parquet corpus
