@@ -57,14 +57,14 @@ def _cmd_metrics_unregister(args: argparse.Namespace) -> None:
 
 
 def _cmd_list(args: argparse.Namespace) -> None:
-    from .data.catalog import DATASET_NAMES
+    from .data.catalog import DATASETS
     from .metric_modules import metric_names
     from .models.packaged import PACKAGED_MODELS
     from .models.registry import MODEL_TYPES
     from .shipped import config_names
     from .suites import get_suite, suite_names
 
-    print("datasets: " + ", ".join(DATASET_NAMES))
+    print("datasets: " + ", ".join(DATASETS.names()))
     print("metrics:  " + ", ".join(metric_names()))
     print("configs:  " + ", ".join(config_names()) + " (xbias run --config NAME)")
     print("suites:")

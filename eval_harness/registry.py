@@ -108,6 +108,9 @@ class Registry:
                 raise ConfigError(f"{self.kind} {name!r}: cannot import {entry!r} ({error})") from None
         return self._loaded[name][1]
 
+    def __getitem__(self, name: str) -> Any:
+        return self.get(name)
+
     def __contains__(self, name: object) -> bool:
         return name in self._references()
 

@@ -1,6 +1,9 @@
-"""The dataset registry and the build step: sources -> tables -> Hub-ready folder.
+"""The datasets' builders and the build step: sources -> tables -> Hub-ready folder.
 
-:data:`DATASETS` maps each dataset name to its :class:`DatasetBuilder`.
+Each built-in dataset is one :class:`DatasetBuilder` here (:data:`EEC`, :data:`XWEAT`, :data:`GENDER_LISTS`,
+:data:`SEMEVAL2018_AFFECT`), registered by name in the dataset registry,
+:data:`eval_harness.data.catalog.DATASETS` (which a plug-in extends with ``register``, or an entry point in the
+``xbias.datasets`` group, naming its own builder).
 :func:`build_datasets` always rebuilds; :func:`dataset_folder` builds into the
 xbias cache only when the folder is missing or its stamp says it came from other
 sources or another builder (a fingerprint of the builder code, card template and
@@ -96,52 +99,46 @@ def _xweat_card_fields(tables: TableSplits) -> dict[str, str]:
     }
 
 
-DATASETS: dict[str, DatasetBuilder] = {
-    builder.name: builder
-    for builder in [
-        DatasetBuilder(
-            name="eec",
-            sources=tuple(source for source, _ in eec.EEC_SOURCES.values()),
-            configs=catalog.EEC_CONFIGS,
-            tables=_single_split(eec.eec_tables),
-            module=Path(eec.__file__),
-            card_fields=_eec_card_fields,
-        ),
-        DatasetBuilder(
-            name="xweat",
-            sources=(xweat.XWEAT_TESTS_FILE, *(xweat.dictionary_file(lang) for lang in catalog.XWEAT_LANGUAGES[1:])),
-            configs=(*catalog.XWEAT_LANGUAGES, "translations"),
-            tables=_single_split(xweat.xweat_tables),
-            module=Path(xweat.__file__),
-            card_fields=_xweat_card_fields,
-        ),
-        DatasetBuilder(
-            name="gender_lists",
-            sources=tuple(gender_lists.GENDER_LIST_SOURCES),
-            configs=catalog.GENDER_LIST_CONFIGS,
-            tables=_single_split(gender_lists.gender_list_tables),
-            module=Path(gender_lists.__file__),
-            extra_files={"LICENSE.debiaswe": "gender_lists/LICENSE.debiaswe"},
-        ),
-        DatasetBuilder(
-            name="semeval2018_affect",
-            sources=tuple(semeval.SEMEVAL_SOURCES),
-            configs=tuple(
-                semeval.semeval_config(language, dimension)
-                for language in catalog.SEMEVAL_LANGUAGES
-                for dimension in catalog.SEMEVAL_DIMENSIONS
-            ),
-            tables=semeval.semeval_tables,
-            module=Path(semeval.__file__),
-        ),
-    ]
-}
+EEC = DatasetBuilder(
+    name="eec",
+    sources=tuple(source for source, _ in eec.EEC_SOURCES.values()),
+    configs=catalog.EEC_CONFIGS,
+    tables=_single_split(eec.eec_tables),
+    module=Path(eec.__file__),
+    card_fields=_eec_card_fields,
+)
+XWEAT = DatasetBuilder(
+    name="xweat",
+    sources=(xweat.XWEAT_TESTS_FILE, *(xweat.dictionary_file(lang) for lang in catalog.XWEAT_LANGUAGES[1:])),
+    configs=(*catalog.XWEAT_LANGUAGES, "translations"),
+    tables=_single_split(xweat.xweat_tables),
+    module=Path(xweat.__file__),
+    card_fields=_xweat_card_fields,
+)
+GENDER_LISTS = DatasetBuilder(
+    name="gender_lists",
+    sources=tuple(gender_lists.GENDER_LIST_SOURCES),
+    configs=catalog.GENDER_LIST_CONFIGS,
+    tables=_single_split(gender_lists.gender_list_tables),
+    module=Path(gender_lists.__file__),
+    extra_files={"LICENSE.debiaswe": "gender_lists/LICENSE.debiaswe"},
+)
+SEMEVAL2018_AFFECT = DatasetBuilder(
+    name="semeval2018_affect",
+    sources=tuple(semeval.SEMEVAL_SOURCES),
+    configs=tuple(
+        semeval.semeval_config(language, dimension)
+        for language in catalog.SEMEVAL_LANGUAGES
+        for dimension in catalog.SEMEVAL_DIMENSIONS
+    ),
+    tables=semeval.semeval_tables,
+    module=Path(semeval.__file__),
+)
 
 
 def _builder(name: str) -> DatasetBuilder:
-    if name not in DATASETS:
-        raise ConfigError(f"unknown dataset {name!r}: valid datasets are {', '.join(DATASETS)}")
-    return DATASETS[name]
+    """The builder of dataset ``name`` (:class:`ConfigError` naming the datasets when there is none)."""
+    return catalog.DATASETS.get(name)
 
 
 def build_dataset(name: str, out_dir: str | os.PathLike | None = None, source_dir=None) -> Path:
@@ -181,7 +178,7 @@ def build_datasets(names=None, out_dir=None, source_dir=None) -> dict[str, Path]
     Source files come from ``source_dir``, else ``$XBIAS_SOURCE_DIR``, else are
     downloaded (:mod:`eval_harness.data.sources`).
     """
-    names = list(names or DATASETS)
+    names = list(names or catalog.DATASETS.names())
     for name in names:
         _builder(name)
     return {name: build_dataset(name, out_dir, source_dir) for name in names}

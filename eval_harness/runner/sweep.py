@@ -294,10 +294,10 @@ def _writing(
 
 def _dataset_fingerprints(plan: Plan) -> dict[str, str]:
     """The fingerprint of every project dataset the plan's suites read (what the records were computed from)."""
-    from ..data import DATASET_NAMES, dataset_fingerprint
+    from ..data import DATASETS, dataset_fingerprint
 
     names = {name for task in plan.tasks for name in get_suite(task.suite).datasets}
-    return {name: dataset_fingerprint(name) for name in sorted(names & set(DATASET_NAMES))}
+    return {name: dataset_fingerprint(name) for name in sorted(names) if name in DATASETS}
 
 
 def _refuse_other_commits(store: RunStore, config: RunConfig) -> None:

@@ -394,7 +394,9 @@ def test_unknown_config_names_give_one_line_naming_the_valid_ones(load, argument
 def test_unknown_semeval_dimension_and_dataset_names_are_config_errors():
     with pytest.raises(ConfigError, match=r"'en_surprise'.*en_anger"):
         load_semeval("en", "surprise")
-    with pytest.raises(ConfigError, match=r"unknown dataset 'weat'.*eec, xweat, gender_lists, semeval2018_affect"):
+    with pytest.raises(
+        ConfigError, match=r"unknown dataset 'weat'; datasets: eec, gender_lists, semeval2018_affect, xweat"
+    ):
         build_datasets(["weat"])
 
 

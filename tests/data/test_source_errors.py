@@ -114,7 +114,7 @@ def test_cli_build_with_a_truncated_file_exits_2_with_one_line(source_dir, tmp_p
 def test_cli_unknown_dataset_exits_2(tmp_path, capsys):
     assert main(["datasets", "build", "weat", "--out", str(tmp_path)]) == 2
     assert capsys.readouterr().err.strip() == (
-        "xbias: error: unknown dataset 'weat': valid datasets are eec, xweat, gender_lists, semeval2018_affect"
+        "xbias: error: unknown dataset 'weat'; datasets: eec, gender_lists, semeval2018_affect, xweat"
     )
 
 
