@@ -56,16 +56,13 @@ class ReportFiles:
         return "\n".join(lines)
 
 
-def _values(frame: pd.DataFrame, column: str) -> list[str]:
-    return [str(value) for value in dict.fromkeys(frame[column].dropna())]
-
-
 def overview_section(run: RunFolder, results: pd.DataFrame) -> Section:
     blocks: list = [
         Paragraph(
             f"Run folder {run.path}: {len(results)} numbers from {len(run.unit_ids)} finished units. "
-            f"Models: {', '.join(_values(results, 'model'))}. Suites: {', '.join(_values(results, 'suite'))}. "
-            f"Languages: {', '.join(_values(results, 'language'))}."
+            f"Models: {', '.join(tables.distinct(results, 'model'))}. "
+            f"Suites: {', '.join(tables.distinct(results, 'suite'))}. "
+            f"Languages: {', '.join(tables.distinct(results, 'language'))}."
         )
     ]
     if run.run_info:

@@ -107,6 +107,11 @@ def has_interval(row: pd.Series) -> bool:
     return low is not None and high is not None and not (pd.isna(low) or pd.isna(high))
 
 
+def distinct(frame: pd.DataFrame, name: str) -> list[str]:
+    """The column's values, each once, in the order they first appear (missing ones left out)."""
+    return [str(value) for value in dict.fromkeys(frame[name].dropna())]
+
+
 def natural_order(label: str) -> tuple:
     """Sort key that puts ``T2`` before ``T10`` and ``pc2`` before ``pc10``."""
     digits = "".join(ch for ch in str(label) if ch.isdigit())

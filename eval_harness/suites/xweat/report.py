@@ -20,6 +20,7 @@ from ...report.sections import SINGLE_SPLIT, CardMetric, Flag, ReportSection, Re
 from ...report.tables import (
     BH_ONLY_MARK,
     HOLM_MARK,
+    distinct,
     format_number,
     format_p,
     has_interval,
@@ -33,10 +34,6 @@ XWEAT_SUITE = "xweat"
 BOOTSTRAP_MARK = "‖"
 # The metrics the section shows (WEAT's statistic, whose test its effect size's record carries, stays in the CSV).
 XWEAT_METRICS = ("effect_size", "statistic", "coverage", *ASSOCIATION_METRICS)
-
-
-def _values(frame: pd.DataFrame, name: str) -> list[str]:
-    return [str(value) for value in dict.fromkeys(frame[name].dropna())]
 
 
 def _is_cross_lingual(rows: pd.DataFrame) -> pd.Series:
@@ -235,7 +232,7 @@ def xweat_section(results: pd.DataFrame, alpha: float = ALPHA, family: str = DEF
     if png:
         blocks.append(Image("xweat_heatmap", png, "XWEAT effect sizes per test and language, one panel per model"))
     subsections = []
-    for model in _values(pd.concat([monolingual, coverage_rows]), "model"):
+    for model in distinct(pd.concat([monolingual, coverage_rows]), "model"):
         model_blocks = []
         effects = xweat_effect_table(results, model)
         if not effects.empty:
