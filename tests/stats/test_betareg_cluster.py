@@ -154,7 +154,7 @@ def test_rows_without_group_need_no_cluster_label():
         ({"cov_type": "cluster", "clusters": {"template_id": "abc"}}, r"one label per row \(20\), got not a sequence"),
         (
             {"cov_type": "cluster", "clusters": {"template_id": [None] + [0, 1] * 9 + [1]}},
-            r"clusters\['template_id'\] has 1 missing labels on rows with a group",
+            r"clusters\['template_id'\] has 1 missing labels on the fitted rows",
         ),
         ({"cov_type": "cluster", "clusters": {"template_id": [3] * 20}}, r"has 1 cluster among the fitted rows"),
         ({"cov_type": "cluster", "clusters": {"template_id": [[0]] * 20}}, r"labels must be hashable"),
