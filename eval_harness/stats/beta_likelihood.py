@@ -48,7 +48,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import sparse
-from scipy.special import digamma, expit, gammaln, polygamma
+from scipy.special import digamma, expit, gammaln, zeta
 
 DECREMENT_TOLERANCE = 1e-10
 STEP_TOLERANCE = 1e-12
@@ -194,7 +194,7 @@ def log_likelihood(params, count, sum_log_y, sum_log1m_y, mean_design, precision
 def _derivatives(params, count, sum_log_y, sum_log1m_y, mean_design, precision_design):
     """Score (R, k), observed Hessian and expected information (R, k, k) of ``l``."""
     t = _cell_terms(params, mean_design, precision_design)
-    trigamma_a, trigamma_b, trigamma_phi = polygamma(1, t.a), polygamma(1, t.b), polygamma(1, t.phi)
+    trigamma_a, trigamma_b, trigamma_phi = zeta(2, t.a), zeta(2, t.b), zeta(2, t.phi)  # psi_1(x) = zeta(2, x)
     l_a = count * (t.psi_phi - t.psi_a) + sum_log_y
     l_b = count * (t.psi_phi - t.psi_b) + sum_log1m_y
     l_aa, l_bb, l_ab = count * (trigamma_phi - trigamma_a), count * (trigamma_phi - trigamma_b), count * trigamma_phi

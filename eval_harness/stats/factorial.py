@@ -387,7 +387,7 @@ def checked_scores(y) -> np.ndarray:
         values = np.asarray(y, dtype=float)
     else:
         items = y.tolist() if hasattr(y, "tolist") else list(y)
-        odd = sorted({kind.__name__ for kind in map(type, items) if not _is_number_type(kind)})
+        odd = sorted(kind.__name__ for kind in set(map(type, items)) if not _is_number_type(kind))
         if odd:
             raise InputError(
                 f"predictions must be numbers, found values of type {odd}"

@@ -2,7 +2,7 @@
 minimum detectable effect, against the standard normal (``df`` None) or Student's t with ``df`` degrees of
 freedom. Shared by the Beta regressions (one fit, k-level designs, contrasts between conditions)."""
 
-from scipy import stats
+from scipy import special
 
 from ..errors import InputError
 from .power import minimum_detectable_effect
@@ -10,9 +10,14 @@ from .power import minimum_detectable_effect
 CONFIDENCE = 0.95
 
 
-def reference_distribution(df: int | None):
-    """The frozen scipy distribution the Wald ratio is compared with: ``norm()`` or ``t(df)``."""
-    return stats.norm() if df is None else stats.t(df)
+def upper_tail(statistic: float, df: int | None) -> float:
+    """``P(T > statistic)`` for ``T`` standard normal (``df`` None) or Student's t with ``df`` degrees of freedom."""
+    return float(special.ndtr(-statistic) if df is None else special.stdtr(df, -statistic))
+
+
+def quantile(probability: float, df: int | None) -> float:
+    """The ``probability`` quantile of the standard normal (``df`` None) or of Student's t with ``df`` df."""
+    return float(special.ndtri(probability) if df is None else special.stdtrit(df, probability))
 
 
 def wald_test(estimate: float, std_err: float, df: int | None) -> dict:
@@ -26,14 +31,13 @@ def wald_test(estimate: float, std_err: float, df: int | None) -> dict:
             f"a standard error is {std_err!r}: the covariance is singular (e.g. two-way clusters that explain "
             "every row); use one-way clustering or cov_type='model'"
         )
-    reference = reference_distribution(df)
     ratio = estimate / std_err
-    critical = reference.ppf(0.5 + CONFIDENCE / 2)
+    critical = quantile(0.5 + CONFIDENCE / 2, df)
     return {
         "estimate": float(estimate),
         "std_err": float(std_err),
         "statistic": float(ratio),
-        "p_value": float(2 * reference.sf(abs(ratio))),
+        "p_value": 2 * upper_tail(abs(ratio), df),
         "ci_low": float(estimate - critical * std_err),
         "ci_high": float(estimate + critical * std_err),
         "mde": float(minimum_detectable_effect(float(std_err), df)),
