@@ -360,13 +360,24 @@ def _interaction_words(parts: Sequence[tuple[str, str, str]]) -> str:
 def effect_values(
     weights: np.ndarray, params: np.ndarray, covariance: np.ndarray, mean_design: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Estimates ``w . mu`` (R, E) and delta-method standard errors (R, E) of effects ``weights`` (E, C), for
-    parameters (R, k) and covariances (R, k, k) whose first ``p = mean_design.shape[1]`` entries are ``beta``."""
+    """Estimates ``w . mu`` (R, E) and delta-method standard errors (R, E) of effects ``weights`` (E, C), or
+    (R, E, C) for weights of their own per data set, for parameters (R, k) and covariances (R, k, k) whose
+    first ``p = mean_design.shape[1]`` entries are ``beta``."""
     p = mean_design.shape[1]
     mu = expit(params[:, :p] @ mean_design.T)  # (R, C)
-    gradient = np.einsum("ec,rc,cp->rep", weights, mu * (1 - mu), mean_design)
+    weights = np.broadcast_to(weights, (len(params), *weights.shape[-2:]))
+    gradient = np.einsum("rec,rc,cp->rep", weights, mu * (1 - mu), mean_design)
     variance = np.einsum("rep,rpq,req->re", gradient, covariance[:, :p, :p], gradient)
-    return mu @ weights.T, np.sqrt(np.maximum(variance, 0.0))
+    return np.einsum("rec,rc->re", weights, mu), np.sqrt(np.maximum(variance, 0.0))
+
+
+def effect_weights(design: FactorialDesign, cell_counts: np.ndarray) -> np.ndarray:
+    """The weights (R, E, C) of every effect of ``design`` for data sets with ``cell_counts`` (R, C): the AMEs
+    weight by each data set's own rows, so one :func:`effect_specs` per distinct row of cell shares."""
+    shares = cell_counts / cell_counts.sum(axis=1, keepdims=True)
+    distinct, which = np.unique(shares, axis=0, return_inverse=True)
+    per_distinct = np.stack([np.stack([s.weights for s in effect_specs(design, row)]) for row in distinct])
+    return per_distinct[which.ravel()]
 
 
 # --- Rows: validated inputs -----------------------------------------------------------------------------------------
