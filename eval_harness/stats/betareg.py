@@ -314,19 +314,20 @@ def significance_stars(p_value: float) -> str:
     return ""
 
 
-def infer_reference_level(factor: str, labels: Sequence[str | None]) -> str:
+def infer_reference_level(factor: str, labels: Sequence[str | None], two_levels: bool = True) -> str:
     """The reference level of ``factor`` ("group" or "gender") when the labels leave no doubt.
 
     It is the one level found that is in ``KNOWN_REFERENCE_LEVELS[factor]`` (the
-    EECs' "European"/"Anglo", and "male"), when exactly two levels are found and
-    exactly one of them is known. Otherwise :class:`InputError` names the levels
-    found and asks for ``reference_<factor>``.
+    EECs' "European"/"Anglo", and "male"), when exactly one of the levels found is
+    known and there are exactly two levels (``two_levels``, the 2 x 2 design) or at
+    least two (``two_levels=False``, a k-level design). Otherwise :class:`InputError`
+    names the levels found and asks for ``reference_<factor>``.
     """
     if factor not in KNOWN_REFERENCE_LEVELS:
         raise InputError(f"factor must be one of {sorted(KNOWN_REFERENCE_LEVELS)}, got {factor!r}")
-    levels = sorted({label for label in labels if not is_missing(label)})
+    levels = sorted(level for level in set(labels) if not is_missing(level))
     known = [level for level in levels if level in KNOWN_REFERENCE_LEVELS[factor]]
-    if len(levels) == 2 and len(known) == 1:
+    if len(known) == 1 and (len(levels) == 2 or (not two_levels and len(levels) > 2)):
         return known[0]
     raise InputError(
         f"cannot tell the reference level of {factor} from the levels found {levels}: "

@@ -60,7 +60,7 @@ from scipy.special import expit
 
 from ..errors import InputError
 from . import beta_likelihood as likelihood
-from .results import Result
+from .results import Result, is_missing
 from .wald import CONFIDENCE, wald_test
 
 MIN_ROWS_PER_CELL = 2
@@ -424,19 +424,23 @@ def checked_scores(y) -> np.ndarray:
     return values
 
 
-def code_labels(name: str, labels: Sequence[str | None]) -> tuple[np.ndarray, list[str]]:
-    """Integer codes of a factor's labels (-1 where missing: None or NaN) and the levels in order of appearance.
-
-    Labels must be strings; anything else is an :class:`InputError` naming the types found.
-    """
+def checked_labels(name: str, labels: Sequence[str | None]) -> list:
+    """A factor's labels as a list, NaN (pandas' missing string) as None; anything but strings and None is an
+    :class:`InputError` naming the types found."""
     items = labels.tolist() if hasattr(labels, "tolist") else list(labels)
     kinds = set(map(type, items))
-    odd = sorted(kind.__name__ for kind in kinds if not issubclass(kind, str | type(None) | float))
-    if float in kinds and any(isinstance(item, float) and not math.isnan(item) for item in items):
-        odd = sorted({*odd, "float"})
+    if float in kinds:
+        items = [None if is_missing(item) else item for item in items]
+        kinds = set(map(type, items))
+    odd = sorted(kind.__name__ for kind in kinds if not issubclass(kind, str | type(None)))
     if odd:
         raise InputError(f"{name} labels must be strings (or None), found values of type {odd}")
-    codes, levels = pd.factorize(pd.Series(items, dtype=object))
+    return items
+
+
+def code_labels(name: str, labels: Sequence[str | None]) -> tuple[np.ndarray, list[str]]:
+    """Integer codes of a factor's :func:`checked_labels` (-1 where missing) and the levels in order of appearance."""
+    codes, levels = pd.factorize(pd.Series(checked_labels(name, labels), dtype=object))
     return np.asarray(codes, dtype=np.intp), [str(level) for level in levels]
 
 
