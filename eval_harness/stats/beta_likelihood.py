@@ -47,6 +47,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 from scipy import sparse
 from scipy.special import digamma, expit, gammaln, zeta
 
@@ -112,38 +113,43 @@ def aggregate_rows(
     for name, codes in groups.items():
         key = key + radix * codes.astype(np.int64)
         radix *= n_groups[name]
-    unique_keys, block = np.unique(key, return_inverse=True)
-    block = block.ravel()
+    if radix <= max(4 * len(key), 1 << 20):  # a small key space: count it, no sort or hash needed
+        present = np.flatnonzero(np.bincount(key, minlength=radix))
+        index = np.full(radix, -1, dtype=np.intp)
+        index[present] = np.arange(len(present))
+        unique_keys, block = present.astype(np.int64), index[key]
+    else:
+        block, unique_keys = pd.factorize(key, sort=True)
+        block = np.asarray(block, dtype=np.intp)
     n_blocks = len(unique_keys)
-    log_y, log1m_y = np.log(y), np.log1p(-y)
-
-    def total(values=None, by=block, n=n_blocks):
-        return np.bincount(by, weights=values, minlength=n).astype(float)
-
+    columns = {"count": None, "sum_y": y, "sum_y2": y * y, "sum_log_y": np.log(y), "sum_log1m_y": np.log1p(-y)}
+    sums = {
+        name: np.bincount(block, weights=values, minlength=n_blocks).astype(float) for name, values in columns.items()
+    }
+    block_cell = (unique_keys % n_cells).astype(np.intp)
+    if groups:
+        totals = {
+            name: np.bincount(cell, weights=values, minlength=n_cells).astype(float) for name, values in columns.items()
+        }
+    else:  # the blocks are the cells: the same sums, in the same order of rows
+        totals = {name: np.zeros(n_cells) for name in columns}
+        for name, values in sums.items():
+            totals[name][block_cell] = values
     block_groups, rest = {}, unique_keys // n_cells
     for name in groups:
         block_groups[name] = rest % n_groups[name]
         rest = rest // n_groups[name]
     return Blocks(
-        cell=(unique_keys % n_cells).astype(np.intp),
-        count=total(),
-        sum_y=total(y),
-        sum_y2=total(y * y),
-        sum_log_y=total(log_y),
-        sum_log1m_y=total(log1m_y),
+        cell=block_cell,
+        count=sums["count"],
+        sum_y=sums["sum_y"],
+        sum_y2=sums["sum_y2"],
+        sum_log_y=sums["sum_log_y"],
+        sum_log1m_y=sums["sum_log1m_y"],
         groups=block_groups,
         n_groups=n_groups,
         n_cells=n_cells,
-        totals={
-            name: total(values, cell, n_cells)
-            for name, values in (
-                ("count", None),
-                ("sum_y", y),
-                ("sum_y2", y * y),
-                ("sum_log_y", log_y),
-                ("sum_log1m_y", log1m_y),
-            )
-        },
+        totals=totals,
     )
 
 

@@ -455,7 +455,7 @@ def _check_two_by_two(coded, reference_group: str, reference_gender: str) -> Non
         ("group", coded["group"], reference_group),
         ("gender", coded["gender"], reference_gender),
     ):
-        levels = sorted({found[k] for k in np.unique(codes[with_group])})
+        levels = sorted(found[k] for k in np.flatnonzero(np.bincount(codes[with_group], minlength=len(found))))
         if len(levels) != 2:
             what = {0: "no labels", 1: f"a single level {levels}"}.get(len(levels), f"{len(levels)} levels {levels}")
             raise InputError(

@@ -60,7 +60,7 @@ from scipy.special import expit
 
 from ..errors import InputError
 from . import beta_likelihood as likelihood
-from .results import Result, is_missing
+from .results import Result
 from .wald import CONFIDENCE, wald_test
 
 MIN_ROWS_PER_CELL = 2
@@ -424,24 +424,40 @@ def checked_scores(y) -> np.ndarray:
     return values
 
 
-def checked_labels(name: str, labels: Sequence[str | None]) -> list:
-    """A factor's labels as a list, NaN (pandas' missing string) as None; anything but strings and None is an
-    :class:`InputError` naming the types found."""
-    items = labels.tolist() if hasattr(labels, "tolist") else list(labels)
-    kinds = set(map(type, items))
-    if float in kinds:
-        items = [None if is_missing(item) else item for item in items]
-        kinds = set(map(type, items))
-    odd = sorted(kind.__name__ for kind in kinds if not issubclass(kind, str | type(None)))
-    if odd:
-        raise InputError(f"{name} labels must be strings (or None), found values of type {odd}")
-    return items
+def _label_array(name: str, labels) -> np.ndarray:
+    """A factor's labels as a 1-D array, without per-row Python work for numpy or pandas columns."""
+    if isinstance(labels, pd.Series | pd.Index | pd.Categorical):
+        labels = np.asarray(labels, dtype=object)
+    array = labels if isinstance(labels, np.ndarray) else np.asarray(list(labels), dtype=object)
+    if array.ndim != 1:
+        raise InputError(f"{name} labels must be strings (or None), one per row; got an array of shape {array.shape}")
+    return array
 
 
 def code_labels(name: str, labels: Sequence[str | None]) -> tuple[np.ndarray, list[str]]:
-    """Integer codes of a factor's :func:`checked_labels` (-1 where missing) and the levels in order of appearance."""
-    codes, levels = pd.factorize(pd.Series(checked_labels(name, labels), dtype=object))
+    """Integer codes of a factor's labels (-1 where missing: None or NaN) and its levels in order of appearance.
+
+    Labels must be strings: the levels found are checked (not every row), so any other value, a number or a
+    list, is an :class:`InputError` naming the types found.
+    """
+    array = _label_array(name, labels)
+    try:
+        codes, levels = pd.factorize(array)
+    except TypeError:  # unhashable labels (lists, dicts): name every type that cannot be a label
+        odd = {kind.__name__ for kind in map(type, array) if not issubclass(kind, str | type(None) | float)}
+        raise InputError(f"{name} labels must be strings (or None), found values of type {sorted(odd)}") from None
+    odd = {type(level).__name__ for level in levels if not isinstance(level, str)}
+    if odd:
+        raise InputError(f"{name} labels must be strings (or None), found values of type {sorted(odd)}")
     return np.asarray(codes, dtype=np.intp), [str(level) for level in levels]
+
+
+def checked_labels(name: str, labels: Sequence[str | None]) -> list:
+    """A factor's labels as a list of strings and None (NaN, pandas' missing string, as None), refusing anything
+    else as :func:`code_labels` does."""
+    array = _label_array(name, labels)
+    codes, _ = code_labels(name, array)
+    return np.where(codes < 0, None, array).tolist() if np.any(codes < 0) else array.tolist()
 
 
 def group_codes(what: str, labels, n_rows: int, fitted: np.ndarray) -> tuple[np.ndarray, list]:
@@ -450,11 +466,16 @@ def group_codes(what: str, labels, n_rows: int, fitted: np.ndarray) -> tuple[np.
     ``what`` names the argument in errors (e.g. ``"clusters['template_id']"``). Every fitted row needs a
     hashable label and at least two groups must be present.
     """
-    items = None if isinstance(labels, str | bytes) or not hasattr(labels, "__len__") else list(labels)
-    if items is None or len(items) != n_rows:
-        found = "not a sequence" if items is None else f"{len(items)} labels"
-        raise InputError(f"{what} must hold one label per row ({n_rows}), got {found}")
-    kept = pd.Series(items, dtype=object)[fitted]
+    if isinstance(labels, str | bytes) or not hasattr(labels, "__len__"):
+        raise InputError(f"{what} must hold one label per row ({n_rows}), got not a sequence")
+    if len(labels) != n_rows:
+        raise InputError(f"{what} must hold one label per row ({n_rows}), got {len(labels)} labels")
+    if isinstance(labels, pd.Series | pd.Index):
+        labels = labels.to_numpy()
+    if isinstance(labels, np.ndarray) and labels.dtype.kind != "O" and labels.ndim == 1:
+        kept = labels[fitted]
+    else:
+        kept = pd.Series(list(labels), dtype=object).to_numpy()[fitted]
     try:
         codes, uniques = pd.factorize(kept)
     except TypeError as error:
@@ -539,9 +560,10 @@ def rows_from_codes(
         raise InputError(
             f"no row has a label for every factor ({', '.join(coded)}) among the {len(values)} rows: nothing to fit"
         )
+    every_row = bool(fitted.all())  # then no copy of the fitted rows is needed
     codes, built = {}, []
     for name, (raw, found) in coded.items():
-        present = sorted({found[k] for k in np.unique(raw[fitted])})
+        present = sorted(found[k] for k in np.flatnonzero(np.bincount(raw[fitted], minlength=len(found))))
         if len(present) < 2:
             raise InputError(
                 f"{name} has a single level {present} among the {int(fitted.sum())} fitted rows; a factor needs "
@@ -555,14 +577,14 @@ def rows_from_codes(
         levels = (reference, *[level for level in present if level != reference])
         position = {level: i for i, level in enumerate(levels)}
         remap = np.array([position.get(level, -1) for level in found], dtype=np.intp)
-        codes[name] = remap[raw[fitted]]
+        codes[name] = remap[raw] if every_row else remap[raw[fitted]]
         built.append(Factor(name, levels))
     groups, group_labels = {}, {}
     for name, column in (groupings or {}).items():
         groups[str(name)], group_labels[str(name)] = group_codes(
             f"{grouping_argument}[{name!r}]", column, len(values), fitted
         )
-    kept, squeezed = _handle_boundary(values[fitted], boundary, stacklevel)
+    kept, squeezed = _handle_boundary(values if every_row else values[fitted], boundary, stacklevel)
     return Rows(kept, codes, tuple(built), groups, group_labels, int(len(values) - fitted.sum()), squeezed)
 
 
