@@ -20,47 +20,24 @@ errors (``cov_type="cluster"``) with t(G - 1) tests, as the comparison is paired
 """
 
 from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import numpy as np
 
 from ..errors import InputError
 from . import factorial
-from .results import Result
 from .wald import wald_test
 
 
 @dataclass(frozen=True)
-class EffectDifference(Result):
-    """One identity effect in the reference condition, in the other, and their difference (other minus reference)
-    with its own Wald test (``estimate``, ``std_err``, ``statistic``, ``p_value``, ``ci_low``, ``ci_high``, ``mde``:
-    the smallest true difference this design detects with 80 % power).
+class EffectDifference(factorial.Effect):
+    """One identity effect's difference between the conditions, other minus reference, with its own Wald test
+    (the :class:`~eval_harness.stats.factorial.Effect` fields: ``estimate``, ``std_err``, ..., ``mde``, the
+    smallest true difference this design detects with 80 % power), and the effect in each condition
+    (``reference_estimate``, ``other_estimate``). ``contrast`` ends with which condition is subtracted."""
 
-    ``name``, ``kind``, ``term``, ``levels``, ``given`` are the effect's
-    (:class:`~eval_harness.stats.factorial.Effect`);
-    ``contrast`` says it in words, ending with which condition is subtracted from which.
-    """
-
-    name: str
-    kind: str
-    term: str
-    levels: tuple[tuple[str, str], ...]
-    given: tuple[tuple[str, str], ...]
-    contrast: str
     reference_estimate: float
     other_estimate: float
-    estimate: float
-    std_err: float
-    statistic: float
-    p_value: float
-    ci_low: float
-    ci_high: float
-    mde: float
-
-    def to_dict(self) -> dict:
-        result = asdict(self)
-        result["levels"], result["given"] = dict(self.levels), dict(self.given)
-        return result
 
 
 @dataclass(frozen=True)

@@ -753,8 +753,19 @@ class Coefficient(Result):
     mde: float
 
 
+class LevelledResult(Result):
+    """A result whose ``levels`` and ``given`` fields, tuples of (factor, level) pairs, read as dicts in to_dict."""
+
+    def to_dict(self) -> dict:
+        result = asdict(self)
+        for key in ("levels", "given"):
+            if key in result:
+                result[key] = dict(getattr(self, key))
+        return result
+
+
 @dataclass(frozen=True)
-class Effect(Result):
+class Effect(LevelledResult):
     """A difference of predicted mean intensities (:class:`EffectSpec`) with its own delta-method Wald test.
 
     ``levels`` maps each contrasted factor to its level (against the reference); ``given`` the stratum it
@@ -776,11 +787,6 @@ class Effect(Result):
     ci_high: float
     mde: float
 
-    def to_dict(self) -> dict:
-        result = asdict(self)
-        result["levels"], result["given"] = dict(self.levels), dict(self.given)
-        return result
-
 
 @dataclass(frozen=True)
 class LikelihoodRatioTest(Result):
@@ -794,7 +800,7 @@ class LikelihoodRatioTest(Result):
 
 
 @dataclass(frozen=True)
-class Cell(Result):
+class Cell(LevelledResult):
     """One design cell: its ``levels`` (factor -> level), rows, observed mean of y, predicted mean and precision."""
 
     levels: tuple[tuple[str, str], ...]
@@ -802,11 +808,6 @@ class Cell(Result):
     observed_mean: float
     predicted_mean: float
     precision: float
-
-    def to_dict(self) -> dict:
-        result = asdict(self)
-        result["levels"] = dict(self.levels)
-        return result
 
 
 def coefficients_of(fit: Fit, names: Sequence[str], contrasts: Sequence[str]) -> tuple[Coefficient, ...]:
