@@ -889,7 +889,7 @@ def coefficient_contrasts(design: FactorialDesign) -> tuple[str, ...]:
         if held:
             condition = ", " + _where([(name, design.factor(name).reference) for name in held]) + " (the reference)"
         elif others:
-            condition = f", at every level of {', '.join(others)} (no interaction with them in the model)"
+            condition = f", the same at every level of {' and '.join(others)} (no interaction in the model)"
         else:
             condition = ""
         factors = [design.factor(name) for name in term]
