@@ -447,8 +447,9 @@ def _check_two_by_two(coded, reference_group: str, reference_gender: str) -> Non
     """The 2 x 2 design's own checks, before the general ones: every row with a group has a gender, each factor
     has exactly two levels among those rows, and the reference levels are among them."""
     group_codes, gender_codes = coded["group"][0], coded["gender"][0]
-    with_group = group_codes >= 0
-    missing_gender = int(np.sum(with_group & (gender_codes < 0)))
+    with_group = factorial.labelled_rows([group_codes])
+    n_with_group = len(group_codes) if isinstance(with_group, slice) else int(with_group.sum())
+    missing_gender = int(np.sum(gender_codes[with_group] < 0))
     if missing_gender:
         raise InputError(f"{missing_gender} rows have a group but no gender; every fitted row needs both")
     for name, (codes, found), reference in (
@@ -459,7 +460,7 @@ def _check_two_by_two(coded, reference_group: str, reference_gender: str) -> Non
         if len(levels) != 2:
             what = {0: "no labels", 1: f"a single level {levels}"}.get(len(levels), f"{len(levels)} levels {levels}")
             raise InputError(
-                f"{name} has {what} among the {int(with_group.sum())} rows with a group; the intersectional model "
+                f"{name} has {what} among the {n_with_group} rows with a group; the intersectional model "
                 f"needs exactly two levels of {name} (fit_factorial takes k-level factors)"
             )
         if reference not in levels:

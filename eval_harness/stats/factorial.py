@@ -146,9 +146,10 @@ class FactorialDesign:
 
     def cell_of(self, codes: Sequence[np.ndarray]) -> np.ndarray:
         """The cell index of rows (or assignments) whose level indices per factor are ``codes``."""
-        index = np.zeros_like(np.asarray(codes[0]), dtype=np.intp)
-        for factor, code in zip(self.factors, codes, strict=True):
-            index = index * len(factor.levels) + np.asarray(code)
+        index = np.array(codes[0], dtype=np.intp)
+        for factor, code in zip(self.factors[1:], codes[1:], strict=True):
+            index *= len(factor.levels)
+            index += code
         return index
 
     def cell_labels(self, cell: int) -> tuple[tuple[str, str], ...]:
@@ -438,18 +439,26 @@ def code_labels(name: str, labels: Sequence[str | None]) -> tuple[np.ndarray, li
     """Integer codes of a factor's labels (-1 where missing: None or NaN) and its levels in order of appearance.
 
     Labels must be strings: the levels found are checked (not every row), so any other value, a number or a
-    list, is an :class:`InputError` naming the types found.
+    list, is an :class:`InputError` naming the types found. A pandas categorical column is taken as it is
+    coded (no per-row work at all).
     """
-    array = _label_array(name, labels)
-    try:
-        codes, levels = pd.factorize(array)
-    except TypeError:  # unhashable labels (lists, dicts): name every type that cannot be a label
-        odd = {kind.__name__ for kind in map(type, array) if not issubclass(kind, str | type(None) | float)}
-        raise InputError(f"{name} labels must be strings (or None), found values of type {sorted(odd)}") from None
+    if isinstance(getattr(labels, "dtype", None), pd.CategoricalDtype):
+        categorical = pd.Categorical(labels)
+        codes, levels = categorical.codes, categorical.categories
+    else:
+        codes, levels = _factorized(name, _label_array(name, labels))
     odd = {type(level).__name__ for level in levels if not isinstance(level, str)}
     if odd:
         raise InputError(f"{name} labels must be strings (or None), found values of type {sorted(odd)}")
     return np.asarray(codes, dtype=np.intp), [str(level) for level in levels]
+
+
+def _factorized(name: str, array: np.ndarray):
+    try:
+        return pd.factorize(array)
+    except TypeError:  # unhashable labels (lists, dicts): name every type that cannot be a label
+        odd = {kind.__name__ for kind in map(type, array) if not issubclass(kind, str | type(None) | float)}
+        raise InputError(f"{name} labels must be strings (or None), found values of type {sorted(odd)}") from None
 
 
 def checked_labels(name: str, labels: Sequence[str | None]) -> list:
@@ -555,18 +564,18 @@ def rows_from_codes(
     unknown = sorted(set(reference_levels) - set(coded))
     if unknown:
         raise InputError(f"reference_levels names {unknown}, which are not factors; factors are {list(coded)}")
-    fitted = np.all([codes >= 0 for codes, _ in coded.values()], axis=0)
-    if not fitted.any():
+    fitted = labelled_rows([codes for codes, _ in coded.values()])
+    n_fitted = len(values) if isinstance(fitted, slice) else int(fitted.sum())
+    if not n_fitted:
         raise InputError(
             f"no row has a label for every factor ({', '.join(coded)}) among the {len(values)} rows: nothing to fit"
         )
-    every_row = bool(fitted.all())  # then no copy of the fitted rows is needed
     codes, built = {}, []
     for name, (raw, found) in coded.items():
         present = sorted(found[k] for k in np.flatnonzero(np.bincount(raw[fitted], minlength=len(found))))
         if len(present) < 2:
             raise InputError(
-                f"{name} has a single level {present} among the {int(fitted.sum())} fitted rows; a factor needs "
+                f"{name} has a single level {present} among the {n_fitted} fitted rows; a factor needs "
                 "at least two levels"
             )
         if name not in reference_levels:
@@ -577,15 +586,25 @@ def rows_from_codes(
         levels = (reference, *[level for level in present if level != reference])
         position = {level: i for i, level in enumerate(levels)}
         remap = np.array([position.get(level, -1) for level in found], dtype=np.intp)
-        codes[name] = remap[raw] if every_row else remap[raw[fitted]]
+        # The codes often are the level order already (a categorical, or the reference seen first).
+        kept = raw[fitted]
+        codes[name] = kept if np.array_equal(remap, np.arange(len(found))) else remap[kept]
         built.append(Factor(name, levels))
     groups, group_labels = {}, {}
     for name, column in (groupings or {}).items():
         groups[str(name)], group_labels[str(name)] = group_codes(
             f"{grouping_argument}[{name!r}]", column, len(values), fitted
         )
-    kept, squeezed = _handle_boundary(values if every_row else values[fitted], boundary, stacklevel)
-    return Rows(kept, codes, tuple(built), groups, group_labels, int(len(values) - fitted.sum()), squeezed)
+    kept, squeezed = _handle_boundary(values[fitted], boundary, stacklevel)
+    return Rows(kept, codes, tuple(built), groups, group_labels, len(values) - n_fitted, squeezed)
+
+
+def labelled_rows(codes: Sequence[np.ndarray]) -> np.ndarray | slice:
+    """The rows with a label in every one of ``codes`` (-1: missing): a boolean mask, or ``slice(None)`` when that
+    is every row (indexing with it copies nothing)."""
+    if all(column.min(initial=0) >= 0 for column in codes):
+        return slice(None)
+    return np.all([column >= 0 for column in codes], axis=0)
 
 
 def squeeze_boundary(y: np.ndarray) -> np.ndarray:
@@ -612,10 +631,17 @@ def _handle_boundary(y: np.ndarray, boundary: str, stacklevel: int) -> tuple[np.
     return squeeze_boundary(y), True
 
 
-def check_cells(design: FactorialDesign, cell: np.ndarray, y: np.ndarray) -> np.ndarray:
+def check_cells(
+    design: FactorialDesign, totals: Mapping[str, np.ndarray], y: np.ndarray, cell: np.ndarray
+) -> np.ndarray:
     """Rows per cell (C,), after refusing designs with fewer than ``MIN_ROWS_PER_CELL`` rows in a cell and
-    predictions (nearly) constant within the cells (see the module docstring)."""
-    counts = np.bincount(cell, minlength=len(design.cells))
+    predictions (nearly) constant within the cells (see the module docstring).
+
+    ``totals``: the cells' ``count``, ``sum_y`` and ``sum_y2``. The pooled within-cell sum of squares is
+    ``sum_c (sum_y2 - sum_y^2 / n)``, exact to ~1e-10 relative while it exceeds ``1e-6 sum y^2``; below
+    that (where rounding could hide a constant cell) it is recomputed from the rows' residuals.
+    """
+    counts = totals["count"]
     crossed = " x ".join(design.names)
     short = {
         "/".join(level for _, level in design.cell_labels(c)): int(counts[c])
@@ -623,14 +649,17 @@ def check_cells(design: FactorialDesign, cell: np.ndarray, y: np.ndarray) -> np.
     }
     if short:
         raise InputError(f"too few rows: every {crossed} cell needs at least {MIN_ROWS_PER_CELL}, found {short}")
-    means = np.bincount(cell, weights=y, minlength=len(counts)) / counts
-    residuals = y - means[cell]
-    if not np.any(residuals):
-        raise InputError(
-            f"predictions are constant within every {crossed} cell: the precision is infinite and the "
-            "Beta regression has no maximum; the scorer must vary across sentences"
-        )
-    within_variance = float(residuals @ residuals) / (len(y) - len(counts))
+    means = totals["sum_y"] / counts
+    squares = float(np.sum(totals["sum_y2"] - totals["sum_y"] * means))
+    if not squares > 1e-6 * float(np.sum(totals["sum_y2"])):
+        residuals = y - means[cell]
+        if not np.any(residuals):
+            raise InputError(
+                f"predictions are constant within every {crossed} cell: the precision is infinite and the "
+                "Beta regression has no maximum; the scorer must vary across sentences"
+            )
+        squares = float(residuals @ residuals)
+    within_variance = squares / (len(y) - len(counts))
     implied_precision = float(counts @ (means * (1 - means)) / len(y)) / within_variance - 1
     if implied_precision > MAX_PRECISION:
         spread = pd.Series(y).groupby(cell).agg(lambda v: v.max() - v.min())
@@ -640,7 +669,7 @@ def check_cells(design: FactorialDesign, cell: np.ndarray, y: np.ndarray) -> np.
             f"precision ~{implied_precision:.3g} exceeds {MAX_PRECISION:.0e}, past which the likelihood is "
             "dominated by rounding and has no usable maximum; the scorer must vary across sentences"
         )
-    return counts
+    return counts.astype(np.int64)
 
 
 # --- Fitting ------------------------------------------------------------------------------------------------------
@@ -710,8 +739,8 @@ def fit_design(rows: Rows, design: FactorialDesign, cov_type: str, cluster_by: S
     """Fit ``design`` to ``rows`` from the blocks of (cell, every grouping of ``rows``), with the covariance of
     ``cov_type`` (clustered by ``cluster_by``)."""
     cell = design.cell_of([rows.codes[name] for name in design.names])
-    counts = check_cells(design, cell, rows.y)
     blocks = likelihood.aggregate_rows(rows.y, cell, len(design.cells), rows.groups)
+    counts = check_cells(design, blocks.totals, rows.y, cell)
     optimum = likelihood.fit_sums(blocks.cell_sums(), design.mean_design, design.precision_design)
     if not (np.all(np.isfinite(optimum.params)) and np.all(np.isfinite(optimum.information))):
         raise InputError(
