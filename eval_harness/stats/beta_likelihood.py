@@ -41,6 +41,7 @@ Gelbach & Miller 2011), ``V_12`` clustered by the pairs of labels, negative eige
 continuous covariate; for a categorical design it gives the same numbers to ~1e-10.
 """
 
+import functools
 import math
 import warnings
 from collections.abc import Sequence
@@ -226,22 +227,31 @@ def _derivatives(params, count, sum_log_y, sum_log1m_y, mean_design, precision_d
 
 
 def _assemble(ee, ez, zz, mean_design, precision_design) -> np.ndarray:
-    """``[X' diag(ee) X, X' diag(ez) Z; Z' diag(ez) X, Z' diag(zz) Z]`` for each of the R rows of ee/ez/zz."""
-    top = np.concatenate(
-        [
-            np.einsum("rc,cp,cq->rpq", ee, mean_design, mean_design),
-            np.einsum("rc,cp,cq->rpq", ez, mean_design, precision_design),
-        ],
-        axis=2,
+    """``[X' diag(ee) X, X' diag(ez) Z; Z' diag(ez) X, Z' diag(zz) Z]`` for each of the R rows of ee/ez/zz: three
+    products with the cells' outer products of their design rows."""
+    outer_ee, outer_ez, outer_zz = _outer_products(mean_design, precision_design)
+    k = mean_design.shape[1] + precision_design.shape[1]
+    return (ee @ outer_ee + ez @ outer_ez + zz @ outer_zz).reshape(-1, k, k)
+
+
+def _outer_products(mean_design, precision_design) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per cell, ``x x'``, ``x z' + z x'`` and ``z z'`` placed in a (k, k) matrix and flattened: (C, k * k) each."""
+    return _outer_products_of(
+        mean_design.tobytes(), mean_design.shape, precision_design.tobytes(), precision_design.shape
     )
-    bottom = np.concatenate(
-        [
-            np.einsum("rc,cq,cp->rqp", ez, precision_design, mean_design),
-            np.einsum("rc,cp,cq->rpq", zz, precision_design, precision_design),
-        ],
-        axis=2,
-    )
-    return np.concatenate([top, bottom], axis=1)
+
+
+@functools.lru_cache(maxsize=32)  # a fit, its reduced fits and its resamples share a handful of designs
+def _outer_products_of(mean_bytes, mean_shape, precision_bytes, precision_shape):
+    mean_design = np.frombuffer(mean_bytes).reshape(mean_shape)
+    precision_design = np.frombuffer(precision_bytes).reshape(precision_shape)
+    p, c = mean_shape[1], mean_shape[0]
+    row = np.concatenate([mean_design, precision_design], axis=1)
+    full = row[:, :, None] * row[:, None, :]
+    ee, ez, zz = (np.zeros_like(full) for _ in range(3))
+    ee[:, :p, :p], zz[:, p:, p:] = full[:, :p, :p], full[:, p:, p:]
+    ez[:, :p, p:], ez[:, p:, :p] = full[:, :p, p:], full[:, p:, :p]
+    return tuple(m.reshape(c, -1) for m in (ee, ez, zz))
 
 
 def start_values(sums: dict[str, np.ndarray], mean_design, precision_design) -> np.ndarray:
@@ -320,6 +330,13 @@ def fit_sums(
 
 
 def _positive_definite(matrices: np.ndarray) -> np.ndarray:
+    finite_all = bool(np.all(np.isfinite(matrices)))
+    if finite_all:
+        try:  # the common case, every matrix positive definite, in one Cholesky
+            np.linalg.cholesky(matrices)
+            return np.ones(len(matrices), dtype=bool)
+        except np.linalg.LinAlgError:
+            pass
     finite = np.all(np.isfinite(matrices), axis=(1, 2))
     result = np.zeros(len(matrices), dtype=bool)
     if finite.any():
