@@ -110,10 +110,10 @@ def aggregate_rows(
     # log(1 - y) as statsmodels computes it (numpy's log1p is 5x slower and differs by < 1e-16 absolute here).
     groups = dict(groups or {})
     n_groups = {name: int(codes.max()) + 1 if len(codes) else 0 for name, codes in groups.items()}
-    key = cell.astype(np.int64)
+    key = np.array(cell, dtype=np.int64)
     radix = n_cells
     for name, codes in groups.items():
-        key += radix * codes.astype(np.int64)
+        key += radix * codes
         radix *= n_groups[name]
     if not groups:  # the blocks are the cells
         unique_keys, block = np.arange(n_cells, dtype=np.int64), cell

@@ -485,10 +485,17 @@ def group_codes(what: str, labels, n_rows: int, fitted: np.ndarray) -> tuple[np.
         kept = labels[fitted]
     else:
         kept = pd.Series(list(labels), dtype=object).to_numpy()[fitted]
-    try:
-        codes, uniques = pd.factorize(kept)
-    except TypeError as error:
-        raise InputError(f"{what} labels must be hashable (strings or numbers): {error}") from None
+    if kept.dtype.kind in "iu" and len(kept) and 0 <= kept.min() and kept.max() < 4 * len(kept):
+        # Small non-negative integers (template ids): code them by counting, no hashing.
+        present = np.flatnonzero(np.bincount(kept))
+        index = np.zeros(present[-1] + 1, dtype=np.intp)
+        index[present] = np.arange(len(present))
+        codes, uniques = index[kept], present.tolist()
+    else:
+        try:
+            codes, uniques = pd.factorize(kept)
+        except TypeError as error:
+            raise InputError(f"{what} labels must be hashable (strings or numbers): {error}") from None
     missing = int(np.sum(codes < 0))
     if missing:
         raise InputError(f"{what} has {missing} missing labels on the fitted rows; label every fitted row")
