@@ -463,10 +463,16 @@ def _factorized(name: str, array: np.ndarray):
 
 def checked_labels(name: str, labels: Sequence[str | None]) -> list:
     """A factor's labels as a list of strings and None (NaN, pandas' missing string, as None), refusing anything
-    else as :func:`code_labels` does."""
-    array = _label_array(name, labels)
-    codes, _ = code_labels(name, array)
-    return np.where(codes < 0, None, array).tolist() if np.any(codes < 0) else array.tolist()
+    else as :func:`code_labels` does; one pass over the types (a list without NaN comes back as it is)."""
+    items = labels if isinstance(labels, list) else _label_array(name, labels).tolist()
+    kinds = set(map(type, items))
+    if float in kinds:
+        items = [None if isinstance(item, float) and math.isnan(item) else item for item in items]
+        kinds = set(map(type, items))
+    odd = {kind.__name__ for kind in kinds if not issubclass(kind, str | type(None))}
+    if odd:
+        raise InputError(f"{name} labels must be strings (or None), found values of type {sorted(odd)}")
+    return items
 
 
 def group_codes(what: str, labels, n_rows: int, fitted: np.ndarray) -> tuple[np.ndarray, list]:

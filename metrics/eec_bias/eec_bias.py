@@ -165,7 +165,8 @@ class EecBias(evaluate.Measurement):
         if predictions is not None:
             if not len(predictions):
                 raise InputError("eec_bias got no predictions (empty lists): score at least one EEC sentence")
-            predictions = _factorial.checked_scores(predictions).tolist()
+            checked = _factorial.checked_scores(predictions)
+            predictions = predictions if isinstance(predictions, list) else checked.tolist()
         for name in ("group", "gender"):
             kwargs[name] = _labels(name, kwargs.get(name))
         return super().add_batch(predictions=predictions, references=references, **kwargs)
