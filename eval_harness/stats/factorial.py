@@ -776,25 +776,6 @@ def fit_design(rows: Rows, design: FactorialDesign, cov_type: str, cluster_by: S
 # --- Results ------------------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Coefficient(Result):
-    """One parameter (of the mean on the logit scale, or of ``log(phi)``) with its Wald test.
-
-    ``contrast`` says in words what it compares and what it conditions on, naming the levels; ``mde`` is
-    the smallest true value its test detects with 80 % power at alpha = 0.05.
-    """
-
-    name: str
-    contrast: str
-    estimate: float
-    std_err: float
-    statistic: float
-    p_value: float
-    ci_low: float
-    ci_high: float
-    mde: float
-
-
 class LevelledResult(Result):
     """A result whose ``levels`` and ``given`` fields, tuples of (factor, level) pairs, read as dicts in to_dict."""
 
@@ -807,19 +788,15 @@ class LevelledResult(Result):
 
 
 @dataclass(frozen=True)
-class Effect(LevelledResult):
-    """A difference of predicted mean intensities (:class:`EffectSpec`) with its own delta-method Wald test.
+class Coefficient(LevelledResult):
+    """One parameter (of the mean on the logit scale, or of ``log(phi)``) with its Wald test.
 
-    ``levels`` maps each contrasted factor to its level (against the reference); ``given`` the stratum it
-    is conditional on (empty for averages). ``statistic`` is estimate / std_err, so it, the estimate and
-    the interval agree in sign; ``mde`` as for :class:`Coefficient`, on the intensity scale.
+    ``contrast`` says in words what it compares and what it conditions on, naming the levels; ``statistic``
+    is estimate / std_err, so it, the estimate and the interval agree in sign; ``mde`` is the smallest true
+    value its test detects with 80 % power at alpha = 0.05.
     """
 
     name: str
-    kind: str
-    term: str
-    levels: tuple[tuple[str, str], ...]
-    given: tuple[tuple[str, str], ...]
     contrast: str
     estimate: float
     std_err: float
@@ -828,6 +805,19 @@ class Effect(LevelledResult):
     ci_low: float
     ci_high: float
     mde: float
+
+
+@dataclass(frozen=True)
+class Effect(Coefficient):
+    """A difference of predicted mean intensities (:class:`EffectSpec`) with its own delta-method Wald test: the
+    :class:`Coefficient` fields on the intensity scale, and its ``kind`` (``EFFECT_KINDS``), ``term`` (the
+    factors it is about), ``levels`` (each contrasted factor's level, against the reference) and ``given``
+    (the stratum it is conditional on; empty for averages)."""
+
+    kind: str
+    term: str
+    levels: tuple[tuple[str, str], ...]
+    given: tuple[tuple[str, str], ...]
 
 
 @dataclass(frozen=True)
