@@ -141,6 +141,7 @@ def fit_or_load(
     identity = model.identity(language, dimension)
     key = hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:32]
     folder = Path(directory) / key
+    existed = folder.exists()
     restored = _restore_cached(model, folder, identity)
     # Every rank must take the same branch: training is collective.
     everyone_restored = group.gather([restored]) if group is not None else [restored]
@@ -152,7 +153,8 @@ def fit_or_load(
         def save(staging: Path) -> None:
             model.save(staging)
 
-        build_folder(folder, save, {"identity": identity})
+        # A folder that was there but gave no state is replaced, even one that passes its checksums (a planted file).
+        build_folder(folder, save, {"identity": identity}, rebuild=existed)
     if group is not None:
         group.barrier()
     return model

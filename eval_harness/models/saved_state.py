@@ -120,7 +120,7 @@ def _add_array(array: np.ndarray, arrays: dict[str, np.ndarray]) -> str:
     if array.dtype.kind not in _NUMERIC_KINDS:
         raise InputError(f"cannot save an array of dtype {array.dtype} in a model's state (numbers only)")
     key = f"a{len(arrays)}"
-    arrays[key] = np.ascontiguousarray(array)
+    arrays[key] = np.array(array, order="C", copy=None)  # (not ascontiguousarray: it makes a 0-d array 1-d)
     return key
 
 
