@@ -17,39 +17,20 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from helpers.anger_words import WORDS, anger_splits
 from helpers.tiny_models import build_tiny_bert
 from sklearn.svm import SVR
 
 import eval_harness.models.regressors as regressors
-from eval_harness.data import TextSplit
 from eval_harness.errors import InputError, ModelLoadError
 from eval_harness.io import BUILD_MARKER, read_json, verify_checksums, write_checksums
 from eval_harness.models import EmotionRegressor, ModelResources, build_emotion_model, fit_or_load, loading
 from eval_harness.models.saved_state import load_state, save_state
 from eval_harness.models.static import StaticVectors
 
-WORDS = ["angry", "furious", "mad", "calm", "glad", "happy", "sad", "afraid", "fine", "ok", "rage", "peace"]
 UNSEEN = ["rage rage calm", "peace ok", "furious and mad", "nothing known here", "happy happy sad afraid"]
+SPLITS = anger_splits()
 SMALL_GRID = {"grid": {"kernel": ["linear", "rbf"], "C": [1.0, 3.0], "gamma": ["scale", 0.5]}, "n_jobs": 1}
-
-
-@pytest.fixture(autouse=True)
-def private_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("XBIAS_CACHE_DIR", str(tmp_path / "xbias-cache"))
-
-
-@pytest.fixture(scope="module")
-def splits() -> dict[str, TextSplit]:
-    """Texts of two to four words whose intensity is the share of anger words, with noise."""
-    rng = np.random.default_rng(0)
-    anger = {"angry", "furious", "mad", "rage"}
-
-    def split(n):
-        texts = [" ".join(rng.choice(WORDS, size=rng.integers(2, 5))) for _ in range(n)]
-        intensity = [np.mean([word in anger for word in text.split()]) for text in texts]
-        return TextSplit(texts, np.clip(np.asarray(intensity) + rng.normal(0, 0.05, n), 0, 1))
-
-    return {"train": split(120), "validation": split(40), "test": split(40)}
 
 
 @pytest.fixture(scope="module")
@@ -62,6 +43,11 @@ class VectorResources(ModelResources):
 
     def static_vectors(self, source, **options):
         return StaticVectors(WORDS, np.random.default_rng(1).normal(size=(len(WORDS), 6)))
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("XBIAS_CACHE_DIR", str(tmp_path / "xbias-cache"))
 
 
 def config(kind: str, tiny_bert) -> dict:
@@ -94,11 +80,11 @@ KINDS = ["svm_tfidf", "svm_tfidf_camara2022", "static_mlp", "static_svr", "probe
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_a_reloaded_regressor_predicts_exactly_what_it_predicted_before_saving(kind, tiny_bert, splits, tmp_path):
+def test_a_reloaded_regressor_predicts_exactly_what_it_predicted_before_saving(kind, tiny_bert, tmp_path):
     resources = VectorResources()
     model = build_emotion_model(config(kind, tiny_bert), resources)
-    model.fit_splits(splits, "en", "anger")
-    texts = splits["test"].texts + UNSEEN
+    model.fit_splits(SPLITS, "en", "anger")
+    texts = SPLITS["test"].texts + UNSEEN
     before = model.predict(texts)
     model.save(tmp_path / "saved")
     assert sorted(path.name for path in (tmp_path / "saved").iterdir()) == [
@@ -112,9 +98,9 @@ def test_a_reloaded_regressor_predicts_exactly_what_it_predicted_before_saving(k
     assert np.ptp(before) > 0  # a model that predicts something
 
 
-def test_the_state_is_plain_json_and_arrays_with_trusted_estimators_only(splits, tmp_path):
+def test_the_state_is_plain_json_and_arrays_with_trusted_estimators_only(tmp_path):
     model = build_emotion_model(config("svm_tfidf", None))
-    model.fit_splits(splits, "en", "anger")
+    model.fit_splits(SPLITS, "en", "anger")
     model.save(tmp_path)
     text = (tmp_path / "state.json").read_text()
     assert '"$estimator": ["SVR"' in text and '"$estimator": ["TfidfVectorizer"' in text
@@ -176,9 +162,9 @@ def test_the_saved_values_come_back_as_they_were(tmp_path):
 
 
 @pytest.fixture
-def svm_config(splits, monkeypatch):
+def svm_config(monkeypatch):
     """An svm_tfidf config trained on the test's splits; ``fits`` counts the trainings."""
-    monkeypatch.setattr(regressors, "semeval_splits", lambda *args, **kwargs: splits)
+    monkeypatch.setattr(regressors, "semeval_splits", lambda *args, **kwargs: SPLITS)
     fits = []
     original = regressors.SvmTfidfRegressor.fit
 
@@ -229,8 +215,8 @@ def test_fit_or_load_reloads_a_verified_save_and_retrains_what_is_not_one(svm_co
     assert len(fits) == 6
 
 
-def test_a_warm_fit_or_load_loads_the_encoder_weights_once(tiny_bert, splits, tmp_path, monkeypatch):
-    monkeypatch.setattr(regressors, "semeval_splits", lambda *args, **kwargs: splits)
+def test_a_warm_fit_or_load_loads_the_encoder_weights_once(tiny_bert, tmp_path, monkeypatch):
+    monkeypatch.setattr(regressors, "semeval_splits", lambda *args, **kwargs: SPLITS)
     loads = []
     original = loading.load_pretrained
 

@@ -8,8 +8,7 @@ import pickle
 from pathlib import Path
 
 import pytest
-import yaml
-from helpers.tiny_models import build_tiny_bert
+from helpers.tiny_models import write_tiny_eec_config
 
 from eval_harness.cli import main
 from eval_harness.io import BUILD_MARKER, read_json, verify_checksums, write_checksums
@@ -27,20 +26,7 @@ class Payload:
 
 @pytest.fixture(scope="module")
 def config_path(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("planted")
-    model = build_tiny_bert(folder / "bert")
-    path = folder / "eec.yaml"
-    options = {"pooling": "mean", "max_train": 200, "head_options": {"max_epochs": 2}}
-    suite = {"languages": ["en"], "emotions": ["anger"], "configs": ["en_black_white"], "sample": 2}
-    path.write_text(
-        yaml.safe_dump(
-            {
-                "models": [{"name": "tiny", "path": str(model), "type": "encoder", "options": options}],
-                "suites": {"eec": suite},
-            }
-        )
-    )
-    return path
+    return write_tiny_eec_config(tmp_path_factory.mktemp("planted"), max_epochs=2, sample=2)
 
 
 def test_the_planted_payload_is_a_real_one(tmp_path):

@@ -6,9 +6,8 @@ import warnings
 
 import numpy as np
 import pytest
-import yaml
 from helpers import accelerate_ranks
-from helpers.tiny_models import build_tiny_bert
+from helpers.tiny_models import write_tiny_eec_config
 
 from eval_harness.data import load_eec
 from eval_harness.io import verify_checksums
@@ -20,25 +19,7 @@ from eval_harness.stats.betareg import fit_intersectional
 
 @pytest.fixture(scope="module")
 def config_path(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("eec")
-    model = build_tiny_bert(folder / "bert")
-    path = folder / "eec.yaml"
-    path.write_text(
-        yaml.safe_dump(
-            {
-                "models": [
-                    {
-                        "name": "tiny",
-                        "path": str(model),
-                        "type": "encoder",
-                        "options": {"pooling": "mean", "max_train": 200, "head_options": {"max_epochs": 4}},
-                    }
-                ],
-                "suites": {"eec": {"languages": ["en"], "emotions": ["anger"], "configs": ["en_black_white"]}},
-            }
-        )
-    )
-    return path
+    return write_tiny_eec_config(tmp_path_factory.mktemp("eec"))
 
 
 def records(folder):
