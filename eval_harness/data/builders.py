@@ -5,9 +5,11 @@ Each built-in dataset is one :class:`DatasetBuilder` here (:data:`EEC`, :data:`X
 :data:`eval_harness.data.catalog.DATASETS` (which a plug-in extends with ``register``, or an entry point in the
 ``xbias.datasets`` group, naming its own builder).
 :func:`build_datasets` always rebuilds; :func:`dataset_folder` builds into the
-xbias cache only when the folder is missing or its stamp says it came from other
-sources or another builder (a fingerprint of the builder code, card template and
-pyarrow version).
+xbias cache only when the folder is missing, a file of it is missing or changed, or
+its stamp says it came from other sources or another builder (a fingerprint of the
+builder code, card template and pyarrow version). Folders are built and verified by
+the storage kit (:func:`eval_harness.io.build_folder`); one built by an older xbias,
+without the kit's marker, is built again.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import pyarrow as pa
 
 from .. import paths
 from ..errors import ConfigError, XBiasError
+from ..io import verify_checksums
 from . import catalog, eec, gender_lists, hub_folder, semeval, sources, xweat
 
 TableSplits = Mapping[str, Mapping[str, pa.Table]]  # config -> split -> table
@@ -160,13 +163,7 @@ def build_dataset(name: str, out_dir: str | os.PathLike | None = None, source_di
             **builder.card_fields(tables),
         },
     )
-    stamp = {
-        "dataset": name,
-        "builder": builder.fingerprint(),
-        "sources": {relative: sources.SOURCES[relative].sha256 for relative in builder.sources},
-        "rows": rows,
-        "files": files_by_config,
-    }
+    stamp = {**_expected_stamp(name), "rows": rows, "files": files_by_config}
     folder = Path(out_dir or paths.datasets_dir()) / name
     hub_folder.write_folder(folder, files, card, stamp)
     return folder
@@ -185,17 +182,19 @@ def build_datasets(names=None, out_dir=None, source_dir=None) -> dict[str, Path]
 
 
 def is_current(folder: Path, name: str) -> bool:
-    """Whether ``folder`` holds dataset ``name`` built by this builder from the registered sources."""
+    """Whether ``folder`` holds dataset ``name`` built by this builder from the registered sources, every file
+    as it was written (the storage kit's verify-on-read)."""
+    return verify_checksums(folder, _expected_stamp(name)) is not None
+
+
+def _expected_stamp(name: str) -> dict:
+    """What a build of dataset ``name`` by this builder from the registered sources says about itself."""
     builder = _builder(name)
-    stamp = hub_folder.read_stamp(folder)
-    return (
-        stamp is not None
-        and stamp.get("dataset") == name
-        and stamp.get("builder") == builder.fingerprint()
-        and stamp.get("sources") == {relative: sources.SOURCES[relative].sha256 for relative in builder.sources}
-        and (folder / "README.md").is_file()
-        and all((folder / path).is_file() for splits in stamp["files"].values() for path in splits.values())
-    )
+    return {
+        "dataset": name,
+        "builder": builder.fingerprint(),
+        "sources": {relative: sources.SOURCES[relative].sha256 for relative in builder.sources},
+    }
 
 
 def dataset_folder(name: str, source_dir=None) -> Path:
@@ -216,7 +215,8 @@ def build_summary(folders: Mapping[str, Path], width: int = 100) -> str:
     """A one-screen summary of built folders: per dataset its folder, then ``config rows`` (rows per split)."""
     lines = []
     for name, folder in folders.items():
-        stamp = hub_folder.read_stamp(folder) or {"rows": {}}
+        marker = verify_checksums(folder)
+        stamp = marker["stamp"] if marker is not None else {"rows": {}}
         splits = next(iter(stamp["rows"].values()), {})
         lines.append(f"{name} ({len(stamp['rows'])} configs; rows per {'/'.join(splits)}): {folder}")
         entries = [

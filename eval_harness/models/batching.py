@@ -85,7 +85,7 @@ def run_length_sorted(
             rows = order[start : start + limit]
             input_ids, attention_mask = _pad([sequences[row] for row in rows], pad_id, device)
             try:
-                with torch.inference_mode(), _autocast(device, autocast_dtype):
+                with torch.inference_mode(), autocast(device, autocast_dtype):
                     output = step(input_ids, attention_mask, rows)
             except (RuntimeError, torch.OutOfMemoryError) as error:
                 if not is_out_of_memory(error):
@@ -118,7 +118,8 @@ def _pad(batch: list[Sequence[int]], pad_id: int, device: torch.device) -> tuple
     return torch.from_numpy(input_ids).to(device), torch.from_numpy(attention_mask).to(device)
 
 
-def _autocast(device: torch.device, dtype: torch.dtype | None):
+def autocast(device: torch.device, dtype: torch.dtype | None):
+    """``torch.autocast`` to ``dtype`` on ``device``'s type, or a no-op context for None (fp32)."""
     if dtype is None:
         return contextlib.nullcontext()
     return torch.autocast(device_type=device.type, dtype=dtype)

@@ -30,7 +30,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from eval_harness.errors import InputError
-from eval_harness.io import atomic_write_json
+from eval_harness.io import atomic_write_json, read_json
+from eval_harness.models.registry import HEADS
 from eval_harness.paths import cache_root
 
 DEFAULT_SVR_GRID = {"kernel": ["linear", "rbf"], "C": [0.3, 1.0, 3.0, 10.0], "gamma": ["scale", 0.3, 1.0]}
@@ -63,7 +64,8 @@ VALIDATION_SCORES = {"pearson": pearson_r, "r2": r_squared}
 
 
 class _Head:
-    """What both heads share: options, the fitted state, and a picklable ``state()`` to save and reload."""
+    """What both heads share: options, the fitted state, and ``state()`` to save and reload: plain values,
+    arrays and trusted scikit-learn estimators (what :mod:`eval_harness.models.saved_state` writes)."""
 
     kind: ClassVar[str]
     selected: dict
@@ -252,14 +254,14 @@ class SvrHead(_Head):
         return cache_root() / "svr-grid" / f"{digest.hexdigest()}.json"
 
 
-HEADS = {"mlp": MlpHead, "svr": SvrHead}
-
-
 def make_head(kind: str, options: dict | None = None):
-    """A head by name (``"mlp"`` or ``"svr"``) with its options; unknown names/options are InputErrors."""
-    if kind not in HEADS:
-        raise InputError(f"head must be one of {sorted(HEADS)}, got {kind!r}")
-    head_class = HEADS[kind]
+    """A head by its name in :data:`~eval_harness.models.registry.HEADS` (``"mlp"``, ``"svr"``) with its options.
+
+    Raises:
+        ConfigError: an unknown head (the message lists them).
+        InputError: an option the head does not take.
+    """
+    head_class = HEADS.get(kind)
     allowed = {name for name, spec in head_class.__dataclass_fields__.items() if spec.init}
     unknown = set(options or {}) - allowed
     if unknown:
@@ -269,7 +271,7 @@ def make_head(kind: str, options: dict | None = None):
 
 def head_from_state(state: dict):
     """Rebuild a fitted head from :meth:`state` output (the kind is recorded in it)."""
-    return HEADS[state["kind"]].from_state(state)
+    return HEADS.get(state["kind"]).from_state(state)
 
 
 def _network(inputs: int, hidden: int, dropout: float):
@@ -320,8 +322,8 @@ def _hash_matrix(digest, array: Any) -> None:
 
 def _read_scores(path: Path) -> list[float] | None:
     try:
-        return [float(score) for score in json.loads(path.read_text())["scores"]]
-    except (FileNotFoundError, ValueError, KeyError, TypeError):
+        return [float(score) for score in read_json(path)["scores"]]
+    except (ValueError, KeyError, TypeError):
         return None
 
 

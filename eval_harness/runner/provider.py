@@ -139,5 +139,5 @@ class RunModels:
         )
         if not getattr(regressor, "heavy_predict", False):
             return regressor
-        judge = callable(getattr(regressor, "score", None))
+        judge = "judge" in model.capabilities
         return (ShardedJudge if judge else ShardedPredictions)(regressor, self.ctx.dist)

@@ -118,7 +118,7 @@ class EECSuite(Suite):
                 texts = rows["sentence"].tolist()
                 ctx.status(f"{task.model.name} {task.language} {emotion}: scoring {len(texts)} sentences of {name}")
                 validity = None
-                if callable(getattr(regressor, "score", None)):
+                if "judge" in task.model.capabilities:
                     # A zero-shot judge: how much of its answer fell on the scale's numerals, on these sentences.
                     scores = regressor.score(texts)
                     y, validity = scores.value, scores.validity()
