@@ -24,7 +24,7 @@ rank. Measured here (2 cores, the PyPI torch 2.13 CPU wheel with MKL 2024.2, Min
   text alone in its batch) moved the probe's validation predictions by 0.05-0.14 and, in 3 of 4 draws, its
   epoch from 23 to 18 or 20 (another seed: 0.17-0.26). A head trained from features that differ in their last bits is another
   head, so the bits must agree at every stage; no tolerance of the order of the features' rounding holds.
-- after: 0, cold and warm (the full-size figures are in docs/reproducibility.md). The heads train and predict
+- after: 0 for every number of every record, cold and warm (full size, as above). The heads train and predict
   on one thread whatever the process's count, and xbias sets ``MKL_CBWR=AUTO,STRICT`` before the first model
   runs, so MKL's products give the same bits for any thread count (eval_harness/models/reproducible.py).
   What each fix costs: bench/reproducibility.py.
