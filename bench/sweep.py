@@ -18,12 +18,13 @@ rank. Measured here (2 cores, the PyPI torch 2.13 CPU wheel with MKL 2024.2, Min
 
 - before (main at 4d17550): the features were byte-identical in every chunk of the embedding cache; the MLP
   head's training was not: anger's last mini-batch (5 rows) has its gradient summed in another order with two
-  threads, its weights ended 8e-8 apart, early stopping chose the same epoch, and the records differed by up
-  to 1.0e-7 (fear, joy, sadness: 0). Issue 24 saw 0.064 on an earlier main. That size is what a chosen epoch
-  that flips gives: moving 3 of anger's 1,701 training vectors by 7e-7 (what MKL's thread split does to a
-  text alone in its batch) moved the probe's validation predictions by 0.05-0.14 and, in 3 of 4 draws, its
-  epoch from 23 to 18 or 20 (another seed: 0.17-0.26). A head trained from features that differ in their last bits is another
-  head, so the bits must agree at every stage; no tolerance of the order of the features' rounding holds.
+  threads, its weights ended 8e-8 apart, early stopping chose the same epoch, and the records' values differed
+  by up to 1.0e-7, their other numbers by 4.7e-6 (fear, joy, sadness: 0). Issue 24 saw 0.064 on an earlier
+  main. That size is what a chosen epoch that flips gives: moving 3 of anger's 1,701 training vectors by 7e-7
+  (what MKL's thread split does to a text alone in its batch) moved the probe's validation predictions by
+  0.05-0.14 and, in 3 of 4 draws, its epoch from 23 to 18 or 20 (another seed: 0.17-0.26). A head trained
+  from features that differ in their last bits is another head, so the bits must agree at every stage; no
+  tolerance of the order of the features' rounding holds.
 - after: 0 for every number of every record, cold and warm (full size, as above). The heads train and predict
   on one thread whatever the process's count, and xbias sets ``MKL_CBWR=AUTO,STRICT`` before the first model
   runs, so MKL's products give the same bits for any thread count (eval_harness/models/reproducible.py).
