@@ -4,7 +4,9 @@
   ``y = w2 · relu(W1 · z + b1) + b2`` on standardised features ``z = (x - mean) / sd``,
   trained with Adam on the squared error in shuffled mini-batches; after each epoch the
   validation Pearson r is measured, the best epoch's weights are kept and training stops after
-  ``patience`` epochs without improvement (early stopping on validation).
+  ``patience`` epochs without improvement (early stopping on validation). It trains and predicts
+  in float32 on one CPU thread whatever the process's thread count, so that one seed gives the same
+  bits in any process layout (:mod:`eval_harness.models.reproducible`).
 - :class:`SvrHead`: an epsilon-SVR whose kernel, C and gamma are chosen on the validation split
   from a small grid (the authors' baseline), by validation Pearson r (``scoring="pearson"``, the
   default) or by R² (``scoring="r2"``, what scikit-learn's ``GridSearchCV`` maximises for a
@@ -32,6 +34,7 @@ import scipy.sparse as sp
 from eval_harness.errors import InputError
 from eval_harness.io import atomic_write_json, read_json
 from eval_harness.models.registry import HEADS
+from eval_harness.models.reproducible import single_thread
 from eval_harness.paths import cache_root
 
 DEFAULT_SVR_GRID = {"kernel": ["linear", "rbf"], "C": [0.3, 1.0, 3.0, 10.0], "gamma": ["scale", 0.3, 1.0]}
@@ -118,7 +121,9 @@ class MlpHead(_Head):
         scale[scale < 1e-8] = 1.0
         inputs = torch.from_numpy((x_train - mean) / scale)
         validation_inputs = torch.from_numpy((x_validation - mean) / scale)
-        with torch.random.fork_rng(devices=[]):  # seeded without touching the caller's random state
+        # Seeded without touching the caller's random state; one thread, so that the bits (and the epoch early
+        # stopping picks) do not depend on the process's thread count (models/reproducible.py).
+        with torch.random.fork_rng(devices=[]), single_thread():
             torch.manual_seed(self.seed)
             best_weights, best_epoch, epoch, best_r = self._train(
                 inputs, torch.from_numpy(y_train), validation_inputs, np.asarray(y_validation, dtype=np.float64)
@@ -166,7 +171,7 @@ class MlpHead(_Head):
         network = _network(weights["0.weight"].shape[1], weights["0.weight"].shape[0], self.dropout)
         network.load_state_dict({name: torch.from_numpy(array) for name, array in weights.items()})
         network.eval()
-        with torch.no_grad():
+        with torch.no_grad(), single_thread():
             inputs = torch.from_numpy((_dense(x) - state["mean"]) / state["scale"])
             return network(inputs).squeeze(1).numpy().astype(np.float64)
 
