@@ -116,7 +116,9 @@ class SuiteContext(Protocol):
     show_progress: bool
 
     def shared(self, key: tuple, factory: Callable[[], Any]) -> Any:
-        """``factory()`` once per run for ``key`` (freed with the model's other objects after its last task)."""
+        """``factory()`` once per run for ``key``: freed with the model's other objects after its last task when the
+        key starts with the model's name; kept for the whole run when it starts with None (a dataset every model
+        reads)."""
 
     def status(self, message: str) -> None:
         """Say what a long step is doing ("anger: training the regressor"), beside the run's progress."""

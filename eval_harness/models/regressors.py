@@ -49,10 +49,9 @@ import numpy as np
 from eval_harness.data.emotion_splits import (
     PREPROCESSORS,
     SPLITS,
+    SemEvalSplits,
     TextSplit,
-    language_texts,
     preprocess_text,
-    semeval_splits,
 )
 from eval_harness.errors import InputError, ModelLoadError, XBiasError
 from eval_harness.io import atomic_write_json, read_json
@@ -180,9 +179,12 @@ class EmotionRegressor:
     heavy_predict: ClassVar[bool] = False
 
     # ---- the interface
-    def fit(self, language: str, dimension: str) -> RegressorScores:
-        """Train on SemEval-2018 (language, dimension), select on validation, score on validation and test."""
-        splits = semeval_splits(
+    def fit(self, language: str, dimension: str, semeval: SemEvalSplits | None = None) -> RegressorScores:
+        """Train on SemEval-2018 (language, dimension), select on validation, score on validation and test.
+
+        ``semeval``: where the splits come from (a run's models share one, so each is loaded once); default: read
+        now."""
+        splits = (semeval or SemEvalSplits()).splits(
             language, dimension, preprocess=self.preprocess, max_train=self.max_train, seed=self.seed
         )
         return self.fit_splits(splits, language, dimension)
@@ -420,14 +422,15 @@ class ProbeRegressor(FeatureRegressor):
             return self._matrix[[self._rows[text] for text in texts]]
         return self.encoder.encode(texts)
 
-    def fit_splits(self, splits, language, dimension):
+    def fit(self, language: str, dimension: str, semeval: SemEvalSplits | None = None) -> RegressorScores:
         # With a cache, one encoding of every text of the language's five dimensions serves all five fits.
+        semeval = semeval or SemEvalSplits()
         if self.share_dimensions and self.encoder.cache is not None and self.max_train is None:
-            texts = sorted(set(language_texts(language, self.preprocess)))
+            texts = sorted(set(semeval.language_texts(language, self.preprocess)))
             self._rows = {text: row for row, text in enumerate(texts)}
             self._matrix = self.encoder.encode(texts)
         try:
-            return super().fit_splits(splits, language, dimension)
+            return super().fit(language, dimension, semeval)
         finally:
             self._rows = self._matrix = None
 

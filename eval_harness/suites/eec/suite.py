@@ -101,7 +101,11 @@ class EECSuite(Suite):
 
         emotions = [e for e in self._emotions(task.options) if any(unit.emotion == e for unit in task.units)]
         eec_configs = sorted({unit.config for unit in task.units if unit.dataset == "eec"})
-        corpora = {name: load_eec(name).to_pandas() for name in eec_configs}
+        # Read once per run (every model and seed scores the same corpora): a key led by None outlives the models.
+        corpora = {
+            name: ctx.shared((None, "eec-corpus", name), lambda name=name: load_eec(name).to_pandas())
+            for name in eec_configs
+        }
         prepared = {"options": task.options, "scores": {}, "eec": {}}
         for emotion in emotions:
             ctx.status(
