@@ -13,4 +13,6 @@ def small_semeval(language, dimension):
         own = [" ".join(rng.choice(words, size=5)) + f" {dimension} {split} {i}" for i in range(20)]
         return own + [f"a tweet every dimension shares {i}" for i in range(4)]
 
-    return {split: {"text": texts(split), "intensity": rng.uniform(size=24)} for split in ("train", "validation", "test")}
+    return {
+        split: {"text": texts(split), "intensity": rng.uniform(size=24)} for split in ("train", "validation", "test")
+    }
