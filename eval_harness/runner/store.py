@@ -247,7 +247,7 @@ class RunStore:
         info = {
             "config_hash": config.config_hash(),
             "name": config.name,
-            "seeds": list(config.seeds),
+            "seeds": config.seeds_setting,
             "versions": package_versions(),
             **fields,
         }
