@@ -80,6 +80,11 @@ class RegressorScores:
     n_test: int
     selected: dict = field(default_factory=dict)
 
+    def __post_init__(self):
+        # In key order: a restored model's selection (read back from its saved JSON, written with sorted keys) then
+        # gives the very bytes of a freshly trained one's in results.jsonl, not only equal values.
+        object.__setattr__(self, "selected", _in_key_order(self.selected))
+
     def to_dict(self) -> dict:
         return asdict(self)
 
@@ -669,6 +674,13 @@ def read_saved_meta(directory: str | Path) -> dict:
     if not isinstance(meta.get("identity"), dict) or not isinstance(meta["identity"].get("options"), dict):
         raise ModelLoadError(f"{directory / SAVED_META} records no identity with options")
     return meta
+
+
+def _in_key_order(value: Any) -> Any:
+    """``value`` with every mapping in it rebuilt in sorted key order (as ``json.dumps(sort_keys=True)`` writes it)."""
+    if isinstance(value, dict):
+        return {key: _in_key_order(value[key]) for key in sorted(value)}
+    return value
 
 
 def _jsonable(value: Any) -> Any:
