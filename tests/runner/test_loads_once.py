@@ -1,5 +1,6 @@
 """A run reads each dataset once: every SemEval-2018 split, every XWEAT word set and every EEC corpus is loaded once
-per run, however many models, emotions, seeds and language pairs use it (docs/performance.md)."""
+per run, however many models, emotions, seeds and language pairs use it; a warm rerun loads its encoder once
+(docs/scaling.md)."""
 
 from collections import Counter
 
@@ -75,3 +76,27 @@ def test_a_run_loads_each_semeval_split_each_word_set_and_each_eec_once(tmp_path
     assert semeval == {("en", dimension): 1 for dimension in SEMEVAL_DIMENSIONS}
     assert word_sets == {("en",): 1, ("de",): 1}
     assert eec == {("en_black_white",): 1}
+
+
+@pytest.mark.slow
+def test_a_warm_rerun_of_the_e5_arabic_eec_loads_the_model_once(tmp_path, monkeypatch):
+    """The cold run trains the e5 probe and caches it; a rerun into a new folder with that cache (a new run: new
+    resources) restores the probe and loads e5's weights once, not once more to restore it, and writes the same
+    records."""
+    import json
+
+    import eval_harness.models.loading as loading
+
+    loads = counting(monkeypatch, loading, "load_pretrained")
+    options = {"pooling": "mean", "prefix": "query: ", "max_train": 100, "head_options": {"max_epochs": 3}}
+    model = {"name": "e5", "path": "pypi:multilingual-e5-small", "type": "encoder", "options": options}
+    suite = {"languages": ["ar"], "emotions": ["anger"], "configs": ["ar_arab_anglo"], "sample": 1}
+    config = parse_config({"models": [model], "suites": {"eec": suite}, "seeds": [0]})
+    cold = run_sweep(config, tmp_path / "cold", cache_dir=tmp_path / "cache", progress=False)
+    assert sum(loads.values()) == 1
+    loads.clear()
+    warm = run_sweep(config, tmp_path / "warm", cache_dir=tmp_path / "cache", progress=False)
+    assert sum(loads.values()) == 1 and warm.computed == cold.computed > 0
+    assert (tmp_path / "warm" / "results.jsonl").read_text() == (tmp_path / "cold" / "results.jsonl").read_text()
+    restored = [json.loads(line) for line in (tmp_path / "warm" / "results.jsonl").read_text().splitlines()]
+    assert {record["language"] for record in restored} == {"ar"} and any(r["metric"] == "estimate" for r in restored)
