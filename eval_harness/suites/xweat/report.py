@@ -75,9 +75,24 @@ def influential_words(row: pd.Series) -> str:
     return "; ".join(f"{word.get('word')!r} ({word.get('role')}) {word.get('change'):+.2f}" for word in words)
 
 
+def detectable_cell(row: pd.Series) -> str:
+    """The test's minimum detectable effect (at ``mde_power``); for a test whose p is above the MDE's level
+    ``mde_alpha``, the reading of its "not significant": ``could not have detected less than d = 1.09``.
+    Empty without an MDE (a run from before the MDE was recorded)."""
+    mde = row.get("mde")
+    if mde is None or pd.isna(mde):
+        return ""
+    size = f"|d| = {mde:.2f}" if row.get("alternative") == "two-sided" else f"d = {mde:.2f}"
+    alpha = row["mde_alpha"]
+    if pd.notna(row.get("p_value")) and row["p_value"] > alpha:
+        return f"p > {alpha:g}: could not have detected less than {size}"
+    return size
+
+
 def xweat_uncertainty_table(results: pd.DataFrame, model: str) -> pd.DataFrame:
     """One model's WEAT tests (monolingual and cross-lingual), one row per test and language: d, its bootstrap
-    interval and standard error, the permutation p and the words whose removal moves d most."""
+    interval and standard error, the permutation p, the minimum detectable effect at 80 % power (which a "not
+    significant" test reads as "could not have detected less than") and the words whose removal moves d most."""
     rows = results[(results["suite"] == XWEAT_SUITE) & (results["metric"] == "effect_size")]
     rows = rows[(rows["model"] == model) & rows["value"].notna()]
     if rows.empty or "ci_low" not in rows.columns:
@@ -94,6 +109,7 @@ def xweat_uncertainty_table(results: pd.DataFrame, model: str) -> pd.DataFrame:
             ],
             "bootstrap SE": [format_number(row.get("bootstrap_std_err"), 3) for _, row in rows.iterrows()],
             "permutation p": rows["p_value"].map(format_p).to_numpy(),
+            "MDE (80 % power)": [detectable_cell(row) for _, row in rows.iterrows()],
             "words whose removal moves d most": [influential_words(row) for _, row in rows.iterrows()],
         }
     )
@@ -242,7 +258,8 @@ def xweat_section(results: pd.DataFrame, alpha: float = ALPHA, family: str = DEF
             model_blocks.append(
                 Table(
                     uncertainty,
-                    f"{model}: how sure d is: bootstrap over the words of each set, and the words whose removal "
+                    f"{model}: how sure d is: bootstrap over the words of each set, the smallest d the permutation "
+                    "test of these set sizes detects with 80 % power at level 0.05 (MDE), and the words whose removal "
                     "moves d most (change of d without the word)",
                     collapsed=True,
                 )
