@@ -19,10 +19,11 @@ with shares :math:`p = n_X / N` and :math:`1 - p` its variance is :math:`\sigma^
 .. math:: d^* = \delta^* / \sqrt{1 + p (1 - p) \delta^{*2}}
 
 (the population value, for either ``ddof``). The MDE depends only on the set sizes, the sidedness, ``alpha``
-and ``power``: a one-sided test of 8 + 8 words (WEAT's default) could not have detected less than :math:`d^* = 1.09`
-at 80 % power and :math:`\alpha = 0.05` (two-sided: 1.20; 25 + 25 words: 0.67). The bootstrap standard error says something else: how precisely the observed :math:`d`
-is known. The approximation assumes roughly normal associations of equal spread in both sets; the tests
-check it against a simulated permutation test.
+and ``power``: a one-sided test of 8 + 8 words (WEAT's default) could not have detected less than
+:math:`d^* = 1.09` at 80 % power and :math:`\alpha = 0.05` (two-sided: 1.20; 25 + 25 words: 0.67). The
+bootstrap standard error says something else: how precisely the observed :math:`d` is known. The approximation
+assumes roughly normal associations of equal spread in both sets; the tests check it against a simulated
+permutation test.
 """
 
 import math
