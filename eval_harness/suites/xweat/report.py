@@ -95,7 +95,7 @@ def xweat_uncertainty_table(results: pd.DataFrame, model: str) -> pd.DataFrame:
     significant" test reads as "could not have detected less than") and the words whose removal moves d most."""
     rows = results[(results["suite"] == XWEAT_SUITE) & (results["metric"] == "effect_size")]
     rows = rows[(rows["model"] == model) & rows["value"].notna()]
-    if rows.empty or "ci_low" not in rows.columns:
+    if rows.empty or not {"ci_low", "mde"} & set(rows.columns):
         return pd.DataFrame()
     rows = rows.iloc[sorted(range(len(rows)), key=lambda i: (natural_order(rows["test"].iloc[i]), i))]
     table = pd.DataFrame(
@@ -114,6 +114,24 @@ def xweat_uncertainty_table(results: pd.DataFrame, model: str) -> pd.DataFrame:
         }
     )
     return table.loc[:, [c for c in table.columns if (table[c] != "").any()]]
+
+
+def xweat_not_detected(results: pd.DataFrame) -> str | None:
+    """The plain reading of the WEAT tests whose p is above their MDE's level: what they could not have
+    detected, not "no bias" (None when every test with an MDE is significant)."""
+    rows = results[(results["suite"] == XWEAT_SUITE) & (results["metric"] == "effect_size")]
+    if "mde" not in rows.columns:
+        return None
+    rows = rows[rows["mde"].notna() & (rows["p_value"] > rows["mde_alpha"])]
+    if rows.empty:
+        return None
+    low, high = rows["mde"].min(), rows["mde"].max()
+    sizes = f"d = {low:.2f}" if f"{low:.2f}" == f"{high:.2f}" else f"d = {low:.2f} to {high:.2f}"
+    return (
+        f"{len(rows)} WEAT test(s) have p > {rows['mde_alpha'].iloc[0]:g}. That is not evidence of no bias: with "
+        f"their set sizes, their permutation tests could not have detected less than {sizes} at 80 % power "
+        "(the MDE column); smaller effects may be there."
+    )
 
 
 def xweat_fragile(results: pd.DataFrame) -> list[str]:
@@ -280,6 +298,9 @@ def xweat_section(results: pd.DataFrame, alpha: float = ALPHA, family: str = DEF
                 (intro,) + tuple(Table(matrix, f"{model}, {test}") for (model, test), matrix in matrices.items()),
             )
         )
+    not_detected = xweat_not_detected(results)
+    if not_detected:
+        blocks.append(Paragraph(not_detected))
     fragile = xweat_fragile(results)
     if fragile:
         blocks.append(

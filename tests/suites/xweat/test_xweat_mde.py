@@ -9,7 +9,7 @@ from eval_harness.models.static import StaticVectors
 from eval_harness.stats.weat_power import weat_minimum_detectable_effect
 from eval_harness.suites.xweat import WordSet, run_xweat, xweat_records
 from eval_harness.suites.xweat.records import XWEAT_RECORDS
-from eval_harness.suites.xweat.report import detectable_cell, xweat_uncertainty_table
+from eval_harness.suites.xweat.report import detectable_cell, xweat_not_detected, xweat_uncertainty_table
 
 
 def effect_record(lean: float, n_x: int = 8, seed: int = 0) -> dict:
@@ -48,5 +48,14 @@ def test_the_report_column_reads_a_not_significant_test_as_what_it_could_not_hav
     )  # fmt: skip
     table = xweat_uncertainty_table(results, "m")
     assert table["MDE (80 % power)"].tolist() == ["d = 1.09", "p > 0.05: could not have detected less than d = 1.09"]
-    older = xweat_uncertainty_table(results.drop(columns=["mde", "mde_power", "mde_alpha"]), "m")
-    assert "MDE (80 % power)" not in older.columns  # runs from before the MDE keep their table
+    assert xweat_not_detected(results) == (
+        "1 WEAT test(s) have p > 0.05. That is not evidence of no bias: with their set sizes, their permutation "
+        "tests could not have detected less than d = 1.09 at 80 % power (the MDE column); smaller effects may be there."
+    )
+    assert xweat_not_detected(results[results["test"] == "T1"]) is None
+    older = results.drop(columns=["mde", "mde_power", "mde_alpha"])
+    assert "MDE (80 % power)" not in xweat_uncertainty_table(older, "m").columns  # runs from before the MDE
+    assert xweat_not_detected(older) is None
+    # without a bootstrap the table still shows the MDE
+    unbootstrapped = results.drop(columns=["ci_low", "ci_high", "bootstrap_std_err", "n_bootstrap"])
+    assert "MDE (80 % power)" in xweat_uncertainty_table(unbootstrapped, "m").columns
