@@ -1,7 +1,7 @@
 """The XWEAT method's section of the report: WEAT effect sizes per test and language (a heatmap, a table per
-model with bootstrap intervals, the words whose removal moves d most, coverage), the cross-lingual matrices
-(the paper's Table 6), the flag ``bootstrap_ci_spans_zero``, the association measures' section
-(:mod:`.report_measures`), and the numbers an XWEAT run puts on a model card.
+model with bootstrap intervals, the minimum detectable effect of each test, the words whose removal moves d most,
+coverage), the cross-lingual matrices (the paper's Table 6), the flag ``bootstrap_ci_spans_zero``, the
+association measures' section (:mod:`.report_measures`), and the numbers an XWEAT run puts on a model card.
 
 It reads the records :data:`.records.XWEAT_RECORDS` declares and reaches the report only through its building
 blocks (:mod:`eval_harness.report.document`, ``tables``, ``plots``, ``sections``).

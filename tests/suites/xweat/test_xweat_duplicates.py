@@ -62,6 +62,18 @@ def test_glove_t1_rnd_with_rose_six_times_equals_rose_once_not_the_per_copy_numb
         assert abs(per_copy - once) > 1.0  # A: 0.019 once, -1.414 per copy; B: 1.943 once, 0.662 per copy
 
 
+class FixedTemplates:
+    """SEAT templates of one kind for every word: ``patterns`` hold ``{}`` where the word goes."""
+
+    source = "test"
+
+    def __init__(self, *patterns: str):
+        self.patterns = patterns
+
+    def sentences(self, word: str) -> list[str]:
+        return [pattern.format(word) for pattern in self.patterns]
+
+
 def test_weat_and_seat_in_the_suite_see_each_word_once():
     rng = np.random.default_rng(2)
     names = {role: [f"{role.lower()}{i}" for i in range(6)] for role in "XYAB"}
@@ -74,21 +86,10 @@ def test_weat_and_seat_in_the_suite_see_each_word_once():
     (collapsed,) = run_xweat(vectors, [("en", "en")], word_sets={"en": {"T1": doubled}}, permutations=99)
     assert collapsed.weat.effect_size == clean.weat.effect_size and collapsed.weat.n_a == 6
     # SEAT: the sentences of each word once
-    table = {}
-
-    class Templates:
-        source = "test"
-
-        @staticmethod
-        def sentences(word):
-            return [f"This is {word}.", f"That is {word}."]
-
-    for word in words:
-        for sentence in Templates.sentences(word):
-            table[sentence] = rng.normal(size=10)
-    encoder = PrecomputedSentences(table)
-    seat_once = run_seat(encoder, "T1", once, once, {"en": Templates}, permutations=99)
-    seat_doubled = run_seat(encoder, "T1", doubled, doubled, {"en": Templates}, permutations=99)
+    templates = FixedTemplates("This is {}.", "That is {}.")
+    encoder = PrecomputedSentences({s: rng.normal(size=10) for w in words for s in templates.sentences(w)})
+    seat_once = run_seat(encoder, "T1", once, once, {"en": templates}, permutations=99)
+    seat_doubled = run_seat(encoder, "T1", doubled, doubled, {"en": templates}, permutations=99)
     assert seat_doubled.n_sentences == seat_once.n_sentences == (12, 12, 12, 12)
     assert seat_doubled.weat.effect_size == seat_once.weat.effect_size
 
@@ -98,17 +99,10 @@ def test_seat_default_effect_size_divides_by_the_sample_standard_deviation():
     rng = np.random.default_rng(9)
     names = {role: [f"{role.lower()}{i}" for i in range(5)] for role in "XYAB"}
     sets = {role: WordSet(role, f"set {role}", "en", tuple(names[role])) for role in "XYAB"}
-
-    class Templates:
-        source = "test"
-
-        @staticmethod
-        def sentences(word):
-            return [f"A {word}.", f"The {word}.", f"One {word}."]
-
-    table = {s: rng.normal(size=12) + 0.3 * ("x" in s) for w in sum(names.values(), []) for s in Templates.sentences(w)}
-    result = run_seat(PrecomputedSentences(table), "T1", sets, sets, {"en": Templates}, permutations=99)
-    rows = {role: np.array([table[s] for w in names[role] for s in Templates.sentences(w)]) for role in "XYAB"}
+    templates = FixedTemplates("A {}.", "The {}.", "One {}.")
+    table = {s: rng.normal(size=12) + 0.3 * ("x" in s) for w in sum(names.values(), []) for s in templates.sentences(w)}
+    result = run_seat(PrecomputedSentences(table), "T1", sets, sets, {"en": templates}, permutations=99)
+    rows = {role: np.array([table[s] for w in names[role] for s in templates.sentences(w)]) for role in "XYAB"}
     unit = {role: m / np.sqrt((m * m).sum(axis=1, keepdims=True)) for role, m in rows.items()}
     s = {role: (unit[role] @ unit["A"].T).mean(1) - (unit[role] @ unit["B"].T).mean(1) for role in "XY"}
     pooled = np.concatenate([s["X"], s["Y"]])
