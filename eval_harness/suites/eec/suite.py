@@ -34,6 +34,8 @@ from ...errors import ConfigError, InputError
 from .records import EEC_RECORDS, beta_regression_records, regressor_records, validity_records
 
 QUALITY_DATASET = "semeval2018_affect"
+# The draw of `sample:`: one for every seed, so that between-seed variance is training variance alone.
+SAMPLE_SEED = 0
 
 
 class EECSuite(Suite):
@@ -43,6 +45,7 @@ class EECSuite(Suite):
     datasets = ("eec", "semeval2018_affect")
     records = EEC_RECORDS
     report_section = "eval_harness.suites.eec.report:SECTION"
+    trains = True  # the emotion regressor, per seed
     options = {
         "emotions": list(EEC_EMOTIONS),  # which emotions to run
         "configs": [],  # EEC configs to run; a language with none listed runs all of its own
@@ -51,8 +54,9 @@ class EECSuite(Suite):
         "use_t": None,
         "cov_type": "model",  # "model" (the paper's) or "cluster" (sandwich by cluster_by)
         "cluster_by": ["template_id"],  # one or two of template_id, person
-        # Rows per template x group x gender cell to score, drawn per seed (0: every row). For a quick look
-        # at a slow model (a demo); a sample keeps every cell of the design but fewer names per cell.
+        # Rows per template x group x gender cell to score (0: every row), the same rows for every seed (so that
+        # the seeds differ by their regressors' training alone). For a quick look at a slow model (a demo); a
+        # sample keeps every cell of the design but fewer names per cell.
         "sample": 0,
     }
 
@@ -101,7 +105,11 @@ class EECSuite(Suite):
 
         emotions = [e for e in self._emotions(task.options) if any(unit.emotion == e for unit in task.units)]
         eec_configs = sorted({unit.config for unit in task.units if unit.dataset == "eec"})
-        corpora = {name: load_eec(name).to_pandas() for name in eec_configs}
+        # Read once per run (every model and seed scores the same corpora): a key led by None outlives the models.
+        corpora = {
+            name: ctx.shared((None, "eec-corpus", name), lambda name=name: load_eec(name).to_pandas())
+            for name in eec_configs
+        }
         prepared = {"options": task.options, "scores": {}, "eec": {}}
         for emotion in emotions:
             ctx.status(
@@ -114,7 +122,7 @@ class EECSuite(Suite):
                     continue
                 rows = corpora[name][corpora[name]["emotion"] == emotion]
                 if task.options["sample"]:
-                    rows = stratified_sample(rows, task.options["sample"], task.seed)
+                    rows = stratified_sample(rows, task.options["sample"], SAMPLE_SEED)
                 texts = rows["sentence"].tolist()
                 ctx.status(f"{task.model.name} {task.language} {emotion}: scoring {len(texts)} sentences of {name}")
                 validity = None
