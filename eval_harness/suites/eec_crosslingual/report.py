@@ -80,17 +80,23 @@ def detail_table(rows: pd.DataFrame) -> pd.DataFrame:
     )
 
 
+def covariance_words(row: pd.Series) -> str:
+    """How a fit's standard errors were computed, in words."""
+    if row["cov_type"] != "cluster":
+        return "model-based standard errors, z tests"
+    counted = zip(row["cluster_by"], row["n_clusters"], strict=True)
+    clusters = " and ".join(f"{name} ({n})" for name, n in counted)
+    return f"standard errors clustered by {clusters}, t tests with {format_number(row['df'], 0)} df"
+
+
 def design_words(rows: pd.DataFrame) -> str:
-    """How the standard errors were computed, and how many sentences were paired, in words."""
-    first = rows.iloc[0]
-    if first["cov_type"] == "cluster":
-        counted = zip(first["cluster_by"], first["n_clusters"], strict=True)
-        clusters = " and ".join(f"{name} ({n})" for name, n in counted)
-        errors = f"standard errors clustered by {clusters}, t tests with {format_number(first['df'], 0)} df"
-    else:
-        errors = "model-based standard errors, z tests"
+    """How many sentences were paired and how the fits' standard errors were computed, in words."""
+    fits = rows.drop_duplicates(["model", "emotion"])
+    kinds = fits.apply(covariance_words, axis=1).value_counts(sort=False)
+    errors = "; ".join(f"{words} ({n} fit{'s' if n != 1 else ''})" for words, n in kinds.items())
+    first = fits.iloc[0]
     unpaired = f"{int(first['n_english_only'])} English and {int(first['n_translation_only'])} translated rows"
-    return f"{int(rows['n_pairs'].max())} aligned pairs at most per emotion ({unpaired} have no partner); {errors}."
+    return f"Up to {int(fits['n_pairs'].max())} aligned pairs per emotion ({unpaired} have no partner); {errors}."
 
 
 def crosslingual_section(results: pd.DataFrame, settings: ReportSettings) -> Section | None:
@@ -174,7 +180,7 @@ class CrosslingualSection(ReportSection):
 
     suite = SUITE_NAME
     order = 15
-    findings_counting = ("a translated EEC x emotion counts the differences of its seven effects between languages",)
+    findings_counting = ("a translated EEC x emotion counts the difference of each of its effects between languages",)
 
     def annotate(self, results: pd.DataFrame, settings: ReportSettings) -> pd.DataFrame:
         return flag_poor_regressors(results, settings)

@@ -128,25 +128,32 @@ class EECCrosslingualSuite(Suite):
             "reference_numeral_mass": english_mass,
             "other_numeral_mass": other_mass,
         }
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
+
+        def fit(cov_type: str):
+            return language_contrasts(
+                data["pairs"],
+                english_y,
+                other_y,
+                other,
+                {"group": EEC_REFERENCE_GROUP[unit.config], "gender": "male"},
+                cov_type=cov_type,
+                cluster_by=options["cluster_by"],
+                use_t=options["use_t"],
+            )
+
+        try:
             try:
-                result = language_contrasts(
-                    data["pairs"],
-                    english_y,
-                    other_y,
-                    other,
-                    {"group": EEC_REFERENCE_GROUP[unit.config], "gender": "male"},
-                    cov_type=options["cov_type"],
-                    cluster_by=options["cluster_by"],
-                    use_t=options["use_t"],
-                )
+                result, notes = _noting_warnings(fit, options["cov_type"])
             except InputError as error:
-                # E.g. a model that scores both groups alike within every template (names SVM-tfidf never saw):
-                # no difference has a standard error. The unit says why it has no numbers.
-                return [skipped_record(f"no joint fit: {error}", fields)]
-        notes = "; ".join(sorted({str(warning.message) for warning in caught}))
-        return difference_records(result, {**fields, "note": notes or None})
+                if options["cov_type"] != "cluster":
+                    raise
+                # E.g. a model that scores both groups alike within every template (names SVM-tfidf never saw): the
+                # clustered covariance is singular. Model-based standard errors stand in, as in the eec suite.
+                result, notes = _noting_warnings(fit, "model")
+                notes.add(f"no clustered standard errors ({error}); model-based ones instead")
+        except InputError as error:  # no fit at all (e.g. scores constant within the cells): the unit says why
+            return [skipped_record(f"no joint fit: {error}", fields)]
+        return difference_records(result, {**fields, "note": "; ".join(sorted(notes)) or None})
 
     def headline(self, records: Sequence[dict]) -> dict | None:
         """The difference of the group effect averaged over genders."""
@@ -154,6 +161,14 @@ class EECCrosslingualSuite(Suite):
             if record.get("kind") == "average" and record.get("effect_term") == "group":
                 return record
         return super().headline(records)
+
+
+def _noting_warnings(fit, cov_type: str):
+    """``fit(cov_type)`` and the messages of the warnings it gave (a squeeze, a fit that did not converge)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = fit(cov_type)
+    return result, {str(warning.message) for warning in caught}
 
 
 def _scores(regressor, texts: list[str], judge: bool) -> tuple[list[float], float | None]:

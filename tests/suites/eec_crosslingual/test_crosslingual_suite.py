@@ -125,12 +125,16 @@ def test_bad_settings_are_one_line_config_errors(options, message):
         load_config({"models": [{"type": "svm_tfidf"}], "suites": {"eec_crosslingual": settings}})
 
 
-def test_a_unit_whose_joint_fit_cannot_be_made_says_why():
-    """Scores that do not vary within the cells (a model that knows none of the names): one skipped record."""
+@pytest.fixture(scope="module")
+def anger_pairs():
     alignment = align(load_eec("en_arab_anglo").to_pandas(), load_eec("ar_arab_anglo").to_pandas())
-    pairs = alignment.pairs[alignment.pairs["emotion"] == "anger"]
-    constant = (np.full(len(pairs), 0.4), None)
-    fit = {"pairs": pairs, "scores": {"en": constant, "ar": constant}, "regressors": {"en": None, "ar": None}}
+    return alignment, alignment.pairs[alignment.pairs["emotion"] == "anger"]
+
+
+def evaluated(alignment, pairs, english, translated):
+    """The records of one unit from given scores of its pairs (the suite's evaluate on a hand-made prepare)."""
+    scores = {"en": (english, None), "ar": (translated, None)}
+    fit = {"pairs": pairs, "scores": scores, "regressors": {"en": None, "ar": None}}
     prepared = {
         "options": SUITE.options,
         "alignments": {"ar_arab_anglo": alignment},
@@ -138,6 +142,32 @@ def test_a_unit_whose_joint_fit_cannot_be_made_says_why():
     }
     key = {"dataset": "eec", "config": "ar_arab_anglo", "emotion": "anger"}
     unit = Unit(model="m", suite="eec_crosslingual", language="en-ar", **key)
-    (record,) = SUITE.evaluate(unit, prepared, ctx=None)
+    return SUITE.evaluate(unit, prepared, ctx=None)
+
+
+def test_a_unit_whose_joint_fit_cannot_be_made_says_why(anger_pairs):
+    """Scores that do not vary within the cells: one skipped record."""
+    alignment, pairs = anger_pairs
+    constant = np.full(len(pairs), 0.4)
+    (record,) = evaluated(alignment, pairs, constant, constant)
     assert record["status"] == "skipped" and record["value"] is None
     assert record["note"].startswith("no joint fit: ") and record["n_pairs"] == len(pairs)
+
+
+def test_a_model_blind_to_the_names_gets_model_based_errors_with_a_note(anger_pairs):
+    """Scores that depend on the template and the gender but never on the name (as SVM-tfidf's, which knows none of
+    the names): within each template both groups score alike, so the template-clustered covariance is singular. The
+    unit keeps its numbers, every group difference exactly 0, with model-based standard errors, and says so."""
+    alignment, pairs = anger_pairs
+    rank = pairs.groupby(["template_id", "group", "gender"]).cumcount().to_numpy() % 5
+    female = (pairs["gender"] == "female").to_numpy()
+    blind = 0.3 + 0.02 * pairs["template_id"].to_numpy() + 0.03 * female + 0.002 * rank
+    records = evaluated(alignment, pairs, blind, blind + 0.01)
+    assert len(records) == 7 and {r["cov_type"] for r in records} == {"model"}
+    assert records[0]["note"] == (
+        "no clustered standard errors (a standard error is nan: the covariance is singular (e.g. two-way clusters "
+        "that explain every row); use one-way clustering or cov_type='model'); model-based ones instead"
+    )
+    for record in records:
+        if record["effect_term"] == "group":
+            assert record["value"] == pytest.approx(0.0, abs=1e-12) and record["p_value"] > 0.99
