@@ -5,7 +5,9 @@ For a model and a translated language (``languages: [es, ar]``: each against Eng
 the cache, as the ``eec`` suite does: a run with both suites trains each once), the English sentences scored by
 the English regressor and their aligned translations by the other one, and one joint Beta regression per
 translated EEC x emotion (unit ``dataset="eec", config=<translated EEC>``) whose records are every identity
-effect's difference between the languages, each with its own test (:mod:`.pipeline`, :mod:`.records`).
+effect's difference between the languages, each with its own test (:mod:`.pipeline`, :mod:`.records`). Every unit
+keeps its aligned pairs with both scores beside its unit file (:mod:`.samples`), so it can be refitted without the
+model.
 
 Options: ``emotions``; ``cov_type`` (``cluster``, the default: the comparison is paired by template, or
 ``model``) and ``cluster_by`` (``[template_id]``; one or two of ``template_id``, ``person``, ``sentence``);
@@ -17,12 +19,15 @@ import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
+
 from ...contract import Suite, Task, Unit, UnitKey
 from ...data.catalog import EEC_CONFIGS_BY_LANGUAGE, EEC_EMOTIONS, EEC_REFERENCE_GROUP, EEC_TRANSLATIONS
 from ...errors import ConfigError, InputError
 from ..eec.suite import stratified_sample
 from .pipeline import ENGLISH, align, check_cluster_by, language_contrasts
 from .records import CROSSLINGUAL_RECORDS, difference_records, skipped_record
+from .samples import CROSSLINGUAL_SAMPLES, crosslingual_samples
 
 # A translated language -> its translated EEC configs.
 TRANSLATED_CONFIGS = {
@@ -47,6 +52,7 @@ class EECCrosslingualSuite(Suite):
     languages = tuple(TRANSLATED_CONFIGS)
     datasets = ("eec", "semeval2018_affect")
     records = CROSSLINGUAL_RECORDS
+    samples = CROSSLINGUAL_SAMPLES
     report_section = "eval_harness.suites.eec_crosslingual.report:SECTION"
     options = {
         "emotions": list(EEC_EMOTIONS),
@@ -115,7 +121,7 @@ class EECCrosslingualSuite(Suite):
         options, (english, other) = prepared["options"], pair_languages(unit.language)
         data = prepared["fits"][unit.config, unit.emotion]
         alignment = prepared["alignments"][unit.config]
-        (english_y, english_mass), (other_y, other_mass) = data["scores"][english], data["scores"][other]
+        english_scores, other_scores = data["scores"][english], data["scores"][other]
         fields = {
             "reference_language": english,
             "other_language": other,
@@ -125,15 +131,15 @@ class EECCrosslingualSuite(Suite):
             "n_translation_only": alignment.n_translation_only,
             "reference_regressor_r": _test_r(data["regressors"][english]),
             "other_regressor_r": _test_r(data["regressors"][other]),
-            "reference_numeral_mass": english_mass,
-            "other_numeral_mass": other_mass,
+            "reference_numeral_mass": _mean(english_scores["numeral_mass"]),
+            "other_numeral_mass": _mean(other_scores["numeral_mass"]),
         }
 
         def fit(cov_type: str):
             return language_contrasts(
                 data["pairs"],
-                english_y,
-                other_y,
+                english_scores["y"],
+                other_scores["y"],
                 other,
                 {"group": EEC_REFERENCE_GROUP[unit.config], "gender": "male"},
                 cov_type=cov_type,
@@ -155,6 +161,18 @@ class EECCrosslingualSuite(Suite):
             return [skipped_record(f"no joint fit: {error}", fields)]
         return difference_records(result, {**fields, "note": "; ".join(sorted(notes)) or None})
 
+    def unit_samples(self, unit: Unit, prepared: dict, ctx) -> dict:
+        english, other = pair_languages(unit.language)
+        data = prepared["fits"][unit.config, unit.emotion]
+        return crosslingual_samples(
+            unit.config,
+            EEC_TRANSLATIONS[unit.config],
+            unit.language,
+            data["pairs"],
+            data["scores"][english],
+            data["scores"][other],
+        )
+
     def headline(self, records: Sequence[dict]) -> dict | None:
         """The difference of the group effect averaged over genders."""
         for record in records:
@@ -171,12 +189,16 @@ def _noting_warnings(fit, cov_type: str):
     return result, {str(warning.message) for warning in caught}
 
 
-def _scores(regressor, texts: list[str], judge: bool) -> tuple[list[float], float | None]:
-    """The predicted intensities of ``texts``, and for a zero-shot judge its mean numeral mass on them."""
+def _scores(regressor, texts: list[str], judge: bool) -> dict:
+    """The predicted intensities of ``texts`` (``y``) and, for a zero-shot judge, its numeral mass on each."""
     if not judge:
-        return regressor.predict(texts), None
+        return {"y": regressor.predict(texts), "numeral_mass": None}
     scores = regressor.score(texts)
-    return scores.value, scores.validity()["numeral_mass_mean"]
+    return {"y": scores.value, "numeral_mass": scores.numeral_mass}
+
+
+def _mean(values) -> float | None:
+    return None if values is None else float(np.mean(values))
 
 
 def _test_r(regressor) -> float | None:

@@ -13,12 +13,13 @@ from helpers.planted_model import REPORTED_R, planted_model, register_planted
 
 from eval_harness.cli import main
 from eval_harness.contract import Unit
+from eval_harness.contract.samples import read_samples, samples_units
 from eval_harness.data import load_eec
 from eval_harness.errors import ConfigError
 from eval_harness.runner import load_config, plan_units
 from eval_harness.suites.eec.sentences import format_effect
 from eval_harness.suites.eec_crosslingual import SUITE
-from eval_harness.suites.eec_crosslingual.pipeline import align
+from eval_harness.suites.eec_crosslingual.pipeline import align, language_contrasts
 
 PLANTED = {
     ("ar_arab_anglo", "joy", name)
@@ -74,6 +75,28 @@ def test_the_records_say_what_was_paired_and_how_it_was_tested(planted_run):
         "gender[female]|group=Arab", "group[Arab]|average", "gender[female]|average", "group[Arab]:gender[female]",
     ]  # fmt: skip
     assert all(0 < r["mde"] < 0.05 and r["ci_low"] < r["value"] < r["ci_high"] for r in unit)
+
+
+def test_each_unit_keeps_its_pairs_and_a_refit_from_them_gives_its_records(planted_run):
+    records = [json.loads(line) for line in (planted_run / "results.jsonl").read_text().splitlines()]
+    units = samples_units(planted_run, "eec_crosslingual")
+    assert len(units) == 4
+    for unit_id, key in units.items():
+        samples = read_samples(planted_run, unit_id)
+        unit_records = [r for r in records if (r["config"], r["emotion"]) == (key["config"], key["emotion"])]
+        assert len(samples) == unit_records[0]["n_pairs"] and set(samples["language"]) == {key["language"]}
+        language = key["language"].split("-")[1]
+        refit = language_contrasts(
+            samples,
+            samples["english_score"],
+            samples["translated_score"],
+            language,
+            {"group": "Anglo", "gender": "male"},
+        )
+        for record, difference in zip(unit_records, refit.differences, strict=True):
+            assert record["term"] == difference.name
+            assert record["value"] == pytest.approx(difference.estimate, abs=1e-10)
+            assert record["std_err"] == pytest.approx(difference.std_err, abs=1e-10)
 
 
 def test_the_report_shows_the_section_its_figure_and_sentences(planted_run):
@@ -133,7 +156,7 @@ def anger_pairs():
 
 def evaluated(alignment, pairs, english, translated):
     """The records of one unit from given scores of its pairs (the suite's evaluate on a hand-made prepare)."""
-    scores = {"en": (english, None), "ar": (translated, None)}
+    scores = {"en": {"y": english, "numeral_mass": None}, "ar": {"y": translated, "numeral_mass": None}}
     fit = {"pairs": pairs, "scores": scores, "regressors": {"en": None, "ar": None}}
     prepared = {
         "options": SUITE.options,
