@@ -97,7 +97,7 @@ def test_both_rows_of_a_pair_share_their_clusters(arabic, cluster_by, clusters):
 
 def test_bad_inputs_are_clear_errors(arabic):
     pairs = arabic[2].pairs.iloc[:10]
-    with pytest.raises(InputError, match=r"10 aligned pairs need as many English and translated scores, got 9 and 10"):
+    with pytest.raises(InputError, match=r"10 paired rows need as many scores under en and under ar, got 9 and 10"):
         language_contrasts(pairs, [0.5] * 9, [0.5] * 10, "ar", REFERENCE)
     with pytest.raises(InputError, match=r"cluster_by must be one or two distinct names of template_id, person"):
         language_contrasts(pairs, [0.5] * 10, [0.5] * 10, "ar", REFERENCE, cluster_by=["row"])
