@@ -45,7 +45,10 @@ def test_model_contrasts_hold_their_level_and_have_the_power_they_report():
     """500 null data sets, the 7 differences tested at 5 % with template-clustered SEs and t(6): the pooled rate
     within the binomial band of one rate over 500 (0.031-0.069), each within 0.02-0.09 (about 3 binomial SEs).
     Then the group difference averaged over genders planted at the mean MDE the null fits reported: 300 more data
-    sets reject it 80 % of the time within 3 binomial SEs (0.73-0.87)."""
+    sets reject it 80 % of the time within 3 binomial SEs (0.73-0.87).
+
+    Measured (seed 11): the 7 null rates 0.046-0.066, pooled 0.055; MDE 0.069, power there 0.783, mean estimate
+    0.069."""
     rows, rng = design(), np.random.default_rng(11)
     null = [differences(rows, rng, 0.0) for _ in range(500)]
     assert all(len(fit) == 7 and all(r["cluster_by"] == ["template_id"] for r in fit) for fit in null)
