@@ -7,7 +7,7 @@ conditional contrasts, AMEs and interaction contrast) gets its difference B minu
 scale, its delta-method test clustered by template (default) or sentence (a row's two scores share its
 cluster: that is the pairing), and its minimum detectable difference at 80 % power (``mde``).
 
-WEAT (per test x language x seed): ``d_B - d_A`` over the words both sides found, with the paired sign-flip test
+WEAT (per test x language x seed): ``d_B - d_A`` over the words both sides found, with the paired-swap test
 and paired bootstrap over words (:func:`eval_harness.stats.paired_weat.paired_effect_size_difference`).
 """
 
@@ -93,7 +93,7 @@ def weat_difference(
     pair: UnitPair, a: Side, b: Side, words: dict[str, pd.DataFrame], *, n_bootstrap: int = 10_000, seed: int = 0
 ) -> dict:
     """The WEAT record of one xweat unit pair on its paired ``words`` (:func:`.pairing.paired_words`):
-    ``value = d_B - d_A`` with its sign-flip ``p_value``, bootstrap ``ci_low``/``ci_high``/``std_err`` and ``mde``,
+    ``value = d_B - d_A`` with its paired-swap ``p_value``, bootstrap ``ci_low``/``ci_high``/``std_err`` and ``mde``,
     both effect sizes, and the paired word counts; a skipped record when fewer than 2 words per target set are
     paired (or an effect size is undefined)."""
     fields = {**_fields(pair, a, b), "term": pair.key["test"], "n_x": len(words["X"]), "n_y": len(words["Y"])}

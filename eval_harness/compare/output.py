@@ -161,7 +161,7 @@ def write_comparison(records: list[dict], a: Side, b: Side, folder: str | Path) 
         f"- A: model `{a.model}` of `{a.run}`",
         f"- B: model `{b.model}` of `{b.run}`",
         "- EEC: one joint Beta regression per EEC x emotion with a model factor over the same sentences, "
-        "clustered as the table's records say; WEAT: paired sign flips and bootstrap over words. "
+        "clustered as the table's records say; WEAT: paired swaps and bootstrap over words. "
         "✓: survives Holm over every test here.",
         "",
         *[f"- {line}" for line in sentences(table, a, b)],

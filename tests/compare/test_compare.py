@@ -40,7 +40,9 @@ def run(folder: Path, models: list[dict], suite: dict) -> Path:
 
 
 def digests(folder: Path) -> dict:
-    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest() for p in folder.rglob("*") if p.is_file()}
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest() for p in folder.rglob("*") if p.is_file()
+    }
 
 
 @pytest.fixture(scope="module")
@@ -124,7 +126,8 @@ def test_bad_choices_are_one_line_errors(two_models, tmp_path, capsys):
 def write_weat_unit(folder: Path, model: str, test: str, targets: dict, words: dict) -> None:
     """One xweat unit's file and samples, as the harness writes them: X/Y with associations, A/B without."""
     unit = Unit(model=model, suite="xweat", language="en", dataset="xweat", test=test)
-    rows = [(role, word, value) for role in "XYAB" for word, value in zip(words[role], targets.get(role, [None] * 9))]
+    values = {role: targets.get(role, [None] * len(words[role])) for role in "XYAB"}
+    rows = [(role, word, value) for role in "XYAB" for word, value in zip(words[role], values[role], strict=True)]
     columns = {
         "test": [test] * len(rows),
         "language": ["en"] * len(rows),
@@ -166,5 +169,7 @@ def test_weat_differences_from_two_models_word_samples(tmp_path):
     assert row["p_method"] == "exact" and row["ci_low"] < row["value"] < row["ci_high"]
     assert files.weat_figure is not None and "WEAT T1" in files.markdown.read_text()
     write_weat_unit(tmp_path / "other", "m2", "T1", b, dict(words, A=["p", "z"]))
-    with pytest.raises(RunsDiffer, match=r"xweat T1 \(en, seed 0\): m1 and m2 used other words in A .*another word list"):
+    with pytest.raises(
+        RunsDiffer, match=r"xweat T1 \(en, seed 0\): m1 and m2 used other words in A .*another word list"
+    ):
         compare_runs(tmp_path / "run", tmp_path / "other", model_a="m1", out=tmp_path / "out2")

@@ -72,8 +72,8 @@ def test_the_paired_bootstrap_matches_an_independent_one():
 def test_the_swap_test_holds_its_level_when_the_models_agree_up_to_scale():
     """400 null data sets of 8 + 8 words (model B's associations twice model A's plus noise of its own: the same
     standardised associations in distribution), effect sizes near 1: the exact test rejects at 5 % within the
-    binomial band of 400 (0.029-0.071). Pilot (seed 3, 300 data sets, the statistic written out): 0.047; the linear sign-flip shortcut the
-    module docstring warns of rejected 0.020 of the same data sets."""
+    binomial band of 400 (0.029-0.071). Pilot (seed 3, 300 data sets, the statistic written out): 0.047; the
+    linear sign-flip shortcut the module docstring warns of rejected 0.020 of the same data sets."""
     rng = np.random.default_rng(3)
     rejections = 0
     for _ in range(400):
