@@ -79,8 +79,9 @@ def sentences(table: pd.DataFrame, a: Side, b: Side) -> list[str]:
     for metric, what in ((EEC_METRIC, "EEC effect differences"), (WEAT_METRIC, "WEAT effect-size differences")):
         shown = rest[rest["metric"] == metric]
         if len(shown):
+            other = " other" if table["survives_holm"].any() else ""
             lines.append(
-                f"{len(shown)} other {what} are not significant after Holm; the design could detect differences "
+                f"{len(shown)}{other} {what} are not significant after Holm; the design could detect differences "
                 f"of {shown['mde'].min():.3g} to {shown['mde'].max():.3g} with 80 % power (their MDE)."
             )
     skipped = table[table["p_value"].isna()]
