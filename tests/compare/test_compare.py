@@ -173,3 +173,13 @@ def test_weat_differences_from_two_models_word_samples(tmp_path):
         RunsDiffer, match=r"xweat T1 \(en, seed 0\): m1 and m2 used other words in A .*another word list"
     ):
         compare_runs(tmp_path / "run", tmp_path / "other", model_a="m1", out=tmp_path / "out2")
+
+
+def test_clustering_by_sentence_pairs_each_sentences_two_scores(two_models, tmp_path):
+    """Each sentence is one cluster holding its score under A and under B: as many clusters as sentences fitted."""
+    folder, _, _ = two_models
+    files = compare_runs(folder, model_a="base", model_b="tuned", out=tmp_path / "c", cluster_by=["sentence"])
+    results = files.results
+    assert results["cluster_by"].map(lambda names: names == ["sentence"]).all()
+    assert (results["n_clusters"].map(lambda n: n[0]) == results["n"] // 2).all()
+    assert (results["n_sentences"] == results["n"] // 2).all() and (results["n"] > 1000).all()
