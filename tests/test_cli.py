@@ -206,13 +206,20 @@ def test_the_shipped_configs(tmp_path, capsys):
     e5 = 3 * sum(eec.values()) + 10 * 7 * 7  # every EEC language; XWEAT in 7 languages and their 42 ordered pairs
     smollm2 = eec["en"] + 10  # English only
     glove = 3 * eec["en"] + 10
-    assert len(demo.units) == e5 + smollm2 + glove + 3 * sum(eec.values())  # + SVM-tfidf in all three languages
+    # eec_crosslingual for e5 and SVM-tfidf: en-es and en-ar, the translated EEC x 4 emotions each, three seeds
+    crosslingual = 2 * 3 * (4 + 4)
+    assert len(demo.units) == e5 + smollm2 + glove + 3 * sum(eec.values()) + crosslingual  # SVM-tfidf: 3 languages
     seeds = {(unit.model, unit.suite): set() for unit in demo.units}
     for unit in demo.units:
         seeds[unit.model, unit.suite].add(unit.seed)
     assert seeds[("multilingual-e5-small", "eec")] == seeds[("svm-tfidf", "eec")] == {0, 1, 2}
+    assert seeds[("multilingual-e5-small", "eec_crosslingual")] == {0, 1, 2}
     assert seeds[("multilingual-e5-small", "xweat")] == seeds[("smollm2-135m-instruct", "eec")] == {0}
-    assert {unit.language for unit in demo.units if unit.model == "svm-tfidf"} == {"en", "es", "ar"}
+    assert {unit.language for unit in demo.units if unit.model == "svm-tfidf" and unit.suite == "eec"} == {
+        "en",
+        "es",
+        "ar",
+    }
     assert {unit.language for unit in demo.units if unit.model == "multilingual-e5-small" and unit.suite == "eec"} == {
         "en",
         "es",

@@ -32,6 +32,7 @@ import numpy as np
 
 if TYPE_CHECKING:
     from .records import RecordSchema
+    from .samples import SampleSchema
 
 
 @dataclass(frozen=True)
@@ -146,6 +147,8 @@ class Suite:
             numbers depend on the training seed; a config without ``seeds:`` then runs it with several seeds
             (``runner.config.DEFAULT_TRAINING_SEEDS``) when the model's type trains, and pooling puts the
             between-seed variance into the standard errors.
+        samples: the columns of the per-sentence (per-word) numbers a unit keeps beside its unit file
+            (:class:`~.samples.SampleSchema`; :meth:`unit_samples` gives them); None: the suite keeps none.
     """
 
     name: str = ""
@@ -158,6 +161,7 @@ class Suite:
     records: "RecordSchema | None" = None
     report_section: str | None = None
     trains: bool = False
+    samples: "SampleSchema | None" = None
 
     def expand_languages(self, languages: Sequence[str], options: Mapping[str, Any]) -> list[str]:
         """The task languages for the configured ``languages``; a suite may add pairs such as ``"en-de"``
@@ -178,6 +182,17 @@ class Suite:
 
     def evaluate(self, unit: Unit, prepared: Any, ctx: SuiteContext) -> list[dict]:
         raise NotImplementedError
+
+    def keeps_samples(self, unit: Unit) -> bool:
+        """Whether ``unit`` keeps samples (then a unit file without them is not a finished unit). Default: every
+        unit of a suite that declares :attr:`samples`."""
+        return self.samples is not None
+
+    def unit_samples(self, unit: Unit, prepared: Any, ctx: SuiteContext) -> Mapping[str, Sequence] | None:
+        """The samples of ``unit`` (after :meth:`evaluate`, on the rank that evaluated it): column name -> one value
+        per row, every column :attr:`samples` declares but the unit's ``model`` and ``seed``, which the harness
+        adds; None for a unit that keeps none (:meth:`keeps_samples`). Default: None."""
+        return None
 
     def headline(self, records: Sequence[dict]) -> dict | None:
         """The record the end-of-run summary shows for a unit. Default: the first."""

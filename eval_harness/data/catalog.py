@@ -26,6 +26,8 @@ EEC_REFERENCE_GROUP = {
     "en_arab_anglo": "Anglo",
     "ar_arab_anglo": "Anglo",
 }
+# A translated EEC -> the English EEC it translates row by row (each of its rows names its original: sentence_en).
+EEC_TRANSLATIONS = {"es_latino_anglo": "en_latino_anglo", "ar_arab_anglo": "en_arab_anglo"}
 EEC_EMOTIONS = ("anger", "fear", "joy", "sadness")
 
 XWEAT_LANGUAGES = ("en", "de", "es", "it", "hr", "ru", "tr")

@@ -5,6 +5,8 @@ schema of the records it writes and its section of the report:
 
 - :mod:`~eval_harness.suites.eec`: Câmara et al. 2022 — emotion regressors on Equity Evaluation
   Corpora, intersectional Beta regression;
+- :mod:`~eval_harness.suites.eec_crosslingual`: the EEC effects compared between English and a translation of the
+  EEC, on aligned sentences;
 - :mod:`~eval_harness.suites.xweat`: Lauscher & Glavaš 2019 — WEAT per language and across languages;
 - :mod:`~eval_harness.suites.gender_space`: Basta et al. 2019 — gender subspace and its measures;
 - :mod:`~eval_harness.suites.contexts`: what the context-mode methods share (gender space, CEAT).
@@ -23,6 +25,7 @@ from ..registry import Registry
 
 BUILTIN_SUITES = {
     "eec": "eval_harness.suites.eec:SUITE",
+    "eec_crosslingual": "eval_harness.suites.eec_crosslingual:SUITE",
     "xweat": "eval_harness.suites.xweat:SUITE",
     "gender_space": "eval_harness.suites.gender_space:SUITE",
 }

@@ -22,6 +22,7 @@ def tiny_lm(tmp_path_factory):
 def config(tiny_lm, options, suites=None):
     return parse_config(
         {
+            "seeds": [0],  # one seed: these tests are about the llm type, not seed pooling
             "models": [{"name": "tiny-llm", "path": str(tiny_lm), "type": "llm", "options": options}],
             "suites": suites
             or {"eec": {"languages": ["en"], "emotions": ["anger"], "configs": ["en_black_white"], "sample": 2}},

@@ -1,0 +1,69 @@
+"""``xbias compare``: the bias of two models (two runs, or two models of one run) compared on the same sentences.
+
+It reads the runs' per-sentence (per-word) samples (:mod:`eval_harness.contract.samples`) and never runs a model.
+For every EEC x emotion both measured, one joint fit with a model factor tests each identity effect's difference
+B minus A (:mod:`.contrasts`); for every WEAT test, the difference of effect sizes with paired swaps and a
+paired bootstrap over words. The output goes into a folder of its own (:mod:`.output`); runs whose sentences or
+words differ are refused (:class:`~.pairing.RunsDiffer`, one line, exit 2).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from ..errors import InputError
+from ..suites.eec_crosslingual.pipeline import check_cluster_by
+from .contrasts import CLUSTER_SOURCES, eec_differences, paired_samples, weat_difference
+from .output import ComparisonFiles, write_comparison
+from .pairing import RunsDiffer, Side, sides, unit_pairs
+
+__all__ = ["RunsDiffer", "compare_runs", "default_folder"]
+
+
+def default_folder(a: Side, b: Side) -> Path:
+    """``<A's run's parent>/compare-<model A>-vs-<model B>``: beside the runs, inside neither."""
+    name = f"compare-{a.model}-vs-{b.model}".replace("/", "_")
+    return a.run.resolve().parent / name
+
+
+def _inside(folder: Path, run: Path) -> bool:
+    folder, run = folder.resolve(), run.resolve()
+    return folder == run or run in folder.parents
+
+
+def compare_runs(
+    run_a: str | Path,
+    run_b: str | Path | None = None,
+    *,
+    model_a: str | None = None,
+    model_b: str | None = None,
+    out: str | Path | None = None,
+    cov_type: str = "cluster",
+    cluster_by: Sequence[str] = ("template_id",),
+    n_bootstrap: int = 10_000,
+    progress: Callable[[str], None] | None = None,
+) -> ComparisonFiles:
+    """Compare model B with model A (module docstring) and write the comparison's files.
+
+    Raises:
+        InputError: bad runs, models, covariance options, or an output folder inside a run.
+        RunsDiffer: the sides share no unit, or a shared unit scored other sentences (words).
+    """
+    check_cluster_by(cov_type, list(cluster_by), tuple(CLUSTER_SOURCES))
+    a, b = sides(run_a, run_b, model_a, model_b)
+    folder = Path(out) if out is not None else default_folder(a, b)
+    for side in (a, b):
+        if _inside(folder, side.run):
+            raise InputError(f"the comparison's folder {folder} is inside the run {side.run}: give --out elsewhere")
+    pairs = unit_pairs(a, b)
+    samples = [paired_samples(pair, a, b) for pair in pairs]  # every pair checked before any fit
+    records: list[dict] = []
+    for number, (pair, paired) in enumerate(zip(pairs, samples, strict=True), 1):
+        if progress is not None:
+            progress(f"[{number}/{len(pairs)}] {pair.unit_a}")
+        if pair.key["suite"] == "eec":
+            records.extend(eec_differences(pair, a, b, paired, cov_type=cov_type, cluster_by=cluster_by))
+        else:
+            records.append(weat_difference(pair, a, b, paired, n_bootstrap=n_bootstrap))
+    return write_comparison(records, a, b, folder)

@@ -1,0 +1,127 @@
+"""The paired tests of a comparison, one unit pair at a time.
+
+EEC (per EEC x emotion x seed both sides measured): the sentences' scores under A and under B in one joint Beta
+regression with a ``model`` factor (:func:`eval_harness.suites.eec_crosslingual.pipeline.paired_contrasts`, on
+:func:`eval_harness.stats.condition_contrasts.fit_condition_contrasts`): every identity effect of the EEC (its
+conditional contrasts, AMEs and interaction contrast) gets its difference B minus A on the predicted-intensity
+scale, its delta-method test clustered by template (default) or sentence (a row's two scores share its
+cluster: that is the pairing), and its minimum detectable difference at 80 % power (``mde``).
+
+WEAT (per test x language x seed): ``d_B - d_A`` over the words both sides found, with the paired-swap test
+and paired bootstrap over words (:func:`eval_harness.stats.paired_weat.paired_effect_size_difference`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pandas as pd
+
+from ..errors import InputError
+from ..stats.paired_weat import paired_effect_size_difference
+from ..stats.significance import significance_stars
+from ..suites.eec_crosslingual.pipeline import paired_contrasts
+from ..suites.eec_crosslingual.records import difference_records, skipped_record
+from .pairing import Side, UnitPair, paired_sentences, paired_words
+
+EEC_METRIC = "model_difference"
+WEAT_METRIC = "weat_effect_size_difference"
+CONDITION = "model"
+CLUSTER_SOURCES = {"template_id": "template_id", "sentence": "sentence_id", "person": "person"}
+
+
+def _fields(pair: UnitPair, a: Side, b: Side) -> dict:
+    return {
+        **{name: pair.key[name] for name in ("suite", "language", "dataset", "config", "emotion", "test", "seed")},
+        "model_a": a.label,
+        "model_b": b.label,
+        "unit_a": pair.unit_a,
+        "unit_b": pair.unit_b,
+    }
+
+
+def reference_levels(pair: UnitPair) -> dict[str, str]:
+    """The EEC's reference group and gender, as side A's unit fitted them (its records' ``group_levels`` and
+    ``gender_levels``, reference first)."""
+    for record in pair.records_a:
+        if record.get("group_levels") and record.get("gender_levels"):
+            return {"group": record["group_levels"][0], "gender": record["gender_levels"][0]}
+    raise InputError(f"unit {pair.unit_a} records no group_levels/gender_levels: not an EEC Beta-regression unit")
+
+
+def paired_samples(pair: UnitPair, a: Side, b: Side):
+    """What the unit pair's test reads (:func:`.pairing.paired_sentences` or :func:`.pairing.paired_words`).
+
+    Raises:
+        RunsDiffer: the sides scored other sentences (words).
+    """
+    return paired_sentences(pair, a, b) if pair.key["suite"] == "eec" else paired_words(pair, a, b)
+
+
+def eec_differences(
+    pair: UnitPair,
+    a: Side,
+    b: Side,
+    rows: pd.DataFrame,
+    *,
+    cov_type: str = "cluster",
+    cluster_by: Sequence[str] = ("template_id",),
+) -> list[dict]:
+    """The difference records (:func:`~eval_harness.suites.eec_crosslingual.records.difference_records`, metric
+    ``model_difference``) of one EEC unit pair on its paired ``rows`` (:func:`.pairing.paired_sentences`), or its
+    one skipped record when the joint fit cannot be made."""
+    rows = rows[rows["group"].notna()].reset_index(drop=True)  # noun phrases: no group, not in the fit
+    fields = _fields(pair, a, b)
+    try:
+        result = paired_contrasts(
+            rows,
+            rows["score_a"],
+            rows["score_b"],
+            CONDITION,
+            ("A", "B"),
+            reference_levels(pair),
+            cluster_sources=CLUSTER_SOURCES,
+            cov_type=cov_type,
+            cluster_by=tuple(cluster_by),
+        )
+    except InputError as error:
+        return [skipped_record(str(error), fields, EEC_METRIC)]
+    return difference_records(result, {**fields, "n_sentences": len(rows)}, EEC_METRIC)
+
+
+def weat_difference(
+    pair: UnitPair, a: Side, b: Side, words: dict[str, pd.DataFrame], *, n_bootstrap: int = 10_000, seed: int = 0
+) -> dict:
+    """The WEAT record of one xweat unit pair on its paired ``words`` (:func:`.pairing.paired_words`):
+    ``value = d_B - d_A`` with its paired-swap ``p_value``, bootstrap ``ci_low``/``ci_high``/``std_err`` and ``mde``,
+    both effect sizes, and the paired word counts; a skipped record when fewer than 2 words per target set are
+    paired (or an effect size is undefined)."""
+    fields = {**_fields(pair, a, b), "term": pair.key["test"], "n_x": len(words["X"]), "n_y": len(words["Y"])}
+    if min(len(words["X"]), len(words["Y"])) < 2:
+        return skipped_record("fewer than 2 target words of X or Y found by both models", fields, WEAT_METRIC)
+    try:
+        result = paired_effect_size_difference(
+            words["X"]["association_a"],
+            words["Y"]["association_a"],
+            words["X"]["association_b"],
+            words["Y"]["association_b"],
+            n_bootstrap=n_bootstrap,
+            seed=seed,
+        )
+    except InputError as error:
+        return skipped_record(str(error), fields, WEAT_METRIC)
+    return {
+        **fields,
+        "metric": WEAT_METRIC,
+        "value": result.estimate,
+        "std_err": result.std_err,
+        "p_value": result.p_value,
+        "ci_low": result.ci_low,
+        "ci_high": result.ci_high,
+        "stars": significance_stars(result.p_value),
+        "mde": result.mde,
+        "reference_estimate": result.effect_a,
+        "other_estimate": result.effect_b,
+        "p_method": result.method,
+        "contrast": f"WEAT effect size {pair.key['test']}: model B minus model A",
+    }

@@ -1,0 +1,176 @@
+"""What ``xbias compare`` writes into its own folder: ``comparison.csv`` (every record), ``comparison.md`` (the
+sides, the table, plain sentences, the figures), ``eec_differences.png`` (forest plot of the EEC differences, one
+panel per emotion, one colour per EEC) and ``weat_differences.png``.
+
+Holm's adjustment runs over every test of the comparison (``p_holm``, ``survives_holm`` at 0.05): the sentences
+say the differences that survive it, and for the others the range of differences the design could have detected.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..io import atomic_write_bytes, atomic_write_text
+from ..report.plots import interval_95, marker_fill, to_png
+from ..stats.multiple_testing import holm
+from ..suites.eec.sentences import format_effect
+from ..suites.eec_crosslingual.plots import difference_plot
+from ..suites.eec_crosslingual.sentences import difference_claim, effect_label
+from .contrasts import EEC_METRIC, WEAT_METRIC
+from .pairing import Side
+
+ALPHA = 0.05
+CSV_NAME, MARKDOWN_NAME = "comparison.csv", "comparison.md"
+EEC_FIGURE, WEAT_FIGURE = "eec_differences.png", "weat_differences.png"
+
+
+@dataclass(frozen=True)
+class ComparisonFiles:
+    """The files written (None: nothing of that kind to show) and the records' table."""
+
+    folder: Path
+    csv: Path
+    markdown: Path
+    eec_figure: Path | None
+    weat_figure: Path | None
+    results: pd.DataFrame
+
+
+def with_holm(records: list[dict]) -> pd.DataFrame:
+    """The records as a table with ``p_holm`` and ``survives_holm`` over every tested row."""
+    table = pd.DataFrame(records)
+    for column in ("value", "p_value", "note"):
+        if column not in table:
+            table[column] = np.nan
+    tested = table["p_value"].notna()
+    table["p_holm"] = np.nan
+    if tested.any():
+        table.loc[tested, "p_holm"] = holm(table.loc[tested, "p_value"].to_numpy(dtype=float))
+    table["survives_holm"] = table["p_holm"] <= ALPHA
+    return table
+
+
+def words(side: Side, letter: str) -> str:
+    return f"under model {letter} ({side.label})"
+
+
+def sentences(table: pd.DataFrame, a: Side, b: Side) -> list[str]:
+    """A sentence per difference that survives Holm; then what the others could have shown (their MDE range)."""
+    lines = []
+    for _, row in table[table["survives_holm"]].iterrows():
+        p = f"p = {row['p_value']:.2g}, Holm {row['p_holm']:.2g}"
+        interval = f"95% CI {row['ci_low']:.3f} to {row['ci_high']:.3f}"
+        if row["metric"] == EEC_METRIC:
+            claim = difference_claim(row, words(b, "B"), words(a, "A"))
+            lines.append(f"{row['config']}: {claim} ({interval}, {p}).")
+        else:
+            direction = "larger" if row["value"] > 0 else "smaller"
+            lines.append(
+                f"WEAT {row['test']} ({row['language']}): the effect size is {format_effect(row['value'])} {direction} "
+                f"{words(b, 'B')} ({row['other_estimate']:.2f}) than {words(a, 'A')} ({row['reference_estimate']:.2f}) "
+                f"({interval}, {p})."
+            )
+    rest = table[table["p_value"].notna() & ~table["survives_holm"]]
+    for metric, what in ((EEC_METRIC, "EEC effect differences"), (WEAT_METRIC, "WEAT effect-size differences")):
+        shown = rest[rest["metric"] == metric]
+        if len(shown):
+            other = " other" if table["survives_holm"].any() else ""
+            lines.append(
+                f"{len(shown)}{other} {what} are not significant after Holm; the design could detect differences "
+                f"of {shown['mde'].min():.3g} to {shown['mde'].max():.3g} with 80 % power (their MDE)."
+            )
+    skipped = table[table["p_value"].isna()]
+    for _, row in skipped.iterrows():
+        lines.append(f"Not compared: {row.get('config') or row.get('test')} {row.get('emotion') or ''}: {row['note']}")
+    return lines or ["Nothing was compared."]
+
+
+def markdown_table(table: pd.DataFrame) -> str:
+    """One line per tested difference: unit, effect, A, B, B - A, its interval, p, Holm and MDE."""
+    header = "| unit | effect | A | B | B − A | 95% CI | p | Holm | MDE |\n|---|---|---|---|---|---|---|---|---|"
+    lines = [header]
+    for _, row in table[table["p_value"].notna()].iterrows():
+        if row["metric"] == EEC_METRIC:
+            unit, effect = f"{row['config']} {row['emotion']}", effect_label(row)
+        else:
+            unit, effect = f"WEAT {row['test']} {row['language']}", "effect size d"
+        mark = " ✓" if row["survives_holm"] else ""
+        lines.append(
+            f"| {unit} | {effect} | {row['reference_estimate']:.4f} | {row['other_estimate']:.4f} | "
+            f"{row['value']:+.4f}{mark} | [{row['ci_low']:.4f}, {row['ci_high']:.4f}] | {row['p_value']:.3g} | "
+            f"{row['p_holm']:.3g} | {row['mde']:.4f} |"
+        )
+    return "\n".join(lines)
+
+
+def weat_figure(table: pd.DataFrame, a: Side, b: Side) -> bytes | None:
+    """The WEAT differences with their bootstrap 95 % intervals, one line per test x language."""
+    from matplotlib.figure import Figure
+
+    rows = table[(table["metric"] == WEAT_METRIC) & table["value"].notna()]
+    if rows.empty:
+        return None
+    figure = Figure(figsize=(6.0, 0.3 * len(rows) + 1.6), layout="constrained")
+    axis = figure.subplots()
+    axis.axvline(0.0, color="0.5", linewidth=0.8)
+    for position, (_, row) in enumerate(rows.iterrows()):
+        low, high = interval_95(row)
+        axis.errorbar(
+            row["value"], position, xerr=[[row["value"] - low], [high - row["value"]]], fmt="o", capsize=2,
+            color="C0", **marker_fill(row),
+        )  # fmt: skip
+    axis.set_yticks(range(len(rows)), [f"{t} {lang}" for t, lang in zip(rows["test"], rows["language"], strict=True)])
+    axis.invert_yaxis()
+    axis.set_xlabel(f"d under B ({b.label}) minus d under A ({a.label})")
+    figure.suptitle("WEAT effect-size differences (filled: survives Holm)")
+    return to_png(figure)
+
+
+def csv_table(table: pd.DataFrame) -> pd.DataFrame:
+    """Lists and mappings as JSON text, so the CSV reads back as it was."""
+    flat = table.copy()
+    for column in flat.columns:
+        if flat[column].map(lambda value: isinstance(value, list | dict)).any():
+            flat[column] = flat[column].map(lambda v: json.dumps(v) if isinstance(v, list | dict) else v)
+    return flat
+
+
+def write_comparison(records: list[dict], a: Side, b: Side, folder: str | Path) -> ComparisonFiles:
+    """Write the comparison's files into ``folder`` (made if missing; the two runs are only read)."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    table = with_holm(records)
+    eec = table[(table["metric"] == EEC_METRIC) & table["value"].notna()]
+    eec_png = difference_plot(
+        eec, "config", f"EEC effects: model B ({b.label}) minus model A ({a.label})", "difference (B − A)"
+    )
+    weat_png = weat_figure(table, a, b)
+    figures = {}
+    for name, data in ((EEC_FIGURE, eec_png), (WEAT_FIGURE, weat_png)):
+        if data is not None:
+            figures[name] = atomic_write_bytes(folder / name, data)
+    csv = folder / CSV_NAME
+    atomic_write_text(csv, csv_table(table).to_csv(index=False))
+    text = [
+        f"# Comparison: model B ({b.label}) minus model A ({a.label})",
+        "",
+        f"- A: model `{a.model}` of `{a.run}`",
+        f"- B: model `{b.model}` of `{b.run}`",
+        "- EEC: one joint Beta regression per EEC x emotion with a model factor over the same sentences, "
+        "clustered as the table's records say; WEAT: paired swaps and bootstrap over words. "
+        "✓: survives Holm over every test here.",
+        "",
+        *[f"- {line}" for line in sentences(table, a, b)],
+        "",
+        markdown_table(table),
+        "",
+        *[f"![{name}]({name})" for name in figures],
+        "",
+    ]
+    markdown = atomic_write_text(folder / MARKDOWN_NAME, "\n".join(text))
+    return ComparisonFiles(folder, csv, markdown, figures.get(EEC_FIGURE), figures.get(WEAT_FIGURE), table)

@@ -1,0 +1,193 @@
+"""The eec_crosslingual suite's section of the report: per translated EEC, every identity effect's difference between
+the translation and its English original (a table per EEC with the marks of every table, the effects in each
+language with the minimum detectable difference, a forest plot and plain sentences), and the ``poor_regressor``
+flag on the differences measured through a poor regressor of either language.
+
+It reads the records :data:`.records.CROSSLINGUAL_RECORDS` declares.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ...report.document import Bullets, Image, Paragraph, Section, Table
+from ...report.findings import column
+from ...report.sections import ReportSection, ReportSettings
+from ...report.tables import format_number, format_p, marked_value, significance_legend
+from ..eec.report import MIN_NUMERAL_MASS
+from ..eec.sentences import MAX_P, verdict
+from .plots import difference_plot
+from .records import DIFFERENCE_METRIC
+from .sentences import difference_claim, effect_label, language_name
+
+SUITE_NAME = "eec_crosslingual"
+
+
+def difference_rows(results: pd.DataFrame) -> pd.DataFrame:
+    """The suite's difference records that hold a number (a skipped unit's record holds none)."""
+    rows = results[(results["suite"] == SUITE_NAME) & (results["metric"] == DIFFERENCE_METRIC)]
+    return rows[rows["value"].notna()]
+
+
+def _languages(row: pd.Series) -> tuple[str, str]:
+    """The conditions of a row in words: ``("in Arabic", "in English")``."""
+    return f"in {language_name(row['other_language'])}", f"in {language_name(row['reference_language'])}"
+
+
+def difference_sentence(row: pd.Series) -> str:
+    """One difference in plain words, with its own 95 % interval, p-value and multiple-testing verdict."""
+    other, reference = _languages(row)
+    caution = " Caution: a regressor's Pearson r is poor." if bool(row.get("poor_regressor")) else ""
+    return (
+        f"{row['model']}, {row['emotion']}: {difference_claim(row, other, reference)} (95% CI "
+        f"[{row['ci_low']:+.3g}, {row['ci_high']:+.3g}], p = {format_p(row['p_value'])}, {verdict(row)}).{caution}"
+    )
+
+
+def summary_table(rows: pd.DataFrame) -> pd.DataFrame:
+    """Rows emotion x model, a column per effect, each cell the difference with its stars and marks."""
+    names = list(dict.fromkeys(rows["term"]))
+    headers = {name: effect_label(rows[rows["term"] == name].iloc[0]) for name in names}
+    body = []
+    for (emotion, model), cell_rows in rows.groupby(["emotion", "model"], sort=True):
+        by_name = {row["term"]: row for _, row in cell_rows.iterrows()}
+        line = {"emotion": emotion, "model": model}
+        line.update({headers[name]: marked_value(by_name[name]) if name in by_name else "" for name in names})
+        body.append(line)
+    return pd.DataFrame(body)
+
+
+def detail_table(rows: pd.DataFrame) -> pd.DataFrame:
+    """Every difference with the effect in each language, its interval, p-value and minimum detectable difference."""
+    first = rows.iloc[0]
+    reference, other = (language_name(first[name]) for name in ("reference_language", "other_language"))
+    return pd.DataFrame(
+        [
+            {
+                "emotion": row["emotion"],
+                "model": row["model"],
+                "effect": effect_label(row),
+                reference: format_number(row["reference_estimate"], 4),
+                other: format_number(row["other_estimate"], 4),
+                "difference": marked_value(row, 4),
+                "95% CI": f"[{row['ci_low']:.4f}, {row['ci_high']:.4f}]",
+                "p": format_p(row["p_value"]),
+                "MDE (80% power)": format_number(row["mde"], 4),
+                "pairs": int(row["n_pairs"]),
+            }
+            for _, row in rows.sort_values(["emotion", "model"], kind="stable").iterrows()
+        ]
+    )
+
+
+def covariance_words(row: pd.Series) -> str:
+    """How a fit's standard errors were computed, in words."""
+    if row["cov_type"] != "cluster":
+        return "model-based standard errors, z tests"
+    counted = zip(row["cluster_by"], row["n_clusters"], strict=True)
+    clusters = " and ".join(f"{name} ({n})" for name, n in counted)
+    return f"standard errors clustered by {clusters}, t tests with {format_number(row['df'], 0)} df"
+
+
+def design_words(rows: pd.DataFrame) -> str:
+    """How many sentences were paired and how the fits' standard errors were computed, in words."""
+    fits = rows.drop_duplicates(["model", "emotion"])
+    kinds = fits.apply(covariance_words, axis=1).value_counts(sort=False)
+    errors = "; ".join(f"{words} ({n} fit{'s' if n != 1 else ''})" for words, n in kinds.items())
+    first = fits.iloc[0]
+    unpaired = f"{int(first['n_english_only'])} English and {int(first['n_translation_only'])} translated rows"
+    return f"Up to {int(fits['n_pairs'].max())} aligned pairs per emotion ({unpaired} have no partner); {errors}."
+
+
+def crosslingual_section(results: pd.DataFrame, settings: ReportSettings) -> Section | None:
+    rows = difference_rows(results)
+    skipped = results[(results["suite"] == SUITE_NAME) & (column(results, "status") == "skipped")]
+    if rows.empty and skipped.empty:
+        return None
+    subsections = []
+    for config, config_rows in rows.groupby("config", sort=True):
+        first = config_rows.iloc[0]
+        other, english = language_name(first["other_language"]), language_name(first["reference_language"])
+        title = f"{config} vs {first['english_config']}"
+        blocks: list = [
+            Paragraph(design_words(config_rows)),
+            Table(summary_table(config_rows), f"{title}: differences of effects, {other} minus {english}"),
+        ]
+        png = difference_plot(
+            config_rows,
+            "model",
+            f"{title}: {other} minus {english}, 95 % intervals",
+            f"difference of predicted intensity ({other} - {english})",
+        )
+        if png:
+            blocks.append(
+                Image(
+                    f"crosslingual_{config}",
+                    png,
+                    f"{title}: each effect's difference between the languages with its 95 % interval, one panel per "
+                    "emotion, models side by side (filled: survives Holm; half-filled: Benjamini-Hochberg only; "
+                    "hollow: neither; faded: a poor regressor)",
+                )
+            )
+        blocks.append(
+            Table(
+                detail_table(config_rows),
+                f"{title}: the effect in each language, the difference and the smallest difference the design "
+                "detects with 80 % power",
+                collapsed=True,
+            )
+        )
+        shown = config_rows[config_rows["p_value"] <= MAX_P].sort_values("p_value", kind="stable")
+        if shown.empty:
+            blocks.append(Paragraph(f"No difference between the languages reaches p ≤ {MAX_P:.2f}."))
+        else:
+            blocks.append(Paragraph(f"In plain words (differences with p ≤ {MAX_P:.2f}, each with its own test):"))
+            blocks.append(Bullets(tuple(difference_sentence(row) for _, row in shown.iterrows())))
+        subsections.append(Section(title, tuple(blocks)))
+    intro: list = [
+        Paragraph(
+            "The same sentences in two languages: each translated EEC row names its English original, and the model's "
+            "regressor of each language scores its own side. One Beta regression over both languages (group × gender "
+            "× language, a precision per language) gives every effect of the EEC section in each language and its "
+            "difference, translated minus English, with its own delta-method test; clustering by the aligned "
+            "template makes the comparison paired. A difference says the model's bias changes with the language of "
+            "the same sentences. " + significance_legend(settings.alpha, settings.family)
+        )
+    ]
+    if not skipped.empty:
+        notes = sorted({f"{r.model} {r.config} {r.emotion}: {r.note}" for r in skipped.itertuples()})
+        intro += [Paragraph("Units without a joint fit:", warning=True), Bullets(tuple(notes), warning=True)]
+    return Section("Cross-language EEC contrasts (aligned sentences)", tuple(intro), tuple(subsections))
+
+
+def flag_poor_regressors(results: pd.DataFrame, settings: ReportSettings) -> pd.DataFrame:
+    """``poor_regressor`` (the EEC section's flag) also on the differences measured through a regressor of either
+    language whose test Pearson r is below the report's line, or a zero-shot judge that was not answering."""
+    annotated = results.copy()
+    mine = annotated["suite"] == SUITE_NAME
+    poor = pd.Series(False, index=annotated.index)
+    for name in ("reference_regressor_r", "other_regressor_r"):
+        poor |= pd.to_numeric(column(annotated, name), errors="coerce") < settings.min_regressor_r
+    for name in ("reference_numeral_mass", "other_numeral_mass"):
+        poor |= pd.to_numeric(column(annotated, name), errors="coerce") < MIN_NUMERAL_MASS
+    flagged = column(annotated, "poor_regressor").astype(object).where(~mine, poor)
+    annotated["poor_regressor"] = flagged.fillna(False).astype(bool)
+    return annotated
+
+
+class CrosslingualSection(ReportSection):
+    """The eec_crosslingual suite's section (module docstring)."""
+
+    suite = SUITE_NAME
+    order = 15
+    findings_counting = ("a translated EEC x emotion counts the difference of each of its effects between languages",)
+
+    def annotate(self, results: pd.DataFrame, settings: ReportSettings) -> pd.DataFrame:
+        return flag_poor_regressors(results, settings)
+
+    def sections(self, results: pd.DataFrame, settings: ReportSettings) -> list[Section]:
+        section = crosslingual_section(results, settings)
+        return [] if section is None else [section]
+
+
+SECTION = CrosslingualSection()
