@@ -20,11 +20,11 @@ from .plots import forest_plot
 from .sentences import MAX_P, effect_sentences
 from .suite import QUALITY_DATASET
 from .tables import (
-    BIAS_TERMS,
     CLUSTER_MARK,
     EEC_METRIC,
     EEC_SUITE,
     EFFECT_METRIC,
+    INTERCEPT,
     POOR_MARK,
     QUALITY_METRIC,
     coefficient_contrasts,
@@ -32,6 +32,7 @@ from .tables import (
     eec_cell_mean_tables,
     eec_coefficient_tables,
     eec_effect_tables,
+    eec_rows,
     regressor_quality_table,
 )
 
@@ -132,17 +133,7 @@ def eec_section(results: pd.DataFrame, alpha: float = ALPHA, family: str = DEFAU
         else:
             blocks.append(Paragraph(f"No effect of this EEC reaches p ≤ {MAX_P:.2f}."))
         subsections.append(Section(config, tuple(blocks)))
-    intro = [
-        Paragraph(
-            "For each EEC and emotion, the Beta regression logit(mean intensity) = intercept + group + gender + "
-            "group × gender over the regressor's predictions. A coefficient conditions on the reference levels: "
-            "group is the minority-reference difference among men, gender the women-men difference within the "
-            "reference group, group × gender the difference of those differences (all on the logit scale). The "
-            "sentences and the effects tables read the fit on the predicted-intensity scale: the group difference "
-            "among men and among women, the gender difference within each group, their averages over the fitted "
-            "sentences, and the interaction as a difference-in-differences. " + significance_legend(alpha, family)
-        )
-    ]
+    intro = [Paragraph(design_description(results) + " " + significance_legend(alpha, family))]
     covariance = covariance_description(results)
     if covariance:
         intro.append(Paragraph(covariance))
@@ -150,6 +141,41 @@ def eec_section(results: pd.DataFrame, alpha: float = ALPHA, family: str = DEFAU
     if seeds:
         intro.append(Paragraph(seeds))
     return Section("Equity Evaluation Corpora (EEC)", tuple(intro), tuple(subsections))
+
+
+def design_description(results: pd.DataFrame) -> str:
+    """What the EEC fits are, in words: the paper's 2 x 2 model, and (when the run has them) the factorial fits of
+    EECs with other designs, naming their factors, levels and references."""
+    rows = eec_rows(results)
+    levels = column(rows, "factor_levels")
+    factorial = rows[levels.map(lambda value: isinstance(value, dict))]
+    paper = rows[~rows.index.isin(factorial.index)]
+    parts = []
+    if not paper.empty:
+        parts.append(
+            "For each EEC and emotion, the Beta regression logit(mean intensity) = intercept + group + gender + "
+            "group × gender over the regressor's predictions. A coefficient conditions on the reference levels: "
+            "group is the minority-reference difference among men, gender the women-men difference within the "
+            "reference group, group × gender the difference of those differences (all on the logit scale). The "
+            "sentences and the effects tables read the fit on the predicted-intensity scale: the group difference "
+            "among men and among women, the gender difference within each group, their averages over the fitted "
+            "sentences, and the interaction as a difference-in-differences."
+        )
+    for config, fits in factorial.groupby("config", sort=True):
+        first = fits.iloc[0]
+        design = "; ".join(
+            f"{factor}: {', '.join(found[1:])} against {found[0]}" for factor, found in first["factor_levels"].items()
+        )
+        order = int(first["order"])
+        what = "every interaction" if order >= len(first["factor_levels"]) else f"interactions up to order {order}"
+        parts.append(
+            f"{config} has {' × '.join(str(len(found)) for found in first['factor_levels'].values())} identity cells "
+            f"({design}): its Beta regression has every main effect and {what} (logit scale; a main effect holds "
+            "the factors it interacts with at their reference level). Its effects on the predicted-intensity scale "
+            "are every level's difference from the reference within each level of the other factors, their "
+            "averages over the fitted sentences, and the interactions as differences of differences."
+        )
+    return " ".join(parts)
 
 
 def _seeds_sentence(results: pd.DataFrame) -> str:
@@ -270,7 +296,10 @@ class EECSection(ReportSection):
     )
     shown_metrics = SHOWN_METRICS
     findings_exclusions = ("the regressors' Pearson r", "the Beta-regression intercepts")
-    findings_counting = ("an EEC fit counts its three coefficients and its seven effects on the intensity scale",)
+    findings_counting = (
+        "an EEC fit counts its three coefficients and its seven effects on the intensity scale (a fit of another "
+        "design, every coefficient but the intercept and every effect)",
+    )
     findings_p_values = {"p_clustered": "clustered_p_value"}
     card_metrics = {
         EEC_METRIC: CardMetric(
@@ -303,7 +332,7 @@ class EECSection(ReportSection):
         return [section for section in found if section is not None]
 
     def card_rows(self, rows: pd.DataFrame) -> pd.DataFrame:
-        rows = rows[~((rows["metric"] == EEC_METRIC) & ~rows["term"].isin(BIAS_TERMS))]
+        rows = rows[~((rows["metric"] == EEC_METRIC) & (rows["term"] == INTERCEPT))]
         if "split" in rows.columns:
             rows = rows[(rows["metric"] != QUALITY_METRIC) | (rows["split"] == "test") | rows["split"].isna()]
         return rows
