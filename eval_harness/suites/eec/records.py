@@ -6,6 +6,7 @@ checks each record against it; the report section :mod:`.report` reads these fie
 
 import math
 import re
+from typing import Any
 
 from ...contract.records import Field, RecordSchema, Test
 from ...stats.significance import significance_stars
@@ -158,7 +159,17 @@ def beta_regression_records(result, note: str | None = None, clustered=None) -> 
             )
         other = clustered.coefficient(coefficient.term) if clustered is not None else None
         records.append(_with_clustered(record, clustered, other))
-    for effect in result.effects:
+    records += _effect_records(result.effects, fit, clustered)
+    precision = result.precision
+    cells = [(f"{cell.group}|{cell.gender}", cell) for cell in result.cells]
+    return records + _fit_records(result.n, precision.log_phi, precision.log_phi_std_err, precision.phi, cells)
+
+
+def _effect_records(effects, fit: dict, clustered, levels: bool = False) -> list[dict]:
+    """The ``metric="effect"`` records of ``effects`` (with a factorial effect's ``effect_levels`` and ``given``
+    when ``levels``), each with its clustered test."""
+    records = []
+    for effect in effects:
         record = {
             "term": effect.name,
             "metric": "effect",
@@ -166,31 +177,28 @@ def beta_regression_records(result, note: str | None = None, clustered=None) -> 
             "statistic": effect.statistic,
             "kind": effect.kind,
             "coefficient": effect.term,
+            **({"effect_levels": dict(effect.levels), "given": dict(effect.given)} if levels else {}),
             **_tested(effect),
             **fit,
         }
         other = clustered.effect(effect.name) if clustered is not None else None
         records.append(_with_clustered(record, clustered, other))
-    records.append(
+    return records
+
+
+def _fit_records(n: int, log_phi: float, std_err: float, phi: float, cells: list[tuple[str, Any]]) -> list[dict]:
+    """The precision's record and a ``cell_mean`` record per ``(term, cell)``."""
+    records = [{"metric": "log_phi", "value": log_phi, "std_err": std_err, "phi": phi, "n": n}]
+    return records + [
         {
-            "metric": "log_phi",
-            "value": result.precision.log_phi,
-            "std_err": result.precision.log_phi_std_err,
-            "phi": result.precision.phi,
-            "n": result.n,
-        }
-    )
-    records += [
-        {
-            "term": f"{cell.group}|{cell.gender}",
+            "term": term,
             "metric": "cell_mean",
             "value": cell.observed_mean,
             "predicted_mean": cell.predicted_mean,
             "n": cell.n,
         }
-        for cell in result.cells
+        for term, cell in cells
     ]
-    return records
 
 
 def factorial_records(result, note: str | None = None, clustered=None) -> list[dict]:
@@ -245,42 +253,10 @@ def factorial_records(result, note: str | None = None, clustered=None) -> list[d
             record.update(lr_statistic=test.statistic, lr_p_value=test.p_value, lr_df=test.df)
         other = clustered.coefficient(coefficient.name) if clustered is not None else None
         records.append(_with_clustered(record, clustered, other))
-    for effect in result.effects:
-        record = {
-            "term": effect.name,
-            "metric": "effect",
-            "value": effect.estimate,
-            "statistic": effect.statistic,
-            "kind": effect.kind,
-            "coefficient": effect.term,
-            "effect_levels": dict(effect.levels),
-            "given": dict(effect.given),
-            **_tested(effect),
-            **fit,
-        }
-        other = clustered.effect(effect.name) if clustered is not None else None
-        records.append(_with_clustered(record, clustered, other))
+    records += _effect_records(result.effects, fit, clustered, levels=True)
     (log_phi,) = result.precision
-    records.append(
-        {
-            "metric": "log_phi",
-            "value": log_phi.estimate,
-            "std_err": log_phi.std_err,
-            "phi": math.exp(log_phi.estimate),
-            "n": result.n,
-        }
-    )
-    records += [
-        {
-            "term": "|".join(level for _, level in cell.levels),
-            "metric": "cell_mean",
-            "value": cell.observed_mean,
-            "predicted_mean": cell.predicted_mean,
-            "n": cell.n,
-        }
-        for cell in result.cells
-    ]
-    return records
+    cells = [("|".join(level for _, level in cell.levels), cell) for cell in result.cells]
+    return records + _fit_records(result.n, log_phi.estimate, log_phi.std_err, math.exp(log_phi.estimate), cells)
 
 
 def model_term(name: str) -> str:
