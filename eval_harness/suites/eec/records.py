@@ -128,20 +128,8 @@ def beta_regression_records(result, note: str | None = None, clustered=None) -> 
     rides on the ``group:gender`` estimate (``lr_statistic``, ``lr_p_value``), not in a record of its
     own, so that a run's multiple-testing family counts the intersection once.
     """
-    fit = {
-        "n": result.n,
-        "n_excluded": result.n_excluded,
-        "converged": result.converged,
-        "squeezed": result.squeezed,
-        "group_levels": list(result.group_levels),
-        "gender_levels": list(result.gender_levels),
-        "statistic_kind": result.test,
-        "df": result.df,
-        "cov_type": result.cov_type,
-        "cluster_by": list(result.cluster_by),
-        "n_clusters": list(result.n_clusters),
-        "note": note,
-    }
+    design = {"group_levels": list(result.group_levels), "gender_levels": list(result.gender_levels)}
+    fit = _fit_fields(result, note, design)
 
     records = []
     for coefficient in result.coefficients:
@@ -163,6 +151,23 @@ def beta_regression_records(result, note: str | None = None, clustered=None) -> 
     precision = result.precision
     cells = [(f"{cell.group}|{cell.gender}", cell) for cell in result.cells]
     return records + _fit_records(result.n, precision.log_phi, precision.log_phi_std_err, precision.phi, cells)
+
+
+def _fit_fields(result, note: str | None, design: dict) -> dict:
+    """The fields of a fit that ride on each of its coefficients and effects; ``design``: its levels."""
+    return {
+        "n": result.n,
+        "n_excluded": result.n_excluded,
+        "converged": result.converged,
+        "squeezed": result.squeezed,
+        **design,
+        "statistic_kind": result.test,
+        "df": result.df,
+        "cov_type": result.cov_type,
+        "cluster_by": list(result.cluster_by),
+        "n_clusters": list(result.n_clusters),
+        "note": note,
+    }
 
 
 def _effect_records(effects, fit: dict, clustered, levels: bool = False) -> list[dict]:
@@ -220,21 +225,8 @@ def factorial_records(result, note: str | None = None, clustered=None) -> list[d
     ``group_levels``/``gender_levels`` ride on each coefficient and effect. ``clustered``: as there.
     """
     levels = {factor.name: list(factor.levels) for factor in result.factors}
-    fit = {
-        "n": result.n,
-        "n_excluded": result.n_excluded,
-        "converged": result.converged,
-        "squeezed": result.squeezed,
-        **{f"{name}_levels": levels[name] for name in ("group", "gender") if name in levels},
-        "factor_levels": levels,
-        "order": result.order,
-        "statistic_kind": result.test,
-        "df": result.df,
-        "cov_type": result.cov_type,
-        "cluster_by": list(result.cluster_by),
-        "n_clusters": list(result.n_clusters),
-        "note": note,
-    }
+    named = {f"{name}_levels": levels[name] for name in ("group", "gender") if name in levels}
+    fit = _fit_fields(result, note, {**named, "factor_levels": levels, "order": result.order})
     lr_tests = {test.term: test for test in result.lr_tests}
     records = []
     for coefficient in result.coefficients:
