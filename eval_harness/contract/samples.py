@@ -34,6 +34,8 @@ keep none): one row per sentence the unit scored, in the corpus' order (a ``samp
 - ``template_id`` (int64): the template, 1-11 in the shipped EECs (what the clustered tests cluster by);
 - ``person`` (string): the person term (a name, or a noun phrase such as "my mother");
 - ``group`` (string, null for noun phrases: the fit leaves those rows out), ``gender`` (string);
+- ``other_factors`` (string, null but for a generated corpus with further identity factors): the person's level of
+  each, a JSON object (``{"age": "young"}``);
 - ``emotion`` (string), ``emotion_word`` (string): the unit's emotion and the sentence's emotion word;
 - ``sentence`` (string): the text scored;
 - ``sentence_en`` (string, null where the EEC has none): the aligned English sentence (the English sentence

@@ -22,7 +22,7 @@ TOLERANCE = 1e-10
 
 def eec_config():
     suite = {"languages": ["en"], "emotions": ["anger", "joy"], "configs": ["en_arab_anglo"], "sample": 3}
-    return parse_config({"models": [{"name": "svm", "type": "svm_tfidf"}], "suites": {"eec": suite}})
+    return parse_config({"seeds": [0], "models": [{"name": "svm", "type": "svm_tfidf"}], "suites": {"eec": suite}})
 
 
 def xweat_config():
@@ -167,3 +167,16 @@ def test_a_damaged_samples_file_is_found_like_a_damaged_unit(eec_run, tmp_path, 
     assert (summary.resumed, summary.computed) == (3, 1)
     assert (folder / "results.jsonl").read_text() == before
     assert read_samples(folder, EEC_UNIT).equals(read_samples(eec_run, EEC_UNIT))
+
+
+def test_every_eec_and_xweat_unit_of_the_demo_keeps_samples():
+    """The demo's units that keep samples are exactly its EEC-sentence and XWEAT units (the sweep writes a file for
+    each such unit and refuses one without it: the tests above); only the regressors' SemEval r keep none."""
+    from eval_harness.runner import load_config, plan_units
+    from eval_harness.suites import get_suite
+
+    units = plan_units(load_config("demo")).units
+    keeping = {unit.id for unit in units if get_suite(unit.suite).keeps_samples(unit)}
+    measured = {unit.id for unit in units if unit.dataset in ("eec", "xweat")}
+    assert keeping == measured and len([u for u in units if u.suite == "xweat"]) > 100
+    assert {unit.dataset for unit in units if unit.id not in keeping} == {"semeval2018_affect"}

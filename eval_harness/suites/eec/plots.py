@@ -9,7 +9,7 @@ from matplotlib.ticker import MaxNLocator
 
 from ...report.findings import DEFAULT_FAMILY, FAMILY_WORDS
 from ...report.plots import MODEL_COLOURS, interval_95, marker_fill, to_png
-from .tables import BIAS_TERMS, CLUSTER_MARK, eec_rows, term_label
+from .tables import CLUSTER_MARK, INTERCEPT, bias_terms, eec_rows, term_label
 
 
 def forest_plot(results: pd.DataFrame, config: str, family: str = DEFAULT_FAMILY) -> bytes | None:
@@ -19,7 +19,8 @@ def forest_plot(results: pd.DataFrame, config: str, family: str = DEFAULT_FAMILY
 
 
 def forest_figure(results: pd.DataFrame, config: str, family: str = DEFAULT_FAMILY) -> Figure | None:
-    """Coefficients with 95 % intervals for the group, gender and intersection terms of one EEC.
+    """Coefficients with 95 % intervals for the group, gender and intersection terms of one EEC (every
+    coefficient but the intercept of a design with more levels or factors).
 
     One panel per emotion; within a panel, one row per term and the models side by side. Filled
     markers survive Holm, half-filled ones Benjamini-Hochberg only (the p-values adjusted within
@@ -28,22 +29,21 @@ def forest_figure(results: pd.DataFrame, config: str, family: str = DEFAULT_FAMI
     """
     family_words = f"Holm / BH adjusted {FAMILY_WORDS[family]}"
     rows = eec_rows(results)
-    rows = rows[(rows["config"] == config) & rows["term"].isin(BIAS_TERMS)]
+    rows = rows[(rows["config"] == config) & (rows["term"] != INTERCEPT)]
     if rows.empty:
         return None
     emotions = sorted(rows["emotion"].dropna().unique())
     models = sorted(rows["model"].unique())
-    labels = [term_label(term, rows.iloc[0]) for term in BIAS_TERMS]
-    figure = Figure(
-        figsize=(3.2 * len(emotions) + 1.5, 0.45 * len(models) * len(BIAS_TERMS) + 1.8), layout="constrained"
-    )
+    terms = bias_terms(rows)
+    labels = [term_label(term, rows.iloc[0]) for term in terms]
+    figure = Figure(figsize=(3.2 * len(emotions) + 1.5, 0.45 * len(models) * len(terms) + 1.8), layout="constrained")
     axes = figure.subplots(1, len(emotions), sharex=True, sharey=True, squeeze=False)[0]
     spread = 0.7 / max(len(models), 1)
     for axis, emotion in zip(axes, emotions, strict=True):
         axis.axvline(0.0, color="0.5", linewidth=0.8)
         for m, model in enumerate(models):
             colour = MODEL_COLOURS[m % len(MODEL_COLOURS)]
-            for t, term in enumerate(BIAS_TERMS):
+            for t, term in enumerate(terms):
                 match = rows[(rows["emotion"] == emotion) & (rows["model"] == model) & (rows["term"] == term)]
                 if match.empty:
                     continue
@@ -68,7 +68,7 @@ def forest_figure(results: pd.DataFrame, config: str, family: str = DEFAULT_FAMI
         axis.set_xlabel("coefficient (logit scale)")
         axis.grid(axis="x", color="0.9")
         axis.xaxis.set_major_locator(MaxNLocator(4))
-    axes[0].set_yticks(range(len(BIAS_TERMS)), labels)
+    axes[0].set_yticks(range(len(terms)), labels)
     axes[0].invert_yaxis()
     handles = [
         Line2D([], [], color=MODEL_COLOURS[m % len(MODEL_COLOURS)], marker="o", label=model)

@@ -4,13 +4,23 @@
 checks each record against it; the report section :mod:`.report` reads these fields).
 """
 
+import math
+import re
+from typing import Any
+
 from ...contract.records import Field, RecordSchema, Test
+from ...stats.significance import significance_stars
+
+# A factorial coefficient's parts: factor[level] (the level may hold any character but "]").
+_LEVELLED = re.compile(r"([^:\[\]]+)\[[^\]]*\]")
 
 EEC_RECORDS = RecordSchema(
     metrics={
         "pearson_r": "the regressor's Pearson r on a SemEval-2018 split (unit dataset semeval2018_affect)",
-        "estimate": "a Beta-regression coefficient, logit scale (term intercept, group, gender, group:gender)",
-        "effect": "an effect on the predicted-intensity scale (term: its name in stats.betareg.EFFECTS)",
+        "estimate": "a Beta-regression coefficient, logit scale (term intercept, group, gender, group:gender; "
+        "for another design its name in stats.factorial, e.g. group[Arab]:gender[non-binary])",
+        "effect": "an effect on the predicted-intensity scale (term: its name in stats.betareg.EFFECTS; for "
+        "another design in stats.factorial, e.g. group[Arab]|gender=female, group[Arab]|average)",
         "log_phi": "the Beta regression's log precision",
         "cell_mean": "a group x gender cell's observed mean intensity (term group|gender)",
         "numeral_mass": "a zero-shot judge's mean probability of answering with a numeral of its scale",
@@ -24,13 +34,20 @@ EEC_RECORDS = RecordSchema(
         "selected": Field(dict, "pearson_r: the hyperparameters selected on validation"),
         # the Beta regression
         "contrast": Field(str, "what a coefficient or effect compares and conditions on, in words"),
-        "kind": Field(str, "effect: conditional, average marginal, or interaction"),
+        "kind": Field(str, "effect: conditional, average (marginal), difference-in-differences or interaction"),
         "coefficient": Field(str, "effect: the coefficient it is about"),
         "n_excluded": Field(int, "sentences left out of the fit (no group: noun phrases)"),
         "converged": Field(bool, "whether the fit converged"),
         "squeezed": Field(bool, "whether scores at 0 or 1 were squeezed into (0, 1)"),
         "group_levels": Field(list, "the group levels, reference first"),
         "gender_levels": Field(list, "the gender levels, reference first"),
+        # another design than the paper's 2 x 2 (factorial_records)
+        "factor_levels": Field(dict, "every identity factor's levels, reference first (factor order)"),
+        "order": Field(int, "the highest order of interaction in the fit"),
+        "model_term": Field(str, "estimate: the model term the coefficient belongs to (group, group:gender)"),
+        "effect_levels": Field(dict, "effect: each contrasted factor's level (against its reference)"),
+        "given": Field(dict, "effect: the levels of the other factors it is conditional on (none: averaged)"),
+        "lr_df": Field(int, "estimate: the likelihood-ratio test's degrees of freedom (the term's columns)"),
         "cov_type": Field(str, "the reported standard errors: model or cluster"),
         "cluster_by": Field(list, "the reported standard errors' cluster columns (none: model-based)"),
         "n_clusters": Field(list, "clusters per cluster column"),
@@ -38,8 +55,10 @@ EEC_RECORDS = RecordSchema(
         "clustered_p_value": Field(float, "the template-clustered test's p-value"),
         "clustered_by": Field(list, "the clustered test's cluster columns"),
         "clustered_df": Field(float, "the clustered t test's degrees of freedom"),
-        "lr_statistic": Field(float, "estimate group:gender: the intersection's likelihood-ratio statistic"),
-        "lr_p_value": Field(float, "estimate group:gender: the likelihood-ratio test's p-value"),
+        "lr_statistic": Field(
+            float, "estimate of the highest interaction: the likelihood-ratio statistic of dropping its term"
+        ),
+        "lr_p_value": Field(float, "estimate of the highest interaction: the likelihood-ratio test's p-value"),
         "phi": Field(float, "log_phi: the precision"),
         "predicted_mean": Field(float, "cell_mean: the fit's mean intensity of the cell"),
         # a zero-shot judge's validity
@@ -75,9 +94,21 @@ def _tested(estimate) -> dict:
         "p_value": estimate.p_value,
         "ci_low": estimate.ci_low,
         "ci_high": estimate.ci_high,
-        "stars": estimate.stars,
+        "stars": significance_stars(estimate.p_value),
         "contrast": estimate.contrast,
     }
+
+
+def _with_clustered(record: dict, clustered, estimate) -> dict:
+    """``record`` with the template-clustered test of the same number (``estimate``, from the ``clustered`` fit)."""
+    if clustered is not None:
+        record.update(
+            clustered_std_err=estimate.std_err,
+            clustered_p_value=estimate.p_value,
+            clustered_by=list(clustered.cluster_by),
+            clustered_df=clustered.df,
+        )
+    return record
 
 
 def beta_regression_records(result, note: str | None = None, clustered=None) -> list[dict]:
@@ -97,30 +128,8 @@ def beta_regression_records(result, note: str | None = None, clustered=None) -> 
     rides on the ``group:gender`` estimate (``lr_statistic``, ``lr_p_value``), not in a record of its
     own, so that a run's multiple-testing family counts the intersection once.
     """
-    fit = {
-        "n": result.n,
-        "n_excluded": result.n_excluded,
-        "converged": result.converged,
-        "squeezed": result.squeezed,
-        "group_levels": list(result.group_levels),
-        "gender_levels": list(result.gender_levels),
-        "statistic_kind": result.test,
-        "df": result.df,
-        "cov_type": result.cov_type,
-        "cluster_by": list(result.cluster_by),
-        "n_clusters": list(result.n_clusters),
-        "note": note,
-    }
-
-    def with_clustered(record: dict, estimate) -> dict:
-        if clustered is not None:
-            record.update(
-                clustered_std_err=estimate.std_err,
-                clustered_p_value=estimate.p_value,
-                clustered_by=list(clustered.cluster_by),
-                clustered_df=clustered.df,
-            )
-        return record
+    design = {"group_levels": list(result.group_levels), "gender_levels": list(result.gender_levels)}
+    fit = _fit_fields(result, note, design)
 
     records = []
     for coefficient in result.coefficients:
@@ -137,8 +146,35 @@ def beta_regression_records(result, note: str | None = None, clustered=None) -> 
                 lr_statistic=result.intersection_lr_test.statistic, lr_p_value=result.intersection_lr_test.p_value
             )
         other = clustered.coefficient(coefficient.term) if clustered is not None else None
-        records.append(with_clustered(record, other))
-    for effect in result.effects:
+        records.append(_with_clustered(record, clustered, other))
+    records += _effect_records(result.effects, fit, clustered)
+    precision = result.precision
+    cells = [(f"{cell.group}|{cell.gender}", cell) for cell in result.cells]
+    return records + _fit_records(result.n, precision.log_phi, precision.log_phi_std_err, precision.phi, cells)
+
+
+def _fit_fields(result, note: str | None, design: dict) -> dict:
+    """The fields of a fit that ride on each of its coefficients and effects; ``design``: its levels."""
+    return {
+        "n": result.n,
+        "n_excluded": result.n_excluded,
+        "converged": result.converged,
+        "squeezed": result.squeezed,
+        **design,
+        "statistic_kind": result.test,
+        "df": result.df,
+        "cov_type": result.cov_type,
+        "cluster_by": list(result.cluster_by),
+        "n_clusters": list(result.n_clusters),
+        "note": note,
+    }
+
+
+def _effect_records(effects, fit: dict, clustered, levels: bool = False) -> list[dict]:
+    """The ``metric="effect"`` records of ``effects`` (with a factorial effect's ``effect_levels`` and ``given``
+    when ``levels``), each with its clustered test."""
+    records = []
+    for effect in effects:
         record = {
             "term": effect.name,
             "metric": "effect",
@@ -146,31 +182,80 @@ def beta_regression_records(result, note: str | None = None, clustered=None) -> 
             "statistic": effect.statistic,
             "kind": effect.kind,
             "coefficient": effect.term,
+            **({"effect_levels": dict(effect.levels), "given": dict(effect.given)} if levels else {}),
             **_tested(effect),
             **fit,
         }
         other = clustered.effect(effect.name) if clustered is not None else None
-        records.append(with_clustered(record, other))
-    records.append(
+        records.append(_with_clustered(record, clustered, other))
+    return records
+
+
+def _fit_records(n: int, log_phi: float, std_err: float, phi: float, cells: list[tuple[str, Any]]) -> list[dict]:
+    """The precision's record and a ``cell_mean`` record per ``(term, cell)``."""
+    records = [{"metric": "log_phi", "value": log_phi, "std_err": std_err, "phi": phi, "n": n}]
+    return records + [
         {
-            "metric": "log_phi",
-            "value": result.precision.log_phi,
-            "std_err": result.precision.log_phi_std_err,
-            "phi": result.precision.phi,
-            "n": result.n,
-        }
-    )
-    records += [
-        {
-            "term": f"{cell.group}|{cell.gender}",
+            "term": term,
             "metric": "cell_mean",
             "value": cell.observed_mean,
             "predicted_mean": cell.predicted_mean,
             "n": cell.n,
         }
-        for cell in result.cells
+        for term, cell in cells
     ]
-    return records
+
+
+def factorial_records(result, note: str | None = None, clustered=None) -> list[dict]:
+    """The records of one factorial Beta regression (an EEC x emotion of any other design than the paper's 2 x 2:
+    :class:`~eval_harness.stats.factorial.FactorialBetaRegression`), each number with its own test, in the
+    shape of :func:`beta_regression_records`:
+
+    - ``metric="estimate"``: every coefficient (``term`` its name, ``intercept``, ``group[Arab]``,
+      ``group[Arab]:gender[non-binary]``; ``model_term`` the term it belongs to), logit scale; the
+      likelihood-ratio test of each highest interaction term rides on that term's coefficients
+      (``lr_statistic``, ``lr_p_value``, ``lr_df``);
+    - ``metric="effect"``: every conditional contrast against the reference, AME and interaction contrast on
+      the intensity scale (``term`` its name, ``kind``, ``coefficient`` the term it is about, ``effect_levels``
+      and ``given``);
+    - ``metric="log_phi"`` and ``metric="cell_mean"`` per cell (``term`` its levels joined by ``|``, in factor
+      order: ``Arab|non-binary``).
+
+    ``factor_levels`` (every factor's levels, reference first), ``order`` and, for the factors the EECs name,
+    ``group_levels``/``gender_levels`` ride on each coefficient and effect. ``clustered``: as there.
+    """
+    levels = {factor.name: list(factor.levels) for factor in result.factors}
+    named = {f"{name}_levels": levels[name] for name in ("group", "gender") if name in levels}
+    fit = _fit_fields(result, note, {**named, "factor_levels": levels, "order": result.order})
+    lr_tests = {test.term: test for test in result.lr_tests}
+    records = []
+    for coefficient in result.coefficients:
+        term = model_term(coefficient.name)
+        record = {
+            "term": coefficient.name,
+            "metric": "estimate",
+            "value": coefficient.estimate,
+            "statistic": coefficient.statistic,
+            **_tested(coefficient),
+            "model_term": term,
+            **fit,
+        }
+        if term in lr_tests:
+            test = lr_tests[term]
+            record.update(lr_statistic=test.statistic, lr_p_value=test.p_value, lr_df=test.df)
+        other = clustered.coefficient(coefficient.name) if clustered is not None else None
+        records.append(_with_clustered(record, clustered, other))
+    records += _effect_records(result.effects, fit, clustered, levels=True)
+    (log_phi,) = result.precision
+    cells = [("|".join(level for _, level in cell.levels), cell) for cell in result.cells]
+    return records + _fit_records(result.n, log_phi.estimate, log_phi.std_err, math.exp(log_phi.estimate), cells)
+
+
+def model_term(name: str) -> str:
+    """The model term of a factorial coefficient: ``group[Arab]:gender[female]`` -> ``group:gender`` (the
+    intercept's is ``intercept``)."""
+    factors = _LEVELLED.findall(name)
+    return ":".join(factors) if factors else name
 
 
 def validity_records(validity: dict | None) -> list[dict]:

@@ -20,13 +20,14 @@ from .plots import forest_plot
 from .sentences import MAX_P, effect_sentences
 from .suite import QUALITY_DATASET
 from .tables import (
-    BIAS_TERMS,
     CLUSTER_MARK,
     EEC_METRIC,
     EEC_SUITE,
     EFFECT_METRIC,
+    INTERCEPT,
     POOR_MARK,
     QUALITY_METRIC,
+    bias_terms,
     coefficient_contrasts,
     covariance_description,
     eec_cell_mean_tables,
@@ -136,17 +137,7 @@ def eec_section(results: pd.DataFrame, alpha: float = ALPHA, family: str = DEFAU
         else:
             blocks.append(Paragraph(f"No effect of this EEC reaches p ≤ {MAX_P:.2f}."))
         subsections.append(Section(config, tuple(blocks)))
-    intro = [
-        Paragraph(
-            "For each EEC and emotion, the Beta regression logit(mean intensity) = intercept + group + gender + "
-            "group × gender over the regressor's predictions. A coefficient conditions on the reference levels: "
-            "group is the minority-reference difference among men, gender the women-men difference within the "
-            "reference group, group × gender the difference of those differences (all on the logit scale). The "
-            "sentences and the effects tables read the fit on the predicted-intensity scale: the group difference "
-            "among men and among women, the gender difference within each group, their averages over the fitted "
-            "sentences, and the interaction as a difference-in-differences. " + significance_legend(alpha, family)
-        )
-    ]
+    intro = [Paragraph(design_description(results) + " " + significance_legend(alpha, family))]
     covariance = covariance_description(results)
     if covariance:
         intro.append(Paragraph(covariance))
@@ -162,12 +153,47 @@ STANDARD_ERRORS_CAPTION = (
 )
 
 
+def design_description(results: pd.DataFrame) -> str:
+    """What the EEC fits are, in words: the paper's 2 x 2 model, and (when the run has them) the factorial fits of
+    EECs with other designs, naming their factors, levels and references."""
+    rows = eec_rows(results)
+    levels = column(rows, "factor_levels")
+    factorial = rows[levels.map(lambda value: isinstance(value, dict))]
+    paper = rows[~rows.index.isin(factorial.index)]
+    parts = []
+    if not paper.empty:
+        parts.append(
+            "For each EEC and emotion, the Beta regression logit(mean intensity) = intercept + group + gender + "
+            "group × gender over the regressor's predictions. A coefficient conditions on the reference levels: "
+            "group is the minority-reference difference among men, gender the women-men difference within the "
+            "reference group, group × gender the difference of those differences (all on the logit scale). The "
+            "sentences and the effects tables read the fit on the predicted-intensity scale: the group difference "
+            "among men and among women, the gender difference within each group, their averages over the fitted "
+            "sentences, and the interaction as a difference-in-differences."
+        )
+    for config, fits in factorial.groupby("config", sort=True):
+        first = fits.iloc[0]
+        design = "; ".join(
+            f"{factor}: {', '.join(found[1:])} against {found[0]}" for factor, found in first["factor_levels"].items()
+        )
+        order = int(first["order"])
+        what = "every interaction" if order >= len(first["factor_levels"]) else f"interactions up to order {order}"
+        parts.append(
+            f"{config} has {' × '.join(str(len(found)) for found in first['factor_levels'].values())} identity cells "
+            f"({design}): its Beta regression has every main effect and {what} (logit scale; a main effect holds "
+            "the factors it interacts with at their reference level). Its effects on the predicted-intensity scale "
+            "are every level's difference from the reference within each level of the other factors, their "
+            "averages over the fitted sentences, and the interactions as differences of differences."
+        )
+    return " ".join(parts)
+
+
 def _seeds_sentence(results: pd.DataFrame) -> str:
     """What the standard errors include of the regressors' training noise: with several seeds, how much of each
     bias coefficient's squared standard error is between-seed variance (its range and median); with one seed,
     that they include none of it."""
     coefficients = eec_rows(results)
-    coefficients = coefficients[coefficients["term"].isin(BIAS_TERMS)]
+    coefficients = coefficients[coefficients["term"].isin(bias_terms(coefficients))]
     if coefficients.empty:
         return ""
     pooled = coefficients[column(coefficients, "pooling").isin(["rubin", "identical"])]
@@ -298,7 +324,10 @@ class EECSection(ReportSection):
     )
     shown_metrics = SHOWN_METRICS
     findings_exclusions = ("the regressors' Pearson r", "the Beta-regression intercepts")
-    findings_counting = ("an EEC fit counts its three coefficients and its seven effects on the intensity scale",)
+    findings_counting = (
+        "an EEC fit counts its three coefficients and its seven effects on the intensity scale (a fit of another "
+        "design, every coefficient but the intercept and every effect)",
+    )
     findings_p_values = {"p_clustered": "clustered_p_value"}
     card_metrics = {
         EEC_METRIC: CardMetric(
@@ -331,7 +360,7 @@ class EECSection(ReportSection):
         return [section for section in found if section is not None]
 
     def card_rows(self, rows: pd.DataFrame) -> pd.DataFrame:
-        rows = rows[~((rows["metric"] == EEC_METRIC) & ~rows["term"].isin(BIAS_TERMS))]
+        rows = rows[~((rows["metric"] == EEC_METRIC) & (rows["term"] == INTERCEPT))]
         if "split" in rows.columns:
             rows = rows[(rows["metric"] != QUALITY_METRIC) | (rows["split"] == "test") | rows["split"].isna()]
         return rows

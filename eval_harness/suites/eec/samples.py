@@ -4,7 +4,10 @@
 :func:`eec_samples` makes them from what :meth:`~.suite.EECSuite.prepare` kept of one EEC x emotion.
 """
 
+import json
+
 from ...contract.samples import SampleColumn, SampleSchema
+from .corpora import IDENTITY_COLUMNS
 
 EEC_SAMPLES = SampleSchema(
     (
@@ -15,6 +18,7 @@ EEC_SAMPLES = SampleSchema(
         SampleColumn("person", "string", "the person term"),
         SampleColumn("group", "string", "the person's group (null for noun phrases, left out of the fit)", True),
         SampleColumn("gender", "string", "the person's gender"),
+        SampleColumn("other_factors", "string", "a generated corpus's further identity factors, as JSON", True),
         SampleColumn("emotion", "string", "the unit's emotion"),
         SampleColumn("emotion_word", "string", "the sentence's emotion word"),
         SampleColumn("sentence", "string", "the text scored"),
@@ -30,13 +34,20 @@ CORPUS_COLUMNS = ("language", "template_id", "person", "group", "gender", "emoti
 
 def eec_samples(config: str, data: dict) -> dict:
     """The sample columns of one EEC x emotion from the suite's prepared ``data`` (its ``rows``, the corpus rows
-    scored with their positions as index, ``y`` and, for a judge, ``numeral_mass``)."""
+    scored with their positions as index, ``y``, the fit's ``factors`` and, for a judge, ``numeral_mass``)."""
     rows = data["rows"]
     mass = data.get("numeral_mass")
+    others = [factor for factor in data["factors"] if factor not in IDENTITY_COLUMNS]
     return {
         "config": [config] * len(rows),
         "sentence_id": rows.index.to_numpy(),
         **{name: rows[name] for name in CORPUS_COLUMNS},
+        "other_factors": _as_json(rows, others) if others else [None] * len(rows),
         "score": data["y"],
         "numeral_mass": [None] * len(rows) if mass is None else mass,
     }
+
+
+def _as_json(rows, factors: list[str]) -> list[str]:
+    """Each row's levels of ``factors`` as a JSON object."""
+    return [json.dumps(dict(zip(factors, levels, strict=True))) for levels in rows[factors].itertuples(index=False)]

@@ -9,17 +9,32 @@ marginal effect's number with a conditional effect's test.
 When the group difference among men and among women (or the gender difference within the two groups)
 have opposite signs, the sentences of those conditional effects, and of the average over both, say so:
 an average of opposite effects describes neither.
+
+An EEC of another design (more groups or genders, further factors: :func:`~.records.factorial_records`) gets
+the same sentences from its effects' levels (:func:`factorial_claim`): "sentences about Arab non-binary people
+are predicted 0.0312 angrier than about Anglo non-binary people", the average over the other factors' levels,
+and each interaction as a difference of differences; the opposite-sign notes compare a contrast's strata.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import pandas as pd
 
 from ...report.tables import format_p
 from ...stats.betareg import EFFECTS
-from .tables import eec_effect_rows, gender_levels, group_levels, people
+from .tables import (
+    describe,
+    eec_effect_rows,
+    factor_levels,
+    gender_levels,
+    gender_people,
+    group_levels,
+    level_words,
+    people,
+)
 
 # conditional effect -> the effect of the same factor at the other level of the other factor
 OPPOSITE_PAIRS = {
@@ -71,6 +86,8 @@ def _comparative(emotion: str, value: float) -> str:
 
 def claim(row: pd.Series) -> str:
     """What the effect record says, in the direction of its estimate (see the module docstring)."""
+    if is_factorial(row):
+        return factorial_claim(row)
     value, emotion = float(row["value"]), str(row["emotion"])
     reference, minority = group_levels(row)
     men, women = (people(level) for level in gender_levels(row))
@@ -99,8 +116,96 @@ def claim(row: pd.Series) -> str:
     return f"{prefix}sentences about {subject} are predicted {amount} than about {other}"
 
 
+def is_factorial(row: pd.Series) -> bool:
+    """Whether an effect record is of a factorial fit (another design than the paper's 2 x 2)."""
+    return isinstance(row.get("effect_levels"), dict)
+
+
+def _references(row: pd.Series) -> dict[str, str]:
+    return {factor: found[0] for factor, found in factor_levels(row).items()}
+
+
+def _level_words(factor: str, levels: list[str]) -> str:
+    """A factor's levels as people, listed: ``men, women and non-binary people``, ``Anglo, Arab and Latino
+    people``, ``age young and age old``."""
+    if factor == "gender":
+        named = [gender_people(level) for level in levels]
+    elif factor == "group":
+        named = [*levels[:-1], f"{levels[-1]} people"]
+    else:
+        named = [f"{factor} {level}" for level in levels]
+    return ", ".join(named[:-1]) + f" and {named[-1]}"
+
+
+def _averaged_over(row: pd.Series) -> str:
+    """``"averaged over men, women and non-binary people"``: the factors an average effect averages over."""
+    others = [(f, found) for f, found in factor_levels(row).items() if f not in row["effect_levels"]]
+    return "averaged over " + "; ".join(_level_words(factor, found) for factor, found in others)
+
+
+def factorial_claim(row: pd.Series) -> str:
+    """What a factorial effect record says, in the direction of its estimate (see the module docstring)."""
+    value, emotion, kind = float(row["value"]), str(row["emotion"]), row["kind"]
+    levels, given = dict(row["effect_levels"]), dict(row.get("given") or {})
+    references = _references(row)
+    if kind == "interaction":
+        return _interaction_claim(row, levels, given, references)
+    subject = describe({**given, **levels})
+    other = describe({**given, **{factor: references[factor] for factor in levels}})
+    prefix = f"{_averaged_over(row)}, " if kind == "average" else ""
+    if value == 0:
+        return f"{prefix}sentences about {subject} are predicted as {emotion} as about {other}"
+    amount = f"{format_effect(value)} {_comparative(emotion, value)}"
+    return f"{prefix}sentences about {subject} are predicted {amount} than about {other}"
+
+
+def _interaction_claim(row: pd.Series, levels: dict, given: dict, references: dict) -> str:
+    """A two-factor interaction contrast as a difference of differences of four cells (within a stratum of the
+    other factors, or averaged over them); a higher-order one in the record's own words."""
+    value, emotion = float(row["value"]), str(row["emotion"])
+    if len(levels) != 2:
+        return f"the {row['contrast']} of the predicted {emotion} is {value:+.3g}"
+    (first, a), (second, b) = levels.items()
+    a0, b0 = references[first], references[second]
+
+    def cell(x, y):
+        return describe({**given, first: x, second: y})
+
+    difference = f"difference of differences: the predicted {emotion} of {cell(a, b)} minus {cell(a, b0)}"
+    baseline = f"that of {cell(a0, b)} minus {cell(a0, b0)}"
+    averaged = f", {_averaged_over(row)}" if not given and len(references) > 2 else ""
+    if value == 0:
+        return f"{difference} equals {baseline}{averaged}"
+    return f"{difference} is {format_effect(value)} {'higher' if value > 0 else 'lower'} than {baseline}{averaged}"
+
+
+def _factorial_opposite_note(row: pd.Series, effects: dict[str, pd.Series]) -> str:
+    """The notes of :func:`_opposite_note` for a factorial effect: the same contrast in other strata (of a
+    conditional effect) or in the strata an average averages over, when their estimates have the other sign."""
+    strata = [
+        other
+        for other in effects.values()
+        if other["kind"] == "conditional" and other["effect_levels"] == row["effect_levels"]
+    ]
+    if row["kind"] == "average":
+        signs = {math.copysign(1.0, other["value"]) for other in strata if other["value"] != 0}
+        if len(signs) > 1:
+            return "; this average hides differences of opposite sign across the other factors' levels"
+        return ""
+    if row["kind"] != "conditional":
+        return ""
+    opposite = [
+        ", ".join(level_words(factor, level) for factor, level in other["given"].items())
+        for other in strata
+        if _opposite(row["value"], other["value"])
+    ]
+    return f"; {' and '.join(opposite)} the estimated difference has the opposite sign" if opposite else ""
+
+
 def _opposite_note(row: pd.Series, effects: dict[str, pd.Series]) -> str:
     """``"; among women the difference runs the other way"`` when the paired conditional effect has the other sign."""
+    if is_factorial(row):
+        return _factorial_opposite_note(row, effects)
     name = row["term"]
     men, women = (people(level) for level in gender_levels(row))
     reference, minority = group_levels(row)
@@ -171,7 +276,8 @@ def effect_sentence(row: pd.Series, effects: dict[str, pd.Series] | None = None)
 def effect_sentences(results: pd.DataFrame, max_p: float = MAX_P) -> dict[str, list[EffectSentence]]:
     """Per EEC, the sentences of the effects with p <= ``max_p``, strongest (smallest p) first."""
     rows = eec_effect_rows(results)
-    rows = rows[rows["term"].isin(EFFECTS) & rows["value"].notna() & rows["p_value"].notna()]
+    factorial = rows.apply(is_factorial, axis=1) if not rows.empty else pd.Series(False, index=rows.index)
+    rows = rows[(rows["term"].isin(EFFECTS) | factorial) & rows["value"].notna() & rows["p_value"].notna()]
     fits: dict[tuple, dict[str, pd.Series]] = {}
     for _, row in rows.iterrows():
         fits.setdefault((row["model"], row["config"], row["emotion"]), {})[row["term"]] = row

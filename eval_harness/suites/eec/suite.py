@@ -11,6 +11,11 @@ For a model and a language, per emotion (anger, fear, joy, sadness):
    b3 minority female`` (:func:`eval_harness.stats.betareg.fit_intersectional`, the ``eec_bias``
    metric) per EEC x emotion (unit ``dataset="eec", config=<EEC config>``). Noun-phrase
    sentences ("my mother") carry no group and are left out of the fit, as the metric does.
+   An EEC with another design (more groups or genders, such as a non-binary gender, or further
+   identity factors: a corpus generated from a spec in the config, :mod:`.corpora`) gets the
+   factorial fit of every main effect and interaction up to ``order``
+   (:func:`eval_harness.stats.factorial.fit_factorial`): every coefficient, every conditional
+   contrast against the reference, the AMEs and the interaction contrasts, each with its own test.
 
 Standard errors: the paper's model-based ones by default (``cov_type: model``), so numbers stay
 comparable with it; ``cov_type: cluster`` makes the template-clustered sandwich (``cluster_by``:
@@ -19,7 +24,8 @@ estimate and effect also carries its template-clustered standard error and p-val
 11 templates crossed with persons, not independent sentences.
 
 Records: see :func:`~.records.beta_regression_records` (coefficients, effects on the intensity
-scale, precision, cell means) and :func:`~.records.regressor_records` (Pearson r per split). Samples: every
+scale, precision, cell means), :func:`~.records.factorial_records` (the same for any other design) and
+:func:`~.records.regressor_records` (Pearson r per split). Samples: every
 EEC unit keeps the score of each sentence it scored beside its unit file (:mod:`.samples`; the columns are
 listed in :mod:`eval_harness.contract.samples`), so a reader can refit it without the model.
 """
@@ -31,9 +37,18 @@ from typing import Any
 import numpy as np
 
 from ...contract import Suite, Task, Unit, UnitKey
-from ...data.catalog import EEC_CONFIGS, EEC_CONFIGS_BY_LANGUAGE, EEC_EMOTIONS, EEC_REFERENCE_GROUP
+from ...data.catalog import EEC_CONFIGS, EEC_CONFIGS_BY_LANGUAGE, EEC_EMOTIONS
 from ...errors import ConfigError, InputError
-from .records import EEC_RECORDS, beta_regression_records, regressor_records, validity_records
+from ...stats.results import is_missing
+from .corpora import (
+    IDENTITY_COLUMNS,
+    check_generated,
+    corpus_names,
+    generated_specs,
+    identity_factors,
+    load_corpus,
+)
+from .records import EEC_RECORDS, beta_regression_records, factorial_records, regressor_records, validity_records
 from .samples import EEC_SAMPLES, eec_samples
 
 QUALITY_DATASET = "semeval2018_affect"
@@ -62,6 +77,11 @@ class EECSuite(Suite):
         # the seeds differ by their regressors' training alone). For a quick look at a slow model (a demo); a
         # sample keeps every cell of the design but fewer names per cell.
         "sample": 0,
+        # Corpora generated from a spec (corpora.py): name -> generate_eec's keys (+ reference_gender, factors).
+        "generated": {},
+        # The highest order of interaction a k-level fit includes (None: every one, the saturated model); the
+        # shipped 2 x 2 EECs always get the paper's saturated fit.
+        "order": None,
     }
 
     def validate_options(self, options: Mapping[str, Any]) -> None:
@@ -79,9 +99,14 @@ class EECSuite(Suite):
         self._emotions(options)
         if isinstance(options["sample"], bool) or options["sample"] < 0:
             raise ConfigError(f"sample must be a whole number of rows per cell (0: all), got {options['sample']!r}")
-        unknown = [config for config in options["configs"] if config not in EEC_CONFIGS]
+        order = options["order"]
+        if order is not None and (isinstance(order, bool) or not isinstance(order, int) or order < 1):
+            raise ConfigError(f"order must be a whole number >= 1 (null: every interaction), got {order!r}")
+        check_generated(options["generated"], self.languages)
+        known = (*EEC_CONFIGS, *generated_specs(options))
+        unknown = [config for config in options["configs"] if config not in known]
         if unknown:
-            raise ConfigError(f"unknown EEC config(s) {unknown}; configs: {', '.join(EEC_CONFIGS)}")
+            raise ConfigError(f"unknown EEC config(s) {unknown}; configs: {', '.join(known)}")
 
     def plan(self, model, language: str, options: Mapping[str, Any]) -> list[UnitKey]:
         emotions, configs = self._emotions(options), self._configs(language, options)
@@ -98,20 +123,18 @@ class EECSuite(Suite):
 
     @staticmethod
     def _configs(language: str, options: Mapping[str, Any]) -> list[str]:
-        """The EEC configs of ``language`` listed in ``options["configs"]`` (checked by validate_options), or all
-        of them when none is."""
-        available = EEC_CONFIGS_BY_LANGUAGE[language]
+        """The EEC configs (shipped or generated) of ``language`` listed in ``options["configs"]`` (checked by
+        validate_options), or all of them when none is."""
+        available = corpus_names(language, options)
         return [config for config in options["configs"] if config in available] or available
 
     def prepare(self, task: Task, ctx) -> dict:
         """Per emotion of the pending units: the regressor (fitted or loaded) and its scores on the EECs."""
-        from ...data import load_eec  # here, not at the top: `datasets` is slow to import (xbias list)
-
         emotions = [e for e in self._emotions(task.options) if any(unit.emotion == e for unit in task.units)]
         eec_configs = sorted({unit.config for unit in task.units if unit.dataset == "eec"})
         # Read once per run (every model and seed scores the same corpora): a key led by None outlives the models.
         corpora = {
-            name: ctx.shared((None, "eec-corpus", name), lambda name=name: load_eec(name).to_pandas())
+            name: ctx.shared((None, "eec-corpus", name), lambda name=name: load_corpus(name, task.options))
             for name in eec_configs
         }
         prepared = {"options": task.options, "scores": {}, "eec": {}}
@@ -125,8 +148,9 @@ class EECSuite(Suite):
                 if not any(unit.config == name and unit.emotion == emotion for unit in task.units):
                     continue
                 rows = corpora[name][corpora[name]["emotion"] == emotion]
+                factors = identity_factors(name, task.options)
                 if task.options["sample"]:
-                    rows = stratified_sample(rows, task.options["sample"], SAMPLE_SEED)
+                    rows = stratified_sample(rows, task.options["sample"], SAMPLE_SEED, tuple(factors))
                 texts = rows["sentence"].tolist()
                 ctx.status(f"{task.model.name} {task.language} {emotion}: scoring {len(texts)} sentences of {name}")
                 validity, mass = None, None
@@ -141,32 +165,18 @@ class EECSuite(Suite):
                     "numeral_mass": mass,
                     "validity": validity,
                     "y": y,
-                    "group": rows["group"].tolist(),
-                    "gender": rows["gender"].tolist(),
+                    "factors": {factor: rows[factor].tolist() for factor in factors},
+                    "references": factors,
                     "template_id": rows["template_id"].tolist(),
                     "person": rows["person"].tolist(),
                 }
         return prepared
 
     def evaluate(self, unit: Unit, prepared: dict, ctx) -> list[dict]:
-        from ...stats.betareg import fit_intersectional  # here: statsmodels is slow to import (xbias list)
-
         if unit.dataset == QUALITY_DATASET:
             return regressor_records(prepared["scores"][unit.emotion])
         data, options = prepared["eec"][unit.config, unit.emotion], prepared["options"]
-
-        def fit(cluster_by):
-            clusters = {name: data[name] for name in cluster_by} if cluster_by else None
-            return fit_intersectional(
-                data["y"],
-                data["group"],
-                data["gender"],
-                reference_group=EEC_REFERENCE_GROUP[unit.config],
-                reference_gender="male",
-                use_t=options["use_t"],
-                cov_type="cluster" if clusters else "model",
-                clusters=clusters,
-            )
+        fit, make_records = identity_fit(data, options)
 
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -184,7 +194,7 @@ class EECSuite(Suite):
                 # SVM-tfidf): no between-template variation, so the sandwich is singular. The reported,
                 # model-based fit stands; the records say why they carry no clustered test.
                 notes.add(f"no template-clustered standard errors: {error}")
-        records = beta_regression_records(result, note="; ".join(sorted(notes)) or None, clustered=clustered)
+        records = make_records(result, note="; ".join(sorted(notes)) or None, clustered=clustered)
         return records + validity_records(data["validity"])
 
     def keeps_samples(self, unit: Unit) -> bool:
@@ -197,19 +207,82 @@ class EECSuite(Suite):
         return eec_samples(unit.config, prepared["eec"][unit.config, unit.emotion])
 
     def headline(self, records: Sequence[dict]) -> dict | None:
-        """The intersection coefficient for an EEC unit; the test-split Pearson r for a regressor unit."""
+        """The intersection coefficient for an EEC unit (for another design: the first coefficient of its highest
+        interaction, else its first group coefficient); the test-split Pearson r for a regressor unit."""
         for record in records:
             if record.get("term") == "group:gender" and record["metric"] == "estimate":
                 return record
             if record["metric"] == "pearson_r" and record.get("split") == "test":
                 return record
-        return super().headline(records)
+        estimates = [r for r in records if r["metric"] == "estimate" and r.get("model_term") not in (None, "intercept")]
+        tested = [r for r in estimates if r.get("lr_statistic") is not None]
+        return (tested or estimates or [None])[0] or super().headline(records)
 
 
-def stratified_sample(rows, per_cell: int, seed: int):
-    """At most ``per_cell`` rows of every template x group x gender cell (noun-phrase rows, whose group is
-    missing, form cells of their own), drawn without replacement with ``seed``; the rows keep their order."""
-    cells = rows.groupby(["template_id", rows["group"].fillna(""), "gender"], sort=False).indices.values()
+def identity_fit(data: Mapping[str, Any], options: Mapping[str, Any]):
+    """``(fit, records)`` for one EEC x emotion: ``fit(cluster_by)`` fits the Beta regression (``cluster_by``:
+    the cluster columns, None: model-based) and ``records(result, note, clustered)`` makes its records.
+
+    Two factors of two levels each (group and gender, as in the shipped EECs) get the paper's intersectional
+    fit and records (:func:`~eval_harness.stats.betareg.fit_intersectional`,
+    :func:`~.records.beta_regression_records`); any other design (more levels, more factors, or ``order`` 1)
+    the factorial fit of every main effect and interaction up to ``order``
+    (:func:`~eval_harness.stats.factorial.fit_factorial`, :func:`~.records.factorial_records`).
+    """
+    # Here, not at the top: statsmodels and scipy are slow to import (xbias list).
+    from ...stats.betareg import fit_intersectional
+    from ...stats.factorial import fit_factorial
+
+    factors, references = data["factors"], data["references"]
+
+    def clusters(cluster_by):
+        return {name: data[name] for name in cluster_by} if cluster_by else None
+
+    if is_two_by_two(factors) and options["order"] in (None, 2):
+
+        def intersectional(cluster_by):
+            return fit_intersectional(
+                data["y"],
+                factors["group"],
+                factors["gender"],
+                reference_group=references["group"],
+                reference_gender=references["gender"],
+                use_t=options["use_t"],
+                cov_type="cluster" if cluster_by else "model",
+                clusters=clusters(cluster_by),
+            )
+
+        return intersectional, beta_regression_records
+
+    def factorial(cluster_by):
+        return fit_factorial(
+            data["y"],
+            factors,
+            references,
+            order=None if options["order"] is None else min(options["order"], len(factors)),
+            use_t=options["use_t"],
+            cov_type="cluster" if cluster_by else "model",
+            clusters=clusters(cluster_by),
+        )
+
+    return factorial, factorial_records
+
+
+def is_two_by_two(factors: Mapping[str, list]) -> bool:
+    """Whether the design is the paper's: group and gender only, each with two levels among the rows that have
+    every label (the rows the fit keeps: None or NaN is a missing label)."""
+    if tuple(factors) != IDENTITY_COLUMNS:
+        return False
+    kept = [labels for labels in zip(*factors.values(), strict=True) if not any(map(is_missing, labels))]
+    return all(len({labels[k] for labels in kept}) == 2 for k in range(len(factors)))
+
+
+def stratified_sample(rows, per_cell: int, seed: int, factors: tuple[str, ...] = IDENTITY_COLUMNS):
+    """At most ``per_cell`` rows of every template x identity cell (``factors``: group x gender, and a generated
+    corpus's further factors; noun-phrase rows, whose group is missing, form cells of their own), drawn without
+    replacement with ``seed``; the rows keep their order."""
+    keys = ["template_id", *(rows[factor].fillna("") for factor in factors)]
+    cells = rows.groupby(keys, sort=False).indices.values()
     rng = np.random.default_rng(seed)
     keep = [
         index

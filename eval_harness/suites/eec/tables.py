@@ -1,9 +1,13 @@
 """The EEC method's tables for the report, from a run's annotated results: the paper's coefficient tables per
 EEC (Tables 3-5), the effects on the intensity scale, the cell means, what each coefficient compares, the
 covariance in words, and the regressors' Pearson r (Table 2). Cells are display strings, marked as every table
-of the report is (:func:`eval_harness.report.tables.marked_value`)."""
+of the report is (:func:`eval_harness.report.tables.marked_value`). An EEC of another design than the paper's
+2 x 2 (more groups or genders, more factors: :func:`~.records.factorial_records`) has a column per coefficient,
+headed by what it compares (:func:`factorial_term_label`)."""
 
 from __future__ import annotations
+
+import re
 
 import pandas as pd
 
@@ -13,10 +17,13 @@ EEC_SUITE = "eec"
 EEC_METRIC = "estimate"
 EFFECT_METRIC = "effect"
 QUALITY_METRIC = "pearson_r"
-BIAS_TERMS = ("group", "gender", "group:gender")
+BIAS_TERMS = ("group", "gender", "group:gender")  # the 2 x 2 design's; bias_terms() gives any design's
+INTERCEPT = "intercept"
 CLUSTER_MARK = "§"
 POOR_MARK = "(poor r)"
 PEOPLE = {"male": "men", "female": "women"}
+# A factorial coefficient's parts, factor[level] (stats.factorial's names: group[Arab]:gender[non-binary]).
+LEVELLED = re.compile(r"([^:\[\]]+)\[([^\]]*)\]")
 
 
 def _levels(row: pd.Series, column: str, default: tuple[str, str]) -> tuple[str, str]:
@@ -40,9 +47,37 @@ def people(level: str) -> str:
     return PEOPLE.get(level, level)
 
 
+def gender_people(level: str) -> str:
+    """The people of a gender level: ``men``, ``women``, else ``<level> people`` (``non-binary people``)."""
+    return PEOPLE.get(level, f"{level} people")
+
+
+def describe(cell: dict) -> str:
+    """The people of an identity cell, ``{factor: level}`` (any of its factors): ``Arab women``, ``Arab
+    people``, ``non-binary people``, ``Latino men (age young)``."""
+    gender = cell.get("gender")
+    words = " ".join(filter(None, (cell.get("group"), gender_people(gender) if gender else "people")))
+    others = [f"{factor} {level}" for factor, level in cell.items() if factor not in ("group", "gender")]
+    return words + (f" ({', '.join(others)})" if others else "")
+
+
+def factor_levels(row: pd.Series) -> dict[str, list[str]]:
+    """A factorial record's ``factor_levels`` (factor -> levels, reference first), or ``{}`` for a 2 x 2 one."""
+    levels = row.get("factor_levels")
+    return dict(levels) if isinstance(levels, dict) else {}
+
+
+def bias_terms(rows: pd.DataFrame) -> list[str]:
+    """The coefficient terms of ``rows`` but the intercept, in record order (the 2 x 2 design's ``BIAS_TERMS``)."""
+    return [term for term in dict.fromkeys(rows["term"]) if isinstance(term, str) and term != INTERCEPT]
+
+
 def term_label(term: str, row: pd.Series) -> str:
     """A column header that says what the coefficient compares and conditions on, with the level names:
-    ``African-American vs European, among men``, ``women vs men, within European``, ..."""
+    ``African-American vs European, among men``, ``women vs men, within European``, ...; for a factorial
+    coefficient (another design) :func:`factorial_term_label`."""
+    if LEVELLED.search(term):
+        return factorial_term_label(term, row)
     reference_group, minority = group_levels(row)
     men, women = (people(level) for level in gender_levels(row))
     return {
@@ -50,6 +85,32 @@ def term_label(term: str, row: pd.Series) -> str:
         "gender": f"{women} vs {men}, within {reference_group}",
         "group:gender": f"{minority} × {women} (interaction)",
     }.get(term, term)
+
+
+def factorial_term_label(term: str, row: pd.Series) -> str:
+    """A factorial coefficient's header: ``Arab vs Anglo, among men`` (a main effect holds the factors it interacts
+    with at their reference), ``non-binary people vs men, within Anglo``, ``Arab × non-binary people (interaction)``."""
+    parts = LEVELLED.findall(term)
+    levels = factor_levels(row)
+    if len(parts) > 1:
+        return " × ".join(gender_people(level) if f == "gender" else level for f, level in parts) + " (interaction)"
+    ((factor, level),) = parts
+    reference = levels.get(factor, ["the reference"])[0]
+    if factor == "gender":
+        level, reference = gender_people(level), gender_people(reference)
+    held = [name for name in levels if name != factor] if (row.get("order") or 1) > 1 else []
+    where = [level_words(name, levels[name][0]) for name in held]
+    return f"{level} vs {reference}" + (f", {', '.join(where)}" if where else "")
+
+
+def level_words(factor: str, level: str) -> str:
+    """A factor held at a level, in words: ``among men``, ``among non-binary people``, ``within Anglo``,
+    ``age young``."""
+    if factor == "gender":
+        return f"among {gender_people(level)}"
+    if factor == "group":
+        return f"within {level}"
+    return f"{factor} {level}"
 
 
 def eec_rows(results: pd.DataFrame) -> pd.DataFrame:
@@ -62,11 +123,11 @@ def _term_lines(coefficients: pd.DataFrame, cell) -> dict[str, list[tuple[dict, 
     ``cell(row)`` of that term's coefficient row; each line with its coefficient rows."""
     lines = {}
     for config, rows in coefficients.groupby("config", sort=True):
-        first, lines[config] = rows.iloc[0], []
+        first, terms, lines[config] = rows.iloc[0], bias_terms(rows), []
         for (emotion, model), cell_rows in rows.groupby(["emotion", "model"], sort=True):
             by_term = {row["term"]: row for _, row in cell_rows.iterrows()}
             line = {"emotion": emotion, "model": model}
-            for term in BIAS_TERMS:
+            for term in terms:
                 line[term_label(term, first)] = cell(by_term[term]) if term in by_term else ""
             lines[config].append((line, cell_rows))
     return lines
@@ -162,18 +223,18 @@ def coefficient_contrasts(results: pd.DataFrame, config: str) -> list[str]:
     """``group: logit difference, Arab vs Anglo, among men (the reference gender)``, ...: what each bias
     coefficient of one EEC compares, in the records' own words."""
     rows = eec_rows(results)
-    rows = rows[(rows["config"] == config) & rows["term"].isin(BIAS_TERMS)]
+    rows = rows[(rows["config"] == config) & (rows["term"] != INTERCEPT)]
     if "contrast" not in rows.columns:
         return []
     contrasts = rows.dropna(subset=["contrast"]).drop_duplicates("term").set_index("term")["contrast"]
-    return [f"{term_label(term, rows.iloc[0])}: {contrasts[term]}" for term in BIAS_TERMS if term in contrasts]
+    return [f"{term_label(term, rows.iloc[0])}: {contrasts[term]}" for term in bias_terms(rows) if term in contrasts]
 
 
 def covariance_description(results: pd.DataFrame) -> str:
     """Which covariance the EEC standard errors are, and which tests, in words (from the records'
     ``cov_type``, ``cluster_by``, ``statistic_kind`` and ``df``; pooled seeds named as such)."""
     rows = eec_rows(results)
-    rows = rows[rows["term"].isin(BIAS_TERMS)]
+    rows = rows[rows["term"] != INTERCEPT]
     if rows.empty or "cov_type" not in rows.columns:
         return ""
     parts = []

@@ -15,7 +15,8 @@ def prepared_for(scores_by_template_and_gender):
         for i in range(5)
     ]
     y, group, gender, template, person = map(list, zip(*rows, strict=True))
-    data = {"y": np.array(y), "group": group, "gender": gender, "template_id": template, "person": person}
+    data = {"y": np.array(y), "template_id": template, "person": person}
+    data["factors"], data["references"] = {"group": group, "gender": gender}, {"group": "European", "gender": "male"}
     data["validity"] = None  # not a zero-shot judge
     return {"options": dict(SUITE.options), "eec": {("en_black_white", "anger"): data}}
 
