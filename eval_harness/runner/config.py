@@ -39,6 +39,10 @@ from ..shipped import find_config
 from ..suites import get_suite
 
 CONFIG_KEYS = ("name", "seeds", "languages", "models", "suites")
+# A name that may become part of a file name in the run folder: one plain path component, never hidden ("..",
+# ".x"), never a path (no "/").
+PLAIN_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]*")
+PLAIN_NAME_WORDS = "letters, digits, '.', '_' and '-', not starting with '.'"
 MODEL_KEYS = ("name", "id", "path", "revision", "type", "languages", "options")
 
 
@@ -238,8 +242,8 @@ def parse_config(data: Mapping, where: str = "config") -> RunConfig:
             )
         )
     name = data.get("name")
-    if name is not None and not isinstance(name, str):
-        raise ConfigError(f"{where}: name must be a string, got {name!r}")
+    if name is not None and not (isinstance(name, str) and PLAIN_NAME.fullmatch(name)):
+        raise ConfigError(f"{where}: name must be a plain name ({PLAIN_NAME_WORDS}), got {name!r}")
     return RunConfig(models=models, suites=tuple(suites), seeds=tuple(seeds), name=name)
 
 
@@ -266,8 +270,12 @@ def _parse_model(entry: Any, where: str) -> ModelSpec:
     if source is None and model_type(type_name).needs_source:
         raise ConfigError(f"{where}: a model of type {type_name!r} needs `id` (a Hub id) or `path`")
     name = entry.get("name") or model_label(source or type_name)
-    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9._-]+", name):
-        raise ConfigError(f"{where}: name {name!r} may only hold letters, digits, '.', '_' and '-'")
+    if not isinstance(name, str) or not PLAIN_NAME.fullmatch(name):
+        derived = "" if entry.get("name") else f" (from {source!r}; set `name:`, or give the path by its folder name)"
+        raise ConfigError(
+            f"{where}: name {name!r}{derived} is not a plain name: it names the model's files in the run folder, "
+            f"so it may only hold {PLAIN_NAME_WORDS}"
+        )
     options = entry.get("options") or {}
     if not isinstance(options, Mapping):
         raise ConfigError(f"{where}: options must be a mapping, got {options!r}")

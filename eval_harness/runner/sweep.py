@@ -160,6 +160,7 @@ def _take_folder(
     lock, outcome, finished = None, None, {}
     if dist.is_main:
         try:
+            store.check_owner(force)  # before run.lock: a folder that is not xbias's gets nothing written into it
             lock = store.lock()
             if not force:
                 _refuse_other_commits(store, config)
