@@ -165,6 +165,7 @@ def _config_from_options(args: argparse.Namespace) -> dict:
 def _cmd_report(args: argparse.Namespace) -> None:
     from .errors import ConfigError
     from .report import load_run, write_report
+    from .report.build import report_folder
     from .report.eval_results import write_eval_results
     from .report.model_card import dataset_ids_in, push_model_card, update_model_card
 
@@ -173,8 +174,9 @@ def _cmd_report(args: argparse.Namespace) -> None:
     if args.eval_results and not args.dataset_namespace:
         raise ConfigError("--eval-results needs --dataset-namespace ORG: each result names its Hub dataset, ORG/eec")
     dataset_ids = dataset_ids_in(args.dataset_namespace)
+    out = report_folder(args.run_dir, args.out)  # a folder the report cannot go into: one line, before any work
     run = load_run(args.run_dir)  # once: what it warns of (an edited results.jsonl) is said once, before any number
-    files = write_report(run, formats=tuple(_names(args.format)), out_dir=args.out, family=args.family)
+    files = write_report(run, formats=tuple(_names(args.format)), out_dir=out, family=args.family)
     for item in files.missing:
         print(f"xbias: warning: {item}", file=sys.stderr)
     for label, path in (("html", files.html), ("markdown", files.markdown), ("csv", files.csv)):

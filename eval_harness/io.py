@@ -266,13 +266,16 @@ def folder_problem(folder: str | os.PathLike, replace: bool = False) -> str | No
     folder in its place (:func:`replace_folder`, which writes in its parent); None when it can. Reads only:
     ``"it is a file, not a folder"``, ``"it lies below the file P"``, ``"P is not writable (...)"``."""
     path = Path(os.path.abspath(folder))
-    if path.exists() and not path.is_dir():
-        return "it is a file, not a folder"
-    existing = path
-    while not existing.exists():
-        existing = existing.parent
-    if not existing.is_dir():
-        return f"it lies below the file {existing}"
+    try:
+        if path.exists() and not path.is_dir():
+            return "it is a file, not a folder"
+        existing = path
+        while not existing.exists():
+            existing = existing.parent
+        if not existing.is_dir():
+            return f"it lies below the file {existing}"
+    except OSError as error:  # a parent this process may not enter
+        return f"it cannot be reached ({error.strerror})"
     needed = [existing] + ([path.parent] if replace and existing == path else [])
     for where in needed:
         if not _writable(where):

@@ -186,9 +186,8 @@ def write_report(
     if unknown or not formats:
         raise InputError(f"unknown report formats {unknown or list(formats)}; choose from {list(FORMATS)}")
     check_family(family)
+    folder = report_folder(run_dir.path if isinstance(run_dir, RunFolder) else run_dir, out_dir)
     run = run_dir if isinstance(run_dir, RunFolder) else load_run(run_dir)
-    folder = Path(os.path.abspath(out_dir if out_dir else run.path / "report"))
-    check_report_folder(folder)
     results = annotate(run.results, alpha, min_regressor_r, family)
     document = build_document(run, results, alpha, min_regressor_r, family)
     contents = report_contents(document, results, formats)
@@ -217,13 +216,16 @@ def report_contents(document: Document, results: pd.DataFrame, formats: tuple[st
     return contents
 
 
-def check_report_folder(folder: Path) -> None:
-    """Refuse, before any work, a report folder that cannot be written or replaced whole, or that holds anything
-    but a report (:data:`REPORT_ENTRIES`): replacing it would lose those files.
+def report_folder(run_dir: str | Path, out_dir: str | Path | None = None) -> Path:
+    """The report folder of the run folder ``run_dir`` (``out_dir``, default ``<run_dir>/report``), as an
+    absolute path, once it is known to be one a report may be written into: refused, before any work, when it
+    cannot be written or replaced whole, or holds anything but a report (:data:`REPORT_ENTRIES`: replacing it
+    would lose those files).
 
     Raises:
         InputError: one line naming the folder, the cause and the fix.
     """
+    folder = Path(os.path.abspath(out_dir if out_dir else Path(run_dir) / "report"))
     problem = folder_problem(folder, replace=True)
     if problem is not None:
         raise InputError(f"cannot write the report into {folder}: {problem}; give another --out")
@@ -237,6 +239,7 @@ def check_report_folder(folder: Path) -> None:
                 f"{folder} holds files that are not a report's ({shown}); a report replaces its folder whole, "
                 "so give a new or empty --out"
             )
+    return folder
 
 
 def _is_report_entry(path: Path) -> bool:

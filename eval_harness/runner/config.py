@@ -33,7 +33,7 @@ from typing import Any
 
 import yaml
 
-from ..errors import ConfigError
+from ..errors import ConfigError, unreadable_file
 from ..models.registry import MODEL_TYPES, check_options, model_type
 from ..shipped import find_config
 from ..suites import get_suite
@@ -163,8 +163,8 @@ def load_config(source: str | Path | Mapping) -> RunConfig:
     path = find_config(source)  # a file, or the name of a packaged config (``demo``)
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as error:
-        raise ConfigError(f"config file {str(path)!r} is not valid YAML: {' '.join(str(error).split())}") from None
+    except (OSError, ValueError, yaml.YAMLError) as error:  # named, never quoted: the file may be anything
+        raise ConfigError(unreadable_file(repr(str(path)), error, "config file")) from None
     if not isinstance(data, Mapping):
         raise ConfigError(f"config file {str(path)!r} must hold a mapping with keys {list(CONFIG_KEYS)}")
     return parse_config(data, where=path.name)

@@ -248,8 +248,9 @@ def test_load_corpus_from_text_and_data_files(tmp_path):
     assert len(sample) == 2 and set(sample) <= {"the nurse left", "he stayed", "she saw it"}
     (tmp_path / "corpus.csv").write_text("id,sentence\n1,a doctor spoke\n2,the boy ran\n")
     assert load_corpus(str(tmp_path / "corpus.csv"), column="sentence") == ["a doctor spoke", "the boy ran"]
-    with pytest.raises(InputError, match=r"has no column 'text'; its columns: \['id', 'sentence'\]"):
+    with pytest.raises(InputError, match=r"has no column 'text' \(it has 2 columns\)") as error:
         load_corpus(str(tmp_path / "corpus.csv"))
+    assert "'sentence'" not in str(error.value)  # a header is the file's first line: named by count, never quoted
     with pytest.raises(InputError, match="is not a file"):
         load_corpus(str(tmp_path / "missing.txt"))
     (tmp_path / "empty.txt").write_text("\n \n")
