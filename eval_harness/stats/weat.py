@@ -223,6 +223,7 @@ def weat(
         raise InputError(f"influence must be True or False; got {influence!r}")
     if ddof not in (0, 1):
         raise InputError(f"ddof must be 0 (population standard deviation) or 1 (sample); got {ddof!r}")
+    check_target_sizes(len(sets["X"]), len(sets["Y"]))
     targets = np.vstack([sets["X"], sets["Y"]])
     n_x, n_a = len(sets["X"]), len(sets["A"])
     # The one similarity matrix of the test: the associations, the bootstrap and the influence all read it.
@@ -331,9 +332,26 @@ def _associations(similarities: np.ndarray, n_a: int) -> np.ndarray:
     return similarities[:, :n_a].mean(axis=1) - similarities[:, n_a:].mean(axis=1)
 
 
+def check_target_sizes(n_x: int, n_y: int) -> None:
+    """An effect size needs at least two words (rows) in each target set: with one each, the pooled standard
+    deviation (ddof 0) is half their difference, so d is +-2 whatever the vectors, and the permutation test has
+    two partitions (p = 0.5 or 1).
+
+    Raises:
+        InputError: naming the sizes and the reason.
+    """
+    if min(n_x, n_y) < 2:
+        raise InputError(
+            f"an effect size needs at least two words in each target set; X has {n_x}, Y has {n_y} (with one word "
+            "in each, d is always +2 or -2, whatever the vectors)"
+        )
+
+
 def effect_size(s_x: np.ndarray, s_y: np.ndarray, ddof: int = 0) -> float:
-    """``(mean(s_x) - mean(s_y)) / std(s_x u s_y, ddof)``; an InputError when that deviation is 0."""
+    """``(mean(s_x) - mean(s_y)) / std(s_x u s_y, ddof)``; an InputError when a set has fewer than two words
+    (:func:`check_target_sizes`) or that deviation is 0."""
     s_x, s_y = np.asarray(s_x, dtype=np.float64), np.asarray(s_y, dtype=np.float64)
+    check_target_sizes(len(s_x), len(s_y))
     pooled = np.concatenate([s_x, s_y])
     if len(pooled) <= ddof:
         raise InputError(f"ddof={ddof} needs more than {ddof} target words; got {len(pooled)}")

@@ -191,6 +191,21 @@ def test_definitional_pair_missing_from_vocabulary_is_reported_and_skipped(world
     assert report.measures.subspace.n_differences == len(PAIRS)
 
 
+def test_more_components_than_the_pairs_have_is_said_with_one_warning(world):
+    """Guards: n_components=100 silently reported 5: the suite reports the 5 the pairs have and says so (a run is
+    not stopped because a model's vocabulary missed some definitional pairs)."""
+    settings = GenderSpaceSettings(**{**SMALL.to_dict(), "n_components": 100})
+    biased = reference_biased_words(world.reference, world.lists, settings)
+    with pytest.warns(RuntimeWarning) as caught:
+        report = evaluate_static(world.reference, biased, world.lists, settings)
+    (message,) = [str(item.message) for item in caught if "n_components" in str(item.message)]
+    assert message == (
+        f"gender_space: n_components=100, but {len(PAIRS)} definitional pair rows of dimension {DIM} have "
+        f"{len(PAIRS)} principal components; {len(PAIRS)} are reported"
+    )
+    assert len(report.measures.subspace.explained_variance_ratio) == len(PAIRS)
+
+
 def test_too_few_definitional_pairs_is_an_error(world):
     lists = GenderWordLists(
         definitional_pairs=(("he", "she"), ("zzmale", "zzfemale"), ("king", "woman")),
