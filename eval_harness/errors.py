@@ -29,6 +29,10 @@ class ModelLoadError(XBiasError):
     """A model (Hub id, local folder or vector file) cannot be loaded."""
 
 
+class DuplicateWordsWarning(UserWarning):
+    """A word set lists a word more than once; the copies were collapsed to one (each word counts once)."""
+
+
 def unreadable_file(path: object, error: Exception, what: str = "file") -> str:
     """One line saying why the user's file ``path`` could not be read or parsed, and where, never quoting a word
     of it (a message is shown, logged and pasted into issues; a file named by mistake may hold secrets):
