@@ -8,6 +8,7 @@ xbias's own warnings print as one line each.
 """
 
 import argparse
+import functools
 import logging
 import os
 import signal
@@ -164,6 +165,7 @@ def _config_from_options(args: argparse.Namespace) -> dict:
 def _cmd_report(args: argparse.Namespace) -> None:
     from .errors import ConfigError
     from .report import load_run, write_report
+    from .report.build import report_folder
     from .report.eval_results import write_eval_results
     from .report.model_card import dataset_ids_in, push_model_card, update_model_card
 
@@ -172,13 +174,14 @@ def _cmd_report(args: argparse.Namespace) -> None:
     if args.eval_results and not args.dataset_namespace:
         raise ConfigError("--eval-results needs --dataset-namespace ORG: each result names its Hub dataset, ORG/eec")
     dataset_ids = dataset_ids_in(args.dataset_namespace)
-    files = write_report(args.run_dir, formats=tuple(_names(args.format)), out_dir=args.out, family=args.family)
+    out = report_folder(args.run_dir, args.out)  # a folder the report cannot go into: one line, before any work
+    run = load_run(args.run_dir)  # once: what it warns of (an edited results.jsonl) is said once, before any number
+    files = write_report(run, formats=tuple(_names(args.format)), out_dir=out, family=args.family)
     for item in files.missing:
         print(f"xbias: warning: {item}", file=sys.stderr)
     for label, path in (("html", files.html), ("markdown", files.markdown), ("csv", files.csv)):
         if path:
             print(f"{label}: {path}")
-    run = load_run(args.run_dir) if args.model_card or args.eval_results else None
     if args.model_card:
         print(update_model_card(args.model_card, run.results, model=args.card_model, dataset_ids=dataset_ids).summary())
         if not dataset_ids:
@@ -404,14 +407,14 @@ class _LineFormatter(logging.Formatter):
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    configure_logging(getattr(args, "verbosity", 0))
     # Under `accelerate launch` every rank meets the same error or signal: one line (rank 0's) is enough.
     speaks = os.environ.get("RANK", "0") == "0"
     with warnings.catch_warnings():
         warnings.showwarning = _show_warning
         try:
-            with _signals_stop_cleanly():
+            with _signals_stop_cleanly(speaks):
+                args = build_parser().parse_args(argv)
+                configure_logging(getattr(args, "verbosity", 0))
                 args.func(args)
         except XBiasError as error:
             if speaks:
@@ -429,10 +432,14 @@ def main(argv: list[str] | None = None) -> int:
 
 
 @contextmanager
-def _signals_stop_cleanly() -> Iterator[None]:
+def _signals_stop_cleanly(speaks: bool = True) -> Iterator[None]:
     """SIGTERM (``kill``, a scheduler's time limit) stops a command as Ctrl-C does: a KeyboardInterrupt that
     carries ``signum``, so ``xbias run`` writes what it finished and says ``interrupted`` in run.json. (A second
-    signal interrupts that clean-up; every file is written atomically, so none is left half-written.)"""
+    signal interrupts that clean-up; every file is written atomically, so none is left half-written.)
+
+    Afterwards SIGINT gets its previous handler back, and SIGTERM too unless that was the default action: then a
+    SIGTERM that lands once the command has finished (while the interpreter shuts down) still prints its one
+    line and exits 143, rather than killing the process without a word."""
 
     def stop(signum, frame):
         interrupt = KeyboardInterrupt()
@@ -447,7 +454,15 @@ def _signals_stop_cleanly() -> Iterator[None]:
         yield
     finally:
         for signum, handler in previous.items():
-            signal.signal(signum, handler)
+            late = signum == signal.SIGTERM and handler == signal.SIG_DFL
+            signal.signal(signum, functools.partial(_stopped_after_the_command, speaks) if late else handler)
+
+
+def _stopped_after_the_command(speaks: bool, signum: int, frame) -> None:
+    if speaks:
+        name = signal.Signals(signum).name
+        os.write(2, f"xbias: stopped by {name} after the command had finished (what it wrote is whole)\n".encode())
+    os._exit(128 + signum)
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:

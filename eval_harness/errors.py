@@ -4,6 +4,8 @@ Every problem a user can cause (bad input, missing source data, a bad config, a
 model that cannot be loaded) raises a subclass of :class:`XBiasError` whose
 message names the problem and the fix. The CLI turns these into one line on
 stderr and exit code 2; anything else is a bug and keeps its traceback.
+A message names a file the user gave but never quotes its content
+(:func:`unreadable_file`).
 """
 
 
@@ -29,3 +31,21 @@ class ModelLoadError(XBiasError):
 
 class DuplicateWordsWarning(UserWarning):
     """A word set lists a word more than once; the copies were collapsed to one (each word counts once)."""
+
+
+def unreadable_file(path: object, error: Exception, what: str = "file") -> str:
+    """One line saying why the user's file ``path`` could not be read or parsed, and where, never quoting a word
+    of it (a message is shown, logged and pasted into issues; a file named by mistake may hold secrets):
+    ``"cannot read the {what} {path}: not valid YAML (line 2, column 7)"``, ``"...: Permission denied"``."""
+    mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)  # a YAML error
+    if mark is not None:
+        why = f"not valid YAML (line {mark.line + 1}, column {mark.column + 1})"
+    elif hasattr(error, "lineno") and hasattr(error, "colno"):  # json.JSONDecodeError
+        why = f"not valid JSON (line {error.lineno}, column {error.colno})"
+    elif isinstance(error, UnicodeDecodeError):
+        why = f"not UTF-8 text (byte {error.start})"
+    elif isinstance(error, OSError):
+        why = error.strerror or type(error).__name__
+    else:
+        why = f"not readable ({type(error).__name__})"
+    return f"cannot read the {what} {path}: {why}"

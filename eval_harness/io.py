@@ -16,8 +16,12 @@ package's one home for all three.
   exactly the files its marker lists, with those digests, and its stamp is the one expected. A
   crash leaves a hidden staging folder beside it (the next build of that folder removes it),
   never a half-built folder where a finished one is looked for.
+- :func:`replace_folder`: a whole folder put in the place of another in one step (the report's).
+- :func:`folder_problem`: why a folder could not be created or written here, checked before any work.
 """
 
+import ctypes
+import errno
 import fcntl
 import glob
 import hashlib
@@ -25,6 +29,7 @@ import json
 import os
 import secrets
 import shutil
+import signal
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -151,8 +156,8 @@ def build_folder(
     with exclusive_lock(folder.parent / f".{folder.name}.lock"):
         if not rebuild and (marker := verify_checksums(folder, expect)) is not None:
             return marker  # another process built it while this one waited
-        _remove_leftovers(folder)
-        staging = _new_sibling(folder, "building")
+        remove_siblings(folder, ("building", "retired"))
+        staging = new_sibling(folder, "building")
         try:
             extra = build(staging)
             marker = write_checksums(staging, {**expect, **(extra or {})})
@@ -173,8 +178,9 @@ def exclusive_lock(path: str | os.PathLike) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def _new_sibling(folder: Path, role: str) -> Path:
-    """A new empty folder beside ``folder`` (``mkdir``, so it gets the umask's permissions, as ``folder`` would)."""
+def new_sibling(folder: Path, role: str) -> Path:
+    """A new empty hidden folder ``.<name>.<role>-<random>`` beside ``folder`` (``mkdir``, so it gets the umask's
+    permissions, as ``folder`` would)."""
     while True:
         sibling = folder.parent / f".{folder.name}.{role}-{secrets.token_hex(6)}"
         try:
@@ -184,20 +190,100 @@ def _new_sibling(folder: Path, role: str) -> Path:
             continue
 
 
-def _remove_leftovers(folder: Path) -> None:
-    """Staging and retired siblings of ``folder`` left by a process that died building it (under the lock, no
-    live builder has any)."""
-    for role in ("building", "retired"):
+def remove_siblings(folder: Path, roles: tuple[str, ...]) -> None:
+    """The :func:`new_sibling` folders of these roles beside ``folder``: what a process that died while building
+    it left (called under the lock, or by the one writer, so no live builder has any)."""
+    for role in roles:
         for leftover in folder.parent.glob(f".{glob.escape(folder.name)}.{role}-*"):
             shutil.rmtree(leftover, ignore_errors=True)
 
 
 def _swap_in(staging: Path, folder: Path) -> None:
+    replace_folder(staging, folder)
+
+
+def replace_folder(staging: str | os.PathLike, folder: str | os.PathLike) -> None:
+    """Put the folder ``staging`` in the place of ``folder`` (a sibling, which may not exist) and remove the old
+    one: a reader finds the old folder or the new one, whole, never a mix.
+
+    Where the OS can (Linux ``renameat2(RENAME_EXCHANGE)``) the two are exchanged in one step, so there is no
+    moment without a folder; elsewhere the old one is renamed aside and the new one into place, with SIGINT and
+    SIGTERM held back in between (a kill -9 there leaves the old one aside, as ``.<name>.retired-*``).
+    """
+    staging, folder = Path(staging), Path(folder)
+    if _exchange(staging, folder):
+        shutil.rmtree(staging, ignore_errors=True)  # it holds the old folder now
+        return
     retired = folder.parent / f".{folder.name}.retired-{secrets.token_hex(6)}"
-    try:
-        folder.rename(retired)
-    except FileNotFoundError:
-        retired = None
-    staging.rename(folder)
+    with _signals_held():
+        try:
+            folder.rename(retired)
+        except FileNotFoundError:
+            retired = None
+        staging.rename(folder)
     if retired is not None:
         shutil.rmtree(retired, ignore_errors=True)
+
+
+def _exchange(first: Path, second: Path) -> bool:
+    """Exchange two existing paths atomically; False where the OS or file system cannot (or ``second`` is absent)."""
+    renameat2 = getattr(_LIBC, "renameat2", None) if _LIBC is not None else None
+    if renameat2 is None or not second.exists():
+        return False
+    renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    at_cwd, exchange = -100, 2  # AT_FDCWD, RENAME_EXCHANGE
+    if renameat2(at_cwd, os.fsencode(first), at_cwd, os.fsencode(second), exchange) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.EINVAL, errno.ENOSYS, errno.ENOENT, errno.EOPNOTSUPP):
+        return False  # not supported here (or a folder vanished): the two renames do it
+    raise OSError(code, os.strerror(code), str(second))
+
+
+def _load_libc():
+    try:
+        return ctypes.CDLL(None, use_errno=True)
+    except OSError:
+        return None
+
+
+_LIBC = _load_libc()
+
+
+@contextmanager
+def _signals_held() -> Iterator[None]:
+    """SIGINT and SIGTERM wait (are delivered after the block) in this thread while the block runs."""
+    held = {signal.SIGINT, signal.SIGTERM}
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def folder_problem(folder: str | os.PathLike, replace: bool = False) -> str | None:
+    """Why this process cannot write into ``folder`` (creating it if missing), or, with ``replace``, put a new
+    folder in its place (:func:`replace_folder`, which writes in its parent); None when it can. Reads only:
+    ``"it is a file, not a folder"``, ``"it lies below the file P"``, ``"P is not writable (...)"``."""
+    path = Path(os.path.abspath(folder))
+    try:
+        if path.exists() and not path.is_dir():
+            return "it is a file, not a folder"
+        existing = path
+        while not existing.exists():
+            existing = existing.parent
+        if not existing.is_dir():
+            return f"it lies below the file {existing}"
+    except OSError as error:  # a parent this process may not enter
+        return f"it cannot be reached ({error.strerror})"
+    needed = [existing] + ([path.parent] if replace and existing == path else [])
+    for where in needed:
+        if not _writable(where):
+            return f"{where} is not writable (its permissions, or a read-only file system)"
+    return None
+
+
+def _writable(folder: Path) -> bool:
+    """Whether this process (its effective user, as the kernel checks) may create files in ``folder``."""
+    effective = os.access in os.supports_effective_ids
+    return os.access(folder, os.W_OK | os.X_OK, effective_ids=effective)

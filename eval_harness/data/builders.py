@@ -27,7 +27,7 @@ import pyarrow as pa
 
 from .. import paths
 from ..errors import ConfigError, XBiasError
-from ..io import verify_checksums
+from ..io import folder_problem, verify_checksums
 from . import catalog, eec, gender_lists, hub_folder, semeval, sources, xweat
 
 TableSplits = Mapping[str, Mapping[str, pa.Table]]  # config -> split -> table
@@ -178,6 +178,9 @@ def build_datasets(names=None, out_dir=None, source_dir=None) -> dict[str, Path]
     names = list(names or catalog.DATASETS.names())
     for name in names:
         _builder(name)
+    problem = folder_problem(out_dir) if out_dir is not None else None
+    if problem is not None:  # checked before any source is read or anything written
+        raise ConfigError(f"cannot build the datasets into {out_dir}: {problem}; give another --out")
     return {name: build_dataset(name, out_dir, source_dir) for name in names}
 
 

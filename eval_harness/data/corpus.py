@@ -4,7 +4,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, unreadable_file
 from .catalog import SEMEVAL_DIMENSIONS
 from .loaders import load_semeval
 
@@ -52,10 +52,16 @@ def load_corpus(
 
             table = datasets.load_dataset(CORPUS_SUFFIXES[path.suffix.lower()], data_files=str(path), split="train")
             if column not in table.column_names:
-                raise InputError(f"corpus {source!r} has no column {column!r}; its columns: {table.column_names}")
+                raise InputError(  # the columns are counted, not named: a csv's header is its first line
+                    f"corpus {source!r} has no column {column!r} (it has {len(table.column_names)} columns); name "
+                    "the column of sentences with corpus_column"
+                )
             sentences = [str(text) for text in table[column] if text is not None]
         else:
-            sentences = path.read_text(encoding="utf-8").splitlines()
+            try:
+                sentences = path.read_text(encoding="utf-8").splitlines()
+            except (OSError, ValueError) as error:
+                raise InputError(unreadable_file(repr(source), error, "corpus")) from None
     sentences = [sentence.strip() for sentence in sentences if sentence.strip()]
     if not sentences:
         raise InputError(f"corpus {source!r} has no sentences")

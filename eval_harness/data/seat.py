@@ -15,7 +15,7 @@ from types import MappingProxyType
 
 import yaml
 
-from eval_harness.errors import ConfigError, InputError
+from eval_harness.errors import ConfigError, InputError, unreadable_file
 
 TEMPLATES_FILE = Path(__file__).resolve().parent / "seat_templates.yaml"
 PLACEHOLDER = "{word}"
@@ -110,38 +110,57 @@ def load_seat_templates(
         templates, source = _read_file(path), f"user file {path}"
         if isinstance(templates, Mapping) and "languages" in templates:
             languages = templates["languages"] or {}
-            if language not in languages:
-                raise ConfigError(f"{path} has no templates for language {language!r}; it has {sorted(languages)}")
+            if not isinstance(languages, Mapping) or language not in languages:
+                raise ConfigError(f"{path} has no templates for language {language!r}")
             entry = languages[language]
-            return _build(language, entry.get("templates"), entry, source=source)
+            if not isinstance(entry, Mapping):
+                raise ConfigError(f"{path}: languages.{language} must be a mapping with `templates`")
+            return _build(language, entry.get("templates"), entry, source=source, file=path)
+        if isinstance(templates, str):
+            raise ConfigError(
+                f"{path} holds no SEAT templates (one piece of text, not a list or a mapping kind -> list of "
+                f"sentences holding {PLACEHOLDER})"
+            )
+        return _build(language, *_user_templates(templates), source=source, file=path)
     if isinstance(templates, str):
         templates = [templates]
+    return _build(language, *_user_templates(templates), source=source)
+
+
+def _user_templates(templates) -> tuple[object, dict]:
+    """The user's templates as ``kind -> list`` (a list is one kind, ``"default"``) and their settings: a word of
+    no given kind that is not a name takes the first kind other than ``"name"``."""
     if not isinstance(templates, Mapping):
         templates = {USER_KIND: templates}
-    # A word of no given kind that is not a name takes the first kind other than "name".
     default_kind = next((kind for kind in templates if kind != "name"), next(iter(templates), USER_KIND))
-    return _build(language, templates, {"default_kind": default_kind}, source=source)
+    return templates, {"default_kind": default_kind}
 
 
-def _build(language: str, templates, settings: Mapping, source: str) -> SeatTemplates:
-    if not isinstance(templates, Mapping) or not templates:
-        raise InputError("SEAT templates must be a non-empty list or a mapping kind -> non-empty list")
+def _build(language: str, templates, settings: Mapping, source: str, file: Path | None = None) -> SeatTemplates:
+    """Checked templates. ``file``: where they were read from; an error then names the file and the positions
+    of what is wrong, never its content (a file named by mistake may hold anything)."""
+    where = f"{file}: " if file is not None else ""
+    if not isinstance(templates, Mapping) or not templates or not isinstance(settings, Mapping):
+        raise InputError(f"{where}SEAT templates must be a non-empty list or a mapping kind -> non-empty list")
     article = settings.get("article")
     checked = {}
-    for kind, entries in templates.items():
-        entries = [entries] if isinstance(entries, str) else list(entries or [])
-        bad = [t for t in entries if not isinstance(t, str) or t.count(PLACEHOLDER) != 1]
+    for position, (kind, entries) in enumerate(templates.items(), start=1):
+        named = f"kind {kind!r}" if file is None else f"the kind at position {position}"
+        entries = [entries] if isinstance(entries, str) else list(entries) if isinstance(entries, list | tuple) else []
+        bad = [i for i, t in enumerate(entries, start=1) if not isinstance(t, str) or t.count(PLACEHOLDER) != 1]
         if not entries or bad:
+            shown = [entries[i - 1] for i in bad] if file is None else f"template(s) {bad}"
             raise InputError(
-                f"SEAT templates of kind {kind!r}: every template must hold {PLACEHOLDER!r} exactly once; "
-                f"bad: {bad or 'none given'}"
+                f"{where}SEAT templates of {named}: every template must hold {PLACEHOLDER!r} exactly once; "
+                f"bad: {shown or 'none given'}"
             )
         if article is None and any(ARTICLE in t for t in entries):
-            raise InputError(f"SEAT templates of kind {kind!r} use {ARTICLE!r} but no article rule is given")
+            raise InputError(f"{where}SEAT templates of {named} use {ARTICLE!r} but no article rule is given")
         checked[str(kind)] = tuple(entries)
     default_kind = settings.get("default_kind", next(iter(checked)))
     if default_kind not in checked:
-        raise InputError(f"default_kind {default_kind!r} is not one of the template kinds {list(checked)}")
+        named = repr(default_kind) if file is None else "given"
+        raise InputError(f"{where}default_kind {named} is not one of the template kinds")
     return SeatTemplates(
         language=language,
         templates=MappingProxyType(checked),
@@ -157,8 +176,8 @@ def _read_packaged() -> dict:
 
 
 def _read_file(path: Path):
-    text = path.read_text(encoding="utf-8")
     try:
+        text = path.read_text(encoding="utf-8")
         return json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
-    except (json.JSONDecodeError, yaml.YAMLError) as error:
-        raise ConfigError(f"cannot read SEAT templates from {path}: {error}") from error
+    except (OSError, ValueError, yaml.YAMLError) as error:
+        raise ConfigError(unreadable_file(path, error, "SEAT templates file")) from None

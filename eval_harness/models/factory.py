@@ -30,7 +30,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
-from eval_harness.errors import ConfigError, ModelLoadError
+from eval_harness.errors import ConfigError, InputError, ModelLoadError
 from eval_harness.io import build_folder, verify_checksums
 from eval_harness.models.registry import ENCODER_OPTIONS, VECTOR_OPTIONS, check_options, model_type
 from eval_harness.models.regressors import EmotionRegressor
@@ -72,6 +72,24 @@ def build_emotion_model(config: Mapping[str, Any], resources: ModelResources | N
         options = {**resolve(mode.defaults)(source), **options}
     model_class = resolve(mode.emotion_model if mode is not None else entry.emotion_model)
     return model_class.build(source, options, resources or ModelResources())
+
+
+def check_option_values(type_name: str, options: Mapping[str, Any], where: str = "options") -> None:
+    """Refuse option values the type's emotion model would refuse once built, where its class can tell without
+    loading the source (``EmotionRegressor.check_options``: e.g. svm_tfidf's ``min_df``, ``ngram_range``):
+    before a run writes anything, not deep inside a fit.
+
+    Raises:
+        ConfigError: ``where``, the option and the values allowed.
+    """
+    entry = model_type(type_name)
+    if not entry.emotion_model_for(options):  # a plug-in type of word vectors only
+        return
+    model_class = resolve(entry.emotion_model_for(options))
+    try:
+        model_class.check_options({name: value for name, value in options.items() if name != "mode"})
+    except InputError as error:
+        raise ConfigError(f"{where}: {error}") from None
 
 
 def build_word_embedder(config: Mapping[str, Any], resources: ModelResources | None = None):

@@ -147,7 +147,7 @@ def resolve_source(source: str) -> str:
     return str(model.locate(folder))
 
 
-def pin_source(source: str, label: str, is_path: bool, revision: str | None = None) -> dict:
+def pin_source(source: str, label: str, is_path: bool, revision: str | None = None, folder: bool = False) -> dict:
     """Where the model ``label`` comes from, pinned, checked before a sweep starts (one clear line if it cannot
     be loaded here): ``{"source", "load", "commit", "revision"}``.
 
@@ -156,9 +156,13 @@ def pin_source(source: str, label: str, is_path: bool, revision: str | None = No
     - ``pypi:NAME``: ``load`` is the name and ``commit`` the installed package's ``name==version``;
     - a local path: ``load`` is the path, ``commit`` None (its content is fingerprinted where it is used).
 
+    ``folder``: the model's type loads a local path as a transformers folder (``from_pretrained``), so a file
+    there is refused now, not once the run has started.
+
     Raises:
-        ModelLoadError: a path that does not exist, an unknown or uninstalled packaged model, a Hub id that is
-            not cached while the Hub is off, or a ``revision`` for something that is not a Hub id.
+        ModelLoadError: a path that does not exist (or is a file where a folder is loaded), an unknown or
+            uninstalled packaged model, a Hub id that is not cached while the Hub is off, or a ``revision`` for
+            something that is not a Hub id.
     """
     if is_path and revision is not None:
         raise ModelLoadError(f"model {label!r}: `revision` pins a Hub id; {source!r} is a path")
@@ -170,6 +174,11 @@ def pin_source(source: str, label: str, is_path: bool, revision: str | None = No
     path = Path(resolve_source(source)).expanduser()
     if not path.exists():
         raise ModelLoadError(f"model {label!r}: path {source!r} does not exist")
+    if folder and not path.is_dir() and not canonical_source(source).startswith(PYPI_PREFIX):
+        raise ModelLoadError(
+            f"model {label!r}: path {source!r} is a file, and a model of this type is loaded from a folder (with "
+            "config.json, the weights and the tokenizer: what save_pretrained writes); give that folder"
+        )
     model = PACKAGED_MODELS.get(canonical_source(source).removeprefix(PYPI_PREFIX))
     commit = None
     if model is not None:

@@ -44,7 +44,7 @@ import yaml
 from scipy.special import logsumexp
 
 from eval_harness.data.emotion_splits import SemEvalSplits, TextSplit, clean_tweet
-from eval_harness.errors import InputError
+from eval_harness.errors import InputError, unreadable_file
 from eval_harness.models.cache import EmbeddingCache
 from eval_harness.models.causal_lm import CausalLM
 from eval_harness.models.encoder import unique_texts
@@ -83,10 +83,13 @@ def _read_overrides(overrides: Mapping | str | Path | None) -> dict:
     if overrides is None:
         return {}
     if isinstance(overrides, str | Path):
+        path = overrides
         try:
-            overrides = yaml.safe_load(Path(overrides).read_text(encoding="utf-8"))
-        except (OSError, yaml.YAMLError) as error:
-            raise InputError(f"cannot read the prompts file {overrides}: {error}") from None
+            overrides = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+        except (OSError, ValueError, yaml.YAMLError) as error:
+            raise InputError(unreadable_file(path, error, "prompts file")) from None
+        if not isinstance(overrides, Mapping):  # named, never quoted: the file may be anything
+            raise InputError(f"the prompts file {path} does not hold a mapping {{language: {{...}}}}")
     if not isinstance(overrides, Mapping):
         raise InputError(f"prompts must be a mapping {{language: {{...}}}} or a YAML file of one, got {overrides!r}")
     return {str(language): spec for language, spec in overrides.items()}

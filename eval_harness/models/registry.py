@@ -77,6 +77,7 @@ class ModelType:
         trains: whether its emotion model is trained (then it takes the sweep's seed).
         context_vectors: whether its word vectors can be read in context (words in sentences of a corpus).
         modes: the values of its ``mode`` option, the first the default (none: the type has no modes).
+        loads_folder: a local ``path`` is a transformers folder (``from_pretrained``), never a file.
     """
 
     name: str
@@ -88,6 +89,7 @@ class ModelType:
     trains: bool = True
     context_vectors: bool = False
     modes: tuple[ModelMode, ...] = ()
+    loads_folder: bool = False
 
     def mode(self, options: Mapping[str, Any], where: str = "options") -> ModelMode | None:
         """The mode ``options`` select (``mode:``, else the first), or None for a type without modes.
@@ -142,6 +144,7 @@ _BUILTIN_TYPES = (
         emotion_model="eval_harness.models.regressors:ProbeRegressor",
         word_embedder="eval_harness.models.factory:encoder_words",
         context_vectors=True,
+        loads_folder=True,
     ),
     ModelType(
         "classifier",
@@ -150,6 +153,7 @@ _BUILTIN_TYPES = (
         options=("label_map", "batch_size", "device", "max_length", "precision", "preprocess"),
         emotion_model="eval_harness.models.classifier:ClassifierScorer",
         trains=False,
+        loads_folder=True,
     ),
     ModelType(
         "svm_tfidf",
@@ -182,6 +186,7 @@ _BUILTIN_TYPES = (
         options=("mode", *dict.fromkeys((*LLM_PROMPT_OPTIONS, *LLM_PROBE_OPTIONS, "preprocess"))),
         word_embedder="eval_harness.models.factory:llm_words",
         context_vectors=True,
+        loads_folder=True,
         modes=(
             ModelMode(
                 "prompt",

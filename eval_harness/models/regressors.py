@@ -146,6 +146,11 @@ class EmotionRegressor:
         return cls(**options)
 
     @classmethod
+    def check_options(cls, options: Mapping[str, Any]) -> None:
+        """Refuse option values this model would refuse once built (InputError), where that can be told without
+        loading its source; called before a run writes anything. By default nothing is checked here."""
+
+    @classmethod
     def option_names(cls) -> tuple[str, ...]:
         """The constructor's option parameters, following ``**kwargs`` up to the base classes that take them."""
         names: list[str] = []
@@ -516,6 +521,7 @@ class SvmTfidfRegressor(FeatureRegressor):
         for name in ("refit_on_validation", "preprocess", "max_train"):
             if name in options:
                 common[name] = options.pop(name)
+        _check_tfidf_options(options["ngram_range"], options["min_df"], options["max_features"])
         super().__init__(options["head"], head_options, **common)
         self.preset = preset
         self.ngram_range = tuple(options["ngram_range"])
@@ -524,6 +530,12 @@ class SvmTfidfRegressor(FeatureRegressor):
         self.refit_vectorizer = options["refit_vectorizer"]
         self.score_raw_output = options["score_raw_output"]
         self.vectorizer = None
+
+    @classmethod
+    def check_options(cls, options: Mapping[str, Any]) -> None:
+        """Check every option's value before a run writes anything: a model-free baseline is cheap to build,
+        and building it checks them all (the preset, the head and its options, the TF-IDF settings)."""
+        cls(**options)
 
     def source_name(self) -> str:
         return "tfidf"
@@ -612,6 +624,33 @@ class StaticMlpRegressor(FeatureRegressor):
                 stacklevel=2,
             )
         return matrix
+
+
+def _is_int(value: Any) -> bool:
+    """A Python int that is not a bool: what scikit-learn takes for a count (2.0 would be a proportion)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check_tfidf_options(ngram_range: Any, min_df: Any, max_features: Any) -> None:
+    """The TF-IDF settings scikit-learn would refuse deep inside a fit, refused here with the allowed values."""
+    if not (
+        isinstance(ngram_range, list | tuple)
+        and len(ngram_range) == 2
+        and all(_is_int(n) for n in ngram_range)
+        and 1 <= ngram_range[0] <= ngram_range[1]
+    ):
+        raise InputError(
+            f"ngram_range must be two whole numbers [n_min, n_max] with 1 <= n_min <= n_max, e.g. [1, 2]; "
+            f"got {ngram_range!r}"
+        )
+    fraction = isinstance(min_df, float) and 0 < min_df <= 1
+    if not (fraction or (_is_int(min_df) and min_df >= 1)):
+        raise InputError(
+            "min_df must be a whole number >= 1 (texts a term must occur in) or a fraction in (0, 1] (of the "
+            f"texts); got {min_df!r}"
+        )
+    if max_features is not None and not (_is_int(max_features) and max_features >= 1):
+        raise InputError(f"max_features must be a whole number >= 1, or null for no limit; got {max_features!r}")
 
 
 def _preset_options(preset: str | None, given: Mapping[str, Any], head_options: Mapping | None) -> dict[str, Any]:

@@ -178,7 +178,13 @@ def _markdown_block(block: Block, figure_folder: str) -> str:
         return "\n".join(f"- {item}" for item in block.items)
     if isinstance(block, Table):
         return markdown_table(block)
-    return f"![{block.caption}]({figure_folder}/{block.name}.png)\n\n*{block.caption}*"
+    return f"![{block.caption}]({figure_folder}/{figure_file(block.name)})\n\n*{block.caption}*"
+
+
+def figure_file(name: str) -> str:
+    """The file name of the figure ``name``: one plain, visible file name whatever the name holds (a section may
+    build it from a run folder's records, which never choose where a file goes)."""
+    return (re.sub(r"[^A-Za-z0-9._-]+", "-", name).lstrip(".") or "figure") + ".png"
 
 
 def _markdown_section(section: Section, level: int, figure_folder: str) -> str:

@@ -3,14 +3,18 @@
 A run folder holds ``config.yaml`` (the resolved run config), ``run.json`` (versions,
 seed, config hash), ``units/<unit_id>.json`` (one per finished unit) and
 ``results.jsonl`` (the long format: one flat record per number). The report needs
-only the records; everything else is context. A folder with some of these files
-missing, or with a truncated last line (a run killed mid-write), still gives a
-report of what is there, and :attr:`RunFolder.missing` says what is not.
+only the records; everything else is context. It reads only records it verified: a
+``results.jsonl`` whose sha256 ``run.json`` records (the run writes both when it ends),
+else the unit files that pass their checksums, rebuilt in file order (an edited
+``results.jsonl`` is one warning). A folder with some of these files missing, or with
+units left unfinished (a run killed mid-way), still gives a report of what is there,
+and :attr:`RunFolder.missing` says what is not.
 """
 
 from __future__ import annotations
 
 import json
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,7 +24,9 @@ import yaml
 from ..contract.records import RECORD_FIELDS
 from ..contract.unit_file import unit_file_problem
 from ..errors import InputError
+from ..io import file_sha256
 
+RESULTS_NAME = "results.jsonl"
 # Needed to place a number at all; the other record columns may be absent or null.
 REQUIRED_COLUMNS = ("model", "suite", "metric", "value")
 
@@ -74,9 +80,10 @@ class RunFolder:
 def load_run(path: str | Path) -> RunFolder:
     """Read a run folder; raise :class:`InputError` when it holds no results at all.
 
-    Records come from ``results.jsonl``; when that file is missing they are rebuilt
-    from the unit files (each unit file's ``records`` list). Unreadable lines and
-    files are skipped and named in ``missing``.
+    Records come from ``results.jsonl`` when its sha256 is the one ``run.json`` records; otherwise (a run
+    in progress or killed, an older xbias, the file missing, or edited: then with one RuntimeWarning) they
+    are rebuilt from the verified unit files (each unit file's ``records`` list). Unreadable lines and
+    unit files that fail their checks are skipped and named in ``missing``.
     """
     folder = Path(path)
     if not folder.is_dir():
@@ -86,21 +93,33 @@ def load_run(path: str | Path) -> RunFolder:
     run_info = _read_mapping(folder / "run.json", json.loads, "versions, seed and config hash", missing)
     units = _read_units(folder / "units", missing, (run_info or {}).get("config_hash"))
 
-    results_path = folder / "results.jsonl"
-    if results_path.is_file():
+    results_path = folder / RESULTS_NAME
+    verified = _verified_results(results_path, run_info)
+    if verified:
         records = _read_jsonl(results_path, missing)
     else:
-        records = [record for unit in units.values() for record in unit.get("records", [])]
-        missing.append(
-            "results.jsonl is missing" + (f"; the records were rebuilt from {len(units)} unit files" if records else "")
-        )
+        records = [record for unit in units.values() for record in unit["records"]]
+        if not results_path.is_file():
+            missing.append(
+                f"{RESULTS_NAME} is missing"
+                + (f"; the records were rebuilt from {len(units)} unit files" if records else "")
+            )
+        elif isinstance((run_info or {}).get("results"), dict):
+            warnings.warn(
+                f"{results_path} is not the file the run wrote (its sha256 is not the one run.json records: edited "
+                f"or damaged); the report is built from the {len(units)} verified unit files instead",
+                RuntimeWarning,
+                stacklevel=2,
+            )
     if not records:
+        if results_path.is_file() and not verified:
+            missing.append(f"{RESULTS_NAME} is not read: run.json records no sha256 that it matches")
         present = sorted(p.name for p in folder.iterdir()) or ["nothing"]
         raise InputError(
             f"run folder {folder} holds no results: {'; '.join(missing) or 'results.jsonl is empty'}. "
             f"It contains: {', '.join(present)}. Run (or resume) `xbias run ... --out {folder}` first"
         )
-    results = _records_frame(records, results_path)
+    results = _records_frame(records, results_path if verified else folder / "units")
     missing += _unfinished_units(run_info, len(units))
     missing += _unfinished_suites(config, results)
     return RunFolder(
@@ -111,6 +130,18 @@ def load_run(path: str | Path) -> RunFolder:
         unit_ids=tuple(sorted(units)),
         missing=tuple(missing),
     )
+
+
+def _verified_results(path: Path, run_info: dict | None) -> bool:
+    """Whether ``path`` is the ``results.jsonl`` the run wrote when it ended: its sha256 is the one ``run.json``
+    records (``results: {file, records, sha256}``). A run in progress (which appends to the file) records none."""
+    recorded = (run_info or {}).get("results")
+    if not isinstance(recorded, dict) or not path.is_file():
+        return False
+    try:
+        return file_sha256(path) == recorded.get("sha256")
+    except OSError:
+        return False
 
 
 def _read_mapping(path: Path, parse, what: str, missing: list[str]) -> dict | None:

@@ -40,7 +40,7 @@ from typing import Any
 
 import yaml
 
-from ..errors import ConfigError
+from ..errors import ConfigError, unreadable_file
 from ..models.registry import MODEL_TYPES, check_options, model_type
 from ..shipped import find_config
 from ..suites import get_suite
@@ -49,6 +49,10 @@ CONFIG_KEYS = ("name", "seeds", "languages", "models", "suites")
 SEED_KINDS = ("trained", "other")
 # The seeds of a config without `seeds:` (module docstring): three where the suite trains the model, one elsewhere.
 DEFAULT_SEEDS = {"trained": (0, 1, 2), "other": (0,)}
+# A name that may become part of a file name in the run folder: one plain path component, never hidden ("..",
+# ".x"), never a path (no "/").
+PLAIN_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]*")
+PLAIN_NAME_WORDS = "letters, digits, '.', '_' and '-', not starting with '.'"
 MODEL_KEYS = ("name", "id", "path", "revision", "type", "languages", "options")
 
 
@@ -186,8 +190,8 @@ def load_config(source: str | Path | Mapping) -> RunConfig:
     path = find_config(source)  # a file, or the name of a packaged config (``demo``)
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as error:
-        raise ConfigError(f"config file {str(path)!r} is not valid YAML: {' '.join(str(error).split())}") from None
+    except (OSError, ValueError, yaml.YAMLError) as error:  # named, never quoted: the file may be anything
+        raise ConfigError(unreadable_file(repr(str(path)), error, "config file")) from None
     if not isinstance(data, Mapping):
         raise ConfigError(f"config file {str(path)!r} must hold a mapping with keys {list(CONFIG_KEYS)}")
     return parse_config(data, where=path.name)
@@ -260,8 +264,8 @@ def parse_config(data: Mapping, where: str = "config") -> RunConfig:
             )
         )
     name = data.get("name")
-    if name is not None and not isinstance(name, str):
-        raise ConfigError(f"{where}: name must be a string, got {name!r}")
+    if name is not None and not (isinstance(name, str) and PLAIN_NAME.fullmatch(name)):
+        raise ConfigError(f"{where}: name must be a plain name ({PLAIN_NAME_WORDS}), got {name!r}")
     return RunConfig(models=models, suites=tuple(suites), seeds=seeds["trained"], other_seeds=seeds["other"], name=name)
 
 
@@ -309,8 +313,12 @@ def _parse_model(entry: Any, where: str) -> ModelSpec:
     if source is None and model_type(type_name).needs_source:
         raise ConfigError(f"{where}: a model of type {type_name!r} needs `id` (a Hub id) or `path`")
     name = entry.get("name") or model_label(source or type_name)
-    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9._-]+", name):
-        raise ConfigError(f"{where}: name {name!r} may only hold letters, digits, '.', '_' and '-'")
+    if not isinstance(name, str) or not PLAIN_NAME.fullmatch(name):
+        derived = "" if entry.get("name") else f" (from {source!r}; set `name:`, or give the path by its folder name)"
+        raise ConfigError(
+            f"{where}: name {name!r}{derived} is not a plain name: it names the model's files in the run folder, "
+            f"so it may only hold {PLAIN_NAME_WORDS}"
+        )
     options = entry.get("options") or {}
     if not isinstance(options, Mapping):
         raise ConfigError(f"{where}: options must be a mapping, got {options!r}")

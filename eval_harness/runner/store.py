@@ -22,9 +22,11 @@ line naming the holder's pid. Finished units are the unit files that pass
 :func:`~eval_harness.contract.unit_file.unit_file_problem`; ``results.jsonl`` is rebuilt from them, so a crash
 loses nothing that finished. The bookkeeping is linear in the number of units: a unit file is read and
 verified once, when a run starts (resuming it), and written once; nothing is re-read after each task. A folder
-holding finished units of another config belongs to a different run: :meth:`RunStore.check` refuses it unless
-``force``; a folder whose run finished no unit (a failed start) is taken over. docs/run_folder.md states these
-guarantees for users.
+is a run folder only when its ``run.json`` says so (:meth:`RunStore.is_ours`; the first thing a run writes): any
+other non-empty folder is refused before anything, even ``run.lock``, is written into it, and even ``force``
+never deletes or overwrites a file that is not xbias's (:meth:`RunStore.check_owner`). A folder holding finished
+units of another config belongs to a different run: :meth:`RunStore.check` refuses it unless ``force``; a folder
+whose run finished no unit (a failed start) is taken over. docs/run_folder.md states these guarantees for users.
 """
 
 import errno
@@ -33,7 +35,6 @@ import hashlib
 import json
 import os
 import platform
-import shutil
 import socket
 import time
 import warnings
@@ -51,7 +52,11 @@ from .config import RunConfig
 
 LOCK_NAME = "run.lock"
 RESULTS_NAME = "results.jsonl"
-_OWN_ENTRIES = {"config.yaml", "run.json", "units", RESULTS_NAME, "cache", LOCK_NAME}
+RUN_INFO_NAME = "run.json"
+# What run.json says of a folder xbias made: a folder is an xbias run folder only when its run.json says so.
+RUN_FOLDER_KIND = "xbias run folder"
+# The entries xbias writes into a run folder (never anything else; a wipe removes only its own files).
+OWN_ENTRIES = ("config.yaml", RUN_INFO_NAME, "units", RESULTS_NAME, "cache", LOCK_NAME)
 # Errors of a full disk (or quota): nothing finished is lost, the run can resume once there is room.
 DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
 # Errors of a file system without file locks (some network and FUSE file systems).
@@ -209,19 +214,59 @@ class RunStore:
         return RunFolderError(f"cannot write {what} in the run folder {self.root}: {error.strerror or error}")
 
     # -- identity -------------------------------------------------------------------------------------------------
+    def is_ours(self) -> bool:
+        """Whether the folder is an xbias run folder: its ``run.json`` says so (``kind``; a run.json of an xbias
+        before the field existed has its config hash and xbias's version), or, with run.json deleted (which the
+        user may do), ``units/`` holds an intact unit file. Reads only."""
+        info = self.run_info()
+        if info.get("kind") == RUN_FOLDER_KIND:
+            return True
+        versions = info.get("versions")
+        if isinstance(info.get("config_hash"), str) and isinstance(versions, dict) and "xbias" in versions:
+            return True
+        return not (self.root / RUN_INFO_NAME).exists() and bool(self._intact_units())
+
+    def check_owner(self, force: bool = False) -> None:
+        """Refuse a folder that is not empty and not an xbias run folder (:meth:`is_ours`), before anything is
+        written into it (not even ``run.lock``). With ``force`` such a folder is written into only when none of
+        xbias's entries (:data:`OWN_ENTRIES`) exists there: its files are never deleted or overwritten.
+
+        Raises:
+            ConfigError: naming the folder, what makes it foreign and the fix.
+        """
+        if not self.root.is_dir():
+            return
+        present = sorted(path.name for path in self.root.iterdir())
+        if set(present) <= {LOCK_NAME} or self.is_ours():  # new (a lock alone: a run that stopped at once)
+            return
+        shown = ", ".join(present[:5]) + (f" and {len(present) - 5} more" if len(present) > 5 else "")
+        if not force:
+            raise ConfigError(
+                f"{self.root} is not an xbias run folder (it holds {shown}, and no run.json of xbias says it is "
+                "one); give a new or empty --out (--force adds a run beside files that are not xbias's, never "
+                "replacing them)"
+            )
+        clashes = [name for name in present if name in OWN_ENTRIES]
+        if clashes:
+            raise ConfigError(
+                f"{self.root} is not an xbias run folder and holds {', '.join(clashes)}, which a run would "
+                "overwrite; even with --force xbias never replaces files that are not its own: give another --out"
+            )
+
     def check(self, config: RunConfig, force: bool = False) -> bool:
         """Whether the folder can take ``config``'s run, and whether its old results must go first. Reads only.
 
-        The folder is refused when it holds finished units of another config (a different run), or is
-        not empty and not a run folder, unless ``force``. Returns True when old results must be wiped:
-        with ``force``, or when the previous run of another config finished no unit (a failed start,
-        which a corrected config takes over).
+        Called under the lock, after :meth:`check_owner` (before it, which judges a folder that is not xbias's).
+        The folder is refused when it holds finished units of another config (a different run), unless
+        ``force``. Returns True when old
+        results must be wiped: with ``force`` (in a folder of xbias's), or when the previous run of another
+        config finished no unit (a failed start, which a corrected config takes over).
 
         Raises:
             ConfigError: naming the folder, both config hashes and the fix.
         """
         if force:
-            return True
+            return self.is_ours()  # a folder that is not xbias's passed check_owner: nothing of it is wiped
         this_hash = config.config_hash()
         previous = self.run_info().get("config_hash")
         others = sorted(
@@ -232,24 +277,20 @@ class RunStore:
                 f"{self.root} holds the results of a different run (config hash {str(others[0])[:12]}, this "
                 f"config {this_hash[:12]}); use --force to replace them, or another --out"
             )
-        if previous is not None:
-            return previous != this_hash  # another config's run that finished no unit: taken over
-        if self.root.is_dir() and any(p.name not in _OWN_ENTRIES for p in self.root.iterdir()):
-            raise ConfigError(
-                f"{self.root} is not empty and is not an xbias run folder; use another --out "
-                "(or --force to write into it anyway)"
-            )
-        return False
+        return previous is not None and previous != this_hash  # another config's run that finished no unit
 
     def open(self, config: RunConfig, wipe: bool = False) -> None:
         """Make the folder ready for ``config`` (after :meth:`check`): new, resumed, or (``wipe``) cleared of
-        old results (the cache is content-addressed and stays)."""
+        old results: the unit files, ``results.jsonl`` and ``run.json``, nothing else (the cache is
+        content-addressed and stays). First of all ``run.json`` claims the folder (status ``starting``), so a
+        start that fails at once leaves a folder the next run recognises as its own."""
         self.config_hash = config.config_hash()
         try:
             if wipe:
-                shutil.rmtree(self.units_dir, ignore_errors=True)
-                for name in (RESULTS_NAME, "run.json"):
-                    (self.root / name).unlink(missing_ok=True)
+                for path in [*self.units_dir.glob("*.json"), self.results_path, self.root / RUN_INFO_NAME]:
+                    path.unlink(missing_ok=True)
+            if not self.is_ours():
+                self.write_run_info(config, status="starting")
             self.units_dir.mkdir(parents=True, exist_ok=True)
             # What a killed writer left (an atomic write's temporary file); no one else writes here under the lock.
             for temporary in [*self.root.glob(".*.tmp"), *self.units_dir.glob(".*.tmp")]:
@@ -260,16 +301,17 @@ class RunStore:
 
     def write_run_info(self, config: RunConfig, **fields: Any) -> None:
         info = {
+            "kind": RUN_FOLDER_KIND,
             "config_hash": config.config_hash(),
             "name": config.name,
             "seeds": config.seeds_setting,
             "versions": package_versions(),
             **fields,
         }
-        atomic_write_text(self.root / "run.json", json.dumps(info, indent=2) + "\n")
+        atomic_write_text(self.root / RUN_INFO_NAME, json.dumps(info, indent=2) + "\n")
 
     def run_info(self) -> dict:
-        info = self._read_json(self.root / "run.json")
+        info = self._read_json(self.root / RUN_INFO_NAME)
         return info if isinstance(info, dict) else {}
 
     # -- units ----------------------------------------------------------------------------------------------------
@@ -351,7 +393,7 @@ class RunStore:
     def _read_json(path: Path) -> Any:
         try:
             return json.loads(path.read_text(encoding="utf-8"))
-        except (FileNotFoundError, json.JSONDecodeError, UnicodeDecodeError):
+        except (OSError, ValueError):  # missing, a folder, unreadable, not JSON, not UTF-8
             return None
 
 

@@ -31,13 +31,15 @@ from tqdm.auto import tqdm
 from ..contract import Suite, Unit, make_record
 from ..contract.samples import samples_bytes, samples_entry
 from ..errors import ConfigError, InputError, XBiasError
+from ..io import folder_problem
 from ..models.packaged import pin_source
+from ..models.registry import model_type
 from ..suites import get_suite
 from .config import RunConfig
 from .context import RunContext
 from .distributed import Distributed
 from .plan import Plan, plan_units
-from .store import DISK_FULL, RunLock, RunStore
+from .store import DISK_FULL, RunFolderError, RunLock, RunStore
 
 
 class RunInterrupted(KeyboardInterrupt):
@@ -127,9 +129,16 @@ def run_sweep(
     """
     started = time.time()
     plan = plan_units(config)
+    _check_before_writing(config, cache_dir)
     # Every model pinned before anything is written: a Hub model to the commit its revision resolves to now.
     pins = {
-        model.name: pin_source(model.source, model.name, is_path=model.path is not None, revision=model.revision)
+        model.name: pin_source(
+            model.source,
+            model.name,
+            is_path=model.path is not None,
+            revision=model.revision,
+            folder=model_type(model.type).loads_folder,
+        )
         for model in config.models
         if model.source is not None
     }
@@ -150,6 +159,23 @@ def run_sweep(
     return summary
 
 
+def _check_before_writing(config: RunConfig, cache_dir: str | Path | None) -> None:
+    """What only the models and the file system can tell, checked before the run folder exists: every model's
+    option values (those its class checks without loading it) and a ``--cache-dir`` that can be written.
+
+    Raises:
+        ConfigError: an option value the model would refuse (naming the model and the values allowed).
+        RunFolderError: the cache folder is a file, lies below one, or cannot be written.
+    """
+    from ..models.factory import check_option_values  # the emotion models' classes: imported when a run starts
+
+    for model in config.models:
+        check_option_values(model.type, model.options, where=f"model {model.name!r} options")
+    problem = folder_problem(cache_dir) if cache_dir is not None else None
+    if problem is not None:
+        raise RunFolderError(f"cannot use {cache_dir} as the cache folder (--cache-dir): {problem}; give another")
+
+
 def _take_folder(
     store: RunStore, config: RunConfig, plan: Plan, force: bool, dist: Distributed
 ) -> tuple[RunLock | None, dict[str, dict | None]]:
@@ -161,6 +187,7 @@ def _take_folder(
     lock, outcome, finished = None, None, {}
     if dist.is_main:
         try:
+            store.check_owner(force)  # before run.lock: a folder that is not xbias's gets nothing written into it
             lock = store.lock()
             if not force:
                 _refuse_other_commits(store, config)

@@ -35,6 +35,7 @@ from ..errors import InputError
 from .vectors import float_rows, unit_length_rows
 
 __all__ = [
+    "DEFAULT_COMPONENTS",
     "ROLES",
     "DirectBias",
     "GenderSpaceMeasures",
@@ -52,6 +53,9 @@ __all__ = [
     "svm_classification_accuracy",
     "unit_rows",
 ]
+
+# Principal components the subspace reports when n_components is not given (fewer when the pairs have fewer).
+DEFAULT_COMPONENTS = 10
 
 
 # ---------------------------------------------------------------------------- input checks
@@ -360,6 +364,23 @@ def _difference_spectrum(first: np.ndarray, second: np.ndarray, n_components: in
     return variance[:n_components] / total, components[:n_components], differences
 
 
+def _components(asked: int | None, n_differences: int, dimension: int) -> int:
+    """The components to report: ``asked``, or up to DEFAULT_COMPONENTS when None; an InputError beyond what
+    ``n_differences`` differences in ``dimension`` dimensions have (``min`` of the two)."""
+    possible = min(n_differences, dimension)
+    if asked is None:
+        return min(DEFAULT_COMPONENTS, possible)
+    if isinstance(asked, bool) or not isinstance(asked, int | np.integer) or asked < 1:
+        raise InputError(f"n_components must be a whole number >= 1 (or None); got {asked!r}")
+    if asked > possible:
+        raise InputError(
+            f"n_components={asked} is more than the {possible} principal components that {n_differences} pair "
+            f"differences of dimension {dimension} have; ask for at most {possible}, or leave n_components unset "
+            f"(up to {DEFAULT_COMPONENTS}, as many as there are)"
+        )
+    return int(asked)
+
+
 def random_pair_indices(n_words: int, n_pairs: int, seed=0) -> np.ndarray:
     """``(n_pairs, 2)`` indices of random word pairs, no word used twice within a draw."""
     if n_words < 2 * n_pairs:
@@ -372,7 +393,7 @@ def gender_subspace(
     second,
     baseline_first=None,
     baseline_second=None,
-    n_components: int = 10,
+    n_components: int | None = None,
 ) -> GenderSubspace:
     """Principal components of the differences of definitional pairs.
 
@@ -391,7 +412,9 @@ def gender_subspace(
         first, second: ``(n, d)`` vectors of the two words of each pair (n >= 2).
         baseline_first, baseline_second: random word pairs, ``(m, d)`` or ``(r, m, d)`` for
             ``r`` baseline draws; their ratios are averaged over the draws.
-        n_components: components reported (at most ``min(n, d)``).
+        n_components: components reported: at most ``min(n, d)``, the components ``n`` differences in ``d``
+            dimensions have (more is an InputError, never silently fewer); None (default): up to
+            :data:`DEFAULT_COMPONENTS`, as many as there are.
     """
     first = _finite_array("first", first, (2,))
     second = _finite_array("second", second, (2,))
@@ -399,9 +422,7 @@ def gender_subspace(
         raise InputError(f"first and second must have the same shape; got {first.shape} and {second.shape}")
     if first.shape[0] < 2:
         raise InputError(f"need at least 2 pair differences for a PCA; got {first.shape[0]}")
-    if n_components < 1:
-        raise InputError(f"n_components must be at least 1; got {n_components}")
-    n_components = min(n_components, *first.shape)
+    n_components = _components(n_components, *first.shape)
     ratio, components, differences = _difference_spectrum(first, second, n_components)
     direction = components[0] * (1.0 if (differences @ components[0]).mean() >= 0 else -1.0)
 
@@ -747,7 +768,7 @@ def gender_space_measures(
     run=None,
     bias=None,
     direction=None,
-    n_components: int = 10,
+    n_components: int | None = None,
     c: float = 1.0,
     n_cluster_words: int = 500,
     n_train: int = 1000,

@@ -229,6 +229,7 @@ def weat(
         raise InputError(f"influence must be True or False; got {influence!r}")
     if ddof not in (0, 1):
         raise InputError(f"ddof must be 0 (population standard deviation) or 1 (sample); got {ddof!r}")
+    check_target_sizes(len(sets["X"]), len(sets["Y"]))
     targets = np.vstack([sets["X"], sets["Y"]])
     n_x, n_a = len(sets["X"]), len(sets["A"])
     # The one similarity matrix of the test: the associations, the bootstrap and the influence all read it.
@@ -337,9 +338,26 @@ def _associations(similarities: np.ndarray, n_a: int) -> np.ndarray:
     return similarities[:, :n_a].mean(axis=1) - similarities[:, n_a:].mean(axis=1)
 
 
+def check_target_sizes(n_x: int, n_y: int) -> None:
+    """An effect size needs at least two words (rows) in each target set: with one each, the pooled standard
+    deviation (ddof 0) is half their difference, so d is +-2 whatever the vectors, and the permutation test has
+    two partitions (p = 0.5 or 1).
+
+    Raises:
+        InputError: naming the sizes and the reason.
+    """
+    if min(n_x, n_y) < 2:
+        raise InputError(
+            f"an effect size needs at least two words in each target set; X has {n_x}, Y has {n_y} (with one word "
+            "in each, d is always +2 or -2, whatever the vectors)"
+        )
+
+
 def effect_size(s_x: np.ndarray, s_y: np.ndarray, ddof: int = 0) -> float:
-    """``(mean(s_x) - mean(s_y)) / std(s_x u s_y, ddof)``; an InputError when that deviation is 0."""
+    """``(mean(s_x) - mean(s_y)) / std(s_x u s_y, ddof)``; an InputError when a set has fewer than two words
+    (:func:`check_target_sizes`) or that deviation is 0."""
     s_x, s_y = np.asarray(s_x, dtype=np.float64), np.asarray(s_y, dtype=np.float64)
+    check_target_sizes(len(s_x), len(s_y))
     pooled = np.concatenate([s_x, s_y])
     if len(pooled) <= ddof:
         raise InputError(f"ddof={ddof} needs more than {ddof} target words; got {len(pooled)}")
@@ -488,6 +506,41 @@ def check_bootstrap_count(n_bootstrap: object, allow_none: bool = True) -> None:
         raise InputError(f"n_bootstrap must be 0 (no bootstrap) or a whole number >= 2; got {n_bootstrap!r}")
     if not n_bootstrap and not allow_none:
         raise InputError("n_bootstrap must be at least 2 for a bootstrap interval")
+
+
+# The most Monte-Carlo draws (permutations, bootstrap replicates, CEAT samples) a sweep asks of one test unless the
+# user raises the limit (the xweat suite reads $XBIAS_MAX_DRAWS): about 10 s a test at DRAWS_PER_SECOND.
+DEFAULT_MAX_DRAWS = 10_000_000
+# What one core does, measured on a 16 + 16 + 16 + 16-word test of 50-d vectors: 10^6 permutation draws in
+# 0.75 s, 10^5 bootstrap replicates in 0.76 s. Larger sets (SEAT's sentences, CEAT) are slower.
+DRAWS_PER_SECOND = 1_000_000
+
+
+def check_draw_budget(
+    name: str, count: object, max_draws: object = DEFAULT_MAX_DRAWS, limit: str = "max_draws"
+) -> None:
+    """Refuse ``count`` draws of the option ``name`` for one test when they are more than ``max_draws``, saying
+    what they would take (at :data:`DRAWS_PER_SECOND`, at least) and how to raise the limit (``limit``: the
+    setting that holds it, e.g. the environment variable ``XBIAS_MAX_DRAWS``).
+
+    Raises:
+        InputError: ``max_draws`` is not a whole number >= 1, or ``count`` exceeds it.
+    """
+    if not is_whole_number(max_draws) or max_draws < 1:
+        raise InputError(f"{limit} must be a whole number >= 1 (draws allowed per test); got {max_draws!r}")
+    if is_whole_number(count) and count > max_draws:
+        raise InputError(
+            f"{name}={int(count):,} is more than {limit}={int(max_draws):,} draws per test: it would take at least "
+            f"{_duration(count / DRAWS_PER_SECOND)} a test (about {DRAWS_PER_SECOND:,} draws a second); lower "
+            f"{name}, or set {limit}={int(count)} to run it anyway"
+        )
+
+
+def _duration(seconds: float) -> str:
+    for unit, size in (("years", 365.25 * 86400), ("days", 86400), ("hours", 3600), ("minutes", 60)):
+        if seconds >= size:
+            return f"{seconds / size:,.1f} {unit}"
+    return f"{seconds:.0f} seconds"
 
 
 def _check_bootstrap_options(n_bootstrap: int, confidence_level: float, allow_none: bool = True) -> None:

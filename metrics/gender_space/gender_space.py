@@ -63,7 +63,8 @@ Args:
         reference space); needed for kNN. Other rows: any value (None).
     direction (list of float, optional): a gender direction for the direct bias instead of the
         subspace's first component.
-    n_components (int): principal components reported. Default 10.
+    n_components (int, optional): principal components reported, at most min(pairs, dimension) (more is an
+        error). Default: up to 10, as many as there are.
     c (float): direct-bias exponent. Default 1.
     n_cluster_words (int): most biased words per gender clustered. Default 500.
     n_train (int): SVM training words per run. Default 1000.
@@ -124,7 +125,7 @@ class GenderSpace(evaluate.Measurement):
         runs=None,
         bias=None,
         direction=None,
-        n_components=10,
+        n_components=None,
         c=1.0,
         n_cluster_words=500,
         n_train=1000,

@@ -13,6 +13,7 @@ p-value and an interval across 0). Gender-space measures for two models.
 from __future__ import annotations
 
 import json
+from hashlib import sha256
 from pathlib import Path
 
 import numpy as np
@@ -366,9 +367,9 @@ SUITES = {"eec": eec_records, "xweat": xweat_records, "gender_space": gender_spa
 
 def write_synthetic_run(folder: Path, suites=tuple(SUITES), seeds: tuple[int, ...] = (0,)) -> Path:
     """Write config.yaml, run.json, units/*.json and results.jsonl for ``suites`` into ``folder``, laid out
-    as eval_harness.runner.store writes them for a complete run. With several ``seeds`` the EEC units are
-    simulated once per seed (another seed, another regressor); the other suites' numbers do not depend on
-    the seed and are written once per seed, the same."""
+    as eval_harness.runner.store writes them for a complete run (run.json records results.jsonl's sha256).
+    With several ``seeds`` the EEC units are simulated once per seed (another seed, another regressor); the
+    other suites' numbers do not depend on the seed and are written once per seed, the same."""
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "units").mkdir(exist_ok=True)
     config = {
@@ -409,8 +410,9 @@ def write_synthetic_run(folder: Path, suites=tuple(SUITES), seeds: tuple[int, ..
         "skipped": [],
         "units_computed": len(units),
     }
+    results = "".join(json.dumps(record) + "\n" for record in all_records).encode("utf-8")
+    (folder / "results.jsonl").write_bytes(results)
+    # As the runner records it when a run ends: what the report verifies results.jsonl against.
+    run_info["results"] = {"file": "results.jsonl", "records": len(all_records), "sha256": sha256(results).hexdigest()}
     (folder / "run.json").write_text(json.dumps(run_info, indent=2), encoding="utf-8")
-    with (folder / "results.jsonl").open("w", encoding="utf-8") as out:
-        for record in all_records:
-            out.write(json.dumps(record) + "\n")
     return folder

@@ -6,11 +6,14 @@ those arguments, as the ``xbias`` command does. Its environment may hold:
 
 - ``XBIAS_PAUSE=POINT:N``: the N-th time the process passes POINT (one of :data:`POINTS`) it writes its pid
   into ``$XBIAS_PAUSE_DIR/paused`` and waits until ``$XBIAS_PAUSE_DIR/go`` exists (at most five minutes);
+  ``finished`` is the point after the command has returned, just before the process exits;
+- ``XBIAS_FULL_DISK=POINT:N``: the N-th call of POINT fails as on a full disk (``OSError(ENOSPC)``) instead;
 - ``XBIAS_TOY_SUITE=1``: register the toy suite of ``tests/toy_method`` first.
 
 In a test, :func:`start` launches the process and :func:`wait_for_pause` waits until it pauses.
 """
 
+import errno
 import functools
 import importlib
 import os
@@ -28,7 +31,12 @@ POINTS = {
     "training": ("eval_harness.models.heads", "MlpHead", "fit"),
     # a unit file is written, the next unit not yet begun
     "unit_written": ("eval_harness.runner.store", "RunStore", "write_unit"),
+    # one file of a report is written into the staging folder (a module function: no class)
+    "report_file": ("eval_harness.report.build", None, "_write_file"),
+    # the whole report is in place, nothing printed yet
+    "report_written": ("eval_harness.report", None, "write_report"),
 }
+FINISHED = "finished"
 PAUSE_LIMIT_SECONDS = 300
 
 
@@ -71,22 +79,44 @@ def _pause(pause_dir: Path) -> None:
         time.sleep(0.02)
 
 
-def _install_pause(point: str, count: int, pause_dir: Path) -> None:
+def _install(point: str, count: int, on_call) -> None:
+    """Wrap POINT's function: its ``count``-th call runs ``on_call(original, args, kwargs)`` instead."""
     module, owner_name, method = POINTS[point]
-    owner = getattr(importlib.import_module(module), owner_name)
+    owner = importlib.import_module(module)
+    owner = getattr(owner, owner_name) if owner_name else owner
     original = getattr(owner, method)
     calls = 0
 
     @functools.wraps(original)
-    def paused_after(*args, **kwargs):
+    def wrapped(*args, **kwargs):
         nonlocal calls
-        result = original(*args, **kwargs)
         calls += 1
         if calls == count:
-            _pause(pause_dir)
+            return on_call(original, args, kwargs)
+        return original(*args, **kwargs)
+
+    setattr(owner, method, wrapped)
+
+
+def _install_pause(point: str, count: int, pause_dir: Path) -> None:
+    def paused_after(original, args, kwargs):
+        result = original(*args, **kwargs)
+        _pause(pause_dir)
         return result
 
-    setattr(owner, method, paused_after)
+    _install(point, count, paused_after)
+
+
+def _install_full_disk(point: str, count: int) -> None:
+    def disk_full(original, args, kwargs):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    _install(point, count, disk_full)
+
+
+def _point(variable: str) -> tuple[str, int]:
+    point, _, count = os.environ[variable].partition(":")
+    return point, int(count or 1)
 
 
 def _main(argv: list[str]) -> int:
@@ -95,12 +125,17 @@ def _main(argv: list[str]) -> int:
         from toy_method import register_toy_suite
 
         register_toy_suite()
-    if os.environ.get("XBIAS_PAUSE"):
-        point, _, count = os.environ["XBIAS_PAUSE"].partition(":")
-        _install_pause(point, int(count or 1), Path(os.environ["XBIAS_PAUSE_DIR"]))
+    pause = _point("XBIAS_PAUSE") if os.environ.get("XBIAS_PAUSE") else None
+    if pause is not None and pause[0] != FINISHED:
+        _install_pause(*pause, Path(os.environ["XBIAS_PAUSE_DIR"]))
+    if os.environ.get("XBIAS_FULL_DISK"):
+        _install_full_disk(*_point("XBIAS_FULL_DISK"))
     from eval_harness.cli import main
 
-    return main(argv)
+    code = main(argv)
+    if pause is not None and pause[0] == FINISHED:
+        _pause(Path(os.environ["XBIAS_PAUSE_DIR"]))
+    return code
 
 
 if __name__ == "__main__":

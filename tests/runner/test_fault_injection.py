@@ -1,6 +1,9 @@
 """A real ``xbias run`` killed (SIGKILL, SIGTERM) during encoding, during regressor training and between units,
 then resumed: the resumed ``results.jsonl`` equals an uninterrupted run's record for record.
 
+The report (at the end): `xbias report` stopped by SIGTERM or a full disk at each file it writes leaves the old
+report or the new one, whole, with one line and a non-zero exit.
+
 The run: a tiny random BERT (tests/helpers/tiny_models.py) through the eec suite, one emotion, one EEC: one
 task of two units (the regressor's quality, the Beta regression), one regressor trained on 200 SemEval texts.
 The kill points are pause points of tests/helpers/xbias_process.py (the process waits there, so the kill
@@ -10,6 +13,7 @@ the end.
 
 import json
 import os
+import shutil
 import signal
 import stat
 
@@ -98,3 +102,89 @@ def test_every_file_of_a_real_run_follows_the_umask(reference):
         assert mode == (0o750 if path.is_dir() else 0o640), (path, oct(mode))
         kinds.add(path.relative_to(reference).parts[:2])
     assert {("cache", "embeddings"), ("cache", "regressors"), ("units",), ("run.lock",)} <= kinds
+
+
+# -- the report ---------------------------------------------------------------------------------------------------
+# `xbias report` of a synthetic run folder (the gender-space suite: results.csv, report.html, one figure and
+# report.md), over an older report of the same run (another multiple-testing family, so every file differs
+# but the figure). Stopped at each file it writes, or meeting a full disk there, it leaves the older report
+# whole; stopped once the report is in place, the new one, whole. Each with one line and a non-zero exit.
+REPORT_FILES = ("results.csv", "report.html", "figures/gender_space_explained_variance.png", "report.md")
+
+
+def folder_bytes(folder):
+    return {path.relative_to(folder).as_posix(): path.read_bytes() for path in folder.rglob("*") if path.is_file()}
+
+
+@pytest.fixture(scope="module")
+def report_run(tmp_path_factory):
+    """The run folder with its old report (in RUN/report)."""
+    from helpers.synthetic_run import write_synthetic_run
+
+    from eval_harness.report import write_report
+
+    run = write_synthetic_run(tmp_path_factory.mktemp("report") / "run", suites=("gender_space",))
+    write_report(run, family="run")
+    assert sorted(folder_bytes(run / "report")) == sorted(REPORT_FILES)
+    return run
+
+
+@pytest.fixture
+def fresh_run(report_run, tmp_path):
+    """A copy of the run folder with the old report, for one test to stop a report in; and the old report."""
+    copy = shutil.copytree(report_run, tmp_path / "run")
+    return copy, folder_bytes(copy / "report")
+
+
+def new_report(run, tmp_path):
+    """The report `xbias report RUN` writes, written in this process elsewhere."""
+    from eval_harness.report import write_report
+
+    return folder_bytes(write_report(run, out_dir=tmp_path / "reference").folder)
+
+
+def no_staging_left(run):
+    return not [path.name for path in run.iterdir() if path.name.startswith(".")]
+
+
+@pytest.mark.parametrize("number", range(1, len(REPORT_FILES) + 1), ids=REPORT_FILES)
+def test_a_sigterm_at_each_report_file_leaves_the_old_report_whole(fresh_run, tmp_path, number):
+    run, old = fresh_run
+    process = start(["report", str(run)], pause=f"report_file:{number}", pause_dir=tmp_path)
+    os.kill(wait_for_pause(process, tmp_path), signal.SIGTERM)
+    _, err = process.communicate(timeout=120)
+    assert process.returncode == 143, err
+    assert err.strip().splitlines() == ["xbias: stopped by SIGTERM"], err
+    assert folder_bytes(run / "report") == old
+    assert no_staging_left(run)
+
+
+@pytest.mark.parametrize("number", range(1, len(REPORT_FILES) + 1), ids=REPORT_FILES)
+def test_a_full_disk_at_each_report_file_leaves_the_old_report_whole(fresh_run, number):
+    run, old = fresh_run
+    process = start(["report", str(run)], env={"XBIAS_FULL_DISK": f"report_file:{number}"})
+    out, err = process.communicate(timeout=300)
+    assert process.returncode == 2, err
+    (line,) = err.strip().splitlines()
+    assert line.startswith(f"xbias: error: cannot write the report into {run / 'report'} (no space left on the")
+    assert f"at {REPORT_FILES[number - 1]})" in line and "the folder is as it was before" in line
+    assert out == ""
+    assert folder_bytes(run / "report") == old
+    assert no_staging_left(run)
+
+
+@pytest.mark.parametrize("point", ["report_written:1", "finished"])
+def test_a_sigterm_once_the_report_is_written_leaves_the_new_report_and_says_so(fresh_run, tmp_path, point):
+    """Once the report is in place (before its paths are printed, or after the command returned, while the
+    process exits) a SIGTERM still gives its one line and exit 143; the report is the new one, whole."""
+    run, old = fresh_run
+    process = start(["report", str(run)], pause=point, pause_dir=tmp_path)
+    os.kill(wait_for_pause(process, tmp_path), signal.SIGTERM)
+    _, err = process.communicate(timeout=120)
+    assert process.returncode == 143, err
+    expected = "xbias: stopped by SIGTERM" + (" after the command had finished" if point == "finished" else "")
+    (line,) = err.strip().splitlines()
+    assert line.startswith(expected), err
+    new = new_report(run, tmp_path)
+    assert folder_bytes(run / "report") == new != old
+    assert new["results.csv"] != old["results.csv"] and new["report.html"] != old["report.html"]

@@ -67,6 +67,24 @@ def test_subspace_matches_bolukbasi_pca_of_pair_centred_vectors():
     assert result.n_differences == 12
 
 
+def test_more_components_than_the_pairs_have_is_an_error_not_silently_fewer():
+    """Guards: n_components=100 silently reported 5. n pair differences in d dimensions span at most min(n, d)
+    components (numpy's rank of the stacked differences, computed here): more is an error naming both; unset
+    is "up to 10, as many as there are"."""
+    rng = np.random.default_rng(3)
+    a, b = rng.standard_normal((5, 20)), rng.standard_normal((5, 20))
+    assert np.linalg.matrix_rank(a - b) == 5
+    with pytest.raises(InputError, match="n_components=100 is more than the 5 principal components that 5 pair"):
+        gender_subspace(a, b, n_components=100)
+    assert len(gender_subspace(a, b, n_components=5).explained_variance_ratio) == 5
+    assert len(gender_subspace(a, b).explained_variance_ratio) == 5  # unset: as many as there are
+    many = rng.standard_normal((30, 20)), rng.standard_normal((30, 20))
+    assert len(gender_subspace(*many).explained_variance_ratio) == 10  # unset: up to 10
+    for bad in (0, True, 2.5):
+        with pytest.raises(InputError, match="n_components must be a whole number >= 1"):
+            gender_subspace(a, b, n_components=bad)
+
+
 def test_planted_direction_recovered_and_beats_random_pairs():
     rng = np.random.default_rng(2)
     _, _, g = _planted_space(rng, 5, 0.0)

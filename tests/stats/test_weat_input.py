@@ -86,3 +86,26 @@ def test_each_row_may_have_its_own_scale():
     assert rescaled.effect_size == pytest.approx(plain.effect_size, rel=1e-9)
     assert rescaled.p_value == plain.p_value
     np.testing.assert_allclose(rescaled.bootstrap.replicates, plain.bootstrap.replicates, rtol=1e-9)
+
+
+@pytest.mark.parametrize("sizes", [(1, 1, 4, 4), (1, 5, 4, 4), (5, 1, 4, 4)], ids=["one-each", "X-one", "Y-one"])
+def test_an_effect_size_needs_two_words_in_each_target_set(sizes):
+    """Guards: WEAT with one word per set returned d = -2.0, p = 1.0. With one word in each target set the pooled
+    standard deviation (ddof 0) of the two associations s_x, s_y is |s_x - s_y| / 2, so d = +-2 whatever the
+    vectors (checked here by hand); a set of one word is now an error naming the sizes."""
+    x, y, a, b = _sets(sizes=sizes)
+    if sizes[:2] == (1, 1):
+        cosines = lambda word, rows: rows @ word / (np.linalg.norm(rows, axis=1) * np.linalg.norm(word))  # noqa: E731
+        s = np.array([cosines(word, a).mean() - cosines(word, b).mean() for word in (x[0], y[0])])
+        assert abs((s[0] - s[1]) / np.std(s)) == pytest.approx(2.0)  # what main returned: no information
+    n_x, n_y = sizes[:2]
+    with pytest.raises(InputError, match=f"at least two words in each target set; X has {n_x}, Y has {n_y}"):
+        weat(x, y, a, b, permutations=100)
+    rows, roles = [*x, *y, *a, *b], ["X"] * n_x + ["Y"] * n_y + ["A"] * 4 + ["B"] * 4
+    with pytest.raises(InputError, match="at least two words in each target set"):
+        weat_from_roles([row.tolist() for row in rows], roles, permutations=100)
+
+
+def test_two_words_in_each_target_set_is_enough():
+    x, y, a, b = _sets(sizes=(2, 2, 4, 4))
+    assert np.isfinite(weat(x, y, a, b, permutations=100).effect_size)

@@ -36,6 +36,7 @@ too few words remain. A word seen in fewer sentences than there are runs reuses 
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -251,6 +252,21 @@ class _Rows:
         self.run.extend([run] * len(words))
         self.bias.extend([np.nan] * len(words) if bias is None else list(bias))
 
+    def components(self, asked: int) -> int:
+        """``asked``, or as many principal components as the pair rows have (``min(n, d)``), saying so with one
+        warning when that is fewer: the suite's default (10) is "up to 10", and a run is not stopped because
+        some definitional pairs were missing from a model's vocabulary."""
+        n_pairs = self.role.count("pair_male")
+        possible = min(n_pairs, len(self.vectors[0])) if n_pairs else asked
+        if asked > possible:
+            warnings.warn(
+                f"gender_space: n_components={asked}, but {n_pairs} definitional pair rows of dimension "
+                f"{len(self.vectors[0])} have {possible} principal components; {possible} are reported",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+        return min(asked, possible)
+
     def measure(self, settings: GenderSpaceSettings, n_runs: int | None) -> space_stats.GenderSpaceMeasures:
         return space_stats.gender_space_measures(
             np.array(self.vectors),
@@ -258,7 +274,7 @@ class _Rows:
             word=self.word,
             run=self.run,
             bias=np.array(self.bias),
-            n_components=settings.n_components,
+            n_components=self.components(settings.n_components),
             c=settings.c,
             n_cluster_words=settings.n_cluster_words,
             n_train=settings.n_train,

@@ -20,7 +20,8 @@ class GenderSpaceSettings:
         n_cluster_words: most biased words per gender clustered (500 + 500).
         n_extended_words: most biased words per gender classified and used as kNN
             candidates (2,500 + 2,500).
-        n_components: principal components reported (10).
+        n_components: principal components reported (10); fewer, with one warning, when the definitional pair
+            rows have fewer (min(pairs, dimension)).
         n_baseline_draws: random-pair draws averaged for the baseline spectrum.
         c: direct-bias strictness exponent (1).
         n_train: SVM training words per run (1,000).

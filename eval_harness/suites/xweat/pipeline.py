@@ -213,7 +213,11 @@ def run_test(
     embedded = [set_coverage(embedder, word_set) for word_set in sets]
     coverage = tuple(report for _, report in embedded)
     reasons = [_coverage_problem(report, min_coverage) for report in coverage]
-    reasons = [reason for reason in reasons if reason]
+    reasons = [reason for reason in reasons if reason] + [
+        f"target set {report.role} keeps {len(vectors)} word(s); an effect size needs at least two in each"
+        for vectors, report in embedded[:2]
+        if len(vectors) < 2
+    ]
     target_language, attribute_language = sets[0].language, sets[2].language
     if reasons:
         return XWEATResult(test, target_language, attribute_language, coverage, None, "; ".join(reasons))

@@ -17,8 +17,13 @@ one run computes them side by side, and the report puts them next to each other;
 stays as it is. Records: :mod:`.records`. Samples: every unit keeps each word's coverage and association
 ``s(w, A, B)`` beside its unit file (:mod:`.samples`; the columns are listed in
 :mod:`eval_harness.contract.samples`).
+
+A test asks for at most 10^7 Monte-Carlo draws of each kind (``permutations``, ``n_bootstrap``, ``ceat_samples``;
+about 10 s a test): a config asking for more is refused when it is read, saying what it would take;
+``XBIAS_MAX_DRAWS=<n>`` raises the limit (:func:`~eval_harness.stats.weat.check_draw_budget`).
 """
 
+import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -29,7 +34,13 @@ from ...contract import Suite, Task, Unit, UnitKey
 from ...data.catalog import SEMEVAL_LANGUAGES, XWEAT_LANGUAGES
 from ...errors import ConfigError, InputError
 from ...stats.ceat import DEFAULT_SAMPLES
-from ...stats.weat import DEFAULT_PERMUTATIONS, SIMILARITIES, check_bootstrap_count
+from ...stats.weat import (
+    DEFAULT_MAX_DRAWS,
+    DEFAULT_PERMUTATIONS,
+    SIMILARITIES,
+    check_bootstrap_count,
+    check_draw_budget,
+)
 from .ceat import embed_contexts, run_ceat, sample_contexts
 from .measures import WORD_MEASURES, run_association
 from .pipeline import COVERAGE_THRESHOLD, XWEAT_TESTS, language_pairs, load_word_sets, run_xweat
@@ -41,6 +52,8 @@ MEASURES = ("weat", *WORD_MEASURES, "seat", "ceat")
 SEMEVAL_CORPUS = "semeval2018"
 # An option that only one measure reads -> that measure (a config that sets it without the measure is refused).
 MEASURE_OF_OPTION = {TEMPLATES_KEY: "seat", "corpus": "ceat"}
+# Raises the most draws (permutations, n_bootstrap, ceat_samples) one test may ask for (stats.weat.check_draw_budget).
+MAX_DRAWS_VARIABLE = "XBIAS_MAX_DRAWS"
 
 
 class PrecomputedWords:
@@ -98,8 +111,8 @@ class XWEATSuite(Suite):
     }
 
     def validate_options(self, options: Mapping[str, Any]) -> None:
-        """Test names, word mode, coverage threshold, permutation and bootstrap counts, similarity and measures,
-        checked when the config is read (before any model loads)."""
+        """Test names, word mode, coverage threshold, permutation and bootstrap counts (and their bound,
+        ``$XBIAS_MAX_DRAWS``), similarity and measures, checked when the config is read (before any model loads)."""
         unknown = [test for test in options["tests"] if test not in XWEAT_TESTS]
         if unknown:
             raise ConfigError(f"unknown test(s) {unknown} in tests; XWEAT's tests: {', '.join(XWEAT_TESTS)}")
@@ -118,6 +131,8 @@ class XWEATSuite(Suite):
             raise ConfigError(f"similarity must be one of {', '.join(SIMILARITIES)}, got {options['similarity']!r}")
         try:
             check_bootstrap_count(options["n_bootstrap"])  # the option's one check, where WEAT's bootstrap is
+            for name in ("permutations", "n_bootstrap", "ceat_samples"):
+                check_draw_budget(name, options[name], max_draws(), limit=MAX_DRAWS_VARIABLE)
         except InputError as error:
             raise ConfigError(str(error)) from None
         measures = options["measures"]
@@ -370,6 +385,14 @@ class XWEATSuite(Suite):
         sets = {"X": targets["X"], "Y": targets["Y"], "A": attributes["A"], "B": attributes["B"]}
         similarity = prepared["options"]["similarity"]
         return xweat_samples(unit.test, unit.language, sets, prepared.get("embedder"), similarity)
+
+
+def max_draws() -> int | str:
+    """The most draws one test may ask for: ``$XBIAS_MAX_DRAWS``, else :data:`DEFAULT_MAX_DRAWS` (10^7). An
+    environment variable, not an option: it changes no number, so it is no part of a run's identity (its config
+    hash)."""
+    given = os.environ.get(MAX_DRAWS_VARIABLE, "").strip().replace("_", "")
+    return (int(given) if given.isdigit() else given) if given else DEFAULT_MAX_DRAWS
 
 
 def _check_ceat_options(options: Mapping[str, Any]) -> None:

@@ -191,6 +191,21 @@ def test_definitional_pair_missing_from_vocabulary_is_reported_and_skipped(world
     assert report.measures.subspace.n_differences == len(PAIRS)
 
 
+def test_more_components_than_the_pairs_have_is_said_with_one_warning(world):
+    """Guards: n_components=100 silently reported 5: the suite reports the 5 the pairs have and says so (a run is
+    not stopped because a model's vocabulary missed some definitional pairs)."""
+    settings = GenderSpaceSettings(**{**SMALL.to_dict(), "n_components": 100})
+    biased = reference_biased_words(world.reference, world.lists, settings)
+    with pytest.warns(RuntimeWarning) as caught:
+        report = evaluate_static(world.reference, biased, world.lists, settings)
+    (message,) = [str(item.message) for item in caught if "n_components" in str(item.message)]
+    assert message == (
+        f"gender_space: n_components=100, but {len(PAIRS)} definitional pair rows of dimension {DIM} have "
+        f"{len(PAIRS)} principal components; {len(PAIRS)} are reported"
+    )
+    assert len(report.measures.subspace.explained_variance_ratio) == len(PAIRS)
+
+
 def test_too_few_definitional_pairs_is_an_error(world):
     lists = GenderWordLists(
         definitional_pairs=(("he", "she"), ("zzmale", "zzfemale"), ("king", "woman")),
@@ -248,8 +263,9 @@ def test_load_corpus_from_text_and_data_files(tmp_path):
     assert len(sample) == 2 and set(sample) <= {"the nurse left", "he stayed", "she saw it"}
     (tmp_path / "corpus.csv").write_text("id,sentence\n1,a doctor spoke\n2,the boy ran\n")
     assert load_corpus(str(tmp_path / "corpus.csv"), column="sentence") == ["a doctor spoke", "the boy ran"]
-    with pytest.raises(InputError, match=r"has no column 'text'; its columns: \['id', 'sentence'\]"):
+    with pytest.raises(InputError, match=r"has no column 'text' \(it has 2 columns\)") as error:
         load_corpus(str(tmp_path / "corpus.csv"))
+    assert "'sentence'" not in str(error.value)  # a header is the file's first line: named by count, never quoted
     with pytest.raises(InputError, match="is not a file"):
         load_corpus(str(tmp_path / "missing.txt"))
     (tmp_path / "empty.txt").write_text("\n \n")

@@ -191,3 +191,12 @@ def test_xweat_translations_make_alignment_dictionaries(source_dir):
     assert {("educator", "Erzieher"), ("educator", "Erzieherin")} <= set(dictionaries["de"])
     assert all(english and form for english, form in dictionaries["ru"])
     assert len(dictionaries["de"]) > 250
+
+
+def test_a_target_set_that_keeps_one_word_is_skipped_with_the_reason(tiny):
+    """An effect size needs two words in each target set: a test whose X keeps one word is skipped, not d = +-2."""
+    vectors, sets = tiny
+    one_left = sets(missing=(4, 0, 0, 0))
+    skipped = run_test(vectors, "T0", one_left, one_left, min_coverage=0.0)
+    assert skipped.status == "skipped" and skipped.weat is None
+    assert "target set X keeps 1 word(s); an effect size needs at least two in each" in skipped.skip_reason
