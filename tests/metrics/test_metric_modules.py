@@ -263,3 +263,11 @@ def test_cli_registers_and_unregisters(private_modules_cache, capsys):
     assert "removed 1 registration(s) from evaluate's modules cache" in capsys.readouterr().out
     assert main(["metrics", "register", "bleu"]) == 2
     assert "unknown metric(s) ['bleu']" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_each_card_shows_the_path_route_and_the_registration_for_the_bare_name(name):
+    card = (metrics_dir() / name / "README.md").read_text(encoding="utf-8")
+    assert f'evaluate.load(metric_path("{name}"))' in card
+    assert "from eval_harness.metric_modules import metric_path" in card
+    assert f'evaluate.load("{name}") by bare name, after `xbias metrics register` once' in card
