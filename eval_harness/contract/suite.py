@@ -140,6 +140,9 @@ class Suite:
         report_section: the method's section of ``xbias report``, a ``"module:object"`` reference to a
             :class:`~eval_harness.report.sections.ReportSection` (imported only by the report); None: the
             report shows the suite's records in its generic "Other results" table.
+        limit_option: the option (one of ``options``, a whole number, 0 for none) that ``xbias run --limit N``
+            sets to N for a quick look: the EEC's ``sample``, N sentences per template x group x gender cell;
+            None: the suite has nothing to limit and runs whole.
     """
 
     name: str = ""
@@ -151,6 +154,7 @@ class Suite:
     datasets: tuple[str, ...] = ()
     records: "RecordSchema | None" = None
     report_section: str | None = None
+    limit_option: str | None = None
 
     def expand_languages(self, languages: Sequence[str], options: Mapping[str, Any]) -> list[str]:
         """The task languages for the configured ``languages``; a suite may add pairs such as ``"en-de"``

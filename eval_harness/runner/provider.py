@@ -79,9 +79,9 @@ class RunModels:
     def resources(self, model):
         """The :class:`~eval_harness.models.ModelResources` of one config model, loaded once per run on this rank's
         device with the run's embedding cache; its encoders shard ``encode``. Freed after the model's last task."""
-        return self.ctx.shared((model.name, "resources"), self._new_resources)
+        return self.ctx.shared((model.name, "resources"), lambda: self._new_resources(model.trust_remote_code))
 
-    def _new_resources(self):
+    def _new_resources(self, trust_remote_code: bool = False):
         from ..models import EmbeddingCache, ModelResources
 
         dist, show_progress = self.ctx.dist, self.ctx.show_progress
@@ -95,6 +95,7 @@ class RunModels:
             EmbeddingCache(Path(self.ctx.cache_dir) / "embeddings"),
             device=str(dist.accelerator.device),
             progress=False,
+            trust_remote_code=trust_remote_code,
         )
 
     def model_config(self, model, seed: int | None = None) -> dict:

@@ -128,7 +128,13 @@ def run_sweep(
     plan = plan_units(config)
     # Every model pinned before anything is written: a Hub model to the commit its revision resolves to now.
     pins = {
-        model.name: pin_source(model.source, model.name, is_path=model.path is not None, revision=model.revision)
+        model.name: pin_source(
+            model.source,
+            model.name,
+            is_path=model.path is not None,
+            revision=model.revision,
+            with_code=model.trust_remote_code,
+        )
         for model in config.models
         if model.source is not None
     }

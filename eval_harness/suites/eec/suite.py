@@ -55,6 +55,7 @@ class EECSuite(Suite):
         # at a slow model (a demo); a sample keeps every cell of the design but fewer names per cell.
         "sample": 0,
     }
+    limit_option = "sample"  # xbias run --limit N: N sentences per template x group x gender cell
 
     def validate_options(self, options: Mapping[str, Any]) -> None:
         # The fit's own checks, here before anything runs (statsmodels is slow to import: not at the top).
