@@ -30,12 +30,24 @@ PACKAGE_LOGGER = "eval_harness"
 
 
 def _cmd_datasets_build(args: argparse.Namespace) -> None:
-    from .data import build_datasets, build_summary
+    from .data import build_datasets, build_summary, push_dataset
+    from .errors import ConfigError
+    from .report.benchmarks import eval_yaml_files
 
+    if args.push_to_hub and len(args.names) != 1:
+        raise ConfigError("--push-to-hub REPO takes one dataset: xbias datasets build eec --push-to-hub ORG/eec")
+    if args.private and not args.push_to_hub:
+        raise ConfigError("--private goes with --push-to-hub REPO")
     started = time.perf_counter()
-    folders = build_datasets(args.names or None, out_dir=args.out, source_dir=args.source_dir)
+    # A benchmark dataset (eec, xweat) gets the eval.yaml whose task ids the .eval_results of `xbias report` name.
+    folders = build_datasets(
+        args.names or None, out_dir=args.out, source_dir=args.source_dir, added_files=eval_yaml_files()
+    )
     print(f"built {len(folders)} dataset(s) in {time.perf_counter() - started:.1f} s (dataset, configs, rows):")
     print(build_summary(folders))
+    if args.push_to_hub:
+        ((name, folder),) = folders.items()
+        print(f"pushed {name} to {args.push_to_hub}: {push_dataset(name, folder, args.push_to_hub, args.private)}")
 
 
 def _cmd_metrics_register(args: argparse.Namespace) -> None:
@@ -388,6 +400,13 @@ def build_parser() -> argparse.ArgumentParser:
     build.add_argument("names", nargs="*", help="datasets to build (default: all)")
     build.add_argument("--out", help="output folder (default: the xbias cache)")
     build.add_argument("--source-dir", help="folder with the source files (default: $XBIAS_SOURCE_DIR, else download)")
+    build.add_argument(
+        "--push-to-hub",
+        metavar="REPO",
+        help="also upload the folder to this Hub dataset repo (one dataset; online, after `hf auth login`), "
+        "tagged with the dataset's fingerprint",
+    )
+    build.add_argument("--private", action="store_true", help="--push-to-hub: create the Hub repo as private")
     build.set_defaults(func=_cmd_datasets_build)
 
     metrics = commands.add_parser("metrics", help="evaluate metric modules").add_subparsers(
