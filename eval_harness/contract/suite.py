@@ -32,6 +32,7 @@ import numpy as np
 
 if TYPE_CHECKING:
     from .records import RecordSchema
+    from .samples import SampleSchema
 
 
 @dataclass(frozen=True)
@@ -143,6 +144,8 @@ class Suite:
         limit_option: the option (one of ``options``, a whole number, 0 for none) that ``xbias run --limit N``
             sets to N for a quick look: the EEC's ``sample``, N sentences per template x group x gender cell;
             None: the suite has nothing to limit and runs whole.
+        samples: the columns of the per-sentence (per-word) numbers a unit keeps beside its unit file
+            (:class:`~.samples.SampleSchema`; :meth:`unit_samples` gives them); None: the suite keeps none.
     """
 
     name: str = ""
@@ -155,6 +158,7 @@ class Suite:
     records: "RecordSchema | None" = None
     report_section: str | None = None
     limit_option: str | None = None
+    samples: "SampleSchema | None" = None
 
     def expand_languages(self, languages: Sequence[str], options: Mapping[str, Any]) -> list[str]:
         """The task languages for the configured ``languages``; a suite may add pairs such as ``"en-de"``
@@ -175,6 +179,17 @@ class Suite:
 
     def evaluate(self, unit: Unit, prepared: Any, ctx: SuiteContext) -> list[dict]:
         raise NotImplementedError
+
+    def keeps_samples(self, unit: Unit) -> bool:
+        """Whether ``unit`` keeps samples (then a unit file without them is not a finished unit). Default: every
+        unit of a suite that declares :attr:`samples`."""
+        return self.samples is not None
+
+    def unit_samples(self, unit: Unit, prepared: Any, ctx: SuiteContext) -> Mapping[str, Sequence] | None:
+        """The samples of ``unit`` (after :meth:`evaluate`, on the rank that evaluated it): column name -> one value
+        per row, every column :attr:`samples` declares but the unit's ``model`` and ``seed``, which the harness
+        adds; None for a unit that keeps none (:meth:`keeps_samples`). Default: None."""
+        return None
 
     def headline(self, records: Sequence[dict]) -> dict | None:
         """The record the end-of-run summary shows for a unit. Default: the first."""

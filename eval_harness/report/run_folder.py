@@ -129,8 +129,8 @@ def _read_mapping(path: Path, parse, what: str, missing: list[str]) -> dict | No
 
 
 def _read_units(folder: Path, missing: list[str], config_hash: str | None) -> dict[str, dict]:
-    """The finished units (unit files that pass their checks, of the run's config), by id; any other unit file
-    is named in ``missing`` and counts as unfinished."""
+    """The finished units (unit files that pass their checks, of the run's config, with the samples file each
+    names), by id; any other unit file is named in ``missing`` and counts as unfinished."""
     if not folder.is_dir():
         missing.append("units/ is missing (one JSON file per finished unit)")
         return {}
@@ -141,7 +141,7 @@ def _read_units(folder: Path, missing: list[str], config_hash: str | None) -> di
         except ValueError as error:
             missing.append(f"units/{path.name} is not valid JSON ({error}); that unit is left out")
             continue
-        problem = unit_file_problem(unit, path.stem, config_hash=config_hash)
+        problem = unit_file_problem(unit, path.stem, config_hash=config_hash, units_dir=folder)
         if problem is not None:
             missing.append(
                 f"units/{path.name} is not a finished unit ({problem}); it counts as unfinished: re-run the same "

@@ -7,6 +7,8 @@
     DIR/run.json         config hash, seeds, versions, process count, unit counts, status
     DIR/units/<id>.json  one file per finished unit: its key, config hash, records and a checksum
                          (:mod:`eval_harness.contract.unit_file`)
+    DIR/units/<id>.samples.parquet   the unit's per-sentence (per-word) numbers, named and hashed in its unit
+                         file (:mod:`eval_harness.contract.samples`)
     DIR/results.jsonl    every record of every finished unit, long format: rewritten in plan order when a run
                          starts (the units it resumes) and ends, each unit's records appended as it finishes
     DIR/cache/           embeddings and trained regressors (default cache folder)
@@ -34,16 +36,16 @@ import platform
 import shutil
 import time
 import warnings
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from ..contract import Unit
-from ..contract.unit_file import unit_file_problem, unit_payload
+from ..contract.unit_file import SAMPLES_KEY, samples_file_name, unit_file_problem, unit_payload
 from ..errors import ConfigError, XBiasError
-from ..io import atomic_write_text
+from ..io import atomic_write_bytes, atomic_write_text
 from .config import RunConfig
 
 LOCK_NAME = "run.lock"
@@ -261,10 +263,13 @@ class RunStore:
     def unit_path(self, unit: Unit) -> Path:
         return self.units_dir / f"{unit.id}.json"
 
-    def finished_units(self, units: Iterable[Unit], warn: bool = True) -> dict[str, dict]:
+    def finished_units(
+        self, units: Iterable[Unit], warn: bool = True, keeps_samples: Callable[[Unit], bool] | None = None
+    ) -> dict[str, dict]:
         """The finished units among ``units``: id -> the parsed, verified unit file, in the order of ``units``;
-        each file is read once. A unit file that is not a finished unit of this run (see
-        :func:`~eval_harness.contract.unit_file.unit_file_problem`) gives one warning naming the file (with
+        each file (and its samples file) is read once. A unit file that is not a finished unit of this run (see
+        :func:`~eval_harness.contract.unit_file.unit_file_problem`: its samples file is checked too), or that has
+        no samples where ``keeps_samples(unit)`` says it keeps them, gives one warning naming the file (with
         ``warn``); the unit is then computed again."""
         found = {}
         for unit in units:
@@ -273,6 +278,8 @@ class RunStore:
                 continue
             payload = self._read_json(path)
             problem = self._problem(unit, payload)
+            if problem is None and keeps_samples is not None and keeps_samples(unit) and SAMPLES_KEY not in payload:
+                problem = "it has no samples file (written by an xbias that kept no per-sentence scores)"
             if problem is None:
                 found[unit.id] = payload
             elif warn:
@@ -281,9 +288,17 @@ class RunStore:
                 )
         return found
 
-    def write_unit(self, unit: Unit, records: list[dict], seconds: float) -> dict:
-        """Write the unit's file (atomically) and return its content."""
-        payload = unit_payload(unit.id, unit.fields(), self.config_hash, records, seconds)
+    def write_unit(
+        self, unit: Unit, records: list[dict], seconds: float, samples: tuple[bytes, dict] | None = None
+    ) -> dict:
+        """Write the unit's file (atomically) and return its content; ``samples``: the Parquet bytes of its samples
+        and their entry (:func:`~eval_harness.contract.samples.samples_entry`), written first, so that a unit
+        file never names a samples file that is not there yet."""
+        entry = None
+        if samples is not None:
+            data, entry = samples
+            atomic_write_bytes(self.units_dir / samples_file_name(unit.id), data)
+        payload = unit_payload(unit.id, unit.fields(), self.config_hash, records, seconds, samples=entry)
         atomic_write_text(self.unit_path(unit), json.dumps(payload, indent=1, allow_nan=False) + "\n")
         return payload
 
@@ -308,7 +323,7 @@ class RunStore:
     def _problem(self, unit: Unit, payload: Any) -> str | None:
         if payload is None:
             return "it is not JSON (cut short?)"
-        return unit_file_problem(payload, unit.id, unit.fields(), self.config_hash)
+        return unit_file_problem(payload, unit.id, unit.fields(), self.config_hash, units_dir=self.units_dir)
 
     def _intact_units(self) -> dict[str, dict]:
         """Every unit file in the folder that is intact (whatever its config), by id."""

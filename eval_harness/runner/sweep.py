@@ -29,7 +29,8 @@ from pathlib import Path
 from tqdm.auto import tqdm
 
 from ..contract import Suite, Unit, make_record
-from ..errors import ConfigError, XBiasError
+from ..contract.samples import samples_bytes, samples_entry
+from ..errors import ConfigError, InputError, XBiasError
 from ..models.packaged import pin_source
 from ..suites import get_suite
 from .config import RunConfig
@@ -171,7 +172,7 @@ def _take_folder(
                 _refuse_other_commits(store, config)
             store.open(config, wipe=store.check(config, force=force))
             _build_datasets(plan)
-            finished = store.finished_units(plan.units)
+            finished = store.finished_units(plan.units, keeps_samples=_keeps_samples)
             store.write_results(finished.values())  # what an earlier run left, cut short or not, made whole
             outcome = list(finished)
         except BaseException as error:
@@ -244,7 +245,9 @@ def _run_plan(
         results, on_disk = None, saved.count()
         if dist.is_main:
             # A signal may land between a unit's write and its bookkeeping: such a unit is read from its file.
-            late = store.finished_units([unit for unit in plan.units if unit.id not in saved.payloads], warn=False)
+            late = store.finished_units(
+                [unit for unit in plan.units if unit.id not in saved.payloads], warn=False, keeps_samples=_keeps_samples
+            )
             saved.payloads.update(late)
             on_disk = len(saved.payloads)
             final = {
@@ -349,15 +352,15 @@ def _run_task(suite: Suite, task, ctx: RunContext, store: RunStore, bar, saved: 
         with ctx.dist.split(round_units) as mine:
             outcomes = [_evaluate(suite, unit, prepared, ctx) for unit in mine]
         outcomes = ctx.dist.gather(outcomes)
-        for unit, (records, seconds, _) in zip(round_units, outcomes, strict=True):
+        for unit, (records, seconds, _, samples) in zip(round_units, outcomes, strict=True):
             if records is not None:
                 if ctx.dist.is_main:
                     with _writing(store, lambda unit=unit: f"unit {unit.id}", saved.count):
-                        payload = store.write_unit(unit, records, seconds)
+                        payload = store.write_unit(unit, records, seconds, samples)
                         saved.payloads[unit.id] = payload
                         store.append_results(records)  # so that a report of a long run shows every finished unit
                 saved.written.append(unit.id)
-        for unit, (_, _, error) in zip(round_units, outcomes, strict=True):
+        for unit, (_, _, error, _) in zip(round_units, outcomes, strict=True):
             if error is not None:
                 raise error if isinstance(error, XBiasError) else RuntimeError(f"unit {unit.id} failed:\n{error}")
         bar.update(len(round_units))
@@ -372,9 +375,32 @@ def _run_task(suite: Suite, task, ctx: RunContext, store: RunStore, bar, saved: 
     }
 
 
-def _evaluate(suite: Suite, unit: Unit, prepared, ctx: RunContext) -> tuple[list[dict] | None, float, object]:
-    """(records, seconds, error) for one unit. With one process errors propagate as they are; with several
-    they travel to every rank (so all stop together, after rank 0 has written the units that finished)."""
+def _keeps_samples(unit: Unit) -> bool:
+    return get_suite(unit.suite).keeps_samples(unit)
+
+
+def _unit_samples(suite: Suite, unit: Unit, prepared, ctx: RunContext) -> tuple[bytes, dict] | None:
+    """The unit's samples as Parquet bytes and their unit-file entry (:mod:`eval_harness.contract.samples`), made
+    on the rank that evaluated it (bytes travel to rank 0 more cheaply than rows); None when it keeps none.
+
+    Raises:
+        InputError: a suite that keeps samples for the unit gave none, or columns its schema does not describe.
+    """
+    if not suite.keeps_samples(unit):
+        return None
+    columns = suite.unit_samples(unit, prepared, ctx)
+    if columns is None:
+        raise InputError(f"unit {unit.id}: suite {suite.name!r} keeps samples for it but gave none")
+    table = suite.samples.table(unit, columns)
+    data = samples_bytes(table)
+    return data, samples_entry(unit.id, data, table)
+
+
+def _evaluate(
+    suite: Suite, unit: Unit, prepared, ctx: RunContext
+) -> tuple[list[dict] | None, float, object, tuple[bytes, dict] | None]:
+    """(records, seconds, error, samples) for one unit. With one process errors propagate as they are; with
+    several they travel to every rank (so all stop together, after rank 0 has written the units that finished)."""
     started = time.time()
     try:
         pinned = {
@@ -384,15 +410,16 @@ def _evaluate(suite: Suite, unit: Unit, prepared, ctx: RunContext) -> tuple[list
         records = [
             make_record(unit, {**record, **pinned}, suite.records) for record in suite.evaluate(unit, prepared, ctx)
         ]
+        samples = _unit_samples(suite, unit, prepared, ctx)
     except XBiasError as error:
         if ctx.dist.world_size == 1:
             raise
-        return None, 0.0, error
+        return None, 0.0, error, None
     except Exception:
         if ctx.dist.world_size == 1:
             raise
-        return None, 0.0, traceback.format_exc()
-    return records, time.time() - started, None
+        return None, 0.0, traceback.format_exc(), None
+    return records, time.time() - started, None, samples
 
 
 def summary_table(

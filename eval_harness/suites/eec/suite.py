@@ -19,7 +19,9 @@ estimate and effect also carries its template-clustered standard error and p-val
 11 templates crossed with persons, not independent sentences.
 
 Records: see :func:`~.records.beta_regression_records` (coefficients, effects on the intensity
-scale, precision, cell means) and :func:`~.records.regressor_records` (Pearson r per split).
+scale, precision, cell means) and :func:`~.records.regressor_records` (Pearson r per split). Samples: every
+EEC unit keeps the score of each sentence it scored beside its unit file (:mod:`.samples`; the columns are
+listed in :mod:`eval_harness.contract.samples`), so a reader can refit it without the model.
 """
 
 import warnings
@@ -32,6 +34,7 @@ from ...contract import Suite, Task, Unit, UnitKey
 from ...data.catalog import EEC_CONFIGS, EEC_CONFIGS_BY_LANGUAGE, EEC_EMOTIONS, EEC_REFERENCE_GROUP
 from ...errors import ConfigError, InputError
 from .records import EEC_RECORDS, beta_regression_records, regressor_records, validity_records
+from .samples import EEC_SAMPLES, eec_samples
 
 QUALITY_DATASET = "semeval2018_affect"
 
@@ -42,6 +45,7 @@ class EECSuite(Suite):
     languages = tuple(EEC_CONFIGS_BY_LANGUAGE)
     datasets = ("eec", "semeval2018_affect")
     records = EEC_RECORDS
+    samples = EEC_SAMPLES
     report_section = "eval_harness.suites.eec.report:SECTION"
     options = {
         "emotions": list(EEC_EMOTIONS),  # which emotions to run
@@ -118,14 +122,16 @@ class EECSuite(Suite):
                     rows = stratified_sample(rows, task.options["sample"], task.seed)
                 texts = rows["sentence"].tolist()
                 ctx.status(f"{task.model.name} {task.language} {emotion}: scoring {len(texts)} sentences of {name}")
-                validity = None
+                validity, mass = None, None
                 if "judge" in task.model.capabilities:
                     # A zero-shot judge: how much of its answer fell on the scale's numerals, on these sentences.
                     scores = regressor.score(texts)
-                    y, validity = scores.value, scores.validity()
+                    y, validity, mass = scores.value, scores.validity(), scores.numeral_mass
                 else:
                     y = regressor.predict(texts)
                 prepared["eec"][name, emotion] = {
+                    "rows": rows,  # the corpus rows scored (index: their positions in the config), for the samples
+                    "numeral_mass": mass,
                     "validity": validity,
                     "y": y,
                     "group": rows["group"].tolist(),
@@ -173,6 +179,15 @@ class EECSuite(Suite):
                 notes.add(f"no template-clustered standard errors: {error}")
         records = beta_regression_records(result, note="; ".join(sorted(notes)) or None, clustered=clustered)
         return records + validity_records(data["validity"])
+
+    def keeps_samples(self, unit: Unit) -> bool:
+        """An EEC unit keeps its sentences' scores; a regressor's SemEval r keeps none."""
+        return unit.dataset == "eec"
+
+    def unit_samples(self, unit: Unit, prepared: dict, ctx) -> dict | None:
+        if not self.keeps_samples(unit):
+            return None
+        return eec_samples(unit.config, prepared["eec"][unit.config, unit.emotion])
 
     def headline(self, records: Sequence[dict]) -> dict | None:
         """The intersection coefficient for an EEC unit; the test-split Pearson r for a regressor unit."""

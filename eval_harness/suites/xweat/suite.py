@@ -14,7 +14,9 @@ Why measures of one suite rather than suites of their own: they are the same ten
 sets, languages, language pairs, coverage rule and seeds; only what a word's rows are differs (a word vector,
 the word's template sentences, its sampled contexts). One unit per test then holds every measure of the test,
 one run computes them side by side, and the report puts them next to each other; and the runner's registry
-stays as it is. Records: :mod:`.records`.
+stays as it is. Records: :mod:`.records`. Samples: every unit keeps each word's coverage and association
+``s(w, A, B)`` beside its unit file (:mod:`.samples`; the columns are listed in
+:mod:`eval_harness.contract.samples`).
 """
 
 from collections.abc import Mapping, Sequence
@@ -32,6 +34,7 @@ from .ceat import embed_contexts, run_ceat, sample_contexts
 from .measures import WORD_MEASURES, run_association
 from .pipeline import COVERAGE_THRESHOLD, XWEAT_TESTS, language_pairs, load_word_sets, run_xweat
 from .records import XWEAT_RECORDS, association_records, ceat_records, seat_records, xweat_records
+from .samples import XWEAT_SAMPLES, xweat_samples
 from .seat import TEMPLATES_KEY, PrecomputedSentences, SEATResult, resolve_templates, run_seat, set_sentences
 
 MEASURES = ("weat", *WORD_MEASURES, "seat", "ceat")
@@ -73,6 +76,7 @@ class XWEATSuite(Suite):
     requires = "word_vectors"
     datasets = ("xweat",)
     records = XWEAT_RECORDS
+    samples = XWEAT_SAMPLES
     report_section = "eval_harness.suites.xweat.report:SECTION"
     options = {
         "tests": [],  # test names (empty: T1..T10)
@@ -352,6 +356,14 @@ class XWEATSuite(Suite):
             )
             records += ceat_records(result, options["corpus"], options["contexts_per_word"])
         return records
+
+    def unit_samples(self, unit: Unit, prepared: dict, ctx) -> dict:
+        """Every word of the unit's test: found or not, and a target word's ``s(w, A, B)`` (:mod:`.samples`)."""
+        pair = _pair(unit.language)
+        targets, attributes = prepared["sets"][pair[0]][unit.test], prepared["sets"][pair[1]][unit.test]
+        sets = {"X": targets["X"], "Y": targets["Y"], "A": attributes["A"], "B": attributes["B"]}
+        similarity = prepared["options"]["similarity"]
+        return xweat_samples(unit.test, unit.language, sets, prepared.get("embedder"), similarity)
 
 
 def _check_ceat_options(options: Mapping[str, Any]) -> None:
