@@ -335,6 +335,10 @@ def _cmd_report(args: argparse.Namespace) -> None:
                 args.eval_results, run, args.dataset_namespace, model=args.card_model, source_url=args.source_url
             ).summary()
         )
+    if args.details:
+        from .report.details import write_details
+
+        print(write_details(args.run_dir, args.details).summary())
     if args.push:
         print(f"pushed {args.model_card} to {args.push}: {push_model_card(args.model_card, args.push)}")
 
@@ -517,6 +521,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--card-model", help="the run's model the card / eval results describe (needed when the run has several)"
     )
     report.add_argument("--push", metavar="REPO_ID", help="upload the --model-card to this Hub model (online only)")
+    report.add_argument(
+        "--details",
+        metavar="DIR",
+        help="also write the per-sentence (per-word) samples into DIR as a Hub-ready dataset folder with a card "
+        "(upload: hf upload ORG/NAME DIR --repo-type dataset)",
+    )
     report.set_defaults(func=_cmd_report)
     return parser
 
