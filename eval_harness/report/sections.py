@@ -170,6 +170,11 @@ class ReportSection:
         """The metric's ``compute()`` arguments behind a card number, where the record carries them."""
         return None
 
+    def summary(self, results: pd.DataFrame, settings: ReportSettings) -> list[Block]:
+        """The section's blocks of the report's one-screen summary, on top (a figure, a few sentences, a small
+        table: what fits 1400 px across); none by default."""
+        return []
+
     def benchmarks(self) -> tuple[Benchmark, ...]:
         """The benchmarks (a dataset's ``eval.yaml``) whose tasks are the section's card numbers; none by default."""
         return ()

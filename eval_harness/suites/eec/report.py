@@ -28,6 +28,7 @@ from ...report.tables import findings_table, significance_legend
 from .plots import forest_plot
 from .sentences import MAX_P, effect_sentences
 from .suite import QUALITY_DATASET
+from .summary import eec_summary
 from .tables import (
     BIAS_TERMS,
     CLUSTER_MARK,
@@ -347,6 +348,9 @@ class EECSection(ReportSection):
 
     card_where = staticmethod(card_where)
     card_arguments = staticmethod(card_arguments)
+
+    def summary(self, results: pd.DataFrame, settings: ReportSettings) -> list:
+        return eec_summary(results, settings, regressor_quality(results), judge_validity(results), MIN_NUMERAL_MASS)
 
     def benchmarks(self) -> tuple[Benchmark, ...]:
         return (EEC_BENCHMARK,)
