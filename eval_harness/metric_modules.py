@@ -31,12 +31,17 @@ silences it.
 
 import ast
 import importlib.util
+import os
 import shutil
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import InputError, XBiasError
 from .shipped import metrics_dir
+
+# evaluate's package of dynamic modules (evaluate.config.MODULE_NAME_FOR_DYNAMIC_MODULES in 0.4.6).
+DYNAMIC_MODULES = "evaluate_modules"
 
 # evaluate's base classes -> the module types they declare (the namespace part of ``evaluate-<type>--<name>``).
 MODULE_TYPES = {"Metric": "metric", "Comparison": "comparison", "Measurement": "measurement"}
@@ -147,11 +152,29 @@ def module_type(script: Path) -> str:
     raise InputError(f"{script} defines no subclass of evaluate.{', evaluate.'.join(MODULE_TYPES)}")
 
 
+def evaluate_modules_cache() -> Path:
+    """evaluate's dynamic-modules folder, ``HF_MODULES_CACHE/evaluate_modules``: evaluate's own setting once evaluate
+    is imported, else :func:`modules_cache_from_environment`, so that asking whether a metric is registered
+    (``xbias list``) imports neither evaluate nor what it imports (datasets, torch)."""
+    config = sys.modules.get("evaluate.config")
+    if config is not None:
+        return Path(config.HF_MODULES_CACHE) / DYNAMIC_MODULES
+    return modules_cache_from_environment()
+
+
+def modules_cache_from_environment() -> Path:
+    """The folder evaluate 0.4.6's ``config`` and ``loading.init_dynamic_modules`` derive from the environment
+    (``$HF_MODULES_CACHE``, else ``$HF_HOME/modules``, else ``$XDG_CACHE_HOME/huggingface/modules``, then
+    ``evaluate_modules``). Not a public API of evaluate: tests/metrics/test_metric_modules.py pins it to evaluate's
+    own result, so a release that moves the folder fails there loudly."""
+    cache_home = os.path.join(os.getenv("XDG_CACHE_HOME", "~/.cache"), "huggingface")
+    hf_home = os.path.expanduser(os.getenv("HF_HOME", cache_home))
+    return Path(os.getenv("HF_MODULES_CACHE", os.path.join(hf_home, "modules"))) / DYNAMIC_MODULES
+
+
 def registrations(name: str) -> list[Path]:
     """The hash folders in evaluate's modules cache that hold a copy of this project's module ``name``."""
-    from evaluate import loading
-
-    cache = Path(loading.init_dynamic_modules()) / "metrics"
+    cache = evaluate_modules_cache() / "metrics"
     found = []
     for module_type_name in MODULE_TYPES.values():
         namespace = cache / f"evaluate-{module_type_name}--{name}"

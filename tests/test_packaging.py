@@ -28,7 +28,7 @@ BUILD_INPUTS = (
     "metrics",
     "configs",
 )
-METRICS = ("eec_bias", "gender_space", "weat")
+METRICS = ("eec_bias", "gender_space", "weat", "word_association")
 QUICK_CONFIG = "name: quick\nmodels: [{type: svm_tfidf}]\nsuites: {eec: {languages: [es], emotions: [anger]}}\n"
 
 
@@ -141,12 +141,15 @@ def test_an_installed_copy_loads_metrics_by_name_and_runs_packaged_configs(insta
         "weat = evaluate.load('weat', module_type='measurement')\n"
         "r = weat.compute(embeddings=[[1, 0.1], [0.9, 0.3], [0.1, 1], [0.2, 0.9], [1, 0], [0, 1]],"
         " roles=['X', 'X', 'Y', 'Y', 'A', 'B'])\n"
-        "print(r['p_value_method'], r['n_permutations'], type(evaluate.load('eec_bias')).__name__)\n"
+        "others = [type(evaluate.load(name)).__name__ for name in ('eec_bias', 'gender_space', 'word_association')]\n"
+        "print(r['p_value_method'], r['n_permutations'], *others)\n"
     )
-    assert _run([str(bin_dir / "python"), "-c", load], elsewhere, env).split() == ["exact", "6", "EecBias"]
+    loaded = _run([str(bin_dir / "python"), "-c", load], elsewhere, env).split()
+    assert loaded == ["exact", "6", "EecBias", "GenderSpace", "WordAssociation"]  # every bare name, after the step
 
     listing = _run([str(bin_dir / "xbias"), "list"], elsewhere, env)
     assert "configs:  camara2022, demo" in listing and "metrics:  eec_bias, gender_space, weat" in listing
+    assert "xbias metrics register" not in listing  # nothing left to tell: every bare name is registered
     names = (
         "from eval_harness.runner import load_config; print(load_config('demo').name, load_config('camara2022').name)"
     )

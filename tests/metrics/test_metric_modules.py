@@ -73,6 +73,18 @@ def test_evaluate_is_the_release_whose_private_writer_the_registration_was_check
     ]
 
 
+def test_the_modules_cache_found_without_evaluate_is_the_one_evaluate_uses():
+    """`xbias list` finds evaluate's modules cache without importing evaluate (modules_cache_from_environment);
+    evaluate derives it the same way from the same environment. A release that moves it fails here."""
+    import evaluate
+    from evaluate import loading
+
+    from eval_harness.metric_modules import DYNAMIC_MODULES, modules_cache_from_environment
+
+    assert evaluate.config.MODULE_NAME_FOR_DYNAMIC_MODULES == DYNAMIC_MODULES
+    assert Path(loading.init_dynamic_modules()) == modules_cache_from_environment()
+
+
 def test_metric_path_is_the_module_folder_and_refuses_an_unknown_name():
     for name in NAMES:
         assert Path(metric_path(name)) == metrics_dir() / name
