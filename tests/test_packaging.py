@@ -27,6 +27,7 @@ BUILD_INPUTS = (
     "eval_harness",
     "metrics",
     "configs",
+    "docs",
 )
 METRICS = ("eec_bias", "gender_space", "weat", "word_association")
 QUICK_CONFIG = "name: quick\nmodels: [{type: svm_tfidf}]\nsuites: {eec: {languages: [es], emotions: [anger]}}\n"
