@@ -117,7 +117,9 @@ class SuiteContext(Protocol):
     show_progress: bool
 
     def shared(self, key: tuple, factory: Callable[[], Any]) -> Any:
-        """``factory()`` once per run for ``key`` (freed with the model's other objects after its last task)."""
+        """``factory()`` once per run for ``key``: freed with the model's other objects after its last task when the
+        key starts with the model's name; kept for the whole run when it starts with None (a dataset every model
+        reads)."""
 
     def status(self, message: str) -> None:
         """Say what a long step is doing ("anger: training the regressor"), beside the run's progress."""
@@ -146,6 +148,10 @@ class Suite:
             None: the suite has nothing to limit and runs whole.
         samples: the columns of the per-sentence (per-word) numbers a unit keeps beside its unit file
             (:class:`~.samples.SampleSchema`; :meth:`unit_samples` gives them); None: the suite keeps none.
+        trains: whether the suite trains the model it evaluates (the EEC's emotion regressor), so that its
+            numbers depend on the training seed; a config without ``seeds:`` then runs it with several seeds
+            (``runner.config.DEFAULT_TRAINING_SEEDS``) when the model's type trains, and pooling puts the
+            between-seed variance into the standard errors.
     """
 
     name: str = ""
@@ -159,6 +165,7 @@ class Suite:
     report_section: str | None = None
     limit_option: str | None = None
     samples: "SampleSchema | None" = None
+    trains: bool = False
 
     def expand_languages(self, languages: Sequence[str], options: Mapping[str, Any]) -> list[str]:
         """The task languages for the configured ``languages``; a suite may add pairs such as ``"en-de"``

@@ -17,6 +17,8 @@ from typing import Any
 import numpy as np
 
 ENCODE_CHUNK = 1024
+# ctx.shared keys of what lives for the whole run (a key whose first item is None outlives every model's tasks).
+RUN_SEMEVAL = (None, "semeval-splits")
 
 
 class ShardedEncoder:
@@ -82,6 +84,7 @@ class RunModels:
         return self.ctx.shared((model.name, "resources"), lambda: self._new_resources(model.trust_remote_code))
 
     def _new_resources(self, trust_remote_code: bool = False):
+        from ..data.emotion_splits import SemEvalSplits
         from ..models import EmbeddingCache, ModelResources
 
         dist, show_progress = self.ctx.dist, self.ctx.show_progress
@@ -96,6 +99,8 @@ class RunModels:
             device=str(dist.accelerator.device),
             progress=False,
             trust_remote_code=trust_remote_code,
+            # One for the run: every model, emotion and seed trains on splits loaded once.
+            semeval=self.ctx.shared(RUN_SEMEVAL, SemEvalSplits),
         )
 
     def model_config(self, model, seed: int | None = None) -> dict:

@@ -37,6 +37,8 @@ from .records import EEC_RECORDS, beta_regression_records, regressor_records, va
 from .samples import EEC_SAMPLES, eec_samples
 
 QUALITY_DATASET = "semeval2018_affect"
+# The draw of `sample:`: one for every seed, so that between-seed variance is training variance alone.
+SAMPLE_SEED = 0
 
 
 class EECSuite(Suite):
@@ -47,6 +49,7 @@ class EECSuite(Suite):
     records = EEC_RECORDS
     samples = EEC_SAMPLES
     report_section = "eval_harness.suites.eec.report:SECTION"
+    trains = True  # the emotion regressor, per seed
     options = {
         "emotions": list(EEC_EMOTIONS),  # which emotions to run
         "configs": [],  # EEC configs to run; a language with none listed runs all of its own
@@ -55,8 +58,9 @@ class EECSuite(Suite):
         "use_t": None,
         "cov_type": "model",  # "model" (the paper's) or "cluster" (sandwich by cluster_by)
         "cluster_by": ["template_id"],  # one or two of template_id, person
-        # Rows per template x group x gender cell to score, drawn per seed (0: every row). For a quick look
-        # at a slow model (a demo); a sample keeps every cell of the design but fewer names per cell.
+        # Rows per template x group x gender cell to score (0: every row), the same rows for every seed (so that
+        # the seeds differ by their regressors' training alone). For a quick look at a slow model (a demo); a
+        # sample keeps every cell of the design but fewer names per cell.
         "sample": 0,
     }
     limit_option = "sample"  # xbias run --limit N: N sentences per template x group x gender cell
@@ -106,7 +110,11 @@ class EECSuite(Suite):
 
         emotions = [e for e in self._emotions(task.options) if any(unit.emotion == e for unit in task.units)]
         eec_configs = sorted({unit.config for unit in task.units if unit.dataset == "eec"})
-        corpora = {name: load_eec(name).to_pandas() for name in eec_configs}
+        # Read once per run (every model and seed scores the same corpora): a key led by None outlives the models.
+        corpora = {
+            name: ctx.shared((None, "eec-corpus", name), lambda name=name: load_eec(name).to_pandas())
+            for name in eec_configs
+        }
         prepared = {"options": task.options, "scores": {}, "eec": {}}
         for emotion in emotions:
             ctx.status(
@@ -119,7 +127,7 @@ class EECSuite(Suite):
                     continue
                 rows = corpora[name][corpora[name]["emotion"] == emotion]
                 if task.options["sample"]:
-                    rows = stratified_sample(rows, task.options["sample"], task.seed)
+                    rows = stratified_sample(rows, task.options["sample"], SAMPLE_SEED)
                 texts = rows["sentence"].tolist()
                 ctx.status(f"{task.model.name} {task.language} {emotion}: scoring {len(texts)} sentences of {name}")
                 validity, mass = None, None
