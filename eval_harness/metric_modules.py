@@ -1,4 +1,11 @@
-"""Make ``evaluate.load("<name>")`` find the project's evaluation modules by bare name, offline, from any directory.
+"""The project's evaluate modules: load them by path (silent, no set-up), or by bare name once registered.
+
+Two routes load a module, with the same numbers:
+
+* **by path**, :func:`metric_path` / :func:`load_metric`: ``evaluate.load(metric_path("eec_bias"))`` loads the
+  installed module's folder (``metrics/<name>/`` of a checkout, ``eval_harness/_shipped/metrics/<name>/`` of
+  an installed wheel). It needs no set-up and evaluate logs nothing on this route;
+* **by bare name**, ``evaluate.load("eec_bias")``, after :func:`register_metrics` (``xbias metrics register``).
 
 How evaluate 0.4.6 resolves a bare name (``evaluate.loading.evaluation_module_factory``), in this order:
 
@@ -8,29 +15,43 @@ How evaluate 0.4.6 resolves a bare name (``evaluate.loading.evaluation_module_fa
    the newest hash (``CachedEvaluationModuleFactory``).
 
 evaluate has no registry and no entry points, and route 1 depends on the working directory, so route 3 is the
-only one that works from anywhere. :func:`register_metrics` fills it with evaluate's own writer
-(``evaluate.loading._create_importable_file``, what route 2 runs after a download), after evaluate's own import
-check (``_download_additional_modules``, which names the ``xbias`` distribution when ``eval_harness`` is
-missing), under the namespace of the module's own type (``evaluate-measurement--weat``), and then removes
-every other registration of the same module: the hashes of earlier edits and the other namespaces (a stale
-``evaluate-metric--weat`` would win, as evaluate searches ``metric`` first). Modules of other origins in the
-cache are left alone. evaluate itself logs one line on route 3 ("Using the latest cached version of the module
-from ... since it couldn't be found locally ... or remotely on the Hugging Face Hub"); it says where the
-registered copy is, and ``evaluate.logging.set_verbosity_error()`` silences it.
+only one that works from anywhere. :func:`register_metrics` checks that what a module imports is installed
+(with evaluate's public import parser, ``evaluate.loading.get_imports``; a missing ``eval_harness`` names the
+``xbias`` distribution), fills the cache with evaluate's own writer, ``evaluate.loading._create_importable_file``
+(what route 2 runs after a download: evaluate has no public way to put a module under a bare name, so this one
+private call stays, pinned by ``tests/metrics/test_metric_modules.py`` to the evaluate version it was checked
+against, :data:`EVALUATE_CHECKED`), under the namespace of the module's own type
+(``evaluate-measurement--weat``), and then removes every other registration of the same module: the hashes of
+earlier edits and the other namespaces (a stale ``evaluate-metric--weat`` would win, as evaluate searches
+``metric`` first). Modules of other origins in the cache are left alone. evaluate itself logs one line on route
+3 ("Using the latest cached version of the module from ... since it couldn't be found locally ... or remotely
+on the Hugging Face Hub"); it says where the registered copy is, and ``evaluate.logging.set_verbosity_error()``
+silences it.
 """
 
 import ast
+import importlib.util
+import os
 import shutil
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import InputError
+from .errors import InputError, XBiasError
 from .shipped import metrics_dir
+
+# evaluate's package of dynamic modules (evaluate.config.MODULE_NAME_FOR_DYNAMIC_MODULES in 0.4.6).
+DYNAMIC_MODULES = "evaluate_modules"
 
 # evaluate's base classes -> the module types they declare (the namespace part of ``evaluate-<type>--<name>``).
 MODULE_TYPES = {"Metric": "metric", "Comparison": "comparison", "Measurement": "measurement"}
 # The import that marks a cached module as one of ours (every module of this project is built on eval_harness).
 PROJECT_IMPORT = "from eval_harness"
+# The evaluate release whose modules cache layout and private writer (``_create_importable_file``) register_metrics
+# was checked against; a test fails on any other, so that a new evaluate is looked at before it is trusted.
+EVALUATE_CHECKED = "0.4.6"
+# The command that registers the modules for bare-name loading (printed wherever a user needs it).
+REGISTER_COMMAND = "xbias metrics register"
 
 
 @dataclass(frozen=True)
@@ -55,6 +76,69 @@ def metric_names(folder: Path | None = None) -> list[str]:
     return sorted(p.name for p in folder.iterdir() if (p / f"{p.name}.py").is_file())
 
 
+def metric_path(name: str) -> str:
+    """The folder of the project's evaluate module ``name``, for ``evaluate.load(metric_path(name))``.
+
+    The load by path needs no registration, works from any directory and logs nothing; it gives the same module,
+    and the same numbers, as ``evaluate.load(name)`` after ``xbias metrics register``.
+
+    Raises:
+        InputError: no module of that name (the message lists them).
+    """
+    available = metric_names()
+    if name not in available:
+        raise InputError(f"no xbias metric {name!r}; the metrics are {', '.join(available) or 'none'}")
+    return str(metrics_dir() / name)
+
+
+def load_metric(name: str, **load_options):
+    """``evaluate.load(metric_path(name), **load_options)``: the project's module ``name``, loaded by path."""
+    import evaluate
+
+    return evaluate.load(metric_path(name), **load_options)
+
+
+def is_registered(name: str) -> bool:
+    """Whether ``evaluate.load(name)`` finds this project's module ``name`` by bare name (:func:`register_metrics`)."""
+    return bool(registrations(name))
+
+
+def check_imports(script: Path, name: str) -> None:
+    """Raise :class:`MissingLibraryError` (an ImportError) naming what to ``pip install`` when a library
+    ``script`` imports is missing, and InputError when it imports a module of its own folder (which a
+    registration would not copy).
+
+    The libraries are those evaluate's own import parser (``evaluate.loading.get_imports``) reads from the
+    script, with the distribution each import line names (``# From:``): ``eval_harness`` comes from ``xbias``.
+    """
+    from evaluate.loading import get_imports
+
+    imports = get_imports(str(script))
+    local = sorted(module for kind, module, _, _ in imports if kind != "library")
+    if local:
+        # register_metrics copies the script alone; a module split over files would lose its other parts.
+        raise InputError(f"{script} imports modules beside it ({', '.join(local)}): keep a metric in one script")
+    missing = [
+        distribution for kind, module, distribution, _ in imports if kind == "library" and not _installed(module)
+    ]
+    if missing:
+        raise MissingLibraryError(
+            f"to use the metric {name}, install what it imports: pip install {' '.join(sorted(set(missing)))}"
+        )
+
+
+class MissingLibraryError(XBiasError, ImportError):
+    """A library a metric module imports is not installed (an ImportError, as evaluate raises, and one line in
+    the CLI)."""
+
+
+def _installed(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):  # a module set to None in sys.modules, or a broken parent package
+        return False
+
+
 def module_type(script: Path) -> str:
     """The module type (``metric``, ``comparison`` or ``measurement``) a module script declares by its base class.
 
@@ -68,11 +152,29 @@ def module_type(script: Path) -> str:
     raise InputError(f"{script} defines no subclass of evaluate.{', evaluate.'.join(MODULE_TYPES)}")
 
 
+def evaluate_modules_cache() -> Path:
+    """evaluate's dynamic-modules folder, ``HF_MODULES_CACHE/evaluate_modules``: evaluate's own setting once evaluate
+    is imported, else :func:`modules_cache_from_environment`, so that asking whether a metric is registered
+    (``xbias list``) imports neither evaluate nor what it imports (datasets, torch)."""
+    config = sys.modules.get("evaluate.config")
+    if config is not None:
+        return Path(config.HF_MODULES_CACHE) / DYNAMIC_MODULES
+    return modules_cache_from_environment()
+
+
+def modules_cache_from_environment() -> Path:
+    """The folder evaluate 0.4.6's ``config`` and ``loading.init_dynamic_modules`` derive from the environment
+    (``$HF_MODULES_CACHE``, else ``$HF_HOME/modules``, else ``$XDG_CACHE_HOME/huggingface/modules``, then
+    ``evaluate_modules``). Not a public API of evaluate: tests/metrics/test_metric_modules.py pins it to evaluate's
+    own result, so a release that moves the folder fails there loudly."""
+    cache_home = os.path.join(os.getenv("XDG_CACHE_HOME", "~/.cache"), "huggingface")
+    hf_home = os.path.expanduser(os.getenv("HF_HOME", cache_home))
+    return Path(os.getenv("HF_MODULES_CACHE", os.path.join(hf_home, "modules"))) / DYNAMIC_MODULES
+
+
 def registrations(name: str) -> list[Path]:
     """The hash folders in evaluate's modules cache that hold a copy of this project's module ``name``."""
-    from evaluate import loading
-
-    cache = Path(loading.init_dynamic_modules()) / "metrics"
+    cache = evaluate_modules_cache() / "metrics"
     found = []
     for module_type_name in MODULE_TYPES.values():
         namespace = cache / f"evaluate-{module_type_name}--{name}"
@@ -103,9 +205,9 @@ def register_metrics(names: list[str] | None = None, folder: Path | None = None)
 
     Raises:
         InputError: an unknown module name.
-        ImportError: (evaluate's) a library the module imports is missing; it names what to pip install.
+        MissingLibraryError: (an ImportError) a library the module imports is missing; it names what to pip install.
     """
-    from datasets import DownloadConfig, DownloadMode
+    from datasets import DownloadMode
     from evaluate import loading
 
     folder = metrics_dir() if folder is None else folder
@@ -120,12 +222,11 @@ def register_metrics(names: list[str] | None = None, folder: Path | None = None)
         source = folder / name
         script = source / f"{name}.py"
         kind = module_type(script)
-        local_imports = loading._download_additional_modules(
-            name=name, base_path=str(source), imports=loading.get_imports(str(script)), download_config=DownloadConfig()
-        )
+        check_imports(script, name)
+        # evaluate's private writer (module docstring): no public route puts a module under a bare name.
         _, module_hash = loading._create_importable_file(
             local_path=str(script),
-            local_imports=local_imports,
+            local_imports=[],
             additional_files=[(card.name, str(card)) for card in sorted(source.glob("*.md"))],
             dynamic_modules_path=dynamic_modules,
             module_namespace="metrics",

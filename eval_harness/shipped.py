@@ -1,6 +1,7 @@
-"""Where the metric modules and the sweep configs are, in a checkout and in an installed copy.
+"""Where the metric modules, the sweep configs and the documentation are, in a checkout and in an installed copy.
 
-The repository's top-level ``metrics/<name>/`` and ``configs/*.yaml`` are the source of truth. A checkout (and an
+The repository's top-level ``metrics/<name>/``, ``configs/*.yaml``, ``README.md`` and ``docs/*.md`` are the source
+of truth. A checkout (and an
 editable install) reads them there; a wheel carries copies under ``eval_harness/_shipped/`` (made by the build
 step in ``setup.py``), which an installed copy reads. ``--config demo`` names a packaged config.
 """
@@ -32,6 +33,17 @@ def metrics_dir() -> Path:
 def configs_dir() -> Path:
     """The folder holding the packaged sweep configs (``demo.yaml``, ``camara2022.yaml``, ...)."""
     return _folder("configs")
+
+
+def docs_dir() -> Path:
+    """The folder of the documentation (architecture.md, models.md, llm.md, run_folder.md, model_card.md, ...)."""
+    return _folder("docs")
+
+
+def readme_path() -> Path:
+    """The project's README.md (the checkout's, or the copy an installed package carries)."""
+    checkout = CHECKOUT_ROOT / "README.md"
+    return checkout if _folder("docs") == CHECKOUT_ROOT / "docs" and checkout.is_file() else SHIPPED_DIR / "README.md"
 
 
 def packaged_configs() -> dict[str, Path]:

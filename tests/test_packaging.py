@@ -27,15 +27,20 @@ BUILD_INPUTS = (
     "eval_harness",
     "metrics",
     "configs",
+    "docs",
 )
-METRICS = ("eec_bias", "gender_space", "weat")
+METRICS = ("eec_bias", "gender_space", "weat", "word_association")
 QUICK_CONFIG = "name: quick\nmodels: [{type: svm_tfidf}]\nsuites: {eec: {languages: [es], emotions: [anger]}}\n"
 
 
 def _run(command, cwd, env=None):
+    return _completed(command, cwd, env).stdout
+
+
+def _completed(command, cwd, env=None) -> subprocess.CompletedProcess:
     done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, f"{command} failed:\n{done.stdout}\n{done.stderr}"
-    return done.stdout
+    return done
 
 
 @pytest.fixture(scope="module")
@@ -91,8 +96,36 @@ def test_the_wheel_ships_the_metric_modules_and_configs(wheel):
     for config in CHECKOUT_ROOT.joinpath("configs").glob("*.yaml"):
         assert f"eval_harness/_shipped/configs/{config.name}" in names
     assert "eval_harness/data/cards/eec.md" in names
+    # The documentation `xbias --help` points a wheel user at.
+    assert "eval_harness/_shipped/README.md" in names
+    for doc in CHECKOUT_ROOT.joinpath("docs").glob("*.md"):
+        assert f"eval_harness/_shipped/docs/{doc.name}" in names
     assert any(name.endswith(".dist-info/licenses/LICENSE") for name in names)
     assert not any("__pycache__" in name for name in names)
+
+
+@pytest.mark.slow
+def test_a_wheel_user_loads_every_metric_by_path_silently_and_is_told_how_to_load_by_name(installed, tmp_path):
+    bin_dir, env, elsewhere = installed
+    env = {**env, "HF_HOME": str(tmp_path / "fresh-hf-home")}  # nothing registered yet, whatever ran before
+    listing = _run([str(bin_dir / "xbias"), "list"], elsewhere, env)
+    assert "run `xbias metrics register` once (not yet: eec_bias, gender_space, weat, word_association)" in listing
+    load = (
+        "import evaluate\n"
+        "from eval_harness.metric_modules import load_metric, metric_path\n"
+        "names = ['eec_bias', 'gender_space', 'weat', 'word_association']\n"
+        "modules = [evaluate.load(metric_path(name)) for name in names]\n"
+        "r = load_metric('weat').compute(embeddings=[[1, 0.1], [0.9, 0.3], [0.1, 1], [0.2, 0.9], [1, 0], [0, 1]],"
+        " roles=['X', 'X', 'Y', 'Y', 'A', 'B'])\n"
+        "print(*[type(module).__name__ for module in modules], r['p_value_method'])\n"
+    )
+    done = _completed([str(bin_dir / "python"), "-c", load], elsewhere, env)
+    assert done.stdout.split() == ["EecBias", "GenderSpace", "Weat", "WordAssociation", "exact"]
+    assert done.stderr == ""  # the path route logs nothing, not even evaluate's cache line
+    # The help names documentation that this installation has.
+    help_text = _run([str(bin_dir / "xbias"), "--help"], elsewhere, env)
+    readme = Path(help_text.split("Docs (in this installation): ", 1)[1].split(";", 1)[0])
+    assert readme.is_file() and readme.is_relative_to(bin_dir.parent), readme
 
 
 @pytest.mark.slow
@@ -109,12 +142,15 @@ def test_an_installed_copy_loads_metrics_by_name_and_runs_packaged_configs(insta
         "weat = evaluate.load('weat', module_type='measurement')\n"
         "r = weat.compute(embeddings=[[1, 0.1], [0.9, 0.3], [0.1, 1], [0.2, 0.9], [1, 0], [0, 1]],"
         " roles=['X', 'X', 'Y', 'Y', 'A', 'B'])\n"
-        "print(r['p_value_method'], r['n_permutations'], type(evaluate.load('eec_bias')).__name__)\n"
+        "others = [type(evaluate.load(name)).__name__ for name in ('eec_bias', 'gender_space', 'word_association')]\n"
+        "print(r['p_value_method'], r['n_permutations'], *others)\n"
     )
-    assert _run([str(bin_dir / "python"), "-c", load], elsewhere, env).split() == ["exact", "6", "EecBias"]
+    loaded = _run([str(bin_dir / "python"), "-c", load], elsewhere, env).split()
+    assert loaded == ["exact", "6", "EecBias", "GenderSpace", "WordAssociation"]  # every bare name, after the step
 
     listing = _run([str(bin_dir / "xbias"), "list"], elsewhere, env)
     assert "configs:  camara2022, demo" in listing and "metrics:  eec_bias, gender_space, weat" in listing
+    assert "xbias metrics register" not in listing  # nothing left to tell: every bare name is registered
     names = (
         "from eval_harness.runner import load_config; print(load_config('demo').name, load_config('camara2022').name)"
     )

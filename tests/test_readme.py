@@ -49,11 +49,33 @@ def test_the_listing_and_a_model_free_run_work_offline(tmp_path, capsys):
     assert "results:" in capsys.readouterr().out
 
 
+def marked_block(word: str) -> str:
+    """The Python block after a ``RUNS`` marker that uses ``word``."""
+    blocks = [BLOCK.findall(part)[0][1] for part in README.split(RUNS)[1:]]
+    (code,) = [block for block in blocks if word in block]
+    return code
+
+
 @pytest.mark.slow
 def test_the_metric_example_runs(registered_metrics, capsys):
-    block = README.split(RUNS, 1)[1]
-    (code,) = BLOCK.findall(block)[:1]
-    exec(compile(code[1], "README.md", "exec"), {})
+    exec(compile(marked_block("eec_bias"), "README.md", "exec"), {})
     printed = capsys.readouterr().out.splitlines()
     assert [line.split()[0] for line in printed] == ["anger", "fear", "joy", "sadness"]
     assert all("Arab vs Anglo, among men" in line for line in printed)
+
+
+@pytest.mark.slow
+def test_the_python_api_example_runs_a_sweep_and_writes_its_report(tmp_path, monkeypatch, capsys):
+    import pandas as pd
+
+    monkeypatch.chdir(tmp_path)  # the example writes runs/api, relative to where it runs
+    exec(compile(marked_block("run_sweep"), "README.md", "exec"), {})
+    printed = capsys.readouterr().out
+    assert (tmp_path / "runs/api/report/report.html").is_file() and "runs/api/report/report.html" in printed
+    # What it prints is the run's records, read here straight from results.jsonl.
+    records = pd.read_json(tmp_path / "runs/api/results.jsonl", lines=True)
+    estimates = records.query("metric == 'estimate' and term in ('group', 'gender', 'group:gender')")
+    assert len(estimates) == 3 and set(estimates["config"]) == {"en_arab_anglo"}
+    for _, record in estimates.iterrows():
+        line = next(line for line in printed.splitlines() if line.split()[2:3] == [record["term"]])
+        assert float(line.split()[3]) == pytest.approx(record["value"], rel=1e-5, abs=1e-6)

@@ -143,12 +143,15 @@ class Suite:
         report_section: the method's section of ``xbias report``, a ``"module:object"`` reference to a
             :class:`~eval_harness.report.sections.ReportSection` (imported only by the report); None: the
             report shows the suite's records in its generic "Other results" table.
-        trains: whether the suite trains the model it evaluates (the EEC's emotion regressor), so that its
-            numbers depend on the training seed; a config without ``seeds:`` then runs it with several seeds
-            (``runner.config.DEFAULT_TRAINING_SEEDS``) when the model's type trains, and pooling puts the
-            between-seed variance into the standard errors.
+        limit_option: the option (one of ``options``, a whole number, 0 for none) that ``xbias run --limit N``
+            sets to N for a quick look: the EEC's ``sample``, N sentences per template x group x gender cell;
+            None: the suite has nothing to limit and runs whole.
         samples: the columns of the per-sentence (per-word) numbers a unit keeps beside its unit file
             (:class:`~.samples.SampleSchema`; :meth:`unit_samples` gives them); None: the suite keeps none.
+        trains: whether the suite trains the model it evaluates (the EEC's emotion regressor), so that its
+            numbers depend on the training seed; a config without ``seeds:`` then runs it with several seeds
+            (``runner.config.DEFAULT_SEEDS``) when the model's type trains, and pooling puts the
+            between-seed variance into the standard errors.
     """
 
     name: str = ""
@@ -160,8 +163,9 @@ class Suite:
     datasets: tuple[str, ...] = ()
     records: "RecordSchema | None" = None
     report_section: str | None = None
-    trains: bool = False
+    limit_option: str | None = None
     samples: "SampleSchema | None" = None
+    trains: bool = False
 
     def expand_languages(self, languages: Sequence[str], options: Mapping[str, Any]) -> list[str]:
         """The task languages for the configured ``languages``; a suite may add pairs such as ``"en-de"``

@@ -16,6 +16,7 @@ _EXPORTS = {
     "build_summary": "builders",
     "dataset_folder": "builders",
     "dataset_fingerprint": "builders",
+    "push_dataset": "builders",
     "load_corpus": "corpus",
     "EEC_CONFIGS": "catalog",
     "EEC_CONFIGS_BY_LANGUAGE": "catalog",

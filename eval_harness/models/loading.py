@@ -97,17 +97,32 @@ def hub_reachable(timeout: float = 3.0) -> bool:
         return False
 
 
-def load_pretrained(name_or_path: str | os.PathLike, model_class: Any = None, **model_kwargs):
-    """``(model, tokenizer, folder)`` loaded with ``model_class`` (default ``AutoModel``) and ``AutoTokenizer``."""
+def load_pretrained(
+    name_or_path: str | os.PathLike, model_class: Any = None, trust_remote_code: bool = False, **model_kwargs
+):
+    """``(model, tokenizer, folder)`` loaded with ``model_class`` (default ``AutoModel``) and ``AutoTokenizer``.
+
+    ``trust_remote_code``: let transformers run the Python code a model repository ships for its own classes
+    (its config's ``auto_map``). Off by default, as in transformers: that code runs with this process's rights,
+    so turn it on only for a repository you trust (``--trust-remote-code``; ``trust_remote_code: true`` in a
+    config).
+    """
     from transformers import AutoModel, AutoTokenizer
 
     model_class = model_class or AutoModel
     source, folder, local_only = resolve_model_source(name_or_path)
+    code = {"trust_remote_code": True} if trust_remote_code else {}
     try:
-        tokenizer = AutoTokenizer.from_pretrained(source, local_files_only=local_only)
-        model = model_class.from_pretrained(source, local_files_only=local_only, **model_kwargs)
+        tokenizer = AutoTokenizer.from_pretrained(source, local_files_only=local_only, **code)
+        model = model_class.from_pretrained(source, local_files_only=local_only, **code, **model_kwargs)
     except Exception as error:  # noqa: BLE001 - every loader failure is the user's model problem
         first_line = (str(error).strip().splitlines() or [type(error).__name__])[0]
+        if not trust_remote_code and "trust_remote_code" in str(error):
+            raise ModelLoadError(
+                f"model {os.fspath(name_or_path)!r} ships its own code (its config's auto_map), which xbias does not "
+                "run unless told to: pass --trust-remote-code (a config: trust_remote_code: true on the model), "
+                "only for a repository you trust"
+            ) from None
         raise ModelLoadError(
             f"cannot load model {os.fspath(name_or_path)!r} with {getattr(model_class, '__name__', model_class)}: "
             f"{type(error).__name__}: {first_line}. Check the id or folder (it needs config.json, the weights and "
@@ -178,12 +193,13 @@ def tokenizer_digest(tokenizer: Any) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def pin_hub_model(repo_id: str, revision: str | None = None) -> tuple[Path, str]:
+def pin_hub_model(repo_id: str, revision: str | None = None, with_code: bool = False) -> tuple[Path, str]:
     """``(folder, commit)``: the local snapshot of Hub model ``repo_id`` at ``revision`` (a branch, tag or commit;
     default the main branch) and the commit it resolved to, from the Hugging Face cache, else downloaded.
 
     A run loads every model from its pinned folder, so all ranks (and a resumed run) read the same commit
-    even when the Hub's branch moves on. A snapshot folder is named by its commit.
+    even when the Hub's branch moves on. A snapshot folder is named by its commit. ``with_code``: also the
+    repository's Python files (a model loaded with ``trust_remote_code``).
 
     Raises:
         ModelLoadError: not cached and the Hub is off or unreachable, or the download fails.
@@ -194,7 +210,8 @@ def pin_hub_model(repo_id: str, revision: str | None = None) -> tuple[Path, str]
         from huggingface_hub import snapshot_download
 
         try:
-            folder = Path(snapshot_download(repo_id, revision=revision, allow_patterns=SNAPSHOT_FILES))
+            patterns = [*SNAPSHOT_FILES, "*.py"] if with_code else SNAPSHOT_FILES
+            folder = Path(snapshot_download(repo_id, revision=revision, allow_patterns=patterns))
         except Exception as error:  # noqa: BLE001 - every download failure is the user's id, revision or network
             first_line = (str(error).strip().splitlines() or [type(error).__name__])[0]
             at = f" at revision {revision!r}" if revision else ""

@@ -147,12 +147,15 @@ def resolve_source(source: str) -> str:
     return str(model.locate(folder))
 
 
-def pin_source(source: str, label: str, is_path: bool, revision: str | None = None, folder: bool = False) -> dict:
+def pin_source(
+    source: str, label: str, is_path: bool, revision: str | None = None, folder: bool = False, with_code: bool = False
+) -> dict:
     """Where the model ``label`` comes from, pinned, checked before a sweep starts (one clear line if it cannot
     be loaded here): ``{"source", "load", "commit", "revision"}``.
 
     - a Hub id: ``load`` is its local snapshot at ``revision`` (default: the main branch) and ``commit`` the
-      commit that resolved to (:func:`~eval_harness.models.loading.pin_hub_model`);
+      commit that resolved to (:func:`~eval_harness.models.loading.pin_hub_model`; ``with_code``: with the
+      repository's Python files, for a model loaded with ``trust_remote_code``);
     - ``pypi:NAME``: ``load`` is the name and ``commit`` the installed package's ``name==version``;
     - a local path: ``load`` is the path, ``commit`` None (its content is fingerprinted where it is used).
 
@@ -169,7 +172,7 @@ def pin_source(source: str, label: str, is_path: bool, revision: str | None = No
     if not is_path:
         from .loading import pin_hub_model
 
-        folder, commit = pin_hub_model(source, revision)
+        folder, commit = pin_hub_model(source, revision, with_code=with_code)
         return {"source": source, "load": str(folder), "commit": commit, "revision": revision}
     path = Path(resolve_source(source)).expanduser()
     if not path.exists():

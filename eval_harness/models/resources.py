@@ -22,12 +22,15 @@ class ModelResources:
         cache: EmbeddingCache | None = None,
         device: str | None = None,
         progress: bool | None = None,
+        trust_remote_code: bool = False,
         semeval: SemEvalSplits | None = None,
     ):
         self.cache = cache if cache is not None else EmbeddingCache()
         self.semeval = semeval if semeval is not None else SemEvalSplits()
         self.device = device
         self.progress = progress
+        # Whether transformers may run the code a model repository ships (loading.load_pretrained); off by default.
+        self.trust_remote_code = trust_remote_code
         self._loaded: dict[tuple, Any] = {}
 
     def pretrained(self, source: str, model_class: Any = None) -> tuple:
@@ -36,7 +39,8 @@ class ModelResources:
 
         name = getattr(model_class, "__name__", "AutoModel")
         return self._memo(
-            ("pretrained", name, str(source)), lambda: loading.load_pretrained(resolve_source(source), model_class)
+            ("pretrained", name, str(source)),
+            lambda: loading.load_pretrained(resolve_source(source), model_class, self.trust_remote_code),
         )
 
     def encoder(self, source: str, **options):
@@ -72,7 +76,12 @@ class ModelResources:
         max_length) applies to the first load."""
         from eval_harness.models.causal_lm import load_causal_lm
 
-        runtime = {"device": self.device, "progress": self.progress, **runtime}
+        runtime = {
+            "device": self.device,
+            "progress": self.progress,
+            "trust_remote_code": self.trust_remote_code,
+            **runtime,
+        }
         return self._memo(
             ("causal_lm", str(source), dtype, precision),
             lambda: load_causal_lm(source, dtype=dtype, precision=precision, **runtime),

@@ -9,6 +9,8 @@ Checks, for one HTML file:
   read back from ``--dump-dom``;
 * that the browser logged no console message (read from ``--enable-logging=stderr``;
   a page without scripts logs none, so any is a problem);
+* that the report's summary on top (the ``Summary`` section) fits the window's width: nothing in it reaches past
+  the right edge or scrolls sideways inside its box (read from the same probe, at ``window_size``);
 * and it writes a screenshot of the page's top ``window_size`` pixels.
 
 Run as ``python -m eval_harness.report.browser REPORT.html --screenshot OUT.png``
@@ -62,8 +64,27 @@ PROBE = """<script>window.addEventListener("load", function () {
   });
   document.documentElement.setAttribute("data-probe-images", String(document.images.length));
   document.documentElement.setAttribute("data-probe-broken", JSON.stringify(broken));
+  var width = window.innerWidth, summary = document.getElementById("summary"), layout = {
+    viewport: width, scroll_width: document.documentElement.scrollWidth, summary: null};
+  if (summary) {
+    var overflows = [], bottom = 0, nodes = [summary];
+    for (var n = summary.nextElementSibling; n && n.tagName !== "H2"; n = n.nextElementSibling) nodes.push(n);
+    nodes.forEach(function (node) {
+      bottom = Math.max(bottom, node.getBoundingClientRect().bottom + window.scrollY);
+      [node].concat(Array.prototype.slice.call(node.querySelectorAll("*"))).forEach(function (e) {
+        var box = e.getBoundingClientRect(), scrolls = getComputedStyle(e).overflowX !== "visible";
+        if (box.right > width + 0.5 || (scrolls && e.scrollWidth > e.clientWidth + 1)) {
+          overflows.push(e.tagName.toLowerCase() + " " + Math.round(box.right) + " px: " +
+            (e.getAttribute("alt") || e.textContent || "").slice(0, 60));
+        }
+      });
+    });
+    layout.summary = {overflows: overflows, bottom: bottom};
+  }
+  document.documentElement.setAttribute("data-probe-layout", JSON.stringify(layout));
 });</script>"""
 PROBE_RESULT = re.compile(r'data-probe-images="(\d+)"[^>]*data-probe-broken="([^"]*)"')
+PROBE_LAYOUT = re.compile(r'data-probe-layout="([^"]*)"')
 
 
 def find_chromium() -> str | None:
@@ -85,6 +106,12 @@ class BrowserCheck:
         console_messages: every console message the browser logged.
         network_references: attributes that point at the network (a self-contained page has none).
         screenshot: the PNG written, if one was asked for.
+        viewport_width, page_scroll_width: the window's width and the page's, at ``window_size`` (wider: the
+            page scrolls sideways).
+        summary_overflows: each element of the report's summary (the ``Summary`` section on top) that reaches
+            past the window's right edge or scrolls sideways inside its box; the summary must need no sideways
+            scroll.
+        summary_bottom: where the summary ends, px from the page's top (None: the page has no summary).
     """
 
     html_path: Path
@@ -93,10 +120,14 @@ class BrowserCheck:
     console_messages: tuple[str, ...]
     network_references: tuple[str, ...]
     screenshot: Path | None
+    viewport_width: int | None = None
+    page_scroll_width: int | None = None
+    summary_overflows: tuple[str, ...] = ()
+    summary_bottom: float | None = None
 
     @property
     def ok(self) -> bool:
-        return not (self.broken_images or self.console_messages or self.network_references)
+        return not (self.broken_images or self.console_messages or self.network_references or self.summary_overflows)
 
     def to_dict(self) -> dict:
         return {
@@ -106,6 +137,10 @@ class BrowserCheck:
             "console_messages": list(self.console_messages),
             "network_references": list(self.network_references),
             "screenshot": str(self.screenshot) if self.screenshot else None,
+            "viewport_width": self.viewport_width,
+            "page_scroll_width": self.page_scroll_width,
+            "summary_overflows": list(self.summary_overflows),
+            "summary_bottom": self.summary_bottom,
             "ok": self.ok,
         }
 
@@ -118,6 +153,12 @@ class BrowserCheck:
         lines += [f"broken image: {item}" for item in self.broken_images]
         lines += [f"console: {item}" for item in self.console_messages]
         lines += [f"network reference: {item}" for item in self.network_references]
+        if self.summary_bottom is not None:
+            lines.append(
+                f"summary: ends at {self.summary_bottom:.0f} px; at {self.viewport_width} px wide, "
+                f"{len(self.summary_overflows)} element(s) need a sideways scroll"
+            )
+        lines += [f"summary overflow: {item}" for item in self.summary_overflows]
         lines.append("OK" if self.ok else "FAILED")
         return "\n".join(lines)
 
@@ -193,7 +234,7 @@ def _run_chromium(chromium: str, arguments: list[str], timeout: float) -> tuple[
 def check_html(
     html_path: str | Path,
     screenshot: str | Path | None = None,
-    window_size: tuple[int, int] = (1280, 1800),
+    window_size: tuple[int, int] = (1400, 1800),
     chromium: str | None = None,
     timeout: float = 120.0,
 ) -> BrowserCheck:
@@ -213,7 +254,10 @@ def check_html(
     with tempfile.TemporaryDirectory(prefix="xbias-probe-") as folder:
         probe_page = Path(folder) / page.name
         probe_page.write_text(html.replace("</body>", PROBE + "</body>", 1), encoding="utf-8")
-        dom, console = _run_chromium(chromium, ["--dump-dom", probe_page.as_uri()], timeout)
+        width, height = window_size
+        dom, console = _run_chromium(
+            chromium, ["--dump-dom", f"--window-size={width},{height}", probe_page.as_uri()], timeout
+        )
     probe = PROBE_RESULT.search(dom)
     if not probe:
         broken.append("the browser's DOM carries no probe result: the page did not finish loading")
@@ -221,11 +265,14 @@ def check_html(
         n_images = max(n_images, int(probe.group(1)))
         broken += [f"not loaded by the browser: {item}" for item in json.loads(html_escapes.unescape(probe.group(2)))]
 
+    layout_match = PROBE_LAYOUT.search(dom)
+    layout = json.loads(html_escapes.unescape(layout_match.group(1))) if layout_match else {}
+    summary = layout.get("summary") or {}
+
     shot = None
     if screenshot:
         shot = Path(screenshot).resolve()
         shot.parent.mkdir(parents=True, exist_ok=True)
-        width, height = window_size
         _, shot_console = _run_chromium(
             chromium,
             [f"--screenshot={shot}", f"--window-size={width},{height}", "--hide-scrollbars", page.as_uri()],
@@ -234,14 +281,25 @@ def check_html(
         console += shot_console
         if not shot.is_file():
             raise XBiasError(f"{chromium} reported success but wrote no screenshot at {shot}")
-    return BrowserCheck(page, n_images, tuple(broken), tuple(console), tuple(network), shot)
+    return BrowserCheck(
+        page,
+        n_images,
+        tuple(broken),
+        tuple(console),
+        tuple(network),
+        shot,
+        layout.get("viewport"),
+        layout.get("scroll_width"),
+        tuple(summary.get("overflows", ())),
+        summary.get("bottom") if summary else None,
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m eval_harness.report.browser", description=__doc__.splitlines()[0])
     parser.add_argument("html", help="the report's HTML file")
     parser.add_argument("--screenshot", help="write a PNG screenshot here")
-    parser.add_argument("--window-size", default="1280,1800", help="WIDTH,HEIGHT of the screenshot (default 1280,1800)")
+    parser.add_argument("--window-size", default="1400,1800", help="WIDTH,HEIGHT of the screenshot (default 1400,1800)")
     args = parser.parse_args(argv)
     size = args.window_size.split(",")
     if len(size) != 2 or not all(part.strip().isdigit() for part in size):

@@ -71,7 +71,7 @@ def overview_section(run: RunFolder, results: pd.DataFrame) -> Section:
             f"Run folder {run.path}: {len(results)} numbers from {len(run.unit_ids)} finished units. "
             f"Models: {', '.join(tables.distinct(results, 'model'))}. "
             f"Suites: {', '.join(tables.distinct(results, 'suite'))}. "
-            f"Languages: {', '.join(tables.distinct(results, 'language'))}."
+            f"Languages: {_languages(results)}."
         )
     ]
     if run.run_info:
@@ -85,6 +85,31 @@ def overview_section(run: RunFolder, results: pd.DataFrame) -> Section:
         blocks.append(Paragraph("This run folder is incomplete; the report shows what is there.", warning=True))
         blocks.append(Bullets(tuple(run.missing)))
     return Section("Overview", tuple(blocks))
+
+
+def summary_section(run: RunFolder, results: pd.DataFrame, settings: ReportSettings) -> Section:
+    """The one-screen summary on top: what the run holds and how many findings survive, then what each method's
+    section puts there (:meth:`~.sections.ReportSection.summary`); the full tables follow."""
+    n_tests = int(results["p_holm"].notna().sum()) if "p_holm" in results.columns else 0
+    n_holm = int(results["survives_holm"].sum()) if "survives_holm" in results.columns else 0
+    models = tables.distinct(results, "model")
+    lead = (
+        f"{len(models)} model(s) ({', '.join(models)}), {len(results)} numbers from {len(run.unit_ids)} units; "
+        f"{n_holm} of {n_tests} tests survive Holm at {settings.alpha} ({FAMILY_WORDS[settings.family]}). "
+        "The full tables follow below."
+    )
+    blocks: list = [Paragraph(lead)]
+    for section in report_sections().sections:
+        blocks += section.summary(results, settings)
+    return Section("Summary", tuple(blocks))
+
+
+def _languages(results: pd.DataFrame) -> str:
+    """The run's languages, and its cross-lingual pairs (``en-de``) counted, not listed."""
+    languages = tables.distinct(results, "language")
+    single = [language for language in languages if "-" not in language]
+    pairs = len(languages) - len(single)
+    return ", ".join(single) + (f", and {pairs} cross-lingual pairs" if pairs else "")
 
 
 def _listed(items: list[str]) -> str:
@@ -119,7 +144,9 @@ def findings_section(results: pd.DataFrame, settings: ReportSettings) -> Section
         )
     ]
     if n_holm:
-        blocks.append(Table(tables.findings_table(results, "holm"), f"Findings that survive Holm at {alpha}"))
+        blocks.append(
+            Table(tables.findings_table(results, "holm"), f"Findings that survive Holm at {alpha}", collapsed=True)
+        )
     if n_bh > n_holm:
         blocks.append(
             Table(
@@ -154,7 +181,8 @@ def build_document(
     """
     results = tables.label_seeds(results)
     settings = ReportSettings(alpha, min_regressor_r, family)
-    sections = [overview_section(run, results), findings_section(results, settings)]
+    sections = [summary_section(run, results, settings), overview_section(run, results)]
+    sections.append(findings_section(results, settings))
     for section in report_sections().sections:
         sections += section.sections(results, settings)
     sections.append(other_section(results))

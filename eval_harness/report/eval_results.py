@@ -1,13 +1,21 @@
 """Write a run's results as ``.eval_results/*.yaml``, the Hub's per-file evaluation-results format.
 
 huggingface_hub 2.4 calls the README's ``model-index`` legacy: a model repo's ``.eval_results/`` folder holds
-YAML files, each a list of entries ``{dataset: {id, task_id}, value, date, source: {url, name}, notes}``
-(:class:`huggingface_hub.EvalResultEntry`). :func:`write_eval_results` writes one file per reported number
-of one model, the same numbers as the model card (:func:`.model_card.reported_numbers`): ``dataset.id`` is
-the Hub dataset, ``task_id`` says which number within it (``en_black_white/anger/group:gender``: EEC config,
-emotion, term), ``value`` the number, ``date`` when the run's last unit finished, ``notes`` the rest (the
-metric, std err, p-value, the compute() arguments). Files are serialised by huggingface_hub's own
-``eval_result_entries_to_yaml``; writing the same run again rewrites the same files with the same bytes.
+YAML files, each a list of entries ``{dataset: {id, task_id, revision}, value, date, source: {url, name},
+notes}`` (:class:`huggingface_hub.EvalResultEntry`). An entry shows on a leaderboard when ``dataset.id`` is a
+benchmark dataset and ``task_id`` one of the tasks its ``eval.yaml`` defines (:mod:`.benchmarks`).
+
+:func:`write_eval_results` writes one file per reported number of one model that is a task of a benchmark, the
+same numbers as the model card (:func:`.model_card.reported_numbers`): ``dataset.id`` is the Hub dataset,
+``task_id`` its benchmark task (``en_black_white-anger-group_x_gender``: EEC config, emotion, term),
+``dataset.revision`` the dataset's fingerprint, ``value`` the number, ``date`` when the run's last unit finished.
+The spec has a single ``value`` and no field for its uncertainty, so ``notes`` carries it, in a fixed form:
+``std err 0.0123; 95% CI [0.0012, 0.0501]; p-value 0.0312; p_clustered 0.081`` after what the number is, and
+then the compute() arguments; ``source`` can link the full details (``--source-url``, e.g. the per-sentence
+details dataset). Numbers on datasets that are no benchmark (a regressor's Pearson r on SemEval-2018, the
+gender-space measures) stay in the model-index only. Files are serialised by huggingface_hub's own
+``eval_result_entries_to_yaml``; writing the same run again rewrites the same files with the same bytes, and
+files xbias wrote earlier that name no task of the benchmark (an older naming) are removed.
 """
 
 from __future__ import annotations
@@ -22,7 +30,8 @@ import yaml
 from huggingface_hub import EvalResultEntry, eval_result_entries_to_yaml
 
 from ..errors import ConfigError, InputError
-from .model_card import ReportedNumber, card_model, dataset_ids_in, reported_numbers
+from .benchmarks import benchmark_task_ids
+from .model_card import ReportedNumber, card_model, dataset_ids_in, dataset_titles, reported_numbers
 from .run_folder import RunFolder
 
 SOURCE_NAME = "xbias"
@@ -35,9 +44,16 @@ class EvalResultsWrite:
     folder: Path
     model: str
     paths: tuple[Path, ...]
+    not_benchmarks: int = 0  # numbers on datasets that are no benchmark: model-index only
+    removed: tuple[Path, ...] = ()  # stale files xbias wrote before
 
     def summary(self) -> str:
-        return f"eval results ({self.model}): {len(self.paths)} files in {self.folder}"
+        parts = [f"eval results ({self.model}): {len(self.paths)} files in {self.folder}"]
+        if self.not_benchmarks:
+            parts.append(f"{self.not_benchmarks} numbers on datasets that are no benchmark stay in the model-index")
+        if self.removed:
+            parts.append(f"removed {len(self.removed)} stale file(s) xbias wrote before")
+        return "; ".join(parts)
 
 
 def run_date(run_dir: Path) -> str | None:
@@ -56,18 +72,30 @@ def run_date(run_dir: Path) -> str | None:
     return max(stamps).isoformat() if stamps else None
 
 
+def uncertainty_note(uncertainty: dict[str, float]) -> str:
+    """``std err 0.0123; 95% CI [0.0012, 0.0501]; p-value 0.0312`` (and any further p-value by its label)."""
+    parts = []
+    if "std_err" in uncertainty:
+        parts.append(f"std err {uncertainty['std_err']:.4g}")
+    if "ci_low" in uncertainty and "ci_high" in uncertainty:
+        parts.append(f"95% CI [{uncertainty['ci_low']:.4g}, {uncertainty['ci_high']:.4g}]")
+    if "p_value" in uncertainty:
+        parts.append(f"p-value {uncertainty['p_value']:.4g}")
+    known = {"std_err", "ci_low", "ci_high", "p_value"}
+    parts += [f"{label} {value:.4g}" for label, value in uncertainty.items() if label not in known]
+    return "; ".join(parts)
+
+
 def _notes(number: ReportedNumber, model: str, version: str | None) -> str:
-    """The entry's notes: what the number is, where it was measured, and its uncertainty."""
+    """The entry's notes: what the number is, where it was measured, its uncertainty, its compute() arguments."""
     source = " ".join(filter(None, [SOURCE_NAME, version]))
     where = [f"config {number.dataset_config}" if number.dataset_config else None]
     where.append(f"split {number.dataset_split}" if number.dataset_split else None)
     parts = [f"{source}, model {model}: {number.metric_name} ({number.metric_type})"]
     if any(where):
         parts[0] += " on " + ", ".join(filter(None, where))
-    if number.std_err is not None:
-        parts.append(f"std err {number.std_err:.4g}")
-    if number.p_value is not None:
-        parts.append(f"p-value {number.p_value:.4g}")
+    if number.uncertainty:
+        parts.append(uncertainty_note(dict(number.uncertainty)))
     if number.metric_args:
         parts.append("compute args " + ", ".join(f"{key}={value}" for key, value in number.metric_args.items()))
     return "; ".join(parts)
@@ -88,6 +116,7 @@ def eval_result_entries(
             EvalResultEntry(
                 dataset_id=number.dataset_id,
                 task_id=number.task_id,
+                dataset_revision=number.dataset_revision,
                 value=number.value,
                 date=date,
                 source_url=source_url,
@@ -105,6 +134,34 @@ def file_name(number: ReportedNumber) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", f"{dataset}__{number.task_id.replace('/', '__')}") + ".yaml"
 
 
+def _on_a_benchmark(number: ReportedNumber) -> bool:
+    """Whether the number is a task of its dataset's benchmark (an entry the Hub can link to a leaderboard)."""
+    return number.task_id in benchmark_task_ids(number.dataset_id.split("/")[-1])
+
+
+def _stale_files(folder: Path, written: set[str]) -> list[Path]:
+    """The files in ``folder`` that xbias wrote (notes starting with ``xbias``) for one of its datasets that name
+    no task of a benchmark (an older naming, or a dataset that is no benchmark) and that this write did not
+    rewrite: entries the Hub could never link to a leaderboard."""
+    from huggingface_hub import parse_eval_result_entries
+
+    stale = []
+    for path in sorted(folder.glob("*.yaml")):
+        if path.name in written:
+            continue
+        try:
+            entries = parse_eval_result_entries(yaml.safe_load(path.read_text(encoding="utf-8")) or [])
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, yaml.YAMLError):
+            continue  # not an entries file this writer can read: not ours to touch
+        ours = bool(entries) and all(
+            (entry.notes or "").startswith(SOURCE_NAME) and entry.dataset_id.split("/")[-1] in dataset_titles()
+            for entry in entries
+        )
+        if ours and not any(entry.task_id in benchmark_task_ids(entry.dataset_id.split("/")[-1]) for entry in entries):
+            stale.append(path)
+    return stale
+
+
 def write_eval_results(
     folder: str | Path,
     run: RunFolder,
@@ -112,7 +169,7 @@ def write_eval_results(
     model: str | None = None,
     source_url: str | None = None,
 ) -> EvalResultsWrite:
-    """Write one ``.eval_results`` YAML file per reported number of ``model`` into ``folder``.
+    """Write one ``.eval_results`` YAML file per reported number of ``model`` on a benchmark into ``folder``.
 
     Args:
         folder: the ``.eval_results`` folder (of a local clone of the model repo, or any folder to upload).
@@ -120,7 +177,8 @@ def write_eval_results(
         dataset_namespace: the Hub user or organisation the datasets are pushed under (``dataset.id`` is
             ``ORG/eec``); required, since an entry's dataset must be a Hub dataset.
         model: which of the run's models; may be left out when the run has one.
-        source_url: where the evaluation can be seen (a Space, a report); recorded as the entry's source.
+        source_url: where the evaluation can be seen (a Space, a report, the details dataset); recorded as the
+            entry's source.
 
     Raises:
         ConfigError: no dataset namespace.
@@ -129,10 +187,11 @@ def write_eval_results(
     if not dataset_namespace:
         raise ConfigError(
             "the .eval_results files name Hub datasets: give --dataset-namespace ORG (the user or organisation "
-            "the datasets are pushed under: python datasets_scripts/<name>/build.py --push-to-hub ORG/<name>)"
+            "the datasets are pushed under: xbias datasets build <name> --push-to-hub ORG/<name>)"
         )
     model = card_model(run.results, model)
-    entries = eval_result_entries(run, model, dataset_ids_in(dataset_namespace), source_url)
+    every = eval_result_entries(run, model, dataset_ids_in(dataset_namespace), source_url)
+    entries = [(number, entry) for number, entry in every if _on_a_benchmark(number)]
     names = [file_name(number) for number, _ in entries]
     if len(set(names)) != len(names):
         raise InputError(f"two results map to one file name: {sorted({n for n in names if names.count(n) > 1})}")
@@ -145,4 +204,7 @@ def write_eval_results(
             yaml.safe_dump(eval_result_entries_to_yaml([entry]), sort_keys=False, allow_unicode=True), encoding="utf-8"
         )
         paths.append(path)
-    return EvalResultsWrite(target, model, tuple(paths))
+    stale = _stale_files(target, set(names))
+    for path in stale:
+        path.unlink()
+    return EvalResultsWrite(target, model, tuple(paths), len(every) - len(entries), tuple(stale))

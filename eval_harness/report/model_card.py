@@ -6,9 +6,12 @@ merges one :class:`huggingface_hub.EvalResult` per reported number of one model 
 
 * only the YAML front matter is rewritten; the Markdown body is kept byte for byte (a
   file without front matter gets one, in front of its unchanged content);
-* a result is identified by (task, dataset, dataset config, split, metric type, metric
-  name); writing the same run again replaces values in place and adds nothing, and
-  results already there for other numbers are kept.
+* a result is identified by (task, dataset name without its namespace, dataset config, split,
+  metric type, metric name): writing the same run again replaces values in place and adds
+  nothing, a run written under another ``dataset_namespace`` replaces the entries xbias wrote
+  before (``eec`` becomes ``my-org/eec``, never both), and results already there for other
+  numbers are kept. Entries of the earlier format, a p-value as a metric of type ``p_value``,
+  are removed.
 
 What each field means follows the Hub's model-index spec (docs/model_card.md has the table):
 ``dataset.type`` is a Hub dataset id (``ORG/eec`` with ``dataset_namespace="ORG"``),
@@ -17,7 +20,11 @@ takes (the SemEval regressor score of English anger is config ``en_anger``, spli
 a measure that reads several configs, such as the gender-space lists or a cross-lingual
 XWEAT pair, names none), ``metric.type`` is the evaluate module that computes the number,
 ``metric.name`` says which number it is, ``metric.args`` the module's ``compute()``
-arguments, and a test's p-value is a metric of its own type ``p_value``. Which numbers are reported,
+arguments and, beside them, the number's uncertainty (:data:`UNCERTAINTY_FIELDS`: ``std_err``,
+``ci_low``/``ci_high`` of the 95 % interval, ``p_value``, and the further p-values a method's
+section declares, such as the EEC's template-clustered ``p_clustered``): a p-value is no metric of
+its own, since a metric type names an evaluate module. ``dataset.revision`` is the dataset's
+fingerprint (the tag ``xbias datasets build --push-to-hub`` gives the pushed commit). Which numbers are reported,
 and where each was measured, each method's report section says (:class:`~.sections.CardMetric`): the EEC
 Beta-regression coefficients of the bias terms, the regressors' Pearson r (test split), XWEAT effect sizes
 and the gender-space measures. :func:`push_model_card` uploads the card
@@ -27,7 +34,7 @@ when online; :mod:`.eval_results` writes the same numbers as ``.eval_results/*.y
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
@@ -37,8 +44,11 @@ from ..errors import ConfigError, InputError, XBiasError
 from .sections import CardMetric, ReportSection, report_sections
 from .tables import natural_order
 
-P_VALUE_TYPE = "p_value"
+# The metric type the earlier format gave a p-value; xbias writes none now and removes those it wrote.
+LEGACY_P_VALUE_TYPE = "p_value"
 DIGITS = 6
+# A record's uncertainty fields, as metric.args (model-index) and the notes (.eval_results) name them.
+UNCERTAINTY_FIELDS = ("std_err", "ci_low", "ci_high", "p_value")
 
 
 def dataset_titles() -> dict[str, str]:
@@ -56,6 +66,7 @@ class ModelCardUpdate:
     updated: int
     unchanged: int
     total: int
+    removed: int = 0
 
     def to_dict(self) -> dict:
         return {
@@ -64,13 +75,15 @@ class ModelCardUpdate:
             "added": self.added,
             "updated": self.updated,
             "unchanged": self.unchanged,
+            "removed": self.removed,
             "total": self.total,
         }
 
     def summary(self) -> str:
+        removed = f", {self.removed} earlier xbias entries replaced or dropped" if self.removed else ""
         return (
             f"model card {self.path} ({self.model}): {self.added} results added, {self.updated} updated, "
-            f"{self.unchanged} unchanged; {self.total} in model-index"
+            f"{self.unchanged} unchanged{removed}; {self.total} in model-index"
         )
 
 
@@ -89,33 +102,25 @@ class ReportedNumber:
     metric_name: str
     metric_args: Mapping | None
     value: float
-    p_value: float | None
-    std_err: float | None
+    dataset_revision: str | None = None  # the dataset's fingerprint
+    uncertainty: Mapping[str, float] = field(default_factory=dict)  # UNCERTAINTY_FIELDS and declared p-values
 
-    def eval_results(self) -> list[EvalResult]:
-        """The model-index results: the value, and the p-value as a metric of type ``p_value``."""
-        shared = dict(
+    def eval_result(self) -> EvalResult:
+        """The model-index result: the value, with the compute() arguments and the uncertainty as its args."""
+        arguments = {**(self.metric_args or {}), **self.uncertainty}
+        return EvalResult(
             task_type=self.task_type,
             task_name=self.task_name,
             dataset_type=self.dataset_id,
             dataset_name=self.dataset_name,
             dataset_config=self.dataset_config,
             dataset_split=self.dataset_split,
-            metric_args=dict(self.metric_args) if self.metric_args else None,
+            dataset_revision=self.dataset_revision,
+            metric_type=self.metric_type,
+            metric_name=self.metric_name,
+            metric_value=self.value,
+            metric_args=arguments or None,
         )
-        results = [
-            EvalResult(metric_type=self.metric_type, metric_name=self.metric_name, metric_value=self.value, **shared)
-        ]
-        if self.p_value is not None:
-            results.append(
-                EvalResult(
-                    metric_type=P_VALUE_TYPE,
-                    metric_name=f"{self.metric_name} p-value",
-                    metric_value=self.p_value,
-                    **shared,
-                )
-            )
-        return results
 
 
 def dataset_ids_in(namespace: str | None) -> dict[str, str]:
@@ -151,6 +156,20 @@ def _number(value) -> float | None:
     return None if value is None or pd.isna(value) else float(value)
 
 
+def _text(value) -> str | None:
+    return None if value is None or (isinstance(value, float) and pd.isna(value)) else str(value)
+
+
+def _uncertainty(row: pd.Series, section: ReportSection, card: CardMetric) -> dict[str, float]:
+    """The record's uncertainty, 4 significant digits: :data:`UNCERTAINTY_FIELDS` (no p-value for a number that
+    is no test, ``with_p_value`` False) and the further p-values the section declares (``findings_p_values``)."""
+    fields = {name: name for name in UNCERTAINTY_FIELDS if card.with_p_value or name != "p_value"}
+    if card.with_p_value:
+        fields.update(section.findings_p_values)
+    found = {label: _number(row.get(source)) for label, source in fields.items()}
+    return {label: float(f"{value:.4g}") for label, value in found.items() if value is not None}
+
+
 def reported_numbers(
     results: pd.DataFrame, model: str, dataset_ids: Mapping[str, str] | None = None
 ) -> list[ReportedNumber]:
@@ -169,7 +188,6 @@ def reported_numbers(
     numbers = []
     for row, section, card in rows:
         config, split, task_id, metric_name = section.card_where(row, card.label)
-        p_value = _number(row.get("p_value")) if card.with_p_value else None
         numbers.append(
             ReportedNumber(
                 task_type=card.task_type,
@@ -183,8 +201,8 @@ def reported_numbers(
                 metric_name=metric_name,
                 metric_args=section.card_arguments(row),
                 value=round(float(row["value"]), DIGITS),
-                p_value=None if p_value is None else float(f"{p_value:.4g}"),
-                std_err=_number(row.get("std_err")),
+                dataset_revision=_text(row.get("dataset_fingerprint")),
+                uncertainty=_uncertainty(row, section, card),
             )
         )
     return sorted(
@@ -194,20 +212,53 @@ def reported_numbers(
 
 
 def eval_results(results: pd.DataFrame, model: str, dataset_ids: Mapping[str, str] | None = None) -> list[EvalResult]:
-    """The card's results for ``model``: per reported number its value, and its p-value when it has one."""
-    return [result for number in reported_numbers(results, model, dataset_ids) for result in number.eval_results()]
+    """The card's results for ``model``: one per reported number, its uncertainty in its args."""
+    return [number.eval_result() for number in reported_numbers(results, model, dataset_ids)]
 
 
 def result_key(result: EvalResult) -> tuple:
-    """What identifies a result across runs (its value is what an update changes)."""
+    """What identifies a result across runs (its value is what an update changes): the dataset by its name without
+    the namespace, so that the same number written under another ``dataset_namespace`` is the same result."""
     return (
         result.task_type,
-        result.dataset_type,
+        str(result.dataset_type).split("/")[-1],
         result.dataset_config,
         result.dataset_split,
         result.metric_type,
         result.metric_name,
     )
+
+
+def written_by_xbias(result: EvalResult) -> bool:
+    """Whether xbias wrote this result: one of its datasets (under any namespace) with one of the metric types its
+    sections put on a card, or the earlier format's p-value type."""
+    types = {card.metric_type for section in report_sections().sections for card in section.card_metrics.values()}
+    ours = str(result.dataset_type).split("/")[-1] in dataset_titles()
+    return ours and result.metric_type in types | {LEGACY_P_VALUE_TYPE}
+
+
+def merged_results(existing: list[EvalResult], new: list[EvalResult]) -> tuple[list[EvalResult], dict[str, int]]:
+    """``existing`` with ``new`` merged in, and the counts: each new result replaces the one xbias wrote for the
+    same number (:func:`result_key`), in its place, and is added otherwise; every other entry xbias wrote for that
+    number (under another namespace) and every p-value entry of the earlier format goes; other results stay."""
+    new_by_key = {result_key(result): result for result in new}
+    merged, placed = [], set()
+    counts = dict(added=0, updated=0, unchanged=0, removed=0)
+    for result in existing:
+        key = result_key(result)
+        if not written_by_xbias(result) or (key not in new_by_key and result.metric_type != LEGACY_P_VALUE_TYPE):
+            merged.append(result)
+        elif key in new_by_key and key not in placed:
+            merged.append(new_by_key[key])
+            placed.add(key)
+            counts["unchanged" if result == new_by_key[key] else "updated"] += 1
+        else:
+            counts["removed"] += 1
+    for key, result in new_by_key.items():
+        if key not in placed:
+            merged.append(result)
+            counts["added"] += 1
+    return merged, counts
 
 
 def _read_card(path: Path) -> tuple[ModelCard, str]:
@@ -256,25 +307,12 @@ def update_model_card(
         card, _ = _read_card(card_path)
     else:
         card = ModelCard(f"---\n{{}}\n---\n# {model}\n\nBias evaluation by xbias: see the `model-index` metadata.\n")
-    existing = list(card.data.eval_results or [])
-    index = {result_key(result): i for i, result in enumerate(existing)}
-    added = updated = unchanged = 0
-    for result in new_results:
-        position = index.get(result_key(result))
-        if position is None:
-            index[result_key(result)] = len(existing)
-            existing.append(result)
-            added += 1
-        elif existing[position] != result:
-            existing[position] = result
-            updated += 1
-        else:
-            unchanged += 1
+    existing, counts = merged_results(list(card.data.eval_results or []), new_results)
     card.data.eval_results = existing
     card.data.model_name = card.data.model_name or model_name or model
     card_path.parent.mkdir(parents=True, exist_ok=True)
     card.save(card_path)
-    return ModelCardUpdate(card_path, model, added, updated, unchanged, len(existing))
+    return ModelCardUpdate(card_path, model, total=len(existing), **counts)
 
 
 def push_model_card(path: str | Path, repo_id: str, token: str | None = None) -> str:

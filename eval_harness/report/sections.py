@@ -78,6 +78,27 @@ class CardMetric:
     with_p_value: bool = True
 
 
+@dataclass(frozen=True)
+class BenchmarkTask:
+    """One task of a benchmark dataset (one leaderboard of the Hub): the id a result's ``task_id`` names, and the
+    dataset config and split it is measured on (``config`` None: a measure over several configs)."""
+
+    id: str
+    config: str | None
+    split: str = SINGLE_SPLIT
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """What a dataset's ``eval.yaml`` says of it as a Hub benchmark: its display name, what its tasks measure (and
+    which way is better) and the tasks, whose ids the model cards' ``.eval_results`` name."""
+
+    dataset: str
+    name: str
+    description: str
+    tasks: tuple[BenchmarkTask, ...]
+
+
 class ReportSection:
     """A method's section of the report (module docstring). Subclasses set the attributes and override the
     methods that apply; the defaults add nothing.
@@ -93,6 +114,9 @@ class ReportSection:
         findings_p_values: further p-value columns of the findings tables: column -> the record field.
         card_metrics: metric -> how it goes on a model card; metrics not named stay off the card.
         dataset_titles: dataset name -> its title, for the datasets its card numbers come from.
+
+    Its card numbers on a dataset the section declares a :class:`Benchmark` for (:meth:`benchmarks`) carry that
+    benchmark's task ids (:meth:`card_where`), so that they link to its leaderboards.
     """
 
     suite: str = ""
@@ -145,6 +169,15 @@ class ReportSection:
     def card_arguments(self, row: pd.Series) -> dict | None:
         """The metric's ``compute()`` arguments behind a card number, where the record carries them."""
         return None
+
+    def summary(self, results: pd.DataFrame, settings: ReportSettings) -> list[Block]:
+        """The section's blocks of the report's one-screen summary, on top (a figure, a few sentences, a small
+        table: what fits 1400 px across); none by default."""
+        return []
+
+    def benchmarks(self) -> tuple[Benchmark, ...]:
+        """The benchmarks (a dataset's ``eval.yaml``) whose tasks are the section's card numbers; none by default."""
+        return ()
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ A config names models, suites, languages and seeds::
         type: encoder                 # a type of eval_harness.models.registry (xbias list)
         languages: [en]               # optional: evaluate this model on these languages only
         options: {pooling: mean}      # the type's options (checked by name; docs/models.md)
+        trust_remote_code: false      # default; true lets transformers run the model repository's own code
       - {id: xlm-roberta-base, type: encoder}     # a Hub id
       - {type: svm_tfidf}             # model-free baseline: needs no id/path
     suites:                           # a list of names, or name -> settings
@@ -53,7 +54,7 @@ DEFAULT_SEEDS = {"trained": (0, 1, 2), "other": (0,)}
 # ".x"), never a path (no "/").
 PLAIN_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]*")
 PLAIN_NAME_WORDS = "letters, digits, '.', '_' and '-', not starting with '.'"
-MODEL_KEYS = ("name", "id", "path", "revision", "type", "languages", "options")
+MODEL_KEYS = ("name", "id", "path", "revision", "type", "languages", "options", "trust_remote_code")
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,7 @@ class ModelSpec:
     languages: tuple[str, ...] | None = None
     options: Mapping[str, Any] = field(default_factory=dict)
     revision: str | None = None
+    trust_remote_code: bool = False
 
     @property
     def source(self) -> str | None:
@@ -98,6 +100,8 @@ class ModelSpec:
             "revision": self.revision,
             "languages": list(self.languages) if self.languages is not None else None,
             "options": dict(self.options),
+            # Only when set: the configs (and run folders) of models that run no remote code stay as they were.
+            "trust_remote_code": True if self.trust_remote_code else None,
         }
         return {key: value for key, value in entry.items() if value is not None}
 
@@ -187,6 +191,17 @@ def load_config(source: str | Path | Mapping) -> RunConfig:
     """
     if isinstance(source, Mapping):
         return parse_config(source)
+    data, where = read_config(source)
+    return parse_config(data, where=where)
+
+
+def read_config(source: str | Path) -> tuple[dict, str]:
+    """The mapping a config file holds (a file, or a packaged config's name) and the name errors call it by, not
+    yet validated (:func:`parse_config` does that): for a caller that changes a value first (``--limit``).
+
+    Raises:
+        ConfigError: the file is missing, not YAML, or holds no mapping.
+    """
     path = find_config(source)  # a file, or the name of a packaged config (``demo``)
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
@@ -194,7 +209,7 @@ def load_config(source: str | Path | Mapping) -> RunConfig:
         raise ConfigError(unreadable_file(repr(str(path)), error, "config file")) from None
     if not isinstance(data, Mapping):
         raise ConfigError(f"config file {str(path)!r} must hold a mapping with keys {list(CONFIG_KEYS)}")
-    return parse_config(data, where=path.name)
+    return dict(data), path.name
 
 
 def parse_config(data: Mapping, where: str = "config") -> RunConfig:
@@ -324,6 +339,11 @@ def _parse_model(entry: Any, where: str) -> ModelSpec:
         raise ConfigError(f"{where}: options must be a mapping, got {options!r}")
     check_options(type_name, dict(options), where=f"{where}.options")
     languages = _string_list(entry["languages"], f"{where}.languages") if entry.get("languages") else None
+    trust_remote_code = entry.get("trust_remote_code", False)
+    if not isinstance(trust_remote_code, bool):
+        raise ConfigError(f"{where}: trust_remote_code must be true or false, got {trust_remote_code!r}")
+    if trust_remote_code and source is None:
+        raise ConfigError(f"{where}: trust_remote_code applies to a model loaded from an id or path; this one has none")
     return ModelSpec(
         name=name,
         type=type_name,
@@ -332,6 +352,7 @@ def _parse_model(entry: Any, where: str) -> ModelSpec:
         revision=_revision(entry, where),
         languages=tuple(languages) if languages is not None else None,
         options=dict(options),
+        trust_remote_code=trust_remote_code,
     )
 
 

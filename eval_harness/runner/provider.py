@@ -81,9 +81,9 @@ class RunModels:
     def resources(self, model):
         """The :class:`~eval_harness.models.ModelResources` of one config model, loaded once per run on this rank's
         device with the run's embedding cache; its encoders shard ``encode``. Freed after the model's last task."""
-        return self.ctx.shared((model.name, "resources"), self._new_resources)
+        return self.ctx.shared((model.name, "resources"), lambda: self._new_resources(model.trust_remote_code))
 
-    def _new_resources(self):
+    def _new_resources(self, trust_remote_code: bool = False):
         from ..data.emotion_splits import SemEvalSplits
         from ..models import EmbeddingCache, ModelResources
 
@@ -98,6 +98,7 @@ class RunModels:
             EmbeddingCache(Path(self.ctx.cache_dir) / "embeddings"),
             device=str(dist.accelerator.device),
             progress=False,
+            trust_remote_code=trust_remote_code,
             # One for the run: every model, emotion and seed trains on splits loaded once.
             semeval=self.ctx.shared(RUN_SEMEVAL, SemEvalSplits),
         )

@@ -138,6 +138,7 @@ def run_sweep(
             is_path=model.path is not None,
             revision=model.revision,
             folder=model_type(model.type).loads_folder,
+            with_code=model.trust_remote_code,
         )
         for model in config.models
         if model.source is not None

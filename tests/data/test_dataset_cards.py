@@ -63,3 +63,59 @@ def test_exactly_one_default_config_which_load_dataset_takes_without_a_name(buil
     # The features datasets reports are the ones the card states.
     info = next(info for info in metadata["dataset_info"] if info["config_name"] == defaults[0])
     assert list(named[next(iter(named))].features) == [feature["name"] for feature in info["features"]]
+
+
+@pytest.mark.parametrize("name", list(DATASETS))
+def test_each_card_states_its_sources_licences_and_intended_use(built, name):
+    text = (built[name] / "README.md").read_text(encoding="utf-8")
+    metadata = _metadata(built[name])
+    assert "## Provenance and licence" in text and "## Intended use" in text
+    assert "**For**" in text and "**Not for**" in text
+    if metadata["license"] == "unknown":  # the authors publish none: the body says so, source by source
+        assert "no licence is published" in " ".join(text.split())
+    assert metadata.get("task_categories"), f"{name} has no task_categories"
+
+
+def test_semeval_cannot_be_pushed_publicly_its_terms_forbid_redistribution(built):
+    from eval_harness.data import push_dataset
+    from eval_harness.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="do not redistribute the data"):
+        push_dataset("semeval2018_affect", built["semeval2018_affect"], "me/semeval")
+
+
+def test_push_uploads_the_folder_and_tags_the_commit_with_the_fingerprint(built, monkeypatch):
+    """What push_dataset asks of the Hub client (a recording stand-in: no network in tests)."""
+    import huggingface_hub
+
+    from eval_harness.data import dataset_fingerprint, push_dataset
+
+    calls = []
+
+    class RecordingApi:
+        def __init__(self, token=None):
+            pass
+
+        def create_repo(self, repo_id, **options):
+            calls.append(("create_repo", repo_id, options))
+
+        def upload_folder(self, **options):
+            calls.append(
+                ("upload_folder", options["repo_id"], sorted(p.name for p in options["folder_path"].iterdir()))
+            )
+            return type("Commit", (), {"oid": "c0ffee", "commit_url": "https://hf.co/datasets/me/eec/commit/c0ffee"})
+
+        def create_tag(self, repo_id, **options):
+            calls.append(("create_tag", repo_id, options))
+
+    monkeypatch.setattr(huggingface_hub, "HfApi", RecordingApi)
+    monkeypatch.setattr(huggingface_hub.DatasetCard, "validate", lambda self, repo_type=None: None)
+    url = push_dataset("eec", built["eec"], "me/eec")
+    assert url.endswith("/commit/c0ffee")
+    assert [call[0] for call in calls] == ["create_repo", "upload_folder", "create_tag"]
+    assert calls[2][2] == {
+        "tag": dataset_fingerprint("eec"),
+        "revision": "c0ffee",
+        "repo_type": "dataset",
+        "exist_ok": True,
+    }

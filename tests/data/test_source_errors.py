@@ -136,9 +136,9 @@ def test_build_scripts_build_their_dataset_and_report_bad_sources_in_one_line(
     with pytest.raises(SystemExit) as exit_:
         runpy.run_path(str(script), run_name="__main__")
     assert exit_.value.code == 0 and (tmp_path / name / "README.md").is_file()
-    assert capsys.readouterr().out.startswith(f"{name} (")
+    assert f"\n{name} (" in capsys.readouterr().out  # the script is `xbias datasets build NAME`
     monkeypatch.setattr(sys, "argv", [str(script), "--source-dir", str(tmp_path / "absent")])
     with pytest.raises(SystemExit) as exit_:
         runpy.run_path(str(script), run_name="__main__")
     lines = capsys.readouterr().err.strip().splitlines()
-    assert exit_.value.code == 2 and len(lines) == 1 and lines[0].startswith(f"{name}: error: source directory")
+    assert exit_.value.code == 2 and len(lines) == 1 and lines[0].startswith("xbias: error: source directory")

@@ -12,6 +12,7 @@ p-value and an interval across 0). Gender-space measures for two models.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from hashlib import sha256
 from pathlib import Path
@@ -365,6 +366,11 @@ def gender_space_records(rng: np.random.Generator) -> list[list[dict]]:
 SUITES = {"eec": eec_records, "xweat": xweat_records, "gender_space": gender_space_records}
 
 
+def dataset_fingerprint(dataset: str) -> str:
+    """A stand-in for a dataset's fingerprint (16 hex digits, as eval_harness.data.dataset_fingerprint gives)."""
+    return hashlib.sha256(dataset.encode()).hexdigest()[:16]
+
+
 def write_synthetic_run(folder: Path, suites=tuple(SUITES), seeds: tuple[int, ...] = (0,)) -> Path:
     """Write config.yaml, run.json, units/*.json and results.jsonl for ``suites`` into ``folder``, laid out
     as eval_harness.runner.store writes them for a complete run (run.json records results.jsonl's sha256).
@@ -392,6 +398,9 @@ def write_synthetic_run(folder: Path, suites=tuple(SUITES), seeds: tuple[int, ..
             once = SUITES[suite](np.random.default_rng(len(suite)))
             units += [[{**record, "seed": seed} for record in unit] for seed in seeds for unit in once]
     all_records = []
+    for unit in units:  # as the harness stamps each record: the fingerprint of the dataset it was computed on
+        for record in unit:
+            record.setdefault("dataset_fingerprint", dataset_fingerprint(record["dataset"]))
     for index, unit in enumerate(units):
         unit_id = f"{unit[0]['suite']}-{index:03d}"
         key = {name: unit[0][name] for name in ("model", "suite", "language", "dataset", "config", "seed")}

@@ -6,6 +6,7 @@ fails here first: the bare-name route through the modules cache, the type check 
 """
 
 import importlib.util
+import inspect
 import re
 import shutil
 import sys
@@ -17,7 +18,13 @@ from packaging.requirements import Requirement
 
 from eval_harness.errors import InputError
 from eval_harness.metric_modules import (
+    EVALUATE_CHECKED,
+    MissingLibraryError,
+    check_imports,
+    is_registered,
+    load_metric,
     metric_names,
+    metric_path,
     module_type,
     register_metrics,
     registrations,
@@ -40,6 +47,74 @@ def private_modules_cache(tmp_path, monkeypatch):
     monkeypatch.setattr(evaluate.config, "HF_MODULES_CACHE", tmp_path / "modules")
     monkeypatch.setattr(sys, "path", list(sys.path))  # evaluate appends the cache folder to sys.path
     return tmp_path / "modules" / "evaluate_modules" / "metrics"
+
+
+def test_evaluate_is_the_release_whose_private_writer_the_registration_was_checked_against():
+    """register_metrics calls evaluate.loading._create_importable_file, a private function (evaluate has no public
+    way to put a module under a bare name), and relies on the layout of evaluate's modules cache. Both may change in
+    any release: on a new evaluate, check the function's signature and CachedEvaluationModuleFactory's layout (the
+    tests below exercise both), then move EVALUATE_CHECKED and the pin in pyproject.toml together."""
+    import evaluate
+
+    assert evaluate.__version__ == EVALUATE_CHECKED == PINS["evaluate"].removeprefix("=="), (
+        f"evaluate {evaluate.__version__} is not {EVALUATE_CHECKED}, the release register_metrics was checked "
+        "against: read eval_harness/metric_modules.py's docstring before trusting it"
+    )
+    from evaluate import loading
+
+    assert list(inspect.signature(loading._create_importable_file).parameters) == [
+        "local_path",
+        "local_imports",
+        "additional_files",
+        "dynamic_modules_path",
+        "module_namespace",
+        "name",
+        "download_mode",
+    ]
+
+
+def test_the_modules_cache_found_without_evaluate_is_the_one_evaluate_uses():
+    """`xbias list` finds evaluate's modules cache without importing evaluate (modules_cache_from_environment);
+    evaluate derives it the same way from the same environment. A release that moves it fails here."""
+    import evaluate
+    from evaluate import loading
+
+    from eval_harness.metric_modules import DYNAMIC_MODULES, modules_cache_from_environment
+
+    assert evaluate.config.MODULE_NAME_FOR_DYNAMIC_MODULES == DYNAMIC_MODULES
+    assert Path(loading.init_dynamic_modules()) == modules_cache_from_environment()
+
+
+def test_metric_path_is_the_module_folder_and_refuses_an_unknown_name():
+    for name in NAMES:
+        assert Path(metric_path(name)) == metrics_dir() / name
+    with pytest.raises(InputError, match="no xbias metric 'bleu'; the metrics are eec_bias, gender_space"):
+        metric_path("bleu")
+
+
+def test_the_path_route_and_the_bare_name_give_the_same_module_and_numbers(registered_metrics):
+    import evaluate
+
+    rows = dict(embeddings=[[1.0, 0.1], [0.9, 0.3], [0.1, 1.0], [0.2, 0.9], [1.0, 0.0], [0.0, 1.0]])
+    rows["roles"] = ["X", "X", "Y", "Y", "A", "B"]
+    by_path, by_name = load_metric("weat"), evaluate.load("weat")
+    assert type(by_path).__name__ == type(by_name).__name__ == "Weat"
+    assert by_path.compute(**rows) == by_name.compute(**rows)
+    assert all(is_registered(name) for name in NAMES)
+
+
+def test_the_import_check_names_the_distribution_and_refuses_a_split_module(tmp_path, monkeypatch):
+    script = metrics_dir() / "weat" / "weat.py"
+    check_imports(script, "weat")  # everything it imports is installed
+    monkeypatch.setitem(sys.modules, "eval_harness", None)  # as if xbias were not installed
+    with pytest.raises(MissingLibraryError, match="to use the metric weat, install what it imports: pip install xbias"):
+        check_imports(script, "weat")
+    assert issubclass(MissingLibraryError, ImportError)
+    split = tmp_path / "split" / "split.py"
+    split.parent.mkdir()
+    split.write_text("import evaluate\nfrom .helpers import thing\n")
+    with pytest.raises(InputError, match=r"imports modules beside it \(helpers\): keep a metric in one script"):
+        check_imports(split, "split")
 
 
 def test_the_project_ships_four_measurements():
@@ -200,3 +275,11 @@ def test_cli_registers_and_unregisters(private_modules_cache, capsys):
     assert "removed 1 registration(s) from evaluate's modules cache" in capsys.readouterr().out
     assert main(["metrics", "register", "bleu"]) == 2
     assert "unknown metric(s) ['bleu']" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_each_card_shows_the_path_route_and_the_registration_for_the_bare_name(name):
+    card = (metrics_dir() / name / "README.md").read_text(encoding="utf-8")
+    assert f'evaluate.load(metric_path("{name}"))' in card
+    assert "from eval_harness.metric_modules import metric_path" in card
+    assert f'evaluate.load("{name}") by bare name, after `xbias metrics register` once' in card

@@ -1,17 +1,19 @@
 """What the model-index and ``.eval_results`` files say, read the way the Hub reads them.
 
 model-index: every ``dataset.type`` is the Hub id under the namespace given, every (config, split) is one that
-``datasets.load_dataset`` accepts on the built dataset folder, p-values have a type of their own, metric
-types are the evaluate modules. ``.eval_results``: one file per number, parsed back by huggingface_hub's own
-parser into exactly the entries written, with values equal to the run's records.
+``datasets.load_dataset`` accepts on the built dataset folder, metric types are the evaluate modules (a p-value is
+none: it rides in the args with the standard error and CI), ``dataset.revision`` is the dataset's fingerprint, and
+a namespace change replaces the entries xbias wrote. ``.eval_results``: one file per number on a benchmark, whose
+task id is a task of the ``eval.yaml`` that `xbias datasets build` ships, parsed back by huggingface_hub's own
+parser into exactly the entries written, with values equal to the run's records and the uncertainty in the notes.
 """
 
 import json
 
 import pytest
 import yaml
-from helpers.synthetic_run import E5, GLOVE, MINILM, write_synthetic_run
-from huggingface_hub import ModelCard, parse_eval_result_entries
+from helpers.synthetic_run import E5, GLOVE, MINILM, dataset_fingerprint, write_synthetic_run
+from huggingface_hub import EvalResult, ModelCard, parse_eval_result_entries
 
 from eval_harness.cli import main
 from eval_harness.contract.unit_file import payload_checksum
@@ -19,6 +21,7 @@ from eval_harness.data import build_datasets
 from eval_harness.errors import ConfigError
 from eval_harness.metric_modules import metric_names
 from eval_harness.report import load_run
+from eval_harness.report.benchmarks import EVAL_YAML, eval_yaml, read_eval_yaml
 from eval_harness.report.eval_results import run_date, write_eval_results
 from eval_harness.report.model_card import dataset_ids_in, eval_results, update_model_card
 
@@ -58,8 +61,9 @@ def test_model_index_fields_mean_what_the_spec_says(model, run, built):
         namespace, local_name = result.dataset_type.split("/")
         assert namespace == NAMESPACE and local_name in built
         assert result.metric_config is None  # the modules have no configurations
-        assert result.metric_type in {*metric_names(), "pearsonr", "p_value"}
+        assert result.metric_type in {*metric_names(), "pearsonr"}  # an evaluate module, never "p_value"
         assert result.dataset_split is not None
+        assert result.dataset_revision == dataset_fingerprint(local_name)
         if result.dataset_config is None:
             # Only measures that read several configs name none.
             assert result.task_name == "Gender space" or "targets" in result.metric_name
@@ -70,12 +74,28 @@ def test_model_index_fields_mean_what_the_spec_says(model, run, built):
                 str(built[local_name]), result.dataset_config, split=result.dataset_split
             )
         assert loaded[where].num_rows > 0
-    # A p-value is a metric of its own type, next to the statistic it belongs to.
-    by_name = {(r.dataset_config, r.metric_name): r for r in results}
-    for (config, name), result in by_name.items():
-        if name.endswith(" p-value"):
-            assert result.metric_type == "p_value"
-            assert by_name[config, name.removesuffix(" p-value")].metric_type != "p_value"
+
+
+def test_a_number_carries_its_uncertainty_in_its_args(run):
+    results = {(r.dataset_config, r.metric_name): r for r in eval_results(run.results, MINILM)}
+    planted = run.results.query(
+        "model == @MINILM and config == 'en_black_white' and emotion == 'anger' and term == 'group' "
+        "and metric == 'estimate'"
+    ).iloc[0]
+    coefficient = results["en_black_white", "anger group coefficient"]
+    assert coefficient.metric_args == {
+        "reference_group": "European",
+        "reference_gender": "male",
+        "use_t": False,
+        "std_err": float(f"{planted['std_err']:.4g}"),
+        "ci_low": float(f"{planted['ci_low']:.4g}"),
+        "ci_high": float(f"{planted['ci_high']:.4g}"),
+        "p_value": float(f"{planted['p_value']:.4g}"),
+        "p_clustered": float(f"{planted['clustered_p_value']:.4g}"),
+    }
+    assert coefficient.metric_args["ci_low"] < coefficient.metric_value < coefficient.metric_args["ci_high"]
+    # A regressor's Pearson r is no test: no p-value.
+    assert "p_value" not in (results["en_anger", "Pearson r"].metric_args or {})
 
 
 def test_cross_lingual_xweat_and_gender_space_name_no_config(run):
@@ -103,7 +123,9 @@ def test_eval_results_round_trip_through_the_hub_parser(run, run_dir, tmp_path):
     written = write_eval_results(tmp_path / ".eval_results", run, NAMESPACE, model=MINILM)
     records = [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines()]
     card = eval_results(run.results, MINILM, dataset_ids_in(NAMESPACE))
-    assert len(written.paths) == sum(r.metric_type != "p_value" for r in card)  # one file per number
+    on_benchmarks = [r for r in card if r.dataset_type in (f"{NAMESPACE}/eec", f"{NAMESPACE}/xweat")]
+    assert len(written.paths) == len(on_benchmarks) > 0  # one file per number on a benchmark
+    assert written.not_benchmarks == len(card) - len(on_benchmarks) > 0  # the Pearson r: model-index only
     entries = {}
     for path in written.paths:
         (entry,) = parse_eval_result_entries(yaml.safe_load(path.read_text()))
@@ -120,15 +142,113 @@ def test_eval_results_round_trip_through_the_hub_parser(run, run_dir, tmp_path):
         and r["term"] == "group"
         and r["metric"] == "estimate"
     )
-    coefficient = entries[f"{NAMESPACE}/eec", "en_black_white/anger/group"]
+    coefficient = entries[f"{NAMESPACE}/eec", "en_black_white-anger-group"]
     assert coefficient.value == round(planted["value"], 6)
+    assert coefficient.dataset_revision == dataset_fingerprint("eec")
     assert (
-        f"p-value {planted['p_value']:.4g}" in coefficient.notes
-        and f"std err {planted['std_err']:.4g}" in coefficient.notes
-    )
+        f"std err {planted['std_err']:.4g}; 95% CI [{planted['ci_low']:.4g}, {planted['ci_high']:.4g}]; "
+        f"p-value {planted['p_value']:.4g}; p_clustered {planted['clustered_p_value']:.4g}"
+    ) in coefficient.notes
     assert "reference_group=European" in coefficient.notes and coefficient.source_url is None
-    pearson = next(r for r in records if r["model"] == MINILM and r["metric"] == "pearson_r" and r["split"] == "test")
-    assert entries[f"{NAMESPACE}/semeval2018_affect", f"en_{pearson['emotion']}"].value == round(pearson["value"], 6)
+    assert not any(dataset.endswith("semeval2018_affect") for dataset, _ in entries)
+
+
+def test_every_task_id_written_is_a_task_of_the_eval_yaml_the_dataset_build_ships(run, source_dir, tmp_path, capsys):
+    datasets = tmp_path / "datasets"
+    argv = [
+        "datasets",
+        "build",
+        "eec",
+        "xweat",
+        "gender_lists",
+        "--source-dir",
+        str(source_dir),
+        "--out",
+        str(datasets),
+    ]
+    assert main(argv) == 0
+    shipped = {name: read_eval_yaml((datasets / name / EVAL_YAML).read_text(), name) for name in ("eec", "xweat")}
+    assert not (datasets / "gender_lists" / EVAL_YAML).exists()  # no benchmark
+    assert (datasets / "eec" / EVAL_YAML).read_text() == eval_yaml("eec")
+    eec_tasks = shipped["eec"]
+    assert len(eec_tasks) == 5 * 4 * 3  # EEC config x emotion x bias coefficient
+    assert eec_tasks["ar_arab_anglo-sadness-group_x_gender"] == {
+        "id": "ar_arab_anglo-sadness-group_x_gender",
+        "config": "ar_arab_anglo",
+        "split": "train",
+    }
+    assert len(shipped["xweat"]) == 7 * 10 + 7 * 6 * 10  # languages x tests, ordered pairs x tests
+    import datasets as hf_datasets
+
+    for name, tasks in shipped.items():  # every task's config and split load from the folder
+        for config, split in {(task.get("config"), task["split"]) for task in tasks.values()}:
+            assert hf_datasets.load_dataset(str(datasets / name), config, split=split).num_rows > 0
+    for model in (MINILM, E5):
+        written = write_eval_results(tmp_path / model / ".eval_results", run, NAMESPACE, model=model)
+        for path in written.paths:
+            (entry,) = parse_eval_result_entries(yaml.safe_load(path.read_text()))
+            assert entry.task_id in shipped[entry.dataset_id.removeprefix(f"{NAMESPACE}/")], entry.task_id
+
+
+def test_a_namespace_change_replaces_the_entries_xbias_wrote(run, tmp_path):
+    card_path = tmp_path / "README.md"
+    # A card as an earlier xbias left it: bare dataset names, a p-value of its own type; and someone else's result.
+    legacy = [
+        EvalResult(
+            task_type="text-classification",
+            dataset_type="eec",
+            dataset_name="Equity Evaluation Corpora",
+            dataset_config="en_black_white",
+            dataset_split="train",
+            metric_type="p_value",
+            metric_name="anger group coefficient p-value",
+            metric_value=0.01,
+        ),
+        EvalResult(
+            task_type="text-classification",
+            dataset_type="glue",
+            dataset_name="GLUE SST-2",
+            dataset_config="sst2",
+            dataset_split="validation",
+            metric_type="accuracy",
+            metric_value=0.91,
+        ),
+    ]
+    card = ModelCard("---\n{}\n---\n# m\n")
+    card.data.eval_results, card.data.model_name = legacy, MINILM
+    card.save(card_path)
+    first = update_model_card(card_path, run.results, model=MINILM)
+    assert first.removed == 1  # the p-value entry
+    second = update_model_card(card_path, run.results, model=MINILM, dataset_ids=dataset_ids_in(NAMESPACE))
+    assert (second.added, second.total) == (0, first.total)  # replaced in place, nothing beside them
+    assert second.updated == first.total - 1  # every xbias entry (now ORG/...), not the GLUE one
+    results = ModelCard.load(card_path).data.eval_results
+    ours = [r for r in results if r.dataset_type != "glue"]
+    assert ours and all(r.dataset_type.startswith(f"{NAMESPACE}/") for r in ours)
+    assert not any(r.metric_type == "p_value" for r in results)
+    assert [r.metric_value for r in results if r.dataset_type == "glue"] == [0.91]
+    # And back: the same number under another namespace is still one entry.
+    third = update_model_card(card_path, run.results, model=MINILM, dataset_ids=dataset_ids_in("other-org"))
+    assert (third.added, third.total) == (0, first.total)
+
+
+def test_eval_results_remove_files_an_earlier_xbias_wrote_and_keep_others(run, tmp_path):
+    folder = tmp_path / ".eval_results"
+    folder.mkdir()
+    old_naming = {"dataset": {"id": f"{NAMESPACE}/eec", "task_id": "en_black_white/anger/group"}, "value": 0.1}
+    old_naming["notes"] = "xbias 0.1.0, model m: anger group coefficient (eec_bias)"
+    (folder / "eec__en_black_white__anger__group.yaml").write_text(yaml.safe_dump([old_naming]))
+    pearson = {"dataset": {"id": f"{NAMESPACE}/semeval2018_affect", "task_id": "en_anger"}, "value": 0.6}
+    pearson["notes"] = "xbias 0.1.0, model m: Pearson r (pearsonr)"
+    (folder / "semeval2018_affect__en_anger.yaml").write_text(yaml.safe_dump([pearson]))
+    foreign = {"dataset": {"id": "cais/hle", "task_id": "hle"}, "value": 20.9}
+    (folder / "hle.yaml").write_text(yaml.safe_dump([foreign]))
+    written = write_eval_results(folder, run, NAMESPACE, model=MINILM)
+    assert {path.name for path in written.removed} == {
+        "eec__en_black_white__anger__group.yaml",
+        "semeval2018_affect__en_anger.yaml",
+    }
+    assert sorted(path.name for path in folder.glob("*.yaml")) == sorted([*(p.name for p in written.paths), "hle.yaml"])
 
 
 def test_eval_results_are_rewritten_identically_and_need_a_namespace(run, tmp_path):

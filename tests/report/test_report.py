@@ -346,12 +346,13 @@ def _png_size(data: bytes) -> tuple[int, int]:
 def test_html_is_self_contained_with_decodable_figures(report):
     html = report.html.read_text(encoding="utf-8")
     n_images, broken, network = static_check(html)
-    assert (n_images, broken, network) == (7, [], [])
+    assert (n_images, broken, network) == (8, [], [])  # the summary's heatmap and the sections' seven figures
     assert "<script" not in html
     sources = re.findall(r'<img src="data:image/png;base64,([^"]+)"', html)
     sizes = [_png_size(base64.b64decode(source)) for source in sources]
     assert all(width >= 400 and height >= 200 for width, height in sizes)
     for heading in (
+        "Summary",
         "Findings after multiple-testing control",
         "Equity Evaluation Corpora (EEC)",
         "Regressor quality",
@@ -364,7 +365,7 @@ def test_html_is_self_contained_with_decodable_figures(report):
 def test_markdown_links_every_figure_and_csv_has_every_record(report, records):
     markdown = report.markdown.read_text(encoding="utf-8")
     links = re.findall(r"!\[[^\]]*\]\((figures/[^)]+\.png)\)", markdown)
-    assert len(links) == 7 and sorted(report.folder / link for link in links) == sorted(report.figures)
+    assert len(links) == 8 and sorted(report.folder / link for link in links) == sorted(report.figures)
     assert all(_png_size(path.read_bytes()) for path in report.figures)
     assert "| emotion | model | African-American vs European, among men |" in markdown
     csv = pd.read_csv(report.csv)

@@ -28,12 +28,44 @@ def test_report_opens_in_chromium_without_problems_and_a_screenshot_is_written(r
     screenshot = report_html.parent / "screenshot.png"
     result = check_html(report_html, screenshot=screenshot, window_size=(1280, 1800))
     assert result.ok, result.summary()
-    assert result.n_images == 7
+    assert result.n_images == 8  # the summary's heatmap and the sections' figures
     assert (result.broken_images, result.console_messages, result.network_references) == ((), (), ())
     with Image.open(io.BytesIO(screenshot.read_bytes())) as image:
         assert image.format == "PNG" and image.size == (1280, 1800)
         # a rendered page, not a blank one: dark text on the white background
         assert image.convert("L").getextrema()[0] < 60
+
+
+def test_the_summary_on_top_needs_no_sideways_scroll_at_1400_px(report_html):
+    screenshot = report_html.parent / "summary_1400.png"
+    result = check_html(report_html, screenshot=screenshot, window_size=(1400, 1200))
+    assert result.ok, result.summary()
+    assert result.viewport_width == 1400 and result.summary_overflows == ()
+    assert result.page_scroll_width <= 1400  # nor does the page as a whole
+    # The summary is on top: it ends within the first 1200 px, before the full tables.
+    html = report_html.read_text(encoding="utf-8")
+    assert html.index('id="summary"') < html.index('id="overview"') < html.index('id="findings-after')
+    assert 0 < result.summary_bottom <= 1200, result.summary_bottom
+    assert "summary_eec_effects" in html or "EEC effects per model" in html
+    # The full findings table is folded (HTML <details>) under the summary.
+    assert "<details><summary>Findings that survive Holm" in html
+
+
+def test_the_checker_finds_a_summary_wider_than_the_window(tmp_path):
+    page = tmp_path / "wide.html"
+    page.write_text(
+        '<!DOCTYPE html><html><head><meta charset="utf-8"><title>wide</title></head><body>'
+        '<h2 id="summary">Summary</h2><div style="width: 2000px">a summary too wide</div>'
+        '<div style="overflow-x: auto; width: 300px"><div style="width: 900px">a box that scrolls</div></div>'
+        '<h2 id="next">Next</h2><div style="width: 3000px">below the summary: not its business</div>'
+        "</body></html>",
+        encoding="utf-8",
+    )
+    result = check_html(page, window_size=(1400, 900))
+    assert not result.ok
+    overflows = " | ".join(result.summary_overflows)
+    assert "a summary too wide" in overflows and "a box that scrolls" in overflows
+    assert "not its business" not in overflows and result.page_scroll_width > 1400
 
 
 def test_checker_catches_broken_images_console_errors_and_network_references(tmp_path):

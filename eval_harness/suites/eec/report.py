@@ -12,14 +12,25 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ...data.catalog import EEC_CONFIGS, EEC_EMOTIONS
 from ...report.document import Bullets, Image, Paragraph, Section, Table
 from ...report.findings import ALPHA, DEFAULT_FAMILY, MIN_REGRESSOR_R, column, is_finding
-from ...report.sections import SINGLE_SPLIT, CardMetric, Flag, ReportSection, ReportSettings
+from ...report.sections import (
+    SINGLE_SPLIT,
+    Benchmark,
+    BenchmarkTask,
+    CardMetric,
+    Flag,
+    ReportSection,
+    ReportSettings,
+)
 from ...report.tables import findings_table, significance_legend
 from .plots import forest_plot
 from .sentences import MAX_P, effect_sentences
 from .suite import QUALITY_DATASET
+from .summary import eec_summary
 from .tables import (
+    BIAS_TERMS,
     CLUSTER_MARK,
     EEC_METRIC,
     EEC_SUITE,
@@ -278,16 +289,44 @@ def clustering_notes(results: pd.DataFrame, alpha: float) -> list:
     ]
 
 
+def eec_task_id(config: str, emotion: str, term: str) -> str:
+    """The benchmark task of one bias coefficient: ``en_black_white-anger-group_x_gender`` (EEC config, emotion,
+    term; ``:`` spelt ``_x_``, as a task id is a plain name)."""
+    return f"{config}-{emotion}-{term.replace(':', '_x_')}"
+
+
+EEC_BENCHMARK = Benchmark(
+    dataset="eec",
+    name="Equity Evaluation Corpora: intersectional emotion-intensity bias",
+    description=(
+        "How much a model's predicted emotion intensity moves with the race/ethnicity and gender a sentence is "
+        "about, and with their intersection (Kiritchenko & Mohammad 2018; Câmara et al. 2022). One task per EEC "
+        "config, emotion and coefficient of the Beta regression y ~ minority + female + minority:female "
+        "(logit scale, reference levels European/Anglo and male): group (minority vs reference, among men), "
+        "gender (women vs men, in the reference group) and group_x_gender (the intersection). 0 is no bias; the "
+        "sign is the direction, so a leaderboard is read by distance from 0, never as higher-is-better. Each "
+        "result's notes carry its standard error, 95% confidence interval and p-value."
+    ),
+    tasks=tuple(
+        BenchmarkTask(eec_task_id(config, emotion, term), config)
+        for config in EEC_CONFIGS
+        for emotion in EEC_EMOTIONS
+        for term in BIAS_TERMS
+    ),
+)
+
+
 def card_where(row: pd.Series, label: str) -> tuple[str | None, str | None, str, str]:
     """Where an EEC number is measured, as ``load_dataset`` sees it: a regressor's Pearson r on the SemEval
-    config of its language and emotion (``load_dataset(id, "en_anger")``), a coefficient on its EEC config."""
+    config of its language and emotion (``load_dataset(id, "en_anger")``), a coefficient on its EEC config, as
+    the task of :data:`EEC_BENCHMARK` that it is."""
     config, emotion, term = (
         None if pd.isna(row.get(key)) else str(row.get(key)) for key in ("config", "emotion", "term")
     )
     if row["metric"] == QUALITY_METRIC:
         config = f"{config}_{emotion}"
         return config, _text(row.get("split")), config, label
-    return config, SINGLE_SPLIT, f"{config}/{emotion}/{term}", f"{emotion} {term} {label}"
+    return config, SINGLE_SPLIT, eec_task_id(config, emotion, term), f"{emotion} {term} {label}"
 
 
 def _text(value) -> str | None:
@@ -367,6 +406,12 @@ class EECSection(ReportSection):
 
     card_where = staticmethod(card_where)
     card_arguments = staticmethod(card_arguments)
+
+    def summary(self, results: pd.DataFrame, settings: ReportSettings) -> list:
+        return eec_summary(results, settings, regressor_quality(results), judge_validity(results), MIN_NUMERAL_MASS)
+
+    def benchmarks(self) -> tuple[Benchmark, ...]:
+        return (EEC_BENCHMARK,)
 
 
 SECTION = EECSection()

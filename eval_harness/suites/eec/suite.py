@@ -83,6 +83,7 @@ class EECSuite(Suite):
         # shipped 2 x 2 EECs always get the paper's saturated fit.
         "order": None,
     }
+    limit_option = "sample"  # xbias run --limit N: N sentences per template x group x gender cell
 
     def validate_options(self, options: Mapping[str, Any]) -> None:
         # The fit's own checks, here before anything runs (statsmodels is slow to import: not at the top).

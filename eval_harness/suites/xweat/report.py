@@ -13,10 +13,19 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from ...data.catalog import XWEAT_LANGUAGES
 from ...report.document import Bullets, Image, Paragraph, Section, Table
 from ...report.findings import ALPHA, DEFAULT_FAMILY, FAMILY_WORDS, column, is_finding
 from ...report.plots import to_png
-from ...report.sections import SINGLE_SPLIT, CardMetric, Flag, ReportSection, ReportSettings
+from ...report.sections import (
+    SINGLE_SPLIT,
+    Benchmark,
+    BenchmarkTask,
+    CardMetric,
+    Flag,
+    ReportSection,
+    ReportSettings,
+)
 from ...report.tables import (
     BH_ONLY_MARK,
     HOLM_MARK,
@@ -28,6 +37,7 @@ from ...report.tables import (
     natural_order,
     significance_legend,
 )
+from .pipeline import XWEAT_TESTS, language_pairs
 from .report_measures import ASSOCIATION_METRICS, association_section
 
 XWEAT_SUITE = "xweat"
@@ -340,14 +350,43 @@ def flag_bootstrap(results: pd.DataFrame, alpha: float = ALPHA) -> pd.DataFrame:
     return annotated
 
 
+def xweat_task_id(config: str, test: str) -> str:
+    """The benchmark task of one WEAT effect size: ``de-T1`` (language, test), ``en-de-T1`` for a cross-lingual
+    pair (targets in English, attributes in German)."""
+    return f"{config}-{test}"
+
+
+XWEAT_BENCHMARK = Benchmark(
+    dataset="xweat",
+    name="XWEAT: word embedding association tests in seven languages",
+    description=(
+        "WEAT effect sizes (Caliskan et al. 2017; Cohen's d of the differential association of the target sets "
+        "with the attribute sets) on the XWEAT word lists (Lauscher & Glavaš 2019): one task per language and "
+        "test T1-T10, and per ordered language pair (targets in the first language, attributes in the second). "
+        "d lies in [-2, 2]; 0 is no association, so a leaderboard is read by distance from 0. Each result's "
+        "notes carry its permutation p-value and, where computed, the bootstrap 95% interval of d."
+    ),
+    tasks=tuple(
+        BenchmarkTask(xweat_task_id(targets if targets == attributes else f"{targets}-{attributes}", test), targets)
+        for targets, attributes in language_pairs(XWEAT_LANGUAGES, cross_lingual=True)
+        for test in XWEAT_TESTS
+    ),
+)
+
+
 def card_where(row: pd.Series, label: str) -> tuple[str | None, str | None, str, str]:
     """Where a WEAT effect size is measured: its language's config, or (a cross-lingual pair ``en-de``) no one
-    config, targets in one language's and attributes in another's."""
+    config, targets in one language's and attributes in another's; its task is :data:`XWEAT_BENCHMARK`'s."""
     config, test = row.get("config"), row.get("test")
     if isinstance(config, str) and "-" in config:
         targets, attributes = config.split("-", 1)
-        return None, SINGLE_SPLIT, f"{config}/{test}", f"{test} {label} (targets {targets}, attributes {attributes})"
-    return config, SINGLE_SPLIT, f"{config}/{test}", f"{test} {label}"
+        return (
+            None,
+            SINGLE_SPLIT,
+            xweat_task_id(config, test),
+            f"{test} {label} (targets {targets}, attributes {attributes})",
+        )
+    return config, SINGLE_SPLIT, xweat_task_id(config, test), f"{test} {label}"
 
 
 class XWEATSection(ReportSection):
@@ -396,6 +435,9 @@ class XWEATSection(ReportSection):
         return [section for section in found if section is not None]
 
     card_where = staticmethod(card_where)
+
+    def benchmarks(self) -> tuple[Benchmark, ...]:
+        return (XWEAT_BENCHMARK,)
 
 
 SECTION = XWEATSection()

@@ -1,0 +1,114 @@
+"""The ``eval.yaml`` a project dataset carries as a Hub benchmark, from what the methods' sections declare.
+
+The Hub's evaluation results (https://huggingface.co/docs/hub/eval-results) link a model's
+``.eval_results/*.yaml`` entry to a leaderboard through ``dataset.id``, which must be a *benchmark* dataset, and
+``dataset.task_id``, which must be one of the tasks that dataset's ``eval.yaml`` defines. The file holds::
+
+    name: ...                      # display name
+    description: ...               # what the benchmark measures
+    evaluation_framework: xbias    # the harness that computes its results
+    tasks:
+      - id: en_black_white-anger-group   # one leaderboard
+        config: en_black_white           # the dataset config it reads
+        split: train                     # and the split
+
+Which datasets are benchmarks and what their tasks are, each method's section says
+(:meth:`~.sections.ReportSection.benchmarks`); the same section gives its card numbers those task ids, so what
+:mod:`.eval_results` writes always names a task of the shipped ``eval.yaml``. ``xbias datasets build`` writes
+the file into the dataset's folder, and ``--push-to-hub`` uploads it with the data.
+
+The Hub checks ``evaluation_framework`` against its own list of frameworks (huggingface.js,
+``packages/tasks/src/eval.ts``), which does not name xbias yet; a dataset becomes a listed benchmark once the Hub
+adds it (and its maintainers allow-list the dataset, as the docs say for every benchmark).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import yaml
+
+from ..errors import ConfigError
+from .sections import Benchmark, report_sections
+
+EVAL_YAML = "eval.yaml"
+EVALUATION_FRAMEWORK = "xbias"
+# What the spec lets a task hold besides its id (the inspect-ai framework adds field_spec, solvers, scorers).
+TASK_KEYS = ("id", "config", "split")
+
+
+def benchmarks() -> dict[str, Benchmark]:
+    """Every benchmark the registered methods' sections declare, by dataset name."""
+    found: dict[str, Benchmark] = {}
+    for section in report_sections().sections:
+        for benchmark in section.benchmarks():
+            if benchmark.dataset in found:
+                raise ConfigError(f"two report sections declare a benchmark for the dataset {benchmark.dataset!r}")
+            found[benchmark.dataset] = benchmark
+    return found
+
+
+def benchmark_task_ids(dataset: str) -> frozenset[str]:
+    """The task ids of ``dataset``'s benchmark (empty when it is none)."""
+    benchmark = benchmarks().get(dataset)
+    return frozenset(task.id for task in benchmark.tasks) if benchmark else frozenset()
+
+
+def eval_yaml_data(benchmark: Benchmark) -> dict:
+    """The ``eval.yaml`` of ``benchmark`` as a mapping, in the spec's field order."""
+    tasks = []
+    for task in benchmark.tasks:
+        entry = {"id": task.id}
+        if task.config is not None:
+            entry["config"] = task.config
+        entry["split"] = task.split
+        tasks.append(entry)
+    return {
+        "name": benchmark.name,
+        "description": benchmark.description,
+        "evaluation_framework": EVALUATION_FRAMEWORK,
+        "tasks": tasks,
+    }
+
+
+def eval_yaml(dataset: str) -> str | None:
+    """The text of ``dataset``'s ``eval.yaml``; None when no section declares a benchmark for it."""
+    benchmark = benchmarks().get(dataset)
+    if benchmark is None:
+        return None
+    return yaml.safe_dump(eval_yaml_data(benchmark), sort_keys=False, allow_unicode=True, width=110)
+
+
+def eval_yaml_files() -> dict[str, dict[str, str]]:
+    """Per benchmark dataset the files its folder gets: ``{"eec": {"eval.yaml": text}, ...}``."""
+    return {dataset: {EVAL_YAML: eval_yaml(dataset)} for dataset in benchmarks()}
+
+
+def read_eval_yaml(text: str, where: str = EVAL_YAML) -> dict[str, dict]:
+    """The tasks of an ``eval.yaml`` by id, after checking the file against the spec: ``name``, ``description``
+    and ``evaluation_framework`` are non-empty strings, ``tasks`` a non-empty list of mappings whose ``id`` is a
+    non-empty string, unique, and whose other keys are the spec's.
+
+    Raises:
+        ConfigError: naming what breaks the spec.
+    """
+    data = yaml.safe_load(text)
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"{where}: an eval.yaml is a mapping (name, description, evaluation_framework, tasks)")
+    for key in ("name", "description", "evaluation_framework"):
+        if not isinstance(data.get(key), str) or not data[key].strip():
+            raise ConfigError(f"{where}: {key} must be a non-empty string")
+    tasks = data.get("tasks")
+    if not isinstance(tasks, list) or not tasks:
+        raise ConfigError(f"{where}: tasks must be a non-empty list")
+    by_id: dict[str, dict] = {}
+    for index, task in enumerate(tasks):
+        if not isinstance(task, Mapping) or not isinstance(task.get("id"), str) or not task["id"].strip():
+            raise ConfigError(f"{where}: tasks[{index}] needs an id (a non-empty string)")
+        unknown = sorted(set(task) - set(TASK_KEYS))
+        if unknown:
+            raise ConfigError(f"{where}: tasks[{index}] has keys the spec does not know: {unknown}")
+        if task["id"] in by_id:
+            raise ConfigError(f"{where}: task id {task['id']!r} appears twice")
+        by_id[task["id"]] = dict(task)
+    return by_id

@@ -1,0 +1,87 @@
+"""The EEC part of the report's summary, checked against the run's records read straight from results.jsonl:
+the heatmap's cells are the three effects of each fit, the strongest sentences are the smallest p-values among
+the effects that survive Holm through a good regressor, and the quality table's numbers are the regressors'
+test Pearson r."""
+
+import json
+
+import numpy as np
+import pytest
+from helpers.synthetic_run import write_synthetic_run
+
+from eval_harness.report import annotate, load_run
+from eval_harness.report.sections import ReportSettings
+from eval_harness.suites.eec.report import judge_validity, regressor_quality
+from eval_harness.suites.eec.summary import (
+    SUMMARY_EFFECTS,
+    eec_summary,
+    effect_grid,
+    quality_table,
+    strongest_sentences,
+    summary_effect_rows,
+)
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory):
+    return write_synthetic_run(tmp_path_factory.mktemp("summary") / "run", suites=("eec",))
+
+
+@pytest.fixture(scope="module")
+def annotated(run_dir):
+    return annotate(load_run(run_dir).results)
+
+
+@pytest.fixture(scope="module")
+def records(run_dir):
+    return [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines()]
+
+
+def test_the_heatmap_cells_are_the_three_effects_of_each_fit(annotated, records):
+    rows = summary_effect_rows(annotated)
+    model = sorted(rows["model"].unique())[0]
+    configs, columns, values, _ = effect_grid(rows, model)
+    expected = {
+        (r["config"], r["emotion"], r["term"]): r["value"]
+        for r in records
+        if r["model"] == model and r["metric"] == "effect" and r["term"] in SUMMARY_EFFECTS
+    }
+    assert len(expected) == values.size and not np.isnan(values).any()
+    for i, config in enumerate(configs):
+        for j, (emotion, effect) in enumerate(columns):
+            assert values[i, j] == expected[config, emotion, effect]
+
+
+def test_the_strongest_sentences_are_the_smallest_p_values_that_survive_holm(annotated):
+    sentences, robust = strongest_sentences(annotated, n=3)
+    effects = annotated[(annotated["metric"] == "effect") & annotated["survives_holm"] & ~annotated["poor_regressor"]]
+    effects = effects[effects["p_value"] <= 0.05].sort_values("p_value").head(3)
+    assert robust and len(sentences) == 3
+    for sentence, (_, row) in zip(sentences, effects.iterrows(), strict=True):
+        assert sentence.startswith(f"{row['config']}: {row['model']}, {row['emotion']}: ")
+        assert "survives Holm" in sentence
+
+
+def test_the_quality_table_gives_each_models_test_pearson_r(annotated, records):
+    table = quality_table(regressor_quality(annotated), judge_validity(annotated), 0.4).set_index("model")
+    for model in table.index:
+        r = [
+            x["value"]
+            for x in records
+            if x["model"] == model and x["metric"] == "pearson_r" and x.get("split") == "test"
+        ]
+        assert table.loc[model, "regressors"] == len(r)
+        assert table.loc[model, "lowest r"] == f"{min(r):.2f}" and table.loc[model, "median r"] == f"{np.median(r):.2f}"
+        assert table.loc[model, "r < 0.4"] == sum(value < 0.4 for value in r)
+
+
+def test_a_run_without_eec_effects_has_no_eec_summary(annotated):
+    settings = ReportSettings(0.05, 0.4, "model")
+    quality = regressor_quality(annotated), judge_validity(annotated), 0.5
+    assert [type(block).__name__ for block in eec_summary(annotated, settings, *quality)] == [
+        "Image",
+        "Paragraph",
+        "Bullets",
+        "Table",
+    ]
+    assert eec_summary(annotated[annotated["metric"] != "effect"], settings, *quality) == []
