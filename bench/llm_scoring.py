@@ -29,6 +29,10 @@ import argparse
 import os
 import time
 
+from eval_harness.thread_policy import apply_thread_policy
+
+apply_thread_policy()  # before torch loads OpenMP, as `xbias run` does
+
 import numpy as np
 import torch
 import torch.nn.functional as F

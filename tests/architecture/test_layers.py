@@ -15,6 +15,7 @@ ALLOWED = {
     "errors": set(),
     "paths": set(),
     "io": set(),
+    "thread_policy": set(),
     "shipped": {"errors"},
     "registry": {"errors"},
     "lazy": {"registry"},
@@ -25,7 +26,19 @@ ALLOWED = {
     "suites": {"runner.suite", "data", "stats", "errors", "paths", "io", "lazy", "registry"},
     "report": {"runner", "stats", "errors", "paths", "io"},
     "metric_modules": {"errors", "paths", "io", "shipped"},
-    "cli": {"runner", "models", "data", "report", "stats", "errors", "paths", "io", "metric_modules", "shipped"},
+    "cli": {
+        "runner",
+        "models",
+        "data",
+        "report",
+        "stats",
+        "errors",
+        "paths",
+        "io",
+        "metric_modules",
+        "shipped",
+        "thread_policy",
+    },
     "__init__": set(),
 }
 
