@@ -388,7 +388,8 @@ class TransformerEncoder:
                 weights[weight_row, positions] = 1.0 / len(positions)
             selected = hidden.index_select(0, torch.tensor(owners, device=hidden.device)).float()
             weights_tensor = torch.from_numpy(weights).to(hidden.device)
-            return torch.bmm(weights_tensor.unsqueeze(1), selected).squeeze(1).cpu().numpy()
+            with torch.autocast(hidden.device.type, enabled=False):  # the mean in fp32, whatever the forward's autocast
+                return torch.bmm(weights_tensor.unsqueeze(1), selected).squeeze(1).cpu().numpy()
 
         for rows, pooled in run_length_sorted(
             [sequences[index] for index in used],
