@@ -58,14 +58,14 @@ def _cmd_metrics_unregister(args: argparse.Namespace) -> None:
 
 
 def _cmd_list(args: argparse.Namespace) -> None:
-    from .data.catalog import DATASET_NAMES
+    from .data.catalog import DATASETS
     from .metric_modules import metric_names
     from .models.packaged import PACKAGED_MODELS
     from .models.registry import MODEL_TYPES
-    from .runner.suite import get_suite, suite_names
     from .shipped import config_names
+    from .suites import get_suite, suite_names
 
-    print("datasets: " + ", ".join(DATASET_NAMES))
+    print("datasets: " + ", ".join(DATASETS.names()))
     print("metrics:  " + ", ".join(metric_names()))
     print("configs:  " + ", ".join(config_names()) + " (xbias run --config NAME)")
     print("suites:")
@@ -73,8 +73,8 @@ def _cmd_list(args: argparse.Namespace) -> None:
         suite = get_suite(name)
         print(f"  {name:<12} {suite.description} (languages: {', '.join(suite.languages)}; needs: {suite.requires})")
     print("model types (type: in a config, --model-type):")
-    for entry in MODEL_TYPES.values():
-        print(f"  {entry.name:<12} {entry.description}")
+    for name in MODEL_TYPES:
+        print(f"  {name:<12} {MODEL_TYPES.get(name).description}")
     print("packaged models (path: pypi:NAME):")
     for model in PACKAGED_MODELS.values():
         print(f"  {model.source:<28} {model.kind:<8} {model.description}")
@@ -115,7 +115,7 @@ def _config_from_options(args: argparse.Namespace) -> dict:
     from .models.packaged import PYPI_PREFIX
     from .models.registry import MODEL_TYPES, model_type
 
-    model_free = [name for name, entry in MODEL_TYPES.items() if not entry.needs_source]
+    model_free = [name for name in MODEL_TYPES if not model_type(name).needs_source]
     needs_source = model_type(args.model_type).needs_source
     if not args.model and needs_source:
         raise ConfigError(

@@ -16,6 +16,7 @@ pytest find plug-ins.
 """
 
 import importlib
+import sys
 from collections.abc import Iterator, Mapping
 from importlib import metadata
 from typing import Any
@@ -44,7 +45,9 @@ class Registry:
     """Named entries of one kind, each an object or a lazy ``"module:object"`` reference.
 
     Lookup order: entries registered at run time, then installed plug-ins (the entry-point ``group``),
-    then the built-in entries. A reference is imported by :meth:`get` and the object kept.
+    then the built-in entries. A reference is imported by :meth:`get` and the object kept. The installed
+    plug-ins are read from the distributions' metadata once per ``sys.path`` (reading them costs tens of
+    milliseconds; a lookup per unit of a sweep must not).
 
     Args:
         kind: what an entry is, for messages ("suite", "model type").
@@ -58,6 +61,7 @@ class Registry:
         self._builtins = dict(builtins or {})
         self._registered: dict[str, Any] = {}
         self._loaded: dict[str, Any] = {}
+        self._plugins: tuple[tuple[str, ...], dict[str, str]] | None = None  # (sys.path, name -> reference)
 
     def register(self, name: str, entry: Any, replace: bool = False) -> Any:
         """Add ``entry`` (an object or a ``"module:object"`` reference) under ``name``; returns ``entry``.
@@ -104,6 +108,9 @@ class Registry:
                 raise ConfigError(f"{self.kind} {name!r}: cannot import {entry!r} ({error})") from None
         return self._loaded[name][1]
 
+    def __getitem__(self, name: str) -> Any:
+        return self.get(name)
+
     def __contains__(self, name: object) -> bool:
         return name in self._references()
 
@@ -119,10 +126,17 @@ class Registry:
         return name
 
     def _references(self) -> dict[str, Any]:
-        plugins = {}
-        if self.entry_point_group:
-            plugins = {entry.name: entry.value for entry in metadata.entry_points(group=self.entry_point_group)}
-        return {**self._builtins, **plugins, **self._registered}
+        return {**self._builtins, **self._installed(), **self._registered}
+
+    def _installed(self) -> dict[str, str]:
+        """The plug-ins' entries of the entry-point group, read again only when ``sys.path`` has changed."""
+        if not self.entry_point_group:
+            return {}
+        where = tuple(sys.path)
+        if self._plugins is None or self._plugins[0] != where:
+            entries = metadata.entry_points(group=self.entry_point_group)
+            self._plugins = (where, {entry.name: entry.value for entry in entries})
+        return self._plugins[1]
 
 
 def _is_reference(text: str) -> bool:

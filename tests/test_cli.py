@@ -14,7 +14,7 @@ from toy_method import register_toy_suite
 
 from eval_harness.cli import main
 from eval_harness.runner import store as store_module
-from eval_harness.runner.suite import unregister_suite
+from eval_harness.suites import unregister_suite
 
 
 @pytest.fixture

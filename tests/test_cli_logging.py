@@ -5,7 +5,7 @@ import yaml
 from toy_method import register_toy_suite
 
 from eval_harness.cli import main
-from eval_harness.runner.suite import unregister_suite
+from eval_harness.suites import unregister_suite
 
 
 def run(tmp_path, capsys, *flags):

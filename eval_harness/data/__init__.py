@@ -10,7 +10,7 @@ from ..lazy import lazy_exports
 
 # name -> the submodule that defines it, imported on first use (datasets and pyarrow only when needed)
 _EXPORTS = {
-    "DATASETS": "builders",
+    "DATASETS": "catalog",
     "build_dataset": "builders",
     "build_datasets": "builders",
     "build_summary": "builders",
@@ -21,7 +21,6 @@ _EXPORTS = {
     "EEC_CONFIGS_BY_LANGUAGE": "catalog",
     "EEC_EMOTIONS": "catalog",
     "EEC_REFERENCE_GROUP": "catalog",
-    "DATASET_NAMES": "catalog",
     "EEC_FEATURES": "eec",
     "generate_eec": "eec",
     "TextSplit": "emotion_splits",

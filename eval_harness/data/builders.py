@@ -1,10 +1,15 @@
-"""The dataset registry and the build step: sources -> tables -> Hub-ready folder.
+"""The datasets' builders and the build step: sources -> tables -> Hub-ready folder.
 
-:data:`DATASETS` maps each dataset name to its :class:`DatasetBuilder`.
+Each built-in dataset is one :class:`DatasetBuilder` here (:data:`EEC`, :data:`XWEAT`, :data:`GENDER_LISTS`,
+:data:`SEMEVAL2018_AFFECT`), registered by name in the dataset registry,
+:data:`eval_harness.data.catalog.DATASETS` (which a plug-in extends with ``register``, or an entry point in the
+``xbias.datasets`` group, naming its own builder).
 :func:`build_datasets` always rebuilds; :func:`dataset_folder` builds into the
-xbias cache only when the folder is missing or its stamp says it came from other
-sources or another builder (a fingerprint of the builder code, card template and
-pyarrow version).
+xbias cache only when the folder is missing, a file of it is missing or changed, or
+its stamp says it came from other sources or another builder (a fingerprint of the
+builder code, card template and pyarrow version). Folders are built and verified by
+the storage kit (:func:`eval_harness.io.build_folder`); one built by an older xbias,
+without the kit's marker, is built again.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import pyarrow as pa
 
 from .. import paths
 from ..errors import ConfigError, XBiasError
+from ..io import verify_checksums
 from . import catalog, eec, gender_lists, hub_folder, semeval, sources, xweat
 
 TableSplits = Mapping[str, Mapping[str, pa.Table]]  # config -> split -> table
@@ -96,52 +102,46 @@ def _xweat_card_fields(tables: TableSplits) -> dict[str, str]:
     }
 
 
-DATASETS: dict[str, DatasetBuilder] = {
-    builder.name: builder
-    for builder in [
-        DatasetBuilder(
-            name="eec",
-            sources=tuple(source for source, _ in eec.EEC_SOURCES.values()),
-            configs=catalog.EEC_CONFIGS,
-            tables=_single_split(eec.eec_tables),
-            module=Path(eec.__file__),
-            card_fields=_eec_card_fields,
-        ),
-        DatasetBuilder(
-            name="xweat",
-            sources=(xweat.XWEAT_TESTS_FILE, *(xweat.dictionary_file(lang) for lang in catalog.XWEAT_LANGUAGES[1:])),
-            configs=(*catalog.XWEAT_LANGUAGES, "translations"),
-            tables=_single_split(xweat.xweat_tables),
-            module=Path(xweat.__file__),
-            card_fields=_xweat_card_fields,
-        ),
-        DatasetBuilder(
-            name="gender_lists",
-            sources=tuple(gender_lists.GENDER_LIST_SOURCES),
-            configs=catalog.GENDER_LIST_CONFIGS,
-            tables=_single_split(gender_lists.gender_list_tables),
-            module=Path(gender_lists.__file__),
-            extra_files={"LICENSE.debiaswe": "gender_lists/LICENSE.debiaswe"},
-        ),
-        DatasetBuilder(
-            name="semeval2018_affect",
-            sources=tuple(semeval.SEMEVAL_SOURCES),
-            configs=tuple(
-                semeval.semeval_config(language, dimension)
-                for language in catalog.SEMEVAL_LANGUAGES
-                for dimension in catalog.SEMEVAL_DIMENSIONS
-            ),
-            tables=semeval.semeval_tables,
-            module=Path(semeval.__file__),
-        ),
-    ]
-}
+EEC = DatasetBuilder(
+    name="eec",
+    sources=tuple(source for source, _ in eec.EEC_SOURCES.values()),
+    configs=catalog.EEC_CONFIGS,
+    tables=_single_split(eec.eec_tables),
+    module=Path(eec.__file__),
+    card_fields=_eec_card_fields,
+)
+XWEAT = DatasetBuilder(
+    name="xweat",
+    sources=(xweat.XWEAT_TESTS_FILE, *(xweat.dictionary_file(lang) for lang in catalog.XWEAT_LANGUAGES[1:])),
+    configs=(*catalog.XWEAT_LANGUAGES, "translations"),
+    tables=_single_split(xweat.xweat_tables),
+    module=Path(xweat.__file__),
+    card_fields=_xweat_card_fields,
+)
+GENDER_LISTS = DatasetBuilder(
+    name="gender_lists",
+    sources=tuple(gender_lists.GENDER_LIST_SOURCES),
+    configs=catalog.GENDER_LIST_CONFIGS,
+    tables=_single_split(gender_lists.gender_list_tables),
+    module=Path(gender_lists.__file__),
+    extra_files={"LICENSE.debiaswe": "gender_lists/LICENSE.debiaswe"},
+)
+SEMEVAL2018_AFFECT = DatasetBuilder(
+    name="semeval2018_affect",
+    sources=tuple(semeval.SEMEVAL_SOURCES),
+    configs=tuple(
+        semeval.semeval_config(language, dimension)
+        for language in catalog.SEMEVAL_LANGUAGES
+        for dimension in catalog.SEMEVAL_DIMENSIONS
+    ),
+    tables=semeval.semeval_tables,
+    module=Path(semeval.__file__),
+)
 
 
 def _builder(name: str) -> DatasetBuilder:
-    if name not in DATASETS:
-        raise ConfigError(f"unknown dataset {name!r}: valid datasets are {', '.join(DATASETS)}")
-    return DATASETS[name]
+    """The builder of dataset ``name`` (:class:`ConfigError` naming the datasets when there is none)."""
+    return catalog.DATASETS.get(name)
 
 
 def build_dataset(name: str, out_dir: str | os.PathLike | None = None, source_dir=None) -> Path:
@@ -163,13 +163,7 @@ def build_dataset(name: str, out_dir: str | os.PathLike | None = None, source_di
             **builder.card_fields(tables),
         },
     )
-    stamp = {
-        "dataset": name,
-        "builder": builder.fingerprint(),
-        "sources": {relative: sources.SOURCES[relative].sha256 for relative in builder.sources},
-        "rows": rows,
-        "files": files_by_config,
-    }
+    stamp = {**_expected_stamp(name), "rows": rows, "files": files_by_config}
     folder = Path(out_dir or paths.datasets_dir()) / name
     hub_folder.write_folder(folder, files, card, stamp)
     return folder
@@ -181,24 +175,26 @@ def build_datasets(names=None, out_dir=None, source_dir=None) -> dict[str, Path]
     Source files come from ``source_dir``, else ``$XBIAS_SOURCE_DIR``, else are
     downloaded (:mod:`eval_harness.data.sources`).
     """
-    names = list(names or DATASETS)
+    names = list(names or catalog.DATASETS.names())
     for name in names:
         _builder(name)
     return {name: build_dataset(name, out_dir, source_dir) for name in names}
 
 
 def is_current(folder: Path, name: str) -> bool:
-    """Whether ``folder`` holds dataset ``name`` built by this builder from the registered sources."""
+    """Whether ``folder`` holds dataset ``name`` built by this builder from the registered sources, every file
+    as it was written (the storage kit's verify-on-read)."""
+    return verify_checksums(folder, _expected_stamp(name)) is not None
+
+
+def _expected_stamp(name: str) -> dict:
+    """What a build of dataset ``name`` by this builder from the registered sources says about itself."""
     builder = _builder(name)
-    stamp = hub_folder.read_stamp(folder)
-    return (
-        stamp is not None
-        and stamp.get("dataset") == name
-        and stamp.get("builder") == builder.fingerprint()
-        and stamp.get("sources") == {relative: sources.SOURCES[relative].sha256 for relative in builder.sources}
-        and (folder / "README.md").is_file()
-        and all((folder / path).is_file() for splits in stamp["files"].values() for path in splits.values())
-    )
+    return {
+        "dataset": name,
+        "builder": builder.fingerprint(),
+        "sources": {relative: sources.SOURCES[relative].sha256 for relative in builder.sources},
+    }
 
 
 def dataset_folder(name: str, source_dir=None) -> Path:
@@ -219,7 +215,8 @@ def build_summary(folders: Mapping[str, Path], width: int = 100) -> str:
     """A one-screen summary of built folders: per dataset its folder, then ``config rows`` (rows per split)."""
     lines = []
     for name, folder in folders.items():
-        stamp = hub_folder.read_stamp(folder) or {"rows": {}}
+        marker = verify_checksums(folder)
+        stamp = marker["stamp"] if marker is not None else {"rows": {}}
         splits = next(iter(stamp["rows"].values()), {})
         lines.append(f"{name} ({len(stamp['rows'])} configs; rows per {'/'.join(splits)}): {folder}")
         entries = [

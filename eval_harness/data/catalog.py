@@ -1,7 +1,17 @@
-"""The datasets' names, configs and languages: plain constants, importable without ``datasets`` or pyarrow
-(the suites read them when a config is validated; the builders and loaders import them from here)."""
+"""The datasets' registry, names, configs and languages: importable without ``datasets`` or pyarrow (the suites
+read them when a config is validated; the builders and loaders import them from here)."""
 
-DATASET_NAMES = ("eec", "xweat", "gender_lists", "semeval2018_affect")
+from ..registry import Registry
+
+# name -> its builder (eval_harness.data.builders), imported on first use; plug-ins add theirs in the
+# "xbias.datasets" entry-point group or with DATASETS.register(name, "pkg.module:BUILDER").
+BUILTIN_DATASETS = {
+    "eec": "eval_harness.data.builders:EEC",
+    "xweat": "eval_harness.data.builders:XWEAT",
+    "gender_lists": "eval_harness.data.builders:GENDER_LISTS",
+    "semeval2018_affect": "eval_harness.data.builders:SEMEVAL2018_AFFECT",
+}
+DATASETS = Registry("dataset", BUILTIN_DATASETS, entry_point_group="xbias.datasets")
 
 EEC_CONFIGS = ("en_black_white", "en_latino_anglo", "es_latino_anglo", "en_arab_anglo", "ar_arab_anglo")
 EEC_CONFIGS_BY_LANGUAGE = {

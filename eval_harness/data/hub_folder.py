@@ -4,7 +4,9 @@ Layout of a folder::
 
     README.md                         card: YAML front matter (metadata + ``configs:``) and prose
     <config>/<split>-<sha256[:12]>.parquet
-    .xbias-build.json                 stamp: builder fingerprint, source digests, rows per config/split
+    .xbias-build.json                 the storage kit's marker (eval_harness.io): the stamp (builder
+                                      fingerprint, source digests, rows and files per config/split) and
+                                      the sha256 of every file
 
 Parquet file names carry a digest of their bytes because ``datasets`` caches a
 local folder's configs by data-file path (not content): a rebuilt file under the
@@ -15,10 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import io
-import json
 import re
-import shutil
-import uuid
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -27,8 +26,8 @@ import pyarrow.parquet as pq
 import yaml
 
 from ..errors import ConfigError, XBiasError
+from ..io import BUILD_MARKER, build_folder
 
-STAMP_NAME = ".xbias-build.json"
 CARDS_DIR = Path(__file__).resolve().parent / "cards"
 _PLACEHOLDER = re.compile(r"\{\{\s*(\w+)\s*\}\}")
 
@@ -90,22 +89,18 @@ def write_folder(folder: Path, files: Mapping[str, bytes], card: str, stamp: dic
     The card gets its ``dataset_info`` here (:func:`with_dataset_info`), from the very bytes written, so
     the sizes it states are those of the files beside it.
 
-    Everything is written into a sibling temporary folder first and then renamed
-    into place, so a reader never sees a half-written dataset and two processes
-    building at once both end with a complete folder.
+    Built with the storage kit (:func:`eval_harness.io.build_folder`): in a sibling temporary folder, under
+    a lock, sealed with the stamp and every file's sha256, then renamed into place, so a reader never sees a
+    half-written dataset and two processes building at once both end with a complete folder.
     """
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    staging = folder.parent / f".{folder.name}.building-{uuid.uuid4().hex[:8]}"
-    staging.mkdir()
-    try:
+
+    def write(staging: Path) -> None:
         for relative, data in files.items():
             (staging / relative).parent.mkdir(parents=True, exist_ok=True)
             (staging / relative).write_bytes(data)
         (staging / "README.md").write_text(with_dataset_info(card, files), encoding="utf-8")
-        (staging / STAMP_NAME).write_text(json.dumps(stamp, indent=1), encoding="utf-8")
-        _swap_into_place(staging, folder)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+
+    build_folder(folder, write, stamp, rebuild=True)
 
 
 def configs_yaml(paths_by_config: Mapping[str, Mapping[str, str]]) -> list[dict]:
@@ -162,29 +157,6 @@ def with_dataset_info(card: str, files: Mapping[str, bytes]) -> str:
     return "---\n" + yaml.safe_dump(metadata, sort_keys=False, allow_unicode=True, width=120) + "---\n" + body
 
 
-def _swap_into_place(staging: Path, folder: Path) -> None:
-    retired = folder.parent / f".{folder.name}.old-{uuid.uuid4().hex[:8]}"
-    try:
-        folder.rename(retired)
-    except FileNotFoundError:
-        pass
-    try:
-        staging.rename(folder)
-    except OSError:
-        # Another process put a complete folder there in between: keep theirs.
-        if not (folder / STAMP_NAME).is_file():
-            raise
-    shutil.rmtree(retired, ignore_errors=True)
-
-
-def read_stamp(folder: Path) -> dict | None:
-    """The folder's build stamp, or None when there is none (or it is unreadable)."""
-    try:
-        return json.loads((folder / STAMP_NAME).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-
-
 def validate_card(folder: Path) -> None:
     """Check the folder's card offline: it parses as a Hub dataset card, its ``configs`` are what
     ``datasets`` accepts, every data file it lists exists, and it states a licence.
@@ -217,7 +189,7 @@ def push_to_hub(folder: Path, repo_id: str, private: bool = False, token: str | 
         api = HfApi(token=token)
         api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
         commit = api.upload_folder(
-            folder_path=folder, repo_id=repo_id, repo_type="dataset", ignore_patterns=[STAMP_NAME]
+            folder_path=folder, repo_id=repo_id, repo_type="dataset", ignore_patterns=[BUILD_MARKER]
         )
     except Exception as error:  # network, authentication and validation failures from the Hub
         raise XBiasError(

@@ -99,7 +99,7 @@ def run_length_sorted(
             batch = [sequences[row] for row in rows]
             input_ids, attention_mask = _pack(batch, device) if packed else _pad(batch, pad_id, device)
             try:
-                with torch.inference_mode(), _autocast(device, autocast_dtype):
+                with torch.inference_mode(), autocast(device, autocast_dtype):
                     output = step(input_ids, attention_mask, rows)
             except (RuntimeError, torch.OutOfMemoryError) as error:
                 if not is_out_of_memory(error):
@@ -138,7 +138,8 @@ def _pack(batch: list[Sequence[int]], device: torch.device) -> tuple[torch.Tenso
     return tokens.to(device), lengths.to(device)
 
 
-def _autocast(device: torch.device, dtype: torch.dtype | None):
+def autocast(device: torch.device, dtype: torch.dtype | None):
+    """``torch.autocast`` to ``dtype`` on ``device``'s type, or a no-op context for None (fp32)."""
     if dtype is None:
         return contextlib.nullcontext()
     return torch.autocast(device_type=device.type, dtype=dtype)

@@ -35,28 +35,19 @@ the depth, where docs/environment.md measured the strongest probes), for the pap
 (``ProbeRegressor(encoder=...)``) and for word vectors (``embed_words``, template mode by default).
 """
 
-import contextlib
 import os
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 
 from eval_harness.errors import InputError
-from eval_harness.models.batching import (
-    RunStats,
-    default_device,
-    max_sequence_length,
-    pad_token_id,
-    resolve_precision,
-    run_length_sorted,
-)
 from eval_harness.models.cache import EmbeddingCache
 from eval_harness.models.encoder import TransformerEncoder
-from eval_harness.models.loading import load_pretrained, model_fingerprint
+from eval_harness.models.hf_model import HuggingFaceModel
+from eval_harness.models.loading import load_pretrained
 from eval_harness.models.shared_prefix import PackedLayout, packed_forward, packs_shared_prefixes
 
 WEIGHT_DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
@@ -157,7 +148,7 @@ def default_probe_layer(config: Any) -> int:
     return round(2 * layers / 3)
 
 
-class CausalLM:
+class CausalLM(HuggingFaceModel):
     """A loaded causal LM and its tokenizer, with prefix-cached next-token scoring (see the module docstring)."""
 
     # Score in packed rows where the model allows (eval_harness.models.shared_prefix); False: always the
@@ -165,43 +156,17 @@ class CausalLM:
     packs_prompts: bool = True
 
     def __init__(
-        self,
-        model: torch.nn.Module,
-        tokenizer: Any,
-        *,
-        name: str | None = None,
-        folder: Path | None = None,
-        device: str | torch.device | None = None,
-        batch_size: int = 16,
-        precision: str = "auto",
-        max_length: int | None = None,
-        progress: bool | None = None,
-        dtype: str | None = None,
+        self, model: torch.nn.Module, tokenizer: Any, *, batch_size: int = 16, dtype: str | None = None, **settings: Any
     ):
-        if not isinstance(batch_size, int) or batch_size < 1:
-            raise InputError(f"batch_size must be a positive integer, got {batch_size!r}")
-        self.name = name or getattr(model.config, "_name_or_path", "") or type(model).__name__
-        self.folder = folder
-        self.tokenizer = tokenizer
-        if getattr(model, "hf_device_map", None):
-            # Spread over devices by from_pretrained(device_map=...): inputs go where the embeddings are.
-            self.model = model.eval()
-            self.device = model.get_input_embeddings().weight.device
-        else:
-            self.device = torch.device(device) if device is not None else default_device()
-            self.model = model.to(self.device).eval()
-        self.batch_size = batch_size
-        self.precision = precision
+        """``dtype``: what the weights were loaded as (recorded: it changes the numbers); ``settings``:
+        :class:`~eval_harness.models.hf_model.HuggingFaceModel`'s (name, folder, device, max_length, precision,
+        progress)."""
+        super().__init__(model, tokenizer, batch_size=batch_size, **settings)
         self.dtype = dtype
-        self.autocast_dtype = resolve_precision(precision, self.device)
-        self.max_length = max_sequence_length(tokenizer, model.config, max_length)
-        self.progress = progress
-        self.pad_id = pad_token_id(tokenizer)
-        self.stats = RunStats()
         self.prefix_tokens = 0  # tokens run to fill prefix caches (each prefix once)
         self.generated_tokens = 0  # tokens fed back while generating greedy answers
         self._prefix_caches: OrderedDict[tuple[int, ...], list] = OrderedDict()
-        self.fingerprint = model_fingerprint(model, tokenizer, folder, autocast=str(self.autocast_dtype))
+        self.fingerprint = self.content_fingerprint(autocast=str(self.autocast_dtype))
 
     def __repr__(self) -> str:
         return f"CausalLM({self.name!r}, device={str(self.device)!r}, autocast={self.autocast_dtype})"
@@ -287,17 +252,8 @@ class CausalLM:
             else:
                 layers = self._prefix_layers(prefix) if offset else None
                 step = self._scoring_step(layers, offset, candidate_ids, new_tokens)
-            for rows, (batch_logprobs, batch_generated) in run_length_sorted(
-                tails,
-                step,
-                batch_size=batch_size,
-                pad_id=self.pad_id,
-                device=self.device,
-                autocast_dtype=self.autocast_dtype,
-                stats=self.stats,
-                progress=self.progress,
-                description="scoring prompts",
-                packed=packed,
+            for rows, (batch_logprobs, batch_generated) in self.batches(
+                tails, step, description="scoring prompts", batch_size=batch_size, packed=packed
             ):
                 targets = [indices[row] for row in rows]
                 logprobs[targets] = batch_logprobs
@@ -312,7 +268,7 @@ class CausalLM:
             self._prefix_caches.move_to_end(key)
             return self._prefix_caches[key]
         input_ids = torch.tensor([prefix], device=self.device)
-        with torch.inference_mode(), _autocast(self.device, self.autocast_dtype):
+        with torch.inference_mode(), self.autocast():
             output = self.model(input_ids=input_ids, use_cache=True, logits_to_keep=1)
         self.prefix_tokens += len(prefix)
         return self._remember_prefix(key, [tuple(entry[:2]) for entry in output.cache])
@@ -414,12 +370,6 @@ def left_align(input_ids: torch.Tensor, attention_mask: torch.Tensor) -> tuple[t
     # Output position j reads input position (j - shift) mod L: the tokens land at shift..L-1, the pads before.
     index = (torch.arange(width, device=input_ids.device).unsqueeze(0) - shift) % width
     return input_ids.gather(1, index), attention_mask.gather(1, index)
-
-
-def _autocast(device: torch.device, dtype: torch.dtype | None):
-    if dtype is None:
-        return contextlib.nullcontext()
-    return torch.autocast(device_type=device.type, dtype=dtype)
 
 
 class CausalLMEncoder(TransformerEncoder):

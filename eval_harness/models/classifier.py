@@ -17,15 +17,7 @@ import numpy as np
 import torch
 
 from eval_harness.errors import InputError
-from eval_harness.models.batching import (
-    RunStats,
-    default_device,
-    max_sequence_length,
-    pad_token_id,
-    resolve_precision,
-    run_length_sorted,
-)
-from eval_harness.models.loading import model_fingerprint
+from eval_harness.models.hf_model import HuggingFaceModel
 from eval_harness.models.regressors import EmotionRegressor
 
 LABEL_SYNONYMS = {
@@ -65,7 +57,7 @@ def resolve_label(
     )
 
 
-class ClassifierScorer(EmotionRegressor):
+class ClassifierScorer(HuggingFaceModel, EmotionRegressor):
     """An ``AutoModelForSequenceClassification`` scoring texts with the probability of one label."""
 
     model_type = "classifier"
@@ -76,30 +68,17 @@ class ClassifierScorer(EmotionRegressor):
         model: torch.nn.Module,
         tokenizer: Any,
         *,
-        name: str,
-        folder: Path | None = None,
         label_map: Mapping[str, Any] | None = None,
-        batch_size: int = 32,
-        device: str | torch.device | None = None,
-        max_length: int | None = None,
-        precision: str = "auto",
-        progress: bool | None = None,
         preprocess: str | None = "tweet",
+        **settings: Any,
     ):
-        super().__init__(preprocess=preprocess)
-        self.name = name
-        self.device = torch.device(device) if device is not None else default_device()
-        self.model = model.to(self.device).eval()
-        self.tokenizer = tokenizer
+        """``settings``: :class:`~eval_harness.models.hf_model.HuggingFaceModel`'s (name, folder, device,
+        batch_size, max_length, precision, progress)."""
+        EmotionRegressor.__init__(self, preprocess=preprocess)
+        HuggingFaceModel.__init__(self, model, tokenizer, **settings)
         self.label_map = dict(label_map or {})
-        self.batch_size = batch_size
-        self.max_length = max_sequence_length(tokenizer, model.config, max_length)
-        self.precision = precision
-        self.autocast_dtype = resolve_precision(precision, self.device)
-        self.progress = progress
-        self.stats = RunStats()
         self.label_index: int | None = None
-        self._fingerprint = model_fingerprint(model, tokenizer, folder, max_length=self.max_length)
+        self.fingerprint = self.content_fingerprint(max_length=self.max_length)
 
     @property
     def is_regression(self) -> bool:
@@ -115,7 +94,7 @@ class ClassifierScorer(EmotionRegressor):
         return self.name
 
     def source_fingerprint(self) -> str:
-        return self._fingerprint
+        return self.fingerprint
 
     @classmethod
     def build(cls, source, options, resources) -> "ClassifierScorer":
@@ -154,17 +133,7 @@ class ClassifierScorer(EmotionRegressor):
                 logits = torch.sigmoid(logits) if multi_label else torch.softmax(logits, dim=-1)
             return logits[:, self.label_index].cpu().numpy()
 
-        for rows, batch_scores in run_length_sorted(
-            sequences,
-            step,
-            batch_size=self.batch_size,
-            pad_id=pad_token_id(self.tokenizer),
-            device=self.device,
-            autocast_dtype=self.autocast_dtype,
-            stats=self.stats,
-            progress=self.progress,
-            description="classifying",
-        ):
+        for rows, batch_scores in self.batches(sequences, step, description="classifying"):
             scores[rows] = batch_scores
         return scores
 

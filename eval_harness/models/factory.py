@@ -25,18 +25,20 @@ llm           causal-LM Hub id / folder /     mode ("prompt": zero-shot judge | 
 
 import hashlib
 import json
-import shutil
 import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
 from eval_harness.errors import ConfigError, ModelLoadError
-from eval_harness.io import verify_checksums, write_checksums
+from eval_harness.io import build_folder, verify_checksums
 from eval_harness.models.registry import ENCODER_OPTIONS, VECTOR_OPTIONS, check_options, model_type
 from eval_harness.models.regressors import EmotionRegressor
 from eval_harness.models.resources import ModelResources
 from eval_harness.registry import resolve
+
+# What an older xbias saved a fitted regressor's state as: a pickle. It is never read (unpickling runs code).
+LEGACY_PICKLE = "model.joblib"
 
 CONFIG_KEYS = ("type", "id", "path", "options", "name")
 
@@ -51,10 +53,11 @@ def _source(model_type_name: str, config: Mapping[str, Any]) -> str | None:
 
 
 def build_emotion_model(config: Mapping[str, Any], resources: ModelResources | None = None):
-    """An unfitted emotion model from ``{"type", "id" (or "path"), "options"}`` (see the module docstring).
+    """An unfitted emotion model from ``{"type", "id" (or "path"), "options"}`` (see the module docstring): the
+    type's emotion model, or for a type with modes (``llm``) the chosen mode's, with the mode's defaults.
 
     Raises:
-        ConfigError: an unknown key, type or option, or a missing source.
+        ConfigError: an unknown key, type, mode or option, or a missing source.
     """
     unknown = set(config) - set(CONFIG_KEYS)
     if unknown:
@@ -62,8 +65,13 @@ def build_emotion_model(config: Mapping[str, Any], resources: ModelResources | N
     entry = model_type(config.get("type"))
     options = dict(config.get("options") or {})
     check_options(entry.name, options, where=f"emotion model {entry.name!r}", seeded=True)
-    model_class = resolve(entry.emotion_model)
-    return model_class.build(_source(entry.name, config), options, resources or ModelResources())
+    source = _source(entry.name, config)
+    mode = entry.mode(options)
+    options.pop("mode", None)
+    if mode is not None and mode.defaults is not None:
+        options = {**resolve(mode.defaults)(source), **options}
+    model_class = resolve(mode.emotion_model if mode is not None else entry.emotion_model)
+    return model_class.build(source, options, resources or ModelResources())
 
 
 def build_word_embedder(config: Mapping[str, Any], resources: ModelResources | None = None):
@@ -119,9 +127,11 @@ def fit_or_load(
     """The emotion model ``config`` for (``language``, ``dimension``), fitted once and reloaded afterwards.
 
     ``directory`` holds saved models, one sub-folder per model identity (type, source content,
-    options, language, dimension), each with a ``checksums.json`` written last. A sub-folder
-    whose files pass their checksums is loaded; one that fails them (a crash mid-save, a
-    damaged file) is reported, deleted and trained again.
+    options, language, dimension), each built with the storage kit (:func:`eval_harness.io.build_folder`:
+    staged, locked, sealed with the identity and every file's sha256). A sub-folder that passes its
+    checksums for this identity gives its fitted state to the model built from ``config`` (so nothing
+    is loaded twice); one that fails them (a crash mid-save, a damaged file, an older xbias's format) is
+    reported in one line and trained again. An older xbias's pickle (``model.joblib``) is never read.
 
     With ``group`` (a process group), every rank calls this together: either all ranks load, or
     all train (their encoders shard the texts), and the main rank alone saves.
@@ -131,34 +141,38 @@ def fit_or_load(
     identity = model.identity(language, dimension)
     key = hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:32]
     folder = Path(directory) / key
-    loaded = _load_verified(folder, identity, resources)
+    existed = folder.exists()
+    restored = _restore_cached(model, folder, identity)
     # Every rank must take the same branch: training is collective.
-    everyone_loaded = group.gather([loaded is not None]) if group is not None else [loaded is not None]
-    if all(everyone_loaded):
-        return loaded
+    everyone_restored = group.gather([restored]) if group is not None else [restored]
+    if all(everyone_restored):
+        return model
     model.fit(language, dimension)
     if group is None or group.is_main:
-        shutil.rmtree(folder, ignore_errors=True)
-        model.save(folder)
-        write_checksums(folder)
+
+        def save(staging: Path) -> None:
+            model.save(staging)
+
+        # A folder that was there but gave no state is replaced, even one that passes its checksums (a planted file).
+        build_folder(folder, save, {"identity": identity}, rebuild=existed)
     if group is not None:
         group.barrier()
     return model
 
 
-def _load_verified(folder: Path, identity: dict, resources: ModelResources):
-    """The model saved in ``folder`` when its checksums hold and it is ``identity``; None otherwise."""
-    if not folder.is_dir():
-        return None
-    loaded = None
-    if verify_checksums(folder):
+def _restore_cached(model: EmotionRegressor, folder: Path, identity: dict) -> bool:
+    """Whether ``model`` took the fitted state saved in ``folder`` (a verified save of ``identity``)."""
+    if not folder.exists():
+        return False
+    if (folder / LEGACY_PICKLE).exists():
+        problem = f"holds a pickle ({LEGACY_PICKLE}, an older xbias's format), which is never loaded"
+    elif verify_checksums(folder, {"identity": identity}) is None:
+        problem = "is corrupted, incomplete or of an older format"
+    else:
         try:
-            loaded = EmotionRegressor.load(folder, resources)
-        except ModelLoadError:
-            loaded = None
-    if loaded is None or loaded.identity() != identity:
-        warnings.warn(
-            f"cached regressor {folder} is corrupted or incomplete; it is trained again", RuntimeWarning, stacklevel=3
-        )
-        return None
-    return loaded
+            model.restore(folder)
+            return True
+        except ModelLoadError as error:
+            problem = f"cannot be read ({error})"
+    warnings.warn(f"cached regressor {folder} {problem}; it is trained again", RuntimeWarning, stacklevel=3)
+    return False

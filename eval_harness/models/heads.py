@@ -4,7 +4,9 @@
   ``y = w2 · relu(W1 · z + b1) + b2`` on standardised features ``z = (x - mean) / sd``,
   trained with Adam on the squared error in shuffled mini-batches; after each epoch the
   validation Pearson r is measured, the best epoch's weights are kept and training stops after
-  ``patience`` epochs without improvement (early stopping on validation).
+  ``patience`` epochs without improvement (early stopping on validation). It trains and predicts
+  in float32 on one CPU thread whatever the process's thread count, so that one seed gives the same
+  bits in any process layout (:mod:`eval_harness.models.reproducible`).
 - :class:`SvrHead`: an epsilon-SVR whose kernel, C and gamma are chosen on the validation split
   from a small grid (the authors' baseline), by validation Pearson r (``scoring="pearson"``, the
   default) or by R² (``scoring="r2"``, what scikit-learn's ``GridSearchCV`` maximises for a
@@ -30,7 +32,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from eval_harness.errors import InputError
-from eval_harness.io import atomic_write_json
+from eval_harness.io import atomic_write_json, read_json
+from eval_harness.models.registry import HEADS
+from eval_harness.models.reproducible import single_thread
 from eval_harness.paths import cache_root
 
 DEFAULT_SVR_GRID = {"kernel": ["linear", "rbf"], "C": [0.3, 1.0, 3.0, 10.0], "gamma": ["scale", 0.3, 1.0]}
@@ -63,7 +67,8 @@ VALIDATION_SCORES = {"pearson": pearson_r, "r2": r_squared}
 
 
 class _Head:
-    """What both heads share: options, the fitted state, and a picklable ``state()`` to save and reload."""
+    """What both heads share: options, the fitted state, and ``state()`` to save and reload: plain values,
+    arrays and trusted scikit-learn estimators (what :mod:`eval_harness.models.saved_state` writes)."""
 
     kind: ClassVar[str]
     selected: dict
@@ -116,7 +121,9 @@ class MlpHead(_Head):
         scale[scale < 1e-8] = 1.0
         inputs = torch.from_numpy((x_train - mean) / scale)
         validation_inputs = torch.from_numpy((x_validation - mean) / scale)
-        with torch.random.fork_rng(devices=[]):  # seeded without touching the caller's random state
+        # Seeded without touching the caller's random state; one thread, so that the bits (and the epoch early
+        # stopping picks) do not depend on the process's thread count (models/reproducible.py).
+        with torch.random.fork_rng(devices=[]), single_thread():
             torch.manual_seed(self.seed)
             best_weights, best_epoch, epoch, best_r = self._train(
                 inputs, torch.from_numpy(y_train), validation_inputs, np.asarray(y_validation, dtype=np.float64)
@@ -164,7 +171,7 @@ class MlpHead(_Head):
         network = _network(weights["0.weight"].shape[1], weights["0.weight"].shape[0], self.dropout)
         network.load_state_dict({name: torch.from_numpy(array) for name, array in weights.items()})
         network.eval()
-        with torch.no_grad():
+        with torch.no_grad(), single_thread():
             inputs = torch.from_numpy((_dense(x) - state["mean"]) / state["scale"])
             return network(inputs).squeeze(1).numpy().astype(np.float64)
 
@@ -252,14 +259,14 @@ class SvrHead(_Head):
         return cache_root() / "svr-grid" / f"{digest.hexdigest()}.json"
 
 
-HEADS = {"mlp": MlpHead, "svr": SvrHead}
-
-
 def make_head(kind: str, options: dict | None = None):
-    """A head by name (``"mlp"`` or ``"svr"``) with its options; unknown names/options are InputErrors."""
-    if kind not in HEADS:
-        raise InputError(f"head must be one of {sorted(HEADS)}, got {kind!r}")
-    head_class = HEADS[kind]
+    """A head by its name in :data:`~eval_harness.models.registry.HEADS` (``"mlp"``, ``"svr"``) with its options.
+
+    Raises:
+        ConfigError: an unknown head (the message lists them).
+        InputError: an option the head does not take.
+    """
+    head_class = HEADS.get(kind)
     allowed = {name for name, spec in head_class.__dataclass_fields__.items() if spec.init}
     unknown = set(options or {}) - allowed
     if unknown:
@@ -269,7 +276,7 @@ def make_head(kind: str, options: dict | None = None):
 
 def head_from_state(state: dict):
     """Rebuild a fitted head from :meth:`state` output (the kind is recorded in it)."""
-    return HEADS[state["kind"]].from_state(state)
+    return HEADS.get(state["kind"]).from_state(state)
 
 
 def _network(inputs: int, hidden: int, dropout: float):
@@ -320,8 +327,8 @@ def _hash_matrix(digest, array: Any) -> None:
 
 def _read_scores(path: Path) -> list[float] | None:
     try:
-        return [float(score) for score in json.loads(path.read_text())["scores"]]
-    except (FileNotFoundError, ValueError, KeyError, TypeError):
+        return [float(score) for score in read_json(path)["scores"]]
+    except (ValueError, KeyError, TypeError):
         return None
 
 

@@ -49,7 +49,7 @@ from eval_harness.models.cache import EmbeddingCache
 from eval_harness.models.causal_lm import CausalLM
 from eval_harness.models.encoder import unique_texts
 from eval_harness.models.heads import pearson_r
-from eval_harness.models.regressors import EmotionRegressor, ProbeRegressor, RegressorScores
+from eval_harness.models.regressors import EmotionRegressor, RegressorScores
 
 PROMPTS_FILE = Path(__file__).with_name("judge_prompts.yaml")
 ANSWERS = ("expected", "generate")
@@ -313,23 +313,20 @@ class PromptJudge(EmotionRegressor):
         }
 
     @classmethod
-    def build(cls, source, options, resources) -> EmotionRegressor:
-        """The ``llm`` model type's emotion model: ``mode: prompt`` (default) this judge on the shared
-        :class:`CausalLM`; ``mode: probe`` the paper's probe on the LM's hidden states (masked mean of the layer
-        at 2/3 of the depth unless ``pooling``/``layer`` say otherwise), an encoder probe like any other."""
+    def build(cls, source, options, resources) -> "PromptJudge":
+        """The ``llm`` model type's ``mode: prompt`` emotion model: this judge on the shared :class:`CausalLM` of
+        ``resources`` (loaded once per source, dtype and precision)."""
         from eval_harness.models.registry import LLM_LOAD_OPTIONS
 
         options = dict(options)
-        if options.pop("mode", "prompt") == "probe":
-            return ProbeRegressor.build(source, {**llm_probe_defaults(source), **options}, resources)
         lm_options = {name: options.pop(name) for name in LLM_LOAD_OPTIONS if name in options}
         return cls(resources.causal_lm(source, **lm_options), cache=resources.cache, **options)
 
     @classmethod
-    def _restore(cls, meta, directory, resources):
-        options = dict(meta["identity"]["options"])
-        lm = resources.causal_lm(meta["source"], **options.pop("lm"))
-        return cls(lm, cache=resources.cache, **options)
+    def rebuild(cls, source, options, resources) -> "PromptJudge":
+        # The identity records the LM's load options under "lm" (see options()).
+        options = dict(options)
+        return cls(resources.causal_lm(source, **options.pop("lm")), cache=resources.cache, **options)
 
     # ---- the prompt
     def prompt(self, language: str, dimension: str) -> tuple[str, str]:

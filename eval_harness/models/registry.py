@@ -1,21 +1,29 @@
-"""The model types a sweep config may name, in one place.
+"""The model types a sweep config may name, and the regression heads a trained type may use, in one place.
 
 Each :class:`ModelType` says what a config's ``type:`` means: whether it needs a source
-(``id``/``path``), the options its ``options:`` may hold, whether it gives word vectors
-(for ``xweat`` and ``gender_space``), and where its builders live. The builders are lazy
-``"module:function"`` references, so reading and validating a config imports neither torch
-nor transformers; :mod:`eval_harness.models.factory` resolves them when a model is built.
+(``id``/``path``), the options its ``options:`` may hold, what it can give a suite (its
+capabilities: an emotion model, word vectors, context vectors, a zero-shot ``judge``), and where
+its builders live. A type with a ``mode`` option (``llm``) declares each mode (:class:`ModelMode`)
+with its own emotion model, options and capabilities; the mode is checked here, once
+(:func:`check_options`), and the factory dispatches on it. The builders are lazy
+``"module:function"`` references, so reading and validating a config imports neither torch nor
+transformers; :mod:`eval_harness.models.factory` resolves them when a model is built.
+
+Both tables are :class:`eval_harness.registry.Registry` objects: :data:`MODEL_TYPES` (plug-ins add a
+type with ``MODEL_TYPES.register(name, ModelType(...))`` or the entry-point group
+``xbias.model_types``) and :data:`HEADS` (``"mlp"``, ``"svr"``; group ``xbias.heads``).
 
 Adding a model type is one entry here plus its builder(s) (see ``docs/architecture.md``);
 ``tests/models/test_registry.py`` checks that every entry's option names are exactly what its
 builders accept.
 """
 
-from collections.abc import Callable
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ConfigError
+from ..registry import Registry
 
 # Options of every trained emotion model (EmotionRegressor / FeatureRegressor); ``seed`` comes from
 # the sweep's ``seeds:``, never from a model's options.
@@ -24,12 +32,30 @@ TRAINING_OPTIONS = ("preprocess", "max_train", "head", "head_options", "refit_on
 ENCODER_OPTIONS = ("pooling", "layer", "prefix", "max_length", "batch_size", "device", "precision")
 # How a static-vector file is read (StaticVectors.load).
 VECTOR_OPTIONS = ("format", "lowercase")
-# The llm type: a zero-shot judge (mode prompt) or the paper's probe on its hidden states (mode probe).
-LLM_MODES = ("prompt", "probe")
+# The llm type's modes: a zero-shot judge (prompt) or the paper's probe on its hidden states (probe).
 # How a causal LM is loaded and run for the judge (CausalLM): weights' dtype, spread over devices, batches.
 LLM_LOAD_OPTIONS = ("dtype", "precision", "device_map", "batch_size", "max_length", "device")
 LLM_PROMPT_OPTIONS = ("answer", "scale", "prompts", "fit_sample", "max_new_tokens", *LLM_LOAD_OPTIONS)
 LLM_PROBE_OPTIONS = (*ENCODER_OPTIONS, "share_dimensions", "head", "head_options", "max_train", "refit_on_validation")
+
+
+@dataclass(frozen=True)
+class ModelMode:
+    """One value of a model type's ``mode`` option.
+
+    Attributes:
+        name: the value (``mode: probe``).
+        emotion_model: ``"module:Class"`` of the emotion model this mode builds.
+        options: the options that belong to this mode alone (given with another mode, they are an error).
+        capabilities: what this mode adds to the type's capabilities (``judge``).
+        defaults: ``"module:function"`` giving option defaults from the source, ``(source) -> dict``, or None.
+    """
+
+    name: str
+    emotion_model: str
+    options: tuple[str, ...]
+    capabilities: frozenset[str] = frozenset()
+    defaults: str | None = None
 
 
 @dataclass(frozen=True)
@@ -40,110 +66,138 @@ class ModelType:
         name: the type's name in configs.
         description: one line for ``xbias list``.
         needs_source: whether a config must give ``id`` (Hub) or ``path`` (folder, file, ``pypi:NAME``).
-        options: the option names ``options:`` may hold.
+        options: the option names ``options:`` may hold (every mode's).
         emotion_model: ``"module:Class"`` of its emotion model (an ``EmotionRegressor`` with
-            ``build(source, options, resources)``).
+            ``build(source, options, resources)``); empty for a type with modes (each mode names its own).
         word_embedder: ``"module:function"`` giving its word vectors ``(source, options, resources)``,
             or None when the type has none.
         trains: whether its emotion model is trained (then it takes the sweep's seed).
         context_vectors: whether its word vectors can be read in context (words in sentences of a corpus).
-        check: a function ``(options, where)`` checking the options' values and combinations beyond their
-            names (e.g. options of another mode), or None.
+        modes: the values of its ``mode`` option, the first the default (none: the type has no modes).
     """
 
     name: str
     description: str
     needs_source: bool
     options: tuple[str, ...]
-    emotion_model: str
+    emotion_model: str = ""
     word_embedder: str | None = None
     trains: bool = True
     context_vectors: bool = False
-    check: Callable[[dict, str], None] | None = None
+    modes: tuple[ModelMode, ...] = ()
 
-    @property
-    def capabilities(self) -> frozenset[str]:
-        """What a suite may ask of the type: ``emotion_model``, ``word_vectors``, ``context_vectors``."""
+    def mode(self, options: Mapping[str, Any], where: str = "options") -> ModelMode | None:
+        """The mode ``options`` select (``mode:``, else the first), or None for a type without modes.
+
+        Raises:
+            ConfigError: an unknown mode, or an option that belongs to another mode.
+        """
+        if not self.modes:
+            return None
+        modes = {mode.name: mode for mode in self.modes}
+        chosen = options.get("mode", self.modes[0].name)
+        if chosen not in modes:
+            raise ConfigError(f"{where}: mode must be one of {', '.join(modes)}, got {chosen!r}")
+        for other in self.modes:
+            misplaced = sorted(set(options) & set(other.options) - set(modes[chosen].options))
+            if misplaced and other.name != chosen:
+                raise ConfigError(
+                    f"{where}: option(s) {', '.join(map(repr, misplaced))} belong to mode {other.name}, not {chosen!r}"
+                )
+        return modes[chosen]
+
+    def emotion_model_for(self, options: Mapping[str, Any]) -> str:
+        """``"module:Class"`` of the emotion model ``options`` build (their mode's, for a type with modes)."""
+        mode = self.mode(options)
+        return mode.emotion_model if mode is not None else self.emotion_model
+
+    def capabilities_for(self, options: Mapping[str, Any] | None = None) -> frozenset[str]:
+        """What a suite may ask of a model of this type with ``options``: ``emotion_model``, ``word_vectors``,
+        ``context_vectors``, and what its mode adds (``judge``: a zero-shot judge, whose scores come with
+        validity numbers)."""
         found = {"emotion_model"}
         if self.word_embedder is not None:
             found.add("word_vectors")
         if self.context_vectors:
             found.add("context_vectors")
-        return frozenset(found)
+        mode = self.mode(options or {})
+        return frozenset(found | (mode.capabilities if mode is not None else frozenset()))
 
 
-MODEL_TYPES: dict[str, ModelType] = {
-    entry.name: entry
-    for entry in (
-        ModelType(
-            "encoder",
-            "any AutoModel encoder: the paper's frozen-encoder probe; sentence, template and context word vectors",
-            needs_source=True,
-            options=(*ENCODER_OPTIONS, "share_dimensions", *TRAINING_OPTIONS),
-            emotion_model="eval_harness.models.regressors:ProbeRegressor",
-            word_embedder="eval_harness.models.factory:encoder_words",
-            context_vectors=True,
+_BUILTIN_TYPES = (
+    ModelType(
+        "encoder",
+        "any AutoModel encoder: the paper's frozen-encoder probe; sentence, template and context word vectors",
+        needs_source=True,
+        options=(*ENCODER_OPTIONS, "share_dimensions", *TRAINING_OPTIONS),
+        emotion_model="eval_harness.models.regressors:ProbeRegressor",
+        word_embedder="eval_harness.models.factory:encoder_words",
+        context_vectors=True,
+    ),
+    ModelType(
+        "classifier",
+        "an AutoModelForSequenceClassification emotion model, used as it is",
+        needs_source=True,
+        options=("label_map", "batch_size", "device", "max_length", "precision", "preprocess"),
+        emotion_model="eval_harness.models.classifier:ClassifierScorer",
+        trains=False,
+    ),
+    ModelType(
+        "svm_tfidf",
+        "the paper's model-free baseline: TF-IDF word 1-2-grams + SVR",
+        needs_source=False,
+        options=(
+            "preset",
+            "ngram_range",
+            "min_df",
+            "max_features",
+            "refit_vectorizer",
+            "score_raw_output",
+            *TRAINING_OPTIONS,
         ),
-        ModelType(
-            "classifier",
-            "an AutoModelForSequenceClassification emotion model, used as it is",
-            needs_source=True,
-            options=("label_map", "batch_size", "device", "max_length", "precision", "preprocess"),
-            emotion_model="eval_harness.models.classifier:ClassifierScorer",
-            trains=False,
-        ),
-        ModelType(
-            "svm_tfidf",
-            "the paper's model-free baseline: TF-IDF word 1-2-grams + SVR",
-            needs_source=False,
-            options=(
-                "preset",
-                "ngram_range",
-                "min_df",
-                "max_features",
-                "refit_vectorizer",
-                "score_raw_output",
-                *TRAINING_OPTIONS,
+        emotion_model="eval_harness.models.regressors:SvmTfidfRegressor",
+    ),
+    ModelType(
+        "static_mlp",
+        "static word vectors (GloVe, fastText...): mean vector + MLP (the paper's fastText baseline)",
+        needs_source=True,
+        options=(*VECTOR_OPTIONS, *TRAINING_OPTIONS),
+        emotion_model="eval_harness.models.regressors:StaticMlpRegressor",
+        word_embedder="eval_harness.models.factory:static_words",
+    ),
+    ModelType(
+        "llm",
+        "a decoder-only LLM (AutoModelForCausalLM): zero-shot emotion judge (mode prompt) or the paper's probe on "
+        "its hidden states (mode probe); word vectors from its hidden states",
+        needs_source=True,
+        options=("mode", *dict.fromkeys((*LLM_PROMPT_OPTIONS, *LLM_PROBE_OPTIONS, "preprocess"))),
+        word_embedder="eval_harness.models.factory:llm_words",
+        context_vectors=True,
+        modes=(
+            ModelMode(
+                "prompt",
+                "eval_harness.models.prompt_judge:PromptJudge",
+                LLM_PROMPT_OPTIONS,
+                capabilities=frozenset({"judge"}),
             ),
-            emotion_model="eval_harness.models.regressors:SvmTfidfRegressor",
+            # The paper's probe on the LM's hidden states: an encoder probe (masked mean of the layer at 2/3 of
+            # the depth unless pooling/layer say otherwise).
+            ModelMode(
+                "probe",
+                "eval_harness.models.regressors:ProbeRegressor",
+                LLM_PROBE_OPTIONS,
+                defaults="eval_harness.models.prompt_judge:llm_probe_defaults",
+            ),
         ),
-        ModelType(
-            "static_mlp",
-            "static word vectors (GloVe, fastText...): mean vector + MLP (the paper's fastText baseline)",
-            needs_source=True,
-            options=(*VECTOR_OPTIONS, *TRAINING_OPTIONS),
-            emotion_model="eval_harness.models.regressors:StaticMlpRegressor",
-            word_embedder="eval_harness.models.factory:static_words",
-        ),
-    )
-}
-
-
-def _check_llm_options(options: dict, where: str) -> None:
-    """The llm type's options belong to its mode: a prompt option with ``mode: probe`` (or the reverse) is a mistake."""
-    mode = options.get("mode", "prompt")
-    if mode not in LLM_MODES:
-        raise ConfigError(f"{where}: mode must be one of {', '.join(LLM_MODES)}, got {mode!r}")
-    other = set(LLM_PROBE_OPTIONS if mode == "prompt" else LLM_PROMPT_OPTIONS)
-    own = set(LLM_PROMPT_OPTIONS if mode == "prompt" else LLM_PROBE_OPTIONS)
-    misplaced = sorted(set(options) & other - own)
-    if misplaced:
-        raise ConfigError(
-            f"{where}: option(s) {', '.join(map(repr, misplaced))} belong to mode "
-            f"{'probe' if mode == 'prompt' else 'prompt'}, not {mode!r}"
-        )
-
-
-MODEL_TYPES["llm"] = ModelType(
-    "llm",
-    "a decoder-only LLM (AutoModelForCausalLM): zero-shot emotion judge (mode prompt) or the paper's probe on its "
-    "hidden states (mode probe); word vectors from its hidden states",
-    needs_source=True,
-    options=("mode", *dict.fromkeys((*LLM_PROMPT_OPTIONS, *LLM_PROBE_OPTIONS, "preprocess"))),
-    emotion_model="eval_harness.models.prompt_judge:PromptJudge",
-    word_embedder="eval_harness.models.factory:llm_words",
-    context_vectors=True,
-    check=_check_llm_options,
+    ),
+)
+MODEL_TYPES = Registry(
+    "model type", builtins={entry.name: entry for entry in _BUILTIN_TYPES}, entry_point_group="xbias.model_types"
+)
+HEADS = Registry(
+    "head",
+    builtins={"mlp": "eval_harness.models.heads:MlpHead", "svr": "eval_harness.models.heads:SvrHead"},
+    entry_point_group="xbias.heads",
 )
 
 
@@ -153,18 +207,17 @@ def model_type(name: str) -> ModelType:
     Raises:
         ConfigError: an unknown type (the message lists the types).
     """
-    if name not in MODEL_TYPES:
-        raise ConfigError(f"unknown model type {name!r}; model types: {', '.join(MODEL_TYPES)}")
-    return MODEL_TYPES[name]
+    return MODEL_TYPES.get(name)
 
 
 def check_options(type_name: str, options: Any, where: str = "options", seeded: bool = False) -> None:
-    """Refuse options that the type does not take (a typo such as ``poolin``), naming the allowed ones.
+    """Refuse options that the type does not take (a typo such as ``poolin``), naming the allowed ones, and
+    options of another mode than the one chosen (with an unknown mode).
 
     ``seeded``: ``seed`` is allowed too (the harness passes the sweep's seed to a trained model).
 
     Raises:
-        ConfigError: ``options`` is not a mapping, or names an option the type does not take.
+        ConfigError: ``options`` is not a mapping, or names an option the type (or its mode) does not take.
     """
     entry = model_type(type_name)
     if not isinstance(options, dict):
@@ -173,10 +226,9 @@ def check_options(type_name: str, options: Any, where: str = "options", seeded: 
         raise ConfigError(f"{where}: set the seed with the config's `seeds:` (or --seeds), not a model option")
     allowed = set(entry.options) | ({"seed"} if seeded and entry.trains else set())
     unknown = sorted(set(options) - allowed)
-    if not unknown and entry.check is not None:
-        entry.check(options, where)
     if unknown:
         raise ConfigError(
             f"{where}: unknown option(s) {', '.join(map(repr, unknown))} for model type {type_name!r}; "
             f"allowed: {', '.join(sorted(entry.options))}"
         )
+    entry.mode(options, where)

@@ -7,6 +7,9 @@ Every model here answers the same interface (:class:`EmotionRegressor`):
   Pearson r (the task's official metric) on ``validation`` and ``test``;
 - ``predict(texts) -> np.ndarray`` of intensities (clipped to [0, 1], the scale of the data);
 - ``save(directory)`` / ``EmotionRegressor.load(directory)``: a second run reloads, never retrains.
+  A save is ``regressor.json`` (type, source, identity, scores) and, for a trained model, its fitted
+  head and featuriser as ``state.json`` + ``state.safetensors`` (:mod:`eval_harness.models.saved_state`:
+  plain values and arrays, rebuilt by us; never a pickle).
 
 The trained ones are a featuriser plus a head (:mod:`eval_harness.models.heads`):
 
@@ -51,11 +54,16 @@ from eval_harness.data.emotion_splits import (
     preprocess_text,
     semeval_splits,
 )
-from eval_harness.errors import InputError, ModelLoadError
-from eval_harness.io import atomic_write_json
-from eval_harness.models.heads import HEADS, head_from_state, make_head, pearson_r
+from eval_harness.errors import InputError, ModelLoadError, XBiasError
+from eval_harness.io import atomic_write_json, read_json
+from eval_harness.models.heads import head_from_state, make_head, pearson_r
+from eval_harness.models.registry import HEADS
+from eval_harness.models.saved_state import load_state, save_state
 
-SAVE_FORMAT = 1
+# 2: the fitted state in state.json + state.safetensors (1 was a pickle, model.joblib: never read).
+SAVE_FORMAT = 2
+SAVED_META = "regressor.json"
+SAVED_STATE = "state"
 _WORD = re.compile(r"\w+")
 
 
@@ -162,12 +170,10 @@ class EmotionRegressor:
         """Read what :meth:`_save_state` wrote (the model's ``language``/``dimension`` are already set)."""
 
     @classmethod
-    def _restore(cls, meta: dict, directory: Path, resources) -> "EmotionRegressor":
-        model = cls.build(meta["source"], dict(meta["identity"]["options"]), resources)
-        model.language = meta["identity"]["language"]
-        model.dimension = meta["identity"]["dimension"]
-        model._restore_state(directory)
-        return model
+    def rebuild(cls, source: str | None, options: Mapping[str, Any], resources) -> "EmotionRegressor":
+        """The unfitted model a save describes: its source and the options of its identity (:meth:`build`,
+        unless the identity records options in another shape than a config gives them)."""
+        return cls.build(source, options, resources)
 
     clip_output: ClassVar[bool] = True
     # predict() runs a neural network itself (a harness shares it out over its ranks).
@@ -247,39 +253,51 @@ class EmotionRegressor:
             "identity": self.identity(),
             "scores": self.scores.to_dict(),
         }
-        # Written last: its presence means a complete save.
-        atomic_write_json(directory / "regressor.json", meta, indent=2)
+        atomic_write_json(directory / SAVED_META, meta, indent=2)
         return directory
+
+    def restore(self, directory: str | Path) -> "EmotionRegressor":
+        """Give this unfitted model the fitted state saved in ``directory`` by a model of the same identity
+        (type, source content, options), for the language and dimension saved there; returns the model.
+
+        Raises:
+            ModelLoadError: no save there, a save of another format or another model, or unreadable state.
+        """
+        directory = Path(directory)
+        meta = read_saved_meta(directory)
+        try:
+            saved, scores = meta["identity"], RegressorScores(**meta["scores"])
+            fingerprint, language, dimension = saved["source_fingerprint"], saved["language"], saved["dimension"]
+        except (KeyError, TypeError) as error:
+            raise ModelLoadError(f"{directory / SAVED_META} does not describe a saved model ({error!r})") from None
+        if self.source_fingerprint() != fingerprint:
+            raise ModelLoadError(
+                f"the model saved in {directory} was built on {meta.get('source')!r} with fingerprint "
+                f"{str(fingerprint)[:12]}..., but that source now has fingerprint "
+                f"{self.source_fingerprint()[:12]}...; delete the folder to retrain"
+            )
+        if self.identity(language, dimension) != saved:
+            raise ModelLoadError(f"the model saved in {directory} is another model (other type or options)")
+        self.language, self.dimension = language, dimension
+        self._restore_state(directory)
+        self.scores = scores
+        return self
 
     @staticmethod
     def load(directory: str | Path, resources=None) -> "EmotionRegressor":
-        """Reload a saved model of any type (``resources`` shares encoders/vectors; see ``ModelResources``)."""
-        from eval_harness.models.registry import MODEL_TYPES
+        """Reload a saved model of any type (``resources`` shares encoders/vectors; see ``ModelResources``).
+
+        Raises:
+            ModelLoadError: no save there, one of another format or type, or a source that changed.
+        """
+        from eval_harness.models.registry import model_type
         from eval_harness.models.resources import ModelResources
         from eval_harness.registry import resolve
 
-        directory = Path(directory)
         meta = read_saved_meta(directory)
-        if meta is None:
-            raise ModelLoadError(f"no saved emotion model in {directory} (regressor.json missing or unreadable)")
-        if meta.get("format") != SAVE_FORMAT or meta.get("type") not in MODEL_TYPES:
-            raise ModelLoadError(
-                f"{directory}/regressor.json has format {meta.get('format')} / type "
-                f"{meta.get('type')!r}; this xbias reads format {SAVE_FORMAT}, types {sorted(MODEL_TYPES)}"
-            )
-        model_class = resolve(MODEL_TYPES[meta["type"]].emotion_model)
-        model = model_class._restore(meta, directory, resources or ModelResources())
-        expected = meta["identity"]["source_fingerprint"]
-        if model.source_fingerprint() != expected:
-            raise ModelLoadError(
-                f"the model saved in {directory} was built on {meta['source']!r} with fingerprint {expected[:12]}..., "
-                f"but that source now has fingerprint {model.source_fingerprint()[:12]}...; delete the folder to "
-                "retrain"
-            )
-        model.language = meta["identity"]["language"]  # (a class with its own _restore may not set them)
-        model.dimension = meta["identity"]["dimension"]
-        model.scores = RegressorScores(**meta["scores"])
-        return model
+        model_class = resolve(model_type(meta["type"]).emotion_model_for({}))
+        model = model_class.rebuild(meta["source"], dict(meta["identity"]["options"]), resources or ModelResources())
+        return model.restore(directory)
 
     def _output(self, raw: np.ndarray) -> np.ndarray:
         raw = np.asarray(raw, dtype=np.float64)
@@ -307,7 +325,7 @@ class FeatureRegressor(EmotionRegressor):
         self.head_options = dict(head_options or {})
         # The head's own randomness (an MLP's initialisation and shuffling) follows the model's seed, so that the
         # sweep's seeds train different heads; a seed in head_options still wins. head_options stays as given.
-        seeded = "seed" in getattr(HEADS.get(self.head), "__dataclass_fields__", {})
+        seeded = "seed" in HEADS.get(self.head).__dataclass_fields__
         self.regression_head = make_head(
             self.head, {"seed": self.seed, **self.head_options} if seeded else self.head_options
         )
@@ -345,25 +363,20 @@ class FeatureRegressor(EmotionRegressor):
         return self.regression_head.predict(self.features(texts))
 
     def _save_state(self, directory: Path) -> None:
-        import joblib
-
         state = {"head": self.regression_head.state(), "featuriser": self._featuriser_state()}
-        joblib.dump(state, directory / "model.joblib")
+        save_state(directory, SAVED_STATE, state)
 
     def _featuriser_state(self) -> Any:
         return None
 
     def _restore_state(self, directory: Path) -> None:
-        import joblib
-
+        state = load_state(directory, SAVED_STATE)
         try:
-            state = joblib.load(directory / "model.joblib")
-        except (OSError, EOFError, ValueError) as error:
-            raise ModelLoadError(
-                f"cannot read {directory / 'model.joblib'}: {error}; delete the folder to retrain"
-            ) from None
-        self.regression_head = head_from_state(state["head"])
-        self._set_featuriser_state(state["featuriser"])
+            self.regression_head = head_from_state(state["head"])
+            featuriser = state["featuriser"]
+        except (KeyError, TypeError, XBiasError) as error:
+            raise ModelLoadError(f"the state saved in {directory} is not a fitted head ({error})") from None
+        self._set_featuriser_state(featuriser)
 
     def _set_featuriser_state(self, state: Any) -> None:
         return None
@@ -633,12 +646,26 @@ def static_vectors_fingerprint(vectors) -> str:
     return digest.hexdigest()
 
 
-def read_saved_meta(directory: str | Path) -> dict | None:
-    """The ``regressor.json`` of a saved model, or None when there is none (or it is unreadable)."""
-    try:
-        return json.loads((Path(directory) / "regressor.json").read_text())
-    except (FileNotFoundError, NotADirectoryError, ValueError):
-        return None
+def read_saved_meta(directory: str | Path) -> dict:
+    """The ``regressor.json`` of a saved model of this xbias's save format.
+
+    Raises:
+        ModelLoadError: there is none, it is unreadable, or of another format or an unknown type.
+    """
+    from eval_harness.models.registry import MODEL_TYPES
+
+    directory = Path(directory)
+    meta = read_json(directory / SAVED_META)
+    if not isinstance(meta, dict):
+        raise ModelLoadError(f"no saved emotion model in {directory} ({SAVED_META} missing or unreadable)")
+    if meta.get("format") != SAVE_FORMAT or meta.get("type") not in MODEL_TYPES:
+        raise ModelLoadError(
+            f"{directory / SAVED_META} has format {meta.get('format')} / type {meta.get('type')!r}; this xbias "
+            f"reads format {SAVE_FORMAT}, types {', '.join(MODEL_TYPES)}"
+        )
+    if not isinstance(meta.get("identity"), dict) or not isinstance(meta["identity"].get("options"), dict):
+        raise ModelLoadError(f"{directory / SAVED_META} records no identity with options")
+    return meta
 
 
 def _jsonable(value: Any) -> Any:

@@ -1,6 +1,10 @@
-"""What the models of one process share: each encoder, classifier and vector file loaded once, and the
-embedding cache, so the five dimensions' models of one language share one encoder and each text is
-encoded once."""
+"""What the models of one process share: each model's weights, each vector file and each causal LM loaded once,
+and the embedding cache, so the five dimensions' models of one language share one encoder and each text is
+encoded once.
+
+Weights are loaded once per source and model class (:meth:`ModelResources.pretrained`), whatever options
+their wrappers take: a probe built from a config (``pooling: mean``) and the same probe rebuilt from a save
+(which records every encoder option: ``pooling``, ``layer``, ``prefix``, ``max_length``) share one copy."""
 
 from typing import Any
 
@@ -17,29 +21,32 @@ class ModelResources:
         self.progress = progress
         self._loaded: dict[tuple, Any] = {}
 
+    def pretrained(self, source: str, model_class: Any = None) -> tuple:
+        """``(model, tokenizer, folder)`` of ``source`` loaded with ``model_class`` (default ``AutoModel``), once."""
+        from eval_harness.models import loading
+
+        name = getattr(model_class, "__name__", "AutoModel")
+        return self._memo(
+            ("pretrained", name, str(source)), lambda: loading.load_pretrained(resolve_source(source), model_class)
+        )
+
     def encoder(self, source: str, **options):
-        """A :class:`TransformerEncoder` (cached by source and options) that reads/writes the embedding cache."""
+        """A :class:`TransformerEncoder` (cached by source and options; its weights by source) that reads/writes the
+        embedding cache."""
         from eval_harness.models.encoder import TransformerEncoder
 
         options = {"device": self.device, "progress": self.progress, **options}
         key = ("encoder", str(source), tuple(sorted((name, str(value)) for name, value in options.items())))
         return self._memo(
             key,
-            lambda: TransformerEncoder.from_pretrained(
-                resolve_source(source), name=str(source), cache=self.cache, **options
-            ),
+            lambda: TransformerEncoder.from_pretrained(source, loader=self.pretrained, cache=self.cache, **options),
         )
 
     def classifier_model(self, source: str) -> tuple:
         """``(model, tokenizer, folder)`` of an ``AutoModelForSequenceClassification``, loaded once."""
         from transformers import AutoModelForSequenceClassification
 
-        from eval_harness.models.loading import load_pretrained
-
-        return self._memo(
-            ("classifier", str(source)),
-            lambda: load_pretrained(resolve_source(source), AutoModelForSequenceClassification),
-        )
+        return self.pretrained(source, AutoModelForSequenceClassification)
 
     def static_vectors(self, source: str, format: str = "auto", lowercase: bool = False):
         """GloVe 6B 50d for ``"glove"`` (the packaged one), else the vector file at ``source``."""

@@ -17,9 +17,10 @@ takes (the SemEval regressor score of English anger is config ``en_anger``, spli
 a measure that reads several configs, such as the gender-space lists or a cross-lingual
 XWEAT pair, names none), ``metric.type`` is the evaluate module that computes the number,
 ``metric.name`` says which number it is, ``metric.args`` the module's ``compute()``
-arguments, and a test's p-value is a metric of its own type ``p_value``. Reported: the EEC
-Beta-regression coefficients of the bias terms, the regressors' Pearson r (test split),
-XWEAT effect sizes and the gender-space measures. :func:`push_model_card` uploads the card
+arguments, and a test's p-value is a metric of its own type ``p_value``. Which numbers are reported,
+and where each was measured, each method's report section says (:class:`~.sections.CardMetric`): the EEC
+Beta-regression coefficients of the bias terms, the regressors' Pearson r (test split), XWEAT effect sizes
+and the gender-space measures. :func:`push_model_card` uploads the card
 when online; :mod:`.eval_results` writes the same numbers as ``.eval_results/*.yaml`` files.
 """
 
@@ -33,29 +34,16 @@ import pandas as pd
 from huggingface_hub import EvalResult, ModelCard
 
 from ..errors import ConfigError, InputError, XBiasError
-from .tables import BIAS_TERMS, EEC_METRIC, EEC_SUITE, GENDER_SPACE_SUITE, XWEAT_SUITE, natural_order
+from .sections import CardMetric, ReportSection, report_sections
+from .tables import natural_order
 
-# (suite, metric) -> (task type, task name, metric type). Records of other (suite, metric) pairs stay out.
-CARD_METRICS = {
-    (EEC_SUITE, EEC_METRIC): ("text-classification", "Emotion-intensity bias (EEC Beta regression)", "eec_bias"),
-    (EEC_SUITE, "pearson_r"): ("text-classification", "Emotion-intensity regression", "pearsonr"),
-    (XWEAT_SUITE, "effect_size"): ("feature-extraction", "Word embedding association (XWEAT)", "weat"),
-    (GENDER_SPACE_SUITE, "direct_bias"): ("feature-extraction", "Gender space", "gender_space"),
-    (GENDER_SPACE_SUITE, "clustering_accuracy"): ("feature-extraction", "Gender space", "gender_space"),
-    (GENDER_SPACE_SUITE, "classification_accuracy"): ("feature-extraction", "Gender space", "gender_space"),
-    (GENDER_SPACE_SUITE, "knn_profession_r"): ("feature-extraction", "Gender space", "gender_space"),
-}
-DATASET_NAMES = {
-    "eec": "Equity Evaluation Corpora",
-    "xweat": "XWEAT word lists",
-    "gender_lists": "Gender word lists",
-    "semeval2018_affect": "SemEval-2018 Affect in Tweets",
-}
-# The dataset folders of word lists and templates have one split, "train" (datasets' name for a lone split).
-SINGLE_SPLIT = "train"
 P_VALUE_TYPE = "p_value"
-METRIC_LABELS = {EEC_METRIC: "coefficient", "pearson_r": "Pearson r", "effect_size": "effect size"}
 DIGITS = 6
+
+
+def dataset_titles() -> dict[str, str]:
+    """Every dataset a method's card numbers come from, with its title (the methods' sections name them)."""
+    return {name: title for section in report_sections().sections for name, title in section.dataset_titles.items()}
 
 
 @dataclass(frozen=True)
@@ -136,68 +124,31 @@ def dataset_ids_in(namespace: str | None) -> dict[str, str]:
         return {}
     if not namespace or "/" in namespace:
         raise ConfigError(f"dataset namespace {namespace!r} must be a Hub user or organisation name, e.g. my-org")
-    return {name: f"{namespace}/{name}" for name in DATASET_NAMES}
+    return {name: f"{namespace}/{name}" for name in dataset_titles()}
 
 
-def _card_rows(results: pd.DataFrame, model: str) -> pd.DataFrame:
-    """The records of ``model`` that go into the card (see ``CARD_METRICS``)."""
+def _card_rows(results: pd.DataFrame, model: str) -> list[tuple[pd.Series, ReportSection, CardMetric]]:
+    """The records of ``model`` that go into the card, each with its method's section and card metric (the
+    first seed's when the run has several)."""
     rows = results[(results["model"] == model) & results["value"].notna()]
-    pairs = pd.Series(list(zip(rows["suite"], rows["metric"], strict=True)), index=rows.index, dtype=object)
-    rows = rows[pairs.isin(list(CARD_METRICS))]
-    rows = rows[~((rows["metric"] == EEC_METRIC) & ~rows["term"].isin(BIAS_TERMS))]
-    if "split" in rows.columns:
-        rows = rows[(rows["metric"] != "pearson_r") | (rows["split"] == "test") | rows["split"].isna()]
-    if "seed" in rows.columns and rows["seed"].nunique() > 1:
-        rows = rows[rows["seed"] == rows["seed"].min()]
-    return rows
-
-
-def _text(value) -> str | None:
-    return None if value is None or (isinstance(value, float) and pd.isna(value)) else str(value)
+    sections = report_sections().by_suite
+    chosen = pd.concat(
+        [
+            section.card_rows(rows[(rows["suite"] == name) & rows["metric"].isin(section.card_metrics)])
+            for name, section in sections.items()
+        ]
+        or [rows.iloc[:0]]
+    ).sort_index()
+    if "seed" in chosen.columns and chosen["seed"].nunique() > 1:
+        chosen = chosen[chosen["seed"] == chosen["seed"].min()]
+    return [
+        (row, sections[row["suite"]], sections[row["suite"]].card_metrics[row["metric"]])
+        for _, row in chosen.iterrows()
+    ]
 
 
 def _number(value) -> float | None:
     return None if value is None or pd.isna(value) else float(value)
-
-
-def _where(row) -> tuple[str | None, str | None, str, str]:
-    """(dataset config, split, task id, metric name) of a record, as ``load_dataset`` and a reader see them."""
-    config, emotion, test, term = (_text(row.get(key)) for key in ("config", "emotion", "test", "term"))
-    label = METRIC_LABELS.get(row["metric"], row["metric"].replace("_", " "))
-    if row["suite"] == EEC_SUITE and row["metric"] == "pearson_r":
-        # The regressor is scored on the SemEval config of its language and emotion (load_dataset(id, "en_anger")).
-        config = f"{config}_{emotion}"
-        return config, _text(row.get("split")), config, label
-    if row["suite"] == EEC_SUITE:
-        return config, SINGLE_SPLIT, f"{config}/{emotion}/{term}", f"{emotion} {term} {label}"
-    if row["suite"] == XWEAT_SUITE:
-        if (
-            config is not None and "-" in config
-        ):  # cross-lingual: targets in one language's config, attributes in another
-            targets, attributes = config.split("-", 1)
-            return (
-                None,
-                SINGLE_SPLIT,
-                f"{config}/{test}",
-                f"{test} {label} (targets {targets}, attributes {attributes})",
-            )
-        return config, SINGLE_SPLIT, f"{config}/{test}", f"{test} {label}"
-    # gender space: the measures read several lists of the dataset; the record's config is the mode (static, context).
-    return None, SINGLE_SPLIT, f"{config}/{row['metric']}", f"{label} ({config})"
-
-
-def _metric_args(row) -> dict | None:
-    """The ``compute()`` arguments behind a record, where the record carries them (eec_bias's reference levels)."""
-    if row["suite"] != EEC_SUITE or row["metric"] != EEC_METRIC:
-        return None
-    group_levels, gender_levels = row.get("group_levels"), row.get("gender_levels")
-    if not isinstance(group_levels, list | tuple) or not isinstance(gender_levels, list | tuple):
-        return None
-    return {
-        "reference_group": group_levels[0],
-        "reference_gender": gender_levels[0],
-        "use_t": row.get("statistic_kind") == "t",
-    }
 
 
 def reported_numbers(
@@ -209,28 +160,28 @@ def reported_numbers(
     by default the bare local names.
     """
     rows = _card_rows(results, model)
-    if rows.empty:
+    if not rows:
         raise InputError(
             f"the run has no model-card results for model {model!r} (models in the run: "
             f"{sorted(results['model'].dropna().unique())})"
         )
+    titles = dataset_titles()
     numbers = []
-    for _, row in rows.iterrows():
-        task_type, task_name, metric_type = CARD_METRICS[row["suite"], row["metric"]]
-        config, split, task_id, metric_name = _where(row)
-        p_value = _number(row.get("p_value")) if row["metric"] != "pearson_r" else None
+    for row, section, card in rows:
+        config, split, task_id, metric_name = section.card_where(row, card.label)
+        p_value = _number(row.get("p_value")) if card.with_p_value else None
         numbers.append(
             ReportedNumber(
-                task_type=task_type,
-                task_name=task_name,
+                task_type=card.task_type,
+                task_name=card.task_name,
                 dataset_id=(dataset_ids or {}).get(row["dataset"], str(row["dataset"])),
-                dataset_name=DATASET_NAMES.get(row["dataset"], str(row["dataset"])),
+                dataset_name=titles.get(row["dataset"], str(row["dataset"])),
                 dataset_config=config,
                 dataset_split=split,
                 task_id=task_id,
-                metric_type=metric_type,
+                metric_type=card.metric_type,
                 metric_name=metric_name,
-                metric_args=_metric_args(row),
+                metric_args=section.card_arguments(row),
                 value=round(float(row["value"]), DIGITS),
                 p_value=None if p_value is None else float(f"{p_value:.4g}"),
                 std_err=_number(row.get("std_err")),

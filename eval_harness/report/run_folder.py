@@ -17,9 +17,9 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
+from ..contract.records import RECORD_FIELDS
+from ..contract.unit_file import unit_file_problem
 from ..errors import InputError
-from ..runner.records import RECORD_FIELDS
-from ..runner.unit_file import unit_file_problem
 
 # Needed to place a number at all; the other record columns may be absent or null.
 REQUIRED_COLUMNS = ("model", "suite", "metric", "value")

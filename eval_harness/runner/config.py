@@ -36,7 +36,7 @@ import yaml
 from ..errors import ConfigError
 from ..models.registry import MODEL_TYPES, check_options, model_type
 from ..shipped import find_config
-from .suite import get_suite
+from ..suites import get_suite
 
 CONFIG_KEYS = ("name", "seeds", "languages", "models", "suites")
 MODEL_KEYS = ("name", "id", "path", "revision", "type", "languages", "options")
@@ -62,8 +62,9 @@ class ModelSpec:
 
     @property
     def capabilities(self) -> frozenset[str]:
-        """What the model's type can give a suite (``emotion_model``, ``word_vectors``, ``context_vectors``)."""
-        return model_type(self.type).capabilities
+        """What the model's type (and mode) can give a suite (``emotion_model``, ``word_vectors``,
+        ``context_vectors``, ``judge``), as its model type declares them."""
+        return model_type(self.type).capabilities_for(self.options)
 
     def covers(self, language: str) -> bool:
         """Whether the model is evaluated on ``language``, or on both sides of a pair such as ``"en-de"``."""

@@ -1,4 +1,4 @@
-"""The run context a suite receives (:class:`~eval_harness.runner.suite.SuiteContext`): the process group,
+"""The run context a suite receives (:class:`~eval_harness.contract.SuiteContext`): the process group,
 the run's models, shared objects and progress."""
 
 import logging

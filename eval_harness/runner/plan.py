@@ -2,9 +2,10 @@
 
 from dataclasses import dataclass
 
+from ..contract import Task, Unit
 from ..errors import ConfigError
+from ..suites import get_suite
 from .config import RunConfig
-from .suite import Task, Unit, get_suite
 
 
 @dataclass(frozen=True)

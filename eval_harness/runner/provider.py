@@ -1,7 +1,7 @@
 """The models of a run as suites get them (``ctx.models``): loaded once per run on this rank's device,
 with the run's caches, their heavy work shared out over the accelerate ranks.
 
-:class:`RunModels` implements the :class:`~eval_harness.runner.suite.ModelProvider` contract on top of
+:class:`RunModels` implements the :class:`~eval_harness.contract.ModelProvider` contract on top of
 :mod:`eval_harness.models.factory`, the only place that knows the model types.
 
 Sharded encoding: ``encode(texts)`` cuts the texts into consecutive chunks of :data:`ENCODE_CHUNK`
@@ -139,5 +139,5 @@ class RunModels:
         )
         if not getattr(regressor, "heavy_predict", False):
             return regressor
-        judge = callable(getattr(regressor, "score", None))
+        judge = "judge" in model.capabilities
         return (ShardedJudge if judge else ShardedPredictions)(regressor, self.ctx.dist)

@@ -6,22 +6,28 @@
     DIR/config.yaml      the normalised config (RunConfig.to_yaml)
     DIR/run.json         config hash, seeds, versions, process count, unit counts, status
     DIR/units/<id>.json  one file per finished unit: its key, config hash, records and a checksum
-                         (:mod:`eval_harness.runner.unit_file`)
-    DIR/results.jsonl    every record of every finished unit, long format, in plan order
+                         (:mod:`eval_harness.contract.unit_file`)
+    DIR/results.jsonl    every record of every finished unit, long format: rewritten in plan order when a run
+                         starts (the units it resumes) and ends, each unit's records appended as it finishes
     DIR/cache/           embeddings and trained regressors (default cache folder)
 
-Every file is written atomically (:mod:`eval_harness.io`) with the permissions the user's umask gives.
-One run at a time: :meth:`RunStore.lock` takes an exclusive ``flock`` on ``run.lock`` for the whole run
-(the OS drops it when the process ends, however it ends), and a second run on the folder stops at once
-with one line naming the holder's pid. Finished units are the unit files that pass
-:func:`~eval_harness.runner.unit_file.unit_file_problem`; ``results.jsonl`` is rebuilt from them, so a
-crash loses nothing that finished. A folder holding finished units of another config belongs to a
-different run: :meth:`RunStore.check` refuses it unless ``force``; a folder whose run finished no unit
-(a failed start) is taken over. docs/run_folder.md states these guarantees for users.
+Every file is written atomically (:mod:`eval_harness.io`) with the permissions the user's umask gives, except
+that ``results.jsonl`` grows by one append per finished unit while a run is in progress (a reader may meet a
+last line cut short, which the report names and leaves out); the run rewrites it atomically when it ends.
+One run at a time: :meth:`RunStore.lock` takes an exclusive ``flock`` on ``run.lock`` for the whole run (the
+OS drops it when the process ends, however it ends), and a second run on the folder stops at once with one
+line naming the holder's pid. Finished units are the unit files that pass
+:func:`~eval_harness.contract.unit_file.unit_file_problem`; ``results.jsonl`` is rebuilt from them, so a crash
+loses nothing that finished. The bookkeeping is linear in the number of units: a unit file is read and
+verified once, when a run starts (resuming it), and written once; nothing is re-read after each task. A folder
+holding finished units of another config belongs to a different run: :meth:`RunStore.check` refuses it unless
+``force``; a folder whose run finished no unit (a failed start) is taken over. docs/run_folder.md states these
+guarantees for users.
 """
 
 import errno
 import fcntl
+import hashlib
 import json
 import os
 import platform
@@ -29,18 +35,20 @@ import shutil
 import time
 import warnings
 from collections.abc import Iterable
+from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from ..contract import Unit
+from ..contract.unit_file import unit_file_problem, unit_payload
 from ..errors import ConfigError, XBiasError
 from ..io import atomic_write_text
 from .config import RunConfig
-from .suite import Unit
-from .unit_file import unit_file_problem, unit_payload
 
 LOCK_NAME = "run.lock"
-_OWN_ENTRIES = {"config.yaml", "run.json", "units", "results.jsonl", "cache", LOCK_NAME}
+RESULTS_NAME = "results.jsonl"
+_OWN_ENTRIES = {"config.yaml", "run.json", "units", RESULTS_NAME, "cache", LOCK_NAME}
 # Errors of a full disk (or quota): nothing finished is lost, the run can resume once there is room.
 DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
 _VERSIONED = (
@@ -56,6 +64,23 @@ _VERSIONED = (
     "scikit-learn",
     "pandas",
 )
+
+
+@dataclass(frozen=True)
+class ResultsFile:
+    """What :meth:`RunStore.write_results` wrote: the record count and the sha256 of ``results.jsonl``'s bytes
+    (``run.json`` keeps both, so a reader can tell the file it reads is the one the run finished with)."""
+
+    records: int
+    sha256: str
+
+    def to_dict(self) -> dict:
+        return {"file": RESULTS_NAME, "records": self.records, "sha256": self.sha256}
+
+
+def results_lines(records: Iterable[dict]) -> str:
+    """``results.jsonl``'s lines for ``records``: one JSON object per line."""
+    return "".join(json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n" for record in records)
 
 
 class RunFolderError(XBiasError):
@@ -105,6 +130,7 @@ class RunStore:
         self.root = Path(out)
         self.units_dir = self.root / "units"
         self.cache_dir = self.root / "cache"
+        self.results_path = self.root / RESULTS_NAME
         self.config_hash = config.config_hash() if config is not None else None
 
     # -- the folder and its lock ----------------------------------------------------------------------------------
@@ -207,7 +233,7 @@ class RunStore:
         try:
             if wipe:
                 shutil.rmtree(self.units_dir, ignore_errors=True)
-                for name in ("results.jsonl", "run.json"):
+                for name in (RESULTS_NAME, "run.json"):
                     (self.root / name).unlink(missing_ok=True)
             self.units_dir.mkdir(parents=True, exist_ok=True)
             # What a killed writer left (an atomic write's temporary file); no one else writes here under the lock.
@@ -235,42 +261,49 @@ class RunStore:
     def unit_path(self, unit: Unit) -> Path:
         return self.units_dir / f"{unit.id}.json"
 
-    def finished(self, units: Iterable[Unit], warn: bool = True) -> set[str]:
-        """The ids of the finished units among ``units``. A unit file that is not a finished unit of this run
-        (see :func:`~eval_harness.runner.unit_file.unit_file_problem`) gives one warning naming the file
-        (with ``warn``); the unit is then computed again."""
-        found = set()
+    def finished_units(self, units: Iterable[Unit], warn: bool = True) -> dict[str, dict]:
+        """The finished units among ``units``: id -> the parsed, verified unit file, in the order of ``units``;
+        each file is read once. A unit file that is not a finished unit of this run (see
+        :func:`~eval_harness.contract.unit_file.unit_file_problem`) gives one warning naming the file (with
+        ``warn``); the unit is then computed again."""
+        found = {}
         for unit in units:
             path = self.unit_path(unit)
             if not path.exists():
                 continue
-            problem = self._problem(unit, self._read_json(path))
+            payload = self._read_json(path)
+            problem = self._problem(unit, payload)
             if problem is None:
-                found.add(unit.id)
+                found[unit.id] = payload
             elif warn:
                 warnings.warn(
                     f"{path} is not a finished unit: {problem}; it is computed again", RuntimeWarning, stacklevel=2
                 )
         return found
 
-    def read_unit(self, unit: Unit) -> dict | None:
-        """The unit's file when it is a finished unit of this run, else None."""
-        payload = self._read_json(self.unit_path(unit))
-        return payload if payload is not None and self._problem(unit, payload) is None else None
-
-    def write_unit(self, unit: Unit, records: list[dict], seconds: float) -> None:
+    def write_unit(self, unit: Unit, records: list[dict], seconds: float) -> dict:
+        """Write the unit's file (atomically) and return its content."""
         payload = unit_payload(unit.id, unit.fields(), self.config_hash, records, seconds)
         atomic_write_text(self.unit_path(unit), json.dumps(payload, indent=1, allow_nan=False) + "\n")
+        return payload
 
-    def write_results(self, units: Iterable[Unit]) -> int:
-        """Rebuild ``results.jsonl`` from the finished units among ``units``, in order; returns the record count."""
-        lines = []
-        for unit in units:
-            payload = self.read_unit(unit)
-            if payload is not None:
-                lines.extend(json.dumps(record, ensure_ascii=False, allow_nan=False) for record in payload["records"])
-        atomic_write_text(self.root / "results.jsonl", "".join(line + "\n" for line in lines))
-        return len(lines)
+    def append_results(self, records: list[dict]) -> None:
+        """Add one finished unit's records to the end of ``results.jsonl``, in one append (a run in progress grows
+        the file unit by unit; :meth:`write_results` rewrites it whole when the run starts and ends)."""
+        data = results_lines(records).encode("utf-8")
+        descriptor = os.open(self.results_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+        try:
+            while data:
+                data = data[os.write(descriptor, data) :]
+        finally:
+            os.close(descriptor)
+
+    def write_results(self, payloads: Iterable[dict]) -> ResultsFile:
+        """Write ``results.jsonl`` anew (atomically) from finished units' files, in the order given."""
+        records = [record for payload in payloads for record in payload["records"]]
+        text = results_lines(records)
+        atomic_write_text(self.results_path, text)
+        return ResultsFile(records=len(records), sha256=hashlib.sha256(text.encode("utf-8")).hexdigest())
 
     def _problem(self, unit: Unit, payload: Any) -> str | None:
         if payload is None:

@@ -8,29 +8,35 @@ language x seed) with unfinished units, every rank calls ``suite.prepare`` toget
 with ``ctx.dist.map``); then the units are handed out in rounds of one unit per rank
 (``split_between_processes``), their records gathered (``gather_for_metrics``) and written by rank 0 as
 soon as the round ends, so an interrupted run keeps every finished unit and a re-run skips them
-(*resume*). ``results.jsonl`` is rebuilt from the unit files after every task and at the end (also after
-an error), and ``run.json`` then says how many units are on disk and how the run ended.
+(*resume*). Rank 0 appends each unit's records to ``results.jsonl`` as it writes the unit (so a report of a
+long run shows every finished unit); the file is rewritten whole from the unit files when the run starts (the
+units it resumes) and when it ends, however it ends (also after an error), and ``run.json`` then says how
+many units are on disk, how the run ended, and the record count and sha256 of that ``results.jsonl``.
+
+The bookkeeping is linear in the units: a unit file is read and verified once when the run starts and
+written once; the end reuses the records the run holds (reading only a unit whose file a signal wrote after
+its bookkeeping), and the summary table reads no file (``bench/bookkeeping.py`` measures it).
 """
 
 import signal
 import time
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from tqdm.auto import tqdm
 
+from ..contract import Suite, Unit, make_record
 from ..errors import ConfigError, XBiasError
 from ..models.packaged import pin_source
+from ..suites import get_suite
 from .config import RunConfig
 from .context import RunContext
 from .distributed import Distributed
 from .plan import Plan, plan_units
-from .records import make_record
 from .store import DISK_FULL, RunLock, RunStore
-from .suite import Suite, Unit, get_suite
 
 
 class RunInterrupted(KeyboardInterrupt):
@@ -44,10 +50,12 @@ class RunInterrupted(KeyboardInterrupt):
 
 @dataclass
 class _Saved:
-    """The units on disk: those finished before this run started (``resumed``) and those it wrote."""
+    """The units on disk: those finished before this run started (``resumed``) and those it wrote
+    (``written``); on rank 0 ``payloads`` holds every one of their unit files' content, by id."""
 
     resumed: int
     written: list[str] = field(default_factory=list)
+    payloads: dict[str, dict] = field(default_factory=dict)
 
     def count(self) -> int:
         return self.resumed + len(self.written)
@@ -143,11 +151,13 @@ def run_sweep(
 
 def _take_folder(
     store: RunStore, config: RunConfig, plan: Plan, force: bool, dist: Distributed
-) -> tuple[RunLock | None, set[str]]:
-    """Rank 0 locks the folder for the run, checks whose it is, opens it, builds the datasets the suites read
-    and finds the finished units; the other ranks wait for that answer. An error of rank 0 (the folder is
-    locked, another run's...) is raised on every rank, so all stop together; only rank 0 holds the lock."""
-    lock, outcome = None, None
+) -> tuple[RunLock | None, dict[str, dict | None]]:
+    """Rank 0 locks the folder for the run, checks whose it is, opens it, builds the datasets the suites read,
+    finds the finished units and writes ``results.jsonl`` of those; the other ranks wait for that answer.
+    Returns the lock (rank 0's) and the finished units by id, with their files' content on rank 0 (None on the
+    others). An error of rank 0 (the folder is locked, another run's...) is raised on every rank, so all stop
+    together; only rank 0 holds the lock."""
+    lock, outcome, finished = None, None, {}
     if dist.is_main:
         try:
             lock = store.lock()
@@ -155,7 +165,9 @@ def _take_folder(
                 _refuse_other_commits(store, config)
             store.open(config, wipe=store.check(config, force=force))
             _build_datasets(plan)
-            outcome = store.finished(plan.units)
+            finished = store.finished_units(plan.units)
+            store.write_results(finished.values())  # what an earlier run left, cut short or not, made whole
+            outcome = list(finished)
         except BaseException as error:
             if lock is not None:
                 lock.release()
@@ -163,10 +175,10 @@ def _take_folder(
                 raise
             outcome = error
     if dist.world_size > 1:
-        outcome = dist.gather([outcome])[0]  # rank 0's answer, on every rank
+        outcome = dist.gather([outcome])[0]  # rank 0's answer (the finished ids), on every rank
         if isinstance(outcome, Exception):
             raise outcome
-    return lock, outcome
+    return lock, finished or dict.fromkeys(outcome)
 
 
 def _run_plan(
@@ -174,14 +186,14 @@ def _run_plan(
     plan: Plan,
     store: RunStore,
     dist: Distributed,
-    finished: set[str],
+    finished: dict[str, dict | None],
     cache_dir: str | Path | None,
     progress: bool,
     started: float,
     provenance: dict,
 ) -> RunSummary:
     """Every unfinished unit of ``plan``, task by task; ``results.jsonl`` and ``run.json`` at the end, however
-    the run ends."""
+    the run ends (``finished``: the units finished before, with their files' content on rank 0)."""
     ctx = RunContext(
         dist=dist,
         cache_dir=Path(cache_dir) if cache_dir else store.cache_dir,
@@ -189,7 +201,7 @@ def _run_plan(
         sources={name: pin["load"] for name, pin in provenance["models"].items()},
         provenance=provenance,
     )
-    saved = _Saved(resumed=len(finished))
+    saved = _Saved(resumed=len(finished), payloads=dict(finished) if dist.is_main else {})
     info = {
         "status": "running",
         "num_processes": dist.world_size,
@@ -216,9 +228,6 @@ def _run_plan(
             pending = tuple(unit for unit in task.units if unit.id not in finished)
             if pending:
                 timings.append(_run_task(get_suite(task.suite), replace(task, units=pending), ctx, store, bar, saved))
-                if dist.is_main:  # so that a report of a long run shows every finished task
-                    with _writing(store, lambda: "results.jsonl", saved.count):
-                        store.write_results(plan.units)
             if index + 1 == len(plan.tasks) or plan.tasks[index + 1].model.name != task.model.name:
                 ctx.release((task.model.name,))
         status = "complete"
@@ -226,10 +235,12 @@ def _run_plan(
         status, interruption = "interrupted", stop  # raised below, once run.json says so
     finally:
         bar.close()
-        records, on_disk = 0, saved.count()
+        results, on_disk = None, saved.count()
         if dist.is_main:
-            # Counted on disk: a signal may land between a unit's write and its bookkeeping.
-            on_disk = len(store.finished(plan.units, warn=False))
+            # A signal may land between a unit's write and its bookkeeping: such a unit is read from its file.
+            late = store.finished_units([unit for unit in plan.units if unit.id not in saved.payloads], warn=False)
+            saved.payloads.update(late)
+            on_disk = len(saved.payloads)
             final = {
                 **info,
                 "status": status,
@@ -239,8 +250,9 @@ def _run_plan(
                 "seconds": round(time.time() - started, 2),
             }
             try:
-                records = store.write_results(plan.units)
-                store.write_run_info(config, **final)
+                in_order = [saved.payloads[unit.id] for unit in plan.units if unit.id in saved.payloads]
+                results = store.write_results(in_order)
+                store.write_run_info(config, **final, results=results.to_dict())
             except OSError as error:
                 # A run that is already failing keeps its own error (the unit files hold everything finished).
                 if status == "complete":
@@ -250,13 +262,13 @@ def _run_plan(
             f"{on_disk} of {len(plan.units)} units are finished in {store.root}; run the same command again to resume",
             getattr(interruption, "signum", signal.SIGINT),
         )
-    table = summary_table(plan, store) if dist.is_main else ""
+    table = summary_table(plan, saved.payloads, store.results_path) if dist.is_main else ""
     return RunSummary(
         out=store.root,
         planned=len(plan.units),
         resumed=len(finished),
         computed=len(saved.written),
-        records=records,
+        records=results.records if results is not None else 0,
         seconds=time.time() - started,
         num_processes=dist.world_size,
         skipped=plan.skipped,
@@ -282,10 +294,10 @@ def _writing(
 
 def _dataset_fingerprints(plan: Plan) -> dict[str, str]:
     """The fingerprint of every project dataset the plan's suites read (what the records were computed from)."""
-    from ..data import DATASET_NAMES, dataset_fingerprint
+    from ..data import DATASETS, dataset_fingerprint
 
     names = {name for task in plan.tasks for name in get_suite(task.suite).datasets}
-    return {name: dataset_fingerprint(name) for name in sorted(names & set(DATASET_NAMES))}
+    return {name: dataset_fingerprint(name) for name in sorted(names) if name in DATASETS}
 
 
 def _refuse_other_commits(store: RunStore, config: RunConfig) -> None:
@@ -335,7 +347,9 @@ def _run_task(suite: Suite, task, ctx: RunContext, store: RunStore, bar, saved: 
             if records is not None:
                 if ctx.dist.is_main:
                     with _writing(store, lambda unit=unit: f"unit {unit.id}", saved.count):
-                        store.write_unit(unit, records, seconds)
+                        payload = store.write_unit(unit, records, seconds)
+                        saved.payloads[unit.id] = payload
+                        store.append_results(records)  # so that a report of a long run shows every finished unit
                 saved.written.append(unit.id)
         for unit, (_, _, error) in zip(round_units, outcomes, strict=True):
             if error is not None:
@@ -361,7 +375,9 @@ def _evaluate(suite: Suite, unit: Unit, prepared, ctx: RunContext) -> tuple[list
             "model_commit": ctx.provenance["models"].get(unit.model, {}).get("commit"),
             "dataset_fingerprint": ctx.provenance["datasets"].get(unit.dataset),
         }
-        records = [make_record(unit, {**record, **pinned}) for record in suite.evaluate(unit, prepared, ctx)]
+        records = [
+            make_record(unit, {**record, **pinned}, suite.records) for record in suite.evaluate(unit, prepared, ctx)
+        ]
     except XBiasError as error:
         if ctx.dist.world_size == 1:
             raise
@@ -373,19 +389,25 @@ def _evaluate(suite: Suite, unit: Unit, prepared, ctx: RunContext) -> tuple[list
     return records, time.time() - started, None
 
 
-def summary_table(plan: Plan, store: RunStore, max_rows: int = 40) -> str:
+def summary_table(
+    plan: Plan, payloads: Mapping[str, dict], results_path: Path | None = None, max_rows: int = 40
+) -> str:
     """One screen: per suite, a row per model x language x dataset config x headline metric and a column per
     emotion or test; each cell is the unit's headline value (``suite.headline``) with its significance stars:
     the record's ``stars``, else the paper's from its p-value (as the report marks them).
 
-    With several seeds a cell is the seeds' headline records pooled (:func:`.seeds.pool_seeds`: Rubin's rules
-    for an estimate with a standard error, with the pooled test's stars; the mean for a Pearson r), followed by
-    ``±`` the between-seed SD; a headline that cannot be pooled shows each seed's value, ``/``-separated.
-    A cell with no value (``n/a``) points to a footnote with the record's reason (e.g. XWEAT's coverage rule)."""
+    ``payloads``: the finished units' files by unit id (what the run holds; no file is read). With several
+    seeds a cell is the seeds' headline records pooled
+    (:func:`~eval_harness.contract.seeds.pool_seeds`: Rubin's rules for an estimate with a standard error, with
+    the pooled test's stars; the mean for a Pearson r), followed by ``±`` the between-seed SD; a headline that
+    cannot be pooled shows each seed's value, ``/``-separated. A cell with no value (``n/a``) points to a
+    footnote with the record's reason (e.g. XWEAT's coverage rule); rows beyond ``max_rows`` are counted, with
+    a pointer to ``results_path``."""
     blocks: dict[str, tuple[list[str], dict[tuple, dict[str, list[dict]]]]] = {}
+    suites = {name: get_suite(name) for name in dict.fromkeys(unit.suite for unit in plan.units)}
     for unit in plan.units:
-        payload = store.read_unit(unit)
-        record = get_suite(unit.suite).headline(payload["records"]) if payload else None
+        payload = payloads.get(unit.id)
+        record = suites[unit.suite].headline(payload["records"]) if payload else None
         if record is None:
             continue
         columns, rows = blocks.setdefault(unit.suite, ([], {}))
@@ -404,7 +426,7 @@ def summary_table(plan: Plan, store: RunStore, max_rows: int = 40) -> str:
         for key, cells in rows.items():
             texts = []
             for column in columns:
-                text, pooled = _summary_cell(cells.get(column, []))
+                text, pooled = _summary_cell(cells.get(column, []), suites[key[1]].records)
                 reasons = {record["note"] for record in cells.get(column, []) if record["value"] is None}
                 for reason in sorted(filter(None, reasons)):
                     text += f"[{why_missing.setdefault(reason, len(why_missing) + 1)}]"
@@ -419,7 +441,7 @@ def summary_table(plan: Plan, store: RunStore, max_rows: int = 40) -> str:
         ]
         table.insert(1, "  ".join("-" * width for width in widths))
         if len(body) > len(shown):
-            table.append(f"... {len(body) - len(shown)} more rows in {store.root / 'results.jsonl'}")
+            table.append(f"... {len(body) - len(shown)} more rows in {results_path}")
         lines += [*table, ""]
         budget -= len(shown)
     if lines:
@@ -434,17 +456,18 @@ def summary_table(plan: Plan, store: RunStore, max_rows: int = 40) -> str:
     return "\n".join(lines)
 
 
-def _summary_cell(records: list[dict]) -> tuple[str, bool]:
-    """A summary-table cell of one quantity's headline records (one per seed) and whether it pools seeds."""
-    from ..stats.betareg import significance_stars
-    from .seeds import pool_seeds  # statsmodels and scipy load only when a run ends
+def _summary_cell(records: list[dict], schema) -> tuple[str, bool]:
+    """A summary-table cell of one quantity's headline records (one per seed, of a suite whose record schema is
+    ``schema``) and whether it pools seeds."""
+    from ..contract.seeds import pool_seeds  # scipy loads only when a run ends
+    from ..stats.significance import significance_stars
 
     def marked(record: dict) -> str:
         value, p_value = record["value"], record.get("p_value")
         stars = record.get("stars") or ("" if p_value is None else significance_stars(p_value))
         return "n/a" if value is None else f"{value:+.3f}{stars}"
 
-    pooled = pool_seeds(records)
+    pooled = pool_seeds(records, schemas={records[0]["suite"]: schema} if records and schema else None)
     if len(pooled) != 1:  # no record, or seeds that cannot be pooled
         return "/".join(marked(record) for record in pooled), False
     (record,) = pooled

@@ -459,9 +459,21 @@ def _check_seed(seed) -> None:
         )
 
 
-def _check_bootstrap_options(n_bootstrap: int, confidence_level: float) -> None:
+def check_bootstrap_count(n_bootstrap: object, allow_none: bool = True) -> None:
+    """The one check of a bootstrap's replicate count (WEAT's ``n_bootstrap``, the xweat suite's option): 0 for
+    no bootstrap (where ``allow_none``), else a whole number >= 2.
+
+    Raises:
+        InputError: naming the value and what is allowed.
+    """
     if not is_whole_number(n_bootstrap) or n_bootstrap < 0 or n_bootstrap == 1:
         raise InputError(f"n_bootstrap must be 0 (no bootstrap) or a whole number >= 2; got {n_bootstrap!r}")
+    if not n_bootstrap and not allow_none:
+        raise InputError("n_bootstrap must be at least 2 for a bootstrap interval")
+
+
+def _check_bootstrap_options(n_bootstrap: int, confidence_level: float, allow_none: bool = True) -> None:
+    check_bootstrap_count(n_bootstrap, allow_none)
     if isinstance(confidence_level, bool) or not isinstance(confidence_level, numbers.Real):
         raise InputError(f"confidence_level must be a number in (0, 1), e.g. 0.95; got {confidence_level!r}")
     if not 0 < confidence_level < 1:
@@ -620,9 +632,7 @@ def bootstrap_effect_size(
     """
     similarities = np.asarray(similarities, dtype=np.float64)
     sizes = _set_sizes(similarities, n_x, n_a)
-    _check_bootstrap_options(n_bootstrap, confidence_level)
-    if not n_bootstrap:
-        raise InputError("n_bootstrap must be at least 2 for a bootstrap interval")
+    _check_bootstrap_options(n_bootstrap, confidence_level, allow_none=False)
     replicates = []
     for indices in bootstrap_resamples(sizes, n_bootstrap, seed):
         counts = [_counts(drawn, size) for drawn, size in zip(indices, sizes, strict=True)]

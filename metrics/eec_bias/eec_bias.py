@@ -9,7 +9,9 @@
 import datasets
 import evaluate
 
+from eval_harness.errors import InputError  # From: xbias
 from eval_harness.stats import betareg  # From: xbias
+from eval_harness.stats import factorial as _factorial  # From: xbias
 
 _CITATION = """\
 @inproceedings{camara-etal-2022-mapping,
@@ -49,23 +51,28 @@ reference_group; female = 1 when its gender is not reference_gender. Rows whose 
 EEC's noun-phrase sentences) are left out and counted. Reports the coefficients (logit scale; each
 conditions on the reference levels and says so) and effects on the intensity scale (the minority-reference
 difference among each gender, the gender difference within each group, average marginal effects, the
-difference-in-differences), every one with its own test. Standard errors come from the expected
-information (as R betareg) or, with cov_type="cluster", are cluster-robust by template (and person).
-See the metric card for which number to read when.
+difference-in-differences), every one with its own test and minimum detectable effect. Standard errors come
+from the expected information (as R betareg) or, with cov_type="cluster", are cluster-robust by template (and
+person). With factorial=True it fits any identity design instead: group and gender with any number of
+levels, further factors (factors={"age": [...]}), main effects and interactions up to `order`, and reports
+every coefficient, conditional contrast, AME and interaction contrast. See the metric card for which number
+to read when.
 """
 
 _KWARGS_DESCRIPTION = """
 Args:
-    predictions (list of float): predicted intensity in [0, 1] for each sentence.
+    predictions (list of float): predicted intensity in [0, 1] for each sentence (numbers: strings and booleans
+        are an error).
     group (list of str or None): the sentence's group label (e.g. "African-American" / "European"),
         None for rows without one (noun phrases; left out of the fit, counted in n_excluded).
     gender (list of str): the sentence's gender label (e.g. "female" / "male").
-    reference_group (str, optional): the group level coded 0. Default: inferred only when the two
-        levels found include exactly one of the EECs' reference levels ("European", "Anglo").
-    reference_gender (str, optional): the gender level coded 0. Default: "male" when the two levels
-        found include it.
+    reference_group (str, optional): the group level coded 0. Default: inferred only when the levels found
+        include exactly one of the EECs' reference levels ("European", "Anglo") and, without factorial=True,
+        there are two levels.
+    reference_gender (str, optional): the gender level coded 0. Default: "male" when the levels found include
+        it (and, without factorial=True, there are two).
     use_t (bool or None): None (default): z tests with model-based SEs, t tests with G - 1 degrees of
-        freedom with clustered SEs (G clusters); True: t tests (n - 4 df, or G - 1 clustered); False: z tests.
+        freedom with clustered SEs (G clusters); True: t tests (n - p df, or G - 1 clustered); False: z tests.
     boundary ("squeeze" or "error"): what to do with predictions exactly 0 or 1. Default "squeeze"
         (Smithson & Verkuilen 2006, with a warning).
     cov_type ("model" or "cluster"): model-based (expected-information, the paper's) standard errors
@@ -75,14 +82,20 @@ Args:
     template_id (list, optional): each sentence's template (any hashable labels; None allowed on rows
         without a group).
     person (list, optional): each sentence's person (name or noun phrase).
+    factorial (bool): False (default): the paper's 2 x 2 design (exactly two levels of group and of gender)
+        and its output below. True: any identity design, with the output of
+        eval_harness.stats.factorial.fit_factorial (see the card).
+    factors (dict, optional; factorial=True): further identity factors, {name: per-row labels}.
+    reference_levels (dict, optional; factorial=True): {factor: reference level} for each further factor.
+    order (int, optional; factorial=True): the highest order of interaction (default: all, the saturated model).
 Returns:
     coefficients (dict): for each term "intercept", "group", "gender", "group:gender": contrast (what it
         compares and conditions on, in words), estimate (logit scale), std_err, z (estimate / std_err),
-        p_value, ci_low, ci_high (95 %), stars.
+        p_value, ci_low, ci_high (95 %), mde (the smallest true value detected with 80 % power), stars.
     effects (dict): for each of "group_within_reference_gender", "group_within_other_gender",
         "gender_within_reference_group", "gender_within_other_group", "group_ame", "gender_ame",
         "group:gender_did": term, kind, contrast (e.g. "Arab vs Anglo, among men"), estimate (difference of
-        predicted intensities), std_err (delta method), statistic, p_value, ci_low, ci_high, stars.
+        predicted intensities), std_err (delta method), statistic, p_value, ci_low, ci_high, mde, stars.
     precision (dict): phi, log_phi, log_phi_std_err.
     log_likelihood (float), n (int, rows fitted), n_excluded (int), converged (bool),
     test ("z" or "t"), df (t degrees of freedom or None), cov_type, cluster_by, n_clusters,
@@ -90,6 +103,11 @@ Returns:
     gender_levels ([reference, level coded 1]), cells (per group x gender cell: n, observed and predicted
     mean), intersection_lr_test (statistic, df, p_value of dropping group:gender; assumes independent
     rows), squeezed.
+    With factorial=True: factors ({name: levels, reference first}), terms, order, coefficients and precision
+    ({name: contrast, estimate, std_err, statistic, p_value, ci_low, ci_high, mde}), effects ({name: kind,
+    term, levels, given, contrast, estimate, std_err, statistic, p_value, ci_low, ci_high, mde}), lr_tests,
+    cells, log_likelihood, n, n_excluded, converged, test, df, cov_type, cluster_by, n_clusters,
+    parameter_names, covariance, squeezed.
 Examples:
     >>> import evaluate
     >>> eec_bias = evaluate.load("eec_bias")
@@ -105,6 +123,22 @@ Examples:
     'African-American vs European, among men'
 """
 
+# group and gender are large_string features: Arrow strings are nullable, and None marks a row without a group
+# (evaluate checks the first row of a "string" feature and refuses None there; it does not treat large_string
+# so). Their labels, and the predictions, are checked in add_batch/add before evaluate encodes them: its float64
+# encoding would turn "0.5" and True into numbers, its string encoding 1 into "1".
+_FEATURES = datasets.Features(
+    {
+        "predictions": datasets.Value("float64"),
+        "group": datasets.Value("large_string"),
+        "gender": datasets.Value("large_string"),
+    }
+)
+
+
+def _labels(name, labels):
+    return None if labels is None else _factorial.checked_labels(name, labels)
+
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class EecBias(evaluate.Measurement):
@@ -118,33 +152,33 @@ class EecBias(evaluate.Measurement):
             codebase_urls=[
                 "https://github.com/ascamara/ml-intersectionality",
             ],
-            features=datasets.Features(
-                {
-                    "predictions": datasets.Value("float64"),
-                    "group": datasets.Value("string"),
-                    "gender": datasets.Value("string"),
-                }
-            ),
+            features=_FEATURES,
             reference_urls=[
                 "https://aclanthology.org/2022.ltedi-1.11/",
                 "https://doi.org/10.1080/0266476042000214501",
             ],
         )
 
-    def compute(self, **kwargs):
-        """Fit the model (inputs below); a NaN group or gender (pandas' missing string) counts as None."""
-        # pandas writes a missing group as NaN (a `to_pandas()` column): a row without a group, not a level called
-        # "nan" (evaluate would turn it into that string). evaluate appends the inputs to this docstring.
+    def add_batch(self, *, predictions=None, references=None, **kwargs):
+        """Add rows (inputs below), checked first: predictions must be numbers, labels strings or None (a NaN
+        group or gender, pandas' missing string, counts as None), and an empty batch is an error."""
+        if predictions is not None:
+            if not len(predictions):
+                raise InputError("eec_bias got no predictions (empty lists): score at least one EEC sentence")
+            checked = _factorial.checked_scores(predictions)
+            predictions = predictions if isinstance(predictions, list) else checked.tolist()
         for name in ("group", "gender"):
-            if kwargs.get(name) is not None:
-                kwargs[name] = [None if betareg.is_missing(label) else label for label in kwargs[name]]
-        return super().compute(**kwargs)
+            kwargs[name] = _labels(name, kwargs.get(name))
+        return super().add_batch(predictions=predictions, references=references, **kwargs)
 
-    def _enforce_nested_string_type(self, schema, obj):
-        # evaluate rejects None in a string column; None marks a row without a group.
-        if obj is None:
-            return None
-        return super()._enforce_nested_string_type(schema, obj)
+    def add(self, *, prediction=None, reference=None, **kwargs):
+        """Add one row, checked as in add_batch."""
+        if prediction is not None:
+            (prediction,) = _factorial.checked_scores([prediction]).tolist()
+        for name in ("group", "gender"):
+            if name in kwargs:
+                (kwargs[name],) = _labels(name, [kwargs[name]])
+        return super().add(prediction=prediction, reference=reference, **kwargs)
 
     def _compute(
         self,
@@ -159,21 +193,46 @@ class EecBias(evaluate.Measurement):
         cluster_by=None,
         template_id=None,
         person=None,
+        factorial=False,
+        factors=None,
+        reference_levels=None,
+        order=None,
     ):
+        if not predictions:
+            raise InputError("eec_bias got no predictions: add rows with add_batch or pass them to compute")
         clusters = betareg.clusters_from_columns(cov_type, cluster_by, {"template_id": template_id, "person": person})
+        if not factorial:
+            given = [
+                name
+                for name, value in (("factors", factors), ("reference_levels", reference_levels), ("order", order))
+                if value is not None
+            ]
+            if given:
+                raise InputError(f"{', '.join(given)} need factorial=True (a design beyond the 2 x 2)")
         if reference_group is None:
-            reference_group = betareg.infer_reference_level("group", group)
+            reference_group = betareg.infer_reference_level("group", group, two_levels=not factorial)
         if reference_gender is None:
-            reference_gender = betareg.infer_reference_level("gender", gender)
-        result = betareg.fit_intersectional(
+            reference_gender = betareg.infer_reference_level("gender", gender, two_levels=not factorial)
+        options = {"use_t": use_t, "boundary": boundary, "cov_type": cov_type, "clusters": clusters}
+        if not factorial:
+            return betareg.fit_intersectional(
+                predictions, group, gender, reference_group, reference_gender, **options
+            ).to_dict()
+        return _factorial.fit_factorial(
             predictions,
-            group,
-            gender,
-            reference_group=reference_group,
-            reference_gender=reference_gender,
-            use_t=use_t,
-            boundary=boundary,
-            cov_type=cov_type,
-            clusters=clusters,
+            {"group": group, "gender": gender, **_extra_factors(factors)},
+            {"group": reference_group, "gender": reference_gender, **(reference_levels or {})},
+            order,
+            **options,
+        ).to_dict()
+
+
+def _extra_factors(factors):
+    if factors is None:
+        return {}
+    if not isinstance(factors, dict) or {"group", "gender"} & set(factors):
+        raise InputError(
+            "factors must be a dict {name: per-row labels} of factors besides group and gender, got "
+            + (f"the names {sorted(factors)}" if isinstance(factors, dict) else type(factors).__name__)
         )
-        return result.to_dict()
+    return {name: _labels(name, labels) for name, labels in factors.items()}

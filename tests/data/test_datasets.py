@@ -30,9 +30,9 @@ from eval_harness.data import (
     load_xweat_translations,
     validate_card,
 )
-from eval_harness.data.hub_folder import STAMP_NAME
 from eval_harness.data.sources import SOURCES, weat_tests_from_xweat_script
 from eval_harness.errors import ConfigError
+from eval_harness.io import BUILD_MARKER
 
 EEC_ROWS = {
     "en_black_white": 8640,
@@ -348,7 +348,7 @@ def test_weat_lists_are_derived_byte_for_byte_from_an_xweat_style_script(source_
 def test_loaders_build_on_first_use_and_return_datasets():
     eec = load_eec("ar_arab_anglo")
     assert isinstance(eec, datasets.Dataset) and eec.num_rows == 8038
-    assert (paths.datasets_dir() / "eec" / STAMP_NAME).is_file()
+    assert (paths.datasets_dir() / "eec" / BUILD_MARKER).is_file()
     assert load_xweat("hr").num_rows == 40
     assert load_gender_lists("professions").num_rows == 320
     semeval = load_semeval("ar", "valence")
@@ -356,23 +356,35 @@ def test_loaders_build_on_first_use_and_return_datasets():
     assert semeval["test"].num_rows == 730
 
 
-def test_dataset_folder_rebuilds_only_when_missing_or_stale(tmp_path, monkeypatch):
+def test_dataset_folder_rebuilds_only_when_missing_stale_changed_or_of_an_older_format(tmp_path, monkeypatch):
     monkeypatch.setenv("XBIAS_CACHE_DIR", str(tmp_path))
     folder = dataset_folder("gender_lists")
-    stamp = folder / STAMP_NAME
-    first = stamp.stat().st_mtime_ns
-    assert dataset_folder("gender_lists") == folder and stamp.stat().st_mtime_ns == first  # current: kept
-    recorded = json.loads(stamp.read_text())
-    stamp.write_text(json.dumps(recorded | {"builder": "an older builder"}))
+    marker = folder / BUILD_MARKER
+    first = marker.stat().st_mtime_ns
+    assert dataset_folder("gender_lists") == folder and marker.stat().st_mtime_ns == first  # current: kept
+    recorded = json.loads(marker.read_text())
+
+    def with_stamp(**items):
+        marker.write_text(json.dumps(recorded | {"stamp": recorded["stamp"] | items}))
+
+    with_stamp(builder="an older builder")
     dataset_folder("gender_lists")
-    assert json.loads(stamp.read_text())["builder"] == recorded["builder"]  # other builder: rebuilt
-    stamp.write_text(json.dumps(recorded | {"sources": {"gender_lists/professions.json": "0" * 64}}))
+    assert json.loads(marker.read_text())["stamp"]["builder"] == recorded["stamp"]["builder"]  # other builder
+    with_stamp(sources={"gender_lists/professions.json": "0" * 64})
     dataset_folder("gender_lists")
-    assert json.loads(stamp.read_text())["sources"] == recorded["sources"]  # other sources: rebuilt
+    assert json.loads(marker.read_text())["stamp"]["sources"] == recorded["stamp"]["sources"]  # other sources
+    # an older xbias's folder: the stamp alone, no checksums
+    marker.write_text(json.dumps(recorded["stamp"]))
+    assert load_gender_lists("professions").num_rows == 320 and json.loads(marker.read_text()) == recorded
+    parquet = next(folder.rglob("*.parquet"))
+    written = parquet.read_bytes()
+    parquet.write_bytes(written[:-1] + b"\0")  # a changed byte: rebuilt
+    assert load_gender_lists("professions").num_rows == 320 and parquet.read_bytes() == written
     for parquet in folder.rglob("*.parquet"):
         parquet.unlink()
     assert load_gender_lists("male_words").num_rows == 223  # files missing: rebuilt
-    assert not list((tmp_path / "datasets").glob(".*"))  # no staging or retired folders left behind
+    # no staging or retired folders left behind (the lock file stays, as every kit lock does)
+    assert [path.name for path in (tmp_path / "datasets").glob(".*")] == [".gender_lists.lock"]
 
 
 @pytest.mark.parametrize(
@@ -394,7 +406,9 @@ def test_unknown_config_names_give_one_line_naming_the_valid_ones(load, argument
 def test_unknown_semeval_dimension_and_dataset_names_are_config_errors():
     with pytest.raises(ConfigError, match=r"'en_surprise'.*en_anger"):
         load_semeval("en", "surprise")
-    with pytest.raises(ConfigError, match=r"unknown dataset 'weat'.*eec, xweat, gender_lists, semeval2018_affect"):
+    with pytest.raises(
+        ConfigError, match=r"unknown dataset 'weat'; datasets: eec, gender_lists, semeval2018_affect, xweat"
+    ):
         build_datasets(["weat"])
 
 

@@ -12,8 +12,8 @@ import pytest
 
 from eval_harness.cli import main
 from eval_harness.data import build_datasets
-from eval_harness.data.hub_folder import STAMP_NAME
 from eval_harness.errors import SourceDataError
+from eval_harness.io import BUILD_MARKER
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
@@ -78,11 +78,11 @@ def test_wrong_checksum_of_a_same_size_edit_is_refused(source_dir, tmp_path):
 def test_a_failed_rebuild_keeps_the_previous_folder(source_dir, tmp_path):
     out = tmp_path / "out"
     folder = build_datasets(["gender_lists"], out_dir=out, source_dir=source_dir)["gender_lists"]
-    stamp = (folder / STAMP_NAME).read_text()
+    stamp = (folder / BUILD_MARKER).read_text()
     copied = _copy(source_dir, tmp_path, "gender_lists")
     (copied / "gender_lists" / "equalize_pairs.json").write_text("[]")
     _one_line_error(lambda: build_datasets(["gender_lists"], out_dir=out, source_dir=copied))
-    assert (folder / STAMP_NAME).read_text() == stamp
+    assert (folder / BUILD_MARKER).read_text() == stamp
 
 
 def test_without_a_source_directory_offline_the_download_failure_is_one_line(tmp_path, monkeypatch):
@@ -114,7 +114,7 @@ def test_cli_build_with_a_truncated_file_exits_2_with_one_line(source_dir, tmp_p
 def test_cli_unknown_dataset_exits_2(tmp_path, capsys):
     assert main(["datasets", "build", "weat", "--out", str(tmp_path)]) == 2
     assert capsys.readouterr().err.strip() == (
-        "xbias: error: unknown dataset 'weat': valid datasets are eec, xweat, gender_lists, semeval2018_affect"
+        "xbias: error: unknown dataset 'weat'; datasets: eec, gender_lists, semeval2018_affect, xweat"
     )
 
 

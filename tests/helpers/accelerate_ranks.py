@@ -1,9 +1,10 @@
-"""Helpers of the harness tests: ``accelerate launch`` with two real CPU ranks."""
+"""Helpers of the harness tests: ``xbias run`` in fresh processes, in one process or in real accelerate CPU ranks."""
 
 import os
 import socket
 import subprocess
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 
@@ -13,9 +14,18 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def accelerate_launch(script: str | Path, args: list[str], num_processes: int = 2, env: dict | None = None):
-    """``accelerate launch`` with real CPU ranks (gloo), one thread each, as docs/environment.md says (``--cpu``
-    alone runs one process). ``script`` is a file, or ``"-m"`` with the module as the first of ``args``."""
+def environment_without(names: Iterable[str]) -> dict:
+    """This process's environment less the variables ``names``."""
+    names = set(names)
+    return {name: value for name, value in os.environ.items() if name not in names}
+
+
+def accelerate_launch(
+    script: str | Path, args: list[str], num_processes: int = 2, env: dict | None = None, without: Iterable[str] = ()
+):
+    """``accelerate launch`` with real CPU ranks (gloo), one thread each unless ``env`` says otherwise, as
+    docs/environment.md says (``--cpu`` alone runs one process). ``script`` is a file, or ``"-m"`` with the module as
+    the first of ``args``; the ranks inherit this process's environment less ``without``, plus ``env``."""
     command = [
         str(Path(sys.executable).parent / "accelerate"),
         "launch",
@@ -33,27 +43,32 @@ def accelerate_launch(script: str | Path, args: list[str], num_processes: int = 
         str(script),
         *args,
     ]
-    environment = {**os.environ, "ACCELERATE_USE_CPU": "1", "OMP_NUM_THREADS": "1", **(env or {})}
-    return subprocess.run(command, env=environment, capture_output=True, text=True, timeout=300)
+    environment = {**environment_without(without), "ACCELERATE_USE_CPU": "1", "OMP_NUM_THREADS": "1", **(env or {})}
+    return subprocess.run(command, env=environment, capture_output=True, text=True, timeout=900)
+
+
+def xbias_run(config: str | Path, out: Path, processes: int = 1, threads: int = 1, without: Iterable[str] = ()) -> Path:
+    """``xbias run --config config --out out`` in fresh processes: ``processes`` accelerate CPU ranks (or one plain
+    process), each with ``threads`` intra-op threads (``OMP_NUM_THREADS``), in this process's environment less the
+    variables ``without``; fails the test with the stderr of a run that fails. Returns ``out``."""
+    import pytest
+
+    arguments = ["eval_harness.cli", "run", "--config", str(config), "--no-progress", "--out", str(out)]
+    threads_env = {"OMP_NUM_THREADS": str(threads)}
+    if processes == 1:
+        environment = {**environment_without(without), **threads_env}
+        command = [sys.executable, "-m", *arguments]
+        finished = subprocess.run(command, env=environment, capture_output=True, text=True, timeout=900)
+    else:
+        finished = accelerate_launch("-m", arguments, num_processes=processes, env=threads_env, without=without)
+    if finished.returncode != 0:
+        pytest.fail(f"xbias run, {processes} process(es) x {threads} thread(s), failed:\n{finished.stderr[-3000:]}")
+    return out
 
 
 def run_in_one_and_two_ranks(config: str | Path, folder: Path) -> tuple[Path, Path]:
     """``xbias run --config config`` under two accelerate CPU ranks (into ``folder/two``) and in one process
     (``folder/one``), both fresh processes with one thread each, so that only the sharding differs; fails the
     test with the stderr of a run that fails. Returns the two run folders."""
-    import pytest
-
-    run = ["run", "--config", str(config), "--no-progress", "--out"]
-    launched = accelerate_launch("-m", ["eval_harness.cli", *run, str(folder / "two")])
-    if launched.returncode != 0:
-        pytest.fail(f"two ranks failed:\n{launched.stderr[-3000:]}")
-    single = subprocess.run(
-        [sys.executable, "-m", "eval_harness.cli", *run, str(folder / "one")],
-        env={**os.environ, "OMP_NUM_THREADS": "1"},
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    if single.returncode != 0:
-        pytest.fail(f"one process failed:\n{single.stderr[-3000:]}")
-    return folder / "one", folder / "two"
+    two = xbias_run(config, folder / "two", processes=2)
+    return xbias_run(config, folder / "one"), two

@@ -125,3 +125,48 @@ def cr1_sandwich(row_scores, hessian, labels):
     g = len(sums)
     bread = np.linalg.inv(-hessian)
     return g / (g - 1) * (n - 1) / (n - k) * bread @ meat @ bread
+
+
+# --- k-level designs, written here independently of eval_harness.stats.factorial ------------------------------------
+
+
+def crossed_rows(levels, templates, persons_per_cell):
+    """An EEC-shaped design: every combination of the factors' levels (``levels``: name -> levels, the reference
+    first) holds ``persons_per_cell`` persons, and every person appears once in every template.
+
+    Returns per-row arrays: ``labels`` (name -> level strings), ``index`` (name -> level index), ``template``,
+    ``person`` (ints).
+    """
+    import itertools
+
+    names = list(levels)
+    combos = list(itertools.product(*(range(len(levels[name])) for name in names)))
+    cell_of_person = np.repeat(np.arange(len(combos)), persons_per_cell)
+    n_persons = len(cell_of_person)
+    person = np.tile(np.arange(n_persons), templates)
+    template = np.repeat(np.arange(templates), n_persons)
+    index = {name: np.array([combos[c][j] for c in cell_of_person])[person] for j, name in enumerate(names)}
+    labels = {name: np.array(levels[name], dtype=object)[index[name]].tolist() for name in names}
+    return {"labels": labels, "index": index, "template": template, "person": person}
+
+
+def treatment_columns(index, levels, order):
+    """Treatment-coded mean design (n, p) and its column names, in the documented order: the intercept, then every
+    term of 1 .. order factors (itertools.combinations of the factors in order), each term's non-reference level
+    combinations in itertools.product order; a column is the product of its levels' indicators."""
+    import itertools
+
+    names = list(levels)
+    n = len(next(iter(index.values())))
+    columns, column_names = [np.ones(n)], ["intercept"]
+    for k in range(1, order + 1):
+        for term in itertools.combinations(names, k):
+            for combo in itertools.product(*(range(1, len(levels[name])) for name in term)):
+                column = np.ones(n)
+                for name, level in zip(term, combo, strict=True):
+                    column = column * (index[name] == level)
+                columns.append(column)
+                column_names.append(
+                    ":".join(f"{name}[{levels[name][level]}]" for name, level in zip(term, combo, strict=True))
+                )
+    return np.column_stack(columns), column_names

@@ -19,7 +19,7 @@ import numpy as np
 import yaml
 from scipy.special import expit
 
-from eval_harness.runner.unit_file import unit_payload
+from eval_harness.contract.unit_file import unit_payload
 from eval_harness.stats.betareg import fit_intersectional
 from eval_harness.suites.eec.records import beta_regression_records
 

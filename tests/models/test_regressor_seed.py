@@ -6,13 +6,12 @@ read ``head_options["seed"]`` (default 0), so ``seeds: [0, 1, 2]`` trained the s
 
 import numpy as np
 import pytest
+from helpers.anger_words import WORDS, anger_splits
 
 from eval_harness.data import TextSplit
 from eval_harness.models import EmotionRegressor
 from eval_harness.models.regressors import StaticMlpRegressor
 from eval_harness.models.static import StaticVectors
-
-WORDS = ["angry", "furious", "mad", "calm", "glad", "happy", "sad", "afraid", "fine", "ok", "rage", "peace"]
 
 
 @pytest.fixture(autouse=True)
@@ -22,16 +21,7 @@ def private_cache(tmp_path, monkeypatch):
 
 @pytest.fixture(scope="module")
 def splits() -> dict[str, TextSplit]:
-    """Texts of two to four words whose intensity is the share of anger words, with noise."""
-    rng = np.random.default_rng(0)
-    anger = {"angry", "furious", "mad", "rage"}
-
-    def split(n):
-        texts = [" ".join(rng.choice(WORDS, size=rng.integers(2, 5))) for _ in range(n)]
-        intensity = [np.mean([word in anger for word in text.split()]) for text in texts]
-        return TextSplit(texts, np.clip(np.asarray(intensity) + rng.normal(0, 0.05, n), 0, 1))
-
-    return {"train": split(120), "validation": split(40), "test": split(40)}
+    return anger_splits()
 
 
 @pytest.fixture(scope="module")

@@ -14,13 +14,13 @@ from helpers.synthetic_run import E5, GLOVE, MINILM, write_synthetic_run
 from huggingface_hub import ModelCard, parse_eval_result_entries
 
 from eval_harness.cli import main
+from eval_harness.contract.unit_file import payload_checksum
 from eval_harness.data import build_datasets
 from eval_harness.errors import ConfigError
 from eval_harness.metric_modules import metric_names
 from eval_harness.report import load_run
 from eval_harness.report.eval_results import run_date, write_eval_results
 from eval_harness.report.model_card import dataset_ids_in, eval_results, update_model_card
-from eval_harness.runner.unit_file import payload_checksum
 
 NAMESPACE = "my-org"
 

@@ -31,6 +31,9 @@ from eval_harness.errors import InputError
 from eval_harness.report import load_run, write_report
 from eval_harness.report import tables as report_tables
 from eval_harness.report.browser import static_check
+from eval_harness.suites.eec import tables as eec_report_tables
+from eval_harness.suites.gender_space import report as gender_space_report
+from eval_harness.suites.xweat import report as xweat_report
 
 
 @pytest.fixture(scope="module")
@@ -217,7 +220,7 @@ def test_poor_regressors_flag_their_bias_results(annotated):
 
 
 def test_eec_tables_one_per_eec_in_the_papers_layout(annotated, records):
-    eec_tables = report_tables.eec_coefficient_tables(annotated)
+    eec_tables = eec_report_tables.eec_coefficient_tables(annotated)
     assert list(eec_tables) == sorted(
         ["en_black_white", "en_latino_anglo", "en_arab_anglo", "es_latino_anglo", "ar_arab_anglo"]
     )
@@ -245,7 +248,7 @@ def test_eec_tables_one_per_eec_in_the_papers_layout(annotated, records):
 
 
 def test_regressor_table_is_the_test_split_per_language_and_emotion(annotated, records):
-    table = report_tables.regressor_quality_table(annotated)
+    table = eec_report_tables.regressor_quality_table(annotated)
     assert list(table["model"]) == [MINILM, SVM]
     assert list(table.columns[1:5]) == ["en: anger", "en: fear", "en: joy", "en: sadness"]
     assert len(table.columns) == 1 + 3 * 4
@@ -262,10 +265,10 @@ def test_regressor_table_is_the_test_split_per_language_and_emotion(annotated, r
 
 
 def test_xweat_tables_heatmap_cross_lingual_and_coverage(annotated, records):
-    effects = report_tables.xweat_effect_table(annotated, E5)
+    effects = xweat_report.xweat_effect_table(annotated, E5)
     assert list(effects.columns) == ["test", "en", "de", "es", "it", "hr", "ru", "tr"]
     assert list(effects["test"]) == ["T1", "T2", "T6", "T7", "T8", "T9", "T10"]
-    matrices = report_tables.xweat_cross_lingual_matrices(annotated)
+    matrices = xweat_report.xweat_cross_lingual_matrices(annotated)
     assert len(matrices) == 7 and all(model == E5 for model, _ in matrices)
     t2 = matrices[E5, "T2"].set_index("targets \\ attributes")
     monolingual_de = next(
@@ -283,7 +286,7 @@ def test_xweat_tables_heatmap_cross_lingual_and_coverage(annotated, records):
         and r["test"] == "T2"
     )
     assert t2.loc["en", "es"].startswith(f"{en_es['value']:.3f}")
-    coverage = report_tables.xweat_coverage_table(annotated, E5).set_index("test")
+    coverage = xweat_report.xweat_coverage_table(annotated, E5).set_index("test")
     worst = next(
         r["value"]
         for r in records
@@ -294,12 +297,12 @@ def test_xweat_tables_heatmap_cross_lingual_and_coverage(annotated, records):
     model, language, test = SKIPPED
     assert coverage.loc[test, language] == f"{SKIPPED_COVERAGE:.0%}"
     assert effects.set_index("test").loc[test, language] == "skipped"
-    (reason,) = report_tables.xweat_skipped(annotated)
+    (reason,) = xweat_report.xweat_skipped(annotated)
     assert reason.startswith(f"{model}, {test}, {language}: set A keeps 62%")
 
 
 def test_gender_space_tables(annotated):
-    measures = report_tables.gender_space_table(annotated)
+    measures = gender_space_report.gender_space_table(annotated)
     assert list(measures.columns) == [
         "model",
         "language",
@@ -311,7 +314,7 @@ def test_gender_space_tables(annotated):
     ]
     assert list(measures["mode"]) == ["static", "static"]
     assert measures["knn_profession_r"].str.endswith("***†").all()
-    curve = report_tables.explained_variance_table(annotated)
+    curve = gender_space_report.explained_variance_table(annotated)
     assert list(curve.columns) == ["model", "language", "mode", "metric", *(f"pc{k}" for k in range(1, 11))]
 
 

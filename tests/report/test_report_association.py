@@ -15,11 +15,11 @@ from helpers.association_run import (
 from helpers.tiny_models import build_tiny_bert
 
 from eval_harness.report import write_report
-from eval_harness.report.association import association_section, ceat_table, measures_table
 from eval_harness.report.findings import annotate
 from eval_harness.report.run_folder import load_run
 from eval_harness.report.tables import format_number, other_results_table
 from eval_harness.suites.xweat import MEASURES
+from eval_harness.suites.xweat.report_measures import association_section, ceat_table, measures_table
 
 COLUMNS = ["WEAT d", "SEAT d", "CEAT d", "RND (A)", "RND (B)", "MAC", "ECT (A)", "ECT (B)", "RIPA (X)", "RIPA (Y)"]
 

@@ -3,8 +3,8 @@ are marked, and the report says why (mean numeral mass), even when its SemEval r
 
 import pandas as pd
 
-from eval_harness.report import findings
-from eval_harness.report.build import regressor_section
+from eval_harness.report.findings import MIN_REGRESSOR_R
+from eval_harness.suites.eec.report import flag_poor_regressors, regressor_section
 
 
 def row(model, metric, value, **fields):
@@ -24,7 +24,7 @@ RESULTS = pd.DataFrame(
 
 
 def test_a_judge_with_little_numeral_mass_marks_its_results_poor():
-    flagged = findings.flag_poor_regressors(RESULTS)
+    flagged = flag_poor_regressors(RESULTS)
     estimate = flagged[flagged["metric"] == "estimate"].set_index("model")["poor_regressor"]
     assert bool(estimate["judge"]) and not bool(estimate["probe"])
     # the quality numbers themselves are not flagged against themselves
@@ -32,7 +32,7 @@ def test_a_judge_with_little_numeral_mass_marks_its_results_poor():
 
 
 def test_the_regressor_section_names_the_judge_and_its_numeral_mass():
-    section = regressor_section(RESULTS, findings.MIN_REGRESSOR_R)
+    section = regressor_section(RESULTS, MIN_REGRESSOR_R)
     text = " ".join(getattr(block, "text", "") for block in section.blocks)
     assert "judge (en, anger: 0.12)" in text and "not answering the question" in text
     assert "probe" not in text.split("Zero-shot judges")[1]

@@ -22,9 +22,13 @@ from eval_harness.errors import InputError
 from eval_harness.report import annotate, load_run, write_report
 from eval_harness.report import plots as report_plots
 from eval_harness.report import tables as report_tables
-from eval_harness.report.findings import FAMILIES, check_family, flag_fragile_findings
-from eval_harness.report.sentences import effect_sentences
+from eval_harness.report.findings import FAMILIES, check_family
 from eval_harness.report.tables import format_p
+from eval_harness.suites.eec import plots as eec_plots
+from eval_harness.suites.eec import tables as eec_tables
+from eval_harness.suites.eec.report import flag_clustering
+from eval_harness.suites.eec.sentences import effect_sentences
+from eval_harness.suites.xweat import report as xweat_report
 
 ARAB_ANGER = (MINILM, "en_arab_anglo", "anger")
 
@@ -106,17 +110,17 @@ def test_opposite_signed_conditional_effects_are_said_to_be_so(sentences, record
 
 
 def test_coefficient_tables_say_what_each_coefficient_conditions_on(annotated, records):
-    table = report_tables.eec_coefficient_tables(annotated)["en_arab_anglo"]
+    table = eec_tables.eec_coefficient_tables(annotated)["en_arab_anglo"]
     assert list(table.columns)[2:5] == [
         "Arab vs Anglo, among men",
         "women vs men, within Anglo",
         "Arab × women (interaction)",
     ]
-    contrasts = report_tables.coefficient_contrasts(annotated, "en_arab_anglo")
+    contrasts = eec_tables.coefficient_contrasts(annotated, "en_arab_anglo")
     for term, line in zip(("group", "gender", "group:gender"), contrasts, strict=True):
         assert line.endswith(_record(records, *ARAB_ANGER, term, "estimate")["contrast"])
     assert "among men (the reference gender)" in contrasts[0]
-    effects = report_tables.eec_effect_tables(annotated)["en_arab_anglo"]
+    effects = eec_tables.eec_effect_tables(annotated)["en_arab_anglo"]
     assert "Arab vs Anglo, among women" in effects.columns
     cell = effects[(effects["emotion"] == "anger") & (effects["model"] == MINILM)]["Arab vs Anglo, among women"]
     assert cell.item().startswith(f"{_record(records, *ARAB_ANGER, 'group_within_other_gender')['value']:.3f}***")
@@ -140,14 +144,14 @@ def test_findings_that_lose_significance_under_template_clustering_are_flagged(a
     intercept = annotated["term"] == "intercept"
     moved = annotated.assign(clustered_p_value=annotated["clustered_p_value"].where(~intercept, 0.5))
     assert annotated.loc[intercept, "p_value"].max() < 0.05
-    assert not flag_fragile_findings(moved).loc[intercept, "loses_under_clustering"].any()
+    assert not flag_clustering(moved).loc[intercept, "loses_under_clustering"].any()
     model, config, emotion = next(iter(TEMPLATE_DRIVEN))
     planted = _record(records, model, config, emotion, "group", "estimate")
     assert planted["p_value"] <= 0.01 and planted["clustered_p_value"] > 0.05  # as planted
-    table = report_tables.eec_coefficient_tables(annotated)[config]
+    table = eec_tables.eec_coefficient_tables(annotated)[config]
     cell = table[(table["emotion"] == emotion) & (table["model"] == model)].iloc[0]
     assert cell["Latino vs Anglo, among men"] == f"{planted['value']:.3f}***§"
-    fragile = report_tables.findings_table(annotated, "clustering")
+    fragile = report_tables.findings_table(annotated, "loses_under_clustering")
     assert len(fragile) == sum(expected) and (fragile["flag"].str.contains("§")).all()
 
     report = write_report(run_dir, formats=("md",), out_dir=tmp_path / "report")
@@ -164,16 +168,16 @@ def test_with_clustered_standard_errors_reported_nothing_is_flagged_and_the_repo
     )
     flagged = annotate(clustered.drop(columns=["loses_under_clustering", "family", "p_holm", "p_bh"]))
     assert not flagged["loses_under_clustering"].any()
-    text = report_tables.covariance_description(clustered)
+    text = eec_tables.covariance_description(clustered)
     assert text.startswith("Reported standard errors: cluster-robust (CR1 sandwich, clustered by template_id)")
     assert "t tests with 10 degrees of freedom" in text
 
 
 def test_an_interval_not_recorded_comes_from_the_records_own_reference_distribution():
     row = pd.Series({"value": 0.5, "std_err": 0.1, "statistic_kind": "t", "df": 10})
-    low, high = report_plots._interval(row)
+    low, high = report_plots.interval_95(row)
     assert high - 0.5 == pytest.approx(stats.t(10).ppf(0.975) * 0.1, rel=1e-12)
-    low, high = report_plots._interval(row.drop(["statistic_kind", "df"]))
+    low, high = report_plots.interval_95(row.drop(["statistic_kind", "df"]))
     assert high - 0.5 == pytest.approx(stats.norm.ppf(0.975) * 0.1, rel=1e-12)
 
 
@@ -217,7 +221,7 @@ def test_seeds_are_pooled_per_coefficient_and_effect_by_rubins_rules(three_seeds
 
 def test_the_report_uses_the_pooled_values_and_shows_the_spread(three_seeds, tmp_path):
     folder, _, pooled = three_seeds
-    table = report_tables.eec_coefficient_tables(pooled)["en_black_white"]
+    table = eec_tables.eec_coefficient_tables(pooled)["en_black_white"]
     row = pooled[(pooled["model"] == MINILM) & (pooled["config"] == "en_black_white") & (pooled["emotion"] == "anger")
                  & (pooled["term"] == "group") & (pooled["metric"] == "estimate")].iloc[0]  # fmt: skip
     cell = table[(table["emotion"] == "anger") & (table["model"] == MINILM)].iloc[0]
@@ -243,15 +247,15 @@ def test_weat_tests_with_a_small_p_and_a_bootstrap_interval_across_zero_are_flag
     ]
     assert annotated["bootstrap_ci_spans_zero"].tolist() == expected
     model, language, test = FRAGILE_WEAT
-    lines = report_tables.xweat_fragile(annotated)
+    lines = xweat_report.xweat_fragile(annotated)
     assert len(lines) == sum(expected)
     assert f"{model}, {test}, {language}: d = 1.54, p = 2.00e-04, 95% bootstrap CI [-0.55, 1.87]" in "\n".join(lines)
-    cell = report_tables.xweat_effect_table(annotated, E5).set_index("test").loc[test, language]
+    cell = xweat_report.xweat_effect_table(annotated, E5).set_index("test").loc[test, language]
     assert cell.startswith("1.540***") and cell.endswith("‖ [-0.55, 1.87]")
 
 
 def test_the_words_whose_removal_moves_d_most_are_shown_per_test_and_language(annotated, records):
-    table = report_tables.xweat_uncertainty_table(annotated, E5)
+    table = xweat_report.xweat_uncertainty_table(annotated, E5)
     assert len(table) == 7 * 7 - 1 + 6 * 7  # every test that ran, monolingual and cross-lingual
     record = next(r for r in records if r["metric"] == "effect_size" and r["model"] == E5 and r["language"] == "hr"
                   and r["test"] == "T2")  # fmt: skip
@@ -312,9 +316,9 @@ def test_the_report_states_its_family(run_dir, tmp_path, capsys):
 
 def test_holm_and_benjamini_hochberg_are_both_marked_in_the_forest_plot(annotated):
     config = "en_latino_anglo"
-    figure = report_plots.forest_figure(annotated, config)
+    figure = eec_plots.forest_figure(annotated, config)
     markers = [line for axis in figure.axes for line in axis.get_lines() if line.get_marker() == "o"]
-    coefficients = report_tables.eec_rows(annotated)
+    coefficients = eec_tables.eec_rows(annotated)
     coefficients = coefficients[
         (coefficients["config"] == config) & coefficients["term"].isin(["group", "gender", "group:gender"])
     ]

@@ -16,7 +16,7 @@ from toy_method import register_toy_suite
 
 from eval_harness.cli import main
 from eval_harness.runner import load_config
-from eval_harness.runner.suite import unregister_suite
+from eval_harness.suites import unregister_suite
 
 pytestmark = pytest.mark.slow  # two processes start python, torch and accelerate at once: 20-35 s on 2 busy cores
 

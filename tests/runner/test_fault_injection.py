@@ -14,12 +14,11 @@ import signal
 import stat
 
 import pytest
-import yaml
-from helpers.tiny_models import build_tiny_bert
+from helpers.tiny_models import write_tiny_eec_config
 from helpers.xbias_process import start, wait_for_pause
 
+from eval_harness.contract.unit_file import unit_file_problem
 from eval_harness.runner import load_config, run_sweep
-from eval_harness.runner.unit_file import unit_file_problem
 
 pytestmark = pytest.mark.slow  # eight xbias processes, each loads a model and trains or reloads a regressor
 # The pause points, in the order of one chain: where the run is when it is killed.
@@ -33,19 +32,7 @@ N_UNITS = 2
 
 @pytest.fixture(scope="module")
 def config_path(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("faults")
-    model = build_tiny_bert(folder / "bert")
-    path = folder / "eec.yaml"
-    options = {"pooling": "mean", "max_train": 200, "head_options": {"max_epochs": 4}}
-    path.write_text(
-        yaml.safe_dump(
-            {
-                "models": [{"name": "tiny", "path": str(model), "type": "encoder", "options": options}],
-                "suites": {"eec": {"languages": ["en"], "emotions": ["anger"], "configs": ["en_black_white"]}},
-            }
-        )
-    )
-    return path
+    return write_tiny_eec_config(tmp_path_factory.mktemp("faults"))
 
 
 @pytest.fixture(scope="module")

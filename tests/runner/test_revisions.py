@@ -14,7 +14,7 @@ from eval_harness.cli import main
 from eval_harness.errors import ConfigError, ModelLoadError
 from eval_harness.models.loading import pin_hub_model
 from eval_harness.runner import parse_config
-from eval_harness.runner.suite import unregister_suite
+from eval_harness.suites import unregister_suite
 
 REPO = "xbias-test/tiny-bert"
 FIRST, SECOND = "a" * 40, "b" * 40

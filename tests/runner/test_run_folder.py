@@ -14,7 +14,7 @@ from eval_harness.errors import ConfigError, InputError
 from eval_harness.report import load_run
 from eval_harness.runner import RunStore, parse_config, run_sweep
 from eval_harness.runner.store import RunFolderError
-from eval_harness.runner.suite import unregister_suite
+from eval_harness.suites import unregister_suite
 
 FIRST_UNIT = "m1__toy__en__toy__en_c0__anger__seed0"
 
@@ -184,3 +184,51 @@ def test_every_run_folder_file_follows_the_umask(toy, tmp_path, umask):
     for path in paths:
         expected = (0o777 if path.is_dir() else 0o666) & ~umask
         assert stat.S_IMODE(path.stat().st_mode) == expected, (path, oct(stat.S_IMODE(path.stat().st_mode)))
+
+
+# -- results.jsonl ---------------------------------------------------------------------------------------------------
+
+
+def test_results_grow_unit_by_unit_and_run_json_names_the_final_files_digest(toy, tmp_path):
+    import hashlib
+
+    out = tmp_path / "run"
+    seen = []
+    evaluate = toy.evaluate
+
+    def watching(unit, prepared, ctx):  # what a reader of results.jsonl sees while the run is in progress
+        seen.append(len((out / "results.jsonl").read_text().splitlines()))
+        return evaluate(unit, prepared, ctx)
+
+    toy.evaluate = watching
+    run_sweep(toy_config(), out, progress=False)
+    assert seen == [2 * index for index in range(8)]  # every finished unit's two records, appended as it finished
+    info = json.loads((out / "run.json").read_text())
+    data = (out / "results.jsonl").read_bytes()
+    assert info["results"] == {
+        "file": "results.jsonl",
+        "records": 16,
+        "sha256": hashlib.sha256(data).hexdigest(),
+    }
+
+
+def test_a_results_file_cut_short_is_made_whole_when_the_run_resumes(toy, tmp_path):
+    out = tmp_path / "run"
+    toy.interrupt_after = 3
+    with pytest.raises(KeyboardInterrupt):
+        run_sweep(toy_config(), out, progress=False)
+    whole = (out / "results.jsonl").read_text()
+    assert len(whole.splitlines()) == 6
+    (out / "results.jsonl").write_text(whole + whole.splitlines()[0][:25])  # a killed append's last line
+    toy.interrupt_after = None
+    seen, evaluate = [], toy.evaluate
+
+    def watching(unit, prepared, ctx):
+        seen.append(read_results(out))  # every line a whole record: the resumed run rewrote the file first
+        return evaluate(unit, prepared, ctx)
+
+    toy.evaluate = watching
+    run_sweep(toy_config(), out, progress=False)
+    assert len(seen[0]) == 6 and len(seen[1]) == 8
+    records = read_results(out)
+    assert len(records) == 16 and records[:6] == [json.loads(line) for line in whole.splitlines()]

@@ -9,7 +9,7 @@ from toy_method import EMOTIONS, register_toy_suite
 
 from eval_harness.errors import ConfigError, InputError
 from eval_harness.runner import RECORD_FIELDS, RunStore, load_config, parse_config, plan_units, run_sweep
-from eval_harness.runner.suite import unregister_suite
+from eval_harness.suites import unregister_suite
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from helpers.accelerate_ranks import accelerate_launch
 from toy_method import register_toy_suite
 
 from eval_harness.runner import RunStore, load_config, run_sweep
-from eval_harness.runner.suite import unregister_suite
+from eval_harness.suites import unregister_suite
 
 TESTS_DIR = Path(__file__).resolve().parents[1]
 LAUNCHER = f"""

@@ -1,4 +1,4 @@
-"""Records of several seeds pooled into one number each (runner/seeds.py), and the end-of-run table that shows
+"""Records of several seeds pooled into one number each (contract/seeds.py), and the end-of-run table that shows
 the pooled value with the between-seed spread. Expected values are written out by hand (Rubin 1987)."""
 
 import json
@@ -9,10 +9,12 @@ import pytest
 from scipy import stats
 from toy_method import EMOTIONS, register_toy_suite
 
+from eval_harness.contract.seeds import pool_seeds
 from eval_harness.runner import parse_config, run_sweep
-from eval_harness.runner.seeds import pool_seeds
-from eval_harness.runner.suite import unregister_suite
+from eval_harness.suites import unregister_suite
+from eval_harness.suites.eec.records import EEC_RECORDS
 
+SCHEMAS = {"eec": EEC_RECORDS}  # the split that keys a Pearson r, the clustered test pooled beside the own
 KEY = dict(model="m", suite="eec", language="en", dataset="eec", config="en_arab_anglo", emotion="anger", test=None)
 
 
@@ -41,7 +43,7 @@ def test_estimates_with_standard_errors_are_pooled_by_rubins_rules():
         )
         for seed, q, u, p, c in zip((0, 1, 2), values, std_errs, p_values, clustered, strict=True)
     ]
-    (pooled,) = pool_seeds(records)
+    (pooled,) = pool_seeds(records, schemas=SCHEMAS)
     m, q_bar = 3, sum(values) / 3
     between = sum((q - q_bar) ** 2 for q in values) / (m - 1)
     total = sum(u**2 for u in std_errs) / m + (1 + 1 / m) * between
@@ -63,6 +65,9 @@ def test_estimates_with_standard_errors_are_pooled_by_rubins_rules():
     clustered_total = sum(c**2 for c in clustered) / m + (1 + 1 / m) * between
     assert pooled["clustered_std_err"] == pytest.approx(math.sqrt(clustered_total), rel=1e-12)
     assert pooled["clustered_df"] < 10 and pooled["clustered_p_value"] > pooled["p_value"]
+    # without the suite's schema the clustered test is one field among others that differ between seeds: dropped
+    (unknown,) = pool_seeds(records)
+    assert unknown["std_err"] == pooled["std_err"] and "clustered_std_err" not in unknown
 
 
 def test_a_number_without_a_test_is_averaged_and_no_p_value_is_invented():
@@ -71,7 +76,7 @@ def test_a_number_without_a_test_is_averaged_and_no_p_value_is_invented():
         for seed, r in enumerate((0.61, 0.58, 0.66))
         for split in ("validation", "test")
     ]
-    pooled = pool_seeds(records)
+    pooled = pool_seeds(records, schemas=SCHEMAS)
     assert [record["split"] for record in pooled] == ["validation", "test"]  # one per split, in order
     assert pooled[1]["value"] == pytest.approx(np.mean([0.61, 0.58, 0.66]), rel=1e-12)
     assert pooled[1]["between_seed_sd"] == pytest.approx(np.std([0.61, 0.58, 0.66], ddof=1), rel=1e-12)

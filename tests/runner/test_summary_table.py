@@ -1,7 +1,8 @@
 """The end-of-run summary table says why a cell has no value (n/a [k] and the reason in a footnote)."""
 
+from eval_harness.contract import Suite, UnitKey
 from eval_harness.runner import parse_config, run_sweep
-from eval_harness.runner.suite import Suite, UnitKey, register_suite, unregister_suite
+from eval_harness.suites import register_suite, unregister_suite
 
 
 class CoverageSuite(Suite):

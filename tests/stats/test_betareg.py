@@ -117,6 +117,7 @@ def test_result_to_dict_and_summary():
         "p_value",
         "ci_low",
         "ci_high",
+        "mde",
         "stars",
     }
     assert d["group_levels"] == ["European", "African-American"]

@@ -154,7 +154,7 @@ def test_rows_without_group_need_no_cluster_label():
         ({"cov_type": "cluster", "clusters": {"template_id": "abc"}}, r"one label per row \(20\), got not a sequence"),
         (
             {"cov_type": "cluster", "clusters": {"template_id": [None] + [0, 1] * 9 + [1]}},
-            r"clusters\['template_id'\] has 1 missing labels on rows with a group",
+            r"clusters\['template_id'\] has 1 missing labels on the fitted rows",
         ),
         ({"cov_type": "cluster", "clusters": {"template_id": [3] * 20}}, r"has 1 cluster among the fitted rows"),
         ({"cov_type": "cluster", "clusters": {"template_id": [[0]] * 20}}, r"labels must be hashable"),
@@ -168,16 +168,20 @@ def test_bad_cluster_input(kwargs, message):
 
 @pytest.mark.slow
 def test_template_random_effects_make_model_based_tests_over_reject_and_clustered_tests_hold_their_level():
-    """No true bias, but each of 11 templates shifts the intercept, group, gender and interaction effects.
+    """No true bias, but each of 11 templates shifts the intercept, group, gender and interaction effects
+    (template slopes): the must-show simulation of issue 21.
 
     An EEC-sized design: 11 templates x 40 persons (10 per group x gender cell), n = 440; template
     deviations N(0, 0.2^2) on the logit scale, precision 30. Rows of one template are then correlated, and the
     model-based Wald tests (independent rows) over-reject; CR1 template-clustered tests with t(10) hold
     alpha = 0.05. Six tests per data set (the group, gender and interaction coefficients, the group and gender
-    AMEs, the group effect among men), 250 data sets (~0.1 s each for both fits). Sizes chosen from pilots:
-    with this seed the pooled rejection rate is 0.146 model-based and 0.050 clustered; over 11 seeds tried
-    (100-109, 2024) the pooled clustered rate ranged 0.029-0.060 and no single test's rate exceeded 0.076,
-    and the model-based pooled rate was >= 0.117 with the group AME >= 0.184 (seeds 1, 100, 101, 2024).
+    AMEs, the group effect among men), 500 data sets, both fits from the cells' sufficient statistics.
+
+    Pilots (seeds 100, 101, 102, 2024): pooled rejection rates 0.138-0.153 model-based (the AMEs 0.218-0.252)
+    and 0.043-0.058 clustered, single clustered tests 0.028-0.074. The band for one rate over 500 data sets is
+    0.031-0.069 (binomial, 95 %): the pooled clustered rate must lie in it and each single one within
+    0.02-0.09 (about 3 binomial SEs: six rates cannot all be expected inside their 95 % band); the model-based
+    pooled rate must exceed 0.08.
     """
     rng = np.random.default_rng(100)
     design = eec_design(templates=11, persons_per_cell=10)
@@ -185,7 +189,7 @@ def test_template_random_effects_make_model_based_tests_over_reject_and_clustere
     group, gender = labels(design)
     tests = ("group", "gender", "group:gender", "group_ame", "gender_ame", "group_within_reference_gender")
     rejections = {"model": np.zeros(len(tests)), "cluster": np.zeros(len(tests))}
-    datasets = 250
+    datasets = 500
     for _ in range(datasets):
         u = rng.normal(0, 0.2, (11, 4))[template]
         mu = expit(-0.8 + u[:, 0] + u[:, 1] * m + u[:, 2] * f + u[:, 3] * m * f)
@@ -197,7 +201,7 @@ def test_template_random_effects_make_model_based_tests_over_reject_and_clustere
             ]
             rejections[cov_type] += np.array(p_values) < 0.05
     model, cluster = rejections["model"] / datasets, rejections["cluster"] / datasets
-    assert model.mean() > 0.10, dict(zip(tests, model, strict=True))
+    assert model.mean() > 0.08, dict(zip(tests, model, strict=True))
     assert model[tests.index("group_ame")] > 0.15
-    assert 0.02 <= cluster.mean() <= 0.08, dict(zip(tests, cluster, strict=True))
-    assert cluster.max() <= 0.10, dict(zip(tests, cluster, strict=True))
+    assert 0.031 <= cluster.mean() <= 0.069, dict(zip(tests, cluster, strict=True))
+    assert np.all((0.02 <= cluster) & (cluster <= 0.09)), dict(zip(tests, cluster, strict=True))

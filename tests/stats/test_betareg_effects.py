@@ -154,6 +154,7 @@ def test_effects_in_to_dict_and_summary():
         "p_value",
         "ci_low",
         "ci_high",
+        "mde",
         "stars",
     }
     assert np.array(d["covariance"]).shape == (len(PARAMETERS), len(PARAMETERS))

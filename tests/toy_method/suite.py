@@ -16,9 +16,11 @@ from pathlib import Path
 
 import numpy as np
 
+from eval_harness.contract import Suite, UnitKey, unit_rng
 from eval_harness.errors import InputError
-from eval_harness.runner import unit_rng
-from eval_harness.runner.suite import Suite, UnitKey, register_suite
+from eval_harness.suites import register_suite
+
+from .records import TOY_RECORDS
 
 EMOTIONS = ("anger", "fear", "joy", "sadness")
 
@@ -29,6 +31,8 @@ class ToySuite(Suite):
     languages = ("en", "es", "ar")
     model_types = ("encoder", "static_mlp", "svm_tfidf")
     options = {"n_configs": 2, "fail_unit": ""}
+    records = TOY_RECORDS
+    report_section = "toy_method.report:SECTION"
 
     def __init__(self):
         self.calls = 0

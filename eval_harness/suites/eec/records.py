@@ -1,4 +1,56 @@
-"""The eec suite's records: a regressor's quality on SemEval-2018, and one Beta regression per EEC x emotion."""
+"""The eec suite's records: a regressor's quality on SemEval-2018, and one Beta regression per EEC x emotion.
+
+:data:`EEC_RECORDS` is their schema, in one place: every metric and every field with its type (the harness
+checks each record against it; the report section :mod:`.report` reads these fields).
+"""
+
+from ...contract.records import Field, RecordSchema, Test
+
+EEC_RECORDS = RecordSchema(
+    metrics={
+        "pearson_r": "the regressor's Pearson r on a SemEval-2018 split (unit dataset semeval2018_affect)",
+        "estimate": "a Beta-regression coefficient, logit scale (term intercept, group, gender, group:gender)",
+        "effect": "an effect on the predicted-intensity scale (term: its name in stats.betareg.EFFECTS)",
+        "log_phi": "the Beta regression's log precision",
+        "cell_mean": "a group x gender cell's observed mean intensity (term group|gender)",
+        "numeral_mass": "a zero-shot judge's mean probability of answering with a numeral of its scale",
+    },
+    fields={
+        # regressor quality
+        "split": Field(str, "pearson_r: the SemEval split, validation or test"),
+        "n": Field(int, "rows the number is computed from (sentences fitted, tweets scored)"),
+        "model_type": Field(str, "pearson_r: the emotion model's type"),
+        "n_train": Field(int, "pearson_r: training tweets"),
+        "selected": Field(dict, "pearson_r: the hyperparameters selected on validation"),
+        # the Beta regression
+        "contrast": Field(str, "what a coefficient or effect compares and conditions on, in words"),
+        "kind": Field(str, "effect: conditional, average marginal, or interaction"),
+        "coefficient": Field(str, "effect: the coefficient it is about"),
+        "n_excluded": Field(int, "sentences left out of the fit (no group: noun phrases)"),
+        "converged": Field(bool, "whether the fit converged"),
+        "squeezed": Field(bool, "whether scores at 0 or 1 were squeezed into (0, 1)"),
+        "group_levels": Field(list, "the group levels, reference first"),
+        "gender_levels": Field(list, "the gender levels, reference first"),
+        "cov_type": Field(str, "the reported standard errors: model or cluster"),
+        "cluster_by": Field(list, "the reported standard errors' cluster columns (none: model-based)"),
+        "n_clusters": Field(list, "clusters per cluster column"),
+        "clustered_std_err": Field(float, "the template-clustered standard error"),
+        "clustered_p_value": Field(float, "the template-clustered test's p-value"),
+        "clustered_by": Field(list, "the clustered test's cluster columns"),
+        "clustered_df": Field(float, "the clustered t test's degrees of freedom"),
+        "lr_statistic": Field(float, "estimate group:gender: the intersection's likelihood-ratio statistic"),
+        "lr_p_value": Field(float, "estimate group:gender: the likelihood-ratio test's p-value"),
+        "phi": Field(float, "log_phi: the precision"),
+        "predicted_mean": Field(float, "cell_mean: the fit's mean intensity of the cell"),
+        # a zero-shot judge's validity
+        "numeral_mass_median": Field(float, "numeral_mass: the median over sentences"),
+        "low_mass_share": Field(float, "numeral_mass: share of sentences below the low-mass line"),
+        "argmax_counts": Field(dict, "numeral_mass: how often each numeral was the most probable answer"),
+        "parse_failure_rate": Field(float, "numeral_mass: share of generated answers that did not parse"),
+    },
+    key=("split",),
+    tests=(Test("clustered_std_err", "clustered_p_value", "clustered_df"),),
+)
 
 
 def regressor_records(scores) -> list[dict]:

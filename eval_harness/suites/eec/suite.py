@@ -28,9 +28,10 @@ from typing import Any
 
 import numpy as np
 
+from ...contract import Suite, Task, Unit, UnitKey
 from ...data.catalog import EEC_CONFIGS, EEC_CONFIGS_BY_LANGUAGE, EEC_EMOTIONS, EEC_REFERENCE_GROUP
 from ...errors import ConfigError, InputError
-from ...runner.suite import Suite, Task, Unit, UnitKey
+from .records import EEC_RECORDS, beta_regression_records, regressor_records, validity_records
 
 QUALITY_DATASET = "semeval2018_affect"
 
@@ -40,6 +41,8 @@ class EECSuite(Suite):
     description = "emotion regressors on the Equity Evaluation Corpora, Beta regression per EEC x emotion"
     languages = tuple(EEC_CONFIGS_BY_LANGUAGE)
     datasets = ("eec", "semeval2018_affect")
+    records = EEC_RECORDS
+    report_section = "eval_harness.suites.eec.report:SECTION"
     options = {
         "emotions": list(EEC_EMOTIONS),  # which emotions to run
         "configs": [],  # EEC configs to run; a language with none listed runs all of its own
@@ -54,15 +57,17 @@ class EECSuite(Suite):
     }
 
     def validate_options(self, options: Mapping[str, Any]) -> None:
-        from ...stats.betareg import CLUSTER_COLUMNS, COV_TYPES  # here: statsmodels is slow to import (xbias list)
+        # The fit's own checks, here before anything runs (statsmodels is slow to import: not at the top).
+        from ...stats.betareg import CLUSTER_COLUMNS, clusters_from_columns
 
         if not (options["use_t"] is None or isinstance(options["use_t"], bool)):
             raise ConfigError(f"use_t must be true, false or null (automatic), got {options['use_t']!r}")
-        if options["cov_type"] not in COV_TYPES:
-            raise ConfigError(f"cov_type must be one of {', '.join(COV_TYPES)}, got {options['cov_type']!r}")
-        names = options["cluster_by"]
-        if not 1 <= len(names) <= 2 or len(set(names)) != len(names) or set(names) - set(CLUSTER_COLUMNS):
-            raise ConfigError(f"cluster_by must be one or two of {', '.join(CLUSTER_COLUMNS)}, got {names!r}")
+        placeholders = dict.fromkeys(CLUSTER_COLUMNS, ())  # every column the fit may cluster by is there
+        try:
+            clusters_from_columns(options["cov_type"], None, placeholders)  # cov_type
+            clusters_from_columns("cluster", options["cluster_by"], placeholders)  # cluster_by, however it is used
+        except InputError as error:
+            raise ConfigError(str(error)) from None
         self._emotions(options)
         if isinstance(options["sample"], bool) or options["sample"] < 0:
             raise ConfigError(f"sample must be a whole number of rows per cell (0: all), got {options['sample']!r}")
@@ -113,7 +118,7 @@ class EECSuite(Suite):
                 texts = rows["sentence"].tolist()
                 ctx.status(f"{task.model.name} {task.language} {emotion}: scoring {len(texts)} sentences of {name}")
                 validity = None
-                if callable(getattr(regressor, "score", None)):
+                if "judge" in task.model.capabilities:
                     # A zero-shot judge: how much of its answer fell on the scale's numerals, on these sentences.
                     scores = regressor.score(texts)
                     y, validity = scores.value, scores.validity()
@@ -131,7 +136,6 @@ class EECSuite(Suite):
 
     def evaluate(self, unit: Unit, prepared: dict, ctx) -> list[dict]:
         from ...stats.betareg import fit_intersectional  # here: statsmodels is slow to import (xbias list)
-        from .records import beta_regression_records, regressor_records, validity_records
 
         if unit.dataset == QUALITY_DATASET:
             return regressor_records(prepared["scores"][unit.emotion])

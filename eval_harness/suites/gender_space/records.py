@@ -1,11 +1,42 @@
-"""The gender_space suite's records: the five measures as flat records (``test`` = the measure)."""
+"""The gender_space suite's records: the five measures as flat records (``test`` = the measure).
+
+:data:`GENDER_SPACE_RECORDS` is their schema, in one place (the harness checks every record against it).
+"""
+
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .pipeline import GenderSpaceReport
+from ...contract.records import Field, RecordSchema
+
+if TYPE_CHECKING:
+    from .pipeline import GenderSpaceReport
+
+GENDER_SPACE_RECORDS = RecordSchema(
+    metrics={
+        "explained_variance_ratio": "a principal component's share of the definitional pairs' differences",
+        "baseline_explained_variance_ratio": "the same share for random pairs (mean over draws)",
+        "direct_bias": "Bolukbasi's direct bias of the professions",
+        "clustering_accuracy": "k-means accuracy of the biased words' gender (mean over runs)",
+        "classification_accuracy": "an SVM's accuracy of the biased words' gender (mean over runs)",
+        "knn_profession_r": "Pearson r of a profession's bias and its neighbours' (mean over runs)",
+    },
+    fields={
+        "mode": Field(str, "static or context: the vectors measured"),
+        "n": Field(int, "pairs, words, draws or professions the number is computed from"),
+        "std": Field(float, "the baseline's spread over its draws"),
+        "c": Field(float, "direct_bias: the strictness exponent"),
+        "min": Field(float, "the smallest run's value"),
+        "max": Field(float, "the largest run's value"),
+        "runs": Field(int, "runs averaged"),
+        "k": Field(int, "knn: neighbours"),
+        "skipped": Field(list, "the first record of a unit: the words of its lists left out, and why"),
+        "counts": Field(dict, "the first record of a unit: how many words each list kept"),
+    },
+)
 
 
-def gender_space_records(report: GenderSpaceReport) -> list[dict]:
+def gender_space_records(report: "GenderSpaceReport") -> list[dict]:
     """Flat records (``test`` = the measure, ``metric`` = the statistic), the shape the report reads:
 
     - ``explained_variance_ratio`` and ``baseline_explained_variance_ratio`` per component

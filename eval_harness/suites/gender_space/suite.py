@@ -24,8 +24,9 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
+from ...contract import Suite, Task, Unit, UnitKey
 from ...errors import ConfigError
-from ...runner.suite import Suite, Task, Unit, UnitKey
+from .records import GENDER_SPACE_RECORDS, gender_space_records
 from .settings import GenderSpaceSettings
 
 MEASURES = ("subspace", "direct_bias", "clustering", "classification", "knn")
@@ -66,6 +67,8 @@ class GenderSpaceSuite(Suite):
     languages = ("en",)
     requires = "word_vectors"
     datasets = ("gender_lists",)
+    records = GENDER_SPACE_RECORDS
+    report_section = "eval_harness.suites.gender_space.report:SECTION"
     options = {
         "corpus": "",  # "" (static mode), "semeval2018", or a text/csv/json/parquet file of sentences
         "corpus_column": "text",  # the column of a csv/json/parquet corpus
@@ -104,7 +107,6 @@ class GenderSpaceSuite(Suite):
         # Here, not at the top: the numerics and `datasets` are slow to import (xbias list, config checks).
         from ...data import load_corpus
         from .pipeline import GenderWordLists, evaluate_contextual, evaluate_static, reference_biased_words
-        from .records import gender_space_records
 
         options = task.options
         settings = GenderSpaceSettings.from_mapping(

@@ -38,14 +38,98 @@ A unit (one test on one language ``"de"`` or pair ``"en-de"``) writes, for the m
   ``sample_effect_std``, ``n_samples``, ``ddof``, ``measure_seed``, the word counts ``n_x, n_y, n_a, n_b``,
   ``min_contexts``/``max_contexts`` (fewest and most context vectors of a word), ``contexts_per_word``,
   ``corpus`` and ``missing`` (per role, the words without a context).
+
+:data:`XWEAT_RECORDS` is their schema, in one place (the harness checks every record against it; the report
+sections of :mod:`.report` read these fields).
 """
 
+from ...contract.records import Field, RecordSchema
 from .ceat import CONFIDENCE_LEVEL, CEATTestResult
 from .measures import RIPA_RELATION, AssociationResult
 from .pipeline import XWEATResult
 from .seat import SEATResult
 
 INFLUENTIAL_WORDS = 3
+
+_WORD_COUNTS = {f"n_{role}": Field(int, f"words (seat: sentences) of set {role.upper()}") for role in "xyab"}
+XWEAT_RECORDS = RecordSchema(
+    metrics={
+        "effect_size": "WEAT's effect size d, with its permutation test",
+        "statistic": "WEAT's test statistic s(X, Y, A, B) (the same test as its effect size)",
+        "coverage": "the smallest share of a set's words the model knows",
+        "rnd": "Garg's relative norm distance of an attribute set (term A or B)",
+        "mac": "mean average cosine distance of the targets to the attributes (1: none)",
+        "ect": "embedding coherence test: Spearman rho of the targets' similarities to a set (term A or B)",
+        "ripa": "mean projection of a target set's words on the attributes' relation vector (term X or Y)",
+        "rnsb": "relative negative sentiment bias: KL divergence from uniform",
+        "seat": "WEAT's effect size over the words' template sentences",
+        "ceat": "CEAT: the random-effects combination of WEAT effect sizes over sampled contexts",
+    },
+    fields={
+        "targets_language": Field(str, "the language of the target sets X, Y"),
+        "attributes_language": Field(str, "the language of the attribute sets A, B"),
+        # the WEAT test
+        "p_value_method": Field(str, "exact or monte_carlo"),
+        "n_permutations": Field(int, "Monte-Carlo permutations (None: exact)"),
+        "p_value_mc_std_err": Field(float, "the Monte-Carlo p-value's standard error"),
+        **_WORD_COUNTS,
+        "similarity": Field(str, "the word similarity (cosine, ...)"),
+        "alternative": Field(str, "the test's alternative (greater, less, two-sided)"),
+        "ddof": Field(int, "the effect size's standard-deviation ddof"),
+        "bootstrap_std_err": Field(float, "effect_size: its bootstrap standard error (words resampled per set)"),
+        "n_bootstrap": Field(int, "effect_size: bootstrap replicates"),
+        "influential_words": Field(list, "effect_size: the words whose removal moves d most"),
+        "missing": Field(dict, "coverage, ceat: per role, the words without a vector (context)"),
+        # the other measures
+        "set": Field(str, "the name of the term's set"),
+        "words": Field(list, "the term's set's words, row by row of the per-word fields"),
+        "target_sets": Field(list, "the names of X and Y"),
+        "attribute_sets": Field(list, "the names of A and B"),
+        "measure_seed": Field(int, "the seed the measure drew with"),
+        "mean": Field(float, "rnd: the mean distance difference"),
+        "per_word": Field(list, "rnd: each attribute word's distance difference"),
+        "n_attributes": Field(int, "rnd, ect: attribute words"),
+        "normalize": Field(bool, "rnd: whether vectors were normalised"),
+        "by_target_set": Field(list, "mac: per target set"),
+        "by_attribute_set": Field(list, "mac: per attribute set"),
+        "target_set_sizes": Field(list, "mac: words per target set"),
+        "attribute_set_sizes": Field(list, "mac: words per attribute set"),
+        "similarities_x": Field(list, "ect: X's similarity to each attribute word"),
+        "similarities_y": Field(list, "ect: Y's similarity to each attribute word"),
+        "scores": Field(list, "ripa: each word's projection"),
+        "std": Field(float, "ripa, rnsb: the spread"),
+        "relation": Field(str, "ripa: how the relation vector was made"),
+        "n_words": Field(int, "ripa: words projected"),
+        "min": Field(float, "rnsb: the smallest fit's divergence"),
+        "max": Field(float, "rnsb: the largest fit's divergence"),
+        "per_seed": Field(list, "rnsb: each fit's divergence"),
+        "negative_share": Field(list, "rnsb: per group, the share classified negative"),
+        "mean_negative_probability": Field(list, "rnsb: per group, the mean negative probability"),
+        "holdout_accuracy": Field(float, "rnsb: the classifier's held-out accuracy"),
+        "unit": Field(str, "rnsb: what a group's probability is averaged over"),
+        "n_seeds": Field(int, "rnsb: classifier fits"),
+        "train_fraction": Field(float, "rnsb: share of the attribute words the classifier trains on"),
+        "C": Field(float, "rnsb: the classifier's inverse regularisation"),
+        "group_sizes": Field(list, "rnsb: words per target group"),
+        "n_positive": Field(int, "rnsb: positive training words"),
+        "n_negative": Field(int, "rnsb: negative training words"),
+        "templates": Field(dict, "seat: per language, where its templates come from"),
+        "z": Field(float, "ceat: the combined effect's z"),
+        "tau2": Field(float, "ceat: between-sample variance"),
+        "q": Field(float, "ceat: Cochran's Q"),
+        "p_heterogeneity": Field(float, "ceat: Q's p-value"),
+        "i2": Field(float, "ceat: share of the variation due to heterogeneity"),
+        "fixed_effect": Field(float, "ceat: the fixed-effect combination"),
+        "fixed_std_err": Field(float, "ceat: its standard error"),
+        "sample_effect_mean": Field(float, "ceat: mean of the sampled effect sizes"),
+        "sample_effect_std": Field(float, "ceat: their SD"),
+        "n_samples": Field(int, "ceat: samples of one context per word"),
+        "min_contexts": Field(int, "ceat: fewest contexts of a word"),
+        "max_contexts": Field(int, "ceat: most contexts of a word"),
+        "contexts_per_word": Field(int, "ceat: contexts sampled per word (at most)"),
+        "corpus": Field(str, "ceat: the corpus the contexts come from"),
+    },
+)
 
 # Per measure and term: the fields of the stats result that name words row by row get the words beside them.
 _WORDS_OF_TERM = {"rnd": "attribute", "ect": "attribute", "ripa": "target"}

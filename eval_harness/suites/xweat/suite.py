@@ -23,15 +23,15 @@ from typing import Any
 
 import numpy as np
 
+from ...contract import Suite, Task, Unit, UnitKey
 from ...data.catalog import SEMEVAL_LANGUAGES, XWEAT_LANGUAGES
-from ...errors import ConfigError
-from ...runner.suite import Suite, Task, Unit, UnitKey
+from ...errors import ConfigError, InputError
 from ...stats.ceat import DEFAULT_SAMPLES
-from ...stats.weat import DEFAULT_PERMUTATIONS, SIMILARITIES
+from ...stats.weat import DEFAULT_PERMUTATIONS, SIMILARITIES, check_bootstrap_count
 from .ceat import embed_contexts, run_ceat, sample_contexts
 from .measures import WORD_MEASURES, run_association
 from .pipeline import COVERAGE_THRESHOLD, XWEAT_TESTS, language_pairs, load_word_sets, run_xweat
-from .records import association_records, ceat_records, seat_records, xweat_records
+from .records import XWEAT_RECORDS, association_records, ceat_records, seat_records, xweat_records
 from .seat import TEMPLATES_KEY, PrecomputedSentences, SEATResult, resolve_templates, run_seat, set_sentences
 
 MEASURES = ("weat", *WORD_MEASURES, "seat", "ceat")
@@ -72,6 +72,8 @@ class XWEATSuite(Suite):
     languages = XWEAT_LANGUAGES
     requires = "word_vectors"
     datasets = ("xweat",)
+    records = XWEAT_RECORDS
+    report_section = "eval_harness.suites.xweat.report:SECTION"
     options = {
         "tests": [],  # test names (empty: T1..T10)
         "cross_lingual": False,
@@ -110,9 +112,10 @@ class XWEATSuite(Suite):
             raise ConfigError(f"permutations must be a whole number >= 1 (Monte-Carlo draws), got {permutations!r}")
         if options["similarity"] not in SIMILARITIES:
             raise ConfigError(f"similarity must be one of {', '.join(SIMILARITIES)}, got {options['similarity']!r}")
-        n_bootstrap = options["n_bootstrap"]
-        if isinstance(n_bootstrap, bool) or n_bootstrap < 0 or n_bootstrap == 1:
-            raise ConfigError(f"n_bootstrap must be 0 (no bootstrap) or a whole number >= 2, got {n_bootstrap!r}")
+        try:
+            check_bootstrap_count(options["n_bootstrap"])  # the option's one check, where WEAT's bootstrap is
+        except InputError as error:
+            raise ConfigError(str(error)) from None
         measures = options["measures"]
         if not measures or not all(isinstance(measure, str) for measure in measures):
             raise ConfigError(

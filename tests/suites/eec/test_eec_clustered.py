@@ -3,7 +3,7 @@ covariance singular: the unit keeps its model-based fit, and its records say why
 
 import numpy as np
 
-from eval_harness.runner.suite import Unit
+from eval_harness.contract import Unit
 from eval_harness.suites.eec.suite import SUITE
 
 

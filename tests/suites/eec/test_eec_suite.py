@@ -6,9 +6,8 @@ import warnings
 
 import numpy as np
 import pytest
-import yaml
 from helpers import accelerate_ranks
-from helpers.tiny_models import build_tiny_bert
+from helpers.tiny_models import write_tiny_eec_config
 
 from eval_harness.data import load_eec
 from eval_harness.io import verify_checksums
@@ -20,25 +19,7 @@ from eval_harness.stats.betareg import fit_intersectional
 
 @pytest.fixture(scope="module")
 def config_path(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("eec")
-    model = build_tiny_bert(folder / "bert")
-    path = folder / "eec.yaml"
-    path.write_text(
-        yaml.safe_dump(
-            {
-                "models": [
-                    {
-                        "name": "tiny",
-                        "path": str(model),
-                        "type": "encoder",
-                        "options": {"pooling": "mean", "max_train": 200, "head_options": {"max_epochs": 4}},
-                    }
-                ],
-                "suites": {"eec": {"languages": ["en"], "emotions": ["anger"], "configs": ["en_black_white"]}},
-            }
-        )
-    )
-    return path
+    return write_tiny_eec_config(tmp_path_factory.mktemp("eec"))
 
 
 def records(folder):
@@ -69,7 +50,7 @@ def test_eec_records_resume_and_corrupted_caches(config_path, tmp_path):
 
     # the same fit from the cached regressor's own predictions on those sentences (encoded in other batches:
     # float32 differences of ~1e-7 in the scores)
-    (regressor_folder,) = (out / "cache" / "regressors").iterdir()
+    (regressor_folder,) = (path for path in (out / "cache" / "regressors").iterdir() if not path.name.startswith("."))
     regressor = EmotionRegressor.load(regressor_folder, ModelResources(EmbeddingCache(tmp_path / "other")))
     anger = load_eec("en_black_white").filter(lambda emotion: emotion == "anger", input_columns="emotion")
     direct = fit_intersectional(
@@ -114,7 +95,8 @@ def test_eec_records_resume_and_corrupted_caches(config_path, tmp_path):
     blob = bytearray(embedding_file.read_bytes())
     blob[-100] ^= 0xFF
     embedding_file.write_bytes(bytes(blob))
-    (regressor_folder / "model.joblib").write_bytes((regressor_folder / "model.joblib").read_bytes()[:200])
+    weights = regressor_folder / "state.safetensors"
+    weights.write_bytes(weights.read_bytes()[:200])
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         summary = run_sweep(load_config(config_path), out, force=True, progress=False)

@@ -7,7 +7,7 @@ import yaml
 
 from eval_harness.cli import main
 from eval_harness.models.static import load_packaged_glove
-from eval_harness.runner.suite import BUILTIN_SUITES, register_suite, unregister_suite
+from eval_harness.suites import BUILTIN_SUITES, register_suite, unregister_suite
 from eval_harness.suites.gender_space import SUITE, gender_space_records
 from eval_harness.suites.gender_space.pipeline import (
     GenderSpaceSettings,

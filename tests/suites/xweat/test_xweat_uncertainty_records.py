@@ -4,8 +4,8 @@ removal moves d most, named by word (a word the vectors lack must not shift the 
 import numpy as np
 import pytest
 
+from eval_harness.contract import Unit
 from eval_harness.models.static import StaticVectors
-from eval_harness.runner.suite import Unit
 from eval_harness.stats.weat import weat
 from eval_harness.suites.xweat import SUITE, WordSet, run_xweat, xweat_records
 

@@ -1,7 +1,8 @@
 """A run's records pooled over its seeds: one number per quantity instead of one per seed.
 
-Records of one quantity share their key (:data:`POOL_KEY`: the unit's key without the seed, then ``term``,
-``metric`` and ``split``) and differ in ``seed``. With two or more seeds a group becomes one record, by
+Records of one quantity share their key (the unit's key without the seed, then ``term`` and ``metric``:
+:data:`~.records.QUANTITY_FIELDS`, and the ``key`` fields of their suite's :class:`~.records.RecordSchema`,
+such as the EEC's ``split``) and differ in ``seed``. With two or more seeds a group becomes one record, by
 the first rule that applies:
 
 1. ``"identical"``: every seed gave the same value (a seed-independent number, such as a WEAT effect size
@@ -14,29 +15,28 @@ the first rule that applies:
    none is invented for a standard error without one), ``p_value``, ``ci_low``/``ci_high``, ``statistic``,
    ``stars`` of the pooled test (``statistic_kind`` ``"t"`` with Rubin's / Barnard-Rubin's ``df``, ``"z"``
    when the seeds agree exactly), ``share_significant`` and ``share_same_significance`` (at ``alpha``). The
-   template-clustered ``clustered_std_err`` / ``clustered_p_value`` are pooled the same way when every seed
-   has them.
+   further tests the suite's schema declares (``tests``: the EEC's template-clustered ``clustered_std_err``
+   / ``clustered_p_value`` / ``clustered_df``) are pooled the same way when every seed has them.
 3. ``"mean"``: no seed's record has a standard error or a p-value (a regressor's Pearson r, an
    accuracy): :func:`~eval_harness.stats.pooling.pool_statistic`, ``value`` the mean; the other numeric
    fields that differ between seeds (a cell's predicted mean) are averaged too.
 
 Every pooled record has ``n_seeds``, ``seeds``, ``pooling`` (the rule), ``between_seed_sd`` (the SD of the
-seeds' values, ``ddof=1``), ``seed_min``, ``seed_max`` and ``seed`` None. Other fields that differ between
-the seeds (a per-seed likelihood-ratio test, a selected hyperparameter) are dropped rather than shown
-with one seed's value; differing notes are joined. A group that fits no rule (a p-value without a
-standard error on a value that changes with the seed, a test skipped on some seeds only) is left as it
-is, one record per seed (``pooling`` None): it cannot be pooled without inventing a number.
+seeds' values, ``ddof=1``), ``seed_min``, ``seed_max`` and ``seed`` None (:data:`~.records.POOLED_FIELDS`).
+Other fields that differ between the seeds (a per-seed likelihood-ratio test, a selected hyperparameter) are
+dropped rather than shown with one seed's value; differing notes are joined. A group that fits no rule (a
+p-value without a standard error on a value that changes with the seed, a test skipped on some seeds only) is
+left as it is, one record per seed (``pooling`` None): it cannot be pooled without inventing a number.
 """
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
 
-from ..stats.betareg import significance_stars
 from ..stats.pooling import pool_estimates, pool_statistic
 from ..stats.results import is_missing
-from .records import RECORD_FIELDS
+from ..stats.significance import significance_stars
+from .records import QUANTITY_FIELDS, RecordSchema, Test
 
-POOL_KEY = (*RECORD_FIELDS[:9], "split")
 POOLINGS = ("identical", "rubin", "mean")
 SPREAD_FIELDS = ("n_seeds", "seeds", "pooling", "between_seed_sd", "seed_min", "seed_max")
 
@@ -46,31 +46,39 @@ def seeds_of(records: Iterable[Mapping]) -> list:
     return list(dict.fromkeys(record.get("seed") for record in records if not is_missing(record.get("seed"))))
 
 
-def pool_key(record: Mapping) -> tuple:
-    return tuple(None if is_missing(record.get(name)) else record.get(name) for name in POOL_KEY)
+def pool_key(record: Mapping, schema: RecordSchema | None = None) -> tuple:
+    """What identifies the record's quantity across seeds (the module docstring)."""
+    names = (*QUANTITY_FIELDS, *(schema.key if schema is not None else ()))
+    return tuple(None if is_missing(record.get(name)) else record.get(name) for name in names)
 
 
-def pool_seeds(records: Sequence[Mapping], alpha: float = 0.05) -> list[dict]:
+def pool_seeds(
+    records: Sequence[Mapping], alpha: float = 0.05, schemas: Mapping[str, RecordSchema] | None = None
+) -> list[dict]:
     """``records`` with each quantity's seeds pooled (see the module docstring); unchanged with one seed.
 
-    The pooled record takes the place of its group's first record; the order is otherwise kept.
+    ``schemas``: suite name -> its record schema (the quantity's key fields and further tests); a suite
+    without one pools by the long format's fields alone. The pooled record takes the place of its group's
+    first record; the order is otherwise kept.
     """
     if len(seeds_of(records)) < 2:
         return [dict(record) for record in records]
+    schemas = schemas or {}
     groups: dict[tuple, list[Mapping]] = {}
     for record in records:
-        groups.setdefault(pool_key(record), []).append(record)
+        groups.setdefault(pool_key(record, schemas.get(record.get("suite"))), []).append(record)
     pooled = []
     for group in groups.values():
         seeds = seeds_of(group)
         if len(seeds) < 2 or len(seeds) != len(group):  # one seed, or a key that repeats within a seed
             pooled += [dict(record) for record in group]
         else:
-            pooled += pool_group(group, alpha)
+            schema = schemas.get(group[0].get("suite"))
+            pooled += pool_group(group, alpha, schema.tests if schema is not None else ())
     return pooled
 
 
-def pool_group(group: Sequence[Mapping], alpha: float = 0.05) -> list[dict]:
+def pool_group(group: Sequence[Mapping], alpha: float = 0.05, tests: Sequence[Test] = ()) -> list[dict]:
     """One record for the seeds' records of one quantity, or the records as they are (module docstring)."""
     values = [record.get("value") for record in group]
     if all(is_missing(value) for value in values) or (
@@ -80,7 +88,7 @@ def pool_group(group: Sequence[Mapping], alpha: float = 0.05) -> list[dict]:
     if any(is_missing(value) for value in values):
         return [dict(record) for record in group]
     if all(_number(record.get("std_err")) for record in group):
-        return [_rubin(group, alpha)]
+        return [_rubin(group, alpha, tests)]
     if all(is_missing(record.get("std_err")) and is_missing(record.get("p_value")) for record in group):
         return [_mean(group)]
     return [dict(record) for record in group]
@@ -130,19 +138,12 @@ def _degrees_of_freedom(group: Sequence[Mapping], kind_field: str, df_field: str
     return float(min(dfs))
 
 
-def _rubin(group: Sequence[Mapping], alpha: float) -> dict:
+def _rubin(group: Sequence[Mapping], alpha: float, tests: Sequence[Test] = ()) -> dict:
     values = [float(record["value"]) for record in group]
-    p_values = [record.get("p_value") for record in group]
-    pooled = pool_estimates(
-        values,
-        [float(record["std_err"]) for record in group],
-        alpha=alpha,
-        p_values=[float(p) for p in p_values] if all(_number(p) for p in p_values) else None,
-        df_complete=_degrees_of_freedom(group, "statistic_kind", "df"),
-    )
+    pooled = _pooled(group, values, Test("std_err", "p_value", "df"), alpha, kind_field="statistic_kind")
     record = _common(group)
     record.update(value=pooled.estimate, std_err=pooled.std_err, share_same_sign=pooled.share_same_sign)
-    tested = all(_number(p) for p in p_values)
+    tested = all(_number(r.get("p_value")) for r in group)
     if tested or all(_number(r.get("ci_low")) for r in group):
         record.update(ci_low=pooled.ci_low, ci_high=pooled.ci_high)
     if tested:  # a test per seed: the pooled test replaces them (none is invented)
@@ -155,22 +156,26 @@ def _rubin(group: Sequence[Mapping], alpha: float) -> dict:
             share_significant=pooled.share_significant,
             share_same_significance=pooled.share_same_significance,
         )
-    clustered = [record.get("clustered_std_err") for record in group]
-    if all(_number(std_err) for std_err in clustered):
-        clustered_p = [r.get("clustered_p_value") for r in group]
-        pooled_clustered = pool_estimates(
-            values,
-            [float(std_err) for std_err in clustered],
-            alpha=alpha,
-            p_values=[float(p) for p in clustered_p] if all(_number(p) for p in clustered_p) else None,
-            df_complete=_degrees_of_freedom(group, "", "clustered_df"),
-        )
-        record.update(
-            clustered_std_err=pooled_clustered.std_err,
-            clustered_p_value=pooled_clustered.p_value,
-            clustered_df=pooled_clustered.df,
-        )
+    for test in tests:  # a further test of the same value (the schema's), when every seed has it
+        if all(_number(r.get(test.std_err)) for r in group):
+            further = _pooled(group, values, test, alpha)
+            record.update({test.std_err: further.std_err, test.p_value: further.p_value})
+            if test.df:
+                record[test.df] = further.df
     return _spread(record, group, "rubin", values)
+
+
+def _pooled(group: Sequence[Mapping], values: list[float], test: Test, alpha: float, kind_field: str = ""):
+    """Rubin's rules over the seeds' ``test`` (its standard errors; its p-values when every seed has one; its t
+    degrees of freedom as the complete-data df, when every seed's is a t test)."""
+    p_values = [record.get(test.p_value) for record in group]
+    return pool_estimates(
+        values,
+        [float(record[test.std_err]) for record in group],
+        alpha=alpha,
+        p_values=[float(p) for p in p_values] if all(_number(p) for p in p_values) else None,
+        df_complete=_degrees_of_freedom(group, kind_field, test.df) if test.df else None,
+    )
 
 
 def _mean(group: Sequence[Mapping]) -> dict:

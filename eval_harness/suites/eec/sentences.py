@@ -17,8 +17,9 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from ..stats.betareg import EFFECTS
-from .tables import eec_effect_rows, format_p, gender_levels, group_levels, people
+from ...report.tables import format_p
+from ...stats.betareg import EFFECTS
+from .tables import eec_effect_rows, gender_levels, group_levels, people
 
 # conditional effect -> the effect of the same factor at the other level of the other factor
 OPPOSITE_PAIRS = {

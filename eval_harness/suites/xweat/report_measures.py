@@ -1,7 +1,7 @@
 """The report's section on the xweat suite's association measures: each measure next to WEAT, per test and
 language, and CEAT's combination with its interval and heterogeneity.
 
-It reads the records :mod:`eval_harness.suites.xweat.records` describes: ``effect_size`` (WEAT), ``rnd``,
+It reads the records :data:`.records.XWEAT_RECORDS` declares: ``effect_size`` (WEAT), ``rnd``,
 ``mac``, ``ect``, ``ripa``, ``rnsb``, ``seat`` and ``ceat``.
 """
 
@@ -9,17 +9,13 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .document import Bullets, Paragraph, Section, Table
-from .findings import ALPHA, DEFAULT_FAMILY
-from .tables import (
-    ASSOCIATION_METRICS,
-    XWEAT_SUITE,
-    format_number,
-    format_p,
-    marked_value,
-    natural_order,
-    significance_legend,
-)
+from ...report.document import Bullets, Paragraph, Section, Table
+from ...report.findings import ALPHA, DEFAULT_FAMILY
+from ...report.tables import format_number, format_p, marked_value, natural_order, significance_legend
+
+XWEAT_SUITE = "xweat"
+# The xweat suite's association measures besides WEAT (its `measures` option).
+ASSOCIATION_METRICS = ("rnd", "mac", "ect", "ripa", "rnsb", "seat", "ceat")
 
 # (metric, term) -> column header, in the order the table shows them.
 COLUMNS = {

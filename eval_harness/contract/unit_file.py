@@ -64,7 +64,7 @@ def unit_file_problem(
 
     Checked: a JSON object with the unit file's keys; its id (and, when given, its key ``unit_fields``
     and the run's ``config_hash``); records that are a list of objects with every field of
-    :data:`~eval_harness.runner.records.RECORD_FIELDS`; and the checksum of the content.
+    :data:`~eval_harness.contract.records.RECORD_FIELDS`; and the checksum of the content.
     """
     if not isinstance(payload, dict):
         return f"it holds a JSON {type(payload).__name__}, not a unit object"

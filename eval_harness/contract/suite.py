@@ -1,4 +1,4 @@
-"""The plug-in contract between the harness and a bias method (a *suite*), and the suite registry.
+"""The plug-in contract between the harness and a bias method (a *suite*).
 
 A suite turns (model, language) into *units* — the smallest pieces of work whose results
 are written, resumed and sharded on their own (e.g. one EEC config x one emotion, or one
@@ -16,32 +16,22 @@ Records are flat dicts with at least ``metric`` and ``value`` (plus ``term``, ``
 dataset, config, emotion, test, seed``.
 
 A suite reaches models only through ``ctx.models`` (:class:`ModelProvider`): it never
-imports the harness's internals or the model adapters. This module is the only part of
-:mod:`eval_harness.runner` a suite imports.
-
-Registry: a suite is registered under its name as an instance or as a lazy
-``"module:object"`` reference, imported on first use (so ``xbias list`` and config
-validation stay light). Adding a method is one package ``suites/<method>/`` plus one entry
-in :data:`BUILTIN_SUITES` — or, outside this repository, one :func:`register_suite` call
-or an entry point in the ``xbias.suites`` group of the plug-in's own distribution.
+imports the harness's internals or the model adapters. This package,
+:mod:`eval_harness.contract`, is the only part of the harness a suite imports; it imports
+nothing of the runner's machinery (``tests/architecture`` checks both, statically and in a
+fresh interpreter). Suites are registered in :mod:`eval_harness.suites`.
 """
 
 import hashlib
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from ..registry import Registry
-
-BUILTIN_SUITES = {
-    "eec": "eval_harness.suites.eec:SUITE",
-    "xweat": "eval_harness.suites.xweat:SUITE",
-    "gender_space": "eval_harness.suites.gender_space:SUITE",
-}
-ENTRY_POINT_GROUP = "xbias.suites"
+if TYPE_CHECKING:
+    from .records import RecordSchema
 
 
 @dataclass(frozen=True)
@@ -145,6 +135,11 @@ class Suite:
             has what ``requires`` names).
         options: settings a config may give (``suites: {NAME: {option: value}}``) with their defaults.
         datasets: the project datasets it reads (built once, by rank 0, before any task runs).
+        records: the schema of the records ``evaluate`` returns (:class:`~.records.RecordSchema`), which the
+            harness checks every record against; None: unchecked.
+        report_section: the method's section of ``xbias report``, a ``"module:object"`` reference to a
+            :class:`~eval_harness.report.sections.ReportSection` (imported only by the report); None: the
+            report shows the suite's records in its generic "Other results" table.
     """
 
     name: str = ""
@@ -154,6 +149,8 @@ class Suite:
     model_types: tuple[str, ...] | None = None
     options: Mapping[str, Any] = {}
     datasets: tuple[str, ...] = ()
+    records: "RecordSchema | None" = None
+    report_section: str | None = None
 
     def expand_languages(self, languages: Sequence[str], options: Mapping[str, Any]) -> list[str]:
         """The task languages for the configured ``languages``; a suite may add pairs such as ``"en-de"``
@@ -178,38 +175,3 @@ class Suite:
     def headline(self, records: Sequence[dict]) -> dict | None:
         """The record the end-of-run summary shows for a unit. Default: the first."""
         return records[0] if records else None
-
-
-SUITES = Registry("suite", BUILTIN_SUITES, entry_point_group=ENTRY_POINT_GROUP)
-
-
-def register_suite(suite: "Suite | str", name: str | None = None, replace: bool = False) -> "Suite | str":
-    """Register a suite: an instance (under ``suite.name``) or a lazy ``"module:object"`` reference (under
-    ``name``, default the module's last part). Returns what was registered.
-
-    Raises:
-        ConfigError: no name, a malformed reference, or the name is taken and ``replace`` is not set.
-    """
-    if isinstance(suite, str):
-        name = name or suite.partition(":")[0].rsplit(".", 1)[-1]
-    else:
-        name = name or suite.name
-    return SUITES.register(name, suite, replace=replace)
-
-
-def unregister_suite(name: str) -> None:
-    SUITES.unregister(name)
-
-
-def suite_names() -> list[str]:
-    """Every suite: built in, registered, and those of installed plug-ins (entry points)."""
-    return SUITES.names()
-
-
-def get_suite(name: str) -> Suite:
-    """The suite called ``name`` (importing its module on first use).
-
-    Raises:
-        ConfigError: no suite has that name (the message lists the suites), or its reference does not import.
-    """
-    return SUITES.get(name)

@@ -1,0 +1,229 @@
+"""The EEC Beta regression row by row (statsmodels BetaModel) vs from sufficient statistics, side by side.
+
+1. Fit: an EEC-shaped 2 x 2 design (group x gender, 11 templates) at 10^4, 10^5 and 10^6 rows.
+   - Row-wise: one statsmodels ``BetaModel`` Newton fit (``tol=1e-12``) on the prebuilt design matrix (the
+     baseline the issue measured: 14.7 s at 10^6 rows on a quiet machine), plus its reduced fit (for the
+     likelihood-ratio test) and the CR1 sandwich of its per-row scores, for the comparison of numbers only.
+   - Ours: ``fit_intersectional`` (the whole stats-layer call: checks, the full and the reduced fit, effects,
+     tests), model-based and template-clustered, from pandas categorical columns (coded, as the row-wise side's
+     prebuilt design matrix is), from numpy object columns of strings, and from Python lists (what the eec suite
+     passes today: their strings are then hashed row by row).
+   Printed: seconds, the ratio row-wise fit / ours, and the largest difference of coefficients, both kinds of
+   standard errors, effects and the LR statistic (relative to |loglik|: both sum n rounded terms).
+2. Resampling: 1,000 template-bootstrap refits of one EEC x emotion unit (7 templates x 40 names x 5 emotion
+   words = 1,400 rows, template-clustered SEs), as one batched reweighting of per-block sums
+   (``stability.scheme_resamples`` + ``stability.refit``), beside a loop of ``fit_intersectional`` on the
+   resampled rows (run 50 times, per refit).
+3. ``evaluate.load("eec_bias")``: ``compute`` on the same rows, split into our part (the stats-layer call on
+   the lists evaluate hands back) and evaluate's (its per-row encoding, the Arrow write and read-back).
+
+Run: ``.venv/bin/python bench/betareg_aggregate.py`` (sizes 10^4-10^6) or ``--quick`` (10^4, 10^5; about a
+minute on a loaded machine). Prints; asserts nothing. OMP_WAIT_POLICY=PASSIVE as ``xbias run`` sets it.
+
+Measured (full size, 2026-12-01, the shared 2-core box at load average 7-12, so every time is several times a
+quiet machine's; the ratios come from the same process):
+
+    rows       row-wise   ours: categoricals   numpy arrays    Python lists   (model / clustered, seconds)
+    10^4        0.51 s     0.027 / 0.024        0.023 / 0.025   0.029 / 0.034
+    10^5        6.64 s     0.043 / 0.053        0.070 / 0.086   0.138 / 0.305
+    10^6       55.7 s      0.359 / 0.482        0.799 / 0.945   1.641 / 1.697
+    ratio at 10^6:         155x / 116x          70x / 59x       34x / 33x
+    max |ours - row-wise| at 10^6: coefficients 6.9e-14, model SEs 1.5e-16, clustered SEs 4.2e-15, effects
+    1.5e-14, effect SEs 3.2e-17, LR statistic 8.8e-16 relative to 1 + |loglik| (at every size <= 1e-13).
+
+    1,000 template-bootstrap refits of one EEC x emotion unit (1,400 rows, 280 blocks): 0.25 s (0.25-0.51 s over
+    runs), against 40.9 ms a refit for fit_intersectional on the resampled rows (164x).
+
+    evaluate.load("eec_bias").compute: 10^4 rows 0.21 s, 10^5 2.4 s, 10^6 22.4 s; ours (the stats-layer call)
+    0.03, 0.13 and 0.82 s of it (the issue measured 31 s for it at 10^6 on main), our input checks 0.4-0.6 s
+    at 10^6, and evaluate's per-row encoding and Arrow round trip the rest (88-96 %).
+
+From categorical (or integer-coded) columns the fit is >= 100x the row-wise one at 10^6 rows; from Python lists
+of strings, hashing the labels row by row costs more than the fit itself.
+"""
+
+import argparse
+import os
+
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # as `xbias run` (eval_harness/cli.py): before numpy loads
+
+import time  # noqa: E402
+import warnings  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+from scipy.special import expit  # noqa: E402
+
+from eval_harness.stats import factorial, stability  # noqa: E402
+from eval_harness.stats.betareg import EFFECTS, cluster_robust_covariance, factorial_effect_names, fit_intersectional  # noqa: E402
+
+GROUPS, GENDERS = ("European", "African-American"), ("male", "female")
+TEMPLATES = 11
+
+
+def eec_rows(n: int, seed: int = 0) -> dict:
+    """n rows of a 2 x 2 design with template shifts: Beta scores around 0.3."""
+    rng = np.random.default_rng(seed)
+    group, gender, template = rng.integers(0, 2, n), rng.integers(0, 2, n), rng.integers(0, TEMPLATES, n)
+    mu = expit(-0.8 + 0.1 * group - 0.05 * gender + 0.05 * group * gender + rng.normal(0, 0.1, TEMPLATES)[template])
+    return {
+        "y": rng.beta(mu * 30, (1 - mu) * 30),
+        "group": np.array(GROUPS, dtype=object)[group],
+        "gender": np.array(GENDERS, dtype=object)[gender],
+        "template": template,
+        "X": np.column_stack([np.ones(n), group, gender, group * gender]).astype(float),
+    }
+
+
+def timed(function, *args, **kwargs):
+    start = time.perf_counter()
+    result = function(*args, **kwargs)
+    return result, time.perf_counter() - start
+
+
+def row_wise_fit(y, X):
+    from statsmodels.othermod.betareg import BetaModel
+
+    model = BetaModel(y, X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return model, model.fit(method="newton", cov_type="eim", maxiter=100, tol=1e-12, disp=False)
+
+
+def compare_fit(n: int) -> None:
+    rows = eec_rows(n)
+    (model, fitted), row_seconds = timed(row_wise_fit, rows["y"], rows["X"])
+    _, reduced = row_wise_fit(rows["y"], rows["X"][:, :3])
+    params = np.asarray(fitted.params)
+    clustered_cov = cluster_robust_covariance(
+        model.score_obs(params), model.hessian(params, observed=True), [rows["template"]]
+    )
+    columns = {
+        "categoricals": (rows["y"], pd.Categorical(rows["group"]), pd.Categorical(rows["gender"])),
+        "arrays": (rows["y"], rows["group"], rows["gender"]),
+        "lists": (rows["y"].tolist(), rows["group"].tolist(), rows["gender"].tolist()),
+    }
+    seconds, results = {}, {}
+    for source, (y, group, gender) in columns.items():
+        for cov_type in ("model", "cluster"):
+            options = (
+                {"cov_type": "cluster", "clusters": {"template_id": rows["template"]}} if cov_type == "cluster" else {}
+            )
+            results[source, cov_type], seconds[source, cov_type] = timed(
+                fit_intersectional, y, group, gender, "European", "male", **options
+            )
+    ours, clustered = results["lists", "model"], results["lists", "cluster"]
+    # Effects from the row-wise parameters with the same weights (the delta method on its covariance).
+    design = factorial.FactorialDesign.up_to_order(
+        (factorial.Factor("group", GROUPS), factorial.Factor("gender", GENDERS)), 2
+    )
+    counts = np.bincount(design.cell_of([rows["X"][:, 1].astype(int), rows["X"][:, 2].astype(int)]), minlength=4)
+    specs = {spec.name: spec for spec in factorial.effect_specs(design, counts / n)}
+    names = factorial_effect_names(GROUPS, GENDERS)
+    weights = np.stack([specs[names[name]].weights for name in EFFECTS])
+    row_effects, row_effect_se = factorial.effect_values(
+        weights, params[None], np.asarray(fitted.cov_params())[None], design.mean_design
+    )
+    differences = {
+        "coefficients": np.max(np.abs(np.array([c.estimate for c in ours.coefficients]) - params[:4])),
+        "model SEs": np.max(np.abs(np.sqrt(np.diag(ours.covariance)) - np.sqrt(np.diag(fitted.cov_params())))),
+        "clustered SEs": np.max(np.abs(np.sqrt(np.diag(clustered.covariance)) - np.sqrt(np.diag(clustered_cov)))),
+        "effects": np.max(np.abs(np.array([e.estimate for e in ours.effects]) - row_effects[0])),
+        "effect SEs": np.max(np.abs(np.array([e.std_err for e in ours.effects]) - row_effect_se[0])),
+        "LR / (1 + |loglik|)": abs(ours.intersection_lr_test.statistic - 2 * (fitted.llf - reduced.llf))
+        / (1 + abs(fitted.llf)),
+    }
+    print(f"\n{n:>9,} rows: row-wise BetaModel fit {row_seconds:8.3f} s")
+    for (source, cov_type), value in seconds.items():
+        print(f"           ours from {source:<12} {cov_type:<7} {value:8.3f} s   ratio {row_seconds / value:7.1f}x")
+    print("           max |ours - row-wise|: " + ", ".join(f"{k} {v:.1e}" for k, v in differences.items()))
+
+
+def eec_unit(seed: int = 1) -> dict:
+    """One EEC x emotion unit: 7 templates x 40 persons (10 a cell) x 5 emotion words."""
+    rng = np.random.default_rng(seed)
+    person = np.tile(np.arange(40), 7 * 5)
+    template = np.repeat(np.tile(np.arange(7), 5), 40)
+    group, gender = (person // 10) // 2, (person // 10) % 2
+    mu = expit(-0.8 + 0.1 * group + rng.normal(0, 0.1, 7)[template] + rng.normal(0, 0.05, 40)[person])
+    return {
+        "y": rng.beta(mu * 30, (1 - mu) * 30),
+        "group": np.array(GROUPS, dtype=object)[group].tolist(),
+        "gender": np.array(GENDERS, dtype=object)[gender].tolist(),
+        "template": template,
+        "person": person,
+    }
+
+
+def compare_bootstrap(refits: int = 1000, naive_refits: int = 50) -> None:
+    unit = eec_unit()
+    rows = factorial.prepare_rows(
+        unit["y"], {"group": unit["group"], "gender": unit["gender"]}, {"group": "European", "gender": "male"},
+        groupings={"template_id": unit["template"], "person": unit["person"]},
+    )  # fmt: skip
+    design = factorial.FactorialDesign.up_to_order(rows.factors, 2)
+    fit = factorial.fit_design(rows, design, "cluster", ("template_id",), None)
+    labels = rows.group_labels["template_id"]
+
+    def ours():
+        resamples = stability.scheme_resamples(
+            "template_bootstrap", fit.blocks, ("template_id",), labels, np.random.default_rng(0), refits
+        )
+        return stability.refit(fit, resamples)
+
+    ours()  # warm the caches once
+    result, seconds = timed(ours)
+
+    def naive():
+        rng = np.random.default_rng(0)
+        for _ in range(naive_refits):
+            drawn = rng.integers(0, 7, 7)
+            picked = np.concatenate([np.flatnonzero(unit["template"] == t) for t in drawn])
+            copy = np.concatenate([np.full(np.sum(unit["template"] == t), k) for k, t in enumerate(drawn)])
+            group, gender = (np.asarray(unit[name], dtype=object)[picked] for name in ("group", "gender"))
+            fit_intersectional(
+                unit["y"][picked], group, gender, "European", "male", cov_type="cluster", clusters={"template_id": copy}
+            )
+
+    _, naive_seconds = timed(naive)
+    per_naive = naive_seconds / naive_refits
+    print(
+        f"\n{refits:,} template-bootstrap refits of one EEC x emotion unit ({len(unit['y'])} rows, "
+        f"{len(fit.blocks.cell)} blocks, template-clustered): {seconds:.3f} s ({result.ok.mean():.0%} converged); "
+        f"a loop of fit_intersectional on the resampled rows: {per_naive * 1000:.1f} ms a refit, "
+        f"{per_naive * refits:.1f} s for {refits:,} (ratio {per_naive * refits / seconds:.0f}x)"
+    )
+
+
+def compare_evaluate(n: int) -> None:
+    import evaluate
+
+    metric = evaluate.load(str(Path(__file__).resolve().parents[1] / "metrics" / "eec_bias" / "eec_bias.py"))
+    rows = eec_rows(n, seed=2)
+    y, group, gender = rows["y"].tolist(), rows["group"].tolist(), rows["gender"].tolist()
+    _, total = timed(metric.compute, predictions=y, group=group, gender=gender)
+    _, ours = timed(fit_intersectional, y, group, gender, "European", "male")
+    print(
+        f"\nevaluate.load('eec_bias').compute on {n:,} rows: {total:.2f} s, of which ours (the stats-layer call on the "
+        f"lists evaluate hands back) {ours:.2f} s and evaluate's (per-row encoding, Arrow write and read-back) "
+        f"{total - ours:.2f} s ({(total - ours) / total:.0%})"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="10^4 and 10^5 rows only")
+    args = parser.parse_args()
+    sizes = (10_000, 100_000) if args.quick else (10_000, 100_000, 1_000_000)
+    compare_fit(2_000)  # warm imports and caches
+    print(f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)")
+    for n in sizes:
+        compare_fit(n)
+    compare_bootstrap()
+    for n in sizes:
+        compare_evaluate(n)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,44 @@
+"""Wald tests of an estimate with a standard error: the ratio, a two-sided p-value, a 95 % interval and the
+minimum detectable effect, against the standard normal (``df`` None) or Student's t with ``df`` degrees of
+freedom. Shared by the Beta regressions (one fit, k-level designs, contrasts between conditions)."""
+
+from scipy import special
+
+from ..errors import InputError
+from .power import minimum_detectable_effect
+
+CONFIDENCE = 0.95
+
+
+def upper_tail(statistic: float, df: int | None) -> float:
+    """``P(T > statistic)`` for ``T`` standard normal (``df`` None) or Student's t with ``df`` degrees of freedom."""
+    return float(special.ndtr(-statistic) if df is None else special.stdtr(df, -statistic))
+
+
+def quantile(probability: float, df: int | None) -> float:
+    """The ``probability`` quantile of the standard normal (``df`` None) or of Student's t with ``df`` df."""
+    return float(special.ndtri(probability) if df is None else special.stdtrit(df, probability))
+
+
+def wald_test(estimate: float, std_err: float, df: int | None) -> dict:
+    """``estimate``, ``std_err``, ``statistic = estimate / std_err``, two-sided ``p_value``, ``ci_low``/``ci_high``
+    (95 %) and ``mde`` (80 % power at alpha = 0.05, :func:`~eval_harness.stats.power.minimum_detectable_effect`).
+
+    Raises InputError when ``std_err`` is not positive (a singular covariance).
+    """
+    if not std_err > 0:
+        raise InputError(
+            f"a standard error is {std_err!r}: the covariance is singular (e.g. two-way clusters that explain "
+            "every row); use one-way clustering or cov_type='model'"
+        )
+    ratio = estimate / std_err
+    critical = quantile(0.5 + CONFIDENCE / 2, df)
+    return {
+        "estimate": float(estimate),
+        "std_err": float(std_err),
+        "statistic": float(ratio),
+        "p_value": 2 * upper_tail(abs(ratio), df),
+        "ci_low": float(estimate - critical * std_err),
+        "ci_high": float(estimate + critical * std_err),
+        "mde": float(minimum_detectable_effect(float(std_err), df)),
+    }

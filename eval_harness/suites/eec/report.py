@@ -1,0 +1,315 @@
+"""The EEC method's section of the report: the paper's coefficient tables per EEC (Tables 3-5), the effects on
+the intensity scale, cell means, plain sentences (:mod:`.sentences`) and forest plots (:mod:`.plots`); the
+regressors' quality (Table 2) and the zero-shot judges' validity; the flags ``poor_regressor`` and
+``loses_under_clustering``; and the numbers an EEC run puts on a model card.
+
+It reads the records :data:`.records.EEC_RECORDS` declares and reaches the report only through its building
+blocks (:mod:`eval_harness.report.document`, ``tables``, ``plots``, ``sections``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ...report.document import Bullets, Image, Paragraph, Section, Table
+from ...report.findings import ALPHA, DEFAULT_FAMILY, MIN_REGRESSOR_R, column, is_finding
+from ...report.sections import SINGLE_SPLIT, CardMetric, Flag, ReportSection, ReportSettings
+from ...report.tables import findings_table, significance_legend
+from .plots import forest_plot
+from .sentences import MAX_P, effect_sentences
+from .suite import QUALITY_DATASET
+from .tables import (
+    BIAS_TERMS,
+    CLUSTER_MARK,
+    EEC_METRIC,
+    EEC_SUITE,
+    EFFECT_METRIC,
+    POOR_MARK,
+    QUALITY_METRIC,
+    coefficient_contrasts,
+    covariance_description,
+    eec_cell_mean_tables,
+    eec_coefficient_tables,
+    eec_effect_tables,
+    regressor_quality_table,
+)
+
+# A zero-shot judge's validity: the mean probability its answer starts with a numeral of the scale.
+VALIDITY_METRIC = "numeral_mass"
+MIN_NUMERAL_MASS = 0.5
+REGRESSOR_KEYS = ["model", "language", "emotion"]
+# The metrics the section shows; the others (a judge's numeral mass) go to "Other results".
+SHOWN_METRICS = (EEC_METRIC, EFFECT_METRIC, "cell_mean", "log_phi", QUALITY_METRIC)
+
+
+def regressor_quality(results: pd.DataFrame) -> pd.DataFrame:
+    """Pearson r per (model, language, emotion): the test split's when the records name splits."""
+    quality = results[results["metric"] == QUALITY_METRIC]
+    if "split" in quality.columns and (quality["split"] == "test").any():
+        quality = quality[quality["split"] == "test"]
+    return (
+        quality.groupby(REGRESSOR_KEYS, dropna=False, as_index=False)["value"]
+        .mean()
+        .rename(columns={"value": "regressor_r"})
+    )
+
+
+def judge_validity(results: pd.DataFrame) -> pd.DataFrame:
+    """The smallest mean numeral mass of a zero-shot judge per (model, language, emotion), over its EEC units
+    (``metric="numeral_mass"`` records); empty when the run has no judge."""
+    validity = results[results["metric"] == VALIDITY_METRIC]
+    return (
+        validity.groupby(REGRESSOR_KEYS, dropna=False, as_index=False)["value"]
+        .min()
+        .rename(columns={"value": "numeral_mass"})
+    )
+
+
+def flag_poor_regressors(
+    results: pd.DataFrame, min_regressor_r: float = MIN_REGRESSOR_R, min_numeral_mass: float = MIN_NUMERAL_MASS
+) -> pd.DataFrame:
+    """A copy of ``results`` with ``regressor_r`` and ``poor_regressor`` on the rows measured through a regressor.
+
+    A row is measured through a regressor when a Pearson r exists for its (model,
+    language, emotion) and it is not that r itself. ``poor_regressor`` is True when that
+    r is below ``min_regressor_r``, or when the regressor is a zero-shot judge that put less than
+    ``min_numeral_mass`` of its answer on the scale's numerals (it was not answering the question).
+    """
+    quality = regressor_quality(results).merge(judge_validity(results), on=REGRESSOR_KEYS, how="left")
+    annotated = results.merge(quality, on=REGRESSOR_KEYS, how="left")
+    own = (annotated["metric"].isin((QUALITY_METRIC, VALIDITY_METRIC))) | annotated["emotion"].isna()
+    annotated.loc[own, ["regressor_r", "numeral_mass"]] = np.nan
+    annotated["poor_regressor"] = (annotated["regressor_r"] < min_regressor_r) | (
+        annotated["numeral_mass"] < min_numeral_mass
+    )
+    return annotated.drop(columns="numeral_mass")
+
+
+def eec_section(results: pd.DataFrame, alpha: float = ALPHA, family: str = DEFAULT_FAMILY) -> Section | None:
+    coefficient_tables = eec_coefficient_tables(results)
+    if not coefficient_tables:
+        return None
+    sentences = effect_sentences(results)
+    effects = eec_effect_tables(results)
+    cell_means = eec_cell_mean_tables(results)
+    subsections = []
+    for config, table in coefficient_tables.items():
+        blocks: list = [Table(table, f"{config}: Beta-regression coefficients (logit scale)")]
+        contrasts = coefficient_contrasts(results, config)
+        if contrasts:
+            blocks.append(Paragraph("What each coefficient compares (each conditions on the reference levels):"))
+            blocks.append(Bullets(tuple(contrasts)))
+        png = forest_plot(results, config, family)
+        if png:
+            blocks.append(
+                Image(
+                    f"forest_{config}",
+                    png,
+                    f"{config}: coefficients with 95 % intervals, one panel per emotion, models side by side "
+                    "(filled: survives Holm; half-filled: Benjamini-Hochberg only; hollow: neither; faded: "
+                    f"regressor with poor Pearson r; {CLUSTER_MARK}: not significant clustered by template)",
+                )
+            )
+        if config in effects:
+            blocks.append(
+                Table(
+                    effects[config],
+                    f"{config}: effects on the predicted intensity (each with its own delta-method test)",
+                    collapsed=True,
+                )
+            )
+        means = cell_means.get(config)
+        if means is not None:
+            blocks.append(Table(means, f"{config}: mean intensity per cell, observed (predicted)", collapsed=True))
+        if sentences.get(config):
+            blocks.append(
+                Paragraph(
+                    f"In plain words (differences of predicted intensity with p ≤ {MAX_P:.2f}, each with its own test):"
+                )
+            )
+            blocks.append(Bullets(tuple(sentence.text for sentence in sentences[config])))
+        else:
+            blocks.append(Paragraph(f"No effect of this EEC reaches p ≤ {MAX_P:.2f}."))
+        subsections.append(Section(config, tuple(blocks)))
+    intro = [
+        Paragraph(
+            "For each EEC and emotion, the Beta regression logit(mean intensity) = intercept + group + gender + "
+            "group × gender over the regressor's predictions. A coefficient conditions on the reference levels: "
+            "group is the minority-reference difference among men, gender the women-men difference within the "
+            "reference group, group × gender the difference of those differences (all on the logit scale). The "
+            "sentences and the effects tables read the fit on the predicted-intensity scale: the group difference "
+            "among men and among women, the gender difference within each group, their averages over the fitted "
+            "sentences, and the interaction as a difference-in-differences. " + significance_legend(alpha, family)
+        )
+    ]
+    covariance = covariance_description(results)
+    if covariance:
+        intro.append(Paragraph(covariance))
+    seeds = _seeds_sentence(results)
+    if seeds:
+        intro.append(Paragraph(seeds))
+    return Section("Equity Evaluation Corpora (EEC)", tuple(intro), tuple(subsections))
+
+
+def _seeds_sentence(results: pd.DataFrame) -> str:
+    if "n_seeds" not in results.columns or not results["pooling"].isin(["rubin", "mean"]).any():
+        return ""
+    n_seeds = int(results["n_seeds"].max())
+    return (
+        f"Pooled over {n_seeds} seeds: each number is the mean over the seeds' regressors, tested with Rubin's "
+        "pooled standard error (within- plus between-seed variance); ± gives the between-seed SD, and the findings "
+        "tables say how many seeds agree in sign and in significance."
+    )
+
+
+def regressor_section(results: pd.DataFrame, min_regressor_r: float = MIN_REGRESSOR_R) -> Section | None:
+    table = regressor_quality_table(results)
+    if table.empty:
+        return None
+    poor = results[results["metric"] == "pearson_r"]
+    poor = poor[poor["value"] < min_regressor_r]
+    blocks: list = [Table(table, "Pearson r of the emotion-intensity regressors on the test split")]
+    if not poor.empty:
+        names = sorted({f"{row.model} ({row.language}, {row.emotion})" for row in poor.itertuples()})
+        blocks.append(
+            Paragraph(
+                f"Pearson r below {min_regressor_r} for: {', '.join(names)}. Bias results measured through these "
+                f"regressors are marked {POOR_MARK}: they say more about the regressor than about the model.",
+                warning=True,
+            )
+        )
+    validity = judge_validity(results)
+    unanswered = validity[validity["numeral_mass"] < MIN_NUMERAL_MASS]
+    if not unanswered.empty:
+        names = sorted(
+            f"{row.model} ({row.language}, {row.emotion}: {row.numeral_mass:.2f})" for row in unanswered.itertuples()
+        )
+        blocks.append(
+            Paragraph(
+                f"Zero-shot judges that put less than {MIN_NUMERAL_MASS:.0%} of their answer on the scale's "
+                f"numerals on the EEC sentences (the mean probability of a numeral): {', '.join(names)}. They were "
+                f"not answering the question; their bias results are marked {POOR_MARK} too.",
+                warning=True,
+            )
+        )
+    return Section("Regressor quality", tuple(blocks))
+
+
+def flag_clustering(results: pd.DataFrame, alpha: float = ALPHA) -> pd.DataFrame:
+    """A copy of ``results`` with ``loses_under_clustering``: a finding significant at ``alpha`` with model-based
+    standard errors but not with the template-clustered ones the EEC records carry beside them
+    (``clustered_p_value``): EEC rows are templates crossed with persons, not independent sentences."""
+    annotated = results.copy()
+    p_value = annotated["p_value"].where(is_finding(annotated))  # an intercept is no finding to flag
+    clustered_p = pd.to_numeric(column(annotated, "clustered_p_value"), errors="coerce")
+    model_based = column(annotated, "cov_type").fillna("model") == "model"
+    annotated["loses_under_clustering"] = model_based & (p_value <= alpha) & (clustered_p > alpha)
+    return annotated
+
+
+def clustering_notes(results: pd.DataFrame, alpha: float) -> list:
+    """The findings section's warning and table of the findings that lose significance under clustering."""
+    fragile = findings_table(results, "loses_under_clustering")
+    if fragile.empty:
+        return []
+    return [
+        Paragraph(
+            f"{len(fragile)} finding(s) with p ≤ {alpha} under the model-based standard errors lose significance "
+            f"once the standard errors are clustered by template ({CLUSTER_MARK}): the EEC's sentences "
+            "share templates, and these differences are carried by some templates more than others.",
+            warning=True,
+        ),
+        Table(fragile, f"Findings that lose significance under template clustering ({alpha})"),
+    ]
+
+
+def card_where(row: pd.Series, label: str) -> tuple[str | None, str | None, str, str]:
+    """Where an EEC number is measured, as ``load_dataset`` sees it: a regressor's Pearson r on the SemEval
+    config of its language and emotion (``load_dataset(id, "en_anger")``), a coefficient on its EEC config."""
+    config, emotion, term = (
+        None if pd.isna(row.get(key)) else str(row.get(key)) for key in ("config", "emotion", "term")
+    )
+    if row["metric"] == QUALITY_METRIC:
+        config = f"{config}_{emotion}"
+        return config, _text(row.get("split")), config, label
+    return config, SINGLE_SPLIT, f"{config}/{emotion}/{term}", f"{emotion} {term} {label}"
+
+
+def _text(value) -> str | None:
+    return None if value is None or (isinstance(value, float) and pd.isna(value)) else str(value)
+
+
+def card_arguments(row: pd.Series) -> dict | None:
+    """``eec_bias``'s ``compute()`` arguments behind a coefficient: the reference levels the record names."""
+    if row["metric"] != EEC_METRIC:
+        return None
+    group_levels, gender_levels = row.get("group_levels"), row.get("gender_levels")
+    if not isinstance(group_levels, list | tuple) or not isinstance(gender_levels, list | tuple):
+        return None
+    return {
+        "reference_group": group_levels[0],
+        "reference_gender": gender_levels[0],
+        "use_t": row.get("statistic_kind") == "t",
+    }
+
+
+class EECSection(ReportSection):
+    """The EEC method's section (module docstring)."""
+
+    suite = EEC_SUITE
+    order = 10
+    flags = (
+        Flag("poor_regressor", POOR_MARK),
+        Flag(
+            "loses_under_clustering",
+            f"{CLUSTER_MARK} not significant clustered by template",
+            mark=CLUSTER_MARK,
+            legend="{mark} p ≤ {alpha:g} with model-based standard errors but not with template-clustered ones.",
+        ),
+    )
+    shown_metrics = SHOWN_METRICS
+    findings_exclusions = ("the regressors' Pearson r", "the Beta-regression intercepts")
+    findings_counting = ("an EEC fit counts its three coefficients and its seven effects on the intensity scale",)
+    findings_p_values = {"p_clustered": "clustered_p_value"}
+    card_metrics = {
+        EEC_METRIC: CardMetric(
+            "text-classification", "Emotion-intensity bias (EEC Beta regression)", "eec_bias", "coefficient"
+        ),
+        QUALITY_METRIC: CardMetric(
+            "text-classification", "Emotion-intensity regression", "pearsonr", "Pearson r", with_p_value=False
+        ),
+    }
+    dataset_titles = {"eec": "Equity Evaluation Corpora", QUALITY_DATASET: "SemEval-2018 Affect in Tweets"}
+
+    def shows(self, results: pd.DataFrame) -> pd.Series:
+        # A Pearson r is shown as a regressor's quality whichever suite wrote it.
+        return super().shows(results) | (results["metric"] == QUALITY_METRIC)
+
+    def not_a_finding(self, rows: pd.DataFrame) -> pd.Series:
+        return (rows["metric"] == QUALITY_METRIC) | (rows["term"] == "intercept")
+
+    def annotate(self, results: pd.DataFrame, settings: ReportSettings) -> pd.DataFrame:
+        return flag_clustering(flag_poor_regressors(results, settings.min_regressor_r), settings.alpha)
+
+    def findings_notes(self, results: pd.DataFrame, settings: ReportSettings) -> list:
+        return clustering_notes(results, settings.alpha)
+
+    def sections(self, results: pd.DataFrame, settings: ReportSettings) -> list[Section]:
+        found = [
+            eec_section(results, settings.alpha, settings.family),
+            regressor_section(results, settings.min_regressor_r),
+        ]
+        return [section for section in found if section is not None]
+
+    def card_rows(self, rows: pd.DataFrame) -> pd.DataFrame:
+        rows = rows[~((rows["metric"] == EEC_METRIC) & ~rows["term"].isin(BIAS_TERMS))]
+        if "split" in rows.columns:
+            rows = rows[(rows["metric"] != QUALITY_METRIC) | (rows["split"] == "test") | rows["split"].isna()]
+        return rows
+
+    card_where = staticmethod(card_where)
+    card_arguments = staticmethod(card_arguments)
+
+
+SECTION = EECSection()

@@ -1,0 +1,190 @@
+"""The EEC method's tables for the report, from a run's annotated results: the paper's coefficient tables per
+EEC (Tables 3-5), the effects on the intensity scale, the cell means, what each coefficient compares, the
+covariance in words, and the regressors' Pearson r (Table 2). Cells are display strings, marked as every table
+of the report is (:func:`eval_harness.report.tables.marked_value`)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ...report.tables import format_number, marked_value
+
+EEC_SUITE = "eec"
+EEC_METRIC = "estimate"
+EFFECT_METRIC = "effect"
+QUALITY_METRIC = "pearson_r"
+BIAS_TERMS = ("group", "gender", "group:gender")
+CLUSTER_MARK = "§"
+POOR_MARK = "(poor r)"
+PEOPLE = {"male": "men", "female": "women"}
+
+
+def _levels(row: pd.Series, column: str, default: tuple[str, str]) -> tuple[str, str]:
+    """``(reference, other)`` levels recorded on the row, else ``default``."""
+    levels = row.get(column)
+    if isinstance(levels, list | tuple) and len(levels) == 2:
+        return str(levels[0]), str(levels[1])
+    return default
+
+
+def group_levels(row: pd.Series) -> tuple[str, str]:
+    return _levels(row, "group_levels", ("reference group", "minority group"))
+
+
+def gender_levels(row: pd.Series) -> tuple[str, str]:
+    return _levels(row, "gender_levels", ("male", "female"))
+
+
+def people(level: str) -> str:
+    """``"men"`` for ``"male"``, ``"women"`` for ``"female"``, other levels as they are."""
+    return PEOPLE.get(level, level)
+
+
+def term_label(term: str, row: pd.Series) -> str:
+    """A column header that says what the coefficient compares and conditions on, with the level names:
+    ``African-American vs European, among men``, ``women vs men, within European``, ..."""
+    reference_group, minority = group_levels(row)
+    men, women = (people(level) for level in gender_levels(row))
+    return {
+        "group": f"{minority} vs {reference_group}, among {men}",
+        "gender": f"{women} vs {men}, within {reference_group}",
+        "group:gender": f"{minority} × {women} (interaction)",
+    }.get(term, term)
+
+
+def eec_rows(results: pd.DataFrame) -> pd.DataFrame:
+    """The Beta-regression coefficient rows of the EEC suite (intercept included)."""
+    return results[(results["suite"] == EEC_SUITE) & (results["metric"] == EEC_METRIC)]
+
+
+def eec_coefficient_tables(results: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """One table per EEC (the paper's Tables 3-5): rows emotion x model, columns the three bias terms.
+
+    Cells are the logit-scale coefficients with stars and multiple-testing marks; the
+    ``regressor r`` column carries the regressor's test Pearson r, marked when poor.
+    """
+    coefficients = eec_rows(results)
+    tables = {}
+    for config, rows in coefficients.groupby("config", sort=True):
+        first = rows.iloc[0]
+        body = []
+        for (emotion, model), cell_rows in rows.groupby(["emotion", "model"], sort=True):
+            by_term = {row["term"]: row for _, row in cell_rows.iterrows()}
+            line = {"emotion": emotion, "model": model}
+            for term in BIAS_TERMS:
+                line[term_label(term, first)] = marked_value(by_term[term]) if term in by_term else ""
+            any_row = cell_rows.iloc[0]
+            r = any_row.get("regressor_r")
+            line["regressor r"] = (
+                ""
+                if r is None or pd.isna(r)
+                else (f"{r:.2f}" + (f" {POOR_MARK}" if bool(any_row.get("poor_regressor")) else ""))
+            )
+            body.append(line)
+        tables[config] = pd.DataFrame(body)
+    return tables
+
+
+def eec_cell_mean_tables(results: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """Per EEC: the observed mean intensity of each group x gender cell (the regression's prediction in brackets)."""
+    rows = results[(results["suite"] == EEC_SUITE) & (results["metric"] == "cell_mean")]
+    if rows.empty:
+        return {}
+    predicted = rows["predicted_mean"] if "predicted_mean" in rows.columns else pd.Series(float("nan"), rows.index)
+    cells = rows.assign(
+        cell=[
+            format_number(value) + (f" ({format_number(fitted)})" if pd.notna(fitted) else "")
+            for value, fitted in zip(rows["value"], predicted, strict=True)
+        ]
+    )
+    tables = {}
+    for config, group in cells.groupby("config", sort=True):
+        table = group.pivot_table(
+            index=["emotion", "model"], columns="term", values="cell", aggfunc="first", sort=False
+        )
+        table.columns.name = None
+        tables[config] = table.fillna("").reset_index()
+    return tables
+
+
+def eec_effect_rows(results: pd.DataFrame) -> pd.DataFrame:
+    """The EEC effect records: differences of predicted intensity, each with its own delta-method test."""
+    return results[(results["suite"] == EEC_SUITE) & (results["metric"] == EFFECT_METRIC)]
+
+
+def eec_effect_tables(results: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """Per EEC: rows emotion x model, a column per effect (headed by the record's contrast), each cell the
+    effect on the predicted-intensity scale with its own stars and marks."""
+    effects = eec_effect_rows(results)
+    tables = {}
+    for config, rows in effects.groupby("config", sort=True):
+        names = list(dict.fromkeys(rows["term"]))
+        headers = {name: str(rows.loc[rows["term"] == name, "contrast"].iloc[0]) for name in names}
+        body = []
+        for (emotion, model), cell_rows in rows.groupby(["emotion", "model"], sort=True):
+            by_name = {row["term"]: row for _, row in cell_rows.iterrows()}
+            line = {"emotion": emotion, "model": model}
+            line.update({headers[name]: marked_value(by_name[name]) if name in by_name else "" for name in names})
+            body.append(line)
+        tables[config] = pd.DataFrame(body)
+    return tables
+
+
+def coefficient_contrasts(results: pd.DataFrame, config: str) -> list[str]:
+    """``group: logit difference, Arab vs Anglo, among men (the reference gender)``, ...: what each bias
+    coefficient of one EEC compares, in the records' own words."""
+    rows = eec_rows(results)
+    rows = rows[(rows["config"] == config) & rows["term"].isin(BIAS_TERMS)]
+    if "contrast" not in rows.columns:
+        return []
+    contrasts = rows.dropna(subset=["contrast"]).drop_duplicates("term").set_index("term")["contrast"]
+    return [f"{term_label(term, rows.iloc[0])}: {contrasts[term]}" for term in BIAS_TERMS if term in contrasts]
+
+
+def covariance_description(results: pd.DataFrame) -> str:
+    """Which covariance the EEC standard errors are, and which tests, in words (from the records'
+    ``cov_type``, ``cluster_by``, ``statistic_kind`` and ``df``; pooled seeds named as such)."""
+    rows = eec_rows(results)
+    rows = rows[rows["term"].isin(BIAS_TERMS)]
+    if rows.empty or "cov_type" not in rows.columns:
+        return ""
+    parts = []
+    for cov_type, fits in rows.groupby(rows["cov_type"].fillna("model"), sort=True):
+        if cov_type == "cluster":
+            by = fits["cluster_by"].dropna().map(lambda names: " and ".join(names)).unique()
+            what = f"cluster-robust (CR1 sandwich, clustered by {', '.join(by) or 'template'})"
+        else:
+            what = "model-based (inverse expected information, as in the paper and R betareg)"
+        kinds = fits.get("statistic_kind", pd.Series("z", index=fits.index)).fillna("z")
+        pooled = fits["pooling"].eq("rubin") if "pooling" in fits.columns else pd.Series(False, index=fits.index)
+        dfs = sorted({int(df) for df in fits.loc[(kinds == "t") & ~pooled, "df"].dropna()})
+        tests = []
+        if ((kinds == "z") & ~pooled).any():
+            tests.append("z tests")
+        if dfs:
+            tests.append(f"t tests with {', '.join(map(str, dfs))} degrees of freedom")
+        if pooled.any():
+            tests.append("(pooled over seeds) t tests with Rubin's degrees of freedom")
+        n_fits = len(fits.drop_duplicates(["model", "config", "emotion"]))
+        parts.append(f"{what} for {n_fits} fit{'s' if n_fits != 1 else ''}, with {' and '.join(tests)}")
+    text = "Reported standard errors: " + "; ".join(parts) + "."
+    if "clustered_p_value" in rows.columns and rows["clustered_p_value"].notna().any():
+        text += (
+            " Every coefficient and effect also carries its template-clustered test (clustered_std_err and "
+            f"clustered_p_value in results.csv): {CLUSTER_MARK} marks what loses significance with it."
+        )
+    return text
+
+
+def regressor_quality_table(results: pd.DataFrame) -> pd.DataFrame:
+    """Pearson r of each emotion regressor (the paper's Table 2): rows model, columns language: emotion."""
+    quality = results[results["metric"] == "pearson_r"]
+    if "split" in quality.columns and (quality["split"] == "test").any():
+        quality = quality[quality["split"] == "test"]
+    if quality.empty:
+        return pd.DataFrame()
+    table = quality.pivot_table(index="model", columns=["language", "emotion"], values="value", aggfunc="mean")
+    language_order = list(dict.fromkeys(quality["language"]))
+    table = table[sorted(table.columns, key=lambda column: (language_order.index(column[0]), column[1]))]
+    table.columns = [f"{language}: {emotion}" for language, emotion in table.columns]
+    return table.map(lambda r: format_number(r, 2)).reset_index()

@@ -1,0 +1,62 @@
+"""The dependency rule as the tests read it: the table of docs/architecture.md (its only copy), and which layer
+a module of the package belongs to (tests/architecture/)."""
+
+import re
+
+from helpers import PROJECT_ROOT
+
+PACKAGE_ROOT = PROJECT_ROOT / "eval_harness"
+PACKAGE = "eval_harness"
+ARCHITECTURE = PROJECT_ROOT / "docs" / "architecture.md"
+RULE_HEADING = "## The dependency rule"
+EVERYTHING = "anything"
+METHOD_LAYER = "suites.<method>"
+
+
+def _names(cell: str) -> set[str]:
+    """The backticked layer names of a table cell before its dash; ``anything`` stands for every layer."""
+    before = cell.split("—")[0]
+    return {EVERYTHING} if before.strip().startswith(EVERYTHING) else set(re.findall(r"`([^`]+)`", before))
+
+
+def rule_table(text: str) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+    """The dependency rule's table of docs/architecture.md: layer -> the layers it may import (besides itself),
+    and layer -> those it may also name lazily.
+
+    A row is ``| `layer`[, `layer`...] | `imported`, ... [— why] | `named`, ... [— why] | never |``: the
+    backticked names of a cell before its dash; ``nothing`` for none, ``anything`` for every layer."""
+    section = text.split(RULE_HEADING, 1)[1].split("\n## ", 1)[0]
+    imports, references = {}, {}
+    for line in section.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) < 3 or not cells[0].startswith("`"):
+            continue
+        for layer_name in re.findall(r"`([^`]+)`", cells[0]):
+            imports[layer_name] = _names(cells[1])
+            references[layer_name] = _names(cells[1]) | _names(cells[2])
+    return imports, references
+
+
+ALLOWED, ALLOWED_NAMED = rule_table(ARCHITECTURE.read_text(encoding="utf-8"))
+
+
+def layer(module: str) -> str:
+    """A module's layer: its top-level package or root module below ``eval_harness``; the suite registry
+    ``eval_harness.suites`` is ``suites`` and everything below it (the methods) ``suites.<method>``."""
+    parts = module.split(".")[1:]
+    if not parts:
+        return PACKAGE
+    if parts[0] == "suites" and len(parts) > 1:
+        return METHOD_LAYER
+    return parts[0]
+
+
+def reachable_layers(start: str) -> set[str]:
+    """The layers a module of layer ``start`` may end up loading: those its row allows, theirs, and so on."""
+    seen, todo = {start}, [start]
+    while todo:
+        for name in ALLOWED[todo.pop()]:
+            if name not in seen:
+                seen.add(name)
+                todo.append(name)
+    return set(ALLOWED) if EVERYTHING in seen else seen
