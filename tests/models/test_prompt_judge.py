@@ -23,6 +23,7 @@ from eval_harness.models.prompt_judge import (
     parse_answer,
 )
 from eval_harness.models.regressors import TextSplit
+from eval_harness.models.shared_prefix import packs_shared_prefixes
 
 TEXTS = [
     "Alonzo feels angry.",
@@ -81,6 +82,7 @@ def test_the_tiny_tokenizer_spells_each_numeral_as_one_token_only(tiny_lm):
 
 @pytest.mark.parametrize(("language", "dimension"), [("en", "anger"), ("es", "joy"), ("ar", "sadness")])
 def test_expected_value_mass_and_argmax_equal_a_hand_computation_from_the_logits(tiny_lm, language, dimension):
+    assert tiny_lm.packs_prompts and packs_shared_prefixes(tiny_lm.model)  # the judge scores in packed rows
     scores = fitted_judge(tiny_lm, language, dimension).score(TEXTS)
     hand = np.array([hand_scores(tiny_lm, text, language, dimension) for text in TEXTS])
     np.testing.assert_allclose(scores.expected, hand[:, 0], atol=1e-5, rtol=0)
