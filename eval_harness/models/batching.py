@@ -46,8 +46,8 @@ def is_out_of_memory(error: BaseException) -> bool:
 def resolve_precision(precision: str, device: torch.device) -> torch.dtype | None:
     """The autocast dtype of the forward passes (None: fp32, no autocast).
 
-    ``auto``: on a GPU bf16 where supported, else fp16; on a CPU fp32 (bf16 autocast on a CPU is faster
-    but moves the numbers: docs/models.md has the measurements behind this default). ``fp32``: None.
+    ``auto``: on a GPU bf16 where supported, else fp16; on a CPU fp32 (bf16 autocast on a CPU moves the
+    numbers and was slower on a CPU without bf16 instructions: docs/models.md has the measurements). ``fp32``: None.
     ``bf16``: bf16 on any device, a CPU included. ``fp16``: GPUs only (refused on a CPU).
     """
     if precision not in PRECISIONS:
