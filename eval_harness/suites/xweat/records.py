@@ -6,8 +6,9 @@ A unit (one test on one language ``"de"`` or pair ``"en-de"``) writes, for the m
 
 - ``weat`` (:func:`xweat_records`): ``effect_size`` and ``statistic`` with the permutation test's ``p_value``
   (``p_value_method``, ``n_permutations``, ``p_value_mc_std_err``), the set sizes ``n_x, n_y, n_a, n_b``,
-  ``similarity``, ``alternative``, ``ddof``; then ``coverage`` (the smallest share of a set's words the model
-  knows, and the ``missing`` words per role).
+  ``similarity``, ``alternative``, ``ddof``; the effect size's ``mde`` (the smallest d its permutation test
+  detects with 80 % power, ``mde_power``, at level ``mde_alpha`` 0.05: :mod:`eval_harness.stats.weat_power`);
+  then ``coverage`` (the smallest share of a set's words the model knows, and the ``missing`` words per role).
 - the word-vector measures (:func:`association_records`, see :mod:`.measures`): ``metric`` is the measure's
   name, ``value`` its main number, ``term`` the set it concerns, and the other fields of its stats result:
 
@@ -44,6 +45,8 @@ sections of :mod:`.report` read these fields).
 """
 
 from ...contract.records import Field, RecordSchema
+from ...stats.power import ALPHA, POWER
+from ...stats.weat_power import weat_minimum_detectable_effect
 from .ceat import CONFIDENCE_LEVEL, CEATTestResult
 from .measures import RIPA_RELATION, AssociationResult
 from .pipeline import XWEATResult
@@ -79,6 +82,9 @@ XWEAT_RECORDS = RecordSchema(
         "bootstrap_std_err": Field(float, "effect_size: its bootstrap standard error (words resampled per set)"),
         "n_bootstrap": Field(int, "effect_size: bootstrap replicates"),
         "influential_words": Field(list, "effect_size: the words whose removal moves d most"),
+        "mde": Field(float, "effect_size: the smallest d its permutation test detects with mde_power at mde_alpha"),
+        "mde_power": Field(float, "effect_size: the power of the MDE"),
+        "mde_alpha": Field(float, "effect_size: the level of the MDE's test"),
         "missing": Field(dict, "coverage, ceat: per role, the words without a vector (context)"),
         # the other measures
         "set": Field(str, "the name of the term's set"),
@@ -168,8 +174,9 @@ def xweat_records(result: XWEATResult) -> list[dict]:
         return [{"metric": "effect_size", **skipped}, {"metric": "statistic", **skipped}, coverage]
     weat_result = result.weat
     details = {**_weat_details(weat_result), "status": "ok", **languages}
+    effect_size = {"metric": "effect_size", "value": weat_result.effect_size, **details}
     return [
-        {"metric": "effect_size", "value": weat_result.effect_size, **details, **_uncertainty(weat_result)},
+        {**effect_size, **_uncertainty(weat_result), **_detectable(weat_result)},
         {"metric": "statistic", "value": weat_result.statistic, **details},
         coverage,
     ]
@@ -197,6 +204,13 @@ def _uncertainty(weat_result) -> dict:
             for word in weat_result.influence.most_influential(INFLUENTIAL_WORDS)
         ]
     return fields
+
+
+def _detectable(weat_result) -> dict:
+    """The test's minimum detectable effect (:mod:`eval_harness.stats.weat_power`: the permutation distribution's
+    scale, from the set sizes and the alternative) at 80 % power and level 0.05."""
+    mde = weat_minimum_detectable_effect(weat_result.n_x, weat_result.n_y, weat_result.alternative, ALPHA, POWER)
+    return {"mde": mde, "mde_power": POWER, "mde_alpha": ALPHA}
 
 
 def _weat_details(weat_result) -> dict:
