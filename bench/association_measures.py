@@ -31,6 +31,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from eval_harness.thread_policy import apply_thread_policy
+
+apply_thread_policy()  # before torch loads OpenMP, as `xbias run` does
+
 import numpy as np
 
 from eval_harness.data import load_xweat

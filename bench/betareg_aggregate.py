@@ -18,7 +18,8 @@
    the lists evaluate hands back) and evaluate's (its per-row encoding, the Arrow write and read-back).
 
 Run: ``.venv/bin/python bench/betareg_aggregate.py`` (sizes 10^4-10^6) or ``--quick`` (10^4, 10^5; about a
-minute on a loaded machine). Prints; asserts nothing. OMP_WAIT_POLICY=PASSIVE as ``xbias run`` sets it.
+minute on a loaded machine). Prints; asserts nothing. Runs under the thread policy of ``xbias run``
+(:mod:`eval_harness.thread_policy`).
 
 Measured (full size, 2026-12-01, the shared 2-core box at load average 7-12, so every time is several times a
 quiet machine's; the ratios come from the same process):
@@ -45,18 +46,20 @@ of strings, hashing the labels row by row costs more than the fit itself.
 import argparse
 import os
 
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # as `xbias run` (eval_harness/cli.py): before numpy loads
+from eval_harness.thread_policy import apply_thread_policy
 
-import time  # noqa: E402
-import warnings  # noqa: E402
-from pathlib import Path  # noqa: E402
+apply_thread_policy()  # before numpy and torch load OpenMP, as `xbias run` does
 
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-from scipy.special import expit  # noqa: E402
+import time
+import warnings
+from pathlib import Path
 
-from eval_harness.stats import factorial, stability  # noqa: E402
-from eval_harness.stats.betareg import EFFECTS, cluster_robust_covariance, factorial_effect_names, fit_intersectional  # noqa: E402
+import numpy as np
+import pandas as pd
+from scipy.special import expit
+
+from eval_harness.stats import factorial, stability
+from eval_harness.stats.betareg import EFFECTS, cluster_robust_covariance, factorial_effect_names, fit_intersectional
 
 GROUPS, GENDERS = ("European", "African-American"), ("male", "female")
 TEMPLATES = 11

@@ -21,12 +21,14 @@ import tempfile
 import time
 from pathlib import Path
 
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # the thread policy of `xbias run` (eval_harness/cli.py)
+from eval_harness.thread_policy import apply_thread_policy
 
-from eval_harness.contract import Suite, UnitKey, unit_rng  # noqa: E402
-from eval_harness.contract.unit_file import unit_file_problem  # noqa: E402
-from eval_harness.runner import Distributed, RunStore, parse_config, run_sweep, sweep  # noqa: E402
-from eval_harness.suites import register_suite, unregister_suite  # noqa: E402
+apply_thread_policy()  # as `xbias run` does, before anything loads OpenMP
+
+from eval_harness.contract import Suite, UnitKey, unit_rng
+from eval_harness.contract.unit_file import unit_file_problem
+from eval_harness.runner import Distributed, RunStore, parse_config, run_sweep, sweep
+from eval_harness.suites import register_suite, unregister_suite
 
 UNITS_PER_TASK = 10
 

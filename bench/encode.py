@@ -30,6 +30,10 @@ import math
 import time
 from collections import defaultdict
 
+from eval_harness.thread_policy import apply_thread_policy
+
+apply_thread_policy()  # before torch loads OpenMP, as `xbias run` does
+
 import numpy as np
 import torch
 

@@ -16,7 +16,7 @@ difference it removes and its price, baseline and xbias side by side:
    as SemEval-2018 English anger) with all cores.
 
 Run: ``.venv/bin/python bench/reproducibility.py [--quick]`` (``--quick``: fewer texts, one repeat, fewer epochs).
-Prints; asserts nothing.
+Runs under the thread policy of ``xbias run`` (:mod:`eval_harness.thread_policy`). Prints; asserts nothing.
 """
 
 import argparse
@@ -26,6 +26,10 @@ import os
 import subprocess
 import sys
 import time
+
+from eval_harness.thread_policy import apply_thread_policy
+
+apply_thread_policy()  # before numpy and torch load OpenMP, as `xbias run` does (its workers inherit it)
 
 import numpy as np
 

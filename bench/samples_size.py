@@ -17,6 +17,10 @@ per row is a float64 whatever model made it. Run: ``.venv/bin/python bench/sampl
 import tempfile
 from pathlib import Path
 
+from eval_harness.thread_policy import apply_thread_policy
+
+apply_thread_policy()  # before torch loads OpenMP, as `xbias run` does
+
 from eval_harness.contract.samples import read_samples, read_samples_table, samples_bytes, samples_units
 from eval_harness.runner import load_config, parse_config, plan_units, run_sweep
 from eval_harness.suites import get_suite

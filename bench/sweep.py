@@ -46,6 +46,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from eval_harness.thread_policy import apply_thread_policy
+
+apply_thread_policy()  # before torch loads OpenMP, as `xbias run` does
+
 import yaml
 
 PYTHON = sys.executable

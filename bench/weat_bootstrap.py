@@ -17,6 +17,10 @@ Run: ``.venv/bin/python bench/weat_bootstrap.py`` (prints; asserts nothing).
 
 import time
 
+from eval_harness.thread_policy import apply_thread_policy
+
+apply_thread_policy()  # before torch loads OpenMP, as `xbias run` does
+
 import numpy as np
 
 from eval_harness.data import load_xweat

@@ -16,6 +16,10 @@ import math
 import random
 import time
 
+from eval_harness.thread_policy import apply_thread_policy
+
+apply_thread_policy()  # before torch loads OpenMP, as `xbias run` does
+
 import numpy as np
 
 from eval_harness.stats.weat import similarity_matrix, weat

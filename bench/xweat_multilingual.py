@@ -22,6 +22,10 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from eval_harness.thread_policy import apply_thread_policy
+
+apply_thread_policy()  # before torch loads OpenMP, as `xbias run` does
+
 import yaml
 from sweep import PYTHON, largest_difference, records, run
 

@@ -23,6 +23,7 @@ from pathlib import Path
 import yaml
 
 from .errors import XBiasError
+from .thread_policy import apply_thread_policy
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 
@@ -112,10 +113,8 @@ def _aligned(rows, indent: str = "  ") -> str:
 
 
 def _cmd_run(args: argparse.Namespace) -> None:
-    # Before torch loads OpenMP: idle OpenMP threads sleep instead of spinning. On a busy machine (a shared
-    # 2-core box, or accelerate ranks sharing cores) spinning threads made encoding and head training
-    # 10-40x slower; set OMP_WAIT_POLICY=ACTIVE to override.
-    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    # Before torch loads OpenMP: idle OpenMP threads sleep instead of spinning (eval_harness.thread_policy).
+    apply_thread_policy()
     from .errors import ConfigError
     from .runner import parse_config, read_config, run_sweep
 

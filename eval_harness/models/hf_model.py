@@ -8,8 +8,9 @@ Device: a model spread over several devices by ``from_pretrained(device_map=...)
 ``hf_device_map``) stays where accelerate put it, and its inputs go where its input embeddings are; any
 other model is moved to ``device`` (default: the first GPU, else the CPU).
 
-Autocast: ``precision`` ``"auto"`` (bf16 on a GPU that supports it, else fp16), ``"bf16"``, ``"fp16"`` or
-``"fp32"``; on a CPU always fp32 (no autocast).
+Autocast: ``precision`` ``"auto"`` (bf16 on a GPU that supports it, else fp16; fp32 on a CPU), ``"bf16"``
+(on any device, a CPU included), ``"fp16"`` (GPUs only) or ``"fp32"``
+(:func:`~eval_harness.models.batching.resolve_precision`).
 """
 
 from collections.abc import Callable, Iterator, Sequence
@@ -93,17 +94,22 @@ class HuggingFaceModel:
         sequences: Sequence[Sequence[int]],
         step: Callable[[torch.Tensor, torch.Tensor, list[int]], Any],
         description: str = "encoding",
+        *,
+        batch_size: int | None = None,
+        packed: bool = False,
     ) -> Iterator[tuple[list[int], np.ndarray]]:
-        """:func:`~eval_harness.models.batching.run_length_sorted` with this model's batch size, pad id, device,
-        autocast, counters and progress setting."""
+        """:func:`~eval_harness.models.batching.run_length_sorted` with this model's pad id, device, autocast,
+        counters and progress setting, and its batch size unless ``batch_size`` is given (``packed``: one row
+        per batch, see there)."""
         return run_length_sorted(
             sequences,
             step,
-            batch_size=self.batch_size,
+            batch_size=batch_size or self.batch_size,
             pad_id=self.pad_id,
             device=self.device,
             autocast_dtype=self.autocast_dtype,
             stats=self.stats,
             progress=self.progress,
             description=description,
+            packed=packed,
         )

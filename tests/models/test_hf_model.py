@@ -52,8 +52,7 @@ def test_any_other_model_is_moved_to_the_given_device_or_the_default_one(monkeyp
     ("precision", "device", "bf16_supported", "expected"),
     [
         ("auto", CPU, True, None),
-        ("bf16", CPU, True, None),
-        ("fp16", CPU, True, None),
+        ("bf16", CPU, True, torch.bfloat16),
         ("fp32", GPU, True, None),
         ("auto", GPU, True, torch.bfloat16),
         ("auto", GPU, False, torch.float16),
@@ -69,6 +68,11 @@ def test_each_precision_gives_its_autocast_dtype(monkeypatch, precision, device,
 def test_an_unknown_precision_is_a_clear_error():
     with pytest.raises(XBiasError, match=r"precision must be one of \('auto', 'fp32', 'bf16', 'fp16'\)"):
         resolve_precision("fp8", CPU)
+
+
+def test_fp16_on_a_cpu_is_refused():
+    with pytest.raises(InputError, match="precision fp16 runs on a GPU only; on cpu use bf16 or fp32"):
+        resolve_precision("fp16", CPU)
 
 
 def test_autocast_is_off_in_fp32_and_on_with_a_dtype():

@@ -2,8 +2,8 @@
 
 The prompt is rebuilt here from the shipped prompt data and run whole through the model (no prefix
 cache, no padding); the expected value, numeral mass and arg-max are then computed by hand from the
-last position's logits and compared with the judge's. The prefix-cached path, left padding, batch
-composition and sharding (scoring parts separately, as ranks do) must not change a score.
+last position's logits and compared with the judge's. The prefix-cached packed rows, the batch size,
+batch composition and sharding (scoring parts separately, as ranks do) must not change a score.
 """
 
 import numpy as np
@@ -23,6 +23,7 @@ from eval_harness.models.prompt_judge import (
     parse_answer,
 )
 from eval_harness.models.regressors import TextSplit
+from eval_harness.models.shared_prefix import packs_shared_prefixes
 
 TEXTS = [
     "Alonzo feels angry.",
@@ -81,6 +82,7 @@ def test_the_tiny_tokenizer_spells_each_numeral_as_one_token_only(tiny_lm):
 
 @pytest.mark.parametrize(("language", "dimension"), [("en", "anger"), ("es", "joy"), ("ar", "sadness")])
 def test_expected_value_mass_and_argmax_equal_a_hand_computation_from_the_logits(tiny_lm, language, dimension):
+    assert tiny_lm.packs_prompts and packs_shared_prefixes(tiny_lm.model)  # the judge scores in packed rows
     scores = fitted_judge(tiny_lm, language, dimension).score(TEXTS)
     hand = np.array([hand_scores(tiny_lm, text, language, dimension) for text in TEXTS])
     np.testing.assert_allclose(scores.expected, hand[:, 0], atol=1e-5, rtol=0)
@@ -112,7 +114,7 @@ def test_prefix_cached_scores_equal_uncached_ones(tiny_lm):
     assert cached_cost < uncached_cost / 2  # the prefix was run once, not once per text
 
 
-def test_left_padding_batch_size_and_batch_composition_do_not_change_a_score(tiny_lm_dir):
+def test_packing_batch_size_and_batch_composition_do_not_change_a_score(tiny_lm_dir):
     alone = [fitted_judge(load_causal_lm(tiny_lm_dir, batch_size=1)).score([text]).expected[0] for text in TEXTS]
     for batch_size in (2, 7):
         together = fitted_judge(load_causal_lm(tiny_lm_dir, batch_size=batch_size)).score(TEXTS).expected
@@ -279,7 +281,8 @@ def test_a_batch_that_runs_out_of_memory_is_split_and_gives_the_same_scores(tiny
     forward = lm.model.forward
 
     def small_batches_only(*args, **kwargs):
-        if kwargs["input_ids"].shape[0] > 2:
+        keep = kwargs["logits_to_keep"]  # a packed row keeps one position per prompt
+        if (len(keep) if isinstance(keep, torch.Tensor) else kwargs["input_ids"].shape[0]) > 2:
             raise torch.OutOfMemoryError("CUDA out of memory (simulated)")
         return forward(*args, **kwargs)
 
