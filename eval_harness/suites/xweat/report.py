@@ -16,7 +16,7 @@ from matplotlib.figure import Figure
 from ...report.document import Bullets, Image, Paragraph, Section, Table
 from ...report.findings import ALPHA, DEFAULT_FAMILY, FAMILY_WORDS, column, is_finding
 from ...report.plots import to_png
-from ...report.sections import SINGLE_SPLIT, CardMetric, Flag, ReportSection, ReportSettings
+from ...report.sections import SINGLE_SPLIT, STABILITY_COLUMN, CardMetric, Flag, ReportSection, ReportSettings
 from ...report.tables import (
     BH_ONLY_MARK,
     HOLM_MARK,
@@ -312,6 +312,17 @@ def card_where(row: pd.Series, label: str) -> tuple[str | None, str | None, str,
     return config, SINGLE_SPLIT, f"{config}/{test}", f"{test} {label}"
 
 
+def word_stability_cell(row: pd.Series) -> str:
+    """``words 97% · one word left out 100%``: the shares of the word bootstrap's replicates and of the
+    leave-one-word-out effect sizes that keep d's sign (a WEAT verdict is not re-tested: sign only)."""
+    parts = []
+    for field, label in (("stability_words_sign", "words"), ("stability_words_loo_sign", "one word left out")):
+        value = row.get(field)
+        if isinstance(value, int | float) and not isinstance(value, bool) and value == value:
+            parts.append(f"{label} {value:.0%}")
+    return " · ".join(parts)
+
+
 class XWEATSection(ReportSection):
     """The XWEAT method's section (module docstring)."""
 
@@ -337,6 +348,10 @@ class XWEATSection(ReportSection):
 
     def annotate(self, results: pd.DataFrame, settings: ReportSettings) -> pd.DataFrame:
         return flag_bootstrap(results, settings.alpha)
+
+    def findings_columns(self, rows: pd.DataFrame) -> dict[str, pd.Series]:
+        cells = pd.Series([word_stability_cell(row) for _, row in rows.iterrows()], index=rows.index, dtype=object)
+        return {STABILITY_COLUMN: cells} if (cells != "").any() else {}
 
     def findings_notes(self, results: pd.DataFrame, settings: ReportSettings) -> list:
         weat = xweat_fragile(results)
