@@ -12,11 +12,16 @@ For a model and a language, per emotion (anger, fear, joy, sadness):
    metric) per EEC x emotion (unit ``dataset="eec", config=<EEC config>``). Noun-phrase
    sentences ("my mother") carry no group and are left out of the fit, as the metric does.
 
-Standard errors: the paper's model-based ones by default (``cov_type: model``), so numbers stay
-comparable with it; ``cov_type: cluster`` makes the template-clustered sandwich (``cluster_by``:
-``[template_id]``, or ``[template_id, person]`` two-way) the reported one. Either way every
-estimate and effect also carries its template-clustered standard error and p-value: EEC rows are
-11 templates crossed with persons, not independent sentences.
+Standard errors: the template-clustered sandwich by default (``cov_type: cluster``, ``cluster_by``:
+``[template_id]``, or ``[template_id, person]`` two-way), because EEC rows are templates crossed with
+persons, not independent sentences: when templates shift the effects, model-based tests reject a true
+null far above their level (tests/stats/test_betareg_cluster.py). ``cov_type: model`` reports the paper's
+model-based ones (``configs/camara2022.yaml``, for parity with its tables); every estimate and effect then
+also carries its template-clustered standard error and p-value. A model whose clustered covariance is
+singular (it scores both groups alike within every template) keeps the model-based fit, with a note.
+Every estimate and effect carries the minimum detectable effect of its template-clustered test (``mde``,
+80 % power) and, unless ``stability_resamples: 0``, how stable it is under other templates, names and (a
+zero-shot judge, ``prompt_spread``) prompt paraphrases (:mod:`.stability`).
 
 Records: see :func:`~.records.beta_regression_records` (coefficients, effects on the intensity
 scale, precision, cell means) and :func:`~.records.regressor_records` (Pearson r per split).
@@ -32,6 +37,7 @@ from ...contract import Suite, Task, Unit, UnitKey
 from ...data.catalog import EEC_CONFIGS, EEC_CONFIGS_BY_LANGUAGE, EEC_EMOTIONS, EEC_REFERENCE_GROUP
 from ...errors import ConfigError, InputError
 from .records import EEC_RECORDS, beta_regression_records, regressor_records, validity_records
+from .stability import STABILITY_RESAMPLES, prompt_spread, template_and_person_stability, with_stability
 
 QUALITY_DATASET = "semeval2018_affect"
 
@@ -49,8 +55,12 @@ class EECSuite(Suite):
         # None: z tests for model-based standard errors (R betareg), t with G - 1 df for clustered ones;
         # True: t tests (n - 4 df: the paper's wording); False: z tests.
         "use_t": None,
-        "cov_type": "model",  # "model" (the paper's) or "cluster" (sandwich by cluster_by)
+        "cov_type": "cluster",  # "cluster" (sandwich by cluster_by) or "model" (the paper's, for parity)
         "cluster_by": ["template_id"],  # one or two of template_id, person
+        # Stability of every finding (.stability): template and name bootstrap resamples (0: none).
+        "stability_resamples": STABILITY_RESAMPLES,
+        # A zero-shot judge also scores the sentences under each paraphrase of its prompt (the prompt spread).
+        "prompt_spread": True,
         # Rows per template x group x gender cell to score, drawn per seed (0: every row). For a quick look
         # at a slow model (a demo); a sample keeps every cell of the design but fewer names per cell.
         "sample": 0,
@@ -59,6 +69,7 @@ class EECSuite(Suite):
     def validate_options(self, options: Mapping[str, Any]) -> None:
         # The fit's own checks, here before anything runs (statsmodels is slow to import: not at the top).
         from ...stats.betareg import CLUSTER_COLUMNS, clusters_from_columns
+        from ...stats.stability import MAX_BOOTSTRAP
 
         if not (options["use_t"] is None or isinstance(options["use_t"], bool)):
             raise ConfigError(f"use_t must be true, false or null (automatic), got {options['use_t']!r}")
@@ -71,6 +82,11 @@ class EECSuite(Suite):
         self._emotions(options)
         if isinstance(options["sample"], bool) or options["sample"] < 0:
             raise ConfigError(f"sample must be a whole number of rows per cell (0: all), got {options['sample']!r}")
+        resamples = options["stability_resamples"]
+        if isinstance(resamples, bool) or not 0 <= resamples <= MAX_BOOTSTRAP:
+            raise ConfigError(
+                f"stability_resamples must be a whole number from 0 (none) to {MAX_BOOTSTRAP}, got {resamples!r}"
+            )
         unknown = [config for config in options["configs"] if config not in EEC_CONFIGS]
         if unknown:
             raise ConfigError(f"unknown EEC config(s) {unknown}; configs: {', '.join(EEC_CONFIGS)}")
@@ -117,15 +133,18 @@ class EECSuite(Suite):
                     rows = stratified_sample(rows, task.options["sample"], task.seed)
                 texts = rows["sentence"].tolist()
                 ctx.status(f"{task.model.name} {task.language} {emotion}: scoring {len(texts)} sentences of {name}")
-                validity = None
+                validity, prompts = None, None
                 if "judge" in task.model.capabilities:
                     # A zero-shot judge: how much of its answer fell on the scale's numerals, on these sentences.
                     scores = regressor.score(texts)
                     y, validity = scores.value, scores.validity()
+                    if task.options["prompt_spread"]:
+                        prompts = paraphrase_scores(regressor, texts, scores, ctx, f"{task.model.name} {name}")
                 else:
                     y = regressor.predict(texts)
                 prepared["eec"][name, emotion] = {
                     "validity": validity,
+                    "prompts": prompts,
                     "y": y,
                     "group": rows["group"].tolist(),
                     "gender": rows["gender"].tolist(),
@@ -141,10 +160,10 @@ class EECSuite(Suite):
             return regressor_records(prepared["scores"][unit.emotion])
         data, options = prepared["eec"][unit.config, unit.emotion], prepared["options"]
 
-        def fit(cluster_by):
+        def fit(cluster_by, y=data["y"]):
             clusters = {name: data[name] for name in cluster_by} if cluster_by else None
             return fit_intersectional(
-                data["y"],
+                y,
                 data["group"],
                 data["gender"],
                 reference_group=EEC_REFERENCE_GROUP[unit.config],
@@ -154,13 +173,22 @@ class EECSuite(Suite):
                 clusters=clusters,
             )
 
+        notes = set()
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            result = fit(options["cluster_by"] if options["cov_type"] == "cluster" else None)
-        notes = {str(warning.message) for warning in caught}
+            if options["cov_type"] == "cluster":
+                try:
+                    result = fit(options["cluster_by"])
+                except InputError as error:
+                    # A singular clustered covariance (see the except below): report the model-based fit.
+                    notes.add(f"no template-clustered standard errors: {error}; model-based ones reported")
+                    result = fit(None)
+            else:
+                result = fit(None)
+        notes |= {str(warning.message) for warning in caught}
         # The template-clustered test of every number, beside the reported one (see the module docstring).
-        clustered = result if options["cov_type"] == "cluster" else None
-        if clustered is None:
+        clustered = result if result.cov_type == "cluster" else None
+        if clustered is None and options["cov_type"] == "model":
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")  # the same data: its warnings were noted above
@@ -170,8 +198,10 @@ class EECSuite(Suite):
                 # SVM-tfidf): no between-template variation, so the sandwich is singular. The reported,
                 # model-based fit stands; the records say why they carry no clustered test.
                 notes.add(f"no template-clustered standard errors: {error}")
+        stability = finding_stability(data, result, unit, options, notes)
+        spread = judge_prompt_spread(data.get("prompts"), result, lambda y: fit(result.cluster_by, y), notes)
         records = beta_regression_records(result, note="; ".join(sorted(notes)) or None, clustered=clustered)
-        return records + validity_records(data["validity"])
+        return with_stability(records, stability, spread) + validity_records(data["validity"], data.get("prompts"))
 
     def headline(self, records: Sequence[dict]) -> dict | None:
         """The intersection coefficient for an EEC unit; the test-split Pearson r for a regressor unit."""
@@ -181,6 +211,57 @@ class EECSuite(Suite):
             if record["metric"] == "pearson_r" and record.get("split") == "test":
                 return record
         return super().headline(records)
+
+
+def paraphrase_scores(judge, texts: list[str], scores, ctx, what: str) -> dict[str, object]:
+    """The judge's scores of ``texts`` under each of its prompts (paraphrase name -> ``PromptScores``), the
+    reported prompt's (``scores``) first; None when the judge has a single prompt for the language."""
+    names = judge.prompt_names()
+    if len(names) < 2:
+        return None
+    spread = {names[0]: scores}
+    for name in names[1:]:
+        ctx.status(f"{what}: scoring {len(texts)} sentences with the prompt paraphrase {name!r}")
+        spread[name] = judge.with_prompt(name).score(texts)
+    return spread
+
+
+def finding_stability(data: Mapping, result, unit: Unit, options: Mapping[str, Any], notes: set[str]) -> dict:
+    """The stability fields of the fit's findings under template and name resamples (:mod:`.stability`), with
+    the reported standard errors; empty (and a note) when the resamples cannot be fitted."""
+    if not options["stability_resamples"]:
+        return {}
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the same data as the reported fit: its warnings are noted
+            return template_and_person_stability(
+                data,
+                result,
+                EEC_REFERENCE_GROUP[unit.config],
+                use_t=options["use_t"],
+                n_bootstrap=options["stability_resamples"],
+                seed=unit.seed,
+            )
+    except InputError as error:
+        notes.add(f"no stability fields: {error}")
+        return {}
+
+
+def judge_prompt_spread(prompts: Mapping | None, result, fit, notes: set[str]) -> dict:
+    """The prompt-spread fields (:func:`.stability.prompt_spread`) from one ``fit(y)`` per prompt paraphrase
+    (with the reported standard errors); a paraphrase whose fit fails is left out with a note."""
+    if not prompts:
+        return {}
+    reported = next(iter(prompts))
+    fits = {reported: result}
+    for name, scores in list(prompts.items())[1:]:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                fits[name] = fit(scores.value)
+        except InputError as error:
+            notes.add(f"prompt paraphrase {name!r} left out of the prompt spread: {error}")
+    return prompt_spread(fits, reported) if len(fits) > 1 else {}
 
 
 def stratified_sample(rows, per_cell: int, seed: int):
