@@ -25,3 +25,7 @@ class ConfigError(XBiasError, ValueError):
 
 class ModelLoadError(XBiasError):
     """A model (Hub id, local folder or vector file) cannot be loaded."""
+
+
+class DuplicateWordsWarning(UserWarning):
+    """A word set lists a word more than once; the copies were collapsed to one (each word counts once)."""

@@ -36,6 +36,7 @@ from ..errors import InputError
 # weat's input checks, shared so that every measure rejects bad vectors with the same messages.
 from .vectors import is_whole_number, matrix, unit_rows, vector_sets
 from .weat import similarity_matrix
+from .word_sets import distinct_role_rows
 
 MEASURES = ("rnd", "mac", "ect", "ripa", "rnsb")
 RELATIONS = ("pca", "pair_mean")
@@ -527,7 +528,9 @@ MEASURE_OPTIONS = {
 }
 
 
-def association_from_roles(measure: str, embeddings, roles: Sequence[str], **options) -> dict[str, object]:
+def association_from_roles(
+    measure: str, embeddings, roles: Sequence[str], words: Sequence[str] | None = None, **options
+) -> dict[str, object]:
     """Run ``measure`` on row-wise input (one vector per row and its role); the ``word_association`` metric's core.
 
     Roles: ``"X"`` and ``"Y"`` are the target sets, ``"A"`` and ``"B"`` the attribute sets (WEAT's roles). Returns
@@ -542,7 +545,10 @@ def association_from_roles(measure: str, embeddings, roles: Sequence[str], **opt
     - ``"rnsb"``: target groups X and Y, positive attribute set A, negative attribute set B:
       ``{"A+B": result}``.
 
-    ``options`` are the measure's keywords (``MEASURE_OPTIONS``); any other is an InputError.
+    ``words`` (optional) gives each row's word: a word listed twice in one role counts once (its later rows
+    are dropped, with one :class:`~eval_harness.errors.DuplicateWordsWarning`; :mod:`.word_sets`, WEFE's
+    convention); without words, rows are taken as given. ``options`` are the measure's keywords
+    (``MEASURE_OPTIONS``); any other is an InputError.
     """
     if measure not in MEASURES:
         raise InputError(f"unknown measure {measure!r}; give measure= one of {MEASURES}")
@@ -554,6 +560,12 @@ def association_from_roles(measure: str, embeddings, roles: Sequence[str], **opt
     vectors = matrix(embeddings, "embeddings")
     if len(roles) != len(vectors):
         raise InputError(f"{len(vectors)} embeddings but {len(roles)} roles; give one role per row")
+    if words is not None:
+        words = [str(word) for word in words]
+        if len(words) != len(roles):
+            raise InputError(f"{len(roles)} embeddings but {len(words)} words; give one word per row")
+        keep = distinct_role_rows(roles, words)
+        vectors, roles = vectors[keep], [role for role, kept in zip(roles, keep, strict=True) if kept]
     labels = list(dict.fromkeys(roles))
     if measure != "mac":
         extra = sorted(set(labels) - set(TARGET_ROLES) - set(ATTRIBUTE_ROLES))

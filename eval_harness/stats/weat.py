@@ -76,6 +76,7 @@ import numpy as np
 
 from ..errors import InputError
 from .vectors import bad_rows, is_whole_number, matrix, unit_rows, vector_sets
+from .word_sets import distinct_rows
 
 SIMILARITIES = ("cosine", "euclidean", "csls")
 ALTERNATIVES = ("greater", "two-sided")
@@ -211,9 +212,14 @@ def weat(
         influence: also compute each word's leave-one-out influence on ``d`` (:func:`leave_one_out_influence`;
             |X| + |Y| + |A| + |B| effect sizes, cheap). Default False.
         words: optional ``{"X": [...], "Y": [...], ...}``: the word of each row of a set, to name rows in
-            error messages and words in the influence list.
+            error messages and words in the influence list. A word listed twice in a set counts once: its
+            later rows are dropped, with one :class:`~eval_harness.errors.DuplicateWordsWarning`
+            (:mod:`eval_harness.stats.word_sets`, WEFE's convention). Without words, rows are taken as given.
     """
-    sets = vector_sets({"X": x, "Y": y, "A": a, "B": b}, _validate_words(words, {"X": x, "Y": y, "A": a, "B": b}))
+    words = _validate_words(words, {"X": x, "Y": y, "A": a, "B": b})
+    sets = vector_sets({"X": x, "Y": y, "A": a, "B": b}, words)
+    if words:
+        sets, words = _collapse_duplicates(sets, words)
     _check_option("similarity", similarity, SIMILARITIES)
     _check_option("alternative", alternative, ALTERNATIVES)
     _check_permutation_options(permutations, exact_limit)
@@ -435,6 +441,18 @@ def _validate_words(words: Mapping[str, Sequence[str]] | None, sets: dict) -> di
         if len(set_words) != len(sets[role]):
             raise InputError(f"words[{role!r}] has {len(set_words)} words but set {role} has {len(sets[role])} rows")
     return checked
+
+
+def _collapse_duplicates(
+    sets: dict[str, np.ndarray], words: dict[str, list[str]]
+) -> tuple[dict[str, np.ndarray], dict[str, list[str]]]:
+    """The sets and their words with each word once (:func:`~eval_harness.stats.word_sets.distinct_rows`: the
+    first occurrence kept, one warning naming the copies); sets without words are kept as given."""
+    kept = distinct_rows(words, stacklevel=4)
+    return (
+        {role: vectors[kept[role]] if role in kept else vectors for role, vectors in sets.items()},
+        {role: [set_words[row] for row in kept[role]] for role, set_words in words.items()},
+    )
 
 
 def _check_option(name: str, value: str, allowed: tuple[str, ...]) -> None:

@@ -56,7 +56,8 @@ Args:
     ddof (0 or 1): of the effect size's standard deviation. Default 0.
     seed (int, optional): seed of the Monte-Carlo draws and of the bootstrap (a stream of its own).
     csls_k (int): neighbourhood size of csls. Default 10.
-    words (list of str, optional): each row's word: names bad rows in errors and words in the influence.
+    words (list of str, optional): each row's word: names bad rows in errors and words in the influence;
+        a word listed twice in one role counts once (its later rows are dropped, with a DuplicateWordsWarning).
     n_bootstrap (int): bootstrap replicates of the effect size, resampling words with replacement within
         each of X, Y, A, B. Default 0 (none); else at least 2 (e.g. 10000).
     confidence_level (float): of the bootstrap's percentile interval. Default 0.95.

@@ -54,6 +54,8 @@ Args:
     roles (list of str): each row's set: "X" or "Y" (targets), "A" or "B" (attributes); for "mac" any other
         label is a further attribute set.
     measure ("rnd", "mac", "ect", "ripa" or "rnsb"): required.
+    words (list of str, optional): each row's word; a word listed twice in one role counts once (its later
+        rows are dropped, with a DuplicateWordsWarning). Without words, rows are taken as given.
     Options of one measure only (any other is an error):
         rnd: normalize (bool, default True: unit-length word vectors, as Garg et al.).
         ripa: relation ("pca", default: first principal component of the X_i - Y_i pairs; or "pair_mean", WEFE's).
@@ -103,6 +105,6 @@ class WordAssociation(evaluate.Measurement):
             ],
         )
 
-    def _compute(self, embeddings, roles, measure=None, **options):
-        results = association.association_from_roles(measure, embeddings, roles, **options)
+    def _compute(self, embeddings, roles, measure=None, words=None, **options):
+        results = association.association_from_roles(measure, embeddings, roles, words=words, **options)
         return {"measure": measure, "results": {label: result.to_dict() for label, result in results.items()}}

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from eval_harness.errors import InputError
+from eval_harness.errors import DuplicateWordsWarning, InputError
 from eval_harness.stats import association
 
 
@@ -54,3 +54,23 @@ def test_clear_errors(metric):
         metric.compute(embeddings=embeddings, roles=roles, measure="ect", unit="word")
     with pytest.raises(InputError, match="unknown role"):
         metric.compute(embeddings=embeddings, roles=["Z"] + roles[1:], measure="rnd")
+
+
+def test_a_word_listed_six_times_counts_once_with_a_warning(metric):
+    """ "rose" x6 among the targets: the RND of "rose" once, computed here by hand (Garg's sum on unit vectors)."""
+    (x, y, a, _), _, _ = _rows(4)
+    embeddings = np.vstack([x, np.repeat(x[:1], 5, axis=0), y, a]).tolist()
+    roles = ["X"] * 10 + ["Y"] * 5 + ["A"] * 4
+    words = [f"x{i}" for i in range(5)] + ["x0"] * 5 + [f"y{i}" for i in range(5)] + [f"a{i}" for i in range(4)]
+    with pytest.warns(DuplicateWordsWarning, match="set X: 'x0' x6"):
+        result = metric.compute(embeddings=embeddings, roles=roles, measure="rnd", words=words)
+
+    def unit(rows):
+        return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+    attributes = unit(a)
+    once = (
+        np.linalg.norm(attributes - unit(x).mean(0), axis=1) - np.linalg.norm(attributes - unit(y).mean(0), axis=1)
+    ).sum()
+    assert result["results"]["A"]["value"] == pytest.approx(once, abs=1e-12)
+    assert result["results"]["A"]["n_x"] == 5

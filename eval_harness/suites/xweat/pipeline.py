@@ -28,6 +28,7 @@ from tqdm.auto import tqdm
 
 from ...errors import InputError
 from ...stats.weat import WEATResult, weat
+from ...stats.word_sets import distinct_rows
 
 COVERAGE_THRESHOLD = 0.8
 XWEAT_TESTS = tuple(f"T{number}" for number in range(1, 11))
@@ -38,12 +39,23 @@ SET_ROLES = tuple(DATASET_ROLES.values())
 
 @dataclass(frozen=True)
 class WordSet:
-    """One WEAT word set in one language: ``role`` is ``"X"``, ``"Y"``, ``"A"`` or ``"B"``."""
+    """One WEAT word set in one language: ``role`` is ``"X"``, ``"Y"``, ``"A"`` or ``"B"``.
+
+    Every word list of the suite enters here (WEAT, the association measures, SEAT and CEAT all read
+    ``words``): a word listed more than once is kept once, at its first position, with one
+    :class:`~eval_harness.errors.DuplicateWordsWarning` (:mod:`eval_harness.stats.word_sets`, WEFE's convention).
+    """
 
     role: str
     name: str
     language: str
     words: tuple[str, ...]
+
+    def __post_init__(self):
+        label = f"{self.role} ({self.name}, {self.language})"
+        words = tuple(str(word) for word in self.words)
+        kept = distinct_rows({label: words}, stacklevel=4)[label]
+        object.__setattr__(self, "words", tuple(words[row] for row in kept))
 
 
 # language -> test -> role -> WordSet

@@ -6,8 +6,9 @@ A unit (one test on one language ``"de"`` or pair ``"en-de"``) writes, for the m
 
 - ``weat`` (:func:`xweat_records`): ``effect_size`` and ``statistic`` with the permutation test's ``p_value``
   (``p_value_method``, ``n_permutations``, ``p_value_mc_std_err``), the set sizes ``n_x, n_y, n_a, n_b``,
-  ``similarity``, ``alternative``, ``ddof``; then ``coverage`` (the smallest share of a set's words the model
-  knows, and the ``missing`` words per role).
+  ``similarity``, ``alternative``, ``ddof``; the effect size's ``mde`` (the smallest d its permutation test
+  detects with 80 % power, ``mde_power``, at level ``mde_alpha`` 0.05: :mod:`eval_harness.stats.weat_power`);
+  then ``coverage`` (the smallest share of a set's words the model knows, and the ``missing`` words per role).
 - the word-vector measures (:func:`association_records`, see :mod:`.measures`): ``metric`` is the measure's
   name, ``value`` its main number, ``term`` the set it concerns, and the other fields of its stats result:
 
@@ -48,6 +49,8 @@ sections of :mod:`.report` read these fields).
 import numpy as np
 
 from ...contract.records import Field, RecordSchema
+from ...stats.power import ALPHA, POWER
+from ...stats.weat_power import weat_minimum_detectable_effect
 from .ceat import CONFIDENCE_LEVEL, CEATTestResult
 from .measures import RIPA_RELATION, AssociationResult
 from .pipeline import XWEATResult
@@ -89,6 +92,9 @@ XWEAT_RECORDS = RecordSchema(
         "stability_words_loo_sign": Field(
             float, "effect_size: share of the leave-one-word-out d that keep its sign", seed_mean=True
         ),
+        "mde": Field(float, "effect_size: the smallest d its permutation test detects with mde_power at mde_alpha"),
+        "mde_power": Field(float, "effect_size: the power of the MDE"),
+        "mde_alpha": Field(float, "effect_size: the level of the MDE's test"),
         "missing": Field(dict, "coverage, ceat: per role, the words without a vector (context)"),
         # the other measures
         "set": Field(str, "the name of the term's set"),
@@ -186,8 +192,9 @@ def xweat_records(result: XWEATResult) -> list[dict]:
         return [{"metric": "effect_size", **skipped}, {"metric": "statistic", **skipped}, coverage]
     weat_result = result.weat
     details = {**_weat_details(weat_result), "status": "ok", **languages}
+    effect_size = {"metric": "effect_size", "value": weat_result.effect_size, **details}
     return [
-        {"metric": "effect_size", "value": weat_result.effect_size, **details, **_uncertainty(weat_result)},
+        {**effect_size, **_uncertainty(weat_result), **_detectable(weat_result)},
         {"metric": "statistic", "value": weat_result.statistic, **details},
         coverage,
     ]
@@ -224,6 +231,13 @@ def _sign_kept(d: float, resampled) -> float | None:
     """The share of ``resampled`` effect sizes with the sign of ``d`` (None when there are none)."""
     resampled = np.asarray(resampled, dtype=float)
     return float(np.mean(np.sign(resampled) == np.sign(d))) if resampled.size else None
+
+
+def _detectable(weat_result) -> dict:
+    """The test's minimum detectable effect (:mod:`eval_harness.stats.weat_power`: the permutation distribution's
+    scale, from the set sizes and the alternative) at 80 % power and level 0.05."""
+    mde = weat_minimum_detectable_effect(weat_result.n_x, weat_result.n_y, weat_result.alternative, ALPHA, POWER)
+    return {"mde": mde, "mde_power": POWER, "mde_alpha": ALPHA}
 
 
 def _weat_details(weat_result) -> dict:

@@ -1,7 +1,7 @@
 """The XWEAT method's section of the report: WEAT effect sizes per test and language (a heatmap, a table per
-model with bootstrap intervals, the words whose removal moves d most, coverage), the cross-lingual matrices
-(the paper's Table 6), the flag ``bootstrap_ci_spans_zero``, the association measures' section
-(:mod:`.report_measures`), and the numbers an XWEAT run puts on a model card.
+model with bootstrap intervals, the minimum detectable effect of each test, the words whose removal moves d most,
+coverage), the cross-lingual matrices (the paper's Table 6), the flag ``bootstrap_ci_spans_zero``, the
+association measures' section (:mod:`.report_measures`), and the numbers an XWEAT run puts on a model card.
 
 It reads the records :data:`.records.XWEAT_RECORDS` declares and reaches the report only through its building
 blocks (:mod:`eval_harness.report.document`, ``tables``, ``plots``, ``sections``).
@@ -75,12 +75,27 @@ def influential_words(row: pd.Series) -> str:
     return "; ".join(f"{word.get('word')!r} ({word.get('role')}) {word.get('change'):+.2f}" for word in words)
 
 
+def detectable_cell(row: pd.Series) -> str:
+    """The test's minimum detectable effect (at ``mde_power``); for a test whose p is above the MDE's level
+    ``mde_alpha``, the reading of its "not significant": ``could not have detected less than d = 1.09``.
+    Empty without an MDE (a run from before the MDE was recorded)."""
+    mde = row.get("mde")
+    if mde is None or pd.isna(mde):
+        return ""
+    size = f"|d| = {mde:.2f}" if row.get("alternative") == "two-sided" else f"d = {mde:.2f}"
+    alpha = row["mde_alpha"]
+    if pd.notna(row.get("p_value")) and row["p_value"] > alpha:
+        return f"p > {alpha:g}: could not have detected less than {size}"
+    return size
+
+
 def xweat_uncertainty_table(results: pd.DataFrame, model: str) -> pd.DataFrame:
     """One model's WEAT tests (monolingual and cross-lingual), one row per test and language: d, its bootstrap
-    interval and standard error, the permutation p and the words whose removal moves d most."""
+    interval and standard error, the permutation p, the minimum detectable effect at 80 % power (which a "not
+    significant" test reads as "could not have detected less than") and the words whose removal moves d most."""
     rows = results[(results["suite"] == XWEAT_SUITE) & (results["metric"] == "effect_size")]
     rows = rows[(rows["model"] == model) & rows["value"].notna()]
-    if rows.empty or "ci_low" not in rows.columns:
+    if rows.empty or not {"ci_low", "mde"} & set(rows.columns):
         return pd.DataFrame()
     rows = rows.iloc[sorted(range(len(rows)), key=lambda i: (natural_order(rows["test"].iloc[i]), i))]
     table = pd.DataFrame(
@@ -94,10 +109,29 @@ def xweat_uncertainty_table(results: pd.DataFrame, model: str) -> pd.DataFrame:
             ],
             "bootstrap SE": [format_number(row.get("bootstrap_std_err"), 3) for _, row in rows.iterrows()],
             "permutation p": rows["p_value"].map(format_p).to_numpy(),
+            "MDE (80 % power)": [detectable_cell(row) for _, row in rows.iterrows()],
             "words whose removal moves d most": [influential_words(row) for _, row in rows.iterrows()],
         }
     )
     return table.loc[:, [c for c in table.columns if (table[c] != "").any()]]
+
+
+def xweat_not_detected(results: pd.DataFrame) -> str | None:
+    """The plain reading of the WEAT tests whose p is above their MDE's level: what they could not have
+    detected, not "no bias" (None when every test with an MDE is significant)."""
+    rows = results[(results["suite"] == XWEAT_SUITE) & (results["metric"] == "effect_size")]
+    if "mde" not in rows.columns:
+        return None
+    rows = rows[rows["mde"].notna() & (rows["p_value"] > rows["mde_alpha"])]
+    if rows.empty:
+        return None
+    low, high = rows["mde"].min(), rows["mde"].max()
+    sizes = f"d = {low:.2f}" if f"{low:.2f}" == f"{high:.2f}" else f"d = {low:.2f} to {high:.2f}"
+    return (
+        f"{len(rows)} WEAT test(s) have p > {rows['mde_alpha'].iloc[0]:g}. That is not evidence of no bias: with "
+        f"their set sizes, their permutation tests could not have detected less than {sizes} at 80 % power "
+        "(the MDE column); smaller effects may be there."
+    )
 
 
 def xweat_fragile(results: pd.DataFrame) -> list[str]:
@@ -242,7 +276,8 @@ def xweat_section(results: pd.DataFrame, alpha: float = ALPHA, family: str = DEF
             model_blocks.append(
                 Table(
                     uncertainty,
-                    f"{model}: how sure d is: bootstrap over the words of each set, and the words whose removal "
+                    f"{model}: how sure d is: bootstrap over the words of each set, the smallest d the permutation "
+                    "test of these set sizes detects with 80 % power at level 0.05 (MDE), and the words whose removal "
                     "moves d most (change of d without the word)",
                     collapsed=True,
                 )
@@ -263,6 +298,9 @@ def xweat_section(results: pd.DataFrame, alpha: float = ALPHA, family: str = DEF
                 (intro,) + tuple(Table(matrix, f"{model}, {test}") for (model, test), matrix in matrices.items()),
             )
         )
+    not_detected = xweat_not_detected(results)
+    if not_detected:
+        blocks.append(Paragraph(not_detected))
     fragile = xweat_fragile(results)
     if fragile:
         blocks.append(

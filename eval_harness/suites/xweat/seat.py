@@ -13,6 +13,11 @@ list for every word, give it for the language (``seat_templates: {en: [...]}``).
 A sentence encoder is anything with ``encode(texts) -> (n, d)`` (an encoder model; static vectors have none).
 Cross-lingual: the target sentences are in the target language's templates, the attribute sentences in the
 attribute language's.
+
+The effect size divides by the *sample* standard deviation of the sentences' associations (``ddof=1``,
+:data:`SEAT_DDOF`), as May et al.'s code does (``sentbias/weat.py``: ``stdev_s_wAB`` is ``np.std(..., ddof=1)``);
+WEAT on words keeps XWEAT's population deviation (``ddof=0``). Each measure takes its own reference code's
+convention: docs/conventions.md lists them beside WEFE's.
 """
 
 from collections.abc import Mapping, Sequence
@@ -26,6 +31,7 @@ from ...stats.weat import WEATResult, weat
 from .pipeline import WordSet, measure_seed
 
 TEMPLATES_KEY = "seat_templates"
+SEAT_DDOF = 1  # May et al.'s sample standard deviation (module docstring)
 
 
 @dataclass(frozen=True)
@@ -77,6 +83,7 @@ def run_seat(
     attributes: Mapping[str, WordSet],
     templates: Mapping[str, SeatTemplates],
     seed: int = 0,
+    ddof: int = SEAT_DDOF,
     **weat_options,
 ) -> SEATResult:
     """SEAT on one test: ``targets`` holds sets ``"X"``, ``"Y"``; ``attributes`` holds ``"A"``, ``"B"``.
@@ -85,13 +92,15 @@ def run_seat(
         encoder: has ``encode(texts)`` (sentence vectors).
         templates: language -> :class:`~eval_harness.data.seat.SeatTemplates` for both languages of the test.
         seed: base seed; the permutation draws use :func:`~.pipeline.measure_seed` of the unit.
+        ddof: of the effect size's standard deviation; default 1, May et al.'s (module docstring).
         weat_options: :func:`eval_harness.stats.weat.weat`'s keywords (similarity, permutations, ...).
     """
     sets = [targets["X"], targets["Y"], attributes["A"], attributes["B"]]
     target_language, attribute_language = sets[0].language, sets[2].language
     sentences = [set_sentences(word_set, templates[word_set.language]) for word_set in sets]
     unit_seed = measure_seed(seed, test, target_language, attribute_language, "seat")
-    result = weat(*(np.asarray(encoder.encode(rows)) for rows in sentences), seed=unit_seed, **weat_options)
+    vectors = (np.asarray(encoder.encode(rows)) for rows in sentences)
+    result = weat(*vectors, seed=unit_seed, ddof=ddof, **weat_options)
     return SEATResult(
         test,
         target_language,

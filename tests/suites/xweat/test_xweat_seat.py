@@ -1,5 +1,6 @@
-"""SEAT in the xweat suite: the record equals weat() on sentence vectors computed directly from the templates;
-languages without packaged templates take the user's; a model without sentence vectors is skipped, named."""
+"""SEAT in the xweat suite: the record equals weat() (ddof 1, May et al.'s) on sentence vectors computed directly
+from the templates; languages without packaged templates take the user's; a model without sentence vectors is
+skipped, named."""
 
 import pytest
 from helpers.association_run import (
@@ -34,7 +35,8 @@ def direct_seat(encoder, test: str, targets: str, attributes: str, templates: di
         sentences = [sentence for word in word_set.words for sentence in language_templates.sentences(word)]
         rows[role] = encoder.encode(sentences)
     seed = hand_seed(test, targets, attributes, "seat")
-    return weat(rows["X"], rows["Y"], rows["A"], rows["B"], permutations=999, seed=seed), seed
+    # ddof=1: SEAT's default, May et al.'s sample SD (test_xweat_duplicates checks it against a direct computation)
+    return weat(rows["X"], rows["Y"], rows["A"], rows["B"], permutations=999, seed=seed, ddof=1), seed
 
 
 def test_seat_records_equal_weat_on_directly_encoded_template_sentences(tiny_bert, tmp_path):
@@ -57,7 +59,7 @@ def test_seat_records_equal_weat_on_directly_encoded_template_sentences(tiny_ber
         targets, _, attributes = language.partition("-")
         attributes = attributes or targets
         expected, seed = direct_seat(encoder, test, targets, attributes, templates)
-        assert record["status"] == "ok" and record["measure_seed"] == seed
+        assert record["status"] == "ok" and record["measure_seed"] == seed and record["ddof"] == 1
         assert record["value"] == pytest.approx(expected.effect_size, rel=1e-5)
         assert record["statistic"] == pytest.approx(expected.statistic, rel=1e-5, abs=1e-7)
         assert record["p_value"] == pytest.approx(expected.p_value, abs=2e-3)
