@@ -120,7 +120,7 @@ def xweat_not_detected(results: pd.DataFrame) -> str | None:
     """The plain reading of the WEAT tests whose p is above their MDE's level: what they could not have
     detected, not "no bias" (None when every test with an MDE is significant)."""
     rows = results[(results["suite"] == XWEAT_SUITE) & (results["metric"] == "effect_size")]
-    if "mde" not in rows.columns:
+    if not {"mde", "mde_alpha"} <= set(rows.columns):  # (an EEC record's mde alone makes the column exist)
         return None
     rows = rows[rows["mde"].notna() & (rows["p_value"] > rows["mde_alpha"])]
     if rows.empty:
