@@ -283,7 +283,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--suite", help="comma-separated suites (with --model), e.g. eec,xweat")
     run.add_argument("--languages", help="comma-separated languages (with --model), e.g. en,es,ar")
-    run.add_argument("--seeds", help="comma-separated seeds (with --model; default 0)")
+    run.add_argument(
+        "--seeds",
+        help="comma-separated seeds of every unit (with --model; default 0,1,2 where a regressor is trained, 0 "
+        "elsewhere)",
+    )
     run.add_argument("--cross-lingual", action="store_true", help="xweat: also the cross-lingual language pairs")
     run.add_argument(
         "--corpus",

@@ -201,10 +201,17 @@ def test_the_shipped_configs(tmp_path, capsys):
     demo = plan_units(load_config(root / "demo.yaml"))
     # per EEC language: 4 regressors + its EECs x 4 emotions (en: 3 EECs, es and ar: 1); XWEAT: T1-T10 per language
     eec = {"en": 4 + 12, "es": 4 + 4, "ar": 4 + 4}
-    e5 = sum(eec.values()) + 10 * 7 * 7  # every EEC language; XWEAT in 7 languages and their 42 ordered pairs
+    # No `seeds:`: three seeds where a regressor is trained (the probe, the MLP, the SVR), one elsewhere (XWEAT,
+    # the zero-shot judge, which trains nothing)
+    e5 = 3 * sum(eec.values()) + 10 * 7 * 7  # every EEC language; XWEAT in 7 languages and their 42 ordered pairs
     smollm2 = eec["en"] + 10  # English only
-    glove = eec["en"] + 10
-    assert len(demo.units) == e5 + smollm2 + glove + sum(eec.values())  # + SVM-tfidf in all three languages
+    glove = 3 * eec["en"] + 10
+    assert len(demo.units) == e5 + smollm2 + glove + 3 * sum(eec.values())  # + SVM-tfidf in all three languages
+    seeds = {(unit.model, unit.suite): set() for unit in demo.units}
+    for unit in demo.units:
+        seeds[unit.model, unit.suite].add(unit.seed)
+    assert seeds[("multilingual-e5-small", "eec")] == seeds[("svm-tfidf", "eec")] == {0, 1, 2}
+    assert seeds[("multilingual-e5-small", "xweat")] == seeds[("smollm2-135m-instruct", "eec")] == {0}
     assert {unit.language for unit in demo.units if unit.model == "svm-tfidf"} == {"en", "es", "ar"}
     assert {unit.language for unit in demo.units if unit.model == "multilingual-e5-small" and unit.suite == "eec"} == {
         "en",
@@ -214,7 +221,7 @@ def test_the_shipped_configs(tmp_path, capsys):
     paper = plan_units(load_config(root / "camara2022.yaml"))
     per_language = {"en": 4 + 12, "es": 4 + 4, "ar": 4 + 4}
     # per language: its own BERT, its fastText, mBERT, XLM-R and SVM-tfidf
-    assert len(paper.units) == 5 * sum(per_language.values()) and not paper.skipped
+    assert len(paper.units) == 3 * 5 * sum(per_language.values()) and not paper.skipped  # three training seeds
     # offline, the paper's sweep stops before anything runs, naming the first model it cannot load
     fails_with_one_line(
         capsys,

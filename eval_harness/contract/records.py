@@ -105,6 +105,9 @@ POOLED_FIELDS = {
     "seeds": Field(list, "the seeds it pools"),
     "pooling": Field(str, '"identical", "rubin" or "mean": the rule that pooled it'),
     "between_seed_sd": Field(float, "SD of the seeds' values (ddof 1)"),
+    "between_seed_share": Field(
+        float, "the share of std_err squared that is between-seed variance, (1 + 1/m) B / T (Rubin's rules)"
+    ),
     "seed_min": Field(float, "the smallest seed's value"),
     "seed_max": Field(float, "the largest seed's value"),
     "share_same_sign": Field(float, "share of the seeds whose value has the pooled value's sign"),

@@ -7,18 +7,19 @@ the first rule that applies:
 
 1. ``"identical"``: every seed gave the same value (a seed-independent number, such as a WEAT effect size
    of static vectors, or a test every seed skipped): the first seed's record, as it is (a Monte-Carlo
-   p-value is then that seed's draws').
+   p-value is then that seed's draws'), with ``between_seed_share`` 0 when it has a standard error.
 2. ``"rubin"``: every seed's record has a standard error: Rubin's rules
    (:func:`eval_harness.stats.pooling.pool_estimates`, with each seed's own p-value and, for t tests, its
    degrees of freedom as the complete-data df): ``value`` the mean over seeds, ``std_err`` the pooled one
-   (within + between variance), ``share_same_sign``, and, when every seed's record has a p-value (a test;
-   none is invented for a standard error without one), ``p_value``, ``ci_low``/``ci_high``, ``statistic``,
-   ``stars`` of the pooled test (``statistic_kind`` ``"t"`` with Rubin's / Barnard-Rubin's ``df``, ``"z"``
-   when the seeds agree exactly), ``share_significant`` and ``share_same_significance`` (at ``alpha``). The
-   further tests the suite's schema declares (``tests``: the EEC's template-clustered ``clustered_std_err``
-   / ``clustered_p_value`` / ``clustered_df``) are pooled the same way when every seed has them, with the pooled
-   test's minimum detectable effect (the test's ``mde`` field); the fields the schema marks ``seed_mean`` (the
-   stability shares) hold the mean over the seeds.
+   (within + between variance), ``between_seed_share`` (how much of ``std_err``'s square is between-seed
+   variance: the training noise the standard error now includes), ``share_same_sign``, and, when every
+   seed's record has a p-value (a test; none is invented for a standard error without one), ``p_value``,
+   ``ci_low``/``ci_high``, ``statistic``, ``stars`` of the pooled test (``statistic_kind`` ``"t"`` with
+   Rubin's / Barnard-Rubin's ``df``, ``"z"`` when the seeds agree exactly), ``share_significant`` and
+   ``share_same_significance`` (at ``alpha``). The further tests the suite's schema declares (``tests``: the
+   EEC's template-clustered ``clustered_std_err`` / ``clustered_p_value`` / ``clustered_df``) are pooled the
+   same way when every seed has them, with the pooled test's minimum detectable effect (the test's ``mde``
+   field); the fields the schema marks ``seed_mean`` (the stability shares) hold the mean over the seeds.
 3. ``"mean"``: no seed's record has a standard error or a p-value (a regressor's Pearson r, an
    accuracy): :func:`~eval_harness.stats.pooling.pool_statistic`, ``value`` the mean; the other numeric
    fields that differ between seeds (a cell's predicted mean) are averaged too.
@@ -41,7 +42,7 @@ from ..stats.significance import significance_stars
 from .records import QUANTITY_FIELDS, RecordSchema, Test
 
 POOLINGS = ("identical", "rubin", "mean")
-SPREAD_FIELDS = ("n_seeds", "seeds", "pooling", "between_seed_sd", "seed_min", "seed_max")
+SPREAD_FIELDS = ("n_seeds", "seeds", "pooling", "between_seed_sd", "between_seed_share", "seed_min", "seed_max")
 
 
 def seeds_of(records: Iterable[Mapping]) -> list:
@@ -95,7 +96,10 @@ def pool_group(
     if all(is_missing(value) for value in values) or (
         not any(is_missing(value) for value in values) and len(set(values)) == 1
     ):
-        return [_spread({**group[0]}, group, "identical", values)]
+        identical = _spread({**group[0]}, group, "identical", values)
+        if _number(identical.get("std_err")):
+            identical["between_seed_share"] = 0.0  # no seed moved the value: its standard error is all within-seed
+        return [identical]
     if any(is_missing(value) for value in values):
         return [dict(record) for record in group]
     if all(_number(record.get("std_err")) for record in group):
@@ -153,7 +157,12 @@ def _rubin(group: Sequence[Mapping], alpha: float, tests: Sequence[Test] = ()) -
     values = [float(record["value"]) for record in group]
     pooled = _pooled(group, values, Test("std_err", "p_value", "df"), alpha, kind_field="statistic_kind")
     record = _common(group)
-    record.update(value=pooled.estimate, std_err=pooled.std_err, share_same_sign=pooled.share_same_sign)
+    record.update(
+        value=pooled.estimate,
+        std_err=pooled.std_err,
+        between_seed_share=pooled.between_share,
+        share_same_sign=pooled.share_same_sign,
+    )
     tested = all(_number(r.get("p_value")) for r in group)
     if tested or all(_number(r.get("ci_low")) for r in group):
         record.update(ci_low=pooled.ci_low, ci_high=pooled.ci_high)

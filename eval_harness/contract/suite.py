@@ -116,7 +116,9 @@ class SuiteContext(Protocol):
     show_progress: bool
 
     def shared(self, key: tuple, factory: Callable[[], Any]) -> Any:
-        """``factory()`` once per run for ``key`` (freed with the model's other objects after its last task)."""
+        """``factory()`` once per run for ``key``: freed with the model's other objects after its last task when the
+        key starts with the model's name; kept for the whole run when it starts with None (a dataset every model
+        reads)."""
 
     def status(self, message: str) -> None:
         """Say what a long step is doing ("anger: training the regressor"), beside the run's progress."""
@@ -140,6 +142,10 @@ class Suite:
         report_section: the method's section of ``xbias report``, a ``"module:object"`` reference to a
             :class:`~eval_harness.report.sections.ReportSection` (imported only by the report); None: the
             report shows the suite's records in its generic "Other results" table.
+        trains: whether the suite trains the model it evaluates (the EEC's emotion regressor), so that its
+            numbers depend on the training seed; a config without ``seeds:`` then runs it with several seeds
+            (``runner.config.DEFAULT_TRAINING_SEEDS``) when the model's type trains, and pooling puts the
+            between-seed variance into the standard errors.
     """
 
     name: str = ""
@@ -151,6 +157,7 @@ class Suite:
     datasets: tuple[str, ...] = ()
     records: "RecordSchema | None" = None
     report_section: str | None = None
+    trains: bool = False
 
     def expand_languages(self, languages: Sequence[str], options: Mapping[str, Any]) -> list[str]:
         """The task languages for the configured ``languages``; a suite may add pairs such as ``"en-de"``

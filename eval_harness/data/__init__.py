@@ -23,6 +23,7 @@ _EXPORTS = {
     "EEC_REFERENCE_GROUP": "catalog",
     "EEC_FEATURES": "eec",
     "generate_eec": "eec",
+    "SemEvalSplits": "emotion_splits",
     "TextSplit": "emotion_splits",
     "clean_tweet": "emotion_splits",
     "semeval_splits": "emotion_splits",

@@ -365,7 +365,9 @@ class TransformerEncoder(HuggingFaceModel):
                 weights[weight_row, positions] = 1.0 / len(positions)
             selected = hidden.index_select(0, torch.tensor(owners, device=hidden.device)).float()
             weights_tensor = torch.from_numpy(weights).to(hidden.device)
-            return torch.bmm(weights_tensor.unsqueeze(1), selected).squeeze(1).cpu().numpy()
+            # The mean in fp32 whatever the forward's autocast (a GPU's bf16 would round it, and numpy has no bf16).
+            with torch.autocast(hidden.device.type, enabled=False):
+                return torch.bmm(weights_tensor.unsqueeze(1), selected).squeeze(1).cpu().numpy()
 
         for rows, pooled in self.batches([sequences[index] for index in used], step):
             target_indices = [target for row in rows for target, _ in by_sequence[used[row]]]

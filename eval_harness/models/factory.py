@@ -147,7 +147,7 @@ def fit_or_load(
     everyone_restored = group.gather([restored]) if group is not None else [restored]
     if all(everyone_restored):
         return model
-    model.fit(language, dimension)
+    model.fit(language, dimension, resources.semeval)
     if group is None or group.is_main:
 
         def save(staging: Path) -> None:

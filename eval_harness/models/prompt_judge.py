@@ -50,7 +50,7 @@ import numpy as np
 import yaml
 from scipy.special import logsumexp
 
-from eval_harness.data.emotion_splits import TextSplit, clean_tweet, semeval_splits
+from eval_harness.data.emotion_splits import SemEvalSplits, TextSplit, clean_tweet
 from eval_harness.errors import InputError
 from eval_harness.models.cache import EmbeddingCache
 from eval_harness.models.causal_lm import CausalLM
@@ -420,10 +420,12 @@ class PromptJudge(EmotionRegressor):
         return self._rendered[key]
 
     # ---- fitting: nothing is trained; the prompt is scored on SemEval-2018
-    def fit(self, language: str, dimension: str) -> RegressorScores:
-        """Score the prompt on a seeded sample of SemEval-2018 validation and test tweets; record Pearson r."""
+    def fit(self, language: str, dimension: str, semeval: SemEvalSplits | None = None) -> RegressorScores:
+        """Score the prompt on a seeded sample of SemEval-2018 validation and test tweets; record Pearson r
+        (``semeval``: where the splits come from, as for every emotion model)."""
         self._prompt(language, dimension)  # an unknown language or dimension fails before the data loads
-        return self.fit_splits(semeval_splits(language, dimension, preprocess=self.preprocess), language, dimension)
+        splits = (semeval or SemEvalSplits()).splits(language, dimension, preprocess=self.preprocess)
+        return self.fit_splits(splits, language, dimension)
 
     def fit_splits(self, splits: Mapping[str, TextSplit], language: str, dimension: str) -> RegressorScores:
         """:meth:`fit` on given splits (texts already cleaned); ``train`` is not used."""

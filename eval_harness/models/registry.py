@@ -49,6 +49,8 @@ class ModelMode:
         options: the options that belong to this mode alone (given with another mode, they are an error).
         capabilities: what this mode adds to the type's capabilities (``judge``).
         defaults: ``"module:function"`` giving option defaults from the source, ``(source) -> dict``, or None.
+        trains: whether this mode's emotion model is trained (False for a zero-shot judge, which still takes the
+            sweep's seed to draw the tweets its fit scores).
     """
 
     name: str
@@ -56,6 +58,7 @@ class ModelMode:
     options: tuple[str, ...]
     capabilities: frozenset[str] = frozenset()
     defaults: str | None = None
+    trains: bool = True
 
 
 @dataclass(frozen=True)
@@ -110,6 +113,12 @@ class ModelType:
         """``"module:Class"`` of the emotion model ``options`` build (their mode's, for a type with modes)."""
         mode = self.mode(options)
         return mode.emotion_model if mode is not None else self.emotion_model
+
+    def trains_for(self, options: Mapping[str, Any] | None = None) -> bool:
+        """Whether the emotion model ``options`` build is trained, so that its numbers carry training noise (the
+        type's ``trains``, and its mode's)."""
+        mode = self.mode(options or {})
+        return self.trains and (mode is None or mode.trains)
 
     def capabilities_for(self, options: Mapping[str, Any] | None = None) -> frozenset[str]:
         """What a suite may ask of a model of this type with ``options``: ``emotion_model``, ``word_vectors``,
@@ -179,6 +188,7 @@ _BUILTIN_TYPES = (
                 "eval_harness.models.prompt_judge:PromptJudge",
                 LLM_PROMPT_OPTIONS,
                 capabilities=frozenset({"judge"}),
+                trains=False,
             ),
             # The paper's probe on the LM's hidden states: an encoder probe (masked mean of the layer at 2/3 of
             # the depth unless pooling/layer say otherwise).

@@ -49,10 +49,9 @@ import numpy as np
 from eval_harness.data.emotion_splits import (
     PREPROCESSORS,
     SPLITS,
+    SemEvalSplits,
     TextSplit,
-    language_texts,
     preprocess_text,
-    semeval_splits,
 )
 from eval_harness.errors import InputError, ModelLoadError, XBiasError
 from eval_harness.io import atomic_write_json, read_json
@@ -80,6 +79,11 @@ class RegressorScores:
     n_validation: int
     n_test: int
     selected: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        # In key order: a restored model's selection (read back from its saved JSON, written with sorted keys) then
+        # gives the very bytes of a freshly trained one's in results.jsonl, not only equal values.
+        object.__setattr__(self, "selected", _in_key_order(self.selected))
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -180,9 +184,12 @@ class EmotionRegressor:
     heavy_predict: ClassVar[bool] = False
 
     # ---- the interface
-    def fit(self, language: str, dimension: str) -> RegressorScores:
-        """Train on SemEval-2018 (language, dimension), select on validation, score on validation and test."""
-        splits = semeval_splits(
+    def fit(self, language: str, dimension: str, semeval: SemEvalSplits | None = None) -> RegressorScores:
+        """Train on SemEval-2018 (language, dimension), select on validation, score on validation and test.
+
+        ``semeval``: where the splits come from (a run's models share one, so each is loaded once); default: read
+        now."""
+        splits = (semeval or SemEvalSplits()).splits(
             language, dimension, preprocess=self.preprocess, max_train=self.max_train, seed=self.seed
         )
         return self.fit_splits(splits, language, dimension)
@@ -420,14 +427,15 @@ class ProbeRegressor(FeatureRegressor):
             return self._matrix[[self._rows[text] for text in texts]]
         return self.encoder.encode(texts)
 
-    def fit_splits(self, splits, language, dimension):
+    def fit(self, language: str, dimension: str, semeval: SemEvalSplits | None = None) -> RegressorScores:
         # With a cache, one encoding of every text of the language's five dimensions serves all five fits.
+        semeval = semeval or SemEvalSplits()
         if self.share_dimensions and self.encoder.cache is not None and self.max_train is None:
-            texts = sorted(set(language_texts(language, self.preprocess)))
+            texts = sorted(set(semeval.language_texts(language, self.preprocess)))
             self._rows = {text: row for row, text in enumerate(texts)}
             self._matrix = self.encoder.encode(texts)
         try:
-            return super().fit_splits(splits, language, dimension)
+            return super().fit(language, dimension, semeval)
         finally:
             self._rows = self._matrix = None
 
@@ -666,6 +674,13 @@ def read_saved_meta(directory: str | Path) -> dict:
     if not isinstance(meta.get("identity"), dict) or not isinstance(meta["identity"].get("options"), dict):
         raise ModelLoadError(f"{directory / SAVED_META} records no identity with options")
     return meta
+
+
+def _in_key_order(value: Any) -> Any:
+    """``value`` with every mapping in it rebuilt in sorted key order (as ``json.dumps(sort_keys=True)`` writes it)."""
+    if isinstance(value, dict):
+        return {key: _in_key_order(value[key]) for key in sorted(value)}
+    return value
 
 
 def _jsonable(value: Any) -> Any:

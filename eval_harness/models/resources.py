@@ -1,6 +1,6 @@
 """What the models of one process share: each model's weights, each vector file and each causal LM loaded once,
-and the embedding cache, so the five dimensions' models of one language share one encoder and each text is
-encoded once.
+the embedding cache, so the five dimensions' models of one language share one encoder and each text is
+encoded once, and the SemEval-2018 splits they train on, each loaded once.
 
 Weights are loaded once per source and model class (:meth:`ModelResources.pretrained`), whatever options
 their wrappers take: a probe built from a config (``pooling: mean``) and the same probe rebuilt from a save
@@ -8,15 +8,24 @@ their wrappers take: a probe built from a config (``pooling: mean``) and the sam
 
 from typing import Any
 
+from eval_harness.data.emotion_splits import SemEvalSplits
 from eval_harness.models.cache import EmbeddingCache
 from eval_harness.models.packaged import GLOVE, canonical_source, resolve_source
 
 
 class ModelResources:
-    """Per-process store of loaded encoders, classifiers and static vectors, and the embedding cache."""
+    """Per-process store of loaded encoders, classifiers and static vectors, the embedding cache and the SemEval-2018
+    splits (``semeval``: give one to share it with other resources, as a run's models do)."""
 
-    def __init__(self, cache: EmbeddingCache | None = None, device: str | None = None, progress: bool | None = None):
+    def __init__(
+        self,
+        cache: EmbeddingCache | None = None,
+        device: str | None = None,
+        progress: bool | None = None,
+        semeval: SemEvalSplits | None = None,
+    ):
         self.cache = cache if cache is not None else EmbeddingCache()
+        self.semeval = semeval if semeval is not None else SemEvalSplits()
         self.device = device
         self.progress = progress
         self._loaded: dict[tuple, Any] = {}

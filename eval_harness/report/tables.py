@@ -41,12 +41,15 @@ def significance_legend(alpha: float = ALPHA, family: str = DEFAULT_FAMILY) -> s
 
 def label_seeds(results: pd.DataFrame) -> pd.DataFrame:
     """When the run has several seeds, name the seed in the model label (``minilm (seed 1)``) of the rows
-    still one per seed (those :func:`findings.pool_over_seeds` could not pool)."""
+    still one per seed (those :func:`findings.pool_over_seeds` could not pool) of a model x suite x language that
+    ran several seeds; a task that ran one seed (by default, one that trains nothing) keeps its plain label."""
     if "seed" not in results.columns or results["seed"].nunique() < 2:
         return results
+    tasks = results[["model", "suite", "language"]].astype(str)
+    several = results.groupby([tasks[name] for name in tasks.columns])["seed"].transform("nunique") > 1
     labels = [
-        model if pd.isna(seed) else f"{model} (seed {int(seed)})"
-        for model, seed in zip(results["model"], results["seed"], strict=True)
+        model if pd.isna(seed) or not many else f"{model} (seed {int(seed)})"
+        for model, seed, many in zip(results["model"], results["seed"], several, strict=True)
     ]
     return results.assign(model=labels)
 

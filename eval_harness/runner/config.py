@@ -3,7 +3,7 @@
 A config names models, suites, languages and seeds::
 
     name: demo                        # optional label
-    seeds: [0]                        # default [0]; every unit runs once per seed
+    seeds: [0, 1, 2]                  # every unit runs once per seed (default: see below)
     languages: [en]                   # default languages of suites that list none
     models:
       - name: minilm                  # optional; default: the last part of id/path
@@ -16,6 +16,13 @@ A config names models, suites, languages and seeds::
     suites:                           # a list of names, or name -> settings
       eec: {languages: [en, es, ar]}
       xweat: {languages: [en], cross_lingual: false}
+
+``seeds`` is a list (every task runs each seed) or ``{trained: [...], other: [...]}``: the seeds of a task whose
+suite trains its model (the EEC's emotion regressor of a type that trains: a probe, an MLP, an SVR), and of every
+other task (a WEAT of fixed vectors, a zero-shot judge, a classifier used as it is). The default,
+:data:`DEFAULT_SEEDS`, is ``{trained: [0, 1, 2], other: [0]}``: a trained regressor's numbers depend on its
+training seed, and pooling three seeds (Rubin's rules) puts that training variance into their standard errors;
+where nothing is trained another seed would only repeat the numbers.
 
 Every key is checked: a misspelt one is a :class:`~eval_harness.errors.ConfigError`
 that names it and the keys allowed there. Suite settings are ``languages`` plus the
@@ -39,6 +46,9 @@ from ..shipped import find_config
 from ..suites import get_suite
 
 CONFIG_KEYS = ("name", "seeds", "languages", "models", "suites")
+SEED_KINDS = ("trained", "other")
+# The seeds of a config without `seeds:` (module docstring): three where the suite trains the model, one elsewhere.
+DEFAULT_SEEDS = {"trained": (0, 1, 2), "other": (0,)}
 MODEL_KEYS = ("name", "id", "path", "revision", "type", "languages", "options")
 
 
@@ -65,6 +75,11 @@ class ModelSpec:
         """What the model's type (and mode) can give a suite (``emotion_model``, ``word_vectors``,
         ``context_vectors``, ``judge``), as its model type declares them."""
         return model_type(self.type).capabilities_for(self.options)
+
+    @property
+    def trains(self) -> bool:
+        """Whether the model's emotion model is trained (its type's, and mode's, ``trains``)."""
+        return model_type(self.type).trains_for(self.options)
 
     def covers(self, language: str) -> bool:
         """Whether the model is evaluated on ``language``, or on both sides of a pair such as ``"en-de"``."""
@@ -114,11 +129,23 @@ class RunConfig:
     seeds: tuple[int, ...] = (0,)
     name: str | None = None
     pinned: Mapping[str, str | None] = field(default_factory=dict)
+    # The seeds of a task whose suite does not train its model; None: ``seeds`` (see the module docstring).
+    other_seeds: tuple[int, ...] | None = None
+
+    def seeds_for(self, trains: bool) -> tuple[int, ...]:
+        """The seeds of a task: ``seeds`` where its suite trains its model (``trains``), else ``other_seeds``."""
+        return self.seeds if trains or self.other_seeds is None else self.other_seeds
+
+    @property
+    def seeds_setting(self) -> list[int] | dict[str, list[int]]:
+        """``seeds`` as a config says it: one list, or ``{trained: [...], other: [...]}`` when they differ."""
+        other = self.seeds_for(False)
+        return list(self.seeds) if other == self.seeds else {"trained": list(self.seeds), "other": list(other)}
 
     def to_dict(self) -> dict:
         return {
             "name": self.name,
-            "seeds": list(self.seeds),
+            "seeds": self.seeds_setting,
             "models": [m.to_dict() for m in self.models],
             "suites": {s.name: {"languages": list(s.languages), **dict(s.options)} for s in self.suites},
         }
@@ -170,12 +197,7 @@ def parse_config(data: Mapping, where: str = "config") -> RunConfig:
     """Validate a parsed config mapping (see the module docstring for the schema)."""
     _check_keys(data, CONFIG_KEYS, where)
     default_languages = _string_list(data.get("languages"), f"{where}: languages") if "languages" in data else None
-    seeds = data.get("seeds", [0])
-    integers = isinstance(seeds, list) and all(isinstance(s, int) and not isinstance(s, bool) for s in seeds)
-    if not seeds or not integers or min(seeds) < 0:
-        raise ConfigError(f"{where}: seeds must be a non-empty list of integers >= 0, got {seeds!r}")
-    if len(set(seeds)) != len(seeds):
-        raise ConfigError(f"{where}: seeds has duplicates: {seeds}")
+    seeds = _seeds(data.get("seeds", DEFAULT_SEEDS), where)
 
     models_data = data.get("models")
     if not isinstance(models_data, list) or not models_data:
@@ -240,7 +262,28 @@ def parse_config(data: Mapping, where: str = "config") -> RunConfig:
     name = data.get("name")
     if name is not None and not isinstance(name, str):
         raise ConfigError(f"{where}: name must be a string, got {name!r}")
-    return RunConfig(models=models, suites=tuple(suites), seeds=tuple(seeds), name=name)
+    return RunConfig(models=models, suites=tuple(suites), seeds=seeds["trained"], other_seeds=seeds["other"], name=name)
+
+
+def _seeds(seeds: Any, where: str) -> dict[str, tuple[int, ...]]:
+    """``{trained: ..., other: ...}`` from a config's ``seeds:`` (a list for both, or a mapping; a kind it leaves
+    out takes :data:`DEFAULT_SEEDS`' list)."""
+    if isinstance(seeds, Mapping):
+        _check_keys(seeds, SEED_KINDS, f"{where}: seeds")
+        return {kind: _seed_list(seeds.get(kind, DEFAULT_SEEDS[kind]), f"{where}: seeds.{kind}") for kind in SEED_KINDS}
+    return dict.fromkeys(SEED_KINDS, _seed_list(seeds, f"{where}: seeds"))
+
+
+def _seed_list(seeds: Any, where: str) -> tuple[int, ...]:
+    integers = isinstance(seeds, list | tuple) and all(isinstance(s, int) and not isinstance(s, bool) for s in seeds)
+    if not seeds or not integers or min(seeds) < 0:
+        raise ConfigError(
+            f"{where} must be a non-empty list of integers >= 0 (or, for seeds, a mapping with keys trained and "
+            f"other), got {list(seeds) if isinstance(seeds, tuple) else seeds!r}"
+        )
+    if len(set(seeds)) != len(seeds):
+        raise ConfigError(f"{where} has duplicates: {list(seeds)}")
+    return tuple(seeds)
 
 
 def model_label(source: str) -> str:

@@ -21,7 +21,8 @@ class Plan:
 
 
 def plan_units(config: RunConfig) -> Plan:
-    """Every unit of ``config``: for each model, suite, language (of the suite and the model) and seed,
+    """Every unit of ``config``: for each model, suite, language (of the suite and the model) and seed (the
+    config's seeds of a task that trains its model, or of one that does not: :meth:`RunConfig.seeds_for`),
     the units the suite plans. Ordered by model first, so a loaded model serves all its tasks in a row.
 
     A model whose type lacks what the suite requires (e.g. SVM-tfidf in XWEAT, which needs word vectors),
@@ -54,9 +55,11 @@ def plan_units(config: RunConfig) -> Plan:
                     f"{model.name} x {name}: none of the suite's languages "
                     f"({', '.join(expanded)}) is one of the model's ({', '.join(model.languages or ())})"
                 )
+            # By default several seeds where the suite trains the model (training noise in its numbers), one elsewhere.
+            seeds = config.seeds_for(suite.trains and model.trains)
             for language in languages:
                 keys = suite.plan(model, language, suite_spec.options)
-                for seed in config.seeds:
+                for seed in seeds:
                     units = tuple(
                         Unit(model=model.name, suite=name, language=language, seed=seed, **vars(key)) for key in keys
                     )

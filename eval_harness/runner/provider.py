@@ -17,6 +17,8 @@ from typing import Any
 import numpy as np
 
 ENCODE_CHUNK = 1024
+# ctx.shared keys of what lives for the whole run (a key whose first item is None outlives every model's tasks).
+RUN_SEMEVAL = (None, "semeval-splits")
 
 
 class ShardedEncoder:
@@ -86,6 +88,7 @@ class RunModels:
         return self.ctx.shared((model.name, "resources"), self._new_resources)
 
     def _new_resources(self):
+        from ..data.emotion_splits import SemEvalSplits
         from ..models import EmbeddingCache, ModelResources
 
         dist, show_progress = self.ctx.dist, self.ctx.show_progress
@@ -99,6 +102,8 @@ class RunModels:
             EmbeddingCache(Path(self.ctx.cache_dir) / "embeddings"),
             device=str(dist.accelerator.device),
             progress=False,
+            # One for the run: every model, emotion and seed trains on splits loaded once.
+            semeval=self.ctx.shared(RUN_SEMEVAL, SemEvalSplits),
         )
 
     def model_config(self, model, seed: int | None = None) -> dict:

@@ -2,7 +2,7 @@
 
 ::
 
-    DIR/run.lock         held (an OS file lock) by the run that uses the folder; holds its pid
+    DIR/run.lock         held (an OS file lock) by the run that uses the folder; holds its pid and host
     DIR/config.yaml      the normalised config (RunConfig.to_yaml)
     DIR/run.json         config hash, seeds, versions, process count, unit counts, status
     DIR/units/<id>.json  one file per finished unit: its key, config hash, records and a checksum
@@ -32,6 +32,7 @@ import json
 import os
 import platform
 import shutil
+import socket
 import time
 import warnings
 from collections.abc import Iterable
@@ -51,6 +52,8 @@ RESULTS_NAME = "results.jsonl"
 _OWN_ENTRIES = {"config.yaml", "run.json", "units", RESULTS_NAME, "cache", LOCK_NAME}
 # Errors of a full disk (or quota): nothing finished is lost, the run can resume once there is room.
 DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
+# Errors of a file system without file locks (some network and FUSE file systems).
+NO_LOCKS = (errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOSYS)
 _VERSIONED = (
     "xbias",
     "torch",
@@ -162,15 +165,25 @@ class RunStore:
         try:
             fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            holder = _holder_pid(descriptor)
+            holder = _holder(descriptor)
             os.close(descriptor)
             raise RunFolderError(
-                f"the run folder {self.root} is in use by another xbias run (pid {holder}); wait for it to end "
+                f"the run folder {self.root} is in use by another xbias run ({holder}); wait for it to end "
                 "(then run this command again: it resumes) or give another --out"
+            ) from None
+        except OSError as error:
+            os.close(descriptor)
+            if error.errno not in NO_LOCKS:
+                raise self.write_error(error, LOCK_NAME) from None
+            raise RunFolderError(
+                f"the file system of the run folder {self.root} has no file locks (flock: {error.strerror}), so two "
+                "runs could write it at once; give an --out on a local disk or on a file system with locks "
+                "(NFSv4, or Lustre mounted with -o flock; docs/scaling.md)"
             ) from None
         try:
             os.ftruncate(descriptor, 0)
-            os.pwrite(descriptor, f"{os.getpid()}\n".encode(), 0)
+            # the host too: on shared storage the holder may run on another machine, where its pid means nothing here
+            os.pwrite(descriptor, f"{os.getpid()} {socket.gethostname()}\n".encode(), 0)
         except OSError as error:
             os.close(descriptor)
             raise self.write_error(error, LOCK_NAME) from None
@@ -247,7 +260,7 @@ class RunStore:
         info = {
             "config_hash": config.config_hash(),
             "name": config.name,
-            "seeds": list(config.seeds),
+            "seeds": config.seeds_setting,
             "versions": package_versions(),
             **fields,
         }
@@ -327,16 +340,20 @@ class RunStore:
             return None
 
 
-def _holder_pid(descriptor: int, attempts: int = 20) -> str:
-    """The pid the lock's holder wrote into the lock file. A holder writes it just after locking, so an empty
-    file, or the pid of a process that is gone (a previous holder's), is read again for a moment."""
-    text = ""
+def _holder(descriptor: int, attempts: int = 20) -> str:
+    """Who holds the lock, from the pid and host its holder wrote into the lock file: ``pid N`` (this machine) or
+    ``pid N on host H``. A holder writes them just after locking, so an empty file, or the pid of a process of this
+    machine that is gone (a previous holder's), is read again for a moment."""
+    here, text = socket.gethostname(), ""
     for _ in range(attempts):
-        text = os.pread(descriptor, 32, 0).decode(errors="replace").strip()
-        if text.isdigit() and _alive(int(text)):
-            return text
+        text = os.pread(descriptor, 300, 0).decode(errors="replace").strip()
+        pid, _, host = text.partition(" ")
+        if pid.isdigit() and host and host != here:
+            return f"pid {pid} on host {host}"
+        if pid.isdigit() and _alive(int(pid)):
+            return f"pid {pid}"
         time.sleep(0.05)
-    return text or "unknown"
+    return f"pid {text.partition(' ')[0] or 'unknown'}"
 
 
 def _alive(pid: int) -> bool:

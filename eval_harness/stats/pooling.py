@@ -8,6 +8,8 @@ Estimates with standard errors: per-seed estimates ``q_s`` with standard errors 
     B     = sum_s (q_s - q_bar)^2 / (m - 1)       between-seed variance (between_sd = sqrt(B))
     T     = W + (1 + 1/m) B                       total variance, std_err = sqrt(T)
     r     = (1 + 1/m) B / W                       relative increase in variance due to the seeds
+    share = (1 + 1/m) B / T                       the share of the pooled variance that is between-seed
+                                                  (between_share: how much of std_err^2 the seeds add)
     df    = (m - 1) (1 + 1/r)^2                   Rubin's degrees of freedom (None = normal when B = 0)
 
 With ``df_complete`` (the degrees of freedom of each seed's own test, e.g. ``n - 4`` or ``G - 1`` with
@@ -57,6 +59,7 @@ class PooledEstimate(Result):
     between_variance: float
     total_variance: float
     std_err: float
+    between_share: float
     relative_increase_in_variance: float | None
     df: float | None
     statistic: float
@@ -71,8 +74,9 @@ class PooledEstimate(Result):
     def summary(self) -> str:
         reference = "normal" if self.df is None else f"t({self.df:.3g})"
         return (
-            f"pooled over {self.n_seeds} seeds: {self.estimate:.4g} (std_err {self.std_err:.3g}, between-seed SD "
-            f"{self.between_sd:.3g}), {reference} p = {self.p_value:.3g}, {CONFIDENCE:.0%} CI "
+            f"pooled over {self.n_seeds} seeds: {self.estimate:.4g} (std_err {self.std_err:.3g}, "
+            f"{self.between_share:.0%} of its variance between seeds, between-seed SD {self.between_sd:.3g}), "
+            f"{reference} p = {self.p_value:.3g}, {CONFIDENCE:.0%} CI "
             f"[{self.ci_low:.4g}, {self.ci_high:.4g}]; same sign in {self.share_same_sign:.0%} of seeds, "
             f"p <= {self.alpha:g} in {self.share_significant:.0%}, "
             f"same verdict as the pooled test in {self.share_same_significance:.0%}"
@@ -167,6 +171,7 @@ def pool_estimates(
         between_variance=between,
         total_variance=total,
         std_err=std_err,
+        between_share=(1 + 1 / m) * between / total,
         relative_increase_in_variance=relative_increase,
         df=df,
         statistic=statistic,

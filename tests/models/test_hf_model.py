@@ -2,6 +2,7 @@
 model and its inputs go (with and without an ``hf_device_map``), which autocast each precision gives on each
 device, and that every wrapper takes these settings from the base."""
 
+import numpy as np
 import pytest
 import torch
 from helpers.tiny_causal_lm import build_tiny_causal_lm
@@ -115,3 +116,44 @@ def test_every_wrapper_takes_its_settings_from_the_base(folders, kind):
     mapped.hf_device_map = {"": "cpu"}
     mapped.to = Unmovable.to
     assert wrapper(mapped, tokenizer, device="cuda:7", **options).device == CPU
+
+
+def gpu_precision_on_cpu(wrapped: HuggingFaceModel, monkeypatch) -> list[bool]:
+    """Give ``wrapped`` the autocast a GPU's ``precision="auto"`` gives (bf16), on this CPU, so that the GPU path's
+    code runs here; returns, per forward pass, whether autocast was on inside it."""
+    monkeypatch.setattr(wrapped, "autocast_dtype", torch.bfloat16)
+    seen = []
+    wrapped.model.register_forward_hook(lambda *_: seen.append(torch.is_autocast_enabled("cpu")))
+    return seen
+
+
+SENTENCES = ["she is angry", "the man was happy today", "i feel sad and afraid"]
+
+
+@pytest.mark.parametrize("kind", sorted(WRAPPERS))
+def test_every_wrapper_runs_its_forward_passes_under_a_gpus_bf16_autocast_and_returns_float_numbers(
+    folders, kind, monkeypatch
+):
+    """The CUDA path's precision, covered on a CPU: every forward pass runs under the bf16 autocast, the outputs
+    come back as float32/float64 numpy (a bf16 tensor cannot become numpy), within bf16's rounding of fp32's."""
+    wrapper, auto_class, options = WRAPPERS[kind]
+    tokenizer = AutoTokenizer.from_pretrained(folders[kind])
+
+    def outputs(wrapped):
+        if kind == "encoder":
+            return wrapped.encode(SENTENCES)
+        if kind == "classifier":
+            wrapped.label_index = 0
+            return wrapped._raw_predict(SENTENCES)
+        sequences = wrapped.tokenize(SENTENCES)
+        prefix = sequences[0][:2]  # the judge's path: a cached prefix's keys and values reused under autocast
+        return wrapped.next_token_logprobs([prefix + s for s in sequences], candidates=[5, 6, 7], prefix=prefix)[0]
+
+    fp32 = outputs(wrapper(auto_class.from_pretrained(folders[kind]), tokenizer, device="cpu", **options))
+    wrapped = wrapper(auto_class.from_pretrained(folders[kind]), tokenizer, device="cpu", **options)
+    autocast_on = gpu_precision_on_cpu(wrapped, monkeypatch)
+    bf16 = outputs(wrapped)
+    assert autocast_on and all(autocast_on)
+    assert bf16.dtype in (np.float32, np.float64) and bf16.shape == fp32.shape and np.isfinite(bf16).all()
+    assert not np.array_equal(bf16, fp32)  # bf16 did run
+    np.testing.assert_allclose(bf16, fp32, atol=0.05 * max(1.0, float(np.abs(fp32).max())))

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 import scipy.stats
 import torch
+from helpers.small_semeval import small_semeval
 from helpers.tiny_models import build_tiny_bert, build_tiny_classifier
 from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
@@ -134,25 +135,10 @@ def test_probe_fits_predicts_saves_and_reloads_without_retraining(tiny_bert, tmp
         fit_or_load(changed, "en", "anger", tmp_path / "en-anger", resources)
 
 
-def small_semeval(language, dimension, *, preprocess="tweet", max_train=None, seed=0):
-    """A stand-in for SemEval-2018: 24 texts per split and dimension, some shared between dimensions (as tweets
-    are), so that the test runs in a second and still sees every dimension's texts."""
-    rng = np.random.default_rng(sum(map(ord, dimension)))
-    words = ["angry", "happy", "sad", "afraid", "calm", "doctor", "nurse", "she", "he", "the", "is", "very"]
-
-    def texts(split):
-        own = [" ".join(rng.choice(words, size=5)) + f" {dimension} {split} {i}" for i in range(20)]
-        return own + [f"a tweet every dimension shares {i}" for i in range(4)]
-
-    return {split: TextSplit(texts(split), rng.uniform(size=24)) for split in ("train", "validation", "test")}
-
-
 def test_probe_encodes_the_language_once_for_all_dimensions(tiny_bert, tmp_path, monkeypatch):
     import eval_harness.data.emotion_splits as emotion_splits
-    import eval_harness.models.regressors as regressors
 
-    monkeypatch.setattr(regressors, "semeval_splits", small_semeval)
-    monkeypatch.setattr(emotion_splits, "semeval_splits", small_semeval)  # what language_texts reads
+    monkeypatch.setattr(emotion_splits, "load_semeval", small_semeval)
     encoder = TransformerEncoder.from_pretrained(
         tiny_bert, batch_size=64, cache=EmbeddingCache(tmp_path / "embeddings")
     )

@@ -22,6 +22,7 @@ from helpers.tiny_models import build_tiny_bert
 from sklearn.svm import SVR
 
 import eval_harness.models.regressors as regressors
+from eval_harness.data.emotion_splits import SemEvalSplits
 from eval_harness.errors import InputError, ModelLoadError
 from eval_harness.io import BUILD_MARKER, read_json, verify_checksums, write_checksums
 from eval_harness.models import EmotionRegressor, ModelResources, build_emotion_model, fit_or_load, loading
@@ -164,13 +165,13 @@ def test_the_saved_values_come_back_as_they_were(tmp_path):
 @pytest.fixture
 def svm_config(monkeypatch):
     """An svm_tfidf config trained on the test's splits; ``fits`` counts the trainings."""
-    monkeypatch.setattr(regressors, "semeval_splits", lambda *args, **kwargs: SPLITS)
+    monkeypatch.setattr(SemEvalSplits, "splits", lambda self, *args, **kwargs: SPLITS)
     fits = []
     original = regressors.SvmTfidfRegressor.fit
 
-    def counted(self, language, dimension):
+    def counted(self, language, dimension, semeval=None):
         fits.append((language, dimension))
-        return original(self, language, dimension)
+        return original(self, language, dimension, semeval)
 
     monkeypatch.setattr(regressors.SvmTfidfRegressor, "fit", counted)
     return config("svm_tfidf", None), fits
@@ -216,7 +217,7 @@ def test_fit_or_load_reloads_a_verified_save_and_retrains_what_is_not_one(svm_co
 
 
 def test_a_warm_fit_or_load_loads_the_encoder_weights_once(tiny_bert, tmp_path, monkeypatch):
-    monkeypatch.setattr(regressors, "semeval_splits", lambda *args, **kwargs: SPLITS)
+    monkeypatch.setattr(SemEvalSplits, "splits", lambda self, *args, **kwargs: SPLITS)
     loads = []
     original = loading.load_pretrained
 

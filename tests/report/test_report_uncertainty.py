@@ -205,7 +205,9 @@ def test_seeds_are_pooled_per_coefficient_and_effect_by_rubins_rules(three_seeds
                   & (eec["term"] == term)].iloc[0]  # fmt: skip
         assert row["value"] == pytest.approx(q.mean(), rel=1e-12)
         assert row["between_seed_sd"] == pytest.approx(q.std(ddof=1), rel=1e-12)
-        assert row["std_err"] == pytest.approx(math.sqrt((u**2).mean() + (1 + 1 / 3) * q.var(ddof=1)), rel=1e-12)
+        total = (u**2).mean() + (1 + 1 / 3) * q.var(ddof=1)
+        assert row["std_err"] == pytest.approx(math.sqrt(total), rel=1e-12)
+        assert row["between_seed_share"] == pytest.approx((1 + 1 / 3) * q.var(ddof=1) / total, rel=1e-12)
         assert row["share_same_sign"] == np.mean(np.sign(q) == np.sign(q.mean()))
     pearson = pooled[(pooled["metric"] == "pearson_r") & (pooled["split"] == "test")]
     assert len(pearson) == 2 * 3 * 4 and (pearson["pooling"] == "mean").all()
@@ -228,10 +230,29 @@ def test_the_report_uses_the_pooled_values_and_shows_the_spread(three_seeds, tmp
     assert cell["African-American vs European, among men"] == (f"{row['value']:.3f}***† ±{row['between_seed_sd']:.3f}")
     findings = report_tables.findings_table(pooled, "holm")
     assert {"seeds_same_sign", "seeds_significant"} <= set(findings.columns)
+    # the standard errors, with the share of each that is between-seed variance
+    errors = eec_tables.eec_standard_error_tables(pooled)["en_black_white"]
+    cell = errors[(errors["emotion"] == "anger") & (errors["model"] == MINILM)].iloc[0]
+    share = row["between_seed_share"]
+    assert cell["African-American vs European, among men"] == f"{row['std_err']:.3f} ({share:.0%} seeds)"
     report = write_report(folder, formats=("md",), out_dir=tmp_path / "report")
     markdown = report.markdown.read_text(encoding="utf-8")
     assert "Pooled over 3 seeds" in markdown and "(seed " not in markdown
     assert "pooled over 3 seeds, 3 of 3 with this sign" in markdown
+    bias = pooled[(pooled["suite"] == "eec") & (pooled["metric"] == "estimate") & (pooled["term"] != "intercept")]
+    shares = bias["between_seed_share"]
+    assert 0 < shares.min() < shares.max() < 1 and len(shares) == 2 * 20 * 3
+    assert (
+        f"Between-seed variance is {shares.min():.0%} to {shares.max():.0%} (median {shares.median():.0%}) of the "
+        f"squared standard errors of the {len(shares)} bias coefficients" in markdown
+    )
+    assert "en_black_white: the coefficients' standard errors" in markdown
+
+
+def test_with_one_seed_the_report_says_the_standard_errors_leave_out_the_training_variance(run_dir, tmp_path):
+    markdown = write_report(run_dir, formats=("md",), out_dir=tmp_path / "report").markdown.read_text("utf-8")
+    assert "One seed per regressor" in markdown and "does not include the regressor's training variance" in markdown
+    assert "Between-seed variance is" not in markdown and "% seeds)" not in markdown
 
 
 # -- 4. WEAT uncertainty ---------------------------------------------------------------------------------------------

@@ -2,8 +2,11 @@
 report), the folder is locked while a run uses it, a failed start does not block it, run.json counts what is on
 disk, and every file follows the user's umask."""
 
+import errno
+import fcntl
 import json
 import os
+import socket
 import stat
 import warnings
 
@@ -133,7 +136,7 @@ def test_a_locked_folder_is_refused_naming_the_holder_and_released_after(toy, tm
     store = RunStore(folder)
     store.make_folder()
     with store.lock():
-        assert (folder / "run.lock").read_text().strip() == str(os.getpid())
+        assert (folder / "run.lock").read_text().split() == [str(os.getpid()), socket.gethostname()]
         with pytest.raises(RunFolderError, match=rf"in use by another xbias run \(pid {os.getpid()}\)"):
             run_sweep(toy_config(), folder, progress=False)
         assert sorted(path.name for path in folder.iterdir()) == ["run.lock"]  # nothing else was written
@@ -141,6 +144,33 @@ def test_a_locked_folder_is_refused_naming_the_holder_and_released_after(toy, tm
     assert summary.computed == 8
     with RunStore(folder).lock():  # and the run released it too
         pass
+
+
+def test_a_holder_on_another_machine_of_shared_storage_is_named_with_its_host(toy, tmp_path):
+    """On a run folder that several machines share, the holder's pid is another machine's: the message says which
+    (without looking for that pid here, where it means nothing)."""
+    folder = tmp_path / "run"
+    folder.mkdir()
+    descriptor = os.open(folder / "run.lock", os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
+        os.write(descriptor, b"4242 node-17.cluster\n")
+        with pytest.raises(RunFolderError, match=r"in use by another xbias run \(pid 4242 on host node-17\.cluster\)"):
+            run_sweep(toy_config(), folder, progress=False)
+    finally:
+        os.close(descriptor)
+
+
+@pytest.mark.parametrize("code", [errno.ENOLCK, errno.EOPNOTSUPP])
+def test_a_file_system_without_locks_is_one_line_before_anything_is_written(toy, tmp_path, monkeypatch, code):
+    def no_locks(descriptor, operation):
+        raise OSError(code, os.strerror(code))
+
+    monkeypatch.setattr(fcntl, "flock", no_locks)
+    folder = tmp_path / "run"
+    with pytest.raises(RunFolderError, match=r"of the run folder .* has no file locks \(flock: .*\), so two runs"):
+        run_sweep(toy_config(), folder, progress=False)
+    assert sorted(path.name for path in folder.iterdir()) == ["run.lock"]
 
 
 # -- a failed start ---------------------------------------------------------------------------------------------------

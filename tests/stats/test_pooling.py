@@ -13,7 +13,8 @@ from eval_harness.stats.pooling import pool_estimates, pool_statistic
 def test_rubin_rules_hand_example_all_seeds_agree():
     # q = [0.10, 0.14, 0.12], u = [0.01, 0.02, 0.02], m = 3.
     # q_bar = 0.12; B = (0.02^2 + 0.02^2 + 0) / 2 = 0.0004 (between SD 0.02); W = (1 + 4 + 4)e-4 / 3 = 0.0003;
-    # T = 0.0003 + (4/3) 0.0004 = 1/1200; r = (4/3) 0.0004 / 0.0003 = 16/9; df = 2 (1 + 9/16)^2 = 625/128.
+    # T = 0.0003 + (4/3) 0.0004 = 1/1200; r = (4/3) 0.0004 / 0.0003 = 16/9; df = 2 (1 + 9/16)^2 = 625/128;
+    # the seeds' share of T: (4/3) 0.0004 / (1/1200) = 0.64.
     pooled = pool_estimates([0.10, 0.14, 0.12], [0.01, 0.02, 0.02])
     assert pooled.n_seeds == 3
     assert pooled.estimate == pytest.approx(0.12, abs=1e-15)
@@ -23,6 +24,7 @@ def test_rubin_rules_hand_example_all_seeds_agree():
     assert pooled.total_variance == pytest.approx(1 / 1200, abs=1e-15)
     assert pooled.std_err == pytest.approx(math.sqrt(1 / 1200), abs=1e-15)
     assert pooled.relative_increase_in_variance == pytest.approx(16 / 9, abs=1e-12)
+    assert pooled.between_share == pytest.approx(0.64, abs=1e-12)
     assert pooled.df == pytest.approx(625 / 128, abs=1e-12)
     statistic = 0.12 / math.sqrt(1 / 1200)  # 4.1569
     assert pooled.statistic == pytest.approx(statistic, abs=1e-12)
@@ -41,6 +43,7 @@ def test_rubin_rules_hand_example_seeds_disagree():
     pooled = pool_estimates([0.05, -0.01, 0.02], [0.02, 0.02, 0.02])
     assert pooled.std_err == pytest.approx(0.04, abs=1e-15)
     assert pooled.statistic == pytest.approx(0.5, abs=1e-12)
+    assert pooled.between_share == pytest.approx(0.75, abs=1e-12)  # (4/3) 0.0009 / 0.0016
     assert pooled.df == pytest.approx(32 / 9, abs=1e-12)
     assert pooled.p_value == pytest.approx(2 * stats.t.sf(0.5, 32 / 9), abs=1e-12)
     assert pooled.share_same_sign == pytest.approx(2 / 3)
@@ -62,7 +65,7 @@ def test_rubin_rules_hand_example_seeds_disagree():
 
 def test_identical_seeds_give_the_within_variance_and_a_normal_reference():
     pooled = pool_estimates([0.3, 0.3, 0.3, 0.3], [0.1, 0.1, 0.1, 0.1])
-    assert (pooled.between_variance, pooled.between_sd, pooled.df) == (0.0, 0.0, None)
+    assert (pooled.between_variance, pooled.between_sd, pooled.between_share, pooled.df) == (0.0, 0.0, 0.0, None)
     assert pooled.std_err == pytest.approx(0.1) and pooled.p_value == pytest.approx(2 * stats.norm.sf(3.0))
     assert pool_estimates([0.3, 0.3], [0.1, 0.1], df_complete=10).df == pytest.approx(11 / 13 * 10)
 

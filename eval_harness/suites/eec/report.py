@@ -43,6 +43,8 @@ from .tables import (
     eec_cell_mean_tables,
     eec_coefficient_tables,
     eec_effect_tables,
+    eec_rows,
+    eec_standard_error_tables,
     regressor_quality_table,
 )
 
@@ -105,9 +107,11 @@ def eec_section(results: pd.DataFrame, alpha: float = ALPHA, family: str = DEFAU
     undetected = undetected_sentences(results, alpha)
     effects = eec_effect_tables(results)
     cell_means = eec_cell_mean_tables(results)
+    standard_errors = eec_standard_error_tables(results)
     subsections = []
     for config, table in coefficient_tables.items():
         blocks: list = [Table(table, f"{config}: Beta-regression coefficients (logit scale)")]
+        blocks.append(Table(standard_errors[config], f"{config}: {STANDARD_ERRORS_CAPTION}", collapsed=True))
         contrasts = coefficient_contrasts(results, config)
         if contrasts:
             blocks.append(Paragraph("What each coefficient compares (each conditions on the reference levels):"))
@@ -185,14 +189,38 @@ def eec_section(results: pd.DataFrame, alpha: float = ALPHA, family: str = DEFAU
     return Section("Equity Evaluation Corpora (EEC)", tuple(intro), tuple(subsections))
 
 
+STANDARD_ERRORS_CAPTION = (
+    "the coefficients' standard errors (pooled over seeds: within- plus between-seed variance), and the share of "
+    "each squared standard error that is between-seed variance (the regressors' training noise)"
+)
+
+
 def _seeds_sentence(results: pd.DataFrame) -> str:
-    if "n_seeds" not in results.columns or not results["pooling"].isin(["rubin", "mean"]).any():
+    """What the standard errors include of the regressors' training noise: with several seeds, how much of each
+    bias coefficient's squared standard error is between-seed variance (its range and median); with one seed,
+    that they include none of it."""
+    coefficients = eec_rows(results)
+    coefficients = coefficients[coefficients["term"].isin(BIAS_TERMS)]
+    if coefficients.empty:
         return ""
-    n_seeds = int(results["n_seeds"].max())
+    pooled = coefficients[column(coefficients, "pooling").isin(["rubin", "identical"])]
+    if pooled.empty:
+        return (
+            "One seed per regressor: each standard error treats the trained regressor as fixed, so it does not "
+            "include the regressor's training variance (another training seed can move a coefficient by more than "
+            "its standard error suggests). Several seeds put it in: a config without `seeds:` runs three where a "
+            "regressor is trained and pools them."
+        )
+    n_seeds = int(pooled["n_seeds"].max())
+    shares = pd.to_numeric(pooled["between_seed_share"], errors="coerce").dropna()
     return (
-        f"Pooled over {n_seeds} seeds: each number is the mean over the seeds' regressors, tested with Rubin's "
-        "pooled standard error (within- plus between-seed variance); ± gives the between-seed SD, and the findings "
-        "tables say how many seeds agree in sign and in significance."
+        f"Pooled over {n_seeds} seeds of the regressors' training: each number is the mean over the seeds' regressors, "
+        "tested with "
+        "Rubin's pooled standard error, whose variance is the within-seed variance plus the between-seed variance "
+        "(the training noise); ± gives the between-seed SD, and the findings tables say how many seeds agree in "
+        f"sign and in significance. Between-seed variance is {shares.min():.0%} to {shares.max():.0%} (median "
+        f"{shares.median():.0%}) of the squared standard errors of the {len(shares)} bias coefficients; each "
+        "coefficient's share is in the standard-error table of its EEC."
     )
 
 

@@ -40,6 +40,8 @@ from .records import EEC_RECORDS, beta_regression_records, regressor_records, va
 from .stability import STABILITY_RESAMPLES, prompt_spread, template_and_person_stability, with_stability
 
 QUALITY_DATASET = "semeval2018_affect"
+# The draw of `sample:`: one for every seed, so that between-seed variance is training variance alone.
+SAMPLE_SEED = 0
 
 
 class EECSuite(Suite):
@@ -49,6 +51,7 @@ class EECSuite(Suite):
     datasets = ("eec", "semeval2018_affect")
     records = EEC_RECORDS
     report_section = "eval_harness.suites.eec.report:SECTION"
+    trains = True  # the emotion regressor, per seed
     options = {
         "emotions": list(EEC_EMOTIONS),  # which emotions to run
         "configs": [],  # EEC configs to run; a language with none listed runs all of its own
@@ -61,8 +64,9 @@ class EECSuite(Suite):
         "stability_resamples": STABILITY_RESAMPLES,
         # A zero-shot judge also scores the sentences under each paraphrase of its prompt (the prompt spread).
         "prompt_spread": True,
-        # Rows per template x group x gender cell to score, drawn per seed (0: every row). For a quick look
-        # at a slow model (a demo); a sample keeps every cell of the design but fewer names per cell.
+        # Rows per template x group x gender cell to score (0: every row), the same rows for every seed (so that
+        # the seeds differ by their regressors' training alone). For a quick look at a slow model (a demo); a
+        # sample keeps every cell of the design but fewer names per cell.
         "sample": 0,
     }
 
@@ -117,7 +121,11 @@ class EECSuite(Suite):
 
         emotions = [e for e in self._emotions(task.options) if any(unit.emotion == e for unit in task.units)]
         eec_configs = sorted({unit.config for unit in task.units if unit.dataset == "eec"})
-        corpora = {name: load_eec(name).to_pandas() for name in eec_configs}
+        # Read once per run (every model and seed scores the same corpora): a key led by None outlives the models.
+        corpora = {
+            name: ctx.shared((None, "eec-corpus", name), lambda name=name: load_eec(name).to_pandas())
+            for name in eec_configs
+        }
         prepared = {"options": task.options, "scores": {}, "eec": {}}
         for emotion in emotions:
             ctx.status(
@@ -130,7 +138,7 @@ class EECSuite(Suite):
                     continue
                 rows = corpora[name][corpora[name]["emotion"] == emotion]
                 if task.options["sample"]:
-                    rows = stratified_sample(rows, task.options["sample"], task.seed)
+                    rows = stratified_sample(rows, task.options["sample"], SAMPLE_SEED)
                 texts = rows["sentence"].tolist()
                 ctx.status(f"{task.model.name} {task.language} {emotion}: scoring {len(texts)} sentences of {name}")
                 validity, prompts = None, None

@@ -57,22 +57,31 @@ def eec_rows(results: pd.DataFrame) -> pd.DataFrame:
     return results[(results["suite"] == EEC_SUITE) & (results["metric"] == EEC_METRIC)]
 
 
+def _term_lines(coefficients: pd.DataFrame, cell) -> dict[str, list[tuple[dict, pd.DataFrame]]]:
+    """Per EEC: one line per emotion x model, a column per bias term (headed by :func:`term_label`) holding
+    ``cell(row)`` of that term's coefficient row; each line with its coefficient rows."""
+    lines = {}
+    for config, rows in coefficients.groupby("config", sort=True):
+        first, lines[config] = rows.iloc[0], []
+        for (emotion, model), cell_rows in rows.groupby(["emotion", "model"], sort=True):
+            by_term = {row["term"]: row for _, row in cell_rows.iterrows()}
+            line = {"emotion": emotion, "model": model}
+            for term in BIAS_TERMS:
+                line[term_label(term, first)] = cell(by_term[term]) if term in by_term else ""
+            lines[config].append((line, cell_rows))
+    return lines
+
+
 def eec_coefficient_tables(results: pd.DataFrame) -> dict[str, pd.DataFrame]:
     """One table per EEC (the paper's Tables 3-5): rows emotion x model, columns the three bias terms.
 
     Cells are the logit-scale coefficients with stars and multiple-testing marks; the
     ``regressor r`` column carries the regressor's test Pearson r, marked when poor.
     """
-    coefficients = eec_rows(results)
     tables = {}
-    for config, rows in coefficients.groupby("config", sort=True):
-        first = rows.iloc[0]
+    for config, lines in _term_lines(eec_rows(results), marked_value).items():
         body = []
-        for (emotion, model), cell_rows in rows.groupby(["emotion", "model"], sort=True):
-            by_term = {row["term"]: row for _, row in cell_rows.iterrows()}
-            line = {"emotion": emotion, "model": model}
-            for term in BIAS_TERMS:
-                line[term_label(term, first)] = marked_value(by_term[term]) if term in by_term else ""
+        for line, cell_rows in lines:
             any_row = cell_rows.iloc[0]
             r = any_row.get("regressor_r")
             line["regressor r"] = (
@@ -83,6 +92,25 @@ def eec_coefficient_tables(results: pd.DataFrame) -> dict[str, pd.DataFrame]:
             body.append(line)
         tables[config] = pd.DataFrame(body)
     return tables
+
+
+def standard_error_cell(row: pd.Series) -> str:
+    """``0.041 (23% seeds)``: a coefficient's standard error and, pooled over seeds, the share of its square that is
+    between-seed variance (``between_seed_share``: training noise); the standard error alone with one seed."""
+    std_err = row.get("std_err")
+    if std_err is None or pd.isna(std_err):
+        return ""
+    share = row.get("between_seed_share")
+    return format_number(std_err) + ("" if share is None or pd.isna(share) else f" ({share:.0%} seeds)")
+
+
+def eec_standard_error_tables(results: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """Per EEC: rows emotion x model, a column per bias term, each cell :func:`standard_error_cell` (the reported
+    standard error, and how much of it the training seeds contribute)."""
+    return {
+        config: pd.DataFrame([line for line, _ in lines])
+        for config, lines in _term_lines(eec_rows(results), standard_error_cell).items()
+    }
 
 
 def eec_cell_mean_tables(results: pd.DataFrame) -> dict[str, pd.DataFrame]:

@@ -173,7 +173,13 @@ class XWEATSuite(Suite):
         options, measures = task.options, task.options["measures"]
         # Sorted: every rank must compute the languages' vectors (collective steps) in the same order.
         languages = sorted(set(_pair(task.language)))
-        sets = {language: load_word_sets(language) for language in languages}
+        # Read once per run (every model and language pair uses a language's sets): a key led by None outlives models.
+        sets = {
+            language: ctx.shared(
+                (None, "xweat-word-sets", language), lambda language=language: load_word_sets(language)
+            )
+            for language in languages
+        }
         tests = options["tests"] or XWEAT_TESTS
         embedder = ctx.models.word_embedder(task.model)
         prepared = {"sets": sets, "options": options}
