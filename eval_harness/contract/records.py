@@ -48,10 +48,13 @@ class Field:
 
     ``type``: ``float`` (any number but a bool), ``int`` (a whole number), ``str``, ``bool``, ``list`` (a
     JSON array: a list or a tuple before writing) or ``dict`` (a JSON object). A field may always be None.
+    ``seed_mean``: a number that seed pooling averages over the seeds (a per-seed share, such as the share of
+    template resamples that keep a finding's sign) instead of dropping it when the seeds differ.
     """
 
     type: type
     doc: str = ""
+    seed_mean: bool = False
 
     def accepts(self, value: Any) -> bool:
         if value is None:
@@ -68,12 +71,14 @@ class Field:
 @dataclass(frozen=True)
 class Test:
     """A further test of a record's value beside its own ``std_err``/``p_value`` (e.g. the EEC's template-clustered
-    one): the fields that hold its standard error, p-value and degrees of freedom. Seed pooling pools it like
-    the record's own test."""
+    one): the fields that hold its standard error, p-value and degrees of freedom, and of its minimum detectable
+    effect (``mde``, 80 % power at 0.05). Seed pooling pools it like the record's own test, and gives the pooled
+    test's minimum detectable effect."""
 
     std_err: str
     p_value: str
     df: str | None = None
+    mde: str | None = None
 
 
 # Fields any suite may write, with one meaning for every reader (the report's marks, the seed pooling).
@@ -128,6 +133,10 @@ class RecordSchema:
     fields: Mapping[str, Field] = field(default_factory=dict)
     key: tuple[str, ...] = ()
     tests: tuple[Test, ...] = ()
+
+    def seed_means(self) -> tuple[str, ...]:
+        """The fields seed pooling averages over the seeds (:attr:`Field.seed_mean`)."""
+        return tuple(name for name, declared in self.fields.items() if declared.seed_mean)
 
     def field(self, name: str) -> Field | None:
         """The declaration of field ``name`` (the suite's own, or a common or harness field), or None."""

@@ -18,7 +18,8 @@ the first rule that applies:
    Rubin's / Barnard-Rubin's ``df``, ``"z"`` when the seeds agree exactly), ``share_significant`` and
    ``share_same_significance`` (at ``alpha``). The further tests the suite's schema declares (``tests``: the
    EEC's template-clustered ``clustered_std_err`` / ``clustered_p_value`` / ``clustered_df``) are pooled the
-   same way when every seed has them.
+   same way when every seed has them, with the pooled test's minimum detectable effect (the test's ``mde``
+   field); the fields the schema marks ``seed_mean`` (the stability shares) hold the mean over the seeds.
 3. ``"mean"``: no seed's record has a standard error or a p-value (a regressor's Pearson r, an
    accuracy): :func:`~eval_harness.stats.pooling.pool_statistic`, ``value`` the mean; the other numeric
    fields that differ between seeds (a cell's predicted mean) are averaged too.
@@ -35,6 +36,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 
 from ..stats.pooling import pool_estimates, pool_statistic
+from ..stats.power import minimum_detectable_effect
 from ..stats.results import is_missing
 from ..stats.significance import significance_stars
 from .records import QUANTITY_FIELDS, RecordSchema, Test
@@ -76,12 +78,20 @@ def pool_seeds(
             pooled += [dict(record) for record in group]
         else:
             schema = schemas.get(group[0].get("suite"))
-            pooled += pool_group(group, alpha, schema.tests if schema is not None else ())
+            pooled += pool_group(
+                group,
+                alpha,
+                schema.tests if schema is not None else (),
+                schema.seed_means() if schema is not None else (),
+            )
     return pooled
 
 
-def pool_group(group: Sequence[Mapping], alpha: float = 0.05, tests: Sequence[Test] = ()) -> list[dict]:
-    """One record for the seeds' records of one quantity, or the records as they are (module docstring)."""
+def pool_group(
+    group: Sequence[Mapping], alpha: float = 0.05, tests: Sequence[Test] = (), averaged: Sequence[str] = ()
+) -> list[dict]:
+    """One record for the seeds' records of one quantity, or the records as they are (module docstring).
+    ``averaged``: fields a Rubin-pooled record holds the seeds' mean of (the schema's ``seed_mean`` fields)."""
     values = [record.get("value") for record in group]
     if all(is_missing(value) for value in values) or (
         not any(is_missing(value) for value in values) and len(set(values)) == 1
@@ -93,7 +103,7 @@ def pool_group(group: Sequence[Mapping], alpha: float = 0.05, tests: Sequence[Te
     if any(is_missing(value) for value in values):
         return [dict(record) for record in group]
     if all(_number(record.get("std_err")) for record in group):
-        return [_rubin(group, alpha, tests)]
+        return [_seed_means(_rubin(group, alpha, tests), group, averaged)]
     if all(is_missing(record.get("std_err")) and is_missing(record.get("p_value")) for record in group):
         return [_mean(group)]
     return [dict(record) for record in group]
@@ -172,6 +182,11 @@ def _rubin(group: Sequence[Mapping], alpha: float, tests: Sequence[Test] = ()) -
             record.update({test.std_err: further.std_err, test.p_value: further.p_value})
             if test.df:
                 record[test.df] = further.df
+            if (
+                test.mde and further.std_err > 0
+            ):  # the pooled test's minimum detectable effect, not a mean of the seeds'
+                df = further.df if further.df is not None and math.isfinite(further.df) else None
+                record[test.mde] = minimum_detectable_effect(further.std_err, None if df is None else max(1, int(df)))
     return _spread(record, group, "rubin", values)
 
 
@@ -186,6 +201,15 @@ def _pooled(group: Sequence[Mapping], values: list[float], test: Test, alpha: fl
         p_values=[float(p) for p in p_values] if all(_number(p) for p in p_values) else None,
         df_complete=_degrees_of_freedom(group, kind_field, test.df) if test.df else None,
     )
+
+
+def _seed_means(record: dict, group: Sequence[Mapping], names: Sequence[str]) -> dict:
+    """``record`` with each of ``names`` the mean over the seeds that give it a number (absent when none does)."""
+    for name in names:
+        numbers = [float(r[name]) for r in group if _number(r.get(name)) and not isinstance(r.get(name), bool)]
+        if numbers:
+            record[name] = sum(numbers) / len(numbers)
+    return record
 
 
 def _mean(group: Sequence[Mapping]) -> dict:

@@ -5,6 +5,12 @@ language and through its chat template when it has one, how strongly the text ex
 emotion on a numeric scale ``low..high`` (default 0-9). The prompts are data
 (``judge_prompts.yaml``: English, Spanish, Arabic), overridable with ``prompts=``.
 
+Prompt paraphrases: each language ships, beside its prompt (named :data:`DEFAULT_PROMPT`), at least three
+meaning-preserving paraphrases (``paraphrases:``, each a name and the keys it rewords; the others are the
+prompt's). :meth:`PromptJudge.prompt_names` lists them and :meth:`PromptJudge.with_prompt` gives the judge
+that asks with one, so a bias measure can say how far its findings move with the wording of the question
+(the ``eec`` suite's prompt spread).
+
 Score (``answer="expected"``, the default): with ``p(n)`` the probability that the answer's
 first token is numeral ``n`` (summed over the numeral's single-token spellings, ``"7"`` and
 ``" 7"``) under the next-token distribution after the prompt,
@@ -31,6 +37,7 @@ key/value cache is computed once (:meth:`CausalLM.next_token_logprobs`), so each
 only its own tokens and the chat template's closing tokens.
 """
 
+import copy
 import hashlib
 import json
 import re
@@ -53,7 +60,9 @@ from eval_harness.models.regressors import EmotionRegressor, RegressorScores
 
 PROMPTS_FILE = Path(__file__).with_name("judge_prompts.yaml")
 ANSWERS = ("expected", "generate")
-PROMPT_KEYS = ("system", "user", "answer", "questions")
+PROMPT_KEYS = ("system", "user", "answer", "questions", "paraphrases")
+PARAPHRASE_KEYS = ("name", "system", "user", "answer", "questions")
+DEFAULT_PROMPT = "default"
 TEXT_MARK = "@@xbias-text@@"
 LOW_MASS = 0.5  # a text whose numerals get less probability than this was probably not answered
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
@@ -76,7 +85,47 @@ def judge_prompts(overrides: Mapping | str | Path | None = None) -> dict[str, di
         merged.update({key: value for key, value in spec.items() if key != "questions"})
         merged["questions"] = {**merged.get("questions", {}), **dict(spec.get("questions") or {})}
         table[language] = merged
+    for language, spec in table.items():
+        _check_paraphrases(language, spec.get("paraphrases"))
     return table
+
+
+def _check_paraphrases(language: str, paraphrases) -> None:
+    """Each paraphrase of a language's prompt is a mapping with a new ``name`` and keys of :data:`PARAPHRASE_KEYS`."""
+    if paraphrases is None:
+        return
+    if not isinstance(paraphrases, list):
+        raise InputError(f"prompts[{language!r}]['paraphrases'] must be a list of mappings, got {paraphrases!r}")
+    names = [DEFAULT_PROMPT]
+    for paraphrase in paraphrases:
+        name = paraphrase.get("name") if isinstance(paraphrase, Mapping) else None
+        if not isinstance(name, str) or not name or name in names:
+            raise InputError(
+                f"prompts[{language!r}]: every paraphrase needs a name of its own (not {DEFAULT_PROMPT!r} or a "
+                f"repeat), got {paraphrase!r}"
+            )
+        unknown = set(paraphrase) - set(PARAPHRASE_KEYS)
+        if unknown:
+            raise InputError(
+                f"prompts[{language!r}] paraphrase {name!r} has unknown key(s) {sorted(unknown)}; keys: "
+                f"{PARAPHRASE_KEYS}"
+            )
+        names.append(name)
+
+
+def paraphrased_prompt(spec: Mapping, name: str) -> dict:
+    """The prompt ``spec`` reworded by its paraphrase ``name`` (keys it leaves out stay the prompt's, questions
+    entry by entry); ``spec`` itself, without its paraphrases, for :data:`DEFAULT_PROMPT`."""
+    prompt = {key: value for key, value in spec.items() if key != "paraphrases"}
+    if name == DEFAULT_PROMPT:
+        return prompt
+    for paraphrase in spec.get("paraphrases") or ():
+        if paraphrase["name"] == name:
+            prompt.update({key: value for key, value in paraphrase.items() if key not in ("name", "questions")})
+            prompt["questions"] = {**prompt.get("questions", {}), **dict(paraphrase.get("questions") or {})}
+            return prompt
+    names = [DEFAULT_PROMPT, *(p["name"] for p in spec.get("paraphrases") or ())]
+    raise InputError(f"no prompt paraphrase {name!r}; the prompts are {names}")
 
 
 def _read_overrides(overrides: Mapping | str | Path | None) -> dict:
@@ -332,6 +381,31 @@ class PromptJudge(EmotionRegressor):
         return cls(resources.causal_lm(source, **options.pop("lm")), cache=resources.cache, **options)
 
     # ---- the prompt
+    def prompt_names(self, language: str | None = None) -> tuple[str, ...]:
+        """The names of the prompt and its paraphrases for ``language`` (default: the fitted one), the prompt's
+        (:data:`DEFAULT_PROMPT`) first."""
+        spec = self.prompts.get(language or self.language) or {}
+        return (DEFAULT_PROMPT, *(paraphrase["name"] for paraphrase in spec.get("paraphrases") or ()))
+
+    def with_prompt(self, name: str) -> "PromptJudge":
+        """This judge (fitted as it is, on the same LM) asking with the paraphrase ``name`` of each language's
+        prompt (:func:`paraphrased_prompt`); itself for :data:`DEFAULT_PROMPT`. Languages without that
+        paraphrase are left out of the copy's prompts."""
+        if name == DEFAULT_PROMPT:
+            return self
+        if name not in self.prompt_names():
+            raise InputError(
+                f"no prompt paraphrase {name!r} for {self.language!r}; the prompts are {self.prompt_names()}"
+            )
+        judge = copy.copy(self)
+        judge.prompts = {
+            language: paraphrased_prompt(spec, name)
+            for language, spec in self.prompts.items()
+            if name in self.prompt_names(language)
+        }
+        judge._rendered = {}
+        return judge
+
     def prompt(self, language: str, dimension: str) -> tuple[str, str]:
         """``(before, after)`` of (language, dimension)'s prompt: a text ``t`` is judged on ``before + t + after``."""
         return self._prompt(language, dimension)[:2]

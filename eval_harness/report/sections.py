@@ -35,6 +35,8 @@ ENTRY_POINT_GROUP = "xbias.report_sections"
 SECTIONS = Registry("report section", entry_point_group=ENTRY_POINT_GROUP)
 # The model card's split of a dataset with a single split (datasets' name for it).
 SINGLE_SPLIT = "train"
+# The findings tables' column of how stable a finding is (every method's numbers in the one column).
+STABILITY_COLUMN = "stability (sign/verdict kept)"
 
 
 @dataclass(frozen=True)
@@ -150,6 +152,11 @@ class ReportSection:
     def sections(self, results: pd.DataFrame, settings: ReportSettings) -> list[Section]:
         """The section's top-level sections of the report, empty when the run has nothing for them."""
         return []
+
+    def findings_columns(self, rows: pd.DataFrame) -> Mapping[str, pd.Series]:
+        """Further columns of the findings tables (a finding's stability): column -> display strings indexed
+        like ``rows`` (the section's findings among a table's rows); empty for none."""
+        return {}
 
     def shows(self, results: pd.DataFrame) -> pd.Series:
         """True for the records the section shows (see :attr:`shown_metrics`)."""

@@ -134,7 +134,8 @@ def _share(value, n_seeds) -> str:
 def findings_table(results: pd.DataFrame, which: str = "all") -> pd.DataFrame:
     """The findings (see :mod:`findings`) sorted by p-value, with raw, Holm and BH p-values, the further
     p-values the methods' sections name (:attr:`~.sections.ReportSection.findings_p_values`: the EEC's
-    template-clustered one), the flags, and (seeds pooled) how many seeds agree in sign and significance.
+    template-clustered one) and their own columns (:meth:`~.sections.ReportSection.findings_columns`: how stable a
+    finding is), the flags, and (seeds pooled) how many seeds agree in sign and significance.
 
     ``which``: ``"all"`` findings, those that survive ``"holm"``, those that survive Benjamini-Hochberg but not
     Holm (``"bh_only"``), or those a method's flag marks (the flag's column, e.g. ``"loses_under_clustering"``).
@@ -157,6 +158,9 @@ def findings_table(results: pd.DataFrame, which: str = "all") -> pd.DataFrame:
         for section in report_sections().sections
         for name, field in section.findings_p_values.items()
     }
+    for section in report_sections().sections:  # the sections' own columns (a finding's stability)
+        for name, cells in section.findings_columns(section.rows(rows)).items():
+            further.setdefault(name, pd.Series("", index=rows.index, dtype=object)).update(cells)
     table = table.assign(
         value=[marked_value(row) for _, row in rows.iterrows()],
         p=rows["p_value"].map(format_p),

@@ -71,6 +71,10 @@ class ShardedJudge(ShardedPredictions):
         rows = self.dist.map(lambda chunk: self.model.score(chunk).records(), list(texts), chunk_size=self.chunk_size)
         return PromptScores.from_records(rows)
 
+    def with_prompt(self, name: str) -> "ShardedJudge":
+        """The judge asking with another paraphrase of its prompt, its scores shared out the same way."""
+        return ShardedJudge(self.model.with_prompt(name), self.dist, self.chunk_size)
+
 
 class RunModels:
     """``ctx.models``: the config's models for the suites (see the module docstring)."""

@@ -67,6 +67,22 @@ class MetaAnalysisResult:
         )
 
 
+def dersimonian_laird(effects: np.ndarray, variances: np.ndarray) -> dict[str, np.ndarray]:
+    """The module docstring's sums along the last axis (many combinations at once, unchecked): ``total`` (sum of
+    the fixed weights), ``fixed``, ``q``, ``tau2``, ``random_total`` (sum of the random-effects weights) and
+    ``combined``."""
+    weights = 1.0 / variances
+    total = weights.sum(axis=-1)
+    fixed = (weights * effects).sum(axis=-1) / total
+    q = (weights * (effects - fixed[..., None]) ** 2).sum(axis=-1)
+    c = total - (weights**2).sum(axis=-1) / total
+    tau2 = np.maximum(0.0, (q - (effects.shape[-1] - 1)) / c)
+    random_weights = 1.0 / (variances + tau2[..., None])
+    random_total = random_weights.sum(axis=-1)
+    combined = (random_weights * effects).sum(axis=-1) / random_total
+    return {"total": total, "fixed": fixed, "q": q, "tau2": tau2, "random_total": random_total, "combined": combined}
+
+
 def random_effects(effects, variances, alternative: str = "greater") -> MetaAnalysisResult:
     """Combine ``effects`` with within-study ``variances`` by a DerSimonian–Laird random-effects model.
 
@@ -90,16 +106,10 @@ def random_effects(effects, variances, alternative: str = "greater") -> MetaAnal
         )
     if alternative not in ALTERNATIVES:
         raise InputError(f"unknown alternative {alternative!r}; use one of {ALTERNATIVES}")
-    weights = 1.0 / variances
-    total = weights.sum()
-    fixed = float(weights @ effects / total)
-    q = float(weights @ (effects - fixed) ** 2)
-    df = len(effects) - 1
-    c = total - (weights @ weights) / total
-    tau2 = max(0.0, (q - df) / c)
-    random_weights = 1.0 / (variances + tau2)
-    combined = float(random_weights @ effects / random_weights.sum())
-    std_err = float(1.0 / np.sqrt(random_weights.sum()))
+    parts = dersimonian_laird(effects, variances)
+    fixed, q, tau2, combined = (float(parts[name]) for name in ("fixed", "q", "tau2", "combined"))
+    total, df = float(parts["total"]), len(effects) - 1
+    std_err = float(1.0 / np.sqrt(parts["random_total"]))
     z = combined / std_err
     if alternative == "greater":
         p_value = scipy_stats.norm.sf(z)

@@ -48,7 +48,9 @@ def _power(noncentrality: float, df: int | None, alpha: float) -> float:
         critical = stats.norm.ppf(1 - alpha / 2)
         return float(stats.norm.sf(critical - noncentrality) + stats.norm.cdf(-critical - noncentrality))
     critical = stats.t.ppf(1 - alpha / 2, df)
-    return float(stats.nct.sf(critical, df, noncentrality) + stats.nct.cdf(-critical, df, noncentrality))
+    # scipy's noncentral t gives NaN for the far tail at few df (1 df, noncentrality 8): that tail is ~0.
+    lower = float(stats.nct.cdf(-critical, df, noncentrality))
+    return float(stats.nct.sf(critical, df, noncentrality)) + (lower if math.isfinite(lower) else 0.0)
 
 
 @functools.lru_cache(maxsize=256)

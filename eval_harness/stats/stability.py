@@ -91,7 +91,7 @@ class FindingStability(Result):
         """Whether a significant finding's sign flips, or its verdict changes, in at least ``threshold`` of the
         template bootstrap's resamples (never for a non-significant finding; module docstring)."""
         boot = self.scheme("template_bootstrap")
-        return self.significant and (1 - boot.sign_kept >= threshold or 1 - boot.significance_kept >= threshold)
+        return is_fragile(self.significant, boot.sign_kept, boot.significance_kept, threshold)
 
     def to_dict(self) -> dict:
         result = asdict(self)
@@ -161,6 +161,17 @@ class Resamples:
     weights: np.ndarray
     copies: dict[str, np.ndarray]
     left_out: list | None
+
+
+def is_fragile(significant, sign_kept, significance_kept, threshold: float = FRAGILE_SHARE):
+    """The one rule of fragility, for any resampling (templates, names, word lists, prompts, seeds): a
+    significant finding whose sign flips, or whose verdict changes, in at least ``threshold`` of the resamples.
+    Scalars or numpy arrays (elementwise); a missing share (NaN) never makes a finding fragile."""
+    with np.errstate(invalid="ignore"):
+        flips = np.asarray(1 - np.asarray(sign_kept, dtype=float) >= threshold - 1e-12)
+        changes = np.asarray(1 - np.asarray(significance_kept, dtype=float) >= threshold - 1e-12)
+    result = np.asarray(significant, dtype=bool) & (flips | changes)
+    return bool(result) if result.ndim == 0 else result
 
 
 def _bootstrap_counts(rng, n_units: int, n_draws: int, strata: np.ndarray | None) -> np.ndarray:

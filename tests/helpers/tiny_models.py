@@ -125,14 +125,16 @@ def _tiny_bert_config(config_class, vocab_size: int, hidden_size: int, num_layer
 def write_tiny_eec_config(folder: str | Path, max_epochs: int = 4, seeds=(0,), **suite_options) -> Path:
     """A sweep config ``folder/eec.yaml`` of a tiny BERT (saved in ``folder/bert``) through the eec suite: its
     probe (mean pooling, an MLP head trained ``max_epochs`` on 200 SemEval texts) on English anger and one EEC,
-    ``en_black_white``, with ``seeds`` (one by default: the tests that use it are not about pooling);
-    ``suite_options`` add to the suite's (``sample: 2``...)."""
+    ``en_black_white``, with ``seeds`` (one by default: the tests that use it are not about pooling) and 50
+    stability resamples per fit (the suite's 1000 cost minutes on a tiny model's 1,400 sentences); ``suite_options``
+    add to the suite's (``sample: 2``...)."""
     import yaml
 
     folder = Path(folder)
     model = build_tiny_bert(folder / "bert")
     options = {"pooling": "mean", "max_train": 200, "head_options": {"max_epochs": max_epochs}}
-    suite = {"languages": ["en"], "emotions": ["anger"], "configs": ["en_black_white"], **suite_options}
+    suite = {"languages": ["en"], "emotions": ["anger"], "configs": ["en_black_white"], "stability_resamples": 50}
+    suite.update(suite_options)
     path = folder / "eec.yaml"
     config = {
         "seeds": list(seeds),

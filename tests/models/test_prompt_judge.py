@@ -57,9 +57,21 @@ def fitted_judge(lm, language="en", dimension="anger", **options) -> PromptJudge
     return judge
 
 
-def hand_scores(lm, text, language="en", dimension="anger", low=0, high=9):
-    """Expected value (mapped to [0, 1]), numeral mass and arg-max from one unpadded forward of the whole prompt."""
+def shipped_prompt(language: str, paraphrase: str | None = None) -> dict:
+    """The shipped prompt of ``language`` read from the YAML here, reworded by hand by its paraphrase ``paraphrase``
+    (each key the paraphrase gives replaces the prompt's; its questions replace the prompt's one by one)."""
     spec = yaml.safe_load(PROMPTS_FILE.read_text(encoding="utf-8"))[language]
+    if paraphrase is None:
+        return spec
+    (rewording,) = [p for p in spec["paraphrases"] if p["name"] == paraphrase]
+    merged = {key: rewording.get(key, spec[key]) for key in ("system", "user", "answer")}
+    merged["questions"] = {name: rewording["questions"].get(name, q) for name, q in spec["questions"].items()}
+    return merged
+
+
+def hand_scores(lm, text, language="en", dimension="anger", low=0, high=9, paraphrase=None):
+    """Expected value (mapped to [0, 1]), numeral mass and arg-max from one unpadded forward of the whole prompt."""
+    spec = shipped_prompt(language, paraphrase)
     question = spec["questions"][dimension].replace("{low}", str(low)).replace("{high}", str(high))
     user = spec["user"].replace("{question}", question).replace("{text}", text)
     messages = [{"role": "system", "content": spec["system"]}, {"role": "user", "content": user}]
@@ -90,6 +102,54 @@ def test_expected_value_mass_and_argmax_equal_a_hand_computation_from_the_logits
     np.testing.assert_array_equal(scores.argmax, hand[:, 2])
     np.testing.assert_array_equal(scores.value, scores.expected)
     assert np.ptp(hand[:, 0]) > 1e-3  # the texts get different scores: the comparison can fail
+
+
+def test_every_language_ships_at_least_three_paraphrases_that_reword_every_question():
+    for language in ("en", "es", "ar"):
+        spec = shipped_prompt(language)
+        names = [p["name"] for p in spec["paraphrases"]]
+        assert len(names) >= 3 and len(set(names)) == len(names) and "default" not in names
+        for name in names:
+            reworded = shipped_prompt(language, name)
+            assert set(reworded["questions"]) == set(spec["questions"])  # every SemEval dimension
+            changed = [d for d in spec["questions"] if reworded["questions"][d] != spec["questions"][d]]
+            assert changed == list(spec["questions"]), (language, name)  # a rewording, not a copy
+            assert reworded["user"].endswith("{text}") and reworded["user"].count("{text}") == 1
+
+
+@pytest.mark.parametrize(("language", "dimension"), [("en", "anger"), ("es", "joy"), ("ar", "sadness")])
+def test_each_paraphrase_scores_as_a_hand_computation_with_its_own_wording(tiny_lm, language, dimension):
+    judge = fitted_judge(tiny_lm, language, dimension)
+    texts = [TEXTS[0], TEXTS[5], TEXTS[6]]  # short: the tiny LM reads at most 256 tokens, Arabic costs many
+    assert judge.prompt_names() == ("default", "expert", "rate", "conveys")
+    assert judge.with_prompt("default") is judge
+    default = judge.score(texts).expected
+    for name in judge.prompt_names()[1:]:
+        scores = judge.with_prompt(name).score(texts)
+        hand = np.array([hand_scores(tiny_lm, text, language, dimension, paraphrase=name) for text in texts])
+        np.testing.assert_allclose(scores.expected, hand[:, 0], atol=1e-5, rtol=0)
+        np.testing.assert_allclose(scores.numeral_mass, hand[:, 1], rtol=1e-4)
+        assert np.abs(scores.expected - default).max() > 1e-4  # another wording, another answer
+    assert judge.score(texts).expected.tolist() == default.tolist()  # the judge itself is unchanged
+
+
+def test_paraphrases_are_overridden_per_language_and_checked(tiny_lm):
+    own = {"en": {"paraphrases": [{"name": "short", "questions": {"anger": "Anger, {low}-{high}?"}}]}}
+    judge = fitted_judge(tiny_lm, prompts=own)
+    assert judge.prompt_names() == ("default", "short")
+    before, _ = judge.with_prompt("short").prompt("en", "anger")
+    assert "Anger, 0-9?" in before and judge.prompts["en"]["user"] == shipped_prompt("en")["user"]
+    assert judge.prompt_names("es") == ("default", "expert", "rate", "conveys")  # other languages keep theirs
+    with pytest.raises(InputError, match="no prompt paraphrase 'long'"):
+        judge.with_prompt("long")
+    for bad, message in (
+        ({"en": {"paraphrases": {"name": "x"}}}, "must be a list"),
+        ({"en": {"paraphrases": [{"name": "default"}]}}, "a name of its own"),
+        ({"en": {"paraphrases": [{"name": "x"}, {"name": "x"}]}}, "a name of its own"),
+        ({"en": {"paraphrases": [{"name": "x", "colour": "red"}]}}, "unknown key"),
+    ):
+        with pytest.raises(InputError, match=message):
+            PromptJudge(tiny_lm, prompts=bad)
 
 
 def test_a_scale_of_one_to_five_is_mapped_to_zero_one(tiny_lm):

@@ -21,7 +21,9 @@ TOLERANCE = 1e-10
 
 
 def eec_config():
+    # model-based reported standard errors, so that both kinds of test are checked against a refit
     suite = {"languages": ["en"], "emotions": ["anger", "joy"], "configs": ["en_arab_anglo"], "sample": 3}
+    suite["cov_type"] = "model"
     return parse_config({"seeds": [0], "models": [{"name": "svm", "type": "svm_tfidf"}], "suites": {"eec": suite}})
 
 

@@ -141,3 +141,38 @@ def test_the_end_of_run_table_shows_each_quantity_pooled_over_the_seeds(toy, tmp
         mean, spread = cell.split("±")
         assert float(mean.rstrip("*")) == pytest.approx(np.mean(values), abs=5e-4)
         assert float(spread) == pytest.approx(np.std(values, ddof=1), abs=5e-4)
+
+
+def test_the_pooled_clustered_test_gives_its_own_mde_and_the_stability_shares_are_averaged():
+    """The pooled record's ``mde`` is the effect at which the pooled clustered t test (its Barnard-Rubin df, whole)
+    has 80 % power, solved here with scipy's noncentral t, not a mean of the seeds' MDEs; the stability shares
+    (``seed_mean`` fields) are the seeds' mean; a per-seed label that differs is dropped."""
+    from scipy.optimize import brentq
+
+    values, clustered = [0.10, 0.16, 0.04], [0.05, 0.06, 0.055]
+    records = [
+        _estimate(
+            seed,
+            q,
+            0.02,
+            float(2 * stats.norm.sf(abs(q / 0.02))),
+            clustered_std_err=c,
+            clustered_p_value=float(2 * stats.t(10).sf(abs(q / c))),
+            clustered_df=10,
+            mde=0.123 + seed,  # each seed's own: not what the pooled test could detect
+            stability_template_sign=share,
+            stability_template_influential=str(seed),
+        )
+        for seed, q, c, share in zip((0, 1, 2), values, clustered, (1.0, 0.9, 0.65), strict=True)
+    ]
+    (pooled,) = pool_seeds(records, schemas=SCHEMAS)
+    df = int(pooled["clustered_df"])
+    critical = stats.t.ppf(0.975, df)
+
+    def power(delta):
+        lower = stats.nct.cdf(-critical, df, delta)  # NaN from scipy far in the tail, where it is ~0
+        return stats.nct.sf(critical, df, delta) + np.nan_to_num(lower) - 0.8
+
+    assert pooled["mde"] == pytest.approx(brentq(power, 0.1, 20) * pooled["clustered_std_err"], rel=1e-6)
+    assert pooled["stability_template_sign"] == pytest.approx((1.0 + 0.9 + 0.65) / 3)
+    assert "stability_template_influential" not in pooled

@@ -8,8 +8,11 @@ import math
 import re
 from typing import Any
 
+import numpy as np
+
 from ...contract.records import Field, RecordSchema, Test
 from ...stats.significance import significance_stars
+from .stability import STABILITY_FIELDS
 
 # A factorial coefficient's parts: factor[level] (the level may hold any character but "]").
 _LEVELLED = re.compile(r"([^:\[\]]+)\[[^\]]*\]")
@@ -55,6 +58,7 @@ EEC_RECORDS = RecordSchema(
         "clustered_p_value": Field(float, "the template-clustered test's p-value"),
         "clustered_by": Field(list, "the clustered test's cluster columns"),
         "clustered_df": Field(float, "the clustered t test's degrees of freedom"),
+        "mde": Field(float, "the minimum detectable effect at 80% power (alpha 0.05) of the template-clustered test"),
         "lr_statistic": Field(
             float, "estimate of the highest interaction: the likelihood-ratio statistic of dropping its term"
         ),
@@ -66,9 +70,12 @@ EEC_RECORDS = RecordSchema(
         "low_mass_share": Field(float, "numeral_mass: share of sentences below the low-mass line"),
         "argmax_counts": Field(dict, "numeral_mass: how often each numeral was the most probable answer"),
         "parse_failure_rate": Field(float, "numeral_mass: share of generated answers that did not parse"),
+        "prompt_numeral_mass": Field(dict, "numeral_mass: the mean numeral mass under each prompt paraphrase"),
+        # how stable each coefficient and effect is under other templates, names and prompts (.stability)
+        **STABILITY_FIELDS,
     },
     key=("split",),
-    tests=(Test("clustered_std_err", "clustered_p_value", "clustered_df"),),
+    tests=(Test("clustered_std_err", "clustered_p_value", "clustered_df", mde="mde"),),
 )
 
 
@@ -107,6 +114,7 @@ def _with_clustered(record: dict, clustered, estimate) -> dict:
             clustered_p_value=estimate.p_value,
             clustered_by=list(clustered.cluster_by),
             clustered_df=clustered.df,
+            mde=estimate.mde,
         )
     return record
 
@@ -124,7 +132,8 @@ def beta_regression_records(result, note: str | None = None, clustered=None) -> 
 
     ``clustered``: the same fit with template-clustered standard errors; its ``std_err`` and
     ``p_value`` ride on each estimate and effect as ``clustered_std_err``/``clustered_p_value`` (so the
-    report can say which findings do not survive clustering). The intersection's likelihood-ratio test
+    report can say which findings do not survive clustering), and its minimum detectable effect at 80 %
+    power as ``mde`` (what a "not significant" result could have detected). The intersection's likelihood-ratio test
     rides on the ``group:gender`` estimate (``lr_statistic``, ``lr_p_value``), not in a record of its
     own, so that a run's multiple-testing family counts the intersection once.
     """
@@ -258,12 +267,15 @@ def model_term(name: str) -> str:
     return ":".join(factors) if factors else name
 
 
-def validity_records(validity: dict | None) -> list[dict]:
+def validity_records(validity: dict | None, prompts: dict | None = None) -> list[dict]:
     """A zero-shot judge's validity on a unit's sentences (``metric="numeral_mass"``): ``value`` the mean
     probability that its answer's first token was a numeral of the scale, with the median, the share of
     sentences below the low-mass line, the arg-max numerals' counts and (generated answers) the parse-failure
-    rate. Little mass means the model is not answering the question; read its coefficients with that in mind."""
+    rate. Little mass means the model is not answering the question; read its coefficients with that in mind.
+    ``prompts``: paraphrase -> its scores (``PromptScores``), for ``prompt_numeral_mass``."""
     if validity is None:
         return []
     fields = dict(validity)
+    if prompts:
+        fields["prompt_numeral_mass"] = {name: float(np.mean(s.numeral_mass)) for name, s in prompts.items()}
     return [{"metric": "numeral_mass", "value": fields.pop("numeral_mass_mean"), **fields}]

@@ -26,7 +26,18 @@ from ...report.sections import (
 )
 from ...report.tables import findings_table, significance_legend
 from .plots import forest_plot
-from .sentences import MAX_P, effect_sentences
+from .report_stability import (
+    FRAGILE_COLUMN,
+    FRAGILE_LEGEND,
+    FRAGILE_MARK,
+    FRAGILE_SHARE,
+    findings_stability_column,
+    flag_fragile,
+    fragile_notes,
+    stability_paragraph,
+    stability_table,
+)
+from .sentences import MAX_P, effect_sentences, undetected_sentences
 from .suite import QUALITY_DATASET
 from .summary import eec_summary
 from .tables import (
@@ -104,7 +115,8 @@ def eec_section(results: pd.DataFrame, alpha: float = ALPHA, family: str = DEFAU
     coefficient_tables = eec_coefficient_tables(results)
     if not coefficient_tables:
         return None
-    sentences = effect_sentences(results)
+    sentences = effect_sentences(results, alpha=alpha)
+    undetected = undetected_sentences(results, alpha)
     effects = eec_effect_tables(results)
     cell_means = eec_cell_mean_tables(results)
     standard_errors = eec_standard_error_tables(results)
@@ -147,6 +159,24 @@ def eec_section(results: pd.DataFrame, alpha: float = ALPHA, family: str = DEFAU
             blocks.append(Bullets(tuple(sentence.text for sentence in sentences[config])))
         else:
             blocks.append(Paragraph(f"No effect of this EEC reaches p ≤ {MAX_P:.2f}."))
+        if undetected.get(config):
+            blocks.append(
+                Paragraph(
+                    f"Not significant at {alpha:g}, and the smallest difference each fit could have detected "
+                    "(80% power, template-clustered): no evidence of no bias, only of none this large."
+                )
+            )
+            blocks.append(Bullets(tuple(undetected[config])))
+        stability = stability_table(results, config)
+        if not stability.empty:
+            blocks.append(
+                Table(
+                    stability,
+                    f"{config}: how stable each finding is under other templates, names, prompts and seeds "
+                    f"({FRAGILE_MARK} fragile: sign or significance changes in ≥ {FRAGILE_SHARE:.0%} of the resamples)",
+                    collapsed=True,
+                )
+            )
         subsections.append(Section(config, tuple(blocks)))
     intro = [Paragraph(design_description(results) + " " + significance_legend(alpha, family))]
     covariance = covariance_description(results)
@@ -155,6 +185,9 @@ def eec_section(results: pd.DataFrame, alpha: float = ALPHA, family: str = DEFAU
     seeds = _seeds_sentence(results)
     if seeds:
         intro.append(Paragraph(seeds))
+    stability = stability_paragraph(results, alpha)
+    if stability:
+        intro.append(Paragraph(stability))
     return Section("Equity Evaluation Corpora (EEC)", tuple(intro), tuple(subsections))
 
 
@@ -360,6 +393,12 @@ class EECSection(ReportSection):
             mark=CLUSTER_MARK,
             legend="{mark} p ≤ {alpha:g} with model-based standard errors but not with template-clustered ones.",
         ),
+        Flag(
+            FRAGILE_COLUMN,
+            f"{FRAGILE_MARK} fragile under other templates, names, prompts or seeds",
+            mark=FRAGILE_MARK,
+            legend=FRAGILE_LEGEND,
+        ),
     )
     shown_metrics = SHOWN_METRICS
     findings_exclusions = ("the regressors' Pearson r", "the Beta-regression intercepts")
@@ -386,10 +425,14 @@ class EECSection(ReportSection):
         return (rows["metric"] == QUALITY_METRIC) | (rows["term"] == "intercept")
 
     def annotate(self, results: pd.DataFrame, settings: ReportSettings) -> pd.DataFrame:
-        return flag_clustering(flag_poor_regressors(results, settings.min_regressor_r), settings.alpha)
+        annotated = flag_clustering(flag_poor_regressors(results, settings.min_regressor_r), settings.alpha)
+        return flag_fragile(annotated, settings.alpha)
 
     def findings_notes(self, results: pd.DataFrame, settings: ReportSettings) -> list:
-        return clustering_notes(results, settings.alpha)
+        return clustering_notes(results, settings.alpha) + fragile_notes(results, settings.alpha)
+
+    def findings_columns(self, rows: pd.DataFrame) -> dict[str, pd.Series]:
+        return findings_stability_column(rows)
 
     def sections(self, results: pd.DataFrame, settings: ReportSettings) -> list[Section]:
         found = [

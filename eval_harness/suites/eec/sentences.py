@@ -14,6 +14,9 @@ An EEC of another design (more groups or genders, further factors: :func:`~.reco
 the same sentences from its effects' levels (:func:`factorial_claim`): "sentences about Arab non-binary people
 are predicted 0.0312 angrier than about Anglo non-binary people", the average over the other factors' levels,
 and each interaction as a difference of differences; the opposite-sign notes compare a contrast's strata.
+A fragile finding says why (:mod:`.report_stability`: "¶ fragile: its sign flips in 31% of the template
+resamples"); a result that is not significant gives the smallest difference it could have detected
+(:func:`undetected_sentences`), so that it reads as "could not have detected less than 0.041", never as "no bias".
 """
 
 from __future__ import annotations
@@ -23,8 +26,10 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from ...report.findings import ALPHA
 from ...report.tables import format_p
 from ...stats.betareg import EFFECTS
+from .report_stability import mde_words, stability_words
 from .tables import (
     describe,
     eec_effect_rows,
@@ -251,14 +256,17 @@ def _seeds_note(row: pd.Series) -> str:
     return f", pooled over {int(n_seeds)} seeds, {round(agree * n_seeds)} of {int(n_seeds)} with this sign"
 
 
-def effect_sentence(row: pd.Series, effects: dict[str, pd.Series] | None = None) -> EffectSentence:
+def effect_sentence(
+    row: pd.Series, effects: dict[str, pd.Series] | None = None, alpha: float = ALPHA
+) -> EffectSentence:
     """The sentence of one effect record (``effects``: the other effects of its fit, by name, for the
     opposite-sign notes)."""
     caution = " Caution: the regressor's Pearson r is poor." if bool(row.get("poor_regressor")) else ""
+    undetected = mde_words(row, alpha)
     text = (
         f"{row['model']}, {row['emotion']}: {claim(row)} (95% CI [{row['ci_low']:+.3g}, {row['ci_high']:+.3g}], "
-        f"p = {format_p(row['p_value'])}, {verdict(row)}{_seeds_note(row)})"
-        f"{_opposite_note(row, effects or {})}.{caution}"
+        f"p = {format_p(row['p_value'])}, {verdict(row)}{_seeds_note(row)}{'; ' + undetected if undetected else ''}"
+        f"{stability_words(row)}){_opposite_note(row, effects or {})}.{caution}"
     )
     return EffectSentence(
         config=str(row["config"]),
@@ -273,8 +281,11 @@ def effect_sentence(row: pd.Series, effects: dict[str, pd.Series] | None = None)
     )
 
 
-def effect_sentences(results: pd.DataFrame, max_p: float = MAX_P) -> dict[str, list[EffectSentence]]:
-    """Per EEC, the sentences of the effects with p <= ``max_p``, strongest (smallest p) first."""
+def effect_sentences(
+    results: pd.DataFrame, max_p: float = MAX_P, alpha: float = ALPHA
+) -> dict[str, list[EffectSentence]]:
+    """Per EEC, the sentences of the effects with p <= ``max_p``, strongest (smallest p) first (``alpha``: the
+    level below which a sentence is a finding, above which it gives what could have been detected)."""
     rows = eec_effect_rows(results)
     factorial = rows.apply(is_factorial, axis=1) if not rows.empty else pd.Series(False, index=rows.index)
     rows = rows[(rows["term"].isin(EFFECTS) | factorial) & rows["value"].notna() & rows["p_value"].notna()]
@@ -285,5 +296,41 @@ def effect_sentences(results: pd.DataFrame, max_p: float = MAX_P) -> dict[str, l
     sentences: dict[str, list[EffectSentence]] = {}
     for _, row in shown.iterrows():
         effects = fits[row["model"], row["config"], row["emotion"]]
-        sentences.setdefault(str(row["config"]), []).append(effect_sentence(row, effects))
+        sentences.setdefault(str(row["config"]), []).append(effect_sentence(row, effects, alpha))
     return dict(sorted(sentences.items()))
+
+
+# The effects whose absence a fit's "not significant" line reports: the averages and the interaction.
+UNDETECTED_EFFECTS = ("group_ame", "gender_ame", "group:gender_did")
+
+
+def _effect_name(row: pd.Series) -> str:
+    reference, minority = group_levels(row)
+    men, women = (people(level) for level in gender_levels(row))
+    return {
+        "group_ame": f"{minority} vs {reference} (averaged over {men} and {women})",
+        "gender_ame": f"{women} vs {men} (averaged over both groups)",
+        "group:gender_did": f"the interaction (difference-in-differences of {minority} {women})",
+    }[row["term"]]
+
+
+def undetected_sentences(results: pd.DataFrame, alpha: float = ALPHA) -> dict[str, list[str]]:
+    """Per EEC, one line per (model, emotion) whose average effects or interaction are not significant at
+    ``alpha``: each with its estimate, p-value and minimum detectable effect (80 % power), e.g. "svm-tfidf, joy:
+    Arab vs Anglo (averaged over men and women) +0.0031, p = 0.61: could not have detected less than 0.021"."""
+    rows = eec_effect_rows(results)
+    if "mde" not in rows.columns:
+        return {}
+    rows = rows[
+        rows["term"].isin(UNDETECTED_EFFECTS) & (rows["p_value"] > alpha) & rows["mde"].notna() & rows["value"].notna()
+    ]
+    lines: dict[str, list[str]] = {}
+    for (config, emotion, model), fit in rows.groupby(["config", "emotion", "model"], sort=True):
+        fit = fit.assign(order=fit["term"].map(UNDETECTED_EFFECTS.index)).sort_values("order")
+        parts = [
+            f"{_effect_name(row)} {row['value']:+.3g}, p = {format_p(row['p_value'])}: could not have detected "
+            f"less than {row['mde']:.2g}"
+            for _, row in fit.iterrows()
+        ]
+        lines.setdefault(str(config), []).append(f"{model}, {emotion}: " + "; ".join(parts) + ".")
+    return lines

@@ -17,11 +17,16 @@ For a model and a language, per emotion (anger, fear, joy, sadness):
    (:func:`eval_harness.stats.factorial.fit_factorial`): every coefficient, every conditional
    contrast against the reference, the AMEs and the interaction contrasts, each with its own test.
 
-Standard errors: the paper's model-based ones by default (``cov_type: model``), so numbers stay
-comparable with it; ``cov_type: cluster`` makes the template-clustered sandwich (``cluster_by``:
-``[template_id]``, or ``[template_id, person]`` two-way) the reported one. Either way every
-estimate and effect also carries its template-clustered standard error and p-value: EEC rows are
-11 templates crossed with persons, not independent sentences.
+Standard errors: the template-clustered sandwich by default (``cov_type: cluster``, ``cluster_by``:
+``[template_id]``, or ``[template_id, person]`` two-way), because EEC rows are templates crossed with
+persons, not independent sentences: when templates shift the effects, model-based tests reject a true
+null far above their level (tests/stats/test_betareg_cluster.py). ``cov_type: model`` reports the paper's
+model-based ones (``configs/camara2022.yaml``, for parity with its tables); every estimate and effect then
+also carries its template-clustered standard error and p-value. A model whose clustered covariance is
+singular (it scores both groups alike within every template) keeps the model-based fit, with a note.
+Every estimate and effect carries the minimum detectable effect of its template-clustered test (``mde``,
+80 % power) and, unless ``stability_resamples: 0``, how stable it is under other templates, names and (a
+zero-shot judge, ``prompt_spread``) prompt paraphrases (:mod:`.stability`).
 
 Records: see :func:`~.records.beta_regression_records` (coefficients, effects on the intensity
 scale, precision, cell means), :func:`~.records.factorial_records` (the same for any other design) and
@@ -50,6 +55,7 @@ from .corpora import (
 )
 from .records import EEC_RECORDS, beta_regression_records, factorial_records, regressor_records, validity_records
 from .samples import EEC_SAMPLES, eec_samples
+from .stability import STABILITY_RESAMPLES, prompt_spread, template_and_person_stability, with_stability
 
 QUALITY_DATASET = "semeval2018_affect"
 # The draw of `sample:`: one for every seed, so that between-seed variance is training variance alone.
@@ -71,8 +77,12 @@ class EECSuite(Suite):
         # None: z tests for model-based standard errors (R betareg), t with G - 1 df for clustered ones;
         # True: t tests (n - 4 df: the paper's wording); False: z tests.
         "use_t": None,
-        "cov_type": "model",  # "model" (the paper's) or "cluster" (sandwich by cluster_by)
+        "cov_type": "cluster",  # "cluster" (sandwich by cluster_by) or "model" (the paper's, for parity)
         "cluster_by": ["template_id"],  # one or two of template_id, person
+        # Stability of every finding (.stability): template and name bootstrap resamples (0: none).
+        "stability_resamples": STABILITY_RESAMPLES,
+        # A zero-shot judge also scores the sentences under each paraphrase of its prompt (the prompt spread).
+        "prompt_spread": True,
         # Rows per template x group x gender cell to score (0: every row), the same rows for every seed (so that
         # the seeds differ by their regressors' training alone). For a quick look at a slow model (a demo); a
         # sample keeps every cell of the design but fewer names per cell.
@@ -88,6 +98,7 @@ class EECSuite(Suite):
     def validate_options(self, options: Mapping[str, Any]) -> None:
         # The fit's own checks, here before anything runs (statsmodels is slow to import: not at the top).
         from ...stats.betareg import CLUSTER_COLUMNS, clusters_from_columns
+        from ...stats.stability import MAX_BOOTSTRAP
 
         if not (options["use_t"] is None or isinstance(options["use_t"], bool)):
             raise ConfigError(f"use_t must be true, false or null (automatic), got {options['use_t']!r}")
@@ -100,6 +111,11 @@ class EECSuite(Suite):
         self._emotions(options)
         if isinstance(options["sample"], bool) or options["sample"] < 0:
             raise ConfigError(f"sample must be a whole number of rows per cell (0: all), got {options['sample']!r}")
+        resamples = options["stability_resamples"]
+        if isinstance(resamples, bool) or not 0 <= resamples <= MAX_BOOTSTRAP:
+            raise ConfigError(
+                f"stability_resamples must be a whole number from 0 (none) to {MAX_BOOTSTRAP}, got {resamples!r}"
+            )
         order = options["order"]
         if order is not None and (isinstance(order, bool) or not isinstance(order, int) or order < 1):
             raise ConfigError(f"order must be a whole number >= 1 (null: every interaction), got {order!r}")
@@ -154,17 +170,20 @@ class EECSuite(Suite):
                     rows = stratified_sample(rows, task.options["sample"], SAMPLE_SEED, tuple(factors))
                 texts = rows["sentence"].tolist()
                 ctx.status(f"{task.model.name} {task.language} {emotion}: scoring {len(texts)} sentences of {name}")
-                validity, mass = None, None
+                validity, mass, prompts = None, None, None
                 if "judge" in task.model.capabilities:
                     # A zero-shot judge: how much of its answer fell on the scale's numerals, on these sentences.
                     scores = regressor.score(texts)
                     y, validity, mass = scores.value, scores.validity(), scores.numeral_mass
+                    if task.options["prompt_spread"]:
+                        prompts = paraphrase_scores(regressor, texts, scores, ctx, f"{task.model.name} {name}")
                 else:
                     y = regressor.predict(texts)
                 prepared["eec"][name, emotion] = {
                     "rows": rows,  # the corpus rows scored (index: their positions in the config), for the samples
                     "numeral_mass": mass,
                     "validity": validity,
+                    "prompts": prompts,
                     "y": y,
                     "factors": {factor: rows[factor].tolist() for factor in factors},
                     "references": factors,
@@ -179,13 +198,22 @@ class EECSuite(Suite):
         data, options = prepared["eec"][unit.config, unit.emotion], prepared["options"]
         fit, make_records = identity_fit(data, options)
 
+        notes = set()
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            result = fit(options["cluster_by"] if options["cov_type"] == "cluster" else None)
-        notes = {str(warning.message) for warning in caught}
+            if options["cov_type"] == "cluster":
+                try:
+                    result = fit(options["cluster_by"])
+                except InputError as error:
+                    # A singular clustered covariance (see the except below): report the model-based fit.
+                    notes.add(f"no template-clustered standard errors: {error}; model-based ones reported")
+                    result = fit(None)
+            else:
+                result = fit(None)
+        notes |= {str(warning.message) for warning in caught}
         # The template-clustered test of every number, beside the reported one (see the module docstring).
-        clustered = result if options["cov_type"] == "cluster" else None
-        if clustered is None:
+        clustered = result if result.cov_type == "cluster" else None
+        if clustered is None and options["cov_type"] == "model":
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")  # the same data: its warnings were noted above
@@ -195,8 +223,15 @@ class EECSuite(Suite):
                 # SVM-tfidf): no between-template variation, so the sandwich is singular. The reported,
                 # model-based fit stands; the records say why they carry no clustered test.
                 notes.add(f"no template-clustered standard errors: {error}")
+        if make_records is beta_regression_records:  # the paper's 2 x 2 design
+            stability = finding_stability(data, result, options, unit.seed, notes)
+            spread = judge_prompt_spread(data.get("prompts"), result, lambda y: fit(result.cluster_by, y), notes)
+        else:
+            stability, spread = {}, {}
+            if options["stability_resamples"] or data.get("prompts"):
+                notes.add("no stability or prompt-spread fields: they are computed for 2 x 2 designs only")
         records = make_records(result, note="; ".join(sorted(notes)) or None, clustered=clustered)
-        return records + validity_records(data["validity"])
+        return with_stability(records, stability, spread) + validity_records(data["validity"], data.get("prompts"))
 
     def keeps_samples(self, unit: Unit) -> bool:
         """An EEC unit keeps its sentences' scores; a regressor's SemEval r keeps none."""
@@ -221,8 +256,9 @@ class EECSuite(Suite):
 
 
 def identity_fit(data: Mapping[str, Any], options: Mapping[str, Any]):
-    """``(fit, records)`` for one EEC x emotion: ``fit(cluster_by)`` fits the Beta regression (``cluster_by``:
-    the cluster columns, None: model-based) and ``records(result, note, clustered)`` makes its records.
+    """``(fit, records)`` for one EEC x emotion: ``fit(cluster_by, y)`` fits the Beta regression (``cluster_by``:
+    the cluster columns, None: model-based; ``y``: the scores, by default the unit's) and
+    ``records(result, note, clustered)`` makes its records.
 
     Two factors of two levels each (group and gender, as in the shipped EECs) get the paper's intersectional
     fit and records (:func:`~eval_harness.stats.betareg.fit_intersectional`,
@@ -241,9 +277,9 @@ def identity_fit(data: Mapping[str, Any], options: Mapping[str, Any]):
 
     if is_two_by_two(factors) and options["order"] in (None, 2):
 
-        def intersectional(cluster_by):
+        def intersectional(cluster_by, y=data["y"]):
             return fit_intersectional(
-                data["y"],
+                y,
                 factors["group"],
                 factors["gender"],
                 reference_group=references["group"],
@@ -255,9 +291,9 @@ def identity_fit(data: Mapping[str, Any], options: Mapping[str, Any]):
 
         return intersectional, beta_regression_records
 
-    def factorial(cluster_by):
+    def factorial(cluster_by, y=data["y"]):
         return fit_factorial(
-            data["y"],
+            y,
             factors,
             references,
             order=None if options["order"] is None else min(options["order"], len(factors)),
@@ -276,6 +312,56 @@ def is_two_by_two(factors: Mapping[str, list]) -> bool:
         return False
     kept = [labels for labels in zip(*factors.values(), strict=True) if not any(map(is_missing, labels))]
     return all(len({labels[k] for labels in kept}) == 2 for k in range(len(factors)))
+
+
+def paraphrase_scores(judge, texts: list[str], scores, ctx, what: str) -> dict[str, object]:
+    """The judge's scores of ``texts`` under each of its prompts (paraphrase name -> ``PromptScores``), the
+    reported prompt's (``scores``) first; None when the judge has a single prompt for the language."""
+    names = judge.prompt_names()
+    if len(names) < 2:
+        return None
+    spread = {names[0]: scores}
+    for name in names[1:]:
+        ctx.status(f"{what}: scoring {len(texts)} sentences with the prompt paraphrase {name!r}")
+        spread[name] = judge.with_prompt(name).score(texts)
+    return spread
+
+
+def finding_stability(data: Mapping, result, options: Mapping[str, Any], seed: int, notes: set[str]) -> dict:
+    """The stability fields of the fit's findings under template and name resamples (:mod:`.stability`), with
+    the reported standard errors; empty (and a note) when the resamples cannot be fitted."""
+    if not options["stability_resamples"]:
+        return {}
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the same data as the reported fit: its warnings are noted
+            return template_and_person_stability(
+                data,
+                result,
+                use_t=options["use_t"],
+                n_bootstrap=options["stability_resamples"],
+                seed=seed,
+            )
+    except InputError as error:
+        notes.add(f"no stability fields: {error}")
+        return {}
+
+
+def judge_prompt_spread(prompts: Mapping | None, result, fit, notes: set[str]) -> dict:
+    """The prompt-spread fields (:func:`.stability.prompt_spread`) from one ``fit(y)`` per prompt paraphrase
+    (with the reported standard errors); a paraphrase whose fit fails is left out with a note."""
+    if not prompts:
+        return {}
+    reported = next(iter(prompts))
+    fits = {reported: result}
+    for name, scores in list(prompts.items())[1:]:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                fits[name] = fit(scores.value)
+        except InputError as error:
+            notes.add(f"prompt paraphrase {name!r} left out of the prompt spread: {error}")
+    return prompt_spread(fits, reported) if len(fits) > 1 else {}
 
 
 def stratified_sample(rows, per_cell: int, seed: int, factors: tuple[str, ...] = IDENTITY_COLUMNS):

@@ -38,11 +38,15 @@ A unit (one test on one language ``"de"`` or pair ``"en-de"``) writes, for the m
   ``q``, ``df``, ``p_heterogeneity``, ``i2``, ``fixed_effect``, ``fixed_std_err``, ``sample_effect_mean``,
   ``sample_effect_std``, ``n_samples``, ``ddof``, ``measure_seed``, the word counts ``n_x, n_y, n_a, n_b``,
   ``min_contexts``/``max_contexts`` (fewest and most context vectors of a word), ``contexts_per_word``,
-  ``corpus`` and ``missing`` (per role, the words without a context).
+  ``corpus`` and ``missing`` (per role, the words without a context), and beside CEAT's interval the one of
+  the word-and-context bootstrap (``words_contexts_ci_low``/``_ci_high``/``_std_err``, its ``_replicates``,
+  ``_undefined`` and ``_samples`` per replicate; :func:`eval_harness.stats.ceat.word_context_bootstrap`).
 
 :data:`XWEAT_RECORDS` is their schema, in one place (the harness checks every record against it; the report
 sections of :mod:`.report` read these fields).
 """
+
+import numpy as np
 
 from ...contract.records import Field, RecordSchema
 from ...stats.power import ALPHA, POWER
@@ -82,6 +86,12 @@ XWEAT_RECORDS = RecordSchema(
         "bootstrap_std_err": Field(float, "effect_size: its bootstrap standard error (words resampled per set)"),
         "n_bootstrap": Field(int, "effect_size: bootstrap replicates"),
         "influential_words": Field(list, "effect_size: the words whose removal moves d most"),
+        "stability_words_sign": Field(
+            float, "effect_size: share of the word bootstrap's replicates whose d keeps its sign", seed_mean=True
+        ),
+        "stability_words_loo_sign": Field(
+            float, "effect_size: share of the leave-one-word-out d that keep its sign", seed_mean=True
+        ),
         "mde": Field(float, "effect_size: the smallest d its permutation test detects with mde_power at mde_alpha"),
         "mde_power": Field(float, "effect_size: the power of the MDE"),
         "mde_alpha": Field(float, "effect_size: the level of the MDE's test"),
@@ -134,6 +144,12 @@ XWEAT_RECORDS = RecordSchema(
         "max_contexts": Field(int, "ceat: most contexts of a word"),
         "contexts_per_word": Field(int, "ceat: contexts sampled per word (at most)"),
         "corpus": Field(str, "ceat: the corpus the contexts come from"),
+        "words_contexts_ci_low": Field(float, "ceat: the word-and-context bootstrap interval's lower end"),
+        "words_contexts_ci_high": Field(float, "ceat: its upper end (same confidence_level)"),
+        "words_contexts_std_err": Field(float, "ceat: the bootstrap's SE of the combined effect size"),
+        "words_contexts_replicates": Field(int, "ceat: bootstrap replicates drawn"),
+        "words_contexts_undefined": Field(int, "ceat: replicates without an effect size (left out)"),
+        "words_contexts_samples": Field(int, "ceat: samples combined per bootstrap replicate"),
     },
 )
 
@@ -166,7 +182,9 @@ def xweat_records(result: XWEATResult) -> list[dict]:
     The ``effect_size`` record also carries the uncertainty of d when it was computed: its bootstrap
     percentile interval (``ci_low``, ``ci_high`` at ``confidence_level``, ``bootstrap_std_err``,
     ``n_bootstrap``) and ``influential_words``, the words whose removal moves d most
-    (``{word, role, change, effect_size_without}``, the largest ``|change|`` first)."""
+    (``{word, role, change, effect_size_without}``, the largest ``|change|`` first), and how stable d's sign is:
+    ``stability_words_sign``, the share of the bootstrap's replicates with d's sign, and
+    ``stability_words_loo_sign``, the share of the leave-one-word-out effect sizes with it."""
     languages = _languages(result)
     coverage = coverage_record(result)
     if result.weat is None:
@@ -192,8 +210,11 @@ def _uncertainty(weat_result) -> dict:
             confidence_level=bootstrap.confidence_level,
             bootstrap_std_err=bootstrap.std_err,
             n_bootstrap=bootstrap.n_bootstrap,
+            stability_words_sign=_sign_kept(weat_result.effect_size, bootstrap.replicates),
         )
     if weat_result.influence is not None:
+        without = [word.effect_size_without for word in weat_result.influence.words]
+        fields["stability_words_loo_sign"] = _sign_kept(weat_result.effect_size, without)
         fields["influential_words"] = [
             {
                 "word": word.word,
@@ -204,6 +225,12 @@ def _uncertainty(weat_result) -> dict:
             for word in weat_result.influence.most_influential(INFLUENTIAL_WORDS)
         ]
     return fields
+
+
+def _sign_kept(d: float, resampled) -> float | None:
+    """The share of ``resampled`` effect sizes with the sign of ``d`` (None when there are none)."""
+    resampled = np.asarray(resampled, dtype=float)
+    return float(np.mean(np.sign(resampled) == np.sign(d))) if resampled.size else None
 
 
 def _detectable(weat_result) -> dict:
@@ -273,6 +300,17 @@ def seat_records(result: SEATResult) -> list[dict]:
     ]
 
 
+# the word-and-context bootstrap's fields in a ceat record (words_contexts_<name>) <- stats.ceat.WordContextBootstrap
+_BOOTSTRAP_FIELDS = {
+    "ci_low": "ci_low",
+    "ci_high": "ci_high",
+    "std_err": "std_err",
+    "replicates": "n_bootstrap",
+    "undefined": "n_undefined",
+    "samples": "samples_per_replicate",
+}
+
+
 def ceat_records(result: CEATTestResult, corpus: str, contexts_per_word: int) -> list[dict]:
     """The ``ceat`` record: the random-effects combination of the sampled effect sizes (module docstring)."""
     missing = {report.role: list(report.missing) for report in result.coverage if report.missing}
@@ -281,6 +319,10 @@ def ceat_records(result: CEATTestResult, corpus: str, contexts_per_word: int) ->
         return [{**_skipped("ceat", result, result.skip_reason), "measure_seed": result.seed, **settings}]
     fields = result.ceat.to_dict()
     del fields["n"], fields["seed"]  # n is n_samples; the seed is the measure's (the unit's seed is `seed`)
+    bootstrap = fields.pop("bootstrap") or {}
+    fields.update(
+        {f"words_contexts_{name}": bootstrap[key] for name, key in _BOOTSTRAP_FIELDS.items() if key in bootstrap}
+    )
     ci_low, ci_high = result.confidence_interval()
     return [
         {

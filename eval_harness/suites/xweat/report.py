@@ -19,6 +19,7 @@ from ...report.findings import ALPHA, DEFAULT_FAMILY, FAMILY_WORDS, column, is_f
 from ...report.plots import to_png
 from ...report.sections import (
     SINGLE_SPLIT,
+    STABILITY_COLUMN,
     Benchmark,
     BenchmarkTask,
     CardMetric,
@@ -130,7 +131,7 @@ def xweat_not_detected(results: pd.DataFrame) -> str | None:
     """The plain reading of the WEAT tests whose p is above their MDE's level: what they could not have
     detected, not "no bias" (None when every test with an MDE is significant)."""
     rows = results[(results["suite"] == XWEAT_SUITE) & (results["metric"] == "effect_size")]
-    if "mde" not in rows.columns:
+    if not {"mde", "mde_alpha"} <= set(rows.columns):  # (an EEC record's mde alone makes the column exist)
         return None
     rows = rows[rows["mde"].notna() & (rows["p_value"] > rows["mde_alpha"])]
     if rows.empty:
@@ -389,6 +390,17 @@ def card_where(row: pd.Series, label: str) -> tuple[str | None, str | None, str,
     return config, SINGLE_SPLIT, xweat_task_id(config, test), f"{test} {label}"
 
 
+def word_stability_cell(row: pd.Series) -> str:
+    """``words 97% · one word left out 100%``: the shares of the word bootstrap's replicates and of the
+    leave-one-word-out effect sizes that keep d's sign (a WEAT verdict is not re-tested: sign only)."""
+    parts = []
+    for field, label in (("stability_words_sign", "words"), ("stability_words_loo_sign", "one word left out")):
+        value = row.get(field)
+        if isinstance(value, int | float) and not isinstance(value, bool) and value == value:
+            parts.append(f"{label} {value:.0%}")
+    return " · ".join(parts)
+
+
 class XWEATSection(ReportSection):
     """The XWEAT method's section (module docstring)."""
 
@@ -414,6 +426,10 @@ class XWEATSection(ReportSection):
 
     def annotate(self, results: pd.DataFrame, settings: ReportSettings) -> pd.DataFrame:
         return flag_bootstrap(results, settings.alpha)
+
+    def findings_columns(self, rows: pd.DataFrame) -> dict[str, pd.Series]:
+        cells = pd.Series([word_stability_cell(row) for _, row in rows.iterrows()], index=rows.index, dtype=object)
+        return {STABILITY_COLUMN: cells} if (cells != "").any() else {}
 
     def findings_notes(self, results: pd.DataFrame, settings: ReportSettings) -> list:
         weat = xweat_fragile(results)

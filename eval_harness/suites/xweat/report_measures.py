@@ -83,6 +83,7 @@ def ceat_table(results: pd.DataFrame, model: str) -> pd.DataFrame:
                 "language": row["language"],
                 "CEAT d": marked_value(row),
                 interval: f"[{format_number(row['ci_low'])}, {format_number(row['ci_high'])}]",
+                f"{interval} (words and contexts)": _words_contexts_interval(row),
                 "SE": format_number(row["std_err"], 4),
                 "p": format_p(row["p_value"]),
                 "tau^2": format_number(row["tau2"], 4),
@@ -95,6 +96,13 @@ def ceat_table(results: pd.DataFrame, model: str) -> pd.DataFrame:
     table = pd.DataFrame(body)
     order = sorted(range(len(table)), key=lambda i: (natural_order(table["test"][i]), table["language"][i]))
     return table.iloc[order].reset_index(drop=True)
+
+
+def _words_contexts_interval(row: pd.Series) -> str:
+    low, high = row.get("words_contexts_ci_low"), row.get("words_contexts_ci_high")
+    if low is None or high is None or pd.isna(low) or pd.isna(high):
+        return ""
+    return f"[{format_number(low)}, {format_number(high)}]"
 
 
 def skipped_notes(results: pd.DataFrame) -> list[str]:
@@ -133,7 +141,10 @@ def association_section(results: pd.DataFrame, alpha: float = ALPHA, family: str
             Paragraph(
                 "CEAT draws one context per word many times; each draw gives a WEAT effect size, and a random-effects "
                 "model combines them: tau^2 is the variance of the effect between draws (how much the contexts "
-                "change it), I^2 the share of the variation it explains, Q its heterogeneity statistic."
+                "change it), I^2 the share of the variation it explains, Q its heterogeneity statistic. Its CI "
+                "treats the draws as independent studies and narrows with their number, although every draw reads "
+                "the same words; the CI over words and contexts (a bootstrap that draws the words of each set "
+                "again, then their contexts) does not, and is the one to read for a claim about the words' population."
             )
         )
     skipped = skipped_notes(results)

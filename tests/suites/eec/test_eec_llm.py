@@ -54,6 +54,14 @@ def test_the_judge_writes_eec_records_with_its_validity_and_its_semeval_r(tiny_l
     estimates = {r["term"]: r for r in written if r["metric"] == "estimate"}
     assert set(estimates) == {"intercept", "group", "gender", "group:gender"}
     assert all(np.isfinite(r["value"]) for r in estimates.values())
+    # the prompt spread: the same sentences scored with each shipped paraphrase, one fit per paraphrase
+    names = judge.prompt_names()
+    assert names == ("default", "expert", "rate", "conveys")
+    masses = {name: float(judge.with_prompt(name).score(sentences).numeral_mass.mean()) for name in names}
+    assert validity["prompt_numeral_mass"] == pytest.approx(masses, rel=1e-6)
+    (group_ame,) = [r for r in written if r["metric"] == "effect" and r["term"] == "group_ame"]
+    assert list(group_ame["stability_prompt_estimates"]) == list(names)
+    assert 0 <= group_ame["stability_prompt_sign"] <= 1 and group_ame["stability_resamples"] > 0
 
 
 def test_the_probe_mode_trains_on_hidden_states_and_word_vectors_serve_xweat(tiny_lm, tmp_path):

@@ -75,6 +75,14 @@ def test_ceat_records_equal_stats_ceat_on_directly_read_context_vectors(tiny_ber
         # the 95 % normal interval around the combined effect
         half = 1.959963984540054 * record["std_err"]
         assert (record["ci_low"], record["ci_high"]) == pytest.approx((record["value"] - half, record["value"] + half))
+        # beside it, the word-and-context bootstrap's interval (the same draws from the same seed)
+        boot = expected.bootstrap
+        assert record["words_contexts_std_err"] == pytest.approx(boot.std_err, rel=1e-3)
+        assert (record["words_contexts_ci_low"], record["words_contexts_ci_high"]) == pytest.approx(
+            (boot.ci_low, boot.ci_high), rel=1e-3, abs=1e-6
+        )
+        assert record["words_contexts_replicates"] == boot.n_bootstrap == 1000
+        assert record["words_contexts_ci_high"] - record["words_contexts_ci_low"] > record["ci_high"] - record["ci_low"]
 
 
 def test_ceat_repeats_per_seed_and_skips_a_test_whose_words_have_no_context(tiny_bert, tmp_path):

@@ -61,6 +61,12 @@ def test_the_effect_size_record_carries_the_bootstrap_interval_and_the_influenti
     assert [(w["word"], w["role"]) for w in listed] == [(word, role) for word, role, _ in top]
     assert [w["change"] for w in listed] == pytest.approx([change for _, _, change in top], abs=1e-9)
     assert listed[0]["word"] == "odd" and listed[0]["change"] > 0  # without the planted bad seed, d grows
+    # the sign's stability: over every leave-one-word-out d computed here, and over the bootstrap's replicates
+    assert effect["stability_words_loo_sign"] == pytest.approx(
+        np.mean([np.sign(d + c) == np.sign(d) for *_, c in changes])
+    )
+    assert effect["stability_words_sign"] == pytest.approx(np.mean(np.sign(bootstrap.replicates) == np.sign(d)))
+    assert 0.5 < effect["stability_words_sign"] <= 1.0
 
 
 def test_the_suite_computes_the_uncertainty_by_default_and_can_switch_it_off(planted):
@@ -79,3 +85,24 @@ def test_the_suite_computes_the_uncertainty_by_default_and_can_switch_it_off(pla
     plain = SUITE.evaluate(unit, {"sets": sets, "embedder": Words(), "options": off}, ctx=None)[0]
     assert "ci_low" not in plain and "influential_words" not in plain
     assert plain["value"] == effect["value"] and plain["p_value"] == effect["p_value"]
+
+
+def test_the_findings_tables_show_how_often_the_word_resamples_keep_the_sign_of_d(planted):
+    import pandas as pd
+
+    from eval_harness.contract.records import make_record
+    from eval_harness.report import annotate
+    from eval_harness.report.tables import findings_table
+    from eval_harness.suites.xweat.records import XWEAT_RECORDS
+
+    vectors, sets, _ = planted
+    (result,) = run_xweat(
+        vectors, [("en", "en")], word_sets=sets, seed=0, permutations=999, n_bootstrap=500, influence=True
+    )
+    unit = Unit(model="static", suite="xweat", language="en", dataset="xweat", config="en", test="T1", seed=0)
+    records = [make_record(unit, record, XWEAT_RECORDS) for record in xweat_records(result)]
+    effect = records[0]
+    table = findings_table(annotate(pd.DataFrame.from_records(records)))
+    (cell,) = table.loc[table["metric"] == "effect_size", "stability (sign/verdict kept)"]
+    words, left_out = effect["stability_words_sign"], effect["stability_words_loo_sign"]
+    assert cell == f"words {words:.0%} · one word left out {left_out:.0%}"
