@@ -88,7 +88,7 @@ def test_the_swap_test_holds_its_level_when_the_models_agree_up_to_scale():
         (([0.1, 0.2], [0.0], [0.1], [0.0]), r"the same target words: X has 2 and 1, Y 1 and 1"),
         (([], [0.0], [], [0.0]), r"at least one target word in X and in Y"),
         (([0.1, np.nan], [0.0], [0.1, 0.2], [0.0]), r"NaN or inf"),
-        (([0.1, 0.1], [0.1], [0.2, 0.3], [0.0]), r"standard deviation 0"),
+        (([0.1, 0.1], [0.1, 0.1], [0.2, 0.3], [0.0, 0.1]), r"standard deviation 0"),
     ],
 )
 def test_bad_inputs_are_clear_errors(arguments, message):
