@@ -365,12 +365,13 @@ def test_a_signal_stops_the_run_with_one_line(toy, tmp_path, capsys, monkeypatch
         raise AssertionError(f"xbias run left signal {received} to the test process")
 
     monkeypatch.setattr(type(toy), "evaluate", signalled_in_the_fourth_unit)
+    interrupt = signal.getsignal(signal.SIGINT)  # default_int_handler, or SIG_IGN in a shell's background job
     previous = signal.signal(signal.SIGTERM, unhandled)
     try:
         assert main(toy_options(tmp_path / "run")) == 128 + signum
     finally:
         signal.signal(signal.SIGTERM, previous)
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # main() put the handlers back
+    assert signal.getsignal(signal.SIGINT) is interrupt  # main() put the handlers back
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err, err
     assert err.startswith(f"xbias: stopped by {signal.Signals(signum).name}: 3 of 8 units are finished in ")

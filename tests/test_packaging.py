@@ -30,7 +30,9 @@ BUILD_INPUTS = (
     "docs",
 )
 METRICS = ("eec_bias", "gender_space", "weat", "word_association")
-QUICK_CONFIG = "name: quick\nmodels: [{type: svm_tfidf}]\nsuites: {eec: {languages: [es], emotions: [anger]}}\n"
+QUICK_CONFIG = (
+    "name: quick\nseeds: [0]\nmodels: [{type: svm_tfidf}]\nsuites: {eec: {languages: [es], emotions: [anger]}}\n"
+)
 
 
 def _run(command, cwd, env=None):

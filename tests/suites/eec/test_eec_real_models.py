@@ -22,7 +22,7 @@ def eec(languages):
 
 def test_smollm2_judge_writes_english_records_with_its_validity(tmp_path):
     model = {"name": "smollm2", "path": "pypi:smollm2-135m-instruct", "type": "llm", "options": {"fit_sample": 40}}
-    run_sweep(parse_config({"models": [model], "suites": eec(["en"])}), tmp_path / "run", progress=False)
+    run_sweep(parse_config({"seeds": [0], "models": [model], "suites": eec(["en"])}), tmp_path / "run", progress=False)
     written = records(tmp_path / "run")
     (test_r,) = [r for r in written if r["metric"] == "pearson_r" and r["split"] == "test"]
     assert test_r["model_type"] == "llm" and test_r["n"] == 40 and -1 <= test_r["value"] <= 1
@@ -40,7 +40,9 @@ def test_multilingual_e5_probe_writes_spanish_and_arabic_records(tmp_path):
         "type": "encoder",
         "options": {"pooling": "mean", "prefix": "query: ", "max_train": 300, "head_options": {"max_epochs": 20}},
     }
-    run_sweep(parse_config({"models": [model], "suites": eec(["es", "ar"])}), tmp_path / "run", progress=False)
+    run_sweep(
+        parse_config({"seeds": [0], "models": [model], "suites": eec(["es", "ar"])}), tmp_path / "run", progress=False
+    )
     written = records(tmp_path / "run")
     quality = {r["language"]: r["value"] for r in written if r["metric"] == "pearson_r" and r["split"] == "test"}
     assert set(quality) == {"es", "ar"} and all(r > 0.2 for r in quality.values())  # it learned the task
