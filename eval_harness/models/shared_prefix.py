@@ -10,9 +10,11 @@ MLP, rotary embeddings from the position ids), so it runs as one matrix product 
 tokens: no pad is computed, and the prefix rides in the first batch's products instead of a separate
 small (slow) forward. Attention is :func:`shared_prefix_attention`, registered with transformers'
 ``AttentionInterface``: per layer, the prefix attends to itself (causal), and each ``s_b``, gathered into a
-padded ``(B, heads, S, dim)`` block, attends to the prefix's keys/values and causally to its own, with
-transformers' own SDPA kernel call. A token therefore sees exactly the keys it sees when its prompt runs
-alone, at the same positions: the numbers are those of a plain forward (float rounding aside). The
+padded ``(B, heads, S, dim)`` block, attends to the prefix's keys/values and causally to its own, in one
+``scaled_dot_product_attention`` call (the query heads of one key/value head stacked along the sequence
+axis, so grouped-query keys/values are never copied per query head). A token therefore sees exactly the
+keys it sees when its prompt runs alone, at the same positions: the numbers are those of a plain forward
+(float rounding aside). The
 prefix's keys/values of every layer (after rotary embedding, as a key/value cache holds them) are kept
 for the next batches and later calls.
 
@@ -89,8 +91,9 @@ class PackedLayout:
             self._masks[key, device] = build().to(device)
         return self._masks[key, device]
 
-    def prompt_mask(self, window: int | None, device: torch.device) -> torch.Tensor:
-        """``(B, 1, S, P + S)`` bool: a prompt's token sees the prefix and its own earlier tokens (in ``window``)."""
+    def prompt_mask(self, window: int | None, device: torch.device, groups: int = 1) -> torch.Tensor:
+        """``(B, 1, groups * S, P + S)`` bool: a prompt's token sees the prefix and its own earlier tokens (in
+        ``window``), repeated for the ``groups`` query heads stacked along the sequence axis."""
 
         def build():
             steps = torch.arange(self.longest)
@@ -100,9 +103,10 @@ class PackedLayout:
             if window is not None:
                 allowed = allowed & (keys > query - window)
             filled = torch.cat([torch.ones(len(self.lengths), self.prefix_length, dtype=torch.bool), self.valid()], 1)
-            return (allowed[None] & filled[:, None, :])[:, None]
+            mask = allowed[None] & filled[:, None, :]  # (B, S, P + S)
+            return mask[:, None].expand(-1, groups, -1, -1).reshape(len(self.lengths), 1, -1, mask.shape[-1])
 
-        return self._cached(("prompts", window), device, build)
+        return self._cached(("prompts", window, groups), device, build)
 
     def prefix_mask(self, window: int | None, device: torch.device) -> torch.Tensor | None:
         """``(1, 1, P, P)`` bool for a sliding window shorter than the prefix, else None (plain causal)."""
@@ -160,15 +164,16 @@ def shared_prefix_attention(module, query, key, value, attention_mask=None, scal
     if layout.prefix_length:
         prompt_keys = torch.cat([prefix_keys.expand(batch, -1, -1, -1), prompt_keys], dim=2)
         prompt_values = torch.cat([prefix_values.expand(batch, -1, -1, -1), prompt_values], dim=2)
-    prompt_output, _ = sdpa_attention_forward(
-        module,
-        blocks(query),
-        prompt_keys,
-        prompt_values,
-        layout.prompt_mask(window, query.device),
-        scaling=scaling,
-    )  # (B, S, h, d)
-    outputs.append(prompt_output.reshape(batch * steps, *prompt_output.shape[2:]).index_select(0, filled))
+    # Grouped-query attention without copying keys/values per query head: the query heads that share a key/value
+    # head are stacked along the sequence axis, (B, h, S, d) -> (B, kv heads, groups * S, d), with the mask alike.
+    prompt_queries = blocks(query)
+    groups = prompt_queries.shape[1] // prompt_keys.shape[1]
+    grouped = prompt_queries.reshape(batch, prompt_keys.shape[1], groups * steps, prompt_queries.shape[-1])
+    prompt_output = torch.nn.functional.scaled_dot_product_attention(
+        grouped, prompt_keys, prompt_values, attn_mask=layout.prompt_mask(window, query.device, groups), scale=scaling
+    ).reshape(prompt_queries.shape)  # (B, h, S, d)
+    heads, dim = prompt_queries.shape[1], prompt_queries.shape[-1]
+    outputs.append(prompt_output.transpose(1, 2).reshape(batch * steps, heads, dim).index_select(0, filled))
     return torch.cat(outputs)[None], None
 
 
