@@ -3,8 +3,9 @@
 It reads the runs' per-sentence (per-word) samples (:mod:`eval_harness.contract.samples`) and never runs a model.
 For every EEC x emotion both measured, one joint fit with a model factor tests each identity effect's difference
 B minus A (:mod:`.contrasts`); for every WEAT test, the difference of effect sizes with paired swaps and a
-paired bootstrap over words. The output goes into a folder of its own (:mod:`.output`); runs whose sentences or
-words differ are refused (:class:`~.pairing.RunsDiffer`, one line, exit 2).
+paired bootstrap over words. Several seeds are pooled by Rubin's rules. The output goes into a folder of its own
+(:mod:`.output`); runs whose sentences or words differ are refused (:class:`~.pairing.RunsDiffer`, one line,
+exit 2).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..suites.eec_crosslingual.pipeline import check_cluster_by
-from .contrasts import CLUSTER_SOURCES, eec_differences, paired_samples, weat_difference
+from .contrasts import CLUSTER_SOURCES, eec_differences, paired_samples, pooled_over_seeds, weat_difference
 from .output import ComparisonFiles, write_comparison
 from .pairing import RunsDiffer, Side, sides, unit_pairs
 
@@ -66,4 +67,4 @@ def compare_runs(
             records.extend(eec_differences(pair, a, b, paired, cov_type=cov_type, cluster_by=cluster_by))
         else:
             records.append(weat_difference(pair, a, b, paired, n_bootstrap=n_bootstrap))
-    return write_comparison(records, a, b, folder)
+    return write_comparison(pooled_over_seeds(records), a, b, folder)

@@ -9,6 +9,9 @@ cluster: that is the pairing), and its minimum detectable difference at 80 % pow
 
 WEAT (per test x language x seed): ``d_B - d_A`` over the words both sides found, with the paired-swap test
 and paired bootstrap over words (:func:`eval_harness.stats.paired_weat.paired_effect_size_difference`).
+
+With several seeds, each difference is pooled over them as a run's records are (:func:`pooled_over_seeds`:
+Rubin's rules, so its standard error holds both sides' training noise, and its MDE is the pooled test's).
 """
 
 from __future__ import annotations
@@ -17,17 +20,34 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from ..contract.records import RecordSchema
+from ..contract.seeds import pool_seeds
 from ..errors import InputError
 from ..stats.paired_weat import paired_effect_size_difference
 from ..stats.significance import significance_stars
 from ..suites.eec_crosslingual.pipeline import paired_contrasts
-from ..suites.eec_crosslingual.records import difference_records, skipped_record
+from ..suites.eec_crosslingual.records import DIFFERENCE_FIELDS, difference_records, skipped_record
 from .pairing import Side, UnitPair, paired_sentences, paired_words
 
 EEC_METRIC = "model_difference"
 WEAT_METRIC = "weat_effect_size_difference"
 CONDITION = "model"
 CLUSTER_SOURCES = {"template_id": "template_id", "sentence": "sentence_id", "person": "person"}
+# What seed pooling needs of a comparison's records: the per-side effects are averaged, the MDE computed again.
+COMPARISON_RECORDS = RecordSchema(
+    metrics={
+        EEC_METRIC: "an identity effect's difference between two models on the same sentences (B minus A)",
+        WEAT_METRIC: "a WEAT effect size's difference between two models on the same words (B minus A)",
+    },
+    fields=DIFFERENCE_FIELDS,
+    mde="mde",
+)
+
+
+def pooled_over_seeds(records: list[dict]) -> list[dict]:
+    """The comparison's records with each difference pooled over its seeds
+    (:func:`eval_harness.contract.seeds.pool_seeds`); unchanged with one seed."""
+    return pool_seeds(records, schemas={suite: COMPARISON_RECORDS for suite in ("eec", "xweat")})
 
 
 def _fields(pair: UnitPair, a: Side, b: Side) -> dict:

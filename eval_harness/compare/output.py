@@ -90,6 +90,17 @@ def sentences(table: pd.DataFrame, a: Side, b: Side) -> list[str]:
     return lines or ["Nothing was compared."]
 
 
+def seeds_line(table: pd.DataFrame) -> list[str]:
+    """The line that says which seeds were pooled (none when every difference comes from one seed)."""
+    if "seeds" not in table or not table["n_seeds"].notna().any():
+        return []
+    seeds = sorted({seed for listed in table["seeds"].dropna() for seed in listed})
+    return [
+        f"- Seeds {', '.join(map(str, seeds))}: each difference is pooled over them by Rubin's rules, so its standard "
+        "error, test and MDE include both models' training noise."
+    ]
+
+
 def markdown_table(table: pd.DataFrame) -> str:
     """One line per tested difference: unit, effect, A, B, B - A, its interval, p, Holm and MDE."""
     header = "| unit | effect | A | B | B − A | 95% CI | p | Holm | MDE |\n|---|---|---|---|---|---|---|---|---|"
@@ -164,6 +175,7 @@ def write_comparison(records: list[dict], a: Side, b: Side, folder: str | Path) 
         "- EEC: one joint Beta regression per EEC x emotion with a model factor over the same sentences, "
         "clustered as the table's records say; WEAT: paired swaps and bootstrap over words. "
         "✓: survives Holm over every test here.",
+        *seeds_line(table),
         "",
         *[f"- {line}" for line in sentences(table, a, b)],
         "",

@@ -127,12 +127,15 @@ class RecordSchema:
         key: fields that tell two quantities of one unit apart when they share term and metric (the EEC's
             ``split`` of a Pearson r); seed pooling groups by them too.
         tests: further tests of the value (:class:`Test`), pooled over seeds like the record's own.
+        mde: the field holding the minimum detectable effect of the record's own test (80 % power at 0.05), which
+            seed pooling computes again for the pooled test; None: the record's own test has none.
     """
 
     metrics: Mapping[str, str]
     fields: Mapping[str, Field] = field(default_factory=dict)
     key: tuple[str, ...] = ()
     tests: tuple[Test, ...] = ()
+    mde: str | None = None
 
     def seed_means(self) -> tuple[str, ...]:
         """The fields seed pooling averages over the seeds (:attr:`Field.seed_mean`)."""

@@ -83,15 +83,21 @@ def pool_seeds(
                 alpha,
                 schema.tests if schema is not None else (),
                 schema.seed_means() if schema is not None else (),
+                schema.mde if schema is not None else None,
             )
     return pooled
 
 
 def pool_group(
-    group: Sequence[Mapping], alpha: float = 0.05, tests: Sequence[Test] = (), averaged: Sequence[str] = ()
+    group: Sequence[Mapping],
+    alpha: float = 0.05,
+    tests: Sequence[Test] = (),
+    averaged: Sequence[str] = (),
+    mde: str | None = None,
 ) -> list[dict]:
     """One record for the seeds' records of one quantity, or the records as they are (module docstring).
-    ``averaged``: fields a Rubin-pooled record holds the seeds' mean of (the schema's ``seed_mean`` fields)."""
+    ``averaged``: fields a Rubin-pooled record holds the seeds' mean of (the schema's ``seed_mean`` fields);
+    ``mde``: the field of the record's own test's minimum detectable effect (the schema's ``mde``)."""
     values = [record.get("value") for record in group]
     if all(is_missing(value) for value in values) or (
         not any(is_missing(value) for value in values) and len(set(values)) == 1
@@ -103,7 +109,7 @@ def pool_group(
     if any(is_missing(value) for value in values):
         return [dict(record) for record in group]
     if all(_number(record.get("std_err")) for record in group):
-        return [_seed_means(_rubin(group, alpha, tests), group, averaged)]
+        return [_seed_means(_rubin(group, alpha, tests, mde), group, averaged)]
     if all(is_missing(record.get("std_err")) and is_missing(record.get("p_value")) for record in group):
         return [_mean(group)]
     return [dict(record) for record in group]
@@ -153,9 +159,10 @@ def _degrees_of_freedom(group: Sequence[Mapping], kind_field: str, df_field: str
     return float(min(dfs))
 
 
-def _rubin(group: Sequence[Mapping], alpha: float, tests: Sequence[Test] = ()) -> dict:
+def _rubin(group: Sequence[Mapping], alpha: float, tests: Sequence[Test] = (), mde: str | None = None) -> dict:
     values = [float(record["value"]) for record in group]
-    pooled = _pooled(group, values, Test("std_err", "p_value", "df"), alpha, kind_field="statistic_kind")
+    own = Test("std_err", "p_value", "df", mde=mde)
+    pooled = _pooled(group, values, own, alpha, kind_field="statistic_kind")
     record = _common(group)
     record.update(
         value=pooled.estimate,
@@ -176,18 +183,22 @@ def _rubin(group: Sequence[Mapping], alpha: float, tests: Sequence[Test] = ()) -
             share_significant=pooled.share_significant,
             share_same_significance=pooled.share_same_significance,
         )
+        _pooled_mde(record, own, pooled)
     for test in tests:  # a further test of the same value (the schema's), when every seed has it
         if all(_number(r.get(test.std_err)) for r in group):
             further = _pooled(group, values, test, alpha)
             record.update({test.std_err: further.std_err, test.p_value: further.p_value})
             if test.df:
                 record[test.df] = further.df
-            if (
-                test.mde and further.std_err > 0
-            ):  # the pooled test's minimum detectable effect, not a mean of the seeds'
-                df = further.df if further.df is not None and math.isfinite(further.df) else None
-                record[test.mde] = minimum_detectable_effect(further.std_err, None if df is None else max(1, int(df)))
+            _pooled_mde(record, test, further)
     return _spread(record, group, "rubin", values)
+
+
+def _pooled_mde(record: dict, test: Test, pooled) -> None:
+    """The pooled test's minimum detectable effect in ``test.mde`` (when it has one), not a mean of the seeds'."""
+    if test.mde and pooled.std_err > 0:
+        df = pooled.df if pooled.df is not None and math.isfinite(pooled.df) else None
+        record[test.mde] = minimum_detectable_effect(pooled.std_err, None if df is None else max(1, int(df)))
 
 
 def _pooled(group: Sequence[Mapping], values: list[float], test: Test, alpha: float, kind_field: str = ""):

@@ -15,10 +15,13 @@ from helpers.planted_model import planted_model, register_planted
 
 from eval_harness.cli import main
 from eval_harness.compare import RunsDiffer, compare_runs
+from eval_harness.compare.contrasts import eec_differences, paired_samples
+from eval_harness.compare.pairing import sides, unit_pairs
 from eval_harness.contract import Unit
 from eval_harness.contract.samples import samples_bytes, samples_entry
 from eval_harness.contract.unit_file import unit_payload
 from eval_harness.io import atomic_write_bytes, atomic_write_json
+from eval_harness.stats.power import minimum_detectable_effect
 from eval_harness.suites import get_suite
 
 PLANTED = {("en_arab_anglo", "anger", t) for t in ("group[Arab]|gender=male", "group[Arab]|gender=female")} | {
@@ -183,3 +186,37 @@ def test_clustering_by_sentence_pairs_each_sentences_two_scores(two_models, tmp_
     assert results["cluster_by"].map(lambda names: names == ["sentence"]).all()
     assert (results["n_clusters"].map(lambda n: n[0]) == results["n"] // 2).all()
     assert (results["n_sentences"] == results["n"] // 2).all() and (results["n"] > 1000).all()
+
+
+def test_several_seeds_give_one_pooled_difference_per_effect(tmp_path):
+    """Two seeds of two models whose scores move with the seed: the comparison shows each effect once, pooled by
+    Rubin's rules (checked here by hand from each seed's own joint fit), with the pooled test's MDE and the seeds
+    named in the Markdown."""
+    suite = {"languages": ["en"], "emotions": ["anger"], "configs": ["en_arab_anglo"]}
+    models = [planted_model(name, noise_seed=seed, training_noise=0.3) for name, seed in (("base", 1), ("tuned", 2))]
+    config = tmp_path / "seeds.yaml"
+    config.write_text(yaml.safe_dump({"seeds": [0, 1], "models": models, "suites": {"eec": suite}}))
+    remove = register_planted()
+    try:
+        assert main(["run", "--config", str(config), "--out", str(tmp_path / "run"), "--no-progress", "-q"]) == 0
+    finally:
+        remove()
+    out = tmp_path / "comparison"
+    assert main(["compare", str(tmp_path / "run"), "--model-a", "base", "--model-b", "tuned", "--out", str(out)]) == 0
+    table = pd.read_csv(out / "comparison.csv")
+    assert not table.duplicated(["config", "emotion", "term"]).any()
+    assert set(table["pooling"]) == {"rubin"} and set(table["n_seeds"]) == {2}
+    a, b = sides(tmp_path / "run", None, "base", "tuned")
+    per_seed = [
+        next(r for r in eec_differences(pair, a, b, paired_samples(pair, a, b)) if r["term"] == "group[Arab]|average")
+        for pair in unit_pairs(a, b)
+    ]
+    assert [r["seed"] for r in per_seed] == [0, 1] and per_seed[0]["value"] != per_seed[1]["value"]
+    values, std_errs = [r["value"] for r in per_seed], [r["std_err"] for r in per_seed]
+    total = np.mean(np.square(std_errs)) + 1.5 * np.var(values, ddof=1)
+    row = table.set_index("term").loc["group[Arab]|average"]
+    assert row["value"] == pytest.approx(np.mean(values), rel=1e-12)
+    assert row["std_err"] == pytest.approx(np.sqrt(total), rel=1e-12)
+    assert row["reference_estimate"] == pytest.approx(np.mean([r["reference_estimate"] for r in per_seed]))
+    assert row["mde"] == pytest.approx(minimum_detectable_effect(row["std_err"], max(1, int(row["df"]))), rel=1e-12)
+    assert "Seeds 0, 1: each difference is pooled over them by Rubin's rules" in (out / "comparison.md").read_text()

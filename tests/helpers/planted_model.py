@@ -9,9 +9,10 @@ Score of a sentence of language ``L`` whose English original has alignment key `
 with ``a``, ``b``, ``c``, ``g`` standard normal draws fixed by hashing their subscripts (and ``noise_seed``): a
 template effect shared by the languages, a sentence effect shared by a sentence and its translation, noise of
 each language, and a template-by-language group slope (templates move each language's group contrast on their
-own, as real EECs do). With ``shift = 0`` nothing differs between the languages but that noise: the planted
-``shift`` (e.g. 0.05 for sentences about Arabs in Arabic) is the only true difference. Scores of texts that are
-no EEC sentence (none are asked: ``fit`` trains nothing) are 0.5.
+own, as real EECs do). ``training_noise`` adds ``training_noise * e_(seed, L, k)`` to the logit, a draw per
+training seed: what another seed of a trained regressor changes. With ``shift = 0`` nothing differs between the
+languages but that noise: the planted ``shift`` (e.g. 0.05 for sentences about Arabs in Arabic) is the only true
+difference. Scores of texts that are no EEC sentence (none are asked: ``fit`` trains nothing) are 0.5.
 
 ``register_planted()`` adds the type to the model registry (in this process) and returns a function that removes
 it; ``planted_model(name, **options)`` is a config entry.
@@ -27,7 +28,16 @@ from eval_harness.models.registry import MODEL_TYPES, ModelType
 from eval_harness.models.regressors import EmotionRegressor, RegressorScores
 
 TYPE_NAME = "planted"
-OPTIONS = ("shift", "shift_language", "shift_group", "shift_emotions", "noise_seed", "preprocess", "max_train")
+OPTIONS = (
+    "shift",
+    "shift_language",
+    "shift_group",
+    "shift_emotions",
+    "noise_seed",
+    "training_noise",
+    "preprocess",
+    "max_train",
+)
 # The Pearson r the model reports for itself (no SemEval data is read).
 REPORTED_R = 0.9
 
@@ -67,13 +77,14 @@ class PlantedRegressor(EmotionRegressor):
         shift_group: str = "Arab",
         shift_emotions: list | None = None,
         noise_seed: int = 0,
+        training_noise: float = 0.0,
         preprocess: str | None = None,
         max_train: int | None = None,
         seed: int = 0,
     ):
         super().__init__(preprocess=preprocess, max_train=max_train, seed=seed)
         self.shift, self.shift_language, self.shift_group = shift, shift_language, shift_group
-        self.shift_emotions, self.noise_seed = shift_emotions, noise_seed
+        self.shift_emotions, self.noise_seed, self.training_noise = shift_emotions, noise_seed, training_noise
 
     def fit(self, language: str, dimension: str, semeval=None) -> RegressorScores:  # trains on nothing
         self.language, self.dimension = language, dimension
@@ -94,6 +105,7 @@ class PlantedRegressor(EmotionRegressor):
                 + 0.25 * normal(seed, "sentence", key)
                 + 0.12 * normal(seed, "noise", language, key)
                 + 0.02 * normal(seed, "slope", language, template) * reference
+                + self.training_noise * normal(seed, "training", self.seed, language, key)
             )
             planted = (
                 language == self.shift_language

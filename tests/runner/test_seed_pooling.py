@@ -176,3 +176,50 @@ def test_the_pooled_clustered_test_gives_its_own_mde_and_the_stability_shares_ar
     assert pooled["mde"] == pytest.approx(brentq(power, 0.1, 20) * pooled["clustered_std_err"], rel=1e-6)
     assert pooled["stability_template_sign"] == pytest.approx((1.0 + 0.9 + 0.65) / 3)
     assert "stability_template_influential" not in pooled
+
+
+def test_a_difference_pooled_over_seeds_keeps_each_sides_effect_and_its_own_tests_mde():
+    """A cross-language (or cross-model) difference pooled over three seeds: the effect in each condition is the
+    seeds' mean (Rubin's point estimate) and the MDE is that of the pooled t test (Barnard-Rubin df from G - 1 = 6,
+    computed here by hand), not dropped because the seeds' values differ."""
+    from eval_harness.stats.power import minimum_detectable_effect
+    from eval_harness.suites.eec_crosslingual.records import CROSSLINGUAL_RECORDS, DIFFERENCE_METRIC
+
+    values, std_errs = [0.02, 0.05, 0.03], [0.010, 0.012, 0.011]
+    records = [
+        dict(
+            KEY,
+            suite="eec_crosslingual",
+            term="group[Arab]|gender=female",
+            metric=DIFFERENCE_METRIC,
+            value=q,
+            std_err=u,
+            p_value=float(2 * stats.t(6).sf(abs(q / u))),
+            statistic_kind="t",
+            df=6,
+            seed=seed,
+            mde=0.5,
+            reference_estimate=0.10 + seed / 100,
+            other_estimate=0.12 + q + seed / 100,
+            reference_std_err=0.01 + seed / 1000,
+            other_regressor_r=0.6 + seed / 10,
+        )
+        for seed, q, u in zip((0, 1, 2), values, std_errs, strict=True)
+    ]
+    (pooled,) = pool_seeds(records, schemas={"eec_crosslingual": CROSSLINGUAL_RECORDS})
+    m, within, between = 3, np.mean(np.square(std_errs)), np.var(values, ddof=1)
+    total = within + (1 + 1 / m) * between
+    share = (1 + 1 / m) * between / total
+    rubin_df = (m - 1) / share**2
+    observed_df = (6 + 1) / (6 + 3) * 6 * (1 - share)
+    df = 1 / (1 / rubin_df + 1 / observed_df)
+    assert pooled["pooling"] == "rubin" and pooled["std_err"] == pytest.approx(math.sqrt(total), rel=1e-12)
+    assert pooled["df"] == pytest.approx(df, rel=1e-9)
+    # df is below 1 here (the seeds disagree a lot): the MDE reads it as 1, as every pooled MDE does
+    assert df < 1
+    assert pooled["mde"] == pytest.approx(minimum_detectable_effect(math.sqrt(total), 1), rel=1e-12)
+    assert pooled["mde"] != 0.5
+    assert pooled["reference_estimate"] == pytest.approx(0.11)
+    assert pooled["other_estimate"] == pytest.approx(0.12 + np.mean(values) + 0.01)
+    assert pooled["other_regressor_r"] == pytest.approx(0.7)
+    assert "reference_std_err" not in pooled  # a per-seed standard error is not shown as the pooled one

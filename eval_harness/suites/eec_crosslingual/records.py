@@ -21,9 +21,11 @@ DIFFERENCE_FIELDS = {
     "given": Field(list, "[factor, level] of the stratum a conditional effect holds fixed (empty: none)"),
     "contrast": Field(str, "what the difference compares, in words"),
     "mde": Field(float, "the smallest true difference its test detects with 80 % power at alpha 0.05"),
-    "reference_estimate": Field(float, "the effect in the reference condition"),
+    # Pooled over seeds, an effect in one condition is the seeds' mean (Rubin's point estimate); its standard
+    # error, which differs between seeds, is then left out rather than shown as one seed's.
+    "reference_estimate": Field(float, "the effect in the reference condition", seed_mean=True),
     "reference_std_err": Field(float, "its standard error (from the joint fit)"),
-    "other_estimate": Field(float, "the effect in the other condition"),
+    "other_estimate": Field(float, "the effect in the other condition", seed_mean=True),
     "other_std_err": Field(float, "its standard error (from the joint fit)"),
     "n": Field(int, "rows of the joint fit (both conditions)"),
     "factors": Field(dict, "each identity factor's levels, the reference first"),
@@ -47,11 +49,20 @@ CROSSLINGUAL_RECORDS = RecordSchema(
         "n_pairs": Field(int, "aligned sentence pairs fitted"),
         "n_english_only": Field(int, "rows with a group of the English EEC that no translated row names"),
         "n_translation_only": Field(int, "translated rows with a group whose English original is missing"),
-        "reference_regressor_r": Field(float, "the English regressor's test Pearson r on SemEval-2018"),
-        "other_regressor_r": Field(float, "the other language's regressor's test Pearson r on SemEval-2018"),
-        "reference_numeral_mass": Field(float, "a zero-shot judge's mean numeral mass on the English sentences"),
-        "other_numeral_mass": Field(float, "a zero-shot judge's mean numeral mass on the translations"),
+        "reference_regressor_r": Field(
+            float, "the English regressor's test Pearson r on SemEval-2018 (pooled: the seeds' mean)", seed_mean=True
+        ),
+        "other_regressor_r": Field(
+            float,
+            "the other language's regressor's test Pearson r on SemEval-2018 (pooled: the seeds' mean)",
+            seed_mean=True,
+        ),
+        "reference_numeral_mass": Field(
+            float, "a zero-shot judge's mean numeral mass on the English sentences", seed_mean=True
+        ),
+        "other_numeral_mass": Field(float, "a zero-shot judge's mean numeral mass on the translations", seed_mean=True),
     },
+    mde="mde",
 )
 
 

@@ -81,19 +81,37 @@ def detail_table(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def covariance_words(row: pd.Series) -> str:
-    """How a fit's standard errors were computed, in words."""
+    """How a fit's standard errors were computed, in words (its tests' degrees of freedom aside)."""
     if row["cov_type"] != "cluster":
         return "model-based standard errors, z tests"
     counted = zip(row["cluster_by"], row["n_clusters"], strict=True)
     clusters = " and ".join(f"{name} ({n})" for name, n in counted)
-    return f"standard errors clustered by {clusters}, t tests with {format_number(row['df'], 0)} df"
+    seeds = row.get("n_seeds")
+    pooled = f", pooled over {int(seeds)} seeds" if isinstance(seeds, int | float) and seeds >= 2 else ""
+    return f"standard errors clustered by {clusters}{pooled}"
+
+
+def tests_words(rows: pd.DataFrame) -> str:
+    """The t tests' degrees of freedom of ``rows`` (fits with one covariance), in words: one G - 1 per fit, or
+    pooled over seeds each difference's own Barnard-Rubin df (at most G - 1), given as their range."""
+    first = rows.iloc[0]
+    if first["cov_type"] != "cluster":
+        return ""
+    seeds = first.get("n_seeds")
+    pooled = isinstance(seeds, int | float) and seeds >= 2
+    low, high = (format_number(rows["df"].agg(end), 1 if pooled else 0) for end in ("min", "max"))
+    span = low if low == high else f"{low} to {high}"
+    return f", t tests with Barnard-Rubin df {span}" if pooled else f", t tests with {span} df"
 
 
 def design_words(rows: pd.DataFrame) -> str:
     """How many sentences were paired and how the fits' standard errors were computed, in words."""
     fits = rows.drop_duplicates(["model", "emotion"])
-    kinds = fits.apply(covariance_words, axis=1).value_counts(sort=False)
-    errors = "; ".join(f"{words} ({n} fit{'s' if n != 1 else ''})" for words, n in kinds.items())
+    kinds = rows.apply(covariance_words, axis=1)
+    errors = "; ".join(
+        f"{words}{tests_words(rows[kinds == words])} ({n} fit{'s' if n != 1 else ''})"
+        for words, n in fits.apply(covariance_words, axis=1).value_counts(sort=False).items()
+    )
     first = fits.iloc[0]
     unpaired = f"{int(first['n_english_only'])} English and {int(first['n_translation_only'])} translated rows"
     return f"Up to {int(fits['n_pairs'].max())} aligned pairs per emotion ({unpaired} have no partner); {errors}."
