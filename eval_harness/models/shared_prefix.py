@@ -91,9 +91,13 @@ class PackedLayout:
             self._masks[key, device] = build().to(device)
         return self._masks[key, device]
 
-    def prompt_mask(self, window: int | None, device: torch.device, groups: int = 1) -> torch.Tensor:
-        """``(B, 1, groups * S, P + S)`` bool: a prompt's token sees the prefix and its own earlier tokens (in
-        ``window``), repeated for the ``groups`` query heads stacked along the sequence axis."""
+    def prompt_mask(
+        self, window: int | None, device: torch.device, groups: int = 1, dtype: torch.dtype = torch.float32
+    ) -> torch.Tensor:
+        """``(B, 1, groups * S, P + S)`` additive mask in ``dtype``: 0 where a prompt's token sees a key (the prefix
+        and its own earlier tokens, in ``window``), the dtype's minimum elsewhere; repeated for the ``groups`` query
+        heads stacked along the sequence axis. Additive, not bool: PyTorch's CPU attention converts a bool mask
+        on every call, which doubled the attention's time here."""
 
         def build():
             steps = torch.arange(self.longest)
@@ -104,9 +108,10 @@ class PackedLayout:
                 allowed = allowed & (keys > query - window)
             filled = torch.cat([torch.ones(len(self.lengths), self.prefix_length, dtype=torch.bool), self.valid()], 1)
             mask = allowed[None] & filled[:, None, :]  # (B, S, P + S)
-            return mask[:, None].expand(-1, groups, -1, -1).reshape(len(self.lengths), 1, -1, mask.shape[-1])
+            mask = mask[:, None].expand(-1, groups, -1, -1).reshape(len(self.lengths), 1, -1, mask.shape[-1])
+            return torch.zeros(mask.shape, dtype=dtype).masked_fill(~mask, torch.finfo(dtype).min)
 
-        return self._cached(("prompts", window, groups), device, build)
+        return self._cached(("prompts", window, groups, dtype), device, build)
 
     def prefix_mask(self, window: int | None, device: torch.device) -> torch.Tensor | None:
         """``(1, 1, P, P)`` bool for a sliding window shorter than the prefix, else None (plain causal)."""
@@ -170,7 +175,11 @@ def shared_prefix_attention(module, query, key, value, attention_mask=None, scal
     groups = prompt_queries.shape[1] // prompt_keys.shape[1]
     grouped = prompt_queries.reshape(batch, prompt_keys.shape[1], groups * steps, prompt_queries.shape[-1])
     prompt_output = torch.nn.functional.scaled_dot_product_attention(
-        grouped, prompt_keys, prompt_values, attn_mask=layout.prompt_mask(window, query.device, groups), scale=scaling
+        grouped,
+        prompt_keys,
+        prompt_values,
+        attn_mask=layout.prompt_mask(window, query.device, groups, query.dtype),
+        scale=scaling,
     ).reshape(prompt_queries.shape)  # (B, h, S, d)
     heads, dim = prompt_queries.shape[1], prompt_queries.shape[-1]
     outputs.append(prompt_output.transpose(1, 2).reshape(batch * steps, heads, dim).index_select(0, filled))

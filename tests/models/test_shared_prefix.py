@@ -142,7 +142,7 @@ def test_the_layout_places_each_prompt_after_the_prefix_and_masks_by_hand():
     assert layout.last_tokens().tolist() == [6, 7, 9]
     assert layout.gather_index().tolist() == [[4, 5, 6], [7, 0, 0], [8, 9, 0]]
     for window in (None, 2):
-        mask = layout.prompt_mask(window, torch.device("cpu"))[:, 0]
+        mask = layout.prompt_mask(window, torch.device("cpu"))[:, 0] == 0  # additive: 0 where a key is seen
         for prompt, length in enumerate(lengths.tolist()):
             for step in range(3):
                 for key in range(4 + 3):  # keys: the prefix's 4 positions, then the prompt's 3 slots
@@ -150,6 +150,10 @@ def test_the_layout_places_each_prompt_after_the_prefix_and_masks_by_hand():
                     own_token = key < 4 or (key - 4 < length and key - 4 <= step)
                     in_window = window is None or position > 4 + step - window
                     assert bool(mask[prompt, step, key]) == (own_token and in_window), (prompt, step, key, window)
+        blocked = layout.prompt_mask(window, torch.device("cpu"))[:, 0][~mask]
+        assert bool((blocked == torch.finfo(torch.float32).min).all())
+        grouped = layout.prompt_mask(window, torch.device("cpu"), groups=2)[:, 0] == 0  # two heads per key head
+        assert torch.equal(grouped[:, :3], mask) and torch.equal(grouped[:, 3:], mask)
     cached = PackedLayout.of(lengths, prefix_length=4, prefix_layers={0: (torch.zeros(1), torch.zeros(1))})
     assert cached.head == 0 and cached.position_ids().tolist() == [[4, 5, 6, 4, 4, 5]]
     assert cached.last_tokens().tolist() == [2, 3, 5]
