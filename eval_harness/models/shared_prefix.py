@@ -96,8 +96,8 @@ class PackedLayout:
     ) -> torch.Tensor:
         """``(B, 1, groups * S, P + S)`` additive mask in ``dtype``: 0 where a prompt's token sees a key (the prefix
         and its own earlier tokens, in ``window``), the dtype's minimum elsewhere; repeated for the ``groups`` query
-        heads stacked along the sequence axis. Additive, not bool: PyTorch's CPU attention converts a bool mask
-        on every call, which doubled the attention's time here."""
+        heads stacked along the sequence axis. Additive, not bool: with a bool mask PyTorch's CPU attention took
+        twice as long on these block shapes (docs/llm.md)."""
 
         def build():
             steps = torch.arange(self.longest)
