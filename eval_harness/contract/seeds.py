@@ -198,7 +198,7 @@ def _pooled_mde(record: dict, test: Test, pooled) -> None:
     """The pooled test's minimum detectable effect in ``test.mde`` (when it has one), not a mean of the seeds'."""
     if test.mde and pooled.std_err > 0:
         df = pooled.df if pooled.df is not None and math.isfinite(pooled.df) else None
-        record[test.mde] = minimum_detectable_effect(pooled.std_err, None if df is None else max(1, int(df)))
+        record[test.mde] = minimum_detectable_effect(pooled.std_err, df)  # the pooled test's own df, even below 1
 
 
 def _pooled(group: Sequence[Mapping], values: list[float], test: Test, alpha: float, kind_field: str = ""):

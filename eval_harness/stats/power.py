@@ -26,16 +26,18 @@ ALPHA = 0.05
 POWER = 0.80
 
 
-def _check(alpha: float, power: float | None = None, df: int | None = None) -> None:
+def _check(alpha: float, power: float | None = None, df: float | None = None) -> None:
     if not 0 < alpha < 1:
         raise InputError(f"alpha must be in (0, 1), got {alpha!r}")
     if power is not None and not alpha < power < 1:
         raise InputError(f"power must be in (alpha, 1) = ({alpha}, 1), got {power!r}")
-    if df is not None and not (isinstance(df, numbers.Integral) and not isinstance(df, bool) and df >= 1):
-        raise InputError(f"df must be a whole number >= 1 or None (a z test), got {df!r}")
+    if df is not None and not (
+        isinstance(df, numbers.Real) and not isinstance(df, bool) and math.isfinite(df) and df > 0
+    ):
+        raise InputError(f"df must be a finite number > 0 or None (a z test), got {df!r}")
 
 
-def power_at(effect: float, std_err: float, df: int | None = None, alpha: float = ALPHA) -> float:
+def power_at(effect: float, std_err: float, df: float | None = None, alpha: float = ALPHA) -> float:
     """Power of the two-sided level-``alpha`` Wald test when the true effect is ``effect`` (module docstring)."""
     _check(alpha, df=df)
     if not (isinstance(std_err, numbers.Real) and std_err > 0):
@@ -43,7 +45,7 @@ def power_at(effect: float, std_err: float, df: int | None = None, alpha: float 
     return _power(abs(effect) / std_err, df, alpha)
 
 
-def _power(noncentrality: float, df: int | None, alpha: float) -> float:
+def _power(noncentrality: float, df: float | None, alpha: float) -> float:
     if df is None:
         critical = stats.norm.ppf(1 - alpha / 2)
         return float(stats.norm.sf(critical - noncentrality) + stats.norm.cdf(-critical - noncentrality))
@@ -54,7 +56,7 @@ def _power(noncentrality: float, df: int | None, alpha: float) -> float:
 
 
 @functools.lru_cache(maxsize=256)
-def detectable_noncentrality(df: int | None = None, alpha: float = ALPHA, power: float = POWER) -> float:
+def detectable_noncentrality(df: float | None = None, alpha: float = ALPHA, power: float = POWER) -> float:
     """``delta*`` with ``power(delta*) = power``: the MDE in standard errors (module docstring)."""
     _check(alpha, power, df)
     upper = 1.0
@@ -64,11 +66,12 @@ def detectable_noncentrality(df: int | None = None, alpha: float = ALPHA, power:
 
 
 def minimum_detectable_effect(
-    std_err: float, df: int | None = None, alpha: float = ALPHA, power: float = POWER
+    std_err: float, df: float | None = None, alpha: float = ALPHA, power: float = POWER
 ) -> float:
     """The smallest true effect the test detects with probability ``power``: ``delta*(df, alpha, power) * std_err``.
 
-    ``df`` None: a z test; else Student's t with ``df`` degrees of freedom (e.g. ``G - 1`` clusters).
+    ``df`` None: a z test; else Student's t with ``df`` degrees of freedom, whole (``G - 1`` clusters) or not
+    (Barnard-Rubin's after pooling seeds, which can fall below 1): the df the test itself used.
     """
     if (
         isinstance(std_err, bool)
@@ -76,4 +79,4 @@ def minimum_detectable_effect(
         or not (math.isfinite(std_err) and std_err > 0)
     ):
         raise InputError(f"std_err must be a finite number > 0, got {std_err!r}")
-    return detectable_noncentrality(None if df is None else int(df), alpha, power) * float(std_err)
+    return detectable_noncentrality(None if df is None else float(df), alpha, power) * float(std_err)

@@ -144,7 +144,7 @@ def test_the_end_of_run_table_shows_each_quantity_pooled_over_the_seeds(toy, tmp
 
 
 def test_the_pooled_clustered_test_gives_its_own_mde_and_the_stability_shares_are_averaged():
-    """The pooled record's ``mde`` is the effect at which the pooled clustered t test (its Barnard-Rubin df, whole)
+    """The pooled record's ``mde`` is the effect at which the pooled clustered t test (on its Barnard-Rubin df)
     has 80 % power, solved here with scipy's noncentral t, not a mean of the seeds' MDEs; the stability shares
     (``seed_mean`` fields) are the seeds' mean; a per-seed label that differs is dropped."""
     from scipy.optimize import brentq
@@ -166,7 +166,7 @@ def test_the_pooled_clustered_test_gives_its_own_mde_and_the_stability_shares_ar
         for seed, q, c, share in zip((0, 1, 2), values, clustered, (1.0, 0.9, 0.65), strict=True)
     ]
     (pooled,) = pool_seeds(records, schemas=SCHEMAS)
-    df = int(pooled["clustered_df"])
+    df = pooled["clustered_df"]
     critical = stats.t.ppf(0.975, df)
 
     def power(delta):
@@ -215,9 +215,9 @@ def test_a_difference_pooled_over_seeds_keeps_each_sides_effect_and_its_own_test
     df = 1 / (1 / rubin_df + 1 / observed_df)
     assert pooled["pooling"] == "rubin" and pooled["std_err"] == pytest.approx(math.sqrt(total), rel=1e-12)
     assert pooled["df"] == pytest.approx(df, rel=1e-9)
-    # df is below 1 here (the seeds disagree a lot): the MDE reads it as 1, as every pooled MDE does
+    # df is below 1 here (the seeds disagree a lot): the MDE is that of the t test on those df, as the p-value is
     assert df < 1
-    assert pooled["mde"] == pytest.approx(minimum_detectable_effect(math.sqrt(total), 1), rel=1e-12)
+    assert pooled["mde"] == pytest.approx(minimum_detectable_effect(math.sqrt(total), df), rel=1e-12)
     assert pooled["mde"] != 0.5
     assert pooled["reference_estimate"] == pytest.approx(0.11)
     assert pooled["other_estimate"] == pytest.approx(0.12 + np.mean(values) + 0.01)
