@@ -80,9 +80,16 @@ def sentences(table: pd.DataFrame, a: Side, b: Side) -> list[str]:
         shown = rest[rest["metric"] == metric]
         if len(shown):
             other = " other" if table["survives_holm"].any() else ""
+            wide = int((shown["mde"] > 1).sum()) if metric == EEC_METRIC else 0
+            beyond = (
+                f"; {wide} of them could not have detected any difference smaller than the whole 0-1 intensity "
+                "scale (their tests have few degrees of freedom: the seeds disagree)"
+                if wide
+                else ""
+            )
             lines.append(
                 f"{len(shown)}{other} {what} are not significant after Holm; the design could detect differences "
-                f"of {shown['mde'].min():.3g} to {shown['mde'].max():.3g} with 80 % power (their MDE)."
+                f"of {shown['mde'].min():.3g} to {shown['mde'].max():.3g} with 80 % power (their MDE){beyond}."
             )
     skipped = table[table["p_value"].isna()]
     for _, row in skipped.iterrows():

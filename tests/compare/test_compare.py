@@ -220,3 +220,22 @@ def test_several_seeds_give_one_pooled_difference_per_effect(tmp_path):
     assert row["reference_estimate"] == pytest.approx(np.mean([r["reference_estimate"] for r in per_seed]))
     assert row["mde"] == pytest.approx(minimum_detectable_effect(row["std_err"], row["df"]), rel=1e-12)
     assert "Seeds 0, 1: each difference is pooled over them by Rubin's rules" in (out / "comparison.md").read_text()
+
+
+def test_an_mde_wider_than_the_intensity_scale_is_said_so():
+    """A difference whose test has few degrees of freedom can have an MDE above 1, larger than any difference of
+    mean intensities on the 0-1 scale: the sentence counts them instead of quoting the size as if it were one."""
+    from eval_harness.compare.contrasts import EEC_METRIC
+    from eval_harness.compare.output import sentences, with_holm
+    from eval_harness.compare.pairing import Side
+    from eval_harness.suites.eec.sentences import beyond_the_scale
+
+    rows = [
+        {"metric": EEC_METRIC, "value": 0.01, "p_value": 0.6, "mde": mde, "config": "c", "emotion": "anger"}
+        for mde in (0.08, 1.4, 20.3)
+    ]
+    a, b = Side(Path("a"), "m1", "m1"), Side(Path("b"), "m2", "m2")
+    (line,) = sentences(with_holm(rows), a, b)
+    assert "differences of 0.08 to 20.3" in line
+    assert "2 of them could not have detected any difference smaller than the whole 0-1 intensity scale" in line
+    assert beyond_the_scale(0.9) == "" and "whole 0-1 intensity scale" in beyond_the_scale(1.3)

@@ -314,6 +314,12 @@ def _effect_name(row: pd.Series) -> str:
     }[row["term"]]
 
 
+def beyond_the_scale(mde: float) -> str:
+    """``", more than the whole 0-1 intensity scale"`` for an MDE of an intensity effect above 1 (a test on very few
+    degrees of freedom, e.g. seeds that disagree), so that it does not read as a size the scale allows."""
+    return ", more than the whole 0-1 intensity scale" if mde > 1 else ""
+
+
 def undetected_sentences(results: pd.DataFrame, alpha: float = ALPHA) -> dict[str, list[str]]:
     """Per EEC, one line per (model, emotion) whose average effects or interaction are not significant at
     ``alpha``: each with its estimate, p-value and minimum detectable effect (80 % power), e.g. "svm-tfidf, joy:
@@ -329,7 +335,7 @@ def undetected_sentences(results: pd.DataFrame, alpha: float = ALPHA) -> dict[st
         fit = fit.assign(order=fit["term"].map(UNDETECTED_EFFECTS.index)).sort_values("order")
         parts = [
             f"{_effect_name(row)} {row['value']:+.3g}, p = {format_p(row['p_value'])}: could not have detected "
-            f"less than {row['mde']:.2g}"
+            f"less than {row['mde']:.2g}{beyond_the_scale(row['mde'])}"
             for _, row in fit.iterrows()
         ]
         lines.setdefault(str(config), []).append(f"{model}, {emotion}: " + "; ".join(parts) + ".")
