@@ -35,6 +35,7 @@ left as it is, one record per seed (``pooling`` None): it cannot be pooled witho
 import math
 from collections.abc import Iterable, Mapping, Sequence
 
+from ..errors import InputError
 from ..stats.pooling import pool_estimates, pool_statistic
 from ..stats.power import minimum_detectable_effect
 from ..stats.results import is_missing
@@ -198,7 +199,12 @@ def _pooled_mde(record: dict, test: Test, pooled) -> None:
     """The pooled test's minimum detectable effect in ``test.mde`` (when it has one), not a mean of the seeds'."""
     if test.mde and pooled.std_err > 0:
         df = pooled.df if pooled.df is not None and math.isfinite(pooled.df) else None
-        record[test.mde] = minimum_detectable_effect(pooled.std_err, df)  # the pooled test's own df, even below 1
+        try:
+            record[test.mde] = minimum_detectable_effect(pooled.std_err, df)  # the pooled test's own df, even below 1
+        except InputError as error:  # a test on so few df that it can detect nothing
+            record[test.mde] = None
+            note = record.get("note") if isinstance(record.get("note"), str) else ""
+            record["note"] = "; ".join(filter(None, (note, f"no {test.mde}: {error}")))
 
 
 def _pooled(group: Sequence[Mapping], values: list[float], test: Test, alpha: float, kind_field: str = ""):

@@ -24,6 +24,8 @@ from ..errors import InputError
 
 ALPHA = 0.05
 POWER = 0.80
+# Beyond this many standard errors an MDE says nothing (a t test on ~0.1 df; scipy's noncentral t fails there).
+MAX_NONCENTRALITY = 1e9
 
 
 def _check(alpha: float, power: float | None = None, df: float | None = None) -> None:
@@ -60,7 +62,12 @@ def detectable_noncentrality(df: float | None = None, alpha: float = ALPHA, powe
     """``delta*`` with ``power(delta*) = power``: the MDE in standard errors (module docstring)."""
     _check(alpha, power, df)
     upper = 1.0
-    while _power(upper, df, alpha) < power:
+    while not _power(upper, df, alpha) >= power:
+        if upper > MAX_NONCENTRALITY or not math.isfinite(_power(upper, df, alpha)):
+            raise InputError(
+                f"no effect under {MAX_NONCENTRALITY:.0e} standard errors reaches {power:.0%} power on {df:.3g} "
+                "degrees of freedom: the test can detect nothing"
+            )
         upper *= 2
     return float(optimize.brentq(lambda d: _power(d, df, alpha) - power, 0.0, upper, xtol=1e-12, rtol=1e-12))
 

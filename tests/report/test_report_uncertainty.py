@@ -246,13 +246,15 @@ def test_the_report_uses_the_pooled_values_and_shows_the_spread(three_seeds, tmp
         f"Between-seed variance is {shares.min():.0%} to {shares.max():.0%} (median {shares.median():.0%}) of the "
         f"squared standard errors of the {len(shares)} bias coefficients" in markdown
     )
-    assert "en_black_white: the coefficients' standard errors" in markdown
+    assert "en_black_white: the coefficients' standard errors (pooled over seeds: within- plus" in markdown
 
 
 def test_with_one_seed_the_report_says_the_standard_errors_leave_out_the_training_variance(run_dir, tmp_path):
     markdown = write_report(run_dir, formats=("md",), out_dir=tmp_path / "report").markdown.read_text("utf-8")
     assert "One seed per regressor" in markdown and "does not include the regressor's training variance" in markdown
     assert "Between-seed variance is" not in markdown and "% seeds)" not in markdown
+    assert "standard errors (one seed: they leave out the regressors' training noise)" in markdown
+    assert "pooled over seeds: within-" not in markdown
 
 
 # -- 4. WEAT uncertainty ---------------------------------------------------------------------------------------------

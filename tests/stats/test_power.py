@@ -113,3 +113,12 @@ def test_reported_clustered_mde_has_80_percent_power():
     planted, reported, power = simulated_power(clustered=True, seed=1, pilot=200, replicates=500)
     assert reported == pytest.approx(planted, rel=0.05)
     assert 0.74 <= power <= 0.86, (planted, reported, power)
+
+
+def test_a_test_on_almost_no_degrees_of_freedom_has_no_mde_rather_than_a_crash():
+    """At 0.05 df the 97.5 % critical value of t is about 1e25: no effect reaches 80 % power within 1e9 standard
+    errors (and scipy's noncentral t stops converging), so the MDE is refused with a clear error."""
+    assert stats.t.ppf(0.975, 0.05) > 1e20
+    with pytest.raises(InputError, match="reaches 80% power on 0.05 degrees of freedom"):
+        minimum_detectable_effect(0.1, df=0.05)
+    assert minimum_detectable_effect(0.1, df=0.3) == pytest.approx(0.1 * detectable_noncentrality(0.3))

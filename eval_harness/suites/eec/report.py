@@ -123,7 +123,8 @@ def eec_section(results: pd.DataFrame, alpha: float = ALPHA, family: str = DEFAU
     subsections = []
     for config, table in coefficient_tables.items():
         blocks: list = [Table(table, f"{config}: Beta-regression coefficients (logit scale)")]
-        blocks.append(Table(standard_errors[config], f"{config}: {STANDARD_ERRORS_CAPTION}", collapsed=True))
+        caption = standard_errors_caption(results, config)
+        blocks.append(Table(standard_errors[config], f"{config}: {caption}", collapsed=True))
         contrasts = coefficient_contrasts(results, config)
         if contrasts:
             blocks.append(Paragraph("What each coefficient compares (each conditions on the reference levels):"))
@@ -191,10 +192,17 @@ def eec_section(results: pd.DataFrame, alpha: float = ALPHA, family: str = DEFAU
     return Section("Equity Evaluation Corpora (EEC)", tuple(intro), tuple(subsections))
 
 
-STANDARD_ERRORS_CAPTION = (
-    "the coefficients' standard errors (pooled over seeds: within- plus between-seed variance), and the share of "
-    "each squared standard error that is between-seed variance (the regressors' training noise)"
-)
+def standard_errors_caption(results: pd.DataFrame, config: str) -> str:
+    """The caption of ``config``'s standard-error table: pooled over seeds (with the between-seed shares), or one
+    seed's, which leave the regressors' training noise out."""
+    rows = eec_rows(results)
+    rows = rows[rows["config"] == config]
+    if column(rows, "pooling").isin(["rubin", "identical"]).any():
+        return (
+            "the coefficients' standard errors (pooled over seeds: within- plus between-seed variance), and the "
+            "share of each squared standard error that is between-seed variance (the regressors' training noise)"
+        )
+    return "the coefficients' standard errors (one seed: they leave out the regressors' training noise)"
 
 
 def design_description(results: pd.DataFrame) -> str:
