@@ -10,6 +10,10 @@ from matplotlib.ticker import MaxNLocator
 from ...report.plots import MODEL_COLOURS, interval_95, marker_fill, to_png
 from .sentences import effect_label
 
+# The axis shows differences within +-1, the width of the 0-1 intensity scale: an interval reaching beyond (a test
+# on very few degrees of freedom) is cut there and its cut end marked, so that it does not squash the others.
+AXIS_BOUND = 1.0
+
 
 def difference_plot(rows: pd.DataFrame, series: str, title: str, xlabel: str) -> bytes | None:
     """:func:`difference_figure` as PNG bytes (None without rows)."""
@@ -21,7 +25,8 @@ def difference_figure(rows: pd.DataFrame, series: str, title: str, xlabel: str) 
     """Differences with their 95 % intervals: one panel per emotion, one line per effect (in the order of the
     fit), the values of column ``series`` (models, pairs) side by side in colours. Filled markers survive Holm,
     half-filled ones Benjamini-Hochberg only, hollow ones neither (when the rows carry those verdicts); faded
-    ones come from a poor regressor (``poor_regressor``)."""
+    ones come from a poor regressor (``poor_regressor``). Intervals beyond +-:data:`AXIS_BOUND` are cut at the
+    axis, their cut end marked with a triangle, and the axis label says so."""
     rows = rows[rows["value"].notna()]
     if rows.empty:
         return None
@@ -32,25 +37,36 @@ def difference_figure(rows: pd.DataFrame, series: str, title: str, xlabel: str) 
     figure = Figure(figsize=(3.4 * len(emotions) + 2.6, 0.32 * len(keys) * len(names) + 1.9), layout="constrained")
     axes = figure.subplots(1, len(emotions), sharex=True, sharey=True, squeeze=False)[0]
     spread = 0.7 / max(len(keys), 1)
+    intervals = [interval_95(row) for _, row in rows.iterrows()]
+    reach = max(max(abs(low), abs(high)) for low, high in intervals)
+    cut = reach > AXIS_BOUND
     for axis, emotion in zip(axes, emotions, strict=True):
         axis.axvline(0.0, color="0.5", linewidth=0.8)
         for k, key in enumerate(keys):
             shown = rows[(rows["emotion"] == emotion) & (rows[series] == key)]
             for _, row in shown.iterrows():
                 low, high = interval_95(row)
+                position = names.index(row["term"]) + (k - (len(keys) - 1) / 2) * spread
+                colour, alpha = MODEL_COLOURS[k % len(MODEL_COLOURS)], 0.35 if bool(row.get("poor_regressor")) else 1.0
+                shown_low, shown_high = max(low, -AXIS_BOUND), min(high, AXIS_BOUND)
                 axis.errorbar(
                     row["value"],
-                    names.index(row["term"]) + (k - (len(keys) - 1) / 2) * spread,
-                    xerr=[[row["value"] - low], [high - row["value"]]],
+                    position,
+                    xerr=[[max(row["value"] - shown_low, 0.0)], [max(shown_high - row["value"], 0.0)]],
                     fmt="o",
-                    color=MODEL_COLOURS[k % len(MODEL_COLOURS)],
-                    alpha=0.35 if bool(row.get("poor_regressor", False)) else 1.0,
+                    color=colour,
+                    alpha=alpha,
                     capsize=2,
                     markersize=5,
                     **marker_fill(row),
                 )
+                for end, edge, marker in ((low, -AXIS_BOUND, "<"), (high, AXIS_BOUND, ">")):
+                    if (end < edge) if edge < 0 else (end > edge):
+                        axis.plot(edge, position, marker=marker, color=colour, alpha=alpha, markersize=6)
         axis.set_title(emotion)
-        axis.set_xlabel(xlabel)
+        axis.set_xlabel(xlabel + (f"\n(intervals beyond ±{AXIS_BOUND:g} cut: ◂ ▸)" if cut else ""))
+        if cut:
+            axis.set_xlim(-AXIS_BOUND * 1.05, AXIS_BOUND * 1.05)
         axis.grid(axis="x", color="0.9")
         axis.xaxis.set_major_locator(MaxNLocator(4))
     axes[0].set_yticks(range(len(names)), labels)
