@@ -83,7 +83,7 @@ def sentences(table: pd.DataFrame, a: Side, b: Side) -> list[str]:
             wide = int((shown["mde"] > 1).sum()) if metric == EEC_METRIC else 0
             beyond = (
                 f"; {wide} of them could not have detected any difference smaller than the whole 0-1 intensity "
-                "scale (their tests have few degrees of freedom: the seeds disagree)"
+                "scale (large standard errors, or few degrees of freedom where seeds disagree)"
                 if wide
                 else ""
             )
