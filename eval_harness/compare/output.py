@@ -18,7 +18,7 @@ import pandas as pd
 from ..io import atomic_write_bytes, atomic_write_text
 from ..report.plots import interval_95, marker_fill, to_png
 from ..stats.multiple_testing import holm
-from ..suites.eec.sentences import format_effect
+from ..suites.eec.sentences import INTENSITY_SCALE_WIDTH, format_effect
 from ..suites.eec_crosslingual.plots import difference_plot
 from ..suites.eec_crosslingual.sentences import difference_claim, effect_label
 from .contrasts import EEC_METRIC, WEAT_METRIC
@@ -80,7 +80,7 @@ def sentences(table: pd.DataFrame, a: Side, b: Side) -> list[str]:
         shown = rest[rest["metric"] == metric]
         if len(shown):
             other = " other" if table["survives_holm"].any() else ""
-            wide = int((shown["mde"] > 1).sum()) if metric == EEC_METRIC else 0
+            wide = int((shown["mde"] > INTENSITY_SCALE_WIDTH).sum()) if metric == EEC_METRIC else 0
             beyond = (
                 f"; {wide} of them could not have detected any difference smaller than the whole 0-1 intensity "
                 "scale (large standard errors, or few degrees of freedom where seeds disagree)"

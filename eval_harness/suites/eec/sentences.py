@@ -314,10 +314,15 @@ def _effect_name(row: pd.Series) -> str:
     }[row["term"]]
 
 
+# The width of the intensity scale: an MDE or interval beyond it is no size an intensity effect can have.
+INTENSITY_SCALE_WIDTH = 1.0
+
+
 def beyond_the_scale(mde: float) -> str:
-    """``", more than the whole 0-1 intensity scale"`` for an MDE of an intensity effect above 1 (a test on very few
-    degrees of freedom, e.g. seeds that disagree), so that it does not read as a size the scale allows."""
-    return ", more than the whole 0-1 intensity scale" if mde > 1 else ""
+    """``", more than the whole 0-1 intensity scale"`` for an MDE of an intensity effect above
+    :data:`INTENSITY_SCALE_WIDTH` (a test on very few degrees of freedom, e.g. seeds that disagree), so that it does
+    not read as a size the scale allows."""
+    return ", more than the whole 0-1 intensity scale" if mde > INTENSITY_SCALE_WIDTH else ""
 
 
 def undetected_sentences(results: pd.DataFrame, alpha: float = ALPHA) -> dict[str, list[str]]:

@@ -8,11 +8,12 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
 
 from ...report.plots import MODEL_COLOURS, interval_95, marker_fill, to_png
+from ..eec.sentences import INTENSITY_SCALE_WIDTH
 from .sentences import effect_label
 
 # The axis shows differences within +-1, the width of the 0-1 intensity scale: an interval reaching beyond (a test
 # on very few degrees of freedom) is cut there and its cut end marked, so that it does not squash the others.
-AXIS_BOUND = 1.0
+AXIS_BOUND = INTENSITY_SCALE_WIDTH
 
 
 def difference_plot(rows: pd.DataFrame, series: str, title: str, xlabel: str) -> bytes | None:

@@ -110,7 +110,7 @@ def design_words(rows: pd.DataFrame) -> str:
     kinds = rows.apply(covariance_words, axis=1)
     errors = "; ".join(
         f"{words}{tests_words(rows[kinds == words])} ({n} fit{'s' if n != 1 else ''})"
-        for words, n in fits.apply(covariance_words, axis=1).value_counts(sort=False).items()
+        for words, n in kinds[fits.index].value_counts(sort=False).items()
     )
     first = fits.iloc[0]
     unpaired = f"{int(first['n_english_only'])} English and {int(first['n_translation_only'])} translated rows"
