@@ -11,7 +11,7 @@ transformers; :mod:`eval_harness.models.factory` resolves them when a model is b
 
 Both tables are :class:`eval_harness.registry.Registry` objects: :data:`MODEL_TYPES` (plug-ins add a
 type with ``MODEL_TYPES.register(name, ModelType(...))`` or the entry-point group
-``xbias.model_types``) and :data:`HEADS` (``"mlp"``, ``"svr"``; group ``xbias.heads``).
+``xbias.model_types``) and :data:`HEADS` (``"ridge"``, ``"mlp"``, ``"svr"``; group ``xbias.heads``).
 
 Adding a model type is one entry here plus its builder(s) (see ``docs/architecture.md``);
 ``tests/models/test_registry.py`` checks that every entry's option names are exactly what its
@@ -78,6 +78,8 @@ class ModelType:
         context_vectors: whether its word vectors can be read in context (words in sentences of a corpus).
         modes: the values of its ``mode`` option, the first the default (none: the type has no modes).
         loads_folder: a local ``path`` is a transformers folder (``from_pretrained``), never a file.
+        default_head: the regression head its trained emotion model uses when ``head:`` is not given (None for a
+            type that trains no head).
     """
 
     name: str
@@ -90,6 +92,7 @@ class ModelType:
     context_vectors: bool = False
     modes: tuple[ModelMode, ...] = ()
     loads_folder: bool = False
+    default_head: str | None = None
 
     def mode(self, options: Mapping[str, Any], where: str = "options") -> ModelMode | None:
         """The mode ``options`` select (``mode:``, else the first), or None for a type without modes.
@@ -122,6 +125,17 @@ class ModelType:
         mode = self.mode(options or {})
         return self.trains and (mode is None or mode.trains)
 
+    def seeded_for(self, options: Mapping[str, Any] | None = None) -> bool:
+        """Whether training the emotion model ``options`` build draws on the sweep's seed, so that another seed
+        trains another model: a seeded head (:func:`head_is_seeded`: the MLP) or a random ``max_train``
+        subsample. A deterministic one (ridge, the SVR on every tweet) gives the same model whatever the seed,
+        and is trained once."""
+        options = options or {}
+        if not self.trains_for(options):
+            return False
+        head = options.get("head") or self.default_head
+        return options.get("max_train") is not None or (head is not None and head_is_seeded(head))
+
     def capabilities_for(self, options: Mapping[str, Any] | None = None) -> frozenset[str]:
         """What a suite may ask of a model of this type with ``options``: ``emotion_model``, ``word_vectors``,
         ``context_vectors``, and what its mode adds (``judge``: a zero-shot judge, whose scores come with
@@ -145,6 +159,7 @@ _BUILTIN_TYPES = (
         word_embedder="eval_harness.models.factory:encoder_words",
         context_vectors=True,
         loads_folder=True,
+        default_head="ridge",
     ),
     ModelType(
         "classifier",
@@ -169,14 +184,26 @@ _BUILTIN_TYPES = (
             *TRAINING_OPTIONS,
         ),
         emotion_model="eval_harness.models.regressors:SvmTfidfRegressor",
+        default_head="svr",
     ),
     ModelType(
+        "static_vectors",
+        "static word vectors (GloVe, fastText...): mean vector + ridge head (head: mlp for the paper's baseline)",
+        needs_source=True,
+        options=(*VECTOR_OPTIONS, *TRAINING_OPTIONS),
+        emotion_model="eval_harness.models.regressors:StaticVectorRegressor",
+        word_embedder="eval_harness.models.factory:static_words",
+        default_head="ridge",
+    ),
+    # The earlier name, kept: the paper's fastText baseline as it was, static vectors with the MLP head.
+    ModelType(
         "static_mlp",
-        "static word vectors (GloVe, fastText...): mean vector + MLP (the paper's fastText baseline)",
+        "static word vectors with the MLP head (the paper's fastText baseline; static_vectors with head: mlp)",
         needs_source=True,
         options=(*VECTOR_OPTIONS, *TRAINING_OPTIONS),
         emotion_model="eval_harness.models.regressors:StaticMlpRegressor",
         word_embedder="eval_harness.models.factory:static_words",
+        default_head="mlp",
     ),
     ModelType(
         "llm",
@@ -187,6 +214,7 @@ _BUILTIN_TYPES = (
         word_embedder="eval_harness.models.factory:llm_words",
         context_vectors=True,
         loads_folder=True,
+        default_head="ridge",  # mode probe's (the judge trains no head)
         modes=(
             ModelMode(
                 "prompt",
@@ -209,11 +237,27 @@ _BUILTIN_TYPES = (
 MODEL_TYPES = Registry(
     "model type", builtins={entry.name: entry for entry in _BUILTIN_TYPES}, entry_point_group="xbias.model_types"
 )
-HEADS = Registry(
-    "head",
-    builtins={"mlp": "eval_harness.models.heads:MlpHead", "svr": "eval_harness.models.heads:SvrHead"},
-    entry_point_group="xbias.heads",
-)
+_BUILTIN_HEADS = {
+    "ridge": "eval_harness.models.heads:RidgeHead",
+    "mlp": "eval_harness.models.heads:MlpHead",
+    "svr": "eval_harness.models.heads:SvrHead",
+}
+HEADS = Registry("head", builtins=_BUILTIN_HEADS, entry_point_group="xbias.heads")
+# The built-in heads' ``seeded`` (their classes say it too; tests/models/test_registry.py checks the two agree), so
+# that planning a sweep imports no head; a plug-in head's is read from its class.
+_SEEDED_HEADS = {"ridge": False, "mlp": True, "svr": False}
+
+
+def head_is_seeded(name: str) -> bool:
+    """Whether fitting head ``name`` draws random numbers (its class's ``seeded``; True for a plug-in head that
+    does not say).
+
+    Raises:
+        ConfigError: an unknown head (the message lists them).
+    """
+    if name in _SEEDED_HEADS and HEADS.reference(name) == _BUILTIN_HEADS[name]:
+        return _SEEDED_HEADS[name]
+    return bool(getattr(HEADS.get(name), "seeded", True))
 
 
 def model_type(name: str) -> ModelType:

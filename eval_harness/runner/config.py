@@ -19,11 +19,13 @@ A config names models, suites, languages and seeds::
       xweat: {languages: [en], cross_lingual: false}
 
 ``seeds`` is a list (every task runs each seed) or ``{trained: [...], other: [...]}``: the seeds of a task whose
-suite trains its model (the EEC's emotion regressor of a type that trains: a probe, an MLP, an SVR), and of every
-other task (a WEAT of fixed vectors, a zero-shot judge, a classifier used as it is). The default,
-:data:`DEFAULT_SEEDS`, is ``{trained: [0, 1, 2], other: [0]}``: a trained regressor's numbers depend on its
-training seed, and pooling three seeds (Rubin's rules) puts that training variance into their standard errors;
-where nothing is trained another seed would only repeat the numbers.
+suite trains its model with a seed (the EEC's emotion regressor with a seeded head, the MLP, or a random
+``max_train`` sample), and of every other task (a WEAT of fixed vectors, a zero-shot judge, a classifier used as
+it is). A model whose training is deterministic (the default ridge head, the SVR on every tweet) is trained once,
+with the first of the other seeds: another seed would train the same model. The default, :data:`DEFAULT_SEEDS`,
+is ``{trained: [0, 1, 2], other: [0]}``: a seeded head's numbers depend on its training seed, and the report's
+numbers are their mean over the seeds, whose standard error holds the training noise that is left
+(:mod:`eval_harness.contract.seeds`); where nothing is trained another seed would only repeat the numbers.
 
 Every key is checked: a misspelt one is a :class:`~eval_harness.errors.ConfigError`
 that names it and the keys allowed there. Suite settings are ``languages`` plus the
@@ -86,6 +88,13 @@ class ModelSpec:
     def trains(self) -> bool:
         """Whether the model's emotion model is trained (its type's, and mode's, ``trains``)."""
         return model_type(self.type).trains_for(self.options)
+
+    @property
+    def seeded(self) -> bool:
+        """Whether training the model's emotion model draws on the seed (its head's, or a ``max_train`` sample's
+        randomness: :meth:`~eval_harness.models.registry.ModelType.seeded_for`); a deterministic one is trained
+        once."""
+        return model_type(self.type).seeded_for(self.options)
 
     def covers(self, language: str) -> bool:
         """Whether the model is evaluated on ``language``, or on both sides of a pair such as ``"en-de"``."""

@@ -29,6 +29,7 @@ from pathlib import Path
 from tqdm.auto import tqdm
 
 from ..contract import Suite, Unit, make_record
+from ..contract.records import TESTED_POOLINGS
 from ..contract.samples import samples_bytes, samples_entry
 from ..errors import ConfigError, InputError, XBiasError
 from ..io import folder_problem
@@ -453,8 +454,9 @@ def summary_table(
 
     ``payloads``: the finished units' files by unit id (what the run holds; no file is read). With several
     seeds a cell is the seeds' headline records pooled
-    (:func:`~eval_harness.contract.seeds.pool_seeds`: Rubin's rules for an estimate with a standard error, with
-    the pooled test's stars; the mean for a Pearson r), followed by ``±`` the between-seed SD; a headline that
+    (:func:`~eval_harness.contract.seeds.pool_seeds`: the mean over seeds with its standard error for an estimate
+    with a standard error, with the pooled test's stars; the mean for a Pearson r), followed by ``±`` the
+    between-seed SD; a headline that
     cannot be pooled shows each seed's value, ``/``-separated. A cell with no value (``n/a``) points to a
     footnote with the record's reason (e.g. XWEAT's coverage rule); rows beyond ``max_rows`` are counted, with
     a pointer to ``results_path``."""
@@ -505,8 +507,8 @@ def summary_table(
     if pooled_any:
         seeds = ", ".join(str(seed) for seed in sorted({unit.seed for unit in plan.units}))
         lines.append(
-            f"seeds {seeds}: each cell pooled over the seeds (Rubin's rules for estimates with standard errors, "
-            "the mean for Pearson r) ± the between-seed SD"
+            f"seeds {seeds}: each cell is the mean over the seeds (with the mean's standard error and test for "
+            "estimates with standard errors) ± the between-seed SD"
         )
     return "\n".join(lines)
 
@@ -526,6 +528,6 @@ def _summary_cell(records: list[dict], schema) -> tuple[str, bool]:
     if len(pooled) != 1:  # no record, or seeds that cannot be pooled
         return "/".join(marked(record) for record in pooled), False
     (record,) = pooled
-    if record.get("pooling") in ("rubin", "mean"):
+    if record.get("pooling") in (*TESTED_POOLINGS, "mean"):
         return f"{marked(record)}±{record['between_seed_sd']:.3f}", True
     return marked(record), False

@@ -28,6 +28,7 @@ import math
 
 import pandas as pd
 
+from ...contract.records import TESTED_POOLINGS
 from ...report.document import Paragraph, Table
 from ...report.findings import column, is_finding
 from ...report.sections import STABILITY_COLUMN
@@ -75,7 +76,7 @@ def source_shares(row: pd.Series) -> dict[str, tuple[float, float]]:
     """Per source that the row has numbers for: (share keeping the sign, share keeping the verdict)."""
     shares = {}
     for source, (sign, verdict, _) in SOURCES.items():
-        if source == "seeds" and row.get("pooling") != "rubin":
+        if source == "seeds" and row.get("pooling") not in TESTED_POOLINGS:
             continue
         kept = _number(row.get(sign)), _number(row.get(verdict))
         if kept[0] is not None:
@@ -88,7 +89,7 @@ def source_variances(row: pd.Series) -> dict[str, float]:
     variances = {}
     for source, (_, _, field) in SOURCES.items():
         if field is None:
-            sd = _number(row.get("between_seed_sd")) if row.get("pooling") == "rubin" else None
+            sd = _number(row.get("between_seed_sd")) if row.get("pooling") in TESTED_POOLINGS else None
             value = None if sd is None else sd**2
         else:
             value = _number(row.get(field))

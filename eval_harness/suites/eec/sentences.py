@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from ...contract.records import TESTED_POOLINGS
 from ...report.findings import ALPHA
 from ...report.tables import format_p
 from ...stats.betareg import EFFECTS
@@ -250,7 +251,7 @@ def verdict(row: pd.Series) -> str:
 
 def _seeds_note(row: pd.Series) -> str:
     n_seeds = row.get("n_seeds")
-    if n_seeds is None or pd.isna(n_seeds) or row.get("pooling") != "rubin":
+    if n_seeds is None or pd.isna(n_seeds) or row.get("pooling") not in TESTED_POOLINGS:
         return ""
     agree = row.get("share_same_sign")
     return f", pooled over {int(n_seeds)} seeds, {round(agree * n_seeds)} of {int(n_seeds)} with this sign"
