@@ -333,7 +333,13 @@ def _cmd_report(args: argparse.Namespace) -> None:
     dataset_ids = dataset_ids_in(args.dataset_namespace)
     out = report_folder(args.run_dir, args.out)  # a folder the report cannot go into: one line, before any work
     run = load_run(args.run_dir)  # once: what it warns of (an edited results.jsonl) is said once, before any number
-    files = write_report(run, formats=tuple(_names(args.format)), out_dir=out, family=args.family)
+    files = write_report(
+        run,
+        formats=tuple(_names(args.format)),
+        out_dir=out,
+        family=args.family,
+        seed_estimand=args.seed_estimand.replace("-", "_"),
+    )
     for item in files.missing:
         print(f"xbias: warning: {item}", file=sys.stderr)
     for label, path in (("html", files.html), ("markdown", files.markdown), ("csv", files.csv)):
@@ -546,6 +552,14 @@ def build_parser() -> argparse.ArgumentParser:
         default="model",
         help="the tests whose p-values Holm and Benjamini-Hochberg adjust together: each model's (default), "
         "each model x suite's, or the whole run's",
+    )
+    report.add_argument(
+        "--seed-estimand",
+        choices=("seed-mean", "one-head"),
+        default="seed-mean",
+        help="what a number pooled over a seeded head's seeds estimates: the mean over seeds, whose standard error "
+        "holds the sampling variance plus the training noise left in the mean (default), or what one retrained "
+        "head would show (Rubin's rules)",
     )
     report.add_argument(
         "--model-card",

@@ -3,7 +3,7 @@
 It reads the runs' per-sentence (per-word) samples (:mod:`eval_harness.contract.samples`) and never runs a model.
 For every EEC x emotion both measured, one joint fit with a model factor tests each identity effect's difference
 B minus A (:mod:`.contrasts`); for every WEAT test, the difference of effect sizes with paired swaps and a
-paired bootstrap over words. Several seeds are pooled by Rubin's rules. The output goes into a folder of its own
+paired bootstrap over words. Several seeds are pooled as the mean over seeds. The output goes into a folder of its own
 (:mod:`.output`); runs whose sentences or words differ are refused (:class:`~.pairing.RunsDiffer`, one line,
 exit 2).
 """

@@ -10,8 +10,9 @@ cluster: that is the pairing), and its minimum detectable difference at 80 % pow
 WEAT (per test x language x seed): ``d_B - d_A`` over the words both sides found, with the paired-swap test
 and paired bootstrap over words (:func:`eval_harness.stats.paired_weat.paired_effect_size_difference`).
 
-With several seeds, each difference is pooled over them as a run's records are (:func:`pooled_over_seeds`:
-Rubin's rules, so its standard error holds both sides' training noise, and its MDE is the pooled test's).
+With several seeds, each difference is pooled over them as a run's records are (:func:`pooled_over_seeds`: the
+mean over seeds, so its standard error holds the training noise both sides leave in that mean, and its MDE is the
+pooled test's).
 """
 
 from __future__ import annotations

@@ -15,10 +15,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..contract.records import ESTIMAND_SENTENCES
 from ..io import atomic_write_bytes, atomic_write_text
 from ..report.plots import interval_95, marker_fill, to_png
 from ..stats.multiple_testing import holm
-from ..suites.eec.sentences import INTENSITY_SCALE_WIDTH, format_effect
+from ..suites.eec.measurement import INTENSITY_SCALE_WIDTH, WHAT_WOULD_FIX_IT, format_interval, format_mde
+from ..suites.eec.sentences import format_effect
 from ..suites.eec_crosslingual.plots import difference_plot
 from ..suites.eec_crosslingual.sentences import difference_claim, effect_label
 from .contrasts import EEC_METRIC, WEAT_METRIC
@@ -80,17 +82,22 @@ def sentences(table: pd.DataFrame, a: Side, b: Side) -> list[str]:
         shown = rest[rest["metric"] == metric]
         if len(shown):
             other = " other" if table["survives_holm"].any() else ""
-            wide = int((shown["mde"] > INTENSITY_SCALE_WIDTH).sum()) if metric == EEC_METRIC else 0
-            beyond = (
-                f"; {wide} of them could not have detected any difference smaller than the whole 0-1 intensity "
-                "scale (large standard errors, or few degrees of freedom where seeds disagree)"
-                if wide
+            wide = shown["mde"] > INTENSITY_SCALE_WIDTH if metric == EEC_METRIC else pd.Series(False, index=shown.index)
+            measured = shown.loc[~wide, "mde"].dropna()
+            detect = (
+                f"; the design could detect differences of {measured.min():.3g} to {measured.max():.3g} with 80 % "
+                "power (their MDE)"
+                if len(measured)
                 else ""
             )
-            lines.append(
-                f"{len(shown)}{other} {what} are not significant after Holm; the design could detect differences "
-                f"of {shown['mde'].min():.3g} to {shown['mde'].max():.3g} with 80 % power (their MDE){beyond}."
+            beyond = (
+                f"; {int(wide.sum())} of them are no measurement: their MDE is larger than the whole 0-1 intensity "
+                f"scale (large standard errors, or few degrees of freedom where seeds disagree); what would fix it: "
+                f"{WHAT_WOULD_FIX_IT}"
+                if wide.any()
+                else ""
             )
+            lines.append(f"{len(shown)}{other} {what} are not significant after Holm{detect}{beyond}.")
     skipped = table[table["p_value"].isna()]
     for _, row in skipped.iterrows():
         lines.append(f"Not compared: {row.get('config') or row.get('test')} {row.get('emotion') or ''}: {row['note']}")
@@ -102,10 +109,7 @@ def seeds_line(table: pd.DataFrame) -> list[str]:
     if "seeds" not in table or not table["n_seeds"].notna().any():
         return []
     seeds = sorted({seed for listed in table["seeds"].dropna() for seed in listed})
-    return [
-        f"- Seeds {', '.join(map(str, seeds))}: each difference is pooled over them by Rubin's rules, so its standard "
-        "error, test and MDE include both models' training noise."
-    ]
+    return [f"- Seeds {', '.join(map(str, seeds))}: {ESTIMAND_SENTENCES['seed_mean']} (both models' training noise)."]
 
 
 def markdown_table(table: pd.DataFrame) -> str:
@@ -120,10 +124,21 @@ def markdown_table(table: pd.DataFrame) -> str:
         mark = " ✓" if row["survives_holm"] else ""
         lines.append(
             f"| {unit} | {effect} | {row['reference_estimate']:.4f} | {row['other_estimate']:.4f} | "
-            f"{row['value']:+.4f}{mark} | [{row['ci_low']:.4f}, {row['ci_high']:.4f}] | {row['p_value']:.3g} | "
-            f"{row['p_holm']:.3g} | {row['mde']:.4f} |"
+            f"{row['value']:+.4f}{mark} | {_interval_cell(row)} | {row['p_value']:.3g} | "
+            f"{row['p_holm']:.3g} | {_mde_cell(row)} |"
         )
     return "\n".join(lines)
+
+
+def _interval_cell(row: pd.Series) -> str:
+    """An EEC difference's interval, said to be wider than the scale when it is; a WEAT one as it is."""
+    if row["metric"] == EEC_METRIC:
+        return format_interval(row["ci_low"], row["ci_high"])
+    return f"[{row['ci_low']:.4f}, {row['ci_high']:.4f}]"
+
+
+def _mde_cell(row: pd.Series) -> str:
+    return format_mde(row["mde"], 4) if row["metric"] == EEC_METRIC else f"{row['mde']:.4f}"
 
 
 def weat_figure(table: pd.DataFrame, a: Side, b: Side) -> bytes | None:

@@ -136,7 +136,7 @@ class RidgeHead(_Head):
         self.penalties = tuple(float(a) for a in penalties)
 
     def fit(self, x_train, y_train, x_validation, y_validation) -> "RidgeHead":
-        x_train, x_validation = _dense(x_train).astype(np.float64), _dense(x_validation).astype(np.float64)
+        x_train, x_validation = _dense(x_train, np.float64), _dense(x_validation, np.float64)
         y_train, y_validation = np.asarray(y_train, np.float64), np.asarray(y_validation, np.float64)
         if self.protocol == "validation":
             fit = _ridge_path(x_train, y_train, self.penalties)
@@ -161,7 +161,7 @@ class RidgeHead(_Head):
 
     def predict(self, x) -> np.ndarray:
         state = self._fitted()
-        z = (_dense(x).astype(np.float64) - state["mean"]) / state["scale"]
+        z = (_dense(x, np.float64) - state["mean"]) / state["scale"]
         return z @ state["coef"] + float(state["intercept"])
 
 
@@ -402,8 +402,8 @@ def _network(inputs: int, hidden: int, dropout: float):
     )
 
 
-def _dense(x) -> np.ndarray:
-    return np.asarray(x.toarray() if sp.issparse(x) else x, dtype=np.float32)
+def _dense(x, dtype=np.float32) -> np.ndarray:
+    return np.asarray(x.toarray() if sp.issparse(x) else x, dtype=dtype)
 
 
 def _standardiser(x) -> tuple[np.ndarray, np.ndarray]:

@@ -129,12 +129,12 @@ class ModelType:
         """Whether training the emotion model ``options`` build draws on the sweep's seed, so that another seed
         trains another model: a seeded head (:func:`head_is_seeded`: the MLP) or a random ``max_train``
         subsample. A deterministic one (ridge, the SVR on every tweet) gives the same model whatever the seed,
-        and is trained once."""
+        and is trained once. A trained type with no head (a plug-in's own training) is taken to be seeded."""
         options = options or {}
         if not self.trains_for(options):
             return False
         head = options.get("head") or self.default_head
-        return options.get("max_train") is not None or (head is not None and head_is_seeded(head))
+        return options.get("max_train") is not None or head is None or head_is_seeded(head)
 
     def capabilities_for(self, options: Mapping[str, Any] | None = None) -> frozenset[str]:
         """What a suite may ask of a model of this type with ``options``: ``emotion_model``, ``word_vectors``,

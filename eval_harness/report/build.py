@@ -196,6 +196,7 @@ def write_report(
     alpha: float = ALPHA,
     min_regressor_r: float = MIN_REGRESSOR_R,
     family: str = DEFAULT_FAMILY,
+    seed_estimand: str = "seed_mean",
 ) -> ReportFiles:
     """Write the report of the run folder ``run_dir`` (a path, or one :func:`load_run` has read) into ``out_dir``
     (default ``<run_dir>/report``), whole: the files are written into a staging folder beside it and put in its
@@ -204,7 +205,8 @@ def write_report(
     formats, the family, and that ``out_dir`` can be written and holds nothing but a report (it is replaced whole).
 
     ``family``: over which tests the p-values are adjusted together (:data:`~.findings.FAMILIES`:
-    ``"model"``, ``"model-suite"`` or ``"run"``).
+    ``"model"``, ``"model-suite"`` or ``"run"``). ``seed_estimand``: what a number pooled over seeds estimates
+    (:mod:`eval_harness.contract.seeds`): ``"seed_mean"``, or ``"one_head"`` (Rubin's rules).
 
     Raises:
         InputError: an unknown format or family, a run folder without results, an ``out_dir`` that is a file,
@@ -216,7 +218,7 @@ def write_report(
     check_family(family)
     folder = report_folder(run_dir.path if isinstance(run_dir, RunFolder) else run_dir, out_dir)
     run = run_dir if isinstance(run_dir, RunFolder) else load_run(run_dir)
-    results = annotate(run.results, alpha, min_regressor_r, family)
+    results = annotate(run.results, alpha, min_regressor_r, family, seed_estimand)
     document = build_document(run, results, alpha, min_regressor_r, family)
     contents = report_contents(document, results, formats)
     _write_whole(folder, contents)

@@ -1,4 +1,4 @@
-"""Training noise belongs in the uncertainty: a config without `seeds:` runs three seeds where a suite trains its model
+"""Training noise belongs in the uncertainty: a config without `seeds:` runs five seeds where a suite trains its model
 with a seed (an MLP head, a max_train sample), one where the training is deterministic (ridge, the SVR) and one
 elsewhere; a list or a mapping says otherwise; the EEC sample is the same rows for every seed."""
 
@@ -31,16 +31,16 @@ def seeds_by_task(config: dict) -> dict[tuple[str, str], set[int]]:
     return found
 
 
-def test_by_default_three_seeds_where_a_regressor_is_trained_with_a_seed_and_one_elsewhere():
+def test_by_default_five_seeds_where_a_regressor_is_trained_with_a_seed_and_one_elsewhere():
     found = seeds_by_task({"models": MODELS, "suites": SUITES})
     seeded = {("probe-mlp", "eec"), ("svm-sampled", "eec"), ("glove", "eec")}
-    assert {task for task, seeds in found.items() if seeds == {0, 1, 2}} == seeded
+    assert {task for task, seeds in found.items() if seeds == {0, 1, 2, 3, 4}} == seeded
     # ridge (the probes' default head) and the SVR train the same model whatever the seed: once; the zero-shot judge
     # and the classifier train nothing, nor does XWEAT: another seed would repeat their numbers
     assert all(seeds == {0} for task, seeds in found.items() if task not in seeded)
     assert {("probe", "eec"), ("llm-probe", "eec"), ("svm", "eec")} <= set(found)
     assert {("judge", "eec"), ("classifier", "eec"), ("probe", "xweat"), ("glove", "xweat")} <= set(found)
-    assert DEFAULT_SEEDS == {"trained": (0, 1, 2), "other": (0,)}
+    assert DEFAULT_SEEDS == {"trained": (0, 1, 2, 3, 4), "other": (0,)}
 
 
 def test_a_list_is_every_tasks_seeds_and_a_mapping_sets_each_kind():
@@ -58,7 +58,7 @@ def test_a_list_is_every_tasks_seeds_and_a_mapping_sets_each_kind():
 
 def test_the_normalised_config_spells_the_seeds_out_and_they_are_part_of_the_runs_identity():
     default = parse_config({"models": MODELS, "suites": SUITES})
-    assert default.to_dict()["seeds"] == {"trained": [0, 1, 2], "other": [0]}
+    assert default.to_dict()["seeds"] == {"trained": [0, 1, 2, 3, 4], "other": [0]}
     assert parse_config(default.to_dict()).config_hash() == default.config_hash()
     same_for_all = parse_config({"models": MODELS, "suites": SUITES, "seeds": [0, 1, 2]})
     assert same_for_all.to_dict()["seeds"] == [0, 1, 2]  # XWEAT three times too: another run

@@ -34,6 +34,7 @@ from ...report.findings import column, is_finding
 from ...report.sections import STABILITY_COLUMN
 from ...report.tables import findings_table, format_number, format_p, marked_value
 from ...stats.stability import FRAGILE_SHARE, is_fragile
+from .measurement import format_mde
 from .tables import EEC_SUITE, term_label
 
 FRAGILE_MARK = "¶"
@@ -220,7 +221,7 @@ def stability_table(results: pd.DataFrame, config: str) -> pd.DataFrame:
             "finding": [_finding_label(row) for _, row in rows.iterrows()],
             "value": [marked_value(row) for _, row in rows.iterrows()],
             "p": rows["p_value"].map(format_p).to_numpy(),
-            "MDE (80%)": [format_number(_number(row.get("mde")), 3) for _, row in rows.iterrows()],
+            "MDE (80%)": [format_mde(row.get("mde")) for _, row in rows.iterrows()],
             "sign/verdict kept": [stability_cell(row) for _, row in rows.iterrows()],
             "variance split": [variance_split(row) for _, row in rows.iterrows()],
             "most influential template": [influential(row) for _, row in rows.iterrows()],
