@@ -6,6 +6,7 @@ import json
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import stats
 from toy_method import EMOTIONS, register_toy_suite
@@ -167,6 +168,34 @@ def test_the_end_of_run_table_shows_each_quantity_pooled_over_the_seeds(toy, tmp
         mean, spread = cell.split("±")
         assert float(mean.rstrip("*")) == pytest.approx(np.mean(values), abs=5e-4)
         assert float(spread) == pytest.approx(np.std(values, ddof=1), abs=5e-4)
+
+
+def test_the_report_states_its_estimand_and_one_head_is_rubins(toy, tmp_path):
+    """`xbias report` pools a run's seeds as the mean over seeds and says so; `--seed-estimand one-head` gives Rubin's
+    rules, whose standard errors are never smaller (W + (1 + 1/m) B against W + B/m)."""
+    from eval_harness.cli import main
+
+    config = {
+        "name": "seeds",
+        "models": [{"name": "m1", "type": "svm_tfidf"}],
+        "suites": {"toy": {"languages": ["en"], "n_configs": 1}},
+        "seeds": [0, 1, 2],
+    }
+    run_sweep(parse_config(config), tmp_path / "run", progress=False)
+    tables = {}
+    for estimand in ("seed-mean", "one-head"):
+        out = tmp_path / estimand
+        assert main(["report", "-q", str(tmp_path / "run"), "--out", str(out), "--seed-estimand", estimand]) == 0
+        table = pd.read_csv(out / "results.csv")
+        tables[estimand] = table[table["metric"] == "estimate"].set_index("emotion")
+    assert set(tables["seed-mean"]["pooling"]) == {"seed_mean"} and set(tables["one-head"]["pooling"]) == {"rubin"}
+    assert (tables["one-head"]["std_err"] >= tables["seed-mean"]["std_err"]).all()
+    assert np.allclose(tables["one-head"]["value"], tables["seed-mean"]["value"])
+    try:
+        code = main(["report", "-q", str(tmp_path / "run"), "--seed-estimand", "rubin"])
+    except SystemExit as stopped:  # argparse's refusal
+        code = stopped.code
+    assert code == 2
 
 
 def test_the_pooled_clustered_test_gives_its_own_mde_and_the_stability_shares_are_averaged():
