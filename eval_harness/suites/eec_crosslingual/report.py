@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ...contract.records import ESTIMAND_SENTENCES, TESTED_POOLINGS
 from ...report.document import Bullets, Image, Paragraph, Section, Table
 from ...report.findings import column
 from ...report.sections import ReportSection, ReportSettings
@@ -121,7 +122,12 @@ def design_words(rows: pd.DataFrame) -> str:
     )
     first = fits.iloc[0]
     unpaired = f"{int(first['n_english_only'])} English and {int(first['n_translation_only'])} translated rows"
-    return f"Up to {int(fits['n_pairs'].max())} aligned pairs per emotion ({unpaired} have no partner); {errors}."
+    rules = [TESTED_POOLINGS[rule] for rule in column(rows, "pooling").dropna().unique() if rule in TESTED_POOLINGS]
+    estimand = "".join(f" Pooled over seeds: {ESTIMAND_SENTENCES[rule]}." for rule in rules)
+    return (
+        f"Up to {int(fits['n_pairs'].max())} aligned pairs per emotion ({unpaired} have no partner); {errors}."
+        f"{estimand}"
+    )
 
 
 def crosslingual_section(results: pd.DataFrame, settings: ReportSettings) -> Section | None:
