@@ -9,7 +9,6 @@ and what differs (another EEC version, another sample, another word list).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,6 +16,7 @@ import pandas as pd
 
 from ..contract.samples import read_samples, samples_units
 from ..errors import InputError, XBiasError
+from ..io import parse_json, read_text
 
 # The suites whose samples `xbias compare` reads.
 COMPARED_SUITES = ("eec", "xweat")
@@ -109,7 +109,7 @@ def _keys(side: Side) -> dict[tuple, str]:
 
 
 def _records(run: Path, unit_id: str) -> tuple[dict, ...]:
-    return tuple(json.loads((run / "units" / f"{unit_id}.json").read_text(encoding="utf-8"))["records"])
+    return tuple(parse_json(read_text(run / "units" / f"{unit_id}.json"))["records"])
 
 
 def unit_pairs(a: Side, b: Side) -> list[UnitPair]:
