@@ -186,3 +186,55 @@ def test_model_args_with_an_alias_bomb_are_refused(tmp_path, capsys):
 
 def test_json_helpers_round_trip():
     assert io.parse_json(json.dumps({"a": [1, 2]})) == {"a": [1, 2]}
+
+
+@pytest.fixture
+def toy_run(tmp_path, capsys):
+    """A finished run of the toy method (8 units), and the command that made it."""
+    from toy_method import register_toy_suite
+
+    from eval_harness.suites import unregister_suite
+
+    register_toy_suite()
+    config = tmp_path / "toy.yaml"
+    models = [{"name": "m1", "type": "svm_tfidf"}]
+    config.write_text(yaml.safe_dump({"models": models, "suites": {"toy": {}}, "languages": ["en"]}))
+    argv = ["run", "--config", str(config), "--out", str(tmp_path / "run"), "--no-progress"]
+    assert main(argv) == 0
+    capsys.readouterr()
+    yield tmp_path / "run", argv
+    unregister_suite("toy")
+
+
+def test_a_report_of_a_run_with_a_fifo_and_deep_json_names_them_and_finishes(toy_run, capsys):
+    run_dir, _ = toy_run
+    deep = sorted((run_dir / "units").glob("*.json"))[0]
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    os.mkfifo(run_dir / "units" / "zz-a-fifo.json")
+    (run_dir / "run.json").write_text("{" + '"a":{' * 50_000 + "}" * 50_001)
+    assert main(["report", str(run_dir), "--format", "md"]) == 0
+    err = capsys.readouterr().err
+    assert f"units/{deep.name} is not readable (JSON nested too deep" in err
+    assert "units/zz-a-fifo.json is not readable (not a regular file" in err
+    assert "run.json is unreadable (versions, seed and config hash): JSON nested too deep" in err
+
+
+def test_the_details_card_of_a_run_whose_run_json_is_unreadable_names_the_folder(tmp_path):
+    from eval_harness.report.details import details_card
+
+    (tmp_path / "run.json").write_text("[" * 100_000 + "]" * 100_000)
+    assert "xbias details: " + tmp_path.name in details_card(tmp_path, {})
+    (tmp_path / "run.json").unlink()
+    os.mkfifo(tmp_path / "run.json")
+    assert "xbias details: " + tmp_path.name in details_card(tmp_path, {})
+
+
+def test_a_resume_recomputes_a_deep_unit_file_and_passes_over_a_fifo(toy_run, capsys):
+    run_dir, argv = toy_run
+    units = sorted((run_dir / "units").glob("*.json"))
+    units[0].write_text("[" * 100_000 + "]" * 100_000)
+    os.mkfifo(run_dir / "units" / "zz-a-fifo.json")
+    os.unlink(units[1])
+    os.mkfifo(units[1])
+    assert main(argv) == 0
+    assert "6 already finished (resumed), 2 computed" in capsys.readouterr().out
