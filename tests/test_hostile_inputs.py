@@ -214,8 +214,8 @@ def test_a_report_of_a_run_with_a_fifo_and_deep_json_names_them_and_finishes(toy
     (run_dir / "run.json").write_text("{" + '"a":{' * 50_000 + "}" * 50_001)
     assert main(["report", str(run_dir), "--format", "md"]) == 0
     err = capsys.readouterr().err
-    assert f"units/{deep.name} is not readable (JSON nested too deep" in err
-    assert "units/zz-a-fifo.json is not readable (not a regular file" in err
+    assert f"units/{deep.name} is unreadable (JSON nested too deep" in err
+    assert "units/zz-a-fifo.json is not a regular file" in err
     assert "run.json is unreadable (versions, seed and config hash): JSON nested too deep" in err
 
 

@@ -170,8 +170,9 @@ def _read_units(folder: Path, missing: list[str], config_hash: str | None) -> di
         try:
             unit = parse_json(read_text(path))
         except (OSError, ValueError) as error:
-            why = unreadable_file(path.name, error, "unit file").split(": ", 1)[1]
-            missing.append(f"units/{path.name} is not readable ({why}); that unit is left out")
+            why = unreadable_file(path.name, error, "unit file").split(": ", 1)[1]  # "not valid JSON (line 1, ...)"
+            said = why if why.startswith("not ") else f"unreadable ({why})"
+            missing.append(f"units/{path.name} is {said}; that unit is left out")
             continue
         problem = unit_file_problem(unit, path.stem, config_hash=config_hash, units_dir=folder)
         if problem is not None:
