@@ -238,3 +238,25 @@ def test_a_resume_recomputes_a_deep_unit_file_and_passes_over_a_fifo(toy_run, ca
     os.mkfifo(units[1])
     assert main(argv) == 0
     assert "6 already finished (resumed), 2 computed" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("reader", "what"),
+    [
+        ("eval_harness.models.prompt_judge:_read_overrides", "prompts file"),
+        ("eval_harness.data.seat:_read_file", "SEAT templates file"),
+        ("eval_harness.data.eec:_load_spec", "EEC spec"),
+    ],
+)
+def test_every_yaml_file_a_user_names_is_read_with_the_same_bounds(tmp_path, reader, what):
+    import importlib
+
+    from eval_harness.errors import XBiasError
+
+    module, name = reader.split(":")
+    read = getattr(importlib.import_module(module), name)
+    path = tmp_path / "file.yaml"
+    for text, reason in ((ALIAS_BOMB, "expand to more than"), ("a: 1\na: 2\n", "written twice")):
+        path.write_text(text)
+        with pytest.raises(XBiasError, match=f"cannot read the {what} {path}: .*{reason}"):
+            read(path)

@@ -29,7 +29,7 @@ import yaml
 from huggingface_hub import EvalResultEntry, eval_result_entries_to_yaml
 
 from ..errors import ConfigError, InputError
-from ..io import parse_json, read_text
+from ..io import load_yaml, parse_json, read_text
 from .benchmarks import benchmark_task_ids
 from .model_card import ReportedNumber, card_model, dataset_ids_in, dataset_titles, reported_numbers
 from .run_folder import RunFolder
@@ -150,7 +150,7 @@ def _stale_files(folder: Path, written: set[str]) -> list[Path]:
         if path.name in written:
             continue
         try:
-            entries = parse_eval_result_entries(yaml.safe_load(path.read_text(encoding="utf-8")) or [])
+            entries = parse_eval_result_entries(load_yaml(read_text(path)) or [])
         except (OSError, ValueError, KeyError, TypeError, AttributeError, yaml.YAMLError):
             continue  # not an entries file this writer can read: not ours to touch
         ours = bool(entries) and all(
