@@ -641,7 +641,7 @@ def main(argv: list[str] | None = None) -> int:
                 args.func(args)
         except XBiasError as error:
             if speaks:
-                print(f"xbias: error: {error}", file=sys.stderr)
+                print(f"xbias: error: {_one_line(str(error))}", file=sys.stderr)
             return 2
         except KeyboardInterrupt as stop:
             signum = getattr(stop, "signum", signal.SIGINT)
@@ -652,6 +652,19 @@ def main(argv: list[str] | None = None) -> int:
                 )
             return 128 + signum
     return 0
+
+
+# The longest error line printed: its start (what is wrong) and its end (the fix) are kept, the middle cut.
+MAX_ERROR_LENGTH = 1000
+
+
+def _one_line(message: str) -> str:
+    """``message`` on one line of at most :data:`MAX_ERROR_LENGTH` characters, whatever a value it quotes holds
+    (each message cuts what it echoes: :func:`~eval_harness.errors.shown`; this is the last guard)."""
+    line = " ".join(part.strip() for part in message.splitlines())
+    if len(line) <= MAX_ERROR_LENGTH:
+        return line
+    return f"{line[: MAX_ERROR_LENGTH * 3 // 4]} [...] {line[-MAX_ERROR_LENGTH // 4 :]}"
 
 
 @contextmanager

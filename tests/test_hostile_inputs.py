@@ -260,3 +260,15 @@ def test_every_yaml_file_a_user_names_is_read_with_the_same_bounds(tmp_path, rea
         path.write_text(text)
         with pytest.raises(XBiasError, match=f"cannot read the {what} {path}: .*{reason}"):
             read(path)
+
+
+def test_an_error_line_keeps_its_start_and_its_fix_and_is_cut_in_between(monkeypatch, capsys):
+    from eval_harness import cli
+    from eval_harness.errors import ConfigError
+
+    def command(args):
+        raise ConfigError("what is wrong:\n" + "x" * 100_000 + "\nthe fix")
+
+    monkeypatch.setattr(cli, "_cmd_list", command)
+    line = fails_with_one_line(capsys, ["list"], "what is wrong: xxx", "[...]", "xxx the fix")
+    assert len(line) <= len("xbias: error: ") + cli.MAX_ERROR_LENGTH + len(" [...] ")

@@ -178,7 +178,9 @@ def check_role_rows(embeddings: Sequence | None, roles: Sequence | None, words: 
     Raises:
         InputError: naming the mismatch or the first role that is not a string.
     """
-    check_same_lengths({"embeddings": embeddings, "roles": roles, "words": words})
+    for name, column in (("role", roles), ("word", words)):
+        if embeddings is not None and column is not None and len(column) != len(embeddings):
+            raise InputError(f"{len(embeddings)} embeddings but {len(column)} {name}s; give one {name} per row")
     for row, role in enumerate(roles or ()):
         if not isinstance(role, str):
             raise InputError(

@@ -22,7 +22,7 @@ def metrics(load_metric_elsewhere):
 @pytest.mark.parametrize("name", ["weat", "word_association", "gender_space"])
 def test_one_role_fewer_than_embeddings_is_named(metrics, name):
     extra = {"measure": "rnd"} if name == "word_association" else {}
-    with pytest.raises(XBiasError, match="6 embeddings, 5 roles: give one of each per row"):
+    with pytest.raises(XBiasError, match="6 embeddings but 5 roles; give one role per row"):
         metrics[name].compute(embeddings=ROWS["embeddings"], roles=ROWS["roles"][:5], **extra)
 
 
