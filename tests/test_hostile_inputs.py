@@ -236,8 +236,24 @@ def test_a_resume_recomputes_a_deep_unit_file_and_passes_over_a_fifo(toy_run, ca
     os.mkfifo(run_dir / "units" / "zz-a-fifo.json")
     os.unlink(units[1])
     os.mkfifo(units[1])
+    (run_dir / "run.json").write_text("{" + '"a":{' * 50_000 + "}" * 50_001)
+    fails_with_one_line(capsys, argv, "no run.json of xbias says it is one")  # damaged: not a RecursionError
+    (run_dir / "run.json").unlink()  # deletable (docs/run_folder.md): the intact unit files say the folder is ours
     assert main(argv) == 0
     assert "6 already finished (resumed), 2 computed" in capsys.readouterr().out
+
+
+def test_samples_of_a_fifo_or_deep_unit_file_are_refused_not_waited_for(tmp_path):
+    from eval_harness.contract.samples import SamplesError, read_samples_table, samples_units
+
+    units = tmp_path / "units"
+    units.mkdir()
+    os.mkfifo(units / "fifo.json")
+    (units / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
+    assert samples_units(tmp_path) == {}
+    for unit in ("fifo", "deep"):
+        with pytest.raises(SamplesError, match="is not a readable unit file"):
+            read_samples_table(tmp_path, unit)
 
 
 @pytest.mark.parametrize(
