@@ -308,8 +308,8 @@ def _seed_list(seeds: Any, where: str) -> tuple[int, ...]:
     integers = isinstance(seeds, list | tuple) and all(isinstance(s, int) and not isinstance(s, bool) for s in seeds)
     if not seeds or not integers or min(seeds) < 0 or max(seeds) > MAX_SEED:
         raise ConfigError(
-            f"{where} must be a non-empty list of integers >= 0 and <= 2**63 - 1 (or, for seeds, a mapping with keys "
-            f"trained and other), got {shown(list(seeds) if isinstance(seeds, tuple) else seeds)}"
+            f"{where} must be a non-empty list of integers >= 0 (or, for seeds, a mapping with keys trained and "
+            f"other), each at most 2**63 - 1, got {shown(list(seeds) if isinstance(seeds, tuple) else seeds)}"
         )
     if len(set(seeds)) != len(seeds):
         raise ConfigError(f"{where} has duplicates: {shown(list(seeds))}")
