@@ -6,6 +6,10 @@ package's one home for all three.
   are flushed to disk, and are renamed over the target. The file gets the permissions a plain
   ``open(path, "w")`` would give (0666 less the umask): results are meant to be shared.
 - :func:`read_json`: the JSON in a file, or None (missing, unreadable, not JSON).
+- Bounded reading, for every document a user or a folder hands over: :func:`read_bytes` / :func:`read_text`
+  read only a regular file (never a FIFO that blocks or a device that never ends), up to a size;
+  :func:`parse_json` treats JSON nested too deep as damaged; :func:`load_yaml` is ``safe_load`` that refuses
+  alias bombs, a key written twice and nesting too deep (:class:`RefusedDocument`).
 - :func:`file_sha256`: a file's sha256, read in blocks.
 - The storage kit, for every folder xbias builds into a cache (datasets, converted models, fitted
   regressors): :func:`build_folder` builds a folder in a temporary sibling, under an exclusive
