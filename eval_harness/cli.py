@@ -237,6 +237,7 @@ def _model_arguments(text: str) -> dict:
     """``--model-args key=value,key=value`` as a mapping, each value read as a YAML scalar (``true``, ``16``,
     ``bfloat16``), the way lm-evaluation-harness takes them."""
     from .errors import ConfigError
+    from .io import RefusedDocument, load_yaml
 
     arguments = {}
     for item in _names(text):
@@ -246,7 +247,9 @@ def _model_arguments(text: str) -> dict:
                 f"--model-args takes key=value pairs separated by commas, e.g. dtype=bfloat16; got {item!r}"
             )
         try:
-            arguments[key.strip()] = yaml.safe_load(value.strip()) if value.strip() else ""
+            arguments[key.strip()] = load_yaml(value.strip()) if value.strip() else ""
+        except RefusedDocument as error:
+            raise ConfigError(f"--model-args {key.strip()}: {error}") from None
         except yaml.YAMLError:
             arguments[key.strip()] = value.strip()
     return arguments
@@ -309,7 +312,7 @@ def _config_from_options(args: argparse.Namespace) -> dict:
     config = {"models": models, "suites": suites}
     if args.languages:
         config["languages"] = _names(args.languages)
-    if args.seeds:
+    if args.seeds is not None:  # `--seeds ''` is refused, not read as "the default seeds"
         seeds = _names(args.seeds)
         if not seeds or not all(seed.isdigit() for seed in seeds):
             raise ConfigError(
@@ -415,8 +418,19 @@ def _epilog() -> str:
     return EXAMPLES.format(readme=readme_path(), docs=docs_dir(), metrics=metrics_dir())
 
 
+class _OneLineParser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors (an unknown option, a bad value, -v with -q) are a
+    :class:`~eval_harness.errors.ConfigError`: one line and exit code 2, like every error a user can cause,
+    rather than the usage block argparse prints (``xbias CMD --help`` shows that)."""
+
+    def error(self, message: str):
+        from .errors import ConfigError
+
+        raise ConfigError(f"{self.prog}: {message} (see {self.prog} --help)")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _OneLineParser(
         prog="xbias",
         description="Measure social bias in language models across languages and identities.",
         epilog=_epilog(),
@@ -424,7 +438,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True)
     # -v / -q on every command (after its name: `xbias run ... --quiet`).
-    verbosity = argparse.ArgumentParser(add_help=False)
+    verbosity = _OneLineParser(add_help=False)
     loudness = verbosity.add_mutually_exclusive_group()
     loudness.add_argument(
         "-v",
@@ -641,7 +655,7 @@ def main(argv: list[str] | None = None) -> int:
                 args.func(args)
         except XBiasError as error:
             if speaks:
-                print(f"xbias: error: {error}", file=sys.stderr)
+                print(f"xbias: error: {_one_line(str(error))}", file=sys.stderr)
             return 2
         except KeyboardInterrupt as stop:
             signum = getattr(stop, "signum", signal.SIGINT)
@@ -652,6 +666,19 @@ def main(argv: list[str] | None = None) -> int:
                 )
             return 128 + signum
     return 0
+
+
+# The longest error line printed: its start (what is wrong) and its end (the fix) are kept, the middle cut.
+MAX_ERROR_LENGTH = 1000
+
+
+def _one_line(message: str) -> str:
+    """``message`` on one line of at most :data:`MAX_ERROR_LENGTH` characters, whatever a value it quotes holds
+    (each message cuts what it echoes: :func:`~eval_harness.errors.shown`; this is the last guard)."""
+    line = " ".join(part.strip() for part in message.splitlines())
+    if len(line) <= MAX_ERROR_LENGTH:
+        return line
+    return f"{line[: MAX_ERROR_LENGTH * 3 // 4]} [...] {line[-MAX_ERROR_LENGTH // 4 :]}"
 
 
 @contextmanager

@@ -6,6 +6,10 @@ package's one home for all three.
   are flushed to disk, and are renamed over the target. The file gets the permissions a plain
   ``open(path, "w")`` would give (0666 less the umask): results are meant to be shared.
 - :func:`read_json`: the JSON in a file, or None (missing, unreadable, not JSON).
+- Bounded reading, for every document a user or a folder hands over: :func:`read_bytes` / :func:`read_text`
+  read only a regular file (never a FIFO that blocks or a device that never ends), up to a size;
+  :func:`parse_json` treats JSON nested too deep as damaged; :func:`load_yaml` is ``safe_load`` that refuses
+  alias bombs, a key written twice and nesting too deep (:class:`RefusedDocument`).
 - :func:`file_sha256`: a file's sha256, read in blocks.
 - The storage kit, for every folder xbias builds into a cache (datasets, converted models, fitted
   regressors): :func:`build_folder` builds a folder in a temporary sibling, under an exclusive
@@ -23,6 +27,7 @@ package's one home for all three.
 import ctypes
 import errno
 import fcntl
+import functools
 import glob
 import hashlib
 import json
@@ -30,6 +35,8 @@ import os
 import secrets
 import shutil
 import signal
+import stat
+import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -38,6 +45,11 @@ from typing import Any
 BUILD_MARKER = ".xbias-build.json"
 MARKER_FORMAT = 1
 _BLOCK = 1 << 20
+# The largest JSON / YAML document read whole (a unit file, run.json, a config): far above any xbias writes.
+MAX_DOCUMENT_BYTES = 256 << 20
+# The most nodes a YAML document may hold once its aliases are expanded: a hand-written config has hundreds; an
+# "alias bomb" (nine lists of nine aliases of the one before, 500 bytes) has billions.
+MAX_YAML_NODES = 100_000
 
 
 def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
@@ -80,11 +92,145 @@ def atomic_write_json(path: str | os.PathLike, data: Any, indent: int | None = 1
 
 
 def read_json(path: str | os.PathLike) -> Any:
-    """The JSON in ``path``, or None when the file is missing, unreadable or not JSON."""
+    """The JSON in ``path``, or None when the file is missing, unreadable, not a regular file, larger than
+    :data:`MAX_DOCUMENT_BYTES`, or not JSON (nested too deep included)."""
     try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
+        return parse_json(read_text(path))
     except (OSError, ValueError):
         return None
+
+
+class RefusedDocument(ValueError):
+    """A document (JSON, YAML) the package will not read: larger or deeper than it reads, or with a key twice in
+    one mapping. Its message names the reason (and where) and never quotes the document, so it is safe to show:
+    :func:`~eval_harness.errors.unreadable_file` shows it (``says_why``)."""
+
+    says_why = True
+
+
+def read_bytes(path: str | os.PathLike, limit: int = MAX_DOCUMENT_BYTES) -> bytes:
+    """The bytes of the regular file ``path`` (a symlink to one counts), at most ``limit`` of them.
+
+    A FIFO would block forever and a device (``/dev/zero``) never ends: only a regular file is read. The FIFO is
+    opened without waiting for a writer (``O_NONBLOCK``), then refused.
+
+    Raises:
+        OSError: missing, unreadable, not a regular file, or larger than ``limit`` bytes (``strerror`` says which).
+    """
+    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        status = os.fstat(descriptor)
+        if not stat.S_ISREG(status.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file (a FIFO, a device or a folder)", str(path))
+        if status.st_size > limit:
+            raise OSError(errno.EFBIG, f"larger than {limit:,} bytes", str(path))
+        chunks, left = [], limit + 1  # one byte more than allowed tells a file that grew while being read
+        while left and (chunk := os.read(descriptor, min(left, _BLOCK))):
+            chunks.append(chunk)
+            left -= len(chunk)
+    finally:
+        os.close(descriptor)
+    data = b"".join(chunks)
+    if len(data) > limit:
+        raise OSError(errno.EFBIG, f"larger than {limit:,} bytes", str(path))
+    return data
+
+
+def read_text(path: str | os.PathLike, limit: int = MAX_DOCUMENT_BYTES) -> str:
+    """:func:`read_bytes` decoded as UTF-8 (a ``UnicodeDecodeError``, a ``ValueError``, where it is not)."""
+    return read_bytes(path, limit).decode("utf-8")
+
+
+def parse_json(text: str | bytes) -> Any:
+    """``json.loads(text)``, with JSON nested deeper than the interpreter recurses (``[[[[...]]]]``) refused as
+    damaged (:class:`RefusedDocument`, a ``ValueError``) instead of raising ``RecursionError``."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise RefusedDocument("JSON nested too deep to read (damaged?)") from None
+
+
+def load_yaml(text: str, max_nodes: int = MAX_YAML_NODES) -> Any:
+    """``yaml.safe_load(text)`` of one document, refusing (:class:`RefusedDocument`) what safe_load takes silently:
+
+    - aliases that expand past ``max_nodes`` nodes. The expanded size of a node is
+      :math:`n(v) = 1 + \\sum_{c \\in \\text{children}(v)} n(c)`, counted once per distinct node (memoised), so
+      the count takes time linear in the document even when :math:`n` is astronomical;
+    - nesting deeper than the interpreter recurses, and an alias inside the node it names (a cycle);
+    - a key written twice in one mapping (safe_load keeps the last, silently; a merge key ``<<`` may still be
+      overridden).
+
+    Raises:
+        RefusedDocument: one of the above; yaml.YAMLError: not YAML.
+    """
+    import yaml
+
+    loader = _strict_yaml_loader()(text)
+    try:
+        try:
+            node = loader.get_single_node()
+            if node is None:
+                return None
+            _count_expanded_nodes(node, max_nodes, {}, set())
+            return loader.construct_document(node)
+        except RecursionError:
+            raise RefusedDocument("YAML nested too deep to read") from None
+    except yaml.constructor.ConstructorError as error:
+        if isinstance(getattr(error, "duplicate_key_mark", None), yaml.Mark):
+            mark = error.duplicate_key_mark
+            raise RefusedDocument(
+                f"a key is written twice in one mapping (line {mark.line + 1}, column {mark.column + 1}): each "
+                "setting once"
+            ) from None
+        raise
+    finally:
+        loader.dispose()
+
+
+def _count_expanded_nodes(node: Any, limit: int, counted: dict[int, int], open_nodes: set[int]) -> int:
+    """The expanded size of a composed YAML ``node`` (:func:`load_yaml`), memoised in ``counted`` by node id."""
+    if id(node) in counted:
+        return counted[id(node)]
+    if id(node) in open_nodes:
+        raise RefusedDocument("a YAML alias refers to a node that contains it (a cycle)")
+    children = node.value if isinstance(node.value, list) else []
+    open_nodes.add(id(node))
+    size = 1
+    for child in children:
+        for part in child if isinstance(child, tuple) else (child,):  # a mapping's (key, value) pairs
+            size += _count_expanded_nodes(part, limit, counted, open_nodes)
+            if size > limit:
+                raise RefusedDocument(f"YAML whose aliases expand to more than {limit:,} nodes (an alias bomb?)")
+    open_nodes.discard(id(node))
+    counted[id(node)] = size
+    return size
+
+
+@functools.cache
+def _strict_yaml_loader() -> type:
+    """A ``yaml.SafeLoader`` whose mappings refuse a key written twice (the error carries ``duplicate_key_mark``)."""
+    import yaml
+
+    class StrictSafeLoader(yaml.SafeLoader):
+        def construct_mapping(self, node, deep=False):
+            if isinstance(node, yaml.MappingNode):
+                seen = set()
+                for key_node, _ in node.value:
+                    if key_node.tag == "tag:yaml.org,2002:merge":
+                        continue
+                    key = self.construct_object(key_node, deep=True)
+                    try:
+                        repeated = key in seen
+                        seen.add(key)
+                    except TypeError:  # an unhashable key: safe_load refuses it itself
+                        continue
+                    if repeated:
+                        error = yaml.constructor.ConstructorError(None, None, "a key twice", key_node.start_mark)
+                        error.duplicate_key_mark = key_node.start_mark
+                        raise error
+            return super().construct_mapping(node, deep)
+
+    return StrictSafeLoader
 
 
 def file_sha256(path: str | os.PathLike) -> str:
@@ -284,6 +430,14 @@ def folder_problem(folder: str | os.PathLike, replace: bool = False) -> str | No
 
 
 def _writable(folder: Path) -> bool:
-    """Whether this process (its effective user, as the kernel checks) may create files in ``folder``."""
+    """Whether this process may create files in ``folder``: its permissions (for the effective user, as the kernel
+    checks), and then an empty folder made and removed there, since permissions do not tell everything (``/proc``
+    takes nothing, even from root, whom ``access`` always answers yes)."""
     effective = os.access in os.supports_effective_ids
-    return os.access(folder, os.W_OK | os.X_OK, effective_ids=effective)
+    if not os.access(folder, os.W_OK | os.X_OK, effective_ids=effective):
+        return False
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".xbias-probe-", dir=folder))
+    except OSError:
+        return False
+    return True

@@ -10,14 +10,17 @@ exit 2).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ..errors import InputError
+from ..stats.vectors import is_whole_number
+from ..stats.weat import check_draw_counts
 from ..suites.eec_crosslingual.pipeline import check_cluster_by
 from .contrasts import CLUSTER_SOURCES, eec_differences, paired_samples, pooled_over_seeds, weat_difference
 from .output import ComparisonFiles, write_comparison
-from .pairing import RunsDiffer, Side, sides, unit_pairs
+from .pairing import RunsDiffer, Side, sides, unfinished_run, unit_pairs
 
 __all__ = ["RunsDiffer", "compare_runs", "default_folder"]
 
@@ -52,7 +55,15 @@ def compare_runs(
         RunsDiffer: the sides share no unit, or a shared unit scored other sentences (words).
     """
     check_cluster_by(cov_type, list(cluster_by), tuple(CLUSTER_SOURCES))
+    if not is_whole_number(n_bootstrap) or n_bootstrap < 2:
+        raise InputError(
+            f"--bootstrap takes a whole number of replicates, at least 2 (default 10000); got {n_bootstrap}"
+        )
+    check_draw_counts({"--bootstrap": n_bootstrap})  # the one XBIAS_MAX_DRAWS rule
     a, b = sides(run_a, run_b, model_a, model_b)
+    for run in dict.fromkeys((a.run, b.run)):
+        if (note := unfinished_run(run)) is not None:
+            warnings.warn(note, RuntimeWarning, stacklevel=2)
     folder = Path(out) if out is not None else default_folder(a, b)
     for side in (a, b):
         if _inside(folder, side.run):

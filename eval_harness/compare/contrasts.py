@@ -79,6 +79,10 @@ def paired_samples(pair: UnitPair, a: Side, b: Side):
     return paired_sentences(pair, a, b) if pair.key["suite"] == "eec" else paired_words(pair, a, b)
 
 
+# Why an EEC unit pair has no test when the two models scored every sentence alike (the same model twice).
+IDENTICAL_SCORES = "model B scored every sentence exactly as model A did (the same model?): every difference is 0"
+
+
 def eec_differences(
     pair: UnitPair,
     a: Side,
@@ -93,6 +97,8 @@ def eec_differences(
     one skipped record when the joint fit cannot be made."""
     rows = rows[rows["group"].notna()].reset_index(drop=True)  # noun phrases: no group, not in the fit
     fields = _fields(pair, a, b)
+    if rows["score_a"].equals(rows["score_b"]):  # else the joint fit's singular covariance would be blamed
+        return [skipped_record(IDENTICAL_SCORES, fields, EEC_METRIC)]
     try:
         result = paired_contrasts(
             rows,

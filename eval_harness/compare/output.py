@@ -17,6 +17,7 @@ import pandas as pd
 
 from ..contract.records import ESTIMAND_SENTENCES
 from ..io import atomic_write_bytes, atomic_write_text
+from ..report.document import markdown_cell, markdown_text, spreadsheet_safe
 from ..report.plots import interval_95, marker_fill, to_png
 from ..stats.multiple_testing import holm
 from ..suites.eec.measurement import INTENSITY_SCALE_WIDTH, WHAT_WOULD_FIX_IT, format_interval, format_mde
@@ -123,7 +124,8 @@ def markdown_table(table: pd.DataFrame) -> str:
             unit, effect = f"WEAT {row['test']} {row['language']}", "effect size d"
         mark = " ✓" if row["survives_holm"] else ""
         lines.append(
-            f"| {unit} | {effect} | {row['reference_estimate']:.4f} | {row['other_estimate']:.4f} | "
+            f"| {markdown_cell(unit)} | {markdown_cell(effect)} | {row['reference_estimate']:.4f} | "
+            f"{row['other_estimate']:.4f} | "
             f"{row['value']:+.4f}{mark} | {_interval_cell(row)} | {row['p_value']:.3g} | "
             f"{row['p_holm']:.3g} | {_mde_cell(row)} |"
         )
@@ -188,7 +190,7 @@ def write_comparison(records: list[dict], a: Side, b: Side, folder: str | Path) 
         if data is not None:
             figures[name] = atomic_write_bytes(folder / name, data)
     csv = folder / CSV_NAME
-    atomic_write_text(csv, csv_table(table).to_csv(index=False))
+    atomic_write_text(csv, spreadsheet_safe(csv_table(table)).to_csv(index=False))
     text = [
         f"# Comparison: model B ({b.label}) minus model A ({a.label})",
         "",
@@ -199,7 +201,7 @@ def write_comparison(records: list[dict], a: Side, b: Side, folder: str | Path) 
         "✓: survives Holm over every test here.",
         *seeds_line(table),
         "",
-        *[f"- {line}" for line in sentences(table, a, b)],
+        *[f"- {markdown_text(line)}" for line in sentences(table, a, b)],
         "",
         markdown_table(table),
         "",

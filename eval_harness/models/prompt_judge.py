@@ -52,6 +52,7 @@ from scipy.special import logsumexp
 
 from eval_harness.data.emotion_splits import SemEvalSplits, TextSplit, clean_tweet
 from eval_harness.errors import InputError, unreadable_file
+from eval_harness.io import load_yaml, read_text
 from eval_harness.models.cache import EmbeddingCache
 from eval_harness.models.causal_lm import CausalLM
 from eval_harness.models.encoder import unique_texts
@@ -134,7 +135,7 @@ def _read_overrides(overrides: Mapping | str | Path | None) -> dict:
     if isinstance(overrides, str | Path):
         path = overrides
         try:
-            overrides = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+            overrides = load_yaml(read_text(path))
         except (OSError, ValueError, yaml.YAMLError) as error:
             raise InputError(unreadable_file(path, error, "prompts file")) from None
         if not isinstance(overrides, Mapping):  # named, never quoted: the file may be anything

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import ConfigError
+from ..errors import ConfigError, shown
 from ..registry import Registry
 
 # Options of every trained emotion model (EmotionRegressor / FeatureRegressor); ``seed`` comes from
@@ -280,14 +280,14 @@ def check_options(type_name: str, options: Any, where: str = "options", seeded: 
     """
     entry = model_type(type_name)
     if not isinstance(options, dict):
-        raise ConfigError(f"{where} must be a mapping of option names to values, got {options!r}")
+        raise ConfigError(f"{where} must be a mapping of option names to values, got {shown(options)}")
     if "seed" in options and not seeded:
         raise ConfigError(f"{where}: set the seed with the config's `seeds:` (or --seeds), not a model option")
     allowed = set(entry.options) | ({"seed"} if seeded and entry.trains else set())
     unknown = sorted(set(options) - allowed)
     if unknown:
         raise ConfigError(
-            f"{where}: unknown option(s) {', '.join(map(repr, unknown))} for model type {type_name!r}; "
+            f"{where}: unknown option(s) {', '.join(map(shown, unknown))} for model type {shown(type_name)}; "
             f"allowed: {', '.join(sorted(entry.options))}"
         )
     entry.mode(options, where)

@@ -24,7 +24,17 @@ import pandas as pd
 from ..errors import InputError
 from ..io import folder_problem, new_sibling, remove_siblings, replace_folder
 from . import tables
-from .document import Bullets, Document, Paragraph, Section, Table, figure_file, render_html, render_markdown
+from .document import (
+    Bullets,
+    Document,
+    Paragraph,
+    Section,
+    Table,
+    figure_file,
+    render_html,
+    render_markdown,
+    spreadsheet_safe,
+)
 from .findings import ALPHA, DEFAULT_FAMILY, FAMILY_WORDS, MIN_REGRESSOR_R, annotate, check_family
 from .run_folder import RunFolder, load_run
 from .sections import ReportSettings, report_sections
@@ -236,7 +246,7 @@ def write_report(
 def report_contents(document: Document, results: pd.DataFrame, formats: tuple[str, ...]) -> dict[str, bytes]:
     """The report's files, path in the report folder -> bytes: ``results.csv``, then ``report.html`` and
     ``report.md`` with its ``figures/*.png`` as ``formats`` ask."""
-    contents = {CSV_FILE: results.to_csv(index=False).encode("utf-8")}
+    contents = {CSV_FILE: spreadsheet_safe(results).to_csv(index=False).encode("utf-8")}
     if "html" in formats:
         contents[HTML_FILE] = render_html(document).encode("utf-8")
     if "md" in formats:

@@ -16,7 +16,6 @@ where the sentences come from, whose licences the rows keep.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,6 +23,7 @@ import yaml
 
 from ..contract.samples import UNIT_COLUMNS, read_samples_table, samples_units
 from ..errors import InputError
+from ..io import read_json
 from ..suites import get_suite
 
 DATA_DIR = "data"
@@ -84,7 +84,8 @@ def _column_lines(suite: str) -> list[str]:
 def details_card(run_dir: Path, tables: dict[str, object]) -> str:
     """The dataset card (README.md) of the details folder: front matter with one config per suite, then the
     run, the columns, how to load and upload, and the provenance of the rows."""
-    info = json.loads((run_dir / "run.json").read_text(encoding="utf-8")) if (run_dir / "run.json").is_file() else {}
+    info = read_json(run_dir / "run.json")  # None when missing or unreadable: the card then names the folder
+    info = info if isinstance(info, dict) else {}
     name = info.get("name") or run_dir.name
     models = sorted({model for table in tables.values() for model in table.column("model").to_pylist()})
     metadata = {

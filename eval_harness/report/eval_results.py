@@ -20,7 +20,6 @@ files xbias wrote earlier that name no task of the benchmark (an older naming) a
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from datetime import datetime
@@ -30,6 +29,7 @@ import yaml
 from huggingface_hub import EvalResultEntry, eval_result_entries_to_yaml
 
 from ..errors import ConfigError, InputError
+from ..io import load_yaml, parse_json, read_text
 from .benchmarks import benchmark_task_ids
 from .model_card import ReportedNumber, card_model, dataset_ids_in, dataset_titles, reported_numbers
 from .run_folder import RunFolder
@@ -61,7 +61,7 @@ def run_date(run_dir: Path) -> str | None:
     stamps = []
     for unit_file in sorted((run_dir / "units").glob("*.json")):
         try:
-            stamp = json.loads(unit_file.read_text(encoding="utf-8")).get("finished_at")
+            stamp = parse_json(read_text(unit_file)).get("finished_at")
         except (OSError, ValueError, AttributeError):
             continue
         if isinstance(stamp, str):
@@ -150,7 +150,7 @@ def _stale_files(folder: Path, written: set[str]) -> list[Path]:
         if path.name in written:
             continue
         try:
-            entries = parse_eval_result_entries(yaml.safe_load(path.read_text(encoding="utf-8")) or [])
+            entries = parse_eval_result_entries(load_yaml(read_text(path)) or [])
         except (OSError, ValueError, KeyError, TypeError, AttributeError, yaml.YAMLError):
             continue  # not an entries file this writer can read: not ours to touch
         ours = bool(entries) and all(

@@ -38,9 +38,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
+import yaml
 from huggingface_hub import EvalResult, ModelCard
+from huggingface_hub.repocard import REGEX_YAML_BLOCK
 
-from ..errors import ConfigError, InputError, XBiasError
+from ..errors import ConfigError, InputError, XBiasError, unreadable_file
+from ..io import load_yaml, read_bytes
 from .sections import CardMetric, ReportSection, report_sections
 from .tables import natural_order
 
@@ -261,14 +264,27 @@ def merged_results(existing: list[EvalResult], new: list[EvalResult]) -> tuple[l
     return merged, counts
 
 
+# The largest model card read (a README.md is some KiB).
+MAX_CARD_BYTES = 16 << 20
+
+
 def _read_card(path: Path) -> tuple[ModelCard, str]:
-    """The card and its raw text (newlines as in the file)."""
-    with path.open(encoding="utf-8", newline="") as stream:
-        raw = stream.read()
+    """The card and its raw text (newlines as in the file). Its front matter is read first by
+    :func:`~eval_harness.io.load_yaml` (safe_load's refusals, plus no alias bomb and no key twice), so that a
+    damaged card is one line naming the file and where, never a traceback.
+
+    Raises:
+        InputError: not a regular file of at most 16 MiB, not UTF-8, or front matter that is not YAML or no mapping.
+    """
     try:
+        raw = read_bytes(path, MAX_CARD_BYTES).decode("utf-8")
+        front = REGEX_YAML_BLOCK.search(raw)
+        if front is not None:
+            load_yaml(front.group(2))
         return ModelCard(raw), raw
-    except ValueError as error:
-        raise InputError(f"{path}: the YAML front matter is not a valid model card ({error}); fix it first") from None
+    except (OSError, ValueError, yaml.YAMLError) as error:
+        why = unreadable_file(path, error, "model card")  # "not valid YAML (line 2, column 7)"; never the content
+        raise InputError(f"{why}; fix it first, or give another --model-card") from None
 
 
 def card_model(results: pd.DataFrame, model: str | None) -> str:
@@ -303,7 +319,11 @@ def update_model_card(
     model = card_model(results, model)
     new_results = eval_results(results, model, dataset_ids)
     card_path = Path(path)
-    if card_path.is_file():
+    if card_path.is_dir():
+        raise InputError(
+            f"the model card {card_path} is a folder: give the card's file, e.g. {card_path / 'README.md'}"
+        )
+    if card_path.exists():  # a FIFO or a device too: _read_card refuses what is not a regular file
         card, _ = _read_card(card_path)
     else:
         card = ModelCard(f"---\n{{}}\n---\n# {model}\n\nBias evaluation by xbias: see the `model-index` metadata.\n")

@@ -47,7 +47,7 @@ from typing import Any
 from ..contract import Unit
 from ..contract.unit_file import SAMPLES_KEY, samples_file_name, unit_file_problem, unit_payload
 from ..errors import ConfigError, XBiasError
-from ..io import atomic_write_bytes, atomic_write_text
+from ..io import atomic_write_bytes, atomic_write_text, read_json
 from .config import RunConfig
 
 LOCK_NAME = "run.lock"
@@ -391,10 +391,8 @@ class RunStore:
 
     @staticmethod
     def _read_json(path: Path) -> Any:
-        try:
-            return json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):  # missing, a folder, unreadable, not JSON, not UTF-8
-            return None
+        # None when missing, not a regular file (a FIFO would hang a resume), unreadable, not JSON (too deep too)
+        return read_json(path)
 
 
 def _holder(descriptor: int, attempts: int = 20) -> str:
