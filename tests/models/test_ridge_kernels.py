@@ -26,15 +26,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers.multilingual_e5 import build_multilingual_e5
 
 pytestmark = pytest.mark.slow
 TESTS = Path(__file__).resolve().parents[1]
-
-
-@pytest.fixture(scope="module")
-def e5_folder(tmp_path_factory):
-    return build_multilingual_e5(tmp_path_factory.mktemp("multilingual-e5"))
 
 
 def run_worker(folder: Path, head: str, **environment: str) -> dict:
@@ -58,11 +52,11 @@ def first_order_bound(reference: dict, other: dict) -> float:
     return 4 * float(np.max(np.abs(y - y_other))) / float(np.min(y * (1 - y)))
 
 
-def test_ridge_records_agree_across_kernels_and_thread_counts(e5_folder):
-    reference = run_worker(e5_folder, "ridge", OMP_NUM_THREADS="2")
+def test_ridge_records_agree_across_kernels_and_thread_counts(multilingual_e5):
+    reference = run_worker(multilingual_e5, "ridge", OMP_NUM_THREADS="2")
     others = [
-        run_worker(e5_folder, "ridge", OMP_NUM_THREADS="2", ATEN_CPU_CAPABILITY="avx2"),
-        run_worker(e5_folder, "ridge", OMP_NUM_THREADS="1"),
+        run_worker(multilingual_e5, "ridge", OMP_NUM_THREADS="2", ATEN_CPU_CAPABILITY="avx2"),
+        run_worker(multilingual_e5, "ridge", OMP_NUM_THREADS="1"),
     ]
     assert others[0]["capability"] in ("AVX2", "DEFAULT") and others[1]["threads"] == 1
     for other in others:
