@@ -16,6 +16,7 @@ Rubin's rules, so its standard error holds both sides' training noise, and its M
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 
 import pandas as pd
@@ -93,20 +94,23 @@ def eec_differences(
     rows = rows[rows["group"].notna()].reset_index(drop=True)  # noun phrases: no group, not in the fit
     fields = _fields(pair, a, b)
     try:
-        result = paired_contrasts(
-            rows,
-            rows["score_a"],
-            rows["score_b"],
-            CONDITION,
-            ("A", "B"),
-            reference_levels(pair),
-            cluster_sources=CLUSTER_SOURCES,
-            cov_type=cov_type,
-            cluster_by=tuple(cluster_by),
-        )
+        with warnings.catch_warnings(record=True) as caught:  # e.g. a one-way variance standing in for two-way
+            warnings.simplefilter("always")
+            result = paired_contrasts(
+                rows,
+                rows["score_a"],
+                rows["score_b"],
+                CONDITION,
+                ("A", "B"),
+                reference_levels(pair),
+                cluster_sources=CLUSTER_SOURCES,
+                cov_type=cov_type,
+                cluster_by=tuple(cluster_by),
+            )
     except InputError as error:
         return [skipped_record(str(error), fields, EEC_METRIC)]
-    return difference_records(result, {**fields, "n_sentences": len(rows)}, EEC_METRIC)
+    note = "; ".join(sorted({str(warning.message) for warning in caught})) or None
+    return difference_records(result, {**fields, "n_sentences": len(rows), "note": note}, EEC_METRIC)
 
 
 def weat_difference(
