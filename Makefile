@@ -47,13 +47,15 @@ demo: install
 OFFLINE := HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 HF_EVALUATE_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 
 # The numerical tests again under a second set of CPU kernels, one step below the machine's best (ATen's
-# dispatch, numpy's OpenBLAS and torch's MKL alike), so that a tolerance tuned on one CPU's kernels fails here
-# and not on someone else's CPU. None where the CPU has no AVX2 (or no /proc/cpuinfo).
+# dispatch, numpy's own SIMD loops, numpy's OpenBLAS and torch's MKL alike), so that a tolerance tuned on one
+# CPU's kernels fails here and not on someone else's CPU. None where the CPU has no AVX2 (or no /proc/cpuinfo).
 CPU_FLAGS := $(shell cat /proc/cpuinfo 2>/dev/null)
 ifneq ($(filter avx512f,$(CPU_FLAGS)),)
-SECOND_KERNELS := ATEN_CPU_CAPABILITY=avx2 OPENBLAS_CORETYPE=Haswell MKL_CBWR=AVX2,STRICT
+SECOND_KERNELS := ATEN_CPU_CAPABILITY=avx2 NPY_DISABLE_CPU_FEATURES='X86_V4 AVX512_ICL AVX512_SPR' \
+	OPENBLAS_CORETYPE=Haswell MKL_CBWR=AVX2,STRICT
 else ifneq ($(filter avx2,$(CPU_FLAGS)),)
-SECOND_KERNELS := ATEN_CPU_CAPABILITY=default OPENBLAS_CORETYPE=Sandybridge MKL_CBWR=AVX,STRICT
+SECOND_KERNELS := ATEN_CPU_CAPABILITY=default NPY_DISABLE_CPU_FEATURES=X86_V3 OPENBLAS_CORETYPE=Sandybridge \
+	MKL_CBWR=AVX,STRICT
 endif
 # Fast tests whose numbers come from BLAS/LAPACK or ATen kernels. Not test_precision.py: torch's bf16 attention
 # asks for AVX-512 packing on an AVX-512 CPU even when ATen is told avx2 (a RuntimeError, not a number).
