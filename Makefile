@@ -59,7 +59,7 @@ SECOND_KERNELS := ATEN_CPU_CAPABILITY=default NPY_DISABLE_CPU_FEATURES=X86_V3 OP
 endif
 # Fast tests whose numbers come from BLAS/LAPACK or ATen kernels. Not test_precision.py: torch's bf16 attention
 # asks for AVX-512 packing on an AVX-512 CPU even when ATen is told avx2 (a RuntimeError, not a number).
-KERNEL_TESTS ?= tests/stats tests/suites/gender_space tests/models/test_encoder.py \
+KERNEL_TESTS ?= tests/stats tests/suites/gender_space tests/suites/eec_crosslingual tests/models/test_encoder.py \
 	tests/models/test_static_vectors.py tests/models/test_causal_lm_features.py
 
 # Lint first, then the second kernel set (its slowest-tests list left out), so that the whole suite's pytest
