@@ -17,6 +17,7 @@ pooled test's).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 
 import pandas as pd
@@ -100,20 +101,23 @@ def eec_differences(
     if rows["score_a"].equals(rows["score_b"]):  # else the joint fit's singular covariance would be blamed
         return [skipped_record(IDENTICAL_SCORES, fields, EEC_METRIC)]
     try:
-        result = paired_contrasts(
-            rows,
-            rows["score_a"],
-            rows["score_b"],
-            CONDITION,
-            ("A", "B"),
-            reference_levels(pair),
-            cluster_sources=CLUSTER_SOURCES,
-            cov_type=cov_type,
-            cluster_by=tuple(cluster_by),
-        )
+        with warnings.catch_warnings(record=True) as caught:  # e.g. a one-way variance standing in for two-way
+            warnings.simplefilter("always")
+            result = paired_contrasts(
+                rows,
+                rows["score_a"],
+                rows["score_b"],
+                CONDITION,
+                ("A", "B"),
+                reference_levels(pair),
+                cluster_sources=CLUSTER_SOURCES,
+                cov_type=cov_type,
+                cluster_by=tuple(cluster_by),
+            )
     except InputError as error:
         return [skipped_record(str(error), fields, EEC_METRIC)]
-    return difference_records(result, {**fields, "n_sentences": len(rows)}, EEC_METRIC)
+    note = "; ".join(sorted({str(warning.message) for warning in caught})) or None
+    return difference_records(result, {**fields, "n_sentences": len(rows), "note": note}, EEC_METRIC)
 
 
 def weat_difference(

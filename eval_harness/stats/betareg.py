@@ -67,8 +67,11 @@ Conventions:
   clusters, ``n`` rows, ``k = 5`` parameters; Stata's and statsmodels' default).
   Two-way (e.g. template and person; Cameron, Gelbach & Miller 2011):
   ``V = V_1 + V_2 - V_12``, each term a one-way CR1 sandwich (``V_12`` clustered
-  by the pairs of labels), negative eigenvalues of the sum set to 0 (CGM 2011,
-  section 2.3). The likelihood-ratio test assumes independent rows and is not
+  by the pairs of labels), not clipped to positive semi-definite (that would tie an
+  effect's SE to the reference levels); each coefficient's or effect's own variance
+  ``d' V d`` is floored at its larger one-way variance instead (with a warning), and
+  one at rounding level is 0 (``beta_likelihood.Covariances.variances``): a 0
+  standard error gets no test (an InputError). The likelihood-ratio test assumes independent rows and is not
   clustered: read the clustered Wald test of ``group:gender`` instead.
 * Tests: Wald ratio ``estimate / std_err``. ``use_t=None`` (default): against the
   standard normal with model-based SEs (as R betareg), against Student's t with
@@ -536,7 +539,7 @@ def cluster_robust_covariance(
     One-way (one code array): ``c H^{-1} (sum_g s_g s_g') H^{-1}`` with ``s_g`` the sum of the rows'
     scores in cluster ``g`` and ``c = G / (G - 1) * (n - 1) / (n - k)``. Two-way (two code arrays;
     Cameron, Gelbach & Miller 2011): ``V_1 + V_2 - V_12``, ``V_12`` clustered by the pairs of codes,
-    each term with its own ``c``; negative eigenvalues of the sum are set to 0.
+    each term with its own ``c``, the sum as it is (not positive semi-definite in general).
     ``cluster_codes`` hold integer codes ``0 .. G - 1`` per row. (The row-wise form of
     :func:`eval_harness.stats.beta_likelihood.cluster_covariance`, which takes block sums.)
     """
@@ -544,7 +547,7 @@ def cluster_robust_covariance(
     clusterings = [likelihood.Clustering(c, int(c.max()) + 1) for c in codes]
     if len(codes) == 2:
         clusterings.append(likelihood.Clustering(*likelihood.pair_codes(*codes)))
-    covariance, _ = likelihood.cluster_covariance(
+    covariance, _, _ = likelihood.cluster_covariance(
         np.asarray(score_obs, dtype=float)[None],
         np.asarray(hessian, dtype=float)[None],
         clusterings,

@@ -188,6 +188,26 @@ def test_clustering_by_sentence_pairs_each_sentences_two_scores(two_models, tmp_
     assert (results["n_sentences"] == results["n"] // 2).all() and (results["n"] > 1000).all()
 
 
+def test_two_way_standard_errors_do_not_depend_on_which_model_is_a(two_models, tmp_path):
+    """``xbias compare A B`` against ``B A`` with two-way clusters: every difference flips its sign and keeps its
+    standard error to 1e-10 (clipping the eigenvalues of V_1 + V_2 - V_12 changed them by up to 23 %); a one-way
+    variance that stood in for a two-way one is named in the record's note."""
+    folder, _, _ = two_models
+    both = ["template_id", "person"]
+    forward, backward = (
+        compare_runs(folder, model_a=a, model_b=b, out=tmp_path / a, cluster_by=both).results.set_index(
+            ["config", "emotion", "term"]
+        )
+        for a, b in (("base", "tuned"), ("tuned", "base"))
+    )
+    backward = backward.loc[forward.index]
+    assert len(forward) == 28 and forward["std_err"].gt(0).all()
+    np.testing.assert_allclose(backward["value"], -forward["value"], rtol=0, atol=1e-10)
+    np.testing.assert_allclose(backward["std_err"], forward["std_err"], rtol=0, atol=1e-10)
+    noted = forward["note"].dropna()
+    assert len(noted) > 0 and noted.str.contains("the larger one-way variance stands in").all()
+
+
 def test_several_seeds_give_one_pooled_difference_per_effect(tmp_path):
     """Two seeds of two models whose scores move with the seed: the comparison shows each effect once, pooled by
     Rubin's rules (checked here by hand from each seed's own joint fit), with the pooled test's MDE and the seeds
