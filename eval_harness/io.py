@@ -374,10 +374,13 @@ def _entries(folder: Path) -> list[Path]:
 
 def _listed_in_marker(folder: Path, owner: Mapping[str, Any]) -> Callable[[Path], bool]:
     """Whether an entry of ``folder`` is one its marker lists (the marker itself, a listed file, a folder holding
-    one), when the marker's stamp has ``owner``'s items; nothing is, otherwise."""
+    one), when the marker's stamp has ``owner``'s items; nothing is, otherwise. The marker of an xbias before
+    :data:`MARKER_FORMAT` (the stamp alone, no file list) makes every entry the writer's."""
     marker = read_json(folder / BUILD_MARKER)
-    stamp = marker.get("stamp") if isinstance(marker, dict) else None
-    files = marker.get("files") if isinstance(marker, dict) else None
+    marker = marker if isinstance(marker, dict) else {}
+    if "format" not in marker and marker and all(marker.get(k) == v for k, v in owner.items()):
+        return lambda path: True  # an older xbias's build: it wrote the whole folder
+    stamp, files = marker.get("stamp"), marker.get("files")
     if not isinstance(stamp, dict) or not isinstance(files, dict) or any(stamp.get(k) != v for k, v in owner.items()):
         return lambda path: False
     listed = {BUILD_MARKER, *files}
