@@ -8,6 +8,7 @@ under names the command writes where it can (issue 31: a README overwritten, com
 run.json turned into a model card, a run.lock link truncating its target).
 """
 
+import errno
 import json
 import os
 import shutil
@@ -18,7 +19,8 @@ from toy_method import register_toy_suite
 
 from eval_harness.cli import main
 from eval_harness.io import BUILD_MARKER, write_folder_whole, write_problem
-from eval_harness.runner import parse_config, run_sweep
+from eval_harness.runner import RunStore, parse_config, run_sweep
+from eval_harness.runner.store import RunFolderError
 from eval_harness.suites import unregister_suite
 
 KEPT = "not xbias's: keep me\n"
@@ -144,6 +146,22 @@ def test_a_run_lock_planted_as_a_link_in_a_run_folder_never_truncates_its_target
     target.write_text(KEPT)
     (folder / "run.lock").symlink_to(target)
     check_refused(capsys, toy_run(folder), folder, target, "run.lock is a symbolic link")
+
+
+def test_the_lock_and_the_results_are_never_opened_through_a_link(tmp_path):
+    """Even a link planted after the folder was checked (between check_owner and the lock): O_NOFOLLOW."""
+    target = tmp_path / "precious.txt"
+    target.write_text(KEPT)
+    store = RunStore(tmp_path / "run")
+    store.make_folder()
+    (store.root / "run.lock").symlink_to(target)
+    with pytest.raises(RunFolderError, match="a symbolic link is in its place"):
+        store.lock()
+    (store.root / "results.jsonl").symlink_to(target)
+    with pytest.raises(OSError) as error:
+        store.append_results([{"metric": "x", "value": 1.0}])
+    assert error.value.errno == errno.ELOOP
+    assert target.read_text() == KEPT
 
 
 def test_force_deletes_only_unit_files_and_never_through_a_linked_units_folder(toy, tmp_path, capsys):

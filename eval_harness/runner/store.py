@@ -208,8 +208,8 @@ class RunStore:
             )
         if error.errno == errno.ELOOP:
             return RunFolderError(
-                f"{what} in the run folder {self.root} is a symbolic link, which xbias did not create and never "
-                "writes through; give another --out"
+                f"cannot write {what} in the run folder {self.root}: a symbolic link is in its place, which xbias did "
+                "not create and never writes through; give another --out"
             )
         if error.errno == errno.ENOTDIR:
             return RunFolderError(f"the run folder {self.root} lies below a file, not a folder; give another --out")
