@@ -326,8 +326,8 @@ def _cmd_report(args: argparse.Namespace) -> None:
     from .errors import ConfigError
     from .report import load_run, write_report
     from .report.build import report_folder
-    from .report.eval_results import write_eval_results
-    from .report.model_card import dataset_ids_in, push_model_card, update_model_card
+    from .report.eval_results import check_eval_results, write_eval_results
+    from .report.model_card import check_model_card, dataset_ids_in, push_model_card, update_model_card
 
     if args.push and not args.model_card:
         raise ConfigError("--push needs --model-card PATH (the card to write and upload)")
@@ -336,6 +336,15 @@ def _cmd_report(args: argparse.Namespace) -> None:
     dataset_ids = dataset_ids_in(args.dataset_namespace)
     out = report_folder(args.run_dir, args.out)  # a folder the report cannot go into: one line, before any work
     run = load_run(args.run_dir)  # once: what it warns of (an edited results.jsonl) is said once, before any number
+    # Every other target too, before anything is written (the write rule: docs/run_folder.md).
+    if args.model_card:
+        check_model_card(args.model_card)
+    if args.eval_results:
+        check_eval_results(args.eval_results, run, args.dataset_namespace, args.card_model, args.source_url)
+    if args.details:
+        from .report.details import details_folder, write_details
+
+        details_folder(args.details)
     files = write_report(
         run,
         formats=tuple(_names(args.format)),
@@ -363,8 +372,6 @@ def _cmd_report(args: argparse.Namespace) -> None:
             ).summary()
         )
     if args.details:
-        from .report.details import write_details
-
         print(write_details(args.run_dir, args.details).summary())
     if args.push:
         print(f"pushed {args.model_card} to {args.push}: {push_model_card(args.model_card, args.push)}")

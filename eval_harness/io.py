@@ -20,8 +20,12 @@ package's one home for all three.
   exactly the files its marker lists, with those digests, and its stamp is the one expected. A
   crash leaves a hidden staging folder beside it (the next build of that folder removes it),
   never a half-built folder where a finished one is looked for.
-- :func:`replace_folder`: a whole folder put in the place of another in one step (the report's).
+- :func:`replace_folder`: a whole folder put in the place of another in one step; :func:`write_folder_whole`: a
+  folder of given files built and put in place that way, sealed with its writer's marker (report, compare, details).
 - :func:`folder_problem`: why a folder could not be created or written here, checked before any work.
+- :func:`write_problem`: the write rule every command that writes follows (docs/run_folder.md): xbias writes
+  into a folder it created or one whose marker says it is xbias's, never through a symbolic link, and replaces
+  only the files it wrote; checked before anything is written.
 """
 
 import ctypes
@@ -37,7 +41,7 @@ import shutil
 import signal
 import stat
 import tempfile
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -280,9 +284,14 @@ def build_folder(
     expect: Mapping[str, Any] | None = None,
     *,
     rebuild: bool = False,
+    owner: Mapping[str, Any] | None = None,
 ) -> dict:
     """The marker of ``folder``, a verified build whose stamp has ``expect``'s items, built now when there is none
     (or always, with ``rebuild``).
+
+    ``owner``: the stamp items that say a folder is this writer's (:func:`write_problem`); with it, a folder that
+    is not (a foreign one, or one holding a file the marker does not list, or a symbolic link) is never replaced:
+    checked again under the lock, right before the build.
 
     ``build(staging)`` writes the folder's files into ``staging`` (an empty folder beside ``folder``) and may
     return more stamp items (what only the build knows: row counts...). The stamp is ``expect`` plus those.
@@ -292,16 +301,18 @@ def build_folder(
 
     Raises:
         OSError: the parent cannot be created or written; whatever ``build`` raises (nothing is left but the
-            lock file).
+            lock file). ``FileExistsError`` (its message the :func:`write_problem`) for a folder not ``owner``'s.
     """
     folder = Path(folder)
-    expect = dict(expect or {})
+    expect = {**(owner or {}), **(expect or {})}
     if not rebuild and (marker := verify_checksums(folder, expect)) is not None:
         return marker
     folder.parent.mkdir(parents=True, exist_ok=True)
     with exclusive_lock(folder.parent / f".{folder.name}.lock"):
         if not rebuild and (marker := verify_checksums(folder, expect)) is not None:
             return marker  # another process built it while this one waited
+        if owner is not None and (problem := write_problem(folder, owner)) is not None:
+            raise FileExistsError(errno.EEXIST, problem, str(folder))
         remove_siblings(folder, ("building", "retired"))
         staging = new_sibling(folder, "building")
         try:
@@ -313,15 +324,41 @@ def build_folder(
     return marker
 
 
+def write_folder_whole(folder: str | os.PathLike, contents: Mapping[str, bytes], owner: Mapping[str, Any]) -> dict:
+    """Put a folder holding exactly ``contents`` (relative path -> bytes, each file flushed to disk) in the place of
+    ``folder``, whole (:func:`build_folder`: a reader finds the old folder or the new one), when the write rule
+    lets ``owner`` replace it (:func:`write_problem`); returns the marker, whose stamp is ``owner``.
+
+    Raises:
+        OSError: as :func:`build_folder` (its ``filename`` the file being written); ``FileExistsError`` for a folder
+            that is not ``owner``'s.
+    """
+
+    def write(staging: Path) -> None:
+        for name, data in contents.items():
+            path = staging / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with open(path, "xb") as stream:
+                stream.write(data)
+                stream.flush()
+                os.fsync(stream.fileno())
+
+    return build_folder(folder, write, rebuild=True, owner=owner)
+
+
 @contextmanager
 def exclusive_lock(path: str | os.PathLike) -> Iterator[None]:
     """Hold an exclusive ``flock`` on ``path`` (created if missing; kept afterwards): other processes wait."""
-    with open(path, "a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
+    # O_NOFOLLOW: a symbolic link planted at the lock's name is refused (ELOOP), never opened (nor created) through
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
         try:
             yield
         finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+            fcntl.flock(descriptor, fcntl.LOCK_UN)
+    finally:
+        os.close(descriptor)
 
 
 def new_sibling(folder: Path, role: str) -> Path:
@@ -441,3 +478,77 @@ def _writable(folder: Path) -> bool:
     except OSError:
         return False
     return True
+
+
+def write_problem(
+    folder: str | os.PathLike,
+    owner: Mapping[str, Any] | Callable[[Path], bool],
+    names: Collection[str] | None = None,
+) -> str | None:
+    """Why xbias may not write into ``folder`` under its write rule, or None when it may. Reads only; every command
+    that writes calls it before it writes anything (docs/run_folder.md states the rule for users):
+
+    - xbias writes into a folder it created, or one whose marker says it is xbias's;
+    - it never follows a symbolic link it did not create (it creates none): ``folder`` and every entry it would
+      write or replace must not be one;
+    - it replaces only the files it wrote.
+
+    ``owner`` says what is xbias's: the stamp items of a storage-kit marker (the folder is the writer's when its
+    :data:`BUILD_MARKER`'s stamp has them, and an entry of it is one the marker lists), or a test ``(path) -> bool``
+    of an entry (a run folder's ``run.json``, an ``.eval_results`` file's content). ``names``: the entries that will
+    be written in place (a run folder's, one ``.eval_results`` file each); None: the folder is replaced whole, so
+    every entry below it counts. A missing or empty folder is always the writer's to fill.
+
+    Returns: ``"it is a symbolic link ..."``, ``"it holds A, B, which xbias did not write"`` and the like.
+    """
+    folder = Path(folder)
+    if folder.is_symlink():
+        return f"it is a symbolic link (to {os.readlink(folder)}), which xbias did not create"
+    if not folder.is_dir():
+        return None  # missing (or a file: folder_problem says so)
+    entries = _entries(folder) if names is None else [folder / name for name in names if os.path.lexists(folder / name)]
+    links = [path for path in entries if path.is_symlink()]
+    if links:
+        verb = "is a symbolic link" if len(links) == 1 else "are symbolic links"
+        return f"{_shown(folder, links)} {verb}, which xbias did not create"
+    is_ours = owner if callable(owner) else _listed_in_marker(folder, owner)
+    foreign = [path for path in entries if not is_ours(path)]
+    if foreign:
+        return f"it holds {_shown(folder, foreign)}, which xbias did not write"
+    return None
+
+
+def _entries(folder: Path) -> list[Path]:
+    """Every file and folder below ``folder`` (symbolic links included, never followed), sorted."""
+    found = []
+    for root, folders, files in os.walk(folder):
+        found += [Path(root) / name for name in [*folders, *files]]
+    return sorted(found)
+
+
+def _listed_in_marker(folder: Path, owner: Mapping[str, Any]) -> Callable[[Path], bool]:
+    """Whether an entry of ``folder`` is one its marker lists (the marker itself, a listed file, a folder holding
+    one), when the marker's stamp has ``owner``'s items; nothing is, otherwise. The marker of an xbias before
+    :data:`MARKER_FORMAT` (the stamp alone, no file list) makes every entry the writer's."""
+    marker = read_json(folder / BUILD_MARKER)
+    marker = marker if isinstance(marker, dict) else {}
+    if "format" not in marker and marker and all(marker.get(k) == v for k, v in owner.items()):
+        return lambda path: True  # an older xbias's build: it wrote the whole folder
+    stamp, files = marker.get("stamp"), marker.get("files")
+    if not isinstance(stamp, dict) or not isinstance(files, dict) or any(stamp.get(k) != v for k, v in owner.items()):
+        return lambda path: False
+    listed = {BUILD_MARKER, *files}
+    listed |= {parent.as_posix() for name in files for parent in Path(name).parents if parent != Path(".")}
+
+    def is_listed(path: Path) -> bool:
+        relative = path.relative_to(folder).as_posix()
+        return relative in listed and (
+            path.is_dir() if relative not in files and relative != BUILD_MARKER else path.is_file()
+        )
+
+    return is_listed
+
+
+def _shown(folder: Path, paths: list[Path], most: int = 5) -> str:
+    names = [path.relative_to(folder).as_posix() for path in paths]
+    return ", ".join(names[:most]) + (f" and {len(names) - most} more" if len(names) > most else "")

@@ -19,7 +19,7 @@ from ..stats.vectors import is_whole_number
 from ..stats.weat import check_draw_counts
 from ..suites.eec_crosslingual.pipeline import check_cluster_by
 from .contrasts import CLUSTER_SOURCES, eec_differences, paired_samples, pooled_over_seeds, weat_difference
-from .output import ComparisonFiles, write_comparison
+from .output import ComparisonFiles, comparison_folder, write_comparison
 from .pairing import RunsDiffer, Side, sides, unfinished_run, unit_pairs
 
 __all__ = ["RunsDiffer", "compare_runs", "default_folder"]
@@ -68,6 +68,7 @@ def compare_runs(
     for side in (a, b):
         if _inside(folder, side.run):
             raise InputError(f"the comparison's folder {folder} is inside the run {side.run}: give --out elsewhere")
+    folder = comparison_folder(folder)  # one line before any fit: a folder the comparison may not replace
     pairs = unit_pairs(a, b)
     samples = [paired_samples(pair, a, b) for pair in pairs]  # every pair checked before any fit
     records: list[dict] = []

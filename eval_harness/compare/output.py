@@ -4,11 +4,16 @@ panel per emotion, one colour per EEC) and ``weat_differences.png``.
 
 Holm's adjustment runs over every test of the comparison (``p_holm``, ``survives_holm`` at 0.05): the sentences
 say the differences that survive it, and for the others the range of differences the design could have detected.
+
+The folder is written whole, with the marker that says xbias's compare wrote it: a folder that is not new, empty
+or an earlier comparison holding only its own files is refused before any work (:func:`comparison_folder`, the
+write rule of :func:`eval_harness.io.write_problem`).
 """
 
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,7 +21,8 @@ import numpy as np
 import pandas as pd
 
 from ..contract.records import ESTIMAND_SENTENCES
-from ..io import atomic_write_bytes, atomic_write_text
+from ..errors import InputError
+from ..io import folder_problem, write_folder_whole, write_problem
 from ..report.document import markdown_cell, markdown_text, spreadsheet_safe
 from ..report.plots import interval_95, marker_fill, to_png
 from ..stats.multiple_testing import holm
@@ -30,6 +36,8 @@ from .pairing import Side
 ALPHA = 0.05
 CSV_NAME, MARKDOWN_NAME = "comparison.csv", "comparison.md"
 EEC_FIGURE, WEAT_FIGURE = "eec_differences.png", "weat_differences.png"
+# What a comparison folder's marker says: only a folder with it (or a new or empty one) is replaced.
+COMPARE_OWNER = {"writer": "xbias compare"}
 
 
 @dataclass(frozen=True)
@@ -175,22 +183,30 @@ def csv_table(table: pd.DataFrame) -> pd.DataFrame:
     return flat
 
 
+def comparison_folder(out: str | Path) -> Path:
+    """``out`` as an absolute path, once a comparison may be written there: refused when it cannot be written, or is
+    not new, empty or an earlier comparison holding only its own files (the write rule).
+
+    Raises:
+        InputError: one line naming the folder, the cause and the fix.
+    """
+    folder = Path(os.path.abspath(out))
+    problem = folder_problem(folder, replace=True) or write_problem(folder, COMPARE_OWNER)
+    if problem is not None:
+        raise InputError(f"cannot write the comparison into {folder}: {problem}; give a new or empty --out")
+    return folder
+
+
 def write_comparison(records: list[dict], a: Side, b: Side, folder: str | Path) -> ComparisonFiles:
-    """Write the comparison's files into ``folder`` (made if missing; the two runs are only read)."""
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
+    """Write the comparison's files into ``folder`` (:func:`comparison_folder`), whole; the two runs are only read."""
+    folder = comparison_folder(folder)
     table = with_holm(records)
     eec = table[(table["metric"] == EEC_METRIC) & table["value"].notna()]
     eec_png = difference_plot(
         eec, "config", f"EEC effects: model B ({b.label}) minus model A ({a.label})", "difference (B − A)"
     )
     weat_png = weat_figure(table, a, b)
-    figures = {}
-    for name, data in ((EEC_FIGURE, eec_png), (WEAT_FIGURE, weat_png)):
-        if data is not None:
-            figures[name] = atomic_write_bytes(folder / name, data)
-    csv = folder / CSV_NAME
-    atomic_write_text(csv, spreadsheet_safe(csv_table(table)).to_csv(index=False))
+    figures = {name: data for name, data in ((EEC_FIGURE, eec_png), (WEAT_FIGURE, weat_png)) if data is not None}
     text = [
         f"# Comparison: model B ({b.label}) minus model A ({a.label})",
         "",
@@ -208,5 +224,16 @@ def write_comparison(records: list[dict], a: Side, b: Side, folder: str | Path) 
         *[f"![{name}]({name})" for name in figures],
         "",
     ]
-    markdown = atomic_write_text(folder / MARKDOWN_NAME, "\n".join(text))
-    return ComparisonFiles(folder, csv, markdown, figures.get(EEC_FIGURE), figures.get(WEAT_FIGURE), table)
+    contents = {
+        **figures,
+        CSV_NAME: spreadsheet_safe(csv_table(table)).to_csv(index=False).encode("utf-8"),
+        MARKDOWN_NAME: "\n".join(text).encode("utf-8"),
+    }
+    try:
+        write_folder_whole(folder, contents, COMPARE_OWNER)
+    except OSError as error:
+        raise InputError(f"cannot write the comparison into {folder}: {error.strerror or error}") from None
+    paths = {name: folder / name for name in contents}
+    return ComparisonFiles(
+        folder, paths[CSV_NAME], paths[MARKDOWN_NAME], paths.get(EEC_FIGURE), paths.get(WEAT_FIGURE), table
+    )

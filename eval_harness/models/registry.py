@@ -48,7 +48,8 @@ class ModelMode:
         emotion_model: ``"module:Class"`` of the emotion model this mode builds.
         options: the options that belong to this mode alone (given with another mode, they are an error).
         capabilities: what this mode adds to the type's capabilities (``judge``).
-        defaults: ``"module:function"`` giving option defaults from the source, ``(source) -> dict``, or None.
+        defaults: ``"module:function"`` giving option defaults from the source, ``(source, trust_remote_code) -> dict``,
+            or None.
         trains: whether this mode's emotion model is trained (False for a zero-shot judge, which still takes the
             sweep's seed to draw the tweets its fit scores).
     """
