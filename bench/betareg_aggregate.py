@@ -104,7 +104,7 @@ def compare_fit(n: int) -> None:
     )
     columns = {
         "categoricals": (rows["y"], pd.Categorical(rows["group"]), pd.Categorical(rows["gender"])),
-        "arrays": (rows["y"], rows["group"], rows["gender"]),
+        "numpy strings": (rows["y"], rows["group"].astype(str), rows["gender"].astype(str)),
         "lists": (rows["y"].tolist(), rows["group"].tolist(), rows["gender"].tolist()),
     }
     seconds, results = {}, {}
@@ -137,10 +137,16 @@ def compare_fit(n: int) -> None:
         "LR / (1 + |loglik|)": abs(ours.intersection_lr_test.statistic - 2 * (fitted.llf - reduced.llf))
         / (1 + abs(fitted.llf)),
     }
+    between_sources = max(
+        abs(a.estimate - b.estimate) + abs(a.std_err - b.std_err)
+        for source, cov_type in results
+        for a, b in zip(results[source, cov_type].effects, results["lists", cov_type].effects, strict=True)
+    )
     print(f"\n{n:>9,} rows: row-wise BetaModel fit {row_seconds:8.3f} s")
     for (source, cov_type), value in seconds.items():
-        print(f"           ours from {source:<12} {cov_type:<7} {value:8.3f} s   ratio {row_seconds / value:7.1f}x")
+        print(f"           ours from {source:<13} {cov_type:<7} {value:8.3f} s   ratio {row_seconds / value:7.1f}x")
     print("           max |ours - row-wise|: " + ", ".join(f"{k} {v:.1e}" for k, v in differences.items()))
+    print(f"           max |effect or SE from one label kind - from lists|: {between_sources:.1e}")
 
 
 def eec_unit(seed: int = 1) -> dict:
