@@ -60,13 +60,13 @@ from scipy.special import expit
 
 from ..errors import InputError
 from . import beta_likelihood as likelihood
+from .fit_options import COV_TYPES
 from .results import Result
 from .wald import CONFIDENCE, wald_test
 
 MIN_ROWS_PER_CELL = 2
 MAX_PRECISION = 1e10
 BOUNDARY_MODES = ("squeeze", "error")
-COV_TYPES = ("model", "cluster")
 EFFECT_KINDS = ("conditional", "average", "interaction")
 INTERCEPT = "intercept"
 LOG_PHI = "log_phi"
