@@ -63,6 +63,7 @@ from eval_harness.stats.betareg import EFFECTS, cluster_robust_covariance, facto
 
 GROUPS, GENDERS = ("European", "African-American"), ("male", "female")
 TEMPLATES = 11
+REPEATS = 3  # our fits are timed this many times, the fastest kept (the row-wise fit once: it takes seconds)
 
 
 def eec_rows(n: int, seed: int = 0) -> dict:
@@ -113,9 +114,8 @@ def compare_fit(n: int) -> None:
             options = (
                 {"cov_type": "cluster", "clusters": {"template_id": rows["template"]}} if cov_type == "cluster" else {}
             )
-            results[source, cov_type], seconds[source, cov_type] = timed(
-                fit_intersectional, y, group, gender, "European", "male", **options
-            )
+            runs = [timed(fit_intersectional, y, group, gender, "European", "male", **options) for _ in range(REPEATS)]
+            results[source, cov_type], seconds[source, cov_type] = min(runs, key=lambda run: run[1])
     ours, clustered = results["lists", "model"], results["lists", "cluster"]
     # Effects from the row-wise parameters with the same weights (the delta method on its covariance).
     design = factorial.FactorialDesign.up_to_order(
