@@ -6,8 +6,8 @@
      likelihood-ratio test) and the CR1 sandwich of its per-row scores, for the comparison of numbers only.
    - Ours: ``fit_intersectional`` (the whole stats-layer call: checks, the full and the reduced fit, effects,
      tests), model-based and template-clustered, from pandas categorical columns (coded, as the row-wise side's
-     prebuilt design matrix is), from numpy object columns of strings, and from Python lists (what the eec suite
-     passes today: their strings are then hashed row by row).
+     prebuilt design matrix is), from numpy fixed-width string arrays (compared level by level, no objects) and
+     from Python lists (scores and labels: what the eec suite passes), each the fastest of ``REPEATS`` calls.
    Printed: seconds, the ratio row-wise fit / ours, and the largest difference of coefficients, both kinds of
    standard errors, effects and the LR statistic (relative to |loglik|: both sum n rounded terms).
 2. Resampling: 1,000 template-bootstrap refits of one EEC x emotion unit (7 templates x 40 names x 5 emotion
@@ -21,26 +21,23 @@ Run: ``.venv/bin/python bench/betareg_aggregate.py`` (sizes 10^4-10^6) or ``--qu
 minute on a loaded machine). Prints; asserts nothing. Runs under the thread policy of ``xbias run``
 (:mod:`eval_harness.thread_policy`).
 
-Measured (full size, 2026-12-01, the shared 2-core box at load average 7-12, so every time is several times a
-quiet machine's; the ratios come from the same process):
+Measured at 10^6 rows (2026-12-03, the shared 2-core Xeon at load average 14-15, so every time is several times
+a quiet machine's; the ratios come from the same process; idle, the row-wise fit took 10.5 s):
 
-    rows       row-wise   ours: categoricals   numpy arrays    Python lists   (model / clustered, seconds)
-    10^4        0.51 s     0.027 / 0.024        0.023 / 0.025   0.029 / 0.034
-    10^5        6.64 s     0.043 / 0.053        0.070 / 0.086   0.138 / 0.305
-    10^6       55.7 s      0.359 / 0.482        0.799 / 0.945   1.641 / 1.697
-    ratio at 10^6:         155x / 116x          70x / 59x       34x / 33x
-    max |ours - row-wise| at 10^6: coefficients 6.9e-14, model SEs 1.5e-16, clustered SEs 4.2e-15, effects
-    1.5e-14, effect SEs 3.2e-17, LR statistic 8.8e-16 relative to 1 + |loglik| (at every size <= 1e-13).
+    row-wise 101.4 s    ours (model / clustered): categoricals 0.555 / 0.617 s (183x / 164x), numpy strings
+    0.570 / 0.737 s (178x / 138x), Python lists 1.534 / 1.723 s (66x / 59x)
+    max |ours - row-wise|: coefficients 6.8e-14, model SEs 1.4e-16, clustered SEs 6.0e-15, effects 1.5e-14, effect
+    SEs 2.9e-17, LR statistic 2.1e-14 relative to 1 + |loglik|; every label kind gives the same numbers (0.0).
 
-    1,000 template-bootstrap refits of one EEC x emotion unit (1,400 rows, 280 blocks): 0.25 s (0.25-0.51 s over
-    runs), against 40.9 ms a refit for fit_intersectional on the resampled rows (164x).
+    1,000 template-bootstrap refits of one EEC x emotion unit (1,400 rows, 280 blocks): 0.049 s, against 15.9 ms a
+    refit for fit_intersectional on the resampled rows (321x; load average 4-14).
 
-    evaluate.load("eec_bias").compute: 10^4 rows 0.21 s, 10^5 2.4 s, 10^6 22.4 s; ours (the stats-layer call)
-    0.03, 0.13 and 0.82 s of it (the issue measured 31 s for it at 10^6 on main), our input checks 0.4-0.6 s
-    at 10^6, and evaluate's per-row encoding and Arrow round trip the rest (88-96 %).
+    evaluate.load("eec_bias").compute: 10^4 rows 0.14 s, 10^5 1.28 s, 10^6 28.5 s; ours (the stats-layer call on
+    the lists evaluate hands back) 0.03, 0.08 and 0.54 s of it, evaluate's per-row encoding and Arrow round trip
+    the rest (81-98 %; load average 4-14).
 
-From categorical (or integer-coded) columns the fit is >= 100x the row-wise one at 10^6 rows; from Python lists
-of strings, hashing the labels row by row costs more than the fit itself.
+From categoricals and numpy string arrays the fit is >= 100x the row-wise one at 10^6 rows; from Python lists the
+per-row conversion of the scores and labels to arrays (one pass over Python objects each) costs more than the fit.
 """
 
 import argparse
