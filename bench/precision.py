@@ -7,21 +7,24 @@
      between their vectors;
    - the SmolLM2 judge (``pypi:smollm2-135m-instruct``) on EEC sentences in both precisions: tokens/s and
      the largest difference between the scores (expected values in [0, 1]) and numeral masses.
-2. Numbers, per emotion: the e5 probe (:class:`~eval_harness.models.ProbeRegressor`, its MLP head) trained on
+2. Numbers, per emotion: the e5 probe (:class:`~eval_harness.models.ProbeRegressor`, head ``--head``) trained on
    SemEval-2018 in fp32 with seed 0, in bf16 with seed 0, and in fp32 with seed 1 (on the fp32 vectors, from
    an embedding cache: only the head's training differs). Pearson r on the test split; then each probe
    scores a stratified EEC sample (the eec suite's ``sample`` per template x group x gender cell) and the
    Beta regression is fitted on it (``fit_intersectional``, model-based and template-clustered): for the
    coefficients and effects, the largest |bf16 - fp32| next to the largest |seed 1 - seed 0| (the MLP probe's
-   training noise: the yardstick of what moves the estimates anyway), in units of the fp32 standard error.
+   training noise, zero for a deterministic head such as SVR), in units of the fp32 standard error.
 
-Runs under the thread policy of ``xbias run`` (:mod:`eval_harness.thread_policy`). Prints; asserts nothing.
+Runs under the thread policy of ``xbias run`` (:mod:`eval_harness.thread_policy`). The speed part runs once per CPU
+kind of ``--capabilities`` in a child process with ``ATEN_CPU_CAPABILITY`` and ``ONEDNN_MAX_CPU_ISA`` set
+(``native``: nothing forced), which also prints whether bf16 matrix units are detected and what ``auto`` runs as.
+Prints; asserts nothing.
 Run: ``.venv/bin/python bench/precision.py [--language en] [--eec-config en_black_white] [--sample 4]
-[--emotions anger,fear,joy,sadness] [--max-train 0] [--max-eval 0] [--sentences 480] [--repeats 3] [--quick]``
-(0: every text). The full size encodes every SemEval text of each emotion twice (hours on 2 loaded cores);
-``--quick`` (anger only, 300 training and 150 validation and test tweets, one sentence per EEC cell, 120 timed
-sentences, 2 repeats) took 19 minutes at load average 12 on a 2-core CPU without bf16 instructions, where bf16
-runs 5-6x slower than fp32 (docs/models.md has its numbers).
+[--emotions anger,fear,joy,sadness] [--head mlp] [--max-train 0] [--max-eval 0] [--sentences 480] [--repeats 3]
+[--capabilities native,avx512,avx2,default] [--no-records] [--quick]`` (0: every text). The full size encodes every
+SemEval text of each emotion twice (hours on 2 loaded cores); ``--quick --head svr`` (anger only, 300 training and
+150 validation and test tweets, one sentence per EEC cell, 120 timed sentences, 2 repeats, four CPU kinds) took
+25 minutes at load average 10-19 on the 2-core AMX Xeon (docs/models.md has its numbers).
 """
 
 import argparse
