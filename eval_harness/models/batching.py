@@ -83,7 +83,7 @@ def resolve_precision(precision: str, device: torch.device) -> torch.dtype | Non
     """The autocast dtype of the forward passes (None: fp32, no autocast).
 
     ``auto``: on a GPU bf16 where supported, else fp16; on a CPU fp32, even one with bf16 matrix units
-    (:func:`cpu_has_bf16_matrix_units`), where bf16 runs 1.5-2x faster and moves the EEC records by little, but its
+    (:func:`cpu_has_bf16_matrix_units`), where bf16 runs 1.4-2x faster and moves the EEC records by little, but its
     numbers depend on the thread count (docs/models.md has the measurements and the rule). ``fp32``: None.
     ``bf16``: bf16 on any device, a CPU included. ``fp16``: GPUs only (refused on a CPU).
     """
