@@ -98,6 +98,7 @@ HARNESS_FIELDS = {
     "seed": Field(int, "the sweep seed of the unit"),
     "model_commit": Field(str, "the commit (or package==version) the model was loaded from"),
     "dataset_fingerprint": Field(str, "what the dataset the unit read was built from"),
+    "precision": Field(str, "what the forward passes ran as: fp32, bf16 or fp16 (None: the model runs no network)"),
 }
 # The rules that pool a test over seeds (by estimand), and the estimand each answers.
 TESTED_POOLINGS = {"seed_mean": "seed_mean", "rubin": "one_head"}

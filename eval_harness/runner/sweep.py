@@ -150,7 +150,8 @@ def run_sweep(
     store.make_folder()  # every rank (it is idempotent): a bad --out fails here, before torch loads
     owns_dist = dist is None
     dist = dist or Distributed()
-    lock, finished = _take_folder(store, config, plan, force, dist)
+    provenance["precisions"] = _precisions(config, str(dist.accelerator.device))
+    lock, finished = _take_folder(store, config, plan, force, dist, provenance["precisions"])
     try:
         summary = _run_plan(config, plan, store, dist, finished, cache_dir, progress, started, provenance)
     finally:
@@ -179,7 +180,7 @@ def _check_before_writing(config: RunConfig, cache_dir: str | Path | None) -> No
 
 
 def _take_folder(
-    store: RunStore, config: RunConfig, plan: Plan, force: bool, dist: Distributed
+    store: RunStore, config: RunConfig, plan: Plan, force: bool, dist: Distributed, precisions: Mapping[str, str]
 ) -> tuple[RunLock | None, dict[str, dict | None]]:
     """Rank 0 locks the folder for the run, checks whose it is, opens it, builds the datasets the suites read,
     finds the finished units and writes ``results.jsonl`` of those; the other ranks wait for that answer.
@@ -193,6 +194,7 @@ def _take_folder(
             lock = store.lock()
             if not force:
                 _refuse_other_commits(store, config)
+                _refuse_other_precisions(store, precisions)
             store.open(config, wipe=store.check(config, force=force))
             _build_datasets(plan)
             finished = store.finished_units(plan.units, keeps_samples=_keeps_samples)
@@ -349,6 +351,37 @@ def _refuse_other_commits(store: RunStore, config: RunConfig) -> None:
             )
 
 
+def _precisions(config: RunConfig, device: str) -> dict[str, str]:
+    """What each model with a ``precision`` option runs as here (``fp32``, ``bf16``, ``fp16``; ``auto`` follows the
+    hardware), on its ``device`` option or the run's: its records and run.json name it."""
+    from ..models.batching import precision_name  # torch: imported when a run starts
+
+    return {
+        model.name: precision_name(model.options.get("precision", "auto"), model.options.get("device") or device)
+        for model in config.models
+        if "precision" in model_type(model.type).options
+    }
+
+
+def _refuse_other_precisions(store: RunStore, precisions: Mapping[str, str]) -> None:
+    """A folder whose units a model computed in another precision is not resumed: ``auto`` follows the hardware, so
+    the same config resumed on another machine could mix fp32 and bf16 numbers in one run.
+
+    Raises:
+        ConfigError: naming the model, both precisions and the fixes (resume where it runs as before, --force,
+            another --out).
+    """
+    before = (store.run_info().get("provenance") or {}).get("precisions") or {}
+    for name, precision in precisions.items():
+        old = before.get(name)
+        if old and old != precision:
+            raise ConfigError(
+                f"model {name!r} runs in {precision} here, but the run in {store.root} computed its units in {old} "
+                f"(precision auto follows the hardware): resume it where it runs in {old}, or use --force to "
+                "recompute, or give another --out"
+            )
+
+
 def _build_datasets(plan: Plan) -> None:
     """Build (on first use) the datasets the plan's suites read, once, before the ranks load them together."""
     names = sorted({name for task in plan.tasks for name in get_suite(task.suite).datasets})
@@ -429,6 +462,7 @@ def _evaluate(
         pinned = {
             "model_commit": ctx.provenance["models"].get(unit.model, {}).get("commit"),
             "dataset_fingerprint": ctx.provenance["datasets"].get(unit.dataset),
+            "precision": ctx.provenance["precisions"].get(unit.model),
         }
         records = [
             make_record(unit, {**record, **pinned}, suite.records) for record in suite.evaluate(unit, prepared, ctx)

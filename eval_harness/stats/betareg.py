@@ -114,6 +114,7 @@ from .factorial import (  # noqa: F401 (re-exported: names of the 2 x 2 API)
     LikelihoodRatioTest,
     squeeze_boundary,
 )
+from .fit_options import CLUSTER_COLUMNS, clusters_from_columns  # noqa: F401 (re-exported: the metric's API)
 from .results import Result, is_missing
 from .significance import significance_stars
 from .wald import CONFIDENCE
@@ -129,8 +130,6 @@ EFFECTS = (
     "gender_ame",
     "group:gender_did",
 )
-# Per-row columns the eec_bias metric can cluster by (clusters_from_columns).
-CLUSTER_COLUMNS = ("template_id", "person")
 # The non-minority group levels of the shipped EECs and the male gender level: the
 # only levels a caller may leave implicit (see infer_reference_level).
 KNOWN_REFERENCE_LEVELS = {"group": ("European", "Anglo"), "gender": ("male",)}
@@ -328,38 +327,6 @@ def infer_reference_level(factor: str, labels: Sequence[str | None], two_levels:
         f"cannot tell the reference level of {factor} from the levels found {levels}: "
         f"pass reference_{factor}=<the level coded 0>"
     )
-
-
-def clusters_from_columns(
-    cov_type: str, cluster_by: str | Sequence[str] | None, columns: Mapping[str, Sequence | None]
-) -> dict[str, Sequence] | None:
-    """The ``clusters`` argument of :func:`fit_intersectional` from named per-row columns.
-
-    ``columns`` maps each of ``CLUSTER_COLUMNS`` to its per-row labels or None (not given).
-    With ``cov_type="model"`` the result is None and ``cluster_by`` must be None. With
-    ``cov_type="cluster"``, ``cluster_by`` names one or two columns (a string is one name;
-    None means ``"template_id"``), each of which must be given.
-    """
-    if cov_type not in COV_TYPES:
-        raise InputError(f"cov_type must be one of {list(COV_TYPES)}, got {cov_type!r}")
-    if cov_type == "model":
-        if cluster_by is not None:
-            raise InputError(f"cluster_by={cluster_by!r} needs cov_type='cluster' (cov_type is 'model')")
-        return None
-    names = ["template_id"] if cluster_by is None else [cluster_by] if isinstance(cluster_by, str) else cluster_by
-    if not isinstance(names, Sequence) or not 1 <= len(names) <= 2 or len(set(names)) != len(names):
-        raise InputError(
-            f"cluster_by must name one or two distinct columns of {list(CLUSTER_COLUMNS)}, got {cluster_by!r}"
-        )
-    for name in names:
-        if name not in CLUSTER_COLUMNS:
-            raise InputError(f"cluster_by names {name!r}, which is not one of {list(CLUSTER_COLUMNS)}")
-        if columns.get(name) is None:
-            raise InputError(
-                f"cov_type='cluster' with cluster_by={list(names)} needs the per-row {name}= labels, "
-                "which were not given"
-            )
-    return {name: columns[name] for name in names}
 
 
 def fit_intersectional(

@@ -60,13 +60,13 @@ from scipy.special import expit
 
 from ..errors import InputError
 from . import beta_likelihood as likelihood
+from .fit_options import COV_TYPES
 from .results import Result
 from .wald import CONFIDENCE, wald_test
 
 MIN_ROWS_PER_CELL = 2
 MAX_PRECISION = 1e10
 BOUNDARY_MODES = ("squeeze", "error")
-COV_TYPES = ("model", "cluster")
 EFFECT_KINDS = ("conditional", "average", "interaction")
 INTERCEPT = "intercept"
 LOG_PHI = "log_phi"
@@ -427,13 +427,18 @@ def checked_scores(y) -> np.ndarray:
 
 
 def _label_array(name: str, labels) -> np.ndarray:
-    """A factor's labels as a 1-D array, without per-row Python work for numpy or pandas columns."""
+    """A factor's labels as a 1-D array, without per-row Python work for numpy or pandas columns (a fixed-width
+    string array stays one: no conversion to objects)."""
     if isinstance(labels, pd.Series | pd.Index | pd.Categorical):
         labels = np.asarray(labels, dtype=object)
-    array = labels if isinstance(labels, np.ndarray) else np.asarray(list(labels), dtype=object)
+    array = labels if isinstance(labels, np.ndarray) else np.asarray(labels, dtype=object)
     if array.ndim != 1:
         raise InputError(f"{name} labels must be strings (or None), one per row; got an array of shape {array.shape}")
     return array
+
+
+# Levels found by comparison before the labels are hashed instead (k passes over n rows cost n k).
+MAX_COMPARED_LEVELS = 16
 
 
 def code_labels(name: str, labels: Sequence[str | None]) -> tuple[np.ndarray, list[str]]:
@@ -441,20 +446,60 @@ def code_labels(name: str, labels: Sequence[str | None]) -> tuple[np.ndarray, li
 
     Labels must be strings: the levels found are checked (not every row), so any other value, a number or a
     list, is an :class:`InputError` naming the types found. A pandas categorical column is taken as it is
-    coded (no per-row work at all).
+    coded (no per-row work at all); other labels are coded by :func:`compared_codes` (time linear in the
+    rows, no hashing), and hashed only past ``MAX_COMPARED_LEVELS`` levels or where a label is not a string.
     """
     if isinstance(getattr(labels, "dtype", None), pd.CategoricalDtype):
-        categorical = pd.Categorical(labels)
+        categorical = labels.array if isinstance(labels, pd.Series | pd.Index) else labels
         codes, levels = categorical.codes, categorical.categories
     else:
-        codes, levels = _factorized(name, _label_array(name, labels))
+        array = _label_array(name, labels)
+        compared = compared_codes(array)
+        codes, levels = compared if compared is not None else _hashed_codes(name, array)
     odd = {type(level).__name__ for level in levels if not isinstance(level, str)}
     if odd:
         raise InputError(f"{name} labels must be strings (or None), found values of type {sorted(odd)}")
     return np.asarray(codes, dtype=np.intp), [str(level) for level in levels]
 
 
-def _factorized(name: str, array: np.ndarray):
+def compared_codes(array: np.ndarray) -> tuple[np.ndarray, list] | None:
+    """Codes of string labels by comparison: the first uncoded row's label is the next level, every row equal
+    to it gets its code (one vectorised pass, ``array == level``), until every row is coded.
+
+    k levels cost k passes over the n rows (linear in n; a fixed-width string array is compared as it is, with no
+    conversion to Python objects). None (the caller hashes instead) for a label that is not a string (missing
+    values included) or more than ``MAX_COMPARED_LEVELS`` levels.
+    """
+    if array.dtype.kind not in "UO":
+        return None
+    codes = np.full(len(array), -1, dtype=np.intp)
+    levels: list = []
+    start = 0
+    while start < len(array):
+        level = array[start]
+        if not isinstance(level, str) or len(levels) == MAX_COMPARED_LEVELS:
+            return None
+        try:
+            equal = array[start:] == level
+        except (TypeError, ValueError):  # an element that compares as an array: hash, which names its type
+            return None
+        np.copyto(codes[start:], len(levels), where=equal)
+        levels.append(level)
+        uncoded = codes[start:] < 0
+        first = int(np.argmax(uncoded))
+        start = start + first if uncoded[first] else len(array)
+    return codes, levels
+
+
+def _hashed_codes(name: str, array: np.ndarray):
+    """Codes and levels (in order of appearance) by hashing: a fixed-width string array is sorted (``np.unique``,
+    no objects), anything else goes through ``pandas.factorize`` (None and NaN are missing)."""
+    if array.dtype.kind == "U":
+        levels, first, inverse = np.unique(array, return_index=True, return_inverse=True)
+        order = np.argsort(first)
+        rank = np.empty_like(order)
+        rank[order] = np.arange(len(order))
+        return rank[inverse], levels[order].tolist()
     try:
         return pd.factorize(array)
     except TypeError:  # unhashable labels (lists, dicts): name every type that cannot be a label

@@ -38,11 +38,11 @@ from scipy import special
 from ..errors import InputError
 from . import beta_likelihood as likelihood
 from . import factorial
+from .fit_options import MAX_BOOTSTRAP  # noqa: F401 (re-exported: the resamples' limit)
 from .results import Result
 
 SCHEMES = ("template_bootstrap", "template_leave_one_out", "person_bootstrap", "person_leave_one_out")
 FRAGILE_SHARE = 0.2
-MAX_BOOTSTRAP = 100_000
 TEMPLATES, PERSONS = "template_id", "person"
 
 

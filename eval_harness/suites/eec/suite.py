@@ -100,9 +100,8 @@ class EECSuite(Suite):
     limit_option = "sample"  # xbias run --limit N: N sentences per template x group x gender cell
 
     def validate_options(self, options: Mapping[str, Any]) -> None:
-        # The fit's own checks, here before anything runs (statsmodels is slow to import: not at the top).
-        from ...stats.betareg import CLUSTER_COLUMNS, clusters_from_columns
-        from ...stats.stability import MAX_BOOTSTRAP
+        # The fit's own checks, here before anything runs (from the light module: no pandas or scipy).
+        from ...stats.fit_options import CLUSTER_COLUMNS, MAX_BOOTSTRAP, clusters_from_columns
 
         if not (options["use_t"] is None or isinstance(options["use_t"], bool)):
             raise ConfigError(f"use_t must be true, false or null (automatic), got {options['use_t']!r}")
