@@ -19,7 +19,7 @@ builders accept.
 """
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..errors import ConfigError, shown
@@ -150,6 +150,15 @@ class ModelType:
         return frozenset(found | (mode.capabilities if mode is not None else frozenset()))
 
 
+STATIC_VECTORS = ModelType(
+    "static_vectors",
+    "static word vectors (GloVe, fastText...): mean vector + ridge head (head: mlp for the paper's baseline)",
+    needs_source=True,
+    options=(*VECTOR_OPTIONS, *TRAINING_OPTIONS),
+    emotion_model="eval_harness.models.regressors:StaticVectorRegressor",
+    word_embedder="eval_harness.models.factory:static_words",
+    default_head="ridge",
+)
 _BUILTIN_TYPES = (
     ModelType(
         "encoder",
@@ -187,23 +196,14 @@ _BUILTIN_TYPES = (
         emotion_model="eval_harness.models.regressors:SvmTfidfRegressor",
         default_head="svr",
     ),
-    ModelType(
-        "static_vectors",
-        "static word vectors (GloVe, fastText...): mean vector + ridge head (head: mlp for the paper's baseline)",
-        needs_source=True,
-        options=(*VECTOR_OPTIONS, *TRAINING_OPTIONS),
-        emotion_model="eval_harness.models.regressors:StaticVectorRegressor",
-        word_embedder="eval_harness.models.factory:static_words",
-        default_head="ridge",
-    ),
+    STATIC_VECTORS,
     # The earlier name, kept: the paper's fastText baseline as it was, static vectors with the MLP head.
-    ModelType(
-        "static_mlp",
-        "static word vectors with the MLP head (the paper's fastText baseline; static_vectors with head: mlp)",
-        needs_source=True,
-        options=(*VECTOR_OPTIONS, *TRAINING_OPTIONS),
+    replace(
+        STATIC_VECTORS,
+        name="static_mlp",
+        description="static word vectors with the MLP head (the paper's fastText baseline; static_vectors with "
+        "head: mlp)",
         emotion_model="eval_harness.models.regressors:StaticMlpRegressor",
-        word_embedder="eval_harness.models.factory:static_words",
         default_head="mlp",
     ),
     ModelType(

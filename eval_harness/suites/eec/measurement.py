@@ -25,13 +25,13 @@ def measurement_problem(row: Mapping[str, Any]) -> str:
     :data:`INTENSITY_SCALE_WIDTH`, an interval ``ci_low``..``ci_high`` wider than it, or a ``df`` (or
     ``clustered_df``) below 1."""
     problems = []
-    mde = _number(row.get("mde"))
+    mde = finite_number(row.get("mde"))
     if mde is not None and mde > INTENSITY_SCALE_WIDTH:
         problems.append(f"its minimum detectable effect ({mde:.3g}) is larger than the whole 0-1 intensity scale")
-    low, high = _number(row.get("ci_low")), _number(row.get("ci_high"))
+    low, high = finite_number(row.get("ci_low")), finite_number(row.get("ci_high"))
     if low is not None and high is not None and high - low > INTENSITY_SCALE_WIDTH:
         problems.append("its 95% interval is wider than the whole 0-1 intensity scale")
-    dfs = [df for df in (_number(row.get(name)) for name in DF_FIELDS) if df is not None and df < 1]
+    dfs = [df for df in (finite_number(row.get(name)) for name in DF_FIELDS) if df is not None and df < 1]
     if dfs:
         problems.append(f"its t test has {min(dfs):.2g} degrees of freedom, fewer than 1")
     return "; ".join(problems)
@@ -45,7 +45,7 @@ def no_measurement_words(row: Mapping[str, Any]) -> str:
 
 def format_mde(mde: Any, digits: int = 3) -> str:
     """An MDE as a table shows it: the number within the scale, ``"> scale"`` beyond it, ``""`` when missing."""
-    value = _number(mde)
+    value = finite_number(mde)
     if value is None:
         return ""
     return f"{value:.{digits}g}" if value <= INTENSITY_SCALE_WIDTH else "> scale"
@@ -53,7 +53,7 @@ def format_mde(mde: Any, digits: int = 3) -> str:
 
 def format_interval(low: Any, high: Any, digits: int = 4) -> str:
     """``"[-0.0120, 0.0340]"``, or ``"wider than the scale"`` for an interval wider than the intensity scale."""
-    low, high = _number(low), _number(high)
+    low, high = finite_number(low), finite_number(high)
     if low is None or high is None:
         return ""
     if high - low > INTENSITY_SCALE_WIDTH:
@@ -61,7 +61,8 @@ def format_interval(low: Any, high: Any, digits: int = 4) -> str:
     return f"[{low:.{digits}f}, {high:.{digits}f}]"
 
 
-def _number(value: Any) -> float | None:
+def finite_number(value: Any) -> float | None:
+    """``value`` as a finite float, or None (missing, a bool, not a number, NaN or infinite)."""
     if value is None or isinstance(value, bool):
         return None
     try:

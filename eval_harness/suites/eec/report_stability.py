@@ -34,7 +34,7 @@ from ...report.findings import column, is_finding
 from ...report.sections import STABILITY_COLUMN
 from ...report.tables import findings_table, format_number, format_p, marked_value
 from ...stats.stability import FRAGILE_SHARE, is_fragile
-from .measurement import format_mde
+from .measurement import finite_number, format_mde
 from .tables import EEC_SUITE, term_label
 
 FRAGILE_MARK = "¶"
@@ -59,16 +59,6 @@ FRAGILE_LEGEND = (
 )
 
 
-def _number(value) -> float | None:
-    if value is None or isinstance(value, bool):
-        return None
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return None
-    return number if math.isfinite(number) else None
-
-
 def _is_stability_row(row: pd.Series) -> bool:
     return row.get("suite") == EEC_SUITE and row.get("metric") in ("estimate", "effect")
 
@@ -79,7 +69,7 @@ def source_shares(row: pd.Series) -> dict[str, tuple[float, float]]:
     for source, (sign, verdict, _) in SOURCES.items():
         if source == "seeds" and row.get("pooling") not in TESTED_POOLINGS:
             continue
-        kept = _number(row.get(sign)), _number(row.get(verdict))
+        kept = finite_number(row.get(sign)), finite_number(row.get(verdict))
         if kept[0] is not None:
             shares[source] = (kept[0], kept[1] if kept[1] is not None else float("nan"))
     return shares
@@ -90,10 +80,10 @@ def source_variances(row: pd.Series) -> dict[str, float]:
     variances = {}
     for source, (_, _, field) in SOURCES.items():
         if field is None:
-            sd = _number(row.get("between_seed_sd")) if row.get("pooling") in TESTED_POOLINGS else None
+            sd = finite_number(row.get("between_seed_sd")) if row.get("pooling") in TESTED_POOLINGS else None
             value = None if sd is None else sd**2
         else:
-            value = _number(row.get(field))
+            value = finite_number(row.get(field))
         if value is not None:
             variances[source] = value
     return variances
@@ -102,7 +92,7 @@ def source_variances(row: pd.Series) -> dict[str, float]:
 def fragility(row: pd.Series, alpha: float, threshold: float = FRAGILE_SHARE) -> str:
     """Why the row's finding is fragile, in words (``"its sign flips in 31% of the template resamples"``), or
     ``""`` when it is not (a finding that is not significant claims nothing and is never fragile)."""
-    p_value = _number(row.get("p_value"))
+    p_value = finite_number(row.get("p_value"))
     if p_value is None or p_value > alpha:
         return ""
     reasons = []
@@ -156,7 +146,7 @@ def variance_split(row: pd.Series) -> str:
 def mde_words(row: pd.Series, alpha: float) -> str:
     """``"not significant at 0.05: these templates and names could not have detected less than 0.041 (80% power)"``
     for a result that is not significant and has a minimum detectable effect; ``""`` otherwise."""
-    p_value, mde = _number(row.get("p_value")), _number(row.get("mde"))
+    p_value, mde = finite_number(row.get("p_value")), finite_number(row.get("mde"))
     if p_value is None or p_value <= alpha or mde is None:
         return ""
     return (
@@ -186,7 +176,7 @@ def _finding_label(row: pd.Series) -> str:
 
 def influential(row: pd.Series) -> str:
     """``template 3 (0.012 without it)``: the left-out template that moves the estimate most."""
-    label, without = row.get("stability_template_influential"), _number(row.get("stability_template_without"))
+    label, without = row.get("stability_template_influential"), finite_number(row.get("stability_template_without"))
     if not isinstance(label, str) or without is None:
         return ""
     return f"template {label} ({format_number(without, 3)} without it)"
