@@ -131,9 +131,33 @@ def choices(
     if len(endings) > 1:
         raise InputError("the judge's prompts for this tokenizer end with different white space")
     (space,) = endings
-    if space:
-        return space, [space + text for text in spelled] + [space], [*numerals, NORMALISER]
-    return space, spelled, list(numerals)
+    options = [space + text for text in spelled] + ([space] if space else [])
+    before, after = before_after[0]
+    _check_split(tokenizer, before + "A sentence." + after[: len(after) - len(space)], options, token_ids)
+    return space, options, [*numerals, NORMALISER] if space else list(numerals)
+
+
+def _check_split(tokenizer, context: str, options: list[str], token_ids: list[int]) -> None:
+    """Check that lm-eval's split of each choice's tokens (the whole text's tokens after the context's, without
+    special tokens, as its HF backend encodes them) gives the judge's: the white space's tokens, then the
+    candidate's one token.
+
+    Raises:
+        InputError: this tokenizer merges the white space with a numeral (lm-eval's log-likelihoods would then
+            not be the judge's numbers).
+    """
+
+    def encode(text: str) -> list[int]:
+        return tokenizer(text, add_special_tokens=False)["input_ids"]
+
+    start = len(encode(context))
+    space = encode(context + options[-1])[start:] if len(options) > len(token_ids) else []
+    for option, token in zip(options, token_ids, strict=False):
+        if encode(context + option)[start:] != [*space, token]:
+            raise InputError(
+                f"lm-eval would read the numeral {option.strip()!r} after this model's prompt as other tokens than "
+                "the judge does (its tokenizer joins white space and numeral): use xbias run --model-type llm"
+            )
 
 
 def _write(staging, folder, tokenizer, model, languages, emotions, sample, scale) -> dict:
