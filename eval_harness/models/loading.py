@@ -14,9 +14,12 @@ modification time), of the tokenizer (its full ``tokenizer.json``) and of the ca
 
 import hashlib
 import json
+import logging
 import os
 import re
 import socket
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -33,6 +36,11 @@ SNAPSHOT_FILES = ["*.json", "*.safetensors", "*.txt", "*.model", "*.tiktoken", "
 _SHA256_NAME = re.compile(r"^[0-9a-f]{64}$")
 # Config keys that depend on where or with what a model was saved, not on what it computes.
 _VOLATILE_CONFIG_KEYS = ("_name_or_path", "transformers_version", "torch_dtype", "dtype", "_commit_hash")
+# Where transformers logs a model's load report (weights missing from, or unexpected in, its checkpoint).
+TRANSFORMERS_LOADER_LOG = "transformers.modeling_utils"
+LOAD_REPORT = "LOAD REPORT"
+_POOLER_WEIGHT = re.compile(r"(^|\.)pooler\.")
+logger = logging.getLogger(__name__)
 
 
 def hub_offline() -> bool:
@@ -129,7 +137,11 @@ def load_pretrained(
     code = {"trust_remote_code": bool(trust_remote_code)}
     try:
         tokenizer = AutoTokenizer.from_pretrained(source, local_files_only=local_only, **code)
-        model = model_class.from_pretrained(source, local_files_only=local_only, **code, **model_kwargs)
+        with _load_report_held() as held:
+            model, info = model_class.from_pretrained(
+                source, local_files_only=local_only, output_loading_info=True, **code, **model_kwargs
+            )
+        _pass_load_report(held, info, os.fspath(name_or_path))
     except Exception as error:  # noqa: BLE001 - every loader failure is the user's model problem
         first_line = (str(error).strip().splitlines() or [type(error).__name__])[0]
         if not trust_remote_code and _asks_for_code(error):
@@ -142,6 +154,49 @@ def load_pretrained(
     if folder is None:
         folder = _cached_snapshot(source)
     return model.eval(), tokenizer, folder
+
+
+@contextmanager
+def _load_report_held() -> Iterator[list[logging.LogRecord]]:
+    """transformers' load report of the model loaded inside, held back (the list it yields) for
+    :func:`_pass_load_report`; its other log lines pass as they are."""
+    held: list[logging.LogRecord] = []
+
+    def hold(record: logging.LogRecord) -> bool:
+        if LOAD_REPORT in record.getMessage():
+            held.append(record)
+            return False
+        return True
+
+    loader_log = logging.getLogger(TRANSFORMERS_LOADER_LOG)
+    loader_log.addFilter(hold)
+    try:
+        yield held
+    finally:
+        loader_log.removeFilter(hold)
+
+
+def _pass_load_report(held: list[logging.LogRecord], info: dict, name: str) -> None:
+    """Let transformers' held load report through as it was, unless the only weights it names are a pooler's
+    missing from the checkpoint (e5, MiniLM as ``AutoModel``): xbias pools the hidden states and never reads a
+    pooler, so that is said once in xbias's log at DEBUG (``--verbose``), not as a warning under ``--quiet``."""
+    missing = list(info.get("missing_keys") or ())
+    unused_pooler = (
+        missing
+        and all(_POOLER_WEIGHT.search(key) for key in missing)
+        and not info.get("unexpected_keys")
+        and not info.get("mismatched_keys")
+    )
+    for record in held:
+        if unused_pooler:
+            logger.debug(
+                "%s: its checkpoint has no pooler weights (%s): newly initialised and never used (xbias pools the "
+                "hidden states)",
+                name,
+                ", ".join(sorted(missing)),
+            )
+        else:
+            logging.getLogger(record.name).handle(record)
 
 
 def model_fingerprint(model: torch.nn.Module, tokenizer: Any, folder: Path | None, **extra: Any) -> str:

@@ -48,7 +48,6 @@ from typing import Any, ClassVar
 
 import numpy as np
 import yaml
-from scipy.special import logsumexp
 
 from eval_harness.data.emotion_splits import SemEvalSplits, TextSplit, clean_tweet
 from eval_harness.errors import InputError, unreadable_file
@@ -58,6 +57,7 @@ from eval_harness.models.causal_lm import CausalLM
 from eval_harness.models.encoder import unique_texts
 from eval_harness.models.heads import pearson_r
 from eval_harness.models.regressors import EmotionRegressor, RegressorScores
+from eval_harness.stats.judge import numeral_statistics
 
 PROMPTS_FILE = Path(__file__).with_name("judge_prompts.yaml")
 ANSWERS = ("expected", "generate")
@@ -507,7 +507,7 @@ class PromptJudge(EmotionRegressor):
             logprobs = self.cache.get_or_compute(self.lm.fingerprint, mode, unique, candidate_logprobs)
         else:
             logprobs = candidate_logprobs(unique)
-        expected, mass, argmax = self._numeral_statistics(logprobs)
+        expected, mass, argmax = numeral_statistics(logprobs, self.candidate_numerals, self.low, self.high)
         value, answers, parsed = expected, None, None
         if generate:
             answers = tuple(self._decode(tokens) for tokens in generated)
@@ -522,18 +522,6 @@ class PromptJudge(EmotionRegressor):
             answers = tuple(answers[index] for index in inverse)
             parsed = parsed[inverse]
         return PromptScores(value[inverse], expected[inverse], mass[inverse], argmax[inverse], answers, parsed)
-
-    def _numeral_statistics(self, logprobs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(expected mapped to [0, 1], numeral mass, arg-max numeral)`` from the candidates' log-probabilities."""
-        numerals = np.arange(self.low, self.high + 1)
-        owner = np.asarray(self.candidate_numerals) - self.low
-        log_p = np.stack(
-            [logsumexp(logprobs[:, owner == column], axis=1) for column in range(len(numerals))], axis=1
-        )  # log p(n): the numeral's spellings summed
-        log_mass = logsumexp(log_p, axis=1)
-        q = np.exp(log_p - log_mass[:, None])
-        expected = (q @ numerals - self.low) / (self.high - self.low)
-        return np.clip(expected, 0.0, 1.0), np.exp(log_mass), numerals[q.argmax(axis=1)]
 
     def _decode(self, tokens: list[int]) -> str:
         """A greedy answer's text, up to its first special token (end of turn)."""

@@ -18,8 +18,9 @@ Which datasets are benchmarks and what their tasks are, each method's section sa
 the file into the dataset's folder, and ``--push-to-hub`` uploads it with the data.
 
 The Hub checks ``evaluation_framework`` against its own list of frameworks (huggingface.js,
-``packages/tasks/src/eval.ts``), which does not name xbias yet; a dataset becomes a listed benchmark once the Hub
-adds it (and its maintainers allow-list the dataset, as the docs say for every benchmark).
+``packages/tasks/src/eval.ts``), which does not name xbias yet (nor lm-evaluation-harness; read 2026-08-21); a
+dataset becomes a listed benchmark once the Hub adds it (and its maintainers allow-list the dataset, as the docs
+say for every benchmark). docs/model_card.md says what a publisher must do.
 """
 
 from __future__ import annotations

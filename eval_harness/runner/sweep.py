@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from tqdm.auto import tqdm
 
@@ -162,6 +163,33 @@ def run_sweep(
     return summary
 
 
+def write_run(
+    config: RunConfig,
+    plan: Plan,
+    out: str | Path,
+    models: Callable[[RunContext], Any],
+    provenance: dict,
+    force: bool = False,
+) -> RunSummary:
+    """Write ``plan``'s units into the run folder ``out`` exactly as :func:`run_sweep` does (the same lock, checks,
+    unit files, samples, ``results.jsonl`` and ``run.json``), the suites getting ``ctx.models`` from
+    ``models(ctx)``: scores made elsewhere (lm-evaluation-harness's logged samples, :mod:`eval_harness.lmeval`).
+    No model is loaded or pinned here; ``provenance`` says where the scores came from (``run.json`` keeps it, with
+    the datasets' fingerprints), and ``config.pinned`` what identifies them. One process."""
+    started = time.time()
+    provenance = {**provenance, "datasets": _dataset_fingerprints(plan)}
+    store = RunStore(out, config)
+    store.make_folder()
+    dist = Distributed()
+    lock, finished = _take_folder(store, config, plan, force, dist)
+    try:
+        return _run_plan(config, plan, store, dist, finished, None, False, started, provenance, models)
+    finally:
+        if lock is not None:
+            lock.release()
+        dist.close()
+
+
 def _check_before_writing(config: RunConfig, cache_dir: str | Path | None) -> None:
     """What only the models and the file system can tell, checked before the run folder exists: every model's
     option values (those its class checks without loading it) and a ``--cache-dir`` that can be written.
@@ -223,9 +251,11 @@ def _run_plan(
     progress: bool,
     started: float,
     provenance: dict,
+    models: Callable[[RunContext], Any] | None = None,
 ) -> RunSummary:
     """Every unfinished unit of ``plan``, task by task; ``results.jsonl`` and ``run.json`` at the end, however
-    the run ends (``finished``: the units finished before, with their files' content on rank 0)."""
+    the run ends (``finished``: the units finished before, with their files' content on rank 0; ``models``: what
+    gives the suites ``ctx.models`` instead of the config's models, see :func:`write_run`)."""
     ctx = RunContext(
         dist=dist,
         cache_dir=Path(cache_dir) if cache_dir else store.cache_dir,
@@ -233,6 +263,8 @@ def _run_plan(
         sources={name: pin["load"] for name, pin in provenance["models"].items()},
         provenance=provenance,
     )
+    if models is not None:
+        ctx.models = models(ctx)
     saved = _Saved(resumed=len(finished), payloads=dict(finished) if dist.is_main else {})
     info = {
         "status": "running",
