@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ..errors import InputError
+from ..stats.equivalence import check_margin
 from ..suites.eec_crosslingual.pipeline import check_cluster_by
 from .contrasts import CLUSTER_SOURCES, eec_differences, paired_samples, pooled_over_seeds, weat_difference
 from .output import ComparisonFiles, write_comparison
@@ -44,14 +45,19 @@ def compare_runs(
     cluster_by: Sequence[str] = ("template_id",),
     n_bootstrap: int = 10_000,
     progress: Callable[[str], None] | None = None,
+    equivalence_margin: float | None = None,
 ) -> ComparisonFiles:
-    """Compare model B with model A (module docstring) and write the comparison's files.
+    """Compare model B with model A (module docstring) and write the comparison's files. ``equivalence_margin``: a
+    margin delta on the intensity scale: each EEC difference is also tested for equivalence within +-delta (TOST on
+    its own standard error and df), the release-gate question "did B change no effect by more than delta?".
 
     Raises:
         InputError: bad runs, models, covariance options, or an output folder inside a run.
         RunsDiffer: the sides share no unit, or a shared unit scored other sentences (words).
     """
     check_cluster_by(cov_type, list(cluster_by), tuple(CLUSTER_SOURCES))
+    if equivalence_margin is not None:
+        check_margin(equivalence_margin)
     a, b = sides(run_a, run_b, model_a, model_b)
     folder = Path(out) if out is not None else default_folder(a, b)
     for side in (a, b):
@@ -67,4 +73,4 @@ def compare_runs(
             records.extend(eec_differences(pair, a, b, paired, cov_type=cov_type, cluster_by=cluster_by))
         else:
             records.append(weat_difference(pair, a, b, paired, n_bootstrap=n_bootstrap))
-    return write_comparison(pooled_over_seeds(records), a, b, folder)
+    return write_comparison(pooled_over_seeds(records), a, b, folder, equivalence_margin)

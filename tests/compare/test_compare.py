@@ -239,3 +239,27 @@ def test_an_mde_wider_than_the_intensity_scale_is_said_so():
     assert "differences of 0.08 to 20.3" in line
     assert "2 of them could not have detected any difference smaller than the whole 0-1 intensity scale" in line
     assert beyond_the_scale(0.9) == "" and "whole 0-1 intensity scale" in beyond_the_scale(1.3)
+
+
+def test_an_equivalence_margin_tests_each_difference_on_its_own_standard_error(two_models, tmp_path):
+    """--equivalence-margin 0.02: each EEC difference's TOST p is the larger of scipy's two one-sided t tails of its
+    own value, standard error and df; no planted difference (0.05) is called within ±0.02; the text counts them."""
+    from scipy import stats
+
+    folder, _, _ = two_models
+    out = tmp_path / "equivalence"
+    command = ["compare", str(folder), "--model-a", "base", "--model-b", "tuned", "--out", str(out), "-q"]
+    assert main([*command, "--equivalence-margin", "0.02"]) == 0
+    results = pd.read_csv(out / "comparison.csv")
+    assert (results["statistic_kind"] == "t").all()
+    lower = stats.t.sf((results["value"] + 0.02) / results["std_err"], results["df"])
+    upper = stats.t.cdf((results["value"] - 0.02) / results["std_err"], results["df"])
+    assert np.allclose(results["tost_p_value"], np.maximum(lower, upper), rtol=1e-9)
+    assert ((results["tost_p_value"] <= 0.05) == (results["equivalence"] == "within")).all()
+    planted = [
+        (c, e, t) in PLANTED for c, e, t in zip(results["config"], results["emotion"], results["term"], strict=True)
+    ]
+    assert (results.loc[planted, "equivalence"] != "within").all()
+    text = (out / "comparison.md").read_text()
+    assert "Equivalence within ±0.02 (two one-sided tests at 0.05" in text and "| ±δ (TOST p) |" in text
+    assert main([*command[:-1], "--equivalence-margin", "-1", "-q"]) == 2
