@@ -20,7 +20,6 @@ import pandas as pd
 
 from ...contract.records import Field
 from ...errors import InputError
-from ...report.tables import format_number, format_p
 from ...stats.design_power import (
     EFFECT_WEIGHTS,
     MAX_TEMPLATES,
@@ -152,6 +151,8 @@ def plan_words(row: Mapping, target: float) -> str:
 def power_table(results: pd.DataFrame, target: float | None = None, alpha: float = 0.05) -> pd.DataFrame:
     """Per EEC x emotion x model x effect with a margin or planner fields: its value, p, MDE (the record's), the
     TOST verdict at its margin and the planner's line for ``target`` (default: the record's margin)."""
+    from ...report.tables import format_number, format_p  # here: it loads statsmodels (xbias list stays light)
+
     present = [name for name in ("planner_template_var", "equivalence_margin") if name in results.columns]
     if not present:
         return pd.DataFrame()
