@@ -92,3 +92,22 @@ def test_a_result_that_is_not_significant_says_its_equivalence_test_and_the_temp
 def test_a_bad_margin_is_a_config_error():
     with pytest.raises(ConfigError, match="equivalence margin must be a finite number > 0"):
         SUITE.validate_options({**SUITE.options, "equivalence_margin": -0.1})
+
+
+def test_pooled_seeds_average_the_components_and_add_the_seeds_spread():
+    """Two seeds' records pooled: each effect's planner variances are the seeds' mean, its design fields stay, and
+    the planner's seed variance is the square of the pooled record's between-seed SD over 2 seeds."""
+    from eval_harness.contract.seeds import pool_seeds
+    from eval_harness.suites.eec.planner import components_of
+
+    seeds = [[dict(r, seed=seed) for r in unit_records(null_data(seed))] for seed in (0, 1)]
+    pooled = pool_seeds([r for records in seeds for r in records], schemas={"eec": EEC_RECORDS})
+    for term in ("group_ame", "group:gender_did"):
+        (row,) = [r for r in pooled if r["metric"] == "effect" and r["term"] == term]
+        each = [next(r for r in records if r["metric"] == "effect" and r["term"] == term) for records in seeds]
+        assert row["planner_template_var"] == pytest.approx(np.mean([r["planner_template_var"] for r in each]))
+        assert row["planner_within_var"] == pytest.approx(np.mean([r["planner_within_var"] for r in each]))
+        assert row["planner_templates"] == 11 and row["equivalence_margin"] == 0.01
+        components = components_of(row)
+        assert components.seeds == 2
+        assert components.seed_var == pytest.approx(np.var([r["value"] for r in each], ddof=1), rel=1e-9)
