@@ -7,26 +7,31 @@
      between their vectors;
    - the SmolLM2 judge (``pypi:smollm2-135m-instruct``) on EEC sentences in both precisions: tokens/s and
      the largest difference between the scores (expected values in [0, 1]) and numeral masses.
-2. Numbers, per emotion: the e5 probe (:class:`~eval_harness.models.ProbeRegressor`, its MLP head) trained on
+2. Numbers, per emotion: the e5 probe (:class:`~eval_harness.models.ProbeRegressor`, head ``--head``) trained on
    SemEval-2018 in fp32 with seed 0, in bf16 with seed 0, and in fp32 with seed 1 (on the fp32 vectors, from
    an embedding cache: only the head's training differs). Pearson r on the test split; then each probe
    scores a stratified EEC sample (the eec suite's ``sample`` per template x group x gender cell) and the
    Beta regression is fitted on it (``fit_intersectional``, model-based and template-clustered): for the
    coefficients and effects, the largest |bf16 - fp32| next to the largest |seed 1 - seed 0| (the MLP probe's
-   training noise: the yardstick of what moves the estimates anyway), in units of the fp32 standard error.
+   training noise, zero for a deterministic head such as SVR), in units of the fp32 standard error.
 
-Runs under the thread policy of ``xbias run`` (:mod:`eval_harness.thread_policy`). Prints; asserts nothing.
+Runs under the thread policy of ``xbias run`` (:mod:`eval_harness.thread_policy`). The speed part runs once per CPU
+kind of ``--capabilities`` in a child process with ``ATEN_CPU_CAPABILITY`` and ``ONEDNN_MAX_CPU_ISA`` set
+(``native``: nothing forced), which also prints whether bf16 matrix units are detected and what ``auto`` runs as.
+Prints; asserts nothing.
 Run: ``.venv/bin/python bench/precision.py [--language en] [--eec-config en_black_white] [--sample 4]
-[--emotions anger,fear,joy,sadness] [--max-train 0] [--max-eval 0] [--sentences 480] [--repeats 3] [--quick]``
-(0: every text). The full size encodes every SemEval text of each emotion twice (hours on 2 loaded cores);
-``--quick`` (anger only, 300 training and 150 validation and test tweets, one sentence per EEC cell, 120 timed
-sentences, 2 repeats) took 19 minutes at load average 12 on a 2-core CPU without bf16 instructions, where bf16
-runs 5-6x slower than fp32 (docs/models.md has its numbers).
+[--emotions anger,fear,joy,sadness] [--head mlp] [--max-train 0] [--max-eval 0] [--sentences 480] [--repeats 3]
+[--capabilities native,avx512,avx2,default] [--no-records] [--quick]`` (0: every text). The full size encodes every
+SemEval text of each emotion twice (hours on 2 loaded cores); ``--quick --head svr`` (anger only, 300 training and
+150 validation and test tweets, one sentence per EEC cell, 120 timed sentences, 2 repeats, four CPU kinds) took
+25 minutes at load average 10-19 on the 2-core AMX Xeon (docs/models.md has its numbers).
 """
 
 import argparse
 import contextlib
 import os
+import subprocess
+import sys
 import tempfile
 import time
 
@@ -153,9 +158,11 @@ def subsample(split: TextSplit, size: int, seed: int) -> TextSplit:
     return TextSplit([split.texts[index] for index in keep], split.intensity[keep])
 
 
-def probe_numbers(encoder, seed: int, language: str, emotion: str, splits: dict, eec, reference_group: str) -> dict:
-    """Pearson r (test) of an e5 probe trained with ``seed``, and the Beta regression of its EEC scores."""
-    probe = ProbeRegressor(encoder, seed=seed, share_dimensions=False)
+def probe_numbers(
+    encoder, head: str, seed: int, language: str, emotion: str, splits: dict, eec, reference_group: str
+) -> dict:
+    """Pearson r (test) of an e5 probe (``head``) trained with ``seed``, and the Beta regression of its EEC scores."""
+    probe = ProbeRegressor(encoder, head=head, seed=seed, share_dimensions=False)
     scores = probe.fit_splits(splits, language, emotion)
     y = probe.predict(eec["sentence"].tolist())
     fits = {}
@@ -194,6 +201,7 @@ def eec_numbers(args, emotions: list[str]) -> None:
         for precision in ("fp32", "bf16")
     }
     corpus = load_eec(args.eec_config).to_pandas()
+    print(f"  the probe's head: {args.head}")
     print(
         f"  {'emotion':<10} {'n train/val/test':>17} {'EEC rows':>9} {'r fp32':>8} {'r bf16':>8} {'r seed 1':>9}   "
         "largest |bf16 - fp32| vs |seed 1 - seed 0| over coefficients and effects (in fp32 SEs: model / clustered)"
@@ -206,7 +214,14 @@ def eec_numbers(args, emotions: list[str]) -> None:
         eec = stratified_sample(rows, args.sample, seed=0) if args.sample else rows
         runs = {
             (precision, seed): probe_numbers(
-                encoders[precision], seed, args.language, emotion, splits, eec, EEC_REFERENCE_GROUP[args.eec_config]
+                encoders[precision],
+                args.head,
+                seed,
+                args.language,
+                emotion,
+                splits,
+                eec,
+                EEC_REFERENCE_GROUP[args.eec_config],
             )
             for precision, seed in (("fp32", 0), ("bf16", 0), ("fp32", 1))
         }
@@ -222,6 +237,39 @@ def eec_numbers(args, emotions: list[str]) -> None:
         )
 
 
+# The CPU kinds the speed part is timed as: ATEN_CPU_CAPABILITY (PyTorch's own kernels) and ONEDNN_MAX_CPU_ISA
+# (oneDNN's matrix products), set before torch loads in a child process. "native": nothing forced (AMX where the
+# CPU has it); "avx512": AVX-512 without AMX or bf16 dot products; "avx2", "default": older CPUs.
+CAPABILITIES = {
+    "native": {},
+    "avx512": {"ATEN_CPU_CAPABILITY": "avx512", "ONEDNN_MAX_CPU_ISA": "AVX512_CORE"},
+    "avx2": {"ATEN_CPU_CAPABILITY": "avx2", "ONEDNN_MAX_CPU_ISA": "AVX2"},
+    "default": {"ATEN_CPU_CAPABILITY": "default", "ONEDNN_MAX_CPU_ISA": "SSE41"},
+}
+
+
+def timed_sample(args):
+    eec = load_eec(args.eec_config).to_pandas()
+    eec = eec[eec["emotion"].notna()]
+    return eec.iloc[np.sort(np.random.default_rng(0).choice(len(eec), args.sentences, replace=False))]
+
+
+def speed(args) -> None:
+    """The speed part in this process (its capability set by the parent)."""
+    from eval_harness.models.batching import cpu_has_bf16_matrix_units, precision_name
+
+    sample = timed_sample(args)
+    print(
+        f"capability {torch.backends.cpu.get_cpu_capability()} ("
+        + ", ".join(f"{name}={os.environ.get(name, 'unset')}" for name in ("ATEN_CPU_CAPABILITY", "ONEDNN_MAX_CPU_ISA"))
+        + f"): bf16 matrix units {cpu_has_bf16_matrix_units()}, auto runs as {precision_name('auto', 'cpu')}; "
+        f"load average {os.getloadavg()[0]:.1f}"
+    )
+    e5_speed(sample["sentence"].tolist(), args.repeats)
+    judged = sample.iloc[: args.sentences // 4]
+    judge_speed(judged["sentence"].tolist(), judged["emotion"].tolist(), args.repeats)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--language", default="en")
@@ -230,28 +278,38 @@ def main() -> None:
         "--sample", type=int, default=4, help="EEC sentences per template x group x gender cell (0: all)"
     )
     parser.add_argument("--emotions", default="anger,fear,joy,sadness")
+    parser.add_argument("--head", default="mlp", help="the probe's head (a name of models.registry.HEADS)")
     parser.add_argument("--max-train", type=int, default=0, help="SemEval training tweets (0: all)")
     parser.add_argument("--max-eval", type=int, default=0, help="SemEval validation and test tweets each (0: all)")
     parser.add_argument("--sentences", type=int, default=480, help="EEC sentences timed (e5); a quarter for the judge")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument(
+        "--capabilities", default=",".join(CAPABILITIES), help=f"CPU kinds timed, of {', '.join(CAPABILITIES)}"
+    )
+    parser.add_argument("--no-records", action="store_true", help="time only (no probe, no EEC fits)")
+    parser.add_argument("--speed-only", action="store_true", help=argparse.SUPPRESS)  # a child, capability set
     parser.add_argument("--quick", action="store_true", help="anger, 300/150/150 tweets, 1 per EEC cell, 120 timed")
     args = parser.parse_args()
     if args.quick:
         args.emotions, args.max_train, args.max_eval, args.sample = "anger", 300, 150, 1
         args.sentences, args.repeats = 120, 2
+    if args.speed_only:
+        speed(args)
+        return
 
-    eec = load_eec(args.eec_config).to_pandas()
-    eec = eec[eec["emotion"].notna()]
-    sample = eec.iloc[np.sort(np.random.default_rng(0).choice(len(eec), args.sentences, replace=False))]
     print(
         f"bf16 autocast vs fp32 on CPU: {torch.get_num_threads()} threads, {os.cpu_count()} CPU cores, "
         f"{thread_policy_summary()}, load average {os.getloadavg()[0]:.1f}; {args.sentences} {args.eec_config} "
         f"sentences for e5, {args.sentences // 4} for the judge"
     )
-    e5_speed(sample["sentence"].tolist(), args.repeats)
-    judged = sample.iloc[: args.sentences // 4]
-    judge_speed(judged["sentence"].tolist(), judged["emotion"].tolist(), args.repeats)
-    print(f"load average {os.getloadavg()[0]:.1f}; the e5 probe in fp32 (seed 0), bf16 (seed 0), fp32 (seed 1):")
+    passed = ["--eec-config", args.eec_config, "--sentences", str(args.sentences), "--repeats", str(args.repeats)]
+    for name in args.capabilities.split(","):
+        print(f"\n[{name}]", flush=True)
+        environment = {**os.environ, **CAPABILITIES[name]}
+        subprocess.run([sys.executable, __file__, *passed, "--speed-only"], env=environment, check=True)
+    if args.no_records:
+        return
+    print(f"\nload average {os.getloadavg()[0]:.1f}; the e5 probe in fp32 (seed 0), bf16 (seed 0), fp32 (seed 1):")
     eec_numbers(args, args.emotions.split(","))
     print(f"load average at the end {os.getloadavg()[0]:.1f}")
 

@@ -238,6 +238,7 @@ def _model_arguments(text: str) -> dict:
     """``--model-args key=value,key=value`` as a mapping, each value read as a YAML scalar (``true``, ``16``,
     ``bfloat16``), the way lm-evaluation-harness takes them."""
     from .errors import ConfigError
+    from .io import RefusedDocument, load_yaml
 
     arguments = {}
     for item in _names(text):
@@ -247,7 +248,9 @@ def _model_arguments(text: str) -> dict:
                 f"--model-args takes key=value pairs separated by commas, e.g. dtype=bfloat16; got {item!r}"
             )
         try:
-            arguments[key.strip()] = yaml.safe_load(value.strip()) if value.strip() else ""
+            arguments[key.strip()] = load_yaml(value.strip()) if value.strip() else ""
+        except RefusedDocument as error:
+            raise ConfigError(f"--model-args {key.strip()}: {error}") from None
         except yaml.YAMLError:
             arguments[key.strip()] = value.strip()
     return arguments
@@ -310,7 +313,7 @@ def _config_from_options(args: argparse.Namespace) -> dict:
     config = {"models": models, "suites": suites}
     if args.languages:
         config["languages"] = _names(args.languages)
-    if args.seeds:
+    if args.seeds is not None:  # `--seeds ''` is refused, not read as "the default seeds"
         seeds = _names(args.seeds)
         if not seeds or not all(seed.isdigit() for seed in seeds):
             raise ConfigError(
@@ -324,8 +327,8 @@ def _cmd_report(args: argparse.Namespace) -> None:
     from .errors import ConfigError
     from .report import load_run, write_report
     from .report.build import report_folder
-    from .report.eval_results import write_eval_results
-    from .report.model_card import dataset_ids_in, push_model_card, update_model_card
+    from .report.eval_results import check_eval_results, write_eval_results
+    from .report.model_card import check_model_card, dataset_ids_in, push_model_card, update_model_card
 
     if args.push and not args.model_card:
         raise ConfigError("--push needs --model-card PATH (the card to write and upload)")
@@ -334,7 +337,22 @@ def _cmd_report(args: argparse.Namespace) -> None:
     dataset_ids = dataset_ids_in(args.dataset_namespace)
     out = report_folder(args.run_dir, args.out)  # a folder the report cannot go into: one line, before any work
     run = load_run(args.run_dir)  # once: what it warns of (an edited results.jsonl) is said once, before any number
-    files = write_report(run, formats=tuple(_names(args.format)), out_dir=out, family=args.family)
+    # Every other target too, before anything is written (the write rule: docs/run_folder.md).
+    if args.model_card:
+        check_model_card(args.model_card)
+    if args.eval_results:
+        check_eval_results(args.eval_results, run, args.dataset_namespace, args.card_model, args.source_url)
+    if args.details:
+        from .report.details import details_folder, write_details
+
+        details_folder(args.details)
+    files = write_report(
+        run,
+        formats=tuple(_names(args.format)),
+        out_dir=out,
+        family=args.family,
+        seed_estimand=args.seed_estimand.replace("-", "_"),
+    )
     for item in files.missing:
         print(f"xbias: warning: {item}", file=sys.stderr)
     for label, path in (("html", files.html), ("markdown", files.markdown), ("csv", files.csv)):
@@ -355,8 +373,6 @@ def _cmd_report(args: argparse.Namespace) -> None:
             ).summary()
         )
     if args.details:
-        from .report.details import write_details
-
         print(write_details(args.run_dir, args.details).summary())
     if args.push:
         print(f"pushed {args.model_card} to {args.push}: {push_model_card(args.model_card, args.push)}")
@@ -432,8 +448,19 @@ def _epilog() -> str:
     return EXAMPLES.format(readme=readme_path(), docs=docs_dir(), metrics=metrics_dir())
 
 
+class _OneLineParser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors (an unknown option, a bad value, -v with -q) are a
+    :class:`~eval_harness.errors.ConfigError`: one line and exit code 2, like every error a user can cause,
+    rather than the usage block argparse prints (``xbias CMD --help`` shows that)."""
+
+    def error(self, message: str):
+        from .errors import ConfigError
+
+        raise ConfigError(f"{self.prog}: {message} (see {self.prog} --help)")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _OneLineParser(
         prog="xbias",
         description="Measure social bias in language models across languages and identities.",
         epilog=_epilog(),
@@ -441,7 +468,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True)
     # -v / -q on every command (after its name: `xbias run ... --quiet`).
-    verbosity = argparse.ArgumentParser(add_help=False)
+    verbosity = _OneLineParser(add_help=False)
     loudness = verbosity.add_mutually_exclusive_group()
     loudness.add_argument(
         "-v",
@@ -571,6 +598,14 @@ def build_parser() -> argparse.ArgumentParser:
         "each model x suite's, or the whole run's",
     )
     report.add_argument(
+        "--seed-estimand",
+        choices=("seed-mean", "one-head"),
+        default="seed-mean",
+        help="what a number pooled over a seeded head's seeds estimates: the mean over seeds, whose standard error "
+        "holds the sampling variance plus the training noise left in the mean (default), or what one retrained "
+        "head would show (Rubin's rules)",
+    )
+    report.add_argument(
         "--model-card",
         metavar="PATH",
         help="add or update the results in this model card's model-index (a README.md; created if missing)",
@@ -673,7 +708,7 @@ def main(argv: list[str] | None = None) -> int:
                 args.func(args)
         except XBiasError as error:
             if speaks:
-                print(f"xbias: error: {error}", file=sys.stderr)
+                print(f"xbias: error: {_one_line(str(error))}", file=sys.stderr)
             return 2
         except KeyboardInterrupt as stop:
             signum = getattr(stop, "signum", signal.SIGINT)
@@ -684,6 +719,19 @@ def main(argv: list[str] | None = None) -> int:
                 )
             return 128 + signum
     return 0
+
+
+# The longest error line printed: its start (what is wrong) and its end (the fix) are kept, the middle cut.
+MAX_ERROR_LENGTH = 1000
+
+
+def _one_line(message: str) -> str:
+    """``message`` on one line of at most :data:`MAX_ERROR_LENGTH` characters, whatever a value it quotes holds
+    (each message cuts what it echoes: :func:`~eval_harness.errors.shown`; this is the last guard)."""
+    line = " ".join(part.strip() for part in message.splitlines())
+    if len(line) <= MAX_ERROR_LENGTH:
+        return line
+    return f"{line[: MAX_ERROR_LENGTH * 3 // 4]} [...] {line[-MAX_ERROR_LENGTH // 4 :]}"
 
 
 @contextmanager

@@ -6,6 +6,10 @@ package's one home for all three.
   are flushed to disk, and are renamed over the target. The file gets the permissions a plain
   ``open(path, "w")`` would give (0666 less the umask): results are meant to be shared.
 - :func:`read_json`: the JSON in a file, or None (missing, unreadable, not JSON).
+- Bounded reading, for every document a user or a folder hands over: :func:`read_bytes` / :func:`read_text`
+  read only a regular file (never a FIFO that blocks or a device that never ends), up to a size;
+  :func:`parse_json` treats JSON nested too deep as damaged; :func:`load_yaml` is ``safe_load`` that refuses
+  alias bombs, a key written twice and nesting too deep (:class:`RefusedDocument`).
 - :func:`file_sha256`: a file's sha256, read in blocks.
 - The storage kit, for every folder xbias builds into a cache (datasets, converted models, fitted
   regressors): :func:`build_folder` builds a folder in a temporary sibling, under an exclusive
@@ -16,13 +20,18 @@ package's one home for all three.
   exactly the files its marker lists, with those digests, and its stamp is the one expected. A
   crash leaves a hidden staging folder beside it (the next build of that folder removes it),
   never a half-built folder where a finished one is looked for.
-- :func:`replace_folder`: a whole folder put in the place of another in one step (the report's).
+- :func:`replace_folder`: a whole folder put in the place of another in one step; :func:`write_folder_whole`: a
+  folder of given files built and put in place that way, sealed with its writer's marker (report, compare, details).
 - :func:`folder_problem`: why a folder could not be created or written here, checked before any work.
+- :func:`write_problem`: the write rule every command that writes follows (docs/run_folder.md): xbias writes
+  into a folder it created or one whose marker says it is xbias's, never through a symbolic link, and replaces
+  only the files it wrote; checked before anything is written.
 """
 
 import ctypes
 import errno
 import fcntl
+import functools
 import glob
 import hashlib
 import json
@@ -30,7 +39,9 @@ import os
 import secrets
 import shutil
 import signal
-from collections.abc import Callable, Iterator, Mapping
+import stat
+import tempfile
+from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -38,6 +49,11 @@ from typing import Any
 BUILD_MARKER = ".xbias-build.json"
 MARKER_FORMAT = 1
 _BLOCK = 1 << 20
+# The largest JSON / YAML document read whole (a unit file, run.json, a config): far above any xbias writes.
+MAX_DOCUMENT_BYTES = 256 << 20
+# The most nodes a YAML document may hold once its aliases are expanded: a hand-written config has hundreds; an
+# "alias bomb" (nine lists of nine aliases of the one before, 500 bytes) has billions.
+MAX_YAML_NODES = 100_000
 
 
 def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
@@ -80,11 +96,145 @@ def atomic_write_json(path: str | os.PathLike, data: Any, indent: int | None = 1
 
 
 def read_json(path: str | os.PathLike) -> Any:
-    """The JSON in ``path``, or None when the file is missing, unreadable or not JSON."""
+    """The JSON in ``path``, or None when the file is missing, unreadable, not a regular file, larger than
+    :data:`MAX_DOCUMENT_BYTES`, or not JSON (nested too deep included)."""
     try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
+        return parse_json(read_text(path))
     except (OSError, ValueError):
         return None
+
+
+class RefusedDocument(ValueError):
+    """A document (JSON, YAML) the package will not read: larger or deeper than it reads, or with a key twice in
+    one mapping. Its message names the reason (and where) and never quotes the document, so it is safe to show:
+    :func:`~eval_harness.errors.unreadable_file` shows it (``says_why``)."""
+
+    says_why = True
+
+
+def read_bytes(path: str | os.PathLike, limit: int = MAX_DOCUMENT_BYTES) -> bytes:
+    """The bytes of the regular file ``path`` (a symlink to one counts), at most ``limit`` of them.
+
+    A FIFO would block forever and a device (``/dev/zero``) never ends: only a regular file is read. The FIFO is
+    opened without waiting for a writer (``O_NONBLOCK``), then refused.
+
+    Raises:
+        OSError: missing, unreadable, not a regular file, or larger than ``limit`` bytes (``strerror`` says which).
+    """
+    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        status = os.fstat(descriptor)
+        if not stat.S_ISREG(status.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file (a FIFO, a device or a folder)", str(path))
+        if status.st_size > limit:
+            raise OSError(errno.EFBIG, f"larger than {limit:,} bytes", str(path))
+        chunks, left = [], limit + 1  # one byte more than allowed tells a file that grew while being read
+        while left and (chunk := os.read(descriptor, min(left, _BLOCK))):
+            chunks.append(chunk)
+            left -= len(chunk)
+    finally:
+        os.close(descriptor)
+    data = b"".join(chunks)
+    if len(data) > limit:
+        raise OSError(errno.EFBIG, f"larger than {limit:,} bytes", str(path))
+    return data
+
+
+def read_text(path: str | os.PathLike, limit: int = MAX_DOCUMENT_BYTES) -> str:
+    """:func:`read_bytes` decoded as UTF-8 (a ``UnicodeDecodeError``, a ``ValueError``, where it is not)."""
+    return read_bytes(path, limit).decode("utf-8")
+
+
+def parse_json(text: str | bytes) -> Any:
+    """``json.loads(text)``, with JSON nested deeper than the interpreter recurses (``[[[[...]]]]``) refused as
+    damaged (:class:`RefusedDocument`, a ``ValueError``) instead of raising ``RecursionError``."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise RefusedDocument("JSON nested too deep to read (damaged?)") from None
+
+
+def load_yaml(text: str, max_nodes: int = MAX_YAML_NODES) -> Any:
+    """``yaml.safe_load(text)`` of one document, refusing (:class:`RefusedDocument`) what safe_load takes silently:
+
+    - aliases that expand past ``max_nodes`` nodes. The expanded size of a node is
+      :math:`n(v) = 1 + \\sum_{c \\in \\text{children}(v)} n(c)`, counted once per distinct node (memoised), so
+      the count takes time linear in the document even when :math:`n` is astronomical;
+    - nesting deeper than the interpreter recurses, and an alias inside the node it names (a cycle);
+    - a key written twice in one mapping (safe_load keeps the last, silently; a merge key ``<<`` may still be
+      overridden).
+
+    Raises:
+        RefusedDocument: one of the above; yaml.YAMLError: not YAML.
+    """
+    import yaml
+
+    loader = _strict_yaml_loader()(text)
+    try:
+        try:
+            node = loader.get_single_node()
+            if node is None:
+                return None
+            _count_expanded_nodes(node, max_nodes, {}, set())
+            return loader.construct_document(node)
+        except RecursionError:
+            raise RefusedDocument("YAML nested too deep to read") from None
+    except yaml.constructor.ConstructorError as error:
+        if isinstance(getattr(error, "duplicate_key_mark", None), yaml.Mark):
+            mark = error.duplicate_key_mark
+            raise RefusedDocument(
+                f"a key is written twice in one mapping (line {mark.line + 1}, column {mark.column + 1}): each "
+                "setting once"
+            ) from None
+        raise
+    finally:
+        loader.dispose()
+
+
+def _count_expanded_nodes(node: Any, limit: int, counted: dict[int, int], open_nodes: set[int]) -> int:
+    """The expanded size of a composed YAML ``node`` (:func:`load_yaml`), memoised in ``counted`` by node id."""
+    if id(node) in counted:
+        return counted[id(node)]
+    if id(node) in open_nodes:
+        raise RefusedDocument("a YAML alias refers to a node that contains it (a cycle)")
+    children = node.value if isinstance(node.value, list) else []
+    open_nodes.add(id(node))
+    size = 1
+    for child in children:
+        for part in child if isinstance(child, tuple) else (child,):  # a mapping's (key, value) pairs
+            size += _count_expanded_nodes(part, limit, counted, open_nodes)
+            if size > limit:
+                raise RefusedDocument(f"YAML whose aliases expand to more than {limit:,} nodes (an alias bomb?)")
+    open_nodes.discard(id(node))
+    counted[id(node)] = size
+    return size
+
+
+@functools.cache
+def _strict_yaml_loader() -> type:
+    """A ``yaml.SafeLoader`` whose mappings refuse a key written twice (the error carries ``duplicate_key_mark``)."""
+    import yaml
+
+    class StrictSafeLoader(yaml.SafeLoader):
+        def construct_mapping(self, node, deep=False):
+            if isinstance(node, yaml.MappingNode):
+                seen = set()
+                for key_node, _ in node.value:
+                    if key_node.tag == "tag:yaml.org,2002:merge":
+                        continue
+                    key = self.construct_object(key_node, deep=True)
+                    try:
+                        repeated = key in seen
+                        seen.add(key)
+                    except TypeError:  # an unhashable key: safe_load refuses it itself
+                        continue
+                    if repeated:
+                        error = yaml.constructor.ConstructorError(None, None, "a key twice", key_node.start_mark)
+                        error.duplicate_key_mark = key_node.start_mark
+                        raise error
+            return super().construct_mapping(node, deep)
+
+    return StrictSafeLoader
 
 
 def file_sha256(path: str | os.PathLike) -> str:
@@ -134,9 +284,14 @@ def build_folder(
     expect: Mapping[str, Any] | None = None,
     *,
     rebuild: bool = False,
+    owner: Mapping[str, Any] | None = None,
 ) -> dict:
     """The marker of ``folder``, a verified build whose stamp has ``expect``'s items, built now when there is none
     (or always, with ``rebuild``).
+
+    ``owner``: the stamp items that say a folder is this writer's (:func:`write_problem`); with it, a folder that
+    is not (a foreign one, or one holding a file the marker does not list, or a symbolic link) is never replaced:
+    checked again under the lock, right before the build.
 
     ``build(staging)`` writes the folder's files into ``staging`` (an empty folder beside ``folder``) and may
     return more stamp items (what only the build knows: row counts...). The stamp is ``expect`` plus those.
@@ -146,16 +301,18 @@ def build_folder(
 
     Raises:
         OSError: the parent cannot be created or written; whatever ``build`` raises (nothing is left but the
-            lock file).
+            lock file). ``FileExistsError`` (its message the :func:`write_problem`) for a folder not ``owner``'s.
     """
     folder = Path(folder)
-    expect = dict(expect or {})
+    expect = {**(owner or {}), **(expect or {})}
     if not rebuild and (marker := verify_checksums(folder, expect)) is not None:
         return marker
     folder.parent.mkdir(parents=True, exist_ok=True)
     with exclusive_lock(folder.parent / f".{folder.name}.lock"):
         if not rebuild and (marker := verify_checksums(folder, expect)) is not None:
             return marker  # another process built it while this one waited
+        if owner is not None and (problem := write_problem(folder, owner)) is not None:
+            raise FileExistsError(errno.EEXIST, problem, str(folder))
         remove_siblings(folder, ("building", "retired"))
         staging = new_sibling(folder, "building")
         try:
@@ -167,15 +324,41 @@ def build_folder(
     return marker
 
 
+def write_folder_whole(folder: str | os.PathLike, contents: Mapping[str, bytes], owner: Mapping[str, Any]) -> dict:
+    """Put a folder holding exactly ``contents`` (relative path -> bytes, each file flushed to disk) in the place of
+    ``folder``, whole (:func:`build_folder`: a reader finds the old folder or the new one), when the write rule
+    lets ``owner`` replace it (:func:`write_problem`); returns the marker, whose stamp is ``owner``.
+
+    Raises:
+        OSError: as :func:`build_folder` (its ``filename`` the file being written); ``FileExistsError`` for a folder
+            that is not ``owner``'s.
+    """
+
+    def write(staging: Path) -> None:
+        for name, data in contents.items():
+            path = staging / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with open(path, "xb") as stream:
+                stream.write(data)
+                stream.flush()
+                os.fsync(stream.fileno())
+
+    return build_folder(folder, write, rebuild=True, owner=owner)
+
+
 @contextmanager
 def exclusive_lock(path: str | os.PathLike) -> Iterator[None]:
     """Hold an exclusive ``flock`` on ``path`` (created if missing; kept afterwards): other processes wait."""
-    with open(path, "a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
+    # O_NOFOLLOW: a symbolic link planted at the lock's name is refused (ELOOP), never opened (nor created) through
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
         try:
             yield
         finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+            fcntl.flock(descriptor, fcntl.LOCK_UN)
+    finally:
+        os.close(descriptor)
 
 
 def new_sibling(folder: Path, role: str) -> Path:
@@ -284,6 +467,88 @@ def folder_problem(folder: str | os.PathLike, replace: bool = False) -> str | No
 
 
 def _writable(folder: Path) -> bool:
-    """Whether this process (its effective user, as the kernel checks) may create files in ``folder``."""
+    """Whether this process may create files in ``folder``: its permissions (for the effective user, as the kernel
+    checks), and then an empty folder made and removed there, since permissions do not tell everything (``/proc``
+    takes nothing, even from root, whom ``access`` always answers yes)."""
     effective = os.access in os.supports_effective_ids
-    return os.access(folder, os.W_OK | os.X_OK, effective_ids=effective)
+    if not os.access(folder, os.W_OK | os.X_OK, effective_ids=effective):
+        return False
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".xbias-probe-", dir=folder))
+    except OSError:
+        return False
+    return True
+
+
+def write_problem(
+    folder: str | os.PathLike,
+    owner: Mapping[str, Any] | Callable[[Path], bool],
+    names: Collection[str] | None = None,
+) -> str | None:
+    """Why xbias may not write into ``folder`` under its write rule, or None when it may. Reads only; every command
+    that writes calls it before it writes anything (docs/run_folder.md states the rule for users):
+
+    - xbias writes into a folder it created, or one whose marker says it is xbias's;
+    - it never follows a symbolic link it did not create (it creates none): ``folder`` and every entry it would
+      write or replace must not be one;
+    - it replaces only the files it wrote.
+
+    ``owner`` says what is xbias's: the stamp items of a storage-kit marker (the folder is the writer's when its
+    :data:`BUILD_MARKER`'s stamp has them, and an entry of it is one the marker lists), or a test ``(path) -> bool``
+    of an entry (a run folder's ``run.json``, an ``.eval_results`` file's content). ``names``: the entries that will
+    be written in place (a run folder's, one ``.eval_results`` file each); None: the folder is replaced whole, so
+    every entry below it counts. A missing or empty folder is always the writer's to fill.
+
+    Returns: ``"it is a symbolic link ..."``, ``"it holds A, B, which xbias did not write"`` and the like.
+    """
+    folder = Path(folder)
+    if folder.is_symlink():
+        return f"it is a symbolic link (to {os.readlink(folder)}), which xbias did not create"
+    if not folder.is_dir():
+        return None  # missing (or a file: folder_problem says so)
+    entries = _entries(folder) if names is None else [folder / name for name in names if os.path.lexists(folder / name)]
+    links = [path for path in entries if path.is_symlink()]
+    if links:
+        verb = "is a symbolic link" if len(links) == 1 else "are symbolic links"
+        return f"{_shown(folder, links)} {verb}, which xbias did not create"
+    is_ours = owner if callable(owner) else _listed_in_marker(folder, owner)
+    foreign = [path for path in entries if not is_ours(path)]
+    if foreign:
+        return f"it holds {_shown(folder, foreign)}, which xbias did not write"
+    return None
+
+
+def _entries(folder: Path) -> list[Path]:
+    """Every file and folder below ``folder`` (symbolic links included, never followed), sorted."""
+    found = []
+    for root, folders, files in os.walk(folder):
+        found += [Path(root) / name for name in [*folders, *files]]
+    return sorted(found)
+
+
+def _listed_in_marker(folder: Path, owner: Mapping[str, Any]) -> Callable[[Path], bool]:
+    """Whether an entry of ``folder`` is one its marker lists (the marker itself, a listed file, a folder holding
+    one), when the marker's stamp has ``owner``'s items; nothing is, otherwise. The marker of an xbias before
+    :data:`MARKER_FORMAT` (the stamp alone, no file list) makes every entry the writer's."""
+    marker = read_json(folder / BUILD_MARKER)
+    marker = marker if isinstance(marker, dict) else {}
+    if "format" not in marker and marker and all(marker.get(k) == v for k, v in owner.items()):
+        return lambda path: True  # an older xbias's build: it wrote the whole folder
+    stamp, files = marker.get("stamp"), marker.get("files")
+    if not isinstance(stamp, dict) or not isinstance(files, dict) or any(stamp.get(k) != v for k, v in owner.items()):
+        return lambda path: False
+    listed = {BUILD_MARKER, *files}
+    listed |= {parent.as_posix() for name in files for parent in Path(name).parents if parent != Path(".")}
+
+    def is_listed(path: Path) -> bool:
+        relative = path.relative_to(folder).as_posix()
+        return relative in listed and (
+            path.is_dir() if relative not in files and relative != BUILD_MARKER else path.is_file()
+        )
+
+    return is_listed
+
+
+def _shown(folder: Path, paths: list[Path], most: int = 5) -> str:
+    names = [path.relative_to(folder).as_posix() for path in paths]
+    return ", ".join(names[:most]) + (f" and {len(names) - most} more" if len(names) > most else "")

@@ -44,6 +44,14 @@ def source_dir() -> Path:
 
 
 @pytest.fixture(scope="session")
+def multilingual_e5(tmp_path_factory) -> Path:
+    """The packaged multilingual e5-small converted once per test process (every real-model e5 test shares it)."""
+    from helpers.multilingual_e5 import build_multilingual_e5
+
+    return build_multilingual_e5(tmp_path_factory.mktemp("multilingual-e5"))
+
+
+@pytest.fixture(scope="session")
 def registered_metrics():
     """The project's metrics registered in the temporary HF_HOME, as `make install` does for the user's."""
     from eval_harness.metric_modules import register_metrics

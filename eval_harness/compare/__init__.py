@@ -3,22 +3,25 @@
 It reads the runs' per-sentence (per-word) samples (:mod:`eval_harness.contract.samples`) and never runs a model.
 For every EEC x emotion both measured, one joint fit with a model factor tests each identity effect's difference
 B minus A (:mod:`.contrasts`); for every WEAT test, the difference of effect sizes with paired swaps and a
-paired bootstrap over words. Several seeds are pooled by Rubin's rules. The output goes into a folder of its own
+paired bootstrap over words. Several seeds are pooled as the mean over seeds. The output goes into a folder of its own
 (:mod:`.output`); runs whose sentences or words differ are refused (:class:`~.pairing.RunsDiffer`, one line,
 exit 2).
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ..errors import InputError
 from ..stats.equivalence import check_margin
+from ..stats.vectors import is_whole_number
+from ..stats.weat import check_draw_counts
 from ..suites.eec_crosslingual.pipeline import check_cluster_by
 from .contrasts import CLUSTER_SOURCES, eec_differences, paired_samples, pooled_over_seeds, weat_difference
-from .output import ComparisonFiles, write_comparison
-from .pairing import RunsDiffer, Side, sides, unit_pairs
+from .output import ComparisonFiles, comparison_folder, write_comparison
+from .pairing import RunsDiffer, Side, sides, unfinished_run, unit_pairs
 
 __all__ = ["RunsDiffer", "compare_runs", "default_folder"]
 
@@ -58,11 +61,20 @@ def compare_runs(
     check_cluster_by(cov_type, list(cluster_by), tuple(CLUSTER_SOURCES))
     if equivalence_margin is not None:
         check_margin(equivalence_margin)
+    if not is_whole_number(n_bootstrap) or n_bootstrap < 2:
+        raise InputError(
+            f"--bootstrap takes a whole number of replicates, at least 2 (default 10000); got {n_bootstrap}"
+        )
+    check_draw_counts({"--bootstrap": n_bootstrap})  # the one XBIAS_MAX_DRAWS rule
     a, b = sides(run_a, run_b, model_a, model_b)
+    for run in dict.fromkeys((a.run, b.run)):
+        if (note := unfinished_run(run)) is not None:
+            warnings.warn(note, RuntimeWarning, stacklevel=2)
     folder = Path(out) if out is not None else default_folder(a, b)
     for side in (a, b):
         if _inside(folder, side.run):
             raise InputError(f"the comparison's folder {folder} is inside the run {side.run}: give --out elsewhere")
+    folder = comparison_folder(folder)  # one line before any fit: a folder the comparison may not replace
     pairs = unit_pairs(a, b)
     samples = [paired_samples(pair, a, b) for pair in pairs]  # every pair checked before any fit
     records: list[dict] = []

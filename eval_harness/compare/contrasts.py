@@ -10,12 +10,14 @@ cluster: that is the pairing), and its minimum detectable difference at 80 % pow
 WEAT (per test x language x seed): ``d_B - d_A`` over the words both sides found, with the paired-swap test
 and paired bootstrap over words (:func:`eval_harness.stats.paired_weat.paired_effect_size_difference`).
 
-With several seeds, each difference is pooled over them as a run's records are (:func:`pooled_over_seeds`:
-Rubin's rules, so its standard error holds both sides' training noise, and its MDE is the pooled test's).
+With several seeds, each difference is pooled over them as a run's records are (:func:`pooled_over_seeds`: the
+mean over seeds, so its standard error holds the training noise both sides leave in that mean, and its MDE is the
+pooled test's).
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 
 import pandas as pd
@@ -78,6 +80,10 @@ def paired_samples(pair: UnitPair, a: Side, b: Side):
     return paired_sentences(pair, a, b) if pair.key["suite"] == "eec" else paired_words(pair, a, b)
 
 
+# Why an EEC unit pair has no test when the two models scored every sentence alike (the same model twice).
+IDENTICAL_SCORES = "model B scored every sentence exactly as model A did (the same model?): every difference is 0"
+
+
 def eec_differences(
     pair: UnitPair,
     a: Side,
@@ -92,21 +98,26 @@ def eec_differences(
     one skipped record when the joint fit cannot be made."""
     rows = rows[rows["group"].notna()].reset_index(drop=True)  # noun phrases: no group, not in the fit
     fields = _fields(pair, a, b)
+    if rows["score_a"].equals(rows["score_b"]):  # else the joint fit's singular covariance would be blamed
+        return [skipped_record(IDENTICAL_SCORES, fields, EEC_METRIC)]
     try:
-        result = paired_contrasts(
-            rows,
-            rows["score_a"],
-            rows["score_b"],
-            CONDITION,
-            ("A", "B"),
-            reference_levels(pair),
-            cluster_sources=CLUSTER_SOURCES,
-            cov_type=cov_type,
-            cluster_by=tuple(cluster_by),
-        )
+        with warnings.catch_warnings(record=True) as caught:  # e.g. a one-way variance standing in for two-way
+            warnings.simplefilter("always")
+            result = paired_contrasts(
+                rows,
+                rows["score_a"],
+                rows["score_b"],
+                CONDITION,
+                ("A", "B"),
+                reference_levels(pair),
+                cluster_sources=CLUSTER_SOURCES,
+                cov_type=cov_type,
+                cluster_by=tuple(cluster_by),
+            )
     except InputError as error:
         return [skipped_record(str(error), fields, EEC_METRIC)]
-    return difference_records(result, {**fields, "n_sentences": len(rows)}, EEC_METRIC)
+    note = "; ".join(sorted({str(warning.message) for warning in caught})) or None
+    return difference_records(result, {**fields, "n_sentences": len(rows), "note": note}, EEC_METRIC)
 
 
 def weat_difference(

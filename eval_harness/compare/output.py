@@ -4,22 +4,31 @@ panel per emotion, one colour per EEC) and ``weat_differences.png``.
 
 Holm's adjustment runs over every test of the comparison (``p_holm``, ``survives_holm`` at 0.05): the sentences
 say the differences that survive it, and for the others the range of differences the design could have detected.
+
+The folder is written whole, with the marker that says xbias's compare wrote it: a folder that is not new, empty
+or an earlier comparison holding only its own files is refused before any work (:func:`comparison_folder`, the
+write rule of :func:`eval_harness.io.write_problem`).
 """
 
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from ..io import atomic_write_bytes, atomic_write_text
+from ..contract.records import ESTIMAND_SENTENCES
+from ..errors import InputError
+from ..io import folder_problem, write_folder_whole, write_problem
+from ..report.document import markdown_cell, markdown_text, spreadsheet_safe
 from ..report.plots import interval_95, marker_fill, to_png
 from ..stats.multiple_testing import holm
+from ..suites.eec.measurement import INTENSITY_SCALE_WIDTH, WHAT_WOULD_FIX_IT, format_interval, format_mde
 from ..suites.eec.planner import equivalence_of
-from ..suites.eec.sentences import INTENSITY_SCALE_WIDTH, format_effect
+from ..suites.eec.sentences import format_effect
 from ..suites.eec_crosslingual.plots import difference_plot
 from ..suites.eec_crosslingual.sentences import difference_claim, effect_label
 from .contrasts import EEC_METRIC, WEAT_METRIC
@@ -28,6 +37,8 @@ from .pairing import Side
 ALPHA = 0.05
 CSV_NAME, MARKDOWN_NAME = "comparison.csv", "comparison.md"
 EEC_FIGURE, WEAT_FIGURE = "eec_differences.png", "weat_differences.png"
+# What a comparison folder's marker says: only a folder with it (or a new or empty one) is replaced.
+COMPARE_OWNER = {"writer": "xbias compare"}
 
 
 @dataclass(frozen=True)
@@ -111,17 +122,22 @@ def sentences(table: pd.DataFrame, a: Side, b: Side) -> list[str]:
         shown = rest[rest["metric"] == metric]
         if len(shown):
             other = " other" if table["survives_holm"].any() else ""
-            wide = int((shown["mde"] > INTENSITY_SCALE_WIDTH).sum()) if metric == EEC_METRIC else 0
-            beyond = (
-                f"; {wide} of them could not have detected any difference smaller than the whole 0-1 intensity "
-                "scale (large standard errors, or few degrees of freedom where seeds disagree)"
-                if wide
+            wide = shown["mde"] > INTENSITY_SCALE_WIDTH if metric == EEC_METRIC else pd.Series(False, index=shown.index)
+            measured = shown.loc[~wide, "mde"].dropna()
+            detect = (
+                f"; the design could detect differences of {measured.min():.3g} to {measured.max():.3g} with 80 % "
+                "power (their MDE)"
+                if len(measured)
                 else ""
             )
-            lines.append(
-                f"{len(shown)}{other} {what} are not significant after Holm; the design could detect differences "
-                f"of {shown['mde'].min():.3g} to {shown['mde'].max():.3g} with 80 % power (their MDE){beyond}."
+            beyond = (
+                f"; {int(wide.sum())} of them are no measurement: their MDE is larger than the whole 0-1 intensity "
+                f"scale (large standard errors, or few degrees of freedom where seeds disagree); what would fix it: "
+                f"{WHAT_WOULD_FIX_IT}"
+                if wide.any()
+                else ""
             )
+            lines.append(f"{len(shown)}{other} {what} are not significant after Holm{detect}{beyond}.")
     lines += equivalence_line(table)
     skipped = table[table["p_value"].isna()]
     for _, row in skipped.iterrows():
@@ -134,10 +150,7 @@ def seeds_line(table: pd.DataFrame) -> list[str]:
     if "seeds" not in table or not table["n_seeds"].notna().any():
         return []
     seeds = sorted({seed for listed in table["seeds"].dropna() for seed in listed})
-    return [
-        f"- Seeds {', '.join(map(str, seeds))}: each difference is pooled over them by Rubin's rules, so its standard "
-        "error, test and MDE include both models' training noise."
-    ]
+    return [f"- Seeds {', '.join(map(str, seeds))}: {ESTIMAND_SENTENCES['seed_mean']} (both models' training noise)."]
 
 
 def markdown_table(table: pd.DataFrame) -> str:
@@ -153,9 +166,10 @@ def markdown_table(table: pd.DataFrame) -> str:
             unit, effect = f"WEAT {row['test']} {row['language']}", "effect size d"
         mark = " ✓" if row["survives_holm"] else ""
         lines.append(
-            f"| {unit} | {effect} | {row['reference_estimate']:.4f} | {row['other_estimate']:.4f} | "
-            f"{row['value']:+.4f}{mark} | [{row['ci_low']:.4f}, {row['ci_high']:.4f}] | {row['p_value']:.3g} | "
-            f"{row['p_holm']:.3g} | {row['mde']:.4f} |" + (f" {_equivalence_cell(row)} |" if margin else "")
+            f"| {markdown_cell(unit)} | {markdown_cell(effect)} | {row['reference_estimate']:.4f} | "
+            f"{row['other_estimate']:.4f} | "
+            f"{row['value']:+.4f}{mark} | {_interval_cell(row)} | {row['p_value']:.3g} | "
+            f"{row['p_holm']:.3g} | {_mde_cell(row)} |" + (f" {_equivalence_cell(row)} |" if margin else "")
         )
     return "\n".join(lines)
 
@@ -163,6 +177,17 @@ def markdown_table(table: pd.DataFrame) -> str:
 def _equivalence_cell(row: pd.Series) -> str:
     verdict = row.get("equivalence")
     return f"{verdict} ({row['tost_p_value']:.2g})" if isinstance(verdict, str) else ""
+
+
+def _interval_cell(row: pd.Series) -> str:
+    """An EEC difference's interval, said to be wider than the scale when it is; a WEAT one as it is."""
+    if row["metric"] == EEC_METRIC:
+        return format_interval(row["ci_low"], row["ci_high"])
+    return f"[{row['ci_low']:.4f}, {row['ci_high']:.4f}]"
+
+
+def _mde_cell(row: pd.Series) -> str:
+    return format_mde(row["mde"], 4) if row["metric"] == EEC_METRIC else f"{row['mde']:.4f}"
 
 
 def weat_figure(table: pd.DataFrame, a: Side, b: Side) -> bytes | None:
@@ -197,24 +222,32 @@ def csv_table(table: pd.DataFrame) -> pd.DataFrame:
     return flat
 
 
+def comparison_folder(out: str | Path) -> Path:
+    """``out`` as an absolute path, once a comparison may be written there: refused when it cannot be written, or is
+    not new, empty or an earlier comparison holding only its own files (the write rule).
+
+    Raises:
+        InputError: one line naming the folder, the cause and the fix.
+    """
+    folder = Path(os.path.abspath(out))
+    problem = folder_problem(folder, replace=True) or write_problem(folder, COMPARE_OWNER)
+    if problem is not None:
+        raise InputError(f"cannot write the comparison into {folder}: {problem}; give a new or empty --out")
+    return folder
+
+
 def write_comparison(
     records: list[dict], a: Side, b: Side, folder: str | Path, equivalence_margin: float | None = None
 ) -> ComparisonFiles:
-    """Write the comparison's files into ``folder`` (made if missing; the two runs are only read)."""
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
+    """Write the comparison's files into ``folder`` (:func:`comparison_folder`), whole; the two runs are only read."""
+    folder = comparison_folder(folder)
     table = with_equivalence(with_holm(records), equivalence_margin)
     eec = table[(table["metric"] == EEC_METRIC) & table["value"].notna()]
     eec_png = difference_plot(
         eec, "config", f"EEC effects: model B ({b.label}) minus model A ({a.label})", "difference (B − A)"
     )
     weat_png = weat_figure(table, a, b)
-    figures = {}
-    for name, data in ((EEC_FIGURE, eec_png), (WEAT_FIGURE, weat_png)):
-        if data is not None:
-            figures[name] = atomic_write_bytes(folder / name, data)
-    csv = folder / CSV_NAME
-    atomic_write_text(csv, csv_table(table).to_csv(index=False))
+    figures = {name: data for name, data in ((EEC_FIGURE, eec_png), (WEAT_FIGURE, weat_png)) if data is not None}
     text = [
         f"# Comparison: model B ({b.label}) minus model A ({a.label})",
         "",
@@ -225,12 +258,23 @@ def write_comparison(
         "✓: survives Holm over every test here.",
         *seeds_line(table),
         "",
-        *[f"- {line}" for line in sentences(table, a, b)],
+        *[f"- {markdown_text(line)}" for line in sentences(table, a, b)],
         "",
         markdown_table(table),
         "",
         *[f"![{name}]({name})" for name in figures],
         "",
     ]
-    markdown = atomic_write_text(folder / MARKDOWN_NAME, "\n".join(text))
-    return ComparisonFiles(folder, csv, markdown, figures.get(EEC_FIGURE), figures.get(WEAT_FIGURE), table)
+    contents = {
+        **figures,
+        CSV_NAME: spreadsheet_safe(csv_table(table)).to_csv(index=False).encode("utf-8"),
+        MARKDOWN_NAME: "\n".join(text).encode("utf-8"),
+    }
+    try:
+        write_folder_whole(folder, contents, COMPARE_OWNER)
+    except OSError as error:
+        raise InputError(f"cannot write the comparison into {folder}: {error.strerror or error}") from None
+    paths = {name: folder / name for name in contents}
+    return ComparisonFiles(
+        folder, paths[CSV_NAME], paths[MARKDOWN_NAME], paths.get(EEC_FIGURE), paths.get(WEAT_FIGURE), table
+    )

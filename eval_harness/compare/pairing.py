@@ -9,14 +9,14 @@ and what differs (another EEC version, another sample, another word list).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
 from ..contract.samples import read_samples, samples_units
-from ..errors import InputError, XBiasError
+from ..errors import InputError, XBiasError, shown
+from ..io import parse_json, read_json, read_text
 
 # The suites whose samples `xbias compare` reads.
 COMPARED_SUITES = ("eec", "xweat")
@@ -55,6 +55,20 @@ def run_models(run: Path) -> list[str]:
         if key.get("suite") in COMPARED_SUITES:
             models.setdefault(key["model"], None)
     return list(models)
+
+
+def unfinished_run(run: Path) -> str | None:
+    """What to say of ``run`` when its ``run.json`` does not say ``complete`` (interrupted, failed, running, or no
+    readable run.json): its finished units are compared, and the others are missing from the comparison."""
+    info = read_json(run / "run.json")
+    status = info.get("status") if isinstance(info, dict) else None
+    if status == "complete":
+        return None
+    said = f"run.json says it is {shown(status)}" if status is not None else "it has no readable run.json"
+    return (
+        f"{run} is not a complete run ({said}): only its finished units are compared; resume it with the same "
+        "`xbias run` for a whole comparison"
+    )
 
 
 def sides(run_a: str | Path, run_b: str | Path | None, model_a: str | None, model_b: str | None) -> tuple[Side, Side]:
@@ -109,7 +123,7 @@ def _keys(side: Side) -> dict[tuple, str]:
 
 
 def _records(run: Path, unit_id: str) -> tuple[dict, ...]:
-    return tuple(json.loads((run / "units" / f"{unit_id}.json").read_text(encoding="utf-8"))["records"])
+    return tuple(parse_json(read_text(run / "units" / f"{unit_id}.json"))["records"])
 
 
 def unit_pairs(a: Side, b: Side) -> list[UnitPair]:

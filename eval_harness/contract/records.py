@@ -98,15 +98,34 @@ HARNESS_FIELDS = {
     "seed": Field(int, "the sweep seed of the unit"),
     "model_commit": Field(str, "the commit (or package==version) the model was loaded from"),
     "dataset_fingerprint": Field(str, "what the dataset the unit read was built from"),
+    "precision": Field(str, "what the forward passes ran as: fp32, bf16 or fp16 (None: the model runs no network)"),
+}
+# The rules that pool a test over seeds (by estimand), and the estimand each answers.
+TESTED_POOLINGS = {"seed_mean": "seed_mean", "rubin": "one_head"}
+POOLING_OF_ESTIMAND = {estimand: pooling for pooling, estimand in TESTED_POOLINGS.items()}
+# One sentence per estimand, for every output that pools seeds (the report, xbias compare, eec_crosslingual).
+ESTIMAND_SENTENCES = {
+    "seed_mean": (
+        "each number is the mean over the seeds' trained heads; its standard error is the mean's: the sampling "
+        "variance the seeds share plus the between-seed variance divided by the number of seeds, with "
+        "Satterthwaite's df"
+    ),
+    "one_head": (
+        "each number is the mean over the seeds' trained heads, tested by Rubin's rules: its standard error is "
+        "what one retrained head would show (the sampling variance plus (1 + 1/m) times the between-seed "
+        "variance, which more seeds do not shrink), with Barnard-Rubin df"
+    ),
 }
 # Fields seed pooling adds to a pooled record (:mod:`.seeds`).
 POOLED_FIELDS = {
     "n_seeds": Field(int, "how many seeds the record pools"),
     "seeds": Field(list, "the seeds it pools"),
-    "pooling": Field(str, '"identical", "rubin" or "mean": the rule that pooled it'),
+    "pooling": Field(str, '"identical", "seed_mean", "rubin" or "mean": the rule that pooled it'),
     "between_seed_sd": Field(float, "SD of the seeds' values (ddof 1)"),
     "between_seed_share": Field(
-        float, "the share of std_err squared that is between-seed variance, (1 + 1/m) B / T (Rubin's rules)"
+        float,
+        "the share of std_err squared that is training noise: (B/m) / T for the seed mean, (1 + 1/m) B / T by "
+        "Rubin's rules",
     ),
     "seed_min": Field(float, "the smallest seed's value"),
     "seed_max": Field(float, "the largest seed's value"),

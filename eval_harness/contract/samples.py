@@ -68,18 +68,19 @@ from __future__ import annotations
 
 import hashlib
 import io
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError, XBiasError
+from ..io import parse_json, read_text
 from .unit_file import (  # noqa: F401 (re-exported: the samples file's name and checks live with the unit file's)
     ENTRY_KEYS,
     SAMPLES_KEY,
     SAMPLES_SUFFIX,
     entry_problem,
+    read_samples_bytes,
     samples_file_name,
     samples_problem,
     unit_file_problem,
@@ -224,7 +225,7 @@ def read_samples_table(run_folder: str | Path, unit: Unit | str) -> pa.Table:
     units_dir = Path(run_folder) / "units"
     path = units_dir / f"{unit_id}.json"
     try:
-        payload = json.loads(path.read_text(encoding="utf-8"))
+        payload = parse_json(read_text(path))
     except FileNotFoundError:
         raise SamplesError(f"{path} does not exist: unit {unit_id!r} is not finished in {run_folder}") from None
     except (OSError, ValueError) as error:
@@ -238,7 +239,7 @@ def read_samples_table(run_folder: str | Path, unit: Unit | str) -> pa.Table:
     data = None
     if problem is None:
         try:
-            data = (units_dir / payload[SAMPLES_KEY]["file"]).read_bytes()
+            data = read_samples_bytes(units_dir / payload[SAMPLES_KEY]["file"])
         except (OSError, TypeError, KeyError):
             data = None  # samples_problem names what is wrong
         problem = samples_problem(units_dir, payload, data)
@@ -264,7 +265,7 @@ def samples_units(run_folder: str | Path, suite: str | None = None) -> dict[str,
     found = {}
     for path in sorted((Path(run_folder) / "units").glob("*.json")):
         try:
-            payload = json.loads(path.read_text(encoding="utf-8"))
+            payload = parse_json(read_text(path))
         except (OSError, ValueError):
             continue
         if isinstance(payload, dict) and SAMPLES_KEY in payload and isinstance(payload.get("unit"), dict):

@@ -8,14 +8,15 @@ the first rule that applies:
 1. ``"identical"``: every seed gave the same value (a seed-independent number, such as a WEAT effect size
    of static vectors, or a test every seed skipped): the first seed's record, as it is (a Monte-Carlo
    p-value is then that seed's draws'), with ``between_seed_share`` 0 when it has a standard error.
-2. ``"rubin"``: every seed's record has a standard error: Rubin's rules
-   (:func:`eval_harness.stats.pooling.pool_estimates`, with each seed's own p-value and, for t tests, its
-   degrees of freedom as the complete-data df): ``value`` the mean over seeds, ``std_err`` the pooled one
-   (within + between variance), ``between_seed_share`` (how much of ``std_err``'s square is between-seed
-   variance: the training noise the standard error now includes), ``share_same_sign``, and, when every
-   seed's record has a p-value (a test; none is invented for a standard error without one), ``p_value``,
+2. ``"seed_mean"`` (the default ``estimand``) or ``"rubin"`` (``estimand="one_head"``): every seed's record has
+   a standard error: :func:`eval_harness.stats.pooling.pool_estimates`, with each seed's own p-value and, for t
+   tests, its degrees of freedom as the sampling variance's df. ``value`` is the mean over seeds; ``std_err``
+   is the mean's, ``sqrt(W + B/m)`` (the sentences are shared by every seed, only the training noise averages
+   out), or, by Rubin's rules, what one retrained head would show, ``sqrt(W + (1 + 1/m) B)``;
+   ``between_seed_share`` is how much of ``std_err``'s square is training noise; ``share_same_sign``, and, when
+   every seed's record has a p-value (a test; none is invented for a standard error without one), ``p_value``,
    ``ci_low``/``ci_high``, ``statistic``, ``stars`` of the pooled test (``statistic_kind`` ``"t"`` with
-   Rubin's / Barnard-Rubin's ``df``, ``"z"`` when the seeds agree exactly), ``share_significant`` and
+   Satterthwaite's / Barnard-Rubin's ``df``, ``"z"`` when the seeds agree exactly), ``share_significant`` and
    ``share_same_significance`` (at ``alpha``). The further tests the suite's schema declares (``tests``: the
    EEC's template-clustered ``clustered_std_err`` / ``clustered_p_value`` / ``clustered_df``) are pooled the
    same way when every seed has them, with the pooled test's minimum detectable effect (the test's ``mde``
@@ -40,9 +41,9 @@ from ..stats.pooling import pool_estimates, pool_statistic
 from ..stats.power import minimum_detectable_effect
 from ..stats.results import is_missing
 from ..stats.significance import significance_stars
-from .records import QUANTITY_FIELDS, RecordSchema, Test
+from .records import POOLING_OF_ESTIMAND, QUANTITY_FIELDS, RecordSchema, Test
 
-POOLINGS = ("identical", "rubin", "mean")
+POOLINGS = ("identical", "seed_mean", "rubin", "mean")
 SPREAD_FIELDS = ("n_seeds", "seeds", "pooling", "between_seed_sd", "between_seed_share", "seed_min", "seed_max")
 
 
@@ -58,9 +59,13 @@ def pool_key(record: Mapping, schema: RecordSchema | None = None) -> tuple:
 
 
 def pool_seeds(
-    records: Sequence[Mapping], alpha: float = 0.05, schemas: Mapping[str, RecordSchema] | None = None
+    records: Sequence[Mapping],
+    alpha: float = 0.05,
+    schemas: Mapping[str, RecordSchema] | None = None,
+    estimand: str = "seed_mean",
 ) -> list[dict]:
-    """``records`` with each quantity's seeds pooled (see the module docstring); unchanged with one seed.
+    """``records`` with each quantity's seeds pooled for ``estimand`` (``"seed_mean"`` or ``"one_head"``: see the
+    module docstring); unchanged with one seed.
 
     ``schemas``: suite name -> its record schema (the quantity's key fields and further tests); a suite
     without one pools by the long format's fields alone. The pooled record takes the place of its group's
@@ -85,6 +90,7 @@ def pool_seeds(
                 schema.tests if schema is not None else (),
                 schema.seed_means() if schema is not None else (),
                 schema.mde if schema is not None else None,
+                estimand,
             )
     return pooled
 
@@ -95,9 +101,10 @@ def pool_group(
     tests: Sequence[Test] = (),
     averaged: Sequence[str] = (),
     mde: str | None = None,
+    estimand: str = "seed_mean",
 ) -> list[dict]:
     """One record for the seeds' records of one quantity, or the records as they are (module docstring).
-    ``averaged``: fields a Rubin-pooled record holds the seeds' mean of (the schema's ``seed_mean`` fields);
+    ``averaged``: fields a record pooled by rule 2 holds the seeds' mean of (the schema's ``seed_mean`` fields);
     ``mde``: the field of the record's own test's minimum detectable effect (the schema's ``mde``)."""
     values = [record.get("value") for record in group]
     if all(is_missing(value) for value in values) or (
@@ -110,7 +117,7 @@ def pool_group(
     if any(is_missing(value) for value in values):
         return [dict(record) for record in group]
     if all(_number(record.get("std_err")) for record in group):
-        return [_seed_means(_rubin(group, alpha, tests, mde), group, averaged)]
+        return [_seed_means(_tested(group, alpha, tests, mde, estimand), group, averaged)]
     if all(is_missing(record.get("std_err")) and is_missing(record.get("p_value")) for record in group):
         return [_mean(group)]
     return [dict(record) for record in group]
@@ -160,10 +167,11 @@ def _degrees_of_freedom(group: Sequence[Mapping], kind_field: str, df_field: str
     return float(min(dfs))
 
 
-def _rubin(group: Sequence[Mapping], alpha: float, tests: Sequence[Test] = (), mde: str | None = None) -> dict:
+def _tested(group: Sequence[Mapping], alpha: float, tests: Sequence[Test], mde: str | None, estimand: str) -> dict:
+    """The seeds' records of an estimate with standard errors pooled for ``estimand`` (module docstring, rule 2)."""
     values = [float(record["value"]) for record in group]
     own = Test("std_err", "p_value", "df", mde=mde)
-    pooled = _pooled(group, values, own, alpha, kind_field="statistic_kind")
+    pooled = _pooled(group, values, own, alpha, estimand, kind_field="statistic_kind")
     record = _common(group)
     record.update(
         value=pooled.estimate,
@@ -187,12 +195,12 @@ def _rubin(group: Sequence[Mapping], alpha: float, tests: Sequence[Test] = (), m
         _pooled_mde(record, own, pooled)
     for test in tests:  # a further test of the same value (the schema's), when every seed has it
         if all(_number(r.get(test.std_err)) for r in group):
-            further = _pooled(group, values, test, alpha)
+            further = _pooled(group, values, test, alpha, estimand)
             record.update({test.std_err: further.std_err, test.p_value: further.p_value})
             if test.df:
                 record[test.df] = further.df
             _pooled_mde(record, test, further)
-    return _spread(record, group, "rubin", values)
+    return _spread(record, group, POOLING_OF_ESTIMAND[estimand], values)
 
 
 def _pooled_mde(record: dict, test: Test, pooled) -> None:
@@ -207,9 +215,11 @@ def _pooled_mde(record: dict, test: Test, pooled) -> None:
             record["note"] = "; ".join(filter(None, (note, f"no {test.mde}: {error}")))
 
 
-def _pooled(group: Sequence[Mapping], values: list[float], test: Test, alpha: float, kind_field: str = ""):
-    """Rubin's rules over the seeds' ``test`` (its standard errors; its p-values when every seed has one; its t
-    degrees of freedom as the complete-data df, when every seed's is a t test)."""
+def _pooled(
+    group: Sequence[Mapping], values: list[float], test: Test, alpha: float, estimand: str, kind_field: str = ""
+):
+    """The seeds' ``test`` pooled for ``estimand`` (its standard errors; its p-values when every seed has one; its t
+    degrees of freedom as the sampling variance's df, when every seed's is a t test)."""
     p_values = [record.get(test.p_value) for record in group]
     return pool_estimates(
         values,
@@ -217,6 +227,7 @@ def _pooled(group: Sequence[Mapping], values: list[float], test: Test, alpha: fl
         alpha=alpha,
         p_values=[float(p) for p in p_values] if all(_number(p) for p in p_values) else None,
         df_complete=_degrees_of_freedom(group, kind_field, test.df) if test.df else None,
+        estimand=estimand,
     )
 
 

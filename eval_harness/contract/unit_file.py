@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ..io import read_bytes
 from .records import RECORD_FIELDS
 
 PAYLOAD_KEYS = ("id", "unit", "config_hash", "seconds", "finished_at", "records", "checksum")
@@ -127,6 +128,15 @@ def entry_problem(entry: Any, unit_id: str) -> str | None:
     return None
 
 
+# The largest samples file read (a regular file only: io.read_bytes); a unit's per-sentence Parquet is some MB.
+MAX_SAMPLES_BYTES = 1 << 30
+
+
+def read_samples_bytes(path: Path) -> bytes:
+    """The bytes of a samples file: a regular file of at most :data:`MAX_SAMPLES_BYTES` (OSError otherwise)."""
+    return read_bytes(path, MAX_SAMPLES_BYTES)
+
+
 def samples_problem(units_dir: str | Path, payload: Mapping[str, Any], data: bytes | None = None) -> str | None:
     """Why the samples file a unit file (``payload``, already verified) names is not the one it wrote, or None:
     no file, or bytes whose sha256 is not the entry's. ``data``: the file's bytes when already read. A unit
@@ -139,7 +149,7 @@ def samples_problem(units_dir: str | Path, payload: Mapping[str, Any], data: byt
         return problem
     if data is None:
         try:
-            data = (Path(units_dir) / entry["file"]).read_bytes()
+            data = read_samples_bytes(Path(units_dir) / entry["file"])
         except FileNotFoundError:
             return f"its samples file {entry['file']} is missing"
         except OSError as error:

@@ -25,7 +25,7 @@ import pyarrow as pa
 
 from .. import paths
 from ..errors import ConfigError
-from ..io import folder_problem, verify_checksums
+from ..io import folder_problem, verify_checksums, write_problem
 from . import catalog, eec, gender_lists, hub_folder, semeval, sources, xweat
 
 TableSplits = Mapping[str, Mapping[str, pa.Table]]  # config -> split -> table
@@ -161,6 +161,7 @@ def build_dataset(
     which the report's methods define: :mod:`eval_harness.report.benchmarks`), sealed with the rest.
     """
     builder = _builder(name)
+    folder = _dataset_folder(name, out_dir)
     located = sources.source_paths(builder.sources, source_dir)
     tables = builder.tables(located)
     files, files_by_config = hub_folder.encode_tables(tables)
@@ -179,8 +180,26 @@ def build_dataset(
         },
     )
     stamp = {**_expected_stamp(name), "rows": rows, "files": files_by_config}
+    hub_folder.write_folder(folder, files, card, stamp, owner=_owner(name))
+    return folder
+
+
+def _owner(name: str) -> dict:
+    """What a dataset folder's marker says of a folder xbias built for dataset ``name`` (:func:`io.write_problem`)."""
+    return {"dataset": name}
+
+
+def _dataset_folder(name: str, out_dir) -> Path:
+    """``out_dir/<name>``, once xbias may replace it (the write rule, :func:`io.write_problem`): new, empty, or a
+    folder xbias built for this dataset, holding nothing else and no symbolic link.
+
+    Raises:
+        ConfigError: naming the folder, what is in the way and the fix.
+    """
     folder = Path(out_dir or paths.datasets_dir()) / name
-    hub_folder.write_folder(folder, files, card, stamp)
+    problem = write_problem(folder, _owner(name))
+    if problem is not None:
+        raise ConfigError(f"cannot build the dataset {name} into {folder}: {problem}; give another --out")
     return folder
 
 
@@ -197,6 +216,8 @@ def build_datasets(names=None, out_dir=None, source_dir=None, added_files=None) 
     problem = folder_problem(out_dir) if out_dir is not None else None
     if problem is not None:  # checked before any source is read or anything written
         raise ConfigError(f"cannot build the datasets into {out_dir}: {problem}; give another --out")
+    for name in names:
+        _dataset_folder(name, out_dir)  # every folder checked before any is built
     return {name: build_dataset(name, out_dir, source_dir, (added_files or {}).get(name)) for name in names}
 
 

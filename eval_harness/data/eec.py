@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import ast
 import csv
-import io
 import os
 import re
 import warnings
@@ -31,7 +30,8 @@ import datasets
 import pyarrow as pa
 import yaml
 
-from ..errors import InputError, SourceDataError
+from ..errors import InputError, SourceDataError, unreadable_file
+from ..io import load_yaml, read_text
 from .catalog import EEC_REFERENCE_GROUP
 
 # config -> (source file, language)
@@ -285,7 +285,10 @@ def _load_spec(spec: Mapping | str | os.PathLike) -> Mapping:
     path = Path(spec)
     if not path.is_file():
         raise InputError(f"EEC spec {path} is not a file: give a dict or the path of a YAML spec")
-    loaded = yaml.safe_load(io.StringIO(path.read_text(encoding="utf-8")))
+    try:
+        loaded = load_yaml(read_text(path))
+    except (OSError, ValueError, yaml.YAMLError) as error:
+        raise InputError(unreadable_file(path, error, "EEC spec")) from None
     if not isinstance(loaded, Mapping):
         raise InputError(f"EEC spec {path} does not hold a mapping (found {type(loaded).__name__})")
     return loaded

@@ -20,6 +20,7 @@ import io
 import re
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -83,8 +84,11 @@ def encode_tables(tables: Tables) -> tuple[dict[str, bytes], dict[str, dict[str,
     return files, paths_by_config
 
 
-def write_folder(folder: Path, files: Mapping[str, bytes], card: str, stamp: dict) -> None:
-    """Write a complete dataset folder (``files`` by relative path, the card, the stamp), replacing any previous one.
+def write_folder(
+    folder: Path, files: Mapping[str, bytes], card: str, stamp: dict, owner: Mapping[str, Any] | None = None
+) -> None:
+    """Write a complete dataset folder (``files`` by relative path, the card, the stamp), replacing any previous one
+    that is ``owner``'s (:func:`eval_harness.io.write_problem`: never a folder xbias did not build).
 
     The card gets its ``dataset_info`` here (:func:`with_dataset_info`), from the very bytes written, so
     the sizes it states are those of the files beside it.
@@ -100,7 +104,7 @@ def write_folder(folder: Path, files: Mapping[str, bytes], card: str, stamp: dic
             (staging / relative).write_bytes(data)
         (staging / "README.md").write_text(with_dataset_info(card, files), encoding="utf-8")
 
-    build_folder(folder, write, stamp, rebuild=True)
+    build_folder(folder, write, stamp, rebuild=True, owner=owner)
 
 
 def configs_yaml(paths_by_config: Mapping[str, Mapping[str, str]]) -> list[dict]:

@@ -7,7 +7,6 @@ any other language come from the user — asking for a language without template
 to give them, never a silent machine translation.
 """
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +15,7 @@ from types import MappingProxyType
 import yaml
 
 from eval_harness.errors import ConfigError, InputError, unreadable_file
+from eval_harness.io import load_yaml, parse_json, read_text
 
 TEMPLATES_FILE = Path(__file__).resolve().parent / "seat_templates.yaml"
 PLACEHOLDER = "{word}"
@@ -177,7 +177,7 @@ def _read_packaged() -> dict:
 
 def _read_file(path: Path):
     try:
-        text = path.read_text(encoding="utf-8")
-        return json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+        text = read_text(path)
+        return parse_json(text) if path.suffix == ".json" else load_yaml(text)
     except (OSError, ValueError, yaml.YAMLError) as error:
         raise ConfigError(unreadable_file(path, error, "SEAT templates file")) from None

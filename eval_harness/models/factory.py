@@ -68,10 +68,11 @@ def build_emotion_model(config: Mapping[str, Any], resources: ModelResources | N
     source = _source(entry.name, config)
     mode = entry.mode(options)
     options.pop("mode", None)
+    resources = resources or ModelResources()
     if mode is not None and mode.defaults is not None:
-        options = {**resolve(mode.defaults)(source), **options}
+        options = {**resolve(mode.defaults)(source, resources.trust_remote_code), **options}
     model_class = resolve(mode.emotion_model if mode is not None else entry.emotion_model)
-    return model_class.build(source, options, resources or ModelResources())
+    return model_class.build(source, options, resources)
 
 
 def check_option_values(type_name: str, options: Mapping[str, Any], where: str = "options") -> None:
@@ -121,7 +122,8 @@ def llm_words(source: str, options: Mapping[str, Any], resources: ModelResources
     depth unless ``pooling``/``layer`` are given), template mode in the word's language."""
     from eval_harness.models.prompt_judge import llm_probe_defaults
 
-    return encoder_words(source, {**llm_probe_defaults(source), **options}, resources)
+    defaults = llm_probe_defaults(source, resources.trust_remote_code)
+    return encoder_words(source, {**defaults, **options}, resources)
 
 
 class ProcessGroup(Protocol):

@@ -132,8 +132,10 @@ def convert_gguf(gguf_path: Path, out_dir: Path) -> Path:
 
     gguf_path = Path(gguf_path)
     try:
-        tokenizer = AutoTokenizer.from_pretrained(gguf_path.parent, gguf_file=gguf_path.name)
-        model = AutoModelForCausalLM.from_pretrained(gguf_path.parent, gguf_file=gguf_path.name)
+        # A GGUF file holds weights only: no code of the folder it lies in is ever run (explicit, so nothing asks).
+        no_code = {"gguf_file": gguf_path.name, "trust_remote_code": False}
+        tokenizer = AutoTokenizer.from_pretrained(gguf_path.parent, **no_code)
+        model = AutoModelForCausalLM.from_pretrained(gguf_path.parent, **no_code)
     except Exception as error:  # noqa: BLE001 - any loader failure means this file cannot be converted here
         first_line = (str(error).strip().splitlines() or [type(error).__name__])[0]
         raise ModelLoadError(

@@ -1,5 +1,9 @@
-"""Regression heads fitted on feature matrices, selected on a validation split by Pearson r.
+"""Regression heads fitted on feature matrices.
 
+- :class:`RidgeHead` (the default probe head): ridge regression on standardised features, in closed form,
+  its penalty chosen by efficient leave-one-out (below). It has no seed: the same features give the same
+  head, so the numbers it predicts carry no training noise and nothing chaotic that could amplify the
+  last-bit differences between CPU kernels.
 - :class:`MlpHead`: the paper's probe, a two-layer feed-forward regressor
   ``y = w2 · relu(W1 · z + b1) + b2`` on standardised features ``z = (x - mean) / sd``,
   trained with Adam on the squared error in shuffled mini-batches; after each epoch the
@@ -16,6 +20,16 @@
 
 Pearson r of two vectors: ``r = sum((x - x̄)(y - ȳ)) / sqrt(sum((x - x̄)²) sum((y - ȳ)²))``; it
 is reported as 0.0 when either vector is constant (no linear association can be measured).
+Ridge with efficient leave-one-out: with standardised features ``Z`` (n × p, centred by the training means)
+and centred targets ``y_c``, and the thin SVD ``Z = U S V'``, the ridge fit at penalty ``a`` is
+``beta_a = V diag(s / (s² + a)) U' y_c`` (intercept: the mean of ``y``), its hat matrix
+``H_a = 1/n + U diag(s² / (s² + a)) U'``, and the exact leave-one-out residuals are
+``e_i / (1 - h_ii)`` (Allen's PRESS; no refit per row). The penalty minimises their mean square over a
+log-spaced grid (:data:`RIDGE_PENALTIES`). Protocol ``"train+validation"`` (the default) fits on both
+splits and reports as validation r the Pearson r of the validation rows' leave-one-out predictions (each
+predicted by a head that never saw it); ``"validation"`` fits on train alone and chooses the penalty by
+validation Pearson r.
+
 R² of predictions ``p`` of observations ``y``: ``R² = 1 - sum((y - p)²) / sum((y - ȳ)²)`` (1 is
 perfect, 0 is no better than predicting ȳ, negative is worse); 0.0 when ``y`` is constant.
 """
@@ -37,6 +51,9 @@ from eval_harness.models.registry import HEADS
 from eval_harness.models.reproducible import single_thread
 from eval_harness.paths import cache_root
 
+# Ridge penalties on standardised features: from nearly unpenalised least squares to nearly the mean alone.
+RIDGE_PENALTIES = tuple(float(a) for a in np.logspace(-2, 6, 41))
+RIDGE_PROTOCOLS = ("train+validation", "validation")
 DEFAULT_SVR_GRID = {"kernel": ["linear", "rbf"], "C": [0.3, 1.0, 3.0, 10.0], "gamma": ["scale", 0.3, 1.0]}
 
 
@@ -71,6 +88,9 @@ class _Head:
     arrays and trusted scikit-learn estimators (what :mod:`eval_harness.models.saved_state` writes)."""
 
     kind: ClassVar[str]
+    # Whether fitting draws random numbers (initialisation, shuffling): then the sweep's seeds train different
+    # heads and their numbers carry training noise; a head without one is trained once.
+    seeded: ClassVar[bool] = False
     selected: dict
     _state: dict | None
 
@@ -96,10 +116,104 @@ class _Head:
 
 
 @dataclass
+class RidgeHead(_Head):
+    """Closed-form ridge regression on standardised features, its penalty chosen by efficient leave-one-out
+    (see module docstring). Deterministic: no seed, computed in float64."""
+
+    kind: ClassVar[str] = "ridge"
+
+    penalties: tuple[float, ...] = RIDGE_PENALTIES
+    protocol: str = "train+validation"
+    selected: dict = field(default_factory=dict, init=False)
+    _state: dict | None = field(default=None, init=False, repr=False)
+
+    def __post_init__(self):
+        if self.protocol not in RIDGE_PROTOCOLS:
+            raise InputError(f"ridge protocol must be one of {RIDGE_PROTOCOLS}, got {self.protocol!r}")
+        penalties = np.asarray(self.penalties, dtype=np.float64) if len(self.penalties) else np.zeros(0)
+        if penalties.ndim != 1 or not penalties.size or not np.all(np.isfinite(penalties)) or np.any(penalties <= 0):
+            raise InputError(f"ridge penalties must be a non-empty list of positive numbers, got {self.penalties!r}")
+        self.penalties = tuple(float(a) for a in penalties)
+
+    def fit(self, x_train, y_train, x_validation, y_validation) -> "RidgeHead":
+        x_train, x_validation = _dense(x_train, np.float64), _dense(x_validation, np.float64)
+        y_train, y_validation = np.asarray(y_train, np.float64), np.asarray(y_validation, np.float64)
+        if self.protocol == "validation":
+            fit = _ridge_path(x_train, y_train, self.penalties)
+            scores = [pearson_r(fit.predict(x_validation, k), y_validation) for k in range(len(self.penalties))]
+            best = int(np.argmax(scores))
+            self.selected = {"penalty": self.penalties[best], "validation_r": float(scores[best])}
+        else:
+            x, y = np.concatenate([x_train, x_validation]), np.concatenate([y_train, y_validation])
+            fit = _ridge_path(x, y, self.penalties)
+            press = fit.loo_residuals(y)
+            best = int(np.argmin(np.mean(press**2, axis=0)))
+            held_out = y - press[:, best]  # each row predicted by the head fitted without it
+            validation_r = pearson_r(held_out[len(y_train) :], y_validation)
+            self.selected = {
+                "penalty": self.penalties[best],
+                "validation_r": validation_r,
+                "held_out_validation_r": validation_r,
+                "loo_r": pearson_r(held_out, y),
+            }
+        self._state = fit.state(best)
+        return self
+
+    def predict(self, x) -> np.ndarray:
+        state = self._fitted()
+        z = (_dense(x, np.float64) - state["mean"]) / state["scale"]
+        return z @ state["coef"] + float(state["intercept"])
+
+
+@dataclass(frozen=True)
+class _RidgePath:
+    """Ridge fits of one standardised design at every penalty, through one thin SVD (module docstring)."""
+
+    mean: np.ndarray
+    scale: np.ndarray
+    u: np.ndarray
+    singular: np.ndarray
+    vt: np.ndarray
+    y_mean: float
+    uty: np.ndarray
+    penalties: np.ndarray
+
+    def coef(self, k: int) -> np.ndarray:
+        s = self.singular
+        return self.vt.T @ (s / (s**2 + self.penalties[k]) * self.uty)
+
+    def predict(self, x: np.ndarray, k: int) -> np.ndarray:
+        return ((x - self.mean) / self.scale) @ self.coef(k) + self.y_mean
+
+    def loo_residuals(self, y: np.ndarray) -> np.ndarray:
+        """Exact leave-one-out residuals ``(y_i - ŷ_i) / (1 - h_ii)``, one column per penalty."""
+        shrink = self.singular**2 / (self.singular[None, :] ** 2 + self.penalties[:, None])  # (k, r)
+        fitted = self.y_mean + self.u @ (shrink * self.uty).T  # (n, k)
+        leverage = 1.0 / len(y) + (self.u**2) @ shrink.T
+        return (y[:, None] - fitted) / (1.0 - leverage)
+
+    def state(self, k: int) -> dict:
+        return {"mean": self.mean, "scale": self.scale, "coef": self.coef(k), "intercept": np.float64(self.y_mean)}
+
+
+def _ridge_path(x: np.ndarray, y: np.ndarray, penalties: tuple[float, ...]) -> _RidgePath:
+    if len(x) < 3:
+        raise InputError(f"a ridge head needs at least 3 training rows, got {len(x)}")
+    mean, scale = _standardiser(x)
+    z = (x - mean) / scale
+    u, singular, vt = np.linalg.svd(z, full_matrices=False)
+    keep = singular > singular[0] * max(z.shape) * np.finfo(np.float64).eps  # drop null directions (constant columns)
+    u, singular, vt = u[:, keep], singular[keep], vt[keep]
+    y_mean = float(y.mean())
+    return _RidgePath(mean, scale, u, singular, vt, y_mean, u.T @ (y - y_mean), np.asarray(penalties, np.float64))
+
+
+@dataclass
 class MlpHead(_Head):
     """Two-layer feed-forward regressor with early stopping on validation Pearson r (see module docstring)."""
 
     kind: ClassVar[str] = "mlp"
+    seeded: ClassVar[bool] = True
 
     hidden_size: int = 128
     learning_rate: float = 1e-3
@@ -260,7 +374,8 @@ class SvrHead(_Head):
 
 
 def make_head(kind: str, options: dict | None = None):
-    """A head by its name in :data:`~eval_harness.models.registry.HEADS` (``"mlp"``, ``"svr"``) with its options.
+    """A head by its name in :data:`~eval_harness.models.registry.HEADS` (``"ridge"``, ``"mlp"``, ``"svr"``) with its
+    options.
 
     Raises:
         ConfigError: an unknown head (the message lists them).
@@ -287,8 +402,8 @@ def _network(inputs: int, hidden: int, dropout: float):
     )
 
 
-def _dense(x) -> np.ndarray:
-    return np.asarray(x.toarray() if sp.issparse(x) else x, dtype=np.float32)
+def _dense(x, dtype=np.float32) -> np.ndarray:
+    return np.asarray(x.toarray() if sp.issparse(x) else x, dtype=dtype)
 
 
 def _standardiser(x) -> tuple[np.ndarray, np.ndarray]:

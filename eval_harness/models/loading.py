@@ -97,6 +97,20 @@ def hub_reachable(timeout: float = 3.0) -> bool:
         return False
 
 
+def _asks_for_code(error: BaseException) -> bool:
+    """Whether a transformers load failed because the model needs its own code (``trust_remote_code`` off)."""
+    return "trust_remote_code" in str(error) or "contains custom code" in str(error)
+
+
+def remote_code_refused(name_or_path: str | os.PathLike) -> ModelLoadError:
+    """The one line for a model that ships its own code when ``trust_remote_code`` is off."""
+    return ModelLoadError(
+        f"model {os.fspath(name_or_path)!r} ships its own code (its config's auto_map), which xbias does not "
+        "run unless told to: pass --trust-remote-code (a config: trust_remote_code: true on the model), "
+        "only for a repository you trust"
+    )
+
+
 def load_pretrained(
     name_or_path: str | os.PathLike, model_class: Any = None, trust_remote_code: bool = False, **model_kwargs
 ):
@@ -111,18 +125,15 @@ def load_pretrained(
 
     model_class = model_class or AutoModel
     source, folder, local_only = resolve_model_source(name_or_path)
-    code = {"trust_remote_code": True} if trust_remote_code else {}
+    # Always explicit: left unset, transformers asks on a terminal, and a "y" there runs the folder's Python.
+    code = {"trust_remote_code": bool(trust_remote_code)}
     try:
         tokenizer = AutoTokenizer.from_pretrained(source, local_files_only=local_only, **code)
         model = model_class.from_pretrained(source, local_files_only=local_only, **code, **model_kwargs)
     except Exception as error:  # noqa: BLE001 - every loader failure is the user's model problem
         first_line = (str(error).strip().splitlines() or [type(error).__name__])[0]
-        if not trust_remote_code and "trust_remote_code" in str(error):
-            raise ModelLoadError(
-                f"model {os.fspath(name_or_path)!r} ships its own code (its config's auto_map), which xbias does not "
-                "run unless told to: pass --trust-remote-code (a config: trust_remote_code: true on the model), "
-                "only for a repository you trust"
-            ) from None
+        if not trust_remote_code and _asks_for_code(error):
+            raise remote_code_refused(name_or_path) from None
         raise ModelLoadError(
             f"cannot load model {os.fspath(name_or_path)!r} with {getattr(model_class, '__name__', model_class)}: "
             f"{type(error).__name__}: {first_line}. Check the id or folder (it needs config.json, the weights and "

@@ -52,6 +52,7 @@ from scipy.special import logsumexp
 
 from eval_harness.data.emotion_splits import SemEvalSplits, TextSplit, clean_tweet
 from eval_harness.errors import InputError, unreadable_file
+from eval_harness.io import load_yaml, read_text
 from eval_harness.models.cache import EmbeddingCache
 from eval_harness.models.causal_lm import CausalLM
 from eval_harness.models.encoder import unique_texts
@@ -134,7 +135,7 @@ def _read_overrides(overrides: Mapping | str | Path | None) -> dict:
     if isinstance(overrides, str | Path):
         path = overrides
         try:
-            overrides = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+            overrides = load_yaml(read_text(path))
         except (OSError, ValueError, yaml.YAMLError) as error:
             raise InputError(unreadable_file(path, error, "prompts file")) from None
         if not isinstance(overrides, Mapping):  # named, never quoted: the file may be anything
@@ -541,12 +542,20 @@ class PromptJudge(EmotionRegressor):
         return self.lm.tokenizer.decode(tokens[:end]).strip()
 
 
-def llm_probe_defaults(source: str) -> dict:
+def llm_probe_defaults(source: str, trust_remote_code: bool = False) -> dict:
     """The probe's defaults for a causal LM: the masked mean of the layer at 2/3 of the depth (strong r there for
-    SmolLM2 and Qwen: docs/environment.md), read from the model's config."""
+    SmolLM2 and Qwen: docs/environment.md), read from the model's config (its own config class only with
+    ``trust_remote_code``: passed explicitly, so that transformers never asks on a terminal)."""
     from transformers import AutoConfig
 
     from eval_harness.models.causal_lm import default_probe_layer
+    from eval_harness.models.loading import remote_code_refused
     from eval_harness.models.packaged import resolve_source
 
-    return {"pooling": "mean", "layer": default_probe_layer(AutoConfig.from_pretrained(resolve_source(source)))}
+    try:
+        config = AutoConfig.from_pretrained(resolve_source(source), trust_remote_code=bool(trust_remote_code))
+    except ValueError as error:  # a model type only its own code knows
+        if trust_remote_code or "custom code" not in str(error):
+            raise
+        raise remote_code_refused(source) from None
+    return {"pooling": "mean", "layer": default_probe_layer(config)}

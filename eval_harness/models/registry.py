@@ -11,7 +11,7 @@ transformers; :mod:`eval_harness.models.factory` resolves them when a model is b
 
 Both tables are :class:`eval_harness.registry.Registry` objects: :data:`MODEL_TYPES` (plug-ins add a
 type with ``MODEL_TYPES.register(name, ModelType(...))`` or the entry-point group
-``xbias.model_types``) and :data:`HEADS` (``"mlp"``, ``"svr"``; group ``xbias.heads``).
+``xbias.model_types``) and :data:`HEADS` (``"ridge"``, ``"mlp"``, ``"svr"``; group ``xbias.heads``).
 
 Adding a model type is one entry here plus its builder(s) (see ``docs/architecture.md``);
 ``tests/models/test_registry.py`` checks that every entry's option names are exactly what its
@@ -19,10 +19,10 @@ builders accept.
 """
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from ..errors import ConfigError
+from ..errors import ConfigError, shown
 from ..registry import Registry
 
 # Options of every trained emotion model (EmotionRegressor / FeatureRegressor); ``seed`` comes from
@@ -48,7 +48,8 @@ class ModelMode:
         emotion_model: ``"module:Class"`` of the emotion model this mode builds.
         options: the options that belong to this mode alone (given with another mode, they are an error).
         capabilities: what this mode adds to the type's capabilities (``judge``).
-        defaults: ``"module:function"`` giving option defaults from the source, ``(source) -> dict``, or None.
+        defaults: ``"module:function"`` giving option defaults from the source, ``(source, trust_remote_code) -> dict``,
+            or None.
         trains: whether this mode's emotion model is trained (False for a zero-shot judge, which still takes the
             sweep's seed to draw the tweets its fit scores).
     """
@@ -78,6 +79,8 @@ class ModelType:
         context_vectors: whether its word vectors can be read in context (words in sentences of a corpus).
         modes: the values of its ``mode`` option, the first the default (none: the type has no modes).
         loads_folder: a local ``path`` is a transformers folder (``from_pretrained``), never a file.
+        default_head: the regression head its trained emotion model uses when ``head:`` is not given (None for a
+            type that trains no head).
     """
 
     name: str
@@ -90,6 +93,7 @@ class ModelType:
     context_vectors: bool = False
     modes: tuple[ModelMode, ...] = ()
     loads_folder: bool = False
+    default_head: str | None = None
 
     def mode(self, options: Mapping[str, Any], where: str = "options") -> ModelMode | None:
         """The mode ``options`` select (``mode:``, else the first), or None for a type without modes.
@@ -122,6 +126,17 @@ class ModelType:
         mode = self.mode(options or {})
         return self.trains and (mode is None or mode.trains)
 
+    def seeded_for(self, options: Mapping[str, Any] | None = None) -> bool:
+        """Whether training the emotion model ``options`` build draws on the sweep's seed, so that another seed
+        trains another model: a seeded head (:func:`head_is_seeded`: the MLP) or a random ``max_train``
+        subsample. A deterministic one (ridge, the SVR on every tweet) gives the same model whatever the seed,
+        and is trained once. A trained type with no head (a plug-in's own training) is taken to be seeded."""
+        options = options or {}
+        if not self.trains_for(options):
+            return False
+        head = options.get("head") or self.default_head
+        return options.get("max_train") is not None or head is None or head_is_seeded(head)
+
     def capabilities_for(self, options: Mapping[str, Any] | None = None) -> frozenset[str]:
         """What a suite may ask of a model of this type with ``options``: ``emotion_model``, ``word_vectors``,
         ``context_vectors``, and what its mode adds (``judge``: a zero-shot judge, whose scores come with
@@ -135,6 +150,15 @@ class ModelType:
         return frozenset(found | (mode.capabilities if mode is not None else frozenset()))
 
 
+STATIC_VECTORS = ModelType(
+    "static_vectors",
+    "static word vectors (GloVe, fastText...): mean vector + ridge head (head: mlp for the paper's baseline)",
+    needs_source=True,
+    options=(*VECTOR_OPTIONS, *TRAINING_OPTIONS),
+    emotion_model="eval_harness.models.regressors:StaticVectorRegressor",
+    word_embedder="eval_harness.models.factory:static_words",
+    default_head="ridge",
+)
 _BUILTIN_TYPES = (
     ModelType(
         "encoder",
@@ -145,6 +169,7 @@ _BUILTIN_TYPES = (
         word_embedder="eval_harness.models.factory:encoder_words",
         context_vectors=True,
         loads_folder=True,
+        default_head="ridge",
     ),
     ModelType(
         "classifier",
@@ -169,14 +194,17 @@ _BUILTIN_TYPES = (
             *TRAINING_OPTIONS,
         ),
         emotion_model="eval_harness.models.regressors:SvmTfidfRegressor",
+        default_head="svr",
     ),
-    ModelType(
-        "static_mlp",
-        "static word vectors (GloVe, fastText...): mean vector + MLP (the paper's fastText baseline)",
-        needs_source=True,
-        options=(*VECTOR_OPTIONS, *TRAINING_OPTIONS),
+    STATIC_VECTORS,
+    # The earlier name, kept: the paper's fastText baseline as it was, static vectors with the MLP head.
+    replace(
+        STATIC_VECTORS,
+        name="static_mlp",
+        description="static word vectors with the MLP head (the paper's fastText baseline; static_vectors with "
+        "head: mlp)",
         emotion_model="eval_harness.models.regressors:StaticMlpRegressor",
-        word_embedder="eval_harness.models.factory:static_words",
+        default_head="mlp",
     ),
     ModelType(
         "llm",
@@ -187,6 +215,7 @@ _BUILTIN_TYPES = (
         word_embedder="eval_harness.models.factory:llm_words",
         context_vectors=True,
         loads_folder=True,
+        default_head="ridge",  # mode probe's (the judge trains no head)
         modes=(
             ModelMode(
                 "prompt",
@@ -209,11 +238,27 @@ _BUILTIN_TYPES = (
 MODEL_TYPES = Registry(
     "model type", builtins={entry.name: entry for entry in _BUILTIN_TYPES}, entry_point_group="xbias.model_types"
 )
-HEADS = Registry(
-    "head",
-    builtins={"mlp": "eval_harness.models.heads:MlpHead", "svr": "eval_harness.models.heads:SvrHead"},
-    entry_point_group="xbias.heads",
-)
+_BUILTIN_HEADS = {
+    "ridge": "eval_harness.models.heads:RidgeHead",
+    "mlp": "eval_harness.models.heads:MlpHead",
+    "svr": "eval_harness.models.heads:SvrHead",
+}
+HEADS = Registry("head", builtins=_BUILTIN_HEADS, entry_point_group="xbias.heads")
+# The built-in heads' ``seeded`` (their classes say it too; tests/models/test_registry.py checks the two agree), so
+# that planning a sweep imports no head; a plug-in head's is read from its class.
+_SEEDED_HEADS = {"ridge": False, "mlp": True, "svr": False}
+
+
+def head_is_seeded(name: str) -> bool:
+    """Whether fitting head ``name`` draws random numbers (its class's ``seeded``; True for a plug-in head that
+    does not say).
+
+    Raises:
+        ConfigError: an unknown head (the message lists them).
+    """
+    if name in _SEEDED_HEADS and HEADS.reference(name) == _BUILTIN_HEADS[name]:
+        return _SEEDED_HEADS[name]
+    return bool(getattr(HEADS.get(name), "seeded", True))
 
 
 def model_type(name: str) -> ModelType:
@@ -236,14 +281,14 @@ def check_options(type_name: str, options: Any, where: str = "options", seeded: 
     """
     entry = model_type(type_name)
     if not isinstance(options, dict):
-        raise ConfigError(f"{where} must be a mapping of option names to values, got {options!r}")
+        raise ConfigError(f"{where} must be a mapping of option names to values, got {shown(options)}")
     if "seed" in options and not seeded:
         raise ConfigError(f"{where}: set the seed with the config's `seeds:` (or --seeds), not a model option")
     allowed = set(entry.options) | ({"seed"} if seeded and entry.trains else set())
     unknown = sorted(set(options) - allowed)
     if unknown:
         raise ConfigError(
-            f"{where}: unknown option(s) {', '.join(map(repr, unknown))} for model type {type_name!r}; "
+            f"{where}: unknown option(s) {', '.join(map(shown, unknown))} for model type {shown(type_name)}; "
             f"allowed: {', '.join(sorted(entry.options))}"
         )
     entry.mode(options, where)

@@ -14,8 +14,9 @@ Every model here answers the same interface (:class:`EmotionRegressor`):
 The trained ones are a featuriser plus a head (:mod:`eval_harness.models.heads`):
 
 - :class:`ProbeRegressor` (type ``"encoder"``) — the paper's method: a frozen
-  :class:`TransformerEncoder` (last layer [CLS] by default) and a two-layer feed-forward head
-  (``head="mlp"``) or an SVR grid (``head="svr"``). With an embedding cache, the texts of all
+  :class:`TransformerEncoder` (last layer [CLS] by default) and a head: closed-form ridge by default
+  (deterministic, no seed), the paper's two-layer feed-forward head (``head="mlp"``) or an SVR grid
+  (``head="svr"``). With an embedding cache, the texts of all
   five dimensions of a language are encoded in one pass, once, and every dimension's fit reads
   its rows from the cache (``share_dimensions=True``).
 - :class:`SvmTfidfRegressor` (``"svm_tfidf"``) — the paper's baseline: TF-IDF over word 1-2-grams
@@ -27,8 +28,9 @@ The trained ones are a featuriser plus a head (:mod:`eval_harness.models.heads`)
   validation R² (``GridSearchCV``'s default scoring over a ``PredefinedSplit``) and refitted on
   train + validation with the train vectoriser, Pearson r reported on the SVR's raw (unclipped)
   output (:data:`SVM_TFIDF_PRESETS`).
-- :class:`StaticMlpRegressor` (``"static_mlp"``) — the paper's fastText baseline: a text is the
-  mean of the static vectors of its words (any file :class:`StaticVectors` reads), then the MLP.
+- :class:`StaticVectorRegressor` (``"static_vectors"``): a text is the mean of the static vectors of its
+  words (any file :class:`StaticVectors` reads), then the ridge head; :class:`StaticMlpRegressor`
+  (``"static_mlp"``, the earlier name) is the paper's fastText baseline with the MLP head.
 
 Tweets are cleaned as the authors' code does before training and prediction
 (``preprocess="tweet"``: @mentions removed, ``&amp;`` unescaped, white space collapsed).
@@ -56,7 +58,7 @@ from eval_harness.data.emotion_splits import (
 from eval_harness.errors import InputError, ModelLoadError, XBiasError
 from eval_harness.io import atomic_write_json, read_json
 from eval_harness.models.heads import head_from_state, make_head, pearson_r
-from eval_harness.models.registry import HEADS
+from eval_harness.models.registry import HEADS, model_type
 from eval_harness.models.saved_state import load_state, save_state
 
 # 2: the fitted state in state.json + state.safetensors (1 was a pickle, model.joblib: never read).
@@ -321,9 +323,9 @@ class EmotionRegressor:
 
 
 class FeatureRegressor(EmotionRegressor):
-    """A featuriser (texts -> matrix) plus a head fitted on train and selected on validation."""
-
-    default_head: ClassVar[str] = "mlp"
+    """A featuriser (texts -> matrix) plus a head fitted on train and selected on validation (the head's own
+    protocol: ridge fits on train + validation with leave-one-out). Without ``head``, its model type's
+    ``default_head`` (:mod:`eval_harness.models.registry`)."""
 
     def __init__(
         self,
@@ -333,7 +335,7 @@ class FeatureRegressor(EmotionRegressor):
         **common,
     ):
         super().__init__(**common)
-        self.head = head or self.default_head
+        self.head = head or model_type(self.model_type).default_head
         self.head_options = dict(head_options or {})
         # The head's own randomness (an MLP's initialisation and shuffling) follows the model's seed, so that the
         # sweep's seeds train different heads; a seed in head_options still wins. head_options stays as given.
@@ -395,14 +397,20 @@ class FeatureRegressor(EmotionRegressor):
 
 
 class ProbeRegressor(FeatureRegressor):
-    """The paper's probe: frozen encoder vectors ([CLS], last layer) and a feed-forward (or SVR) head."""
+    """The paper's probe on frozen encoder vectors ([CLS], last layer): a ridge head by default, the paper's
+    feed-forward head with ``head="mlp"``, or an SVR grid."""
 
     model_type = "encoder"
     # The encoder's options that change its vectors (what a saved probe must be rebuilt with).
     ENCODER_OPTIONS: ClassVar[tuple[str, ...]] = ("pooling", "layer", "prefix", "max_length")
 
     def __init__(
-        self, encoder, head: str = "mlp", head_options: dict | None = None, share_dimensions: bool = True, **common
+        self,
+        encoder,
+        head: str | None = None,
+        head_options: dict | None = None,
+        share_dimensions: bool = True,
+        **common,
     ):
         super().__init__(head, head_options, **common)
         self.encoder = encoder
@@ -482,7 +490,6 @@ class SvmTfidfRegressor(FeatureRegressor):
     """
 
     model_type = "svm_tfidf"
-    default_head = "svr"
     DEFAULTS: ClassVar[dict[str, Any]] = {
         "ngram_range": (1, 2),
         "min_df": 2,
@@ -568,16 +575,16 @@ class SvmTfidfRegressor(FeatureRegressor):
         self.vectorizer = state
 
 
-class StaticMlpRegressor(FeatureRegressor):
-    """The paper's fastText baseline: mean static word vector of a text, then the MLP head."""
+class StaticVectorRegressor(FeatureRegressor):
+    """Static word vectors as an emotion model: the mean static vector of a text's words, then a head (ridge)."""
 
-    model_type = "static_mlp"
+    model_type = "static_vectors"
 
     def __init__(
         self,
         vectors,
         source: str = "glove",
-        head: str = "mlp",
+        head: str | None = None,
         head_options: dict | None = None,
         vector_options: dict | None = None,
         **common,
@@ -597,7 +604,7 @@ class StaticMlpRegressor(FeatureRegressor):
         return self._fingerprint
 
     @classmethod
-    def build(cls, source, options, resources) -> "StaticMlpRegressor":
+    def build(cls, source, options, resources) -> "StaticVectorRegressor":
         from eval_harness.models.registry import VECTOR_OPTIONS
 
         options = dict(options)
@@ -624,6 +631,12 @@ class StaticMlpRegressor(FeatureRegressor):
                 stacklevel=2,
             )
         return matrix
+
+
+class StaticMlpRegressor(StaticVectorRegressor):
+    """The paper's fastText baseline as it was: static vectors with the MLP head (type ``static_mlp``)."""
+
+    model_type = "static_mlp"
 
 
 def _is_int(value: Any) -> bool:

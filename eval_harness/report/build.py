@@ -8,23 +8,34 @@ method's records.
 ``report.md`` with ``figures/*.png``, and ``results.csv`` (every record of the run, pooled over
 seeds when there are several, with its multiple-testing family, Holm and Benjamini-Hochberg
 adjusted p-values and the flags of :mod:`.findings`). The folder is written as one set: staged
-beside it and swapped in whole, so it holds the old report or the new one, never a mix.
+beside it and swapped in whole, so it holds the old report or the new one, never a mix; its marker
+(``.xbias-build.json``) says it is a report, and a folder that is not one is never replaced
+(:func:`eval_harness.io.write_problem`).
 """
 
 from __future__ import annotations
 
 import errno
 import os
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
 from ..errors import InputError
-from ..io import folder_problem, new_sibling, remove_siblings, replace_folder
+from ..io import folder_problem, write_folder_whole, write_problem
 from . import tables
-from .document import Bullets, Document, Paragraph, Section, Table, figure_file, render_html, render_markdown
+from .document import (
+    Bullets,
+    Document,
+    Paragraph,
+    Section,
+    Table,
+    figure_file,
+    render_html,
+    render_markdown,
+    spreadsheet_safe,
+)
 from .findings import ALPHA, DEFAULT_FAMILY, FAMILY_WORDS, MIN_REGRESSOR_R, annotate, check_family
 from .run_folder import RunFolder, load_run
 from .sections import ReportSettings, report_sections
@@ -32,9 +43,8 @@ from .sections import ReportSettings, report_sections
 FORMATS = ("html", "md")
 FIGURE_FOLDER = "figures"
 CSV_FILE, HTML_FILE, MARKDOWN_FILE = "results.csv", "report.html", "report.md"
-# What a report folder holds (with FIGURE_FOLDER of PNGs): a folder of anything else is not replaced.
-REPORT_ENTRIES = (CSV_FILE, HTML_FILE, MARKDOWN_FILE)
-STAGING = "staging"  # the hidden sibling a report is written into: .<folder>.staging-<random>
+# What a report folder's marker says: a folder is replaced by a report only when it is an earlier report.
+REPORT_OWNER = {"writer": "xbias report"}
 
 
 @dataclass(frozen=True)
@@ -196,6 +206,7 @@ def write_report(
     alpha: float = ALPHA,
     min_regressor_r: float = MIN_REGRESSOR_R,
     family: str = DEFAULT_FAMILY,
+    seed_estimand: str = "seed_mean",
 ) -> ReportFiles:
     """Write the report of the run folder ``run_dir`` (a path, or one :func:`load_run` has read) into ``out_dir``
     (default ``<run_dir>/report``), whole: the files are written into a staging folder beside it and put in its
@@ -204,7 +215,8 @@ def write_report(
     formats, the family, and that ``out_dir`` can be written and holds nothing but a report (it is replaced whole).
 
     ``family``: over which tests the p-values are adjusted together (:data:`~.findings.FAMILIES`:
-    ``"model"``, ``"model-suite"`` or ``"run"``).
+    ``"model"``, ``"model-suite"`` or ``"run"``). ``seed_estimand``: what a number pooled over seeds estimates
+    (:mod:`eval_harness.contract.seeds`): ``"seed_mean"``, or ``"one_head"`` (Rubin's rules).
 
     Raises:
         InputError: an unknown format or family, a run folder without results, an ``out_dir`` that is a file,
@@ -216,7 +228,7 @@ def write_report(
     check_family(family)
     folder = report_folder(run_dir.path if isinstance(run_dir, RunFolder) else run_dir, out_dir)
     run = run_dir if isinstance(run_dir, RunFolder) else load_run(run_dir)
-    results = annotate(run.results, alpha, min_regressor_r, family)
+    results = annotate(run.results, alpha, min_regressor_r, family, seed_estimand)
     document = build_document(run, results, alpha, min_regressor_r, family)
     contents = report_contents(document, results, formats)
     _write_whole(folder, contents)
@@ -234,7 +246,7 @@ def write_report(
 def report_contents(document: Document, results: pd.DataFrame, formats: tuple[str, ...]) -> dict[str, bytes]:
     """The report's files, path in the report folder -> bytes: ``results.csv``, then ``report.html`` and
     ``report.md`` with its ``figures/*.png`` as ``formats`` ask."""
-    contents = {CSV_FILE: results.to_csv(index=False).encode("utf-8")}
+    contents = {CSV_FILE: spreadsheet_safe(results).to_csv(index=False).encode("utf-8")}
     if "html" in formats:
         contents[HTML_FILE] = render_html(document).encode("utf-8")
     if "md" in formats:
@@ -247,77 +259,32 @@ def report_contents(document: Document, results: pd.DataFrame, formats: tuple[st
 def report_folder(run_dir: str | Path, out_dir: str | Path | None = None) -> Path:
     """The report folder of the run folder ``run_dir`` (``out_dir``, default ``<run_dir>/report``), as an
     absolute path, once it is known to be one a report may be written into: refused, before any work, when it
-    cannot be written or replaced whole, or holds anything but a report (:data:`REPORT_ENTRIES`: replacing it
-    would lose those files).
+    cannot be written or replaced whole, or is not new, empty or an earlier report holding only its own files
+    (the write rule, :func:`~eval_harness.io.write_problem`: replacing it would lose what else is there).
 
     Raises:
         InputError: one line naming the folder, the cause and the fix.
     """
     folder = Path(os.path.abspath(out_dir if out_dir else Path(run_dir) / "report"))
-    problem = folder_problem(folder, replace=True)
-    if problem is not None:
-        raise InputError(f"cannot write the report into {folder}: {problem}; give another --out")
     if folder.parent == folder:
         raise InputError(f"the report folder cannot be the root {folder}; give another --out")
-    if folder.is_dir():
-        others = sorted(path.name for path in folder.iterdir() if not _is_report_entry(path))
-        if others:
-            shown = ", ".join(others[:5]) + (f" and {len(others) - 5} more" if len(others) > 5 else "")
-            raise InputError(
-                f"{folder} holds files that are not a report's ({shown}); a report replaces its folder whole, "
-                "so give a new or empty --out"
-            )
+    problem = folder_problem(folder, replace=True) or write_problem(folder, REPORT_OWNER)
+    if problem is not None:
+        raise InputError(f"cannot write the report into {folder}: {problem}; give a new or empty --out")
     return folder
 
 
-def _is_report_entry(path: Path) -> bool:
-    if path.name == FIGURE_FOLDER and path.is_dir() and not path.is_symlink():
-        return all(figure.is_file() and figure.suffix == ".png" for figure in path.iterdir())
-    return path.name in REPORT_ENTRIES and path.is_file() and not path.is_symlink()
-
-
 def _write_whole(folder: Path, contents: dict[str, bytes]) -> None:
-    """Write ``contents`` into a staging folder beside ``folder`` and put it in ``folder``'s place; on any
-    failure (or a signal) the staging folder goes and ``folder`` is as it was."""
+    """Put a report folder of ``contents`` in ``folder``'s place, whole; on any failure (or a signal) ``folder`` is
+    as it was."""
     try:
-        folder.parent.mkdir(parents=True, exist_ok=True)
-        remove_siblings(folder, (STAGING,))  # what a killed report left (one writes a report at a time)
-        staging = new_sibling(folder, STAGING)
+        write_folder_whole(folder, contents, REPORT_OWNER)
+    except FileExistsError as error:  # a foreign folder put there since report_folder looked
+        raise InputError(
+            f"cannot write the report into {folder}: {error.strerror}; give a new or empty --out"
+        ) from None
     except OSError as error:
-        raise _write_error(error, folder, "the staging folder") from None
-    try:
-        for name, data in contents.items():
-            try:
-                _write_file(staging / name, data)
-            except OSError as error:
-                raise _write_error(error, folder, name) from None
-        try:
-            _sync(staging)
-            replace_folder(staging, folder)
-        except OSError as error:
-            raise _write_error(error, folder, "putting the new report in place") from None
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-
-
-def _write_file(path: Path, data: bytes) -> None:
-    """One report file, flushed to disk (the folder it is in is swapped in only when every file is whole)."""
-    path.parent.mkdir(exist_ok=True)
-    with open(path, "wb") as stream:
-        stream.write(data)
-        stream.flush()
-        os.fsync(stream.fileno())
-
-
-def _sync(folder: Path) -> None:
-    """Flush the staging folder's entries (and its figures folder's) to disk before it is swapped in."""
-    for directory in (folder, folder / FIGURE_FOLDER):
-        if directory.is_dir():
-            descriptor = os.open(directory, os.O_RDONLY)
-            try:
-                os.fsync(descriptor)
-            finally:
-                os.close(descriptor)
+        raise _write_error(error, folder, Path(error.filename).name if error.filename else "the folder") from None
 
 
 def _write_error(error: OSError, folder: Path, what: str) -> InputError:

@@ -11,12 +11,15 @@ Each config's rows are the samples files of the run's units (:mod:`eval_harness.
 verified against its unit file), concatenated in unit order, with the unit's id as a first column
 ``unit_id``, so that a row leads back to the unit (and its records in ``results.jsonl``). The card lists the
 columns as the suites declare them, the run (its name, config hash, models and the datasets' fingerprints) and
-where the sentences come from, whose licences the rows keep.
+where the sentences come from, whose licences the rows keep. The folder is written whole, with the marker that
+says xbias wrote it: a folder that is not new, empty or earlier details is never written into
+(:func:`details_folder`, the write rule of :func:`eval_harness.io.write_problem`).
 """
 
 from __future__ import annotations
 
-import json
+import io
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,11 +27,14 @@ import yaml
 
 from ..contract.samples import UNIT_COLUMNS, read_samples_table, samples_units
 from ..errors import InputError
+from ..io import folder_problem, read_json, write_folder_whole, write_problem
 from ..suites import get_suite
 
 DATA_DIR = "data"
 SPLIT = "train"
 UNIT_ID_COLUMN = "unit_id"
+# What a details folder's marker says: only a folder with it (or a new or empty one) is written.
+DETAILS_OWNER = {"writer": "xbias report --details"}
 
 
 @dataclass(frozen=True)
@@ -84,7 +90,8 @@ def _column_lines(suite: str) -> list[str]:
 def details_card(run_dir: Path, tables: dict[str, object]) -> str:
     """The dataset card (README.md) of the details folder: front matter with one config per suite, then the
     run, the columns, how to load and upload, and the provenance of the rows."""
-    info = json.loads((run_dir / "run.json").read_text(encoding="utf-8")) if (run_dir / "run.json").is_file() else {}
+    info = read_json(run_dir / "run.json")  # None when missing or unreadable: the card then names the folder
+    info = info if isinstance(info, dict) else {}
     name = info.get("name") or run_dir.name
     models = sorted({model for table in tables.values() for model in table.column("model").to_pylist()})
     metadata = {
@@ -133,25 +140,40 @@ def details_card(run_dir: Path, tables: dict[str, object]) -> str:
     return "\n".join(lines)
 
 
-def write_details(run_dir: str | Path, out_dir: str | Path) -> DetailsWrite:
-    """Write the run's samples into ``out_dir`` as a Hub-ready dataset folder (module docstring).
+def details_folder(out_dir: str | Path) -> Path:
+    """``out_dir`` as an absolute path, once the details may be written there: refused, before any work, when it
+    cannot be written, or is not new, empty or earlier details holding only their own files (the write rule).
 
     Raises:
-        InputError: the run kept no samples, or ``out_dir`` is a file.
+        InputError: one line naming the folder, the cause and the fix.
+    """
+    folder = Path(os.path.abspath(out_dir))
+    problem = folder_problem(folder, replace=True) or write_problem(folder, DETAILS_OWNER)
+    if problem is not None:
+        raise InputError(f"cannot write the details into {folder}: {problem}; give a new or empty --details")
+    return folder
+
+
+def write_details(run_dir: str | Path, out_dir: str | Path) -> DetailsWrite:
+    """Write the run's samples into ``out_dir`` as a Hub-ready dataset folder (module docstring), whole.
+
+    Raises:
+        InputError: the run kept no samples, or ``out_dir`` may not be written (:func:`details_folder`).
         SamplesError: a unit's samples file is missing or does not match its unit file.
     """
     import pyarrow.parquet as pq
 
-    run_dir, folder = Path(run_dir), Path(out_dir)
-    if folder.is_file():
-        raise InputError(f"--details {folder} is a file; give a folder")
+    run_dir, folder = Path(run_dir), details_folder(out_dir)
     tables = details_tables(run_dir)
+    contents = {}
     for suite, table in tables.items():
-        target = folder / DATA_DIR / suite
-        target.mkdir(parents=True, exist_ok=True)
-        for stale in target.glob("*.parquet"):  # a rewrite replaces the config's rows, never adds to them
-            stale.unlink()
-        pq.write_table(table, target / f"{SPLIT}-00000-of-00001.parquet", compression="zstd")
-    (folder / "README.md").write_text(details_card(run_dir, tables), encoding="utf-8")
+        stream = io.BytesIO()
+        pq.write_table(table, stream, compression="zstd")
+        contents[f"{DATA_DIR}/{suite}/{SPLIT}-00000-of-00001.parquet"] = stream.getvalue()
+    contents["README.md"] = details_card(run_dir, tables).encode("utf-8")
+    try:
+        write_folder_whole(folder, contents, DETAILS_OWNER)
+    except OSError as error:
+        raise InputError(f"cannot write the details into {folder}: {error.strerror or error}") from None
     units = {suite: len(set(table.column(UNIT_ID_COLUMN).to_pylist())) for suite, table in tables.items()}
     return DetailsWrite(folder, {suite: table.num_rows for suite, table in tables.items()}, units)

@@ -155,17 +155,44 @@ def render_html(document: Document) -> str:
     )
 
 
-def _markdown_cell(value) -> str:
-    return str(value).replace("|", "\\|").replace("\n", " ")
+# Where raw HTML starts in Markdown (CommonMark: a tag, a closing tag, a comment, a declaration, a processing
+# instruction); "p < 0.05" is left as it is.
+_RAW_HTML_START = re.compile(r"<(?=[A-Za-z/!?])")
+# The first characters that make a spreadsheet read a cell as a formula (OWASP, "CSV Injection").
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def markdown_text(text: object) -> str:
+    """``text`` with every ``<`` that would open raw HTML written ``&lt;``: a label of a run (a group, a name, a
+    model's name) shows as text in a Markdown viewer, never as an element (``<img src=x onerror=...>``)."""
+    return _RAW_HTML_START.sub("&lt;", str(text))
+
+
+def spreadsheet_safe(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with every text cell that starts like a formula (:data:`FORMULA_STARTS`) prefixed with ``'``, as
+    OWASP recommends for CSV files: a spreadsheet shows the cell as text instead of running it. Numbers (a
+    negative value) are left as they are."""
+    safe = frame.copy()
+    for column in safe.columns:
+        if not pd.api.types.is_numeric_dtype(safe[column]):
+            safe[column] = safe[column].map(
+                lambda cell: "'" + cell if isinstance(cell, str) and cell.startswith(FORMULA_STARTS) else cell
+            )
+    return safe
+
+
+def markdown_cell(value) -> str:
+    """``value`` as the text of a pipe table's cell: no raw HTML (:func:`markdown_text`), no ``|``, one line."""
+    return markdown_text(value).replace("|", "\\|").replace("\n", " ")
 
 
 def markdown_table(table: Table) -> str:
     """A pipe table (GitHub-flavoured Markdown), preceded by its caption in bold."""
-    columns = [_markdown_cell(column) for column in table.frame.columns]
-    lines = [f"**{table.caption}**", ""] if table.caption else []
+    columns = [markdown_cell(column) for column in table.frame.columns]
+    lines = [f"**{markdown_text(table.caption)}**", ""] if table.caption else []
     lines += ["| " + " | ".join(columns) + " |", "|" + "|".join(" --- " for _ in columns) + "|"]
     lines += [
-        "| " + " | ".join(_markdown_cell(cell) for cell in row) + " |" for row in table.frame.itertuples(index=False)
+        "| " + " | ".join(markdown_cell(cell) for cell in row) + " |" for row in table.frame.itertuples(index=False)
     ]
     return "\n".join(lines)
 
@@ -173,12 +200,13 @@ def markdown_table(table: Table) -> str:
 def _markdown_block(block: Block, figure_folder: str) -> str:
     prefix = "> **Note:** " if getattr(block, "warning", False) else ""
     if isinstance(block, Paragraph):
-        return prefix + block.text
+        return prefix + markdown_text(block.text)
     if isinstance(block, Bullets):
-        return "\n".join(f"- {item}" for item in block.items)
+        return "\n".join(f"- {markdown_text(item)}" for item in block.items)
     if isinstance(block, Table):
         return markdown_table(block)
-    return f"![{block.caption}]({figure_folder}/{figure_file(block.name)})\n\n*{block.caption}*"
+    caption = markdown_text(block.caption)
+    return f"![{caption}]({figure_folder}/{figure_file(block.name)})\n\n*{caption}*"
 
 
 def figure_file(name: str) -> str:
@@ -188,7 +216,7 @@ def figure_file(name: str) -> str:
 
 
 def _markdown_section(section: Section, level: int, figure_folder: str) -> str:
-    parts = ["#" * level + " " + section.title]
+    parts = ["#" * level + " " + markdown_text(section.title)]
     parts += [_markdown_block(block, figure_folder) for block in section.blocks]
     parts += [_markdown_section(subsection, min(level + 1, 6), figure_folder) for subsection in section.subsections]
     return "\n\n".join(parts)
@@ -196,5 +224,5 @@ def _markdown_section(section: Section, level: int, figure_folder: str) -> str:
 
 def render_markdown(document: Document, figure_folder: str = "figures") -> str:
     """The report as Markdown; figures are linked as ``<figure_folder>/<name>.png`` (write them there)."""
-    parts = [f"# {document.title}"] + [_markdown_section(s, 2, figure_folder) for s in document.sections]
+    parts = [f"# {markdown_text(document.title)}"] + [_markdown_section(s, 2, figure_folder) for s in document.sections]
     return "\n\n".join(parts) + "\n"

@@ -15,12 +15,13 @@ then the compute() arguments; ``source`` can link the full details (``--source-u
 details dataset). Numbers on datasets that are no benchmark (a regressor's Pearson r on SemEval-2018, the
 gender-space measures) stay in the model-index only. Files are serialised by huggingface_hub's own
 ``eval_result_entries_to_yaml``; writing the same run again rewrites the same files with the same bytes, and
-files xbias wrote earlier that name no task of the benchmark (an older naming) are removed.
+files xbias wrote earlier that name no task of the benchmark (an older naming) are removed. The folder is shared
+with what others write there, so xbias replaces only its own files (the write rule, :func:`eval_results_problem`):
+a same-named file it did not write, or a symbolic link, stops the write before any file is written.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from datetime import datetime
@@ -30,6 +31,7 @@ import yaml
 from huggingface_hub import EvalResultEntry, eval_result_entries_to_yaml
 
 from ..errors import ConfigError, InputError
+from ..io import atomic_write_text, folder_problem, load_yaml, parse_json, read_text, write_problem
 from .benchmarks import benchmark_task_ids
 from .model_card import ReportedNumber, card_model, dataset_ids_in, dataset_titles, reported_numbers
 from .run_folder import RunFolder
@@ -61,7 +63,7 @@ def run_date(run_dir: Path) -> str | None:
     stamps = []
     for unit_file in sorted((run_dir / "units").glob("*.json")):
         try:
-            stamp = json.loads(unit_file.read_text(encoding="utf-8")).get("finished_at")
+            stamp = parse_json(read_text(unit_file)).get("finished_at")
         except (OSError, ValueError, AttributeError):
             continue
         if isinstance(stamp, str):
@@ -139,27 +141,79 @@ def _on_a_benchmark(number: ReportedNumber) -> bool:
     return number.task_id in benchmark_task_ids(number.dataset_id.split("/")[-1])
 
 
-def _stale_files(folder: Path, written: set[str]) -> list[Path]:
-    """The files in ``folder`` that xbias wrote (notes starting with ``xbias``) for one of its datasets that name
-    no task of a benchmark (an older naming, or a dataset that is no benchmark) and that this write did not
-    rewrite: entries the Hub could never link to a leaderboard."""
+def _xbias_entries(path: Path) -> list | None:
+    """The entries of ``path`` when it is a file xbias wrote (a plain file, every entry's notes starting with
+    ``xbias`` and naming one of its datasets); None otherwise (not ours to touch)."""
     from huggingface_hub import parse_eval_result_entries
 
+    if path.is_symlink() or not path.is_file():
+        return None
+    try:
+        entries = parse_eval_result_entries(load_yaml(read_text(path)) or [])
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, yaml.YAMLError):
+        return None  # not an entries file this writer can read
+    ours = bool(entries) and all(
+        (entry.notes or "").startswith(SOURCE_NAME) and entry.dataset_id.split("/")[-1] in dataset_titles()
+        for entry in entries
+    )
+    return entries if ours else None
+
+
+def _stale_files(folder: Path, written: set[str]) -> list[Path]:
+    """The files in ``folder`` that xbias wrote (:func:`_xbias_entries`) that name no task of a benchmark (an older
+    naming, or a dataset that is no benchmark) and that this write did not rewrite: entries the Hub could never
+    link to a leaderboard."""
     stale = []
     for path in sorted(folder.glob("*.yaml")):
-        if path.name in written:
-            continue
-        try:
-            entries = parse_eval_result_entries(yaml.safe_load(path.read_text(encoding="utf-8")) or [])
-        except (OSError, ValueError, KeyError, TypeError, AttributeError, yaml.YAMLError):
-            continue  # not an entries file this writer can read: not ours to touch
-        ours = bool(entries) and all(
-            (entry.notes or "").startswith(SOURCE_NAME) and entry.dataset_id.split("/")[-1] in dataset_titles()
-            for entry in entries
-        )
-        if ours and not any(entry.task_id in benchmark_task_ids(entry.dataset_id.split("/")[-1]) for entry in entries):
+        entries = _xbias_entries(path) if path.name not in written else None
+        if entries and not any(
+            entry.task_id in benchmark_task_ids(entry.dataset_id.split("/")[-1]) for entry in entries
+        ):
             stale.append(path)
     return stale
+
+
+def eval_results_problem(folder: str | Path, names: list[str]) -> str | None:
+    """Why the files ``names`` may not be written into ``folder``: it cannot be written, is a symbolic link, or a
+    file of one of those names is one xbias did not write (the write rule, :func:`eval_harness.io.write_problem`)."""
+    return folder_problem(folder) or write_problem(folder, lambda path: _xbias_entries(path) is not None, names)
+
+
+def _planned(run: RunFolder, dataset_namespace: str | None, model: str | None, source_url: str | None):
+    """``(model, [(file name, entry)], numbers left out)``: what :func:`write_eval_results` writes."""
+    if not dataset_namespace:
+        raise ConfigError(
+            "the .eval_results files name Hub datasets: give --dataset-namespace ORG (the user or organisation "
+            "the datasets are pushed under: xbias datasets build <name> --push-to-hub ORG/<name>)"
+        )
+    model = card_model(run.results, model)
+    every = eval_result_entries(run, model, dataset_ids_in(dataset_namespace), source_url)
+    entries = [(number, entry) for number, entry in every if _on_a_benchmark(number)]
+    names = [file_name(number) for number, _ in entries]
+    if len(set(names)) != len(names):
+        raise InputError(f"two results map to one file name: {sorted({n for n in names if names.count(n) > 1})}")
+    return model, [(name, entry) for name, (_, entry) in zip(names, entries, strict=True)], len(every) - len(entries)
+
+
+def check_eval_results(
+    folder: str | Path,
+    run: RunFolder,
+    dataset_namespace: str | None,
+    model: str | None = None,
+    source_url: str | None = None,
+) -> tuple[str, list[tuple[str, EvalResultEntry]], int]:
+    """What :func:`write_eval_results` would write (its arguments), ``(model, [(file name, entry)], numbers on no
+    benchmark)``, or what it would refuse, refused before anything is written.
+
+    Raises:
+        ConfigError: no dataset namespace.
+        InputError: no reportable numbers, a model to name, or a folder or file xbias may not write.
+    """
+    plan = _planned(run, dataset_namespace, model, source_url)
+    problem = eval_results_problem(folder, [name for name, _ in plan[1]])
+    if problem is not None:
+        raise InputError(f"cannot write the eval results into {folder}: {problem}; give another --eval-results")
+    return plan
 
 
 def write_eval_results(
@@ -182,29 +236,16 @@ def write_eval_results(
 
     Raises:
         ConfigError: no dataset namespace.
-        InputError: the run has no reportable numbers for the model, or several models and none was named.
+        InputError: the run has no reportable numbers for the model, or several models and none was named, or
+            the folder, or a file of a name it writes, is not xbias's to write (:func:`eval_results_problem`).
     """
-    if not dataset_namespace:
-        raise ConfigError(
-            "the .eval_results files name Hub datasets: give --dataset-namespace ORG (the user or organisation "
-            "the datasets are pushed under: xbias datasets build <name> --push-to-hub ORG/<name>)"
-        )
-    model = card_model(run.results, model)
-    every = eval_result_entries(run, model, dataset_ids_in(dataset_namespace), source_url)
-    entries = [(number, entry) for number, entry in every if _on_a_benchmark(number)]
-    names = [file_name(number) for number, _ in entries]
-    if len(set(names)) != len(names):
-        raise InputError(f"two results map to one file name: {sorted({n for n in names if names.count(n) > 1})}")
+    model, planned, not_benchmarks = check_eval_results(folder, run, dataset_namespace, model, source_url)
     target = Path(folder)
-    target.mkdir(parents=True, exist_ok=True)
     paths = []
-    for name, (_, entry) in zip(names, entries, strict=True):
-        path = target / name
-        path.write_text(
-            yaml.safe_dump(eval_result_entries_to_yaml([entry]), sort_keys=False, allow_unicode=True), encoding="utf-8"
-        )
-        paths.append(path)
-    stale = _stale_files(target, set(names))
+    for name, entry in planned:
+        text = yaml.safe_dump(eval_result_entries_to_yaml([entry]), sort_keys=False, allow_unicode=True)
+        paths.append(atomic_write_text(target / name, text))  # a rename: never through a link
+    stale = _stale_files(target, {name for name, _ in planned})
     for path in stale:
         path.unlink()
-    return EvalResultsWrite(target, model, tuple(paths), len(every) - len(entries), tuple(stale))
+    return EvalResultsWrite(target, model, tuple(paths), not_benchmarks, tuple(stale))

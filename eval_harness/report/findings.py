@@ -100,13 +100,13 @@ def adjust_p_values(results: pd.DataFrame, alpha: float = ALPHA, family: str = D
     return annotated
 
 
-def pool_over_seeds(results: pd.DataFrame, alpha: float = ALPHA) -> pd.DataFrame:
-    """One row per quantity when the run has several seeds (:func:`eval_harness.contract.seeds.pool_seeds`);
-    ``results`` itself with one seed."""
+def pool_over_seeds(results: pd.DataFrame, alpha: float = ALPHA, seed_estimand: str = "seed_mean") -> pd.DataFrame:
+    """One row per quantity when the run has several seeds (:func:`eval_harness.contract.seeds.pool_seeds`, for
+    ``seed_estimand``: the mean over seeds, or ``"one_head"``, Rubin's rules); ``results`` itself with one seed."""
     if "seed" not in results.columns or results["seed"].nunique() < 2:
         return results
     schemas = record_schemas(results["suite"].dropna().unique())
-    pooled = pd.DataFrame.from_records(pool_seeds(results.to_dict("records"), alpha, schemas))
+    pooled = pd.DataFrame.from_records(pool_seeds(results.to_dict("records"), alpha, schemas, seed_estimand))
     columns = [*results.columns, *(c for c in pooled.columns if c not in results.columns)]
     for name in SPREAD_FIELDS:
         if name not in columns:
@@ -119,12 +119,14 @@ def annotate(
     alpha: float = ALPHA,
     min_regressor_r: float = MIN_REGRESSOR_R,
     family: str = DEFAULT_FAMILY,
+    seed_estimand: str = "seed_mean",
 ) -> pd.DataFrame:
-    """The results table every part of the report reads from: seeds pooled, p-values adjusted within each
-    ``family``, then each method's section's flags added (:meth:`~.sections.ReportSection.annotate`)."""
+    """The results table every part of the report reads from: seeds pooled (for ``seed_estimand``), p-values
+    adjusted within each ``family``, then each method's section's flags added
+    (:meth:`~.sections.ReportSection.annotate`)."""
     check_family(family)
     settings = ReportSettings(alpha, min_regressor_r, family)
-    annotated = adjust_p_values(pool_over_seeds(results, alpha), alpha, family)
+    annotated = adjust_p_values(pool_over_seeds(results, alpha, seed_estimand), alpha, family)
     for section in report_sections().sections:
         annotated = section.annotate(annotated, settings)
     return annotated

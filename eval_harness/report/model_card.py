@@ -38,9 +38,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
+import yaml
 from huggingface_hub import EvalResult, ModelCard
+from huggingface_hub.repocard import REGEX_YAML_BLOCK
 
-from ..errors import ConfigError, InputError, XBiasError
+from ..errors import ConfigError, InputError, XBiasError, unreadable_file
+from ..io import folder_problem, load_yaml, read_bytes, write_problem
 from .sections import CardMetric, ReportSection, report_sections
 from .tables import natural_order
 
@@ -261,14 +264,27 @@ def merged_results(existing: list[EvalResult], new: list[EvalResult]) -> tuple[l
     return merged, counts
 
 
+# The largest model card read (a README.md is some KiB).
+MAX_CARD_BYTES = 16 << 20
+
+
 def _read_card(path: Path) -> tuple[ModelCard, str]:
-    """The card and its raw text (newlines as in the file)."""
-    with path.open(encoding="utf-8", newline="") as stream:
-        raw = stream.read()
+    """The card and its raw text (newlines as in the file). Its front matter is read first by
+    :func:`~eval_harness.io.load_yaml` (safe_load's refusals, plus no alias bomb and no key twice), so that a
+    damaged card is one line naming the file and where, never a traceback.
+
+    Raises:
+        InputError: not a regular file of at most 16 MiB, not UTF-8, or front matter that is not YAML or no mapping.
+    """
     try:
+        raw = read_bytes(path, MAX_CARD_BYTES).decode("utf-8")
+        front = REGEX_YAML_BLOCK.search(raw)
+        if front is not None:
+            load_yaml(front.group(2))
         return ModelCard(raw), raw
-    except ValueError as error:
-        raise InputError(f"{path}: the YAML front matter is not a valid model card ({error}); fix it first") from None
+    except (OSError, ValueError, yaml.YAMLError) as error:
+        why = unreadable_file(path, error, "model card")  # "not valid YAML (line 2, column 7)"; never the content
+        raise InputError(f"{why}; fix it first, or give another --model-card") from None
 
 
 def card_model(results: pd.DataFrame, model: str | None) -> str:
@@ -284,6 +300,28 @@ def card_model(results: pd.DataFrame, model: str | None) -> str:
     return models[0]
 
 
+def check_model_card(path: str | Path) -> Path:
+    """``path``, once a model card may be written there (the write rule, :func:`eval_harness.io.write_problem`): a
+    Markdown file (``README.md``), new or a plain file, never a symbolic link, a folder or another kind of file
+    (a run's ``run.json`` is no model card).
+
+    Raises:
+        InputError: one line naming the path, the cause and the fix.
+    """
+    card_path = Path(path)
+    if card_path.is_dir():
+        raise InputError(
+            f"the model card {card_path} is a folder: give the card's file, e.g. {card_path / 'README.md'}"
+        )
+    if card_path.suffix.lower() != ".md":
+        raise InputError(f"cannot write the model card {card_path}: a model card is a Markdown file (README.md)")
+    folder = card_path.parent
+    problem = folder_problem(folder) or write_problem(folder, lambda entry: entry.is_file(), [card_path.name])
+    if problem is not None:
+        raise InputError(f"cannot write the model card {card_path}: {problem}; give another --model-card")
+    return card_path
+
+
 def update_model_card(
     path: str | Path,
     results: pd.DataFrame,
@@ -294,15 +332,15 @@ def update_model_card(
     """Add or update ``model``'s results in the ``model-index`` of the model card at ``path``.
 
     Args:
-        path: the model's README.md (created when missing).
+        path: the model's README.md (created when missing; :func:`check_model_card`).
         results: a run's records (``RunFolder.results``).
         model: which of the run's models the card describes; may be left out when the run has one.
         model_name: ``model-index`` name for a card that has none (default: ``model``).
         dataset_ids: the Hub id of each dataset (:func:`dataset_ids_in`); default the bare local names.
     """
+    card_path = check_model_card(path)
     model = card_model(results, model)
     new_results = eval_results(results, model, dataset_ids)
-    card_path = Path(path)
     if card_path.is_file():
         card, _ = _read_card(card_path)
     else:

@@ -23,8 +23,8 @@ import yaml
 
 from ..contract.records import RECORD_FIELDS
 from ..contract.unit_file import unit_file_problem
-from ..errors import InputError
-from ..io import file_sha256
+from ..errors import InputError, unreadable_file
+from ..io import file_sha256, load_yaml, parse_json, read_text
 
 RESULTS_NAME = "results.jsonl"
 # Needed to place a number at all; the other record columns may be absent or null.
@@ -89,8 +89,8 @@ def load_run(path: str | Path) -> RunFolder:
     if not folder.is_dir():
         raise InputError(f"run folder {folder} does not exist; give the --out folder of an `xbias run`")
     missing: list[str] = []
-    config = _read_mapping(folder / "config.yaml", yaml.safe_load, "the resolved run config", missing)
-    run_info = _read_mapping(folder / "run.json", json.loads, "versions, seed and config hash", missing)
+    config = _read_mapping(folder / "config.yaml", load_yaml, "the resolved run config", missing)
+    run_info = _read_mapping(folder / "run.json", parse_json, "versions, seed and config hash", missing)
     units = _read_units(folder / "units", missing, (run_info or {}).get("config_hash"))
 
     results_path = folder / RESULTS_NAME
@@ -148,10 +148,10 @@ def _read_mapping(path: Path, parse, what: str, missing: list[str]) -> dict | No
     if not path.is_file():
         missing.append(f"{path.name} is missing ({what})")
         return None
-    try:
-        value = parse(path.read_text(encoding="utf-8"))
-    except (ValueError, yaml.YAMLError) as error:
-        missing.append(f"{path.name} is unreadable ({what}): {str(error).splitlines()[0]}")
+    try:  # a regular file (a FIFO would hang), of bounded size and depth
+        value = parse(read_text(path))
+    except (OSError, ValueError, yaml.YAMLError) as error:
+        missing.append(f"{path.name} is unreadable ({what}): {unreadable_file(path.name, error).split(': ', 1)[1]}")
         return None
     if not isinstance(value, dict):
         missing.append(f"{path.name} does not hold a mapping ({what})")
@@ -168,9 +168,11 @@ def _read_units(folder: Path, missing: list[str], config_hash: str | None) -> di
     units = {}
     for path in sorted(folder.glob("*.json")):
         try:
-            unit = json.loads(path.read_text(encoding="utf-8"))
-        except ValueError as error:
-            missing.append(f"units/{path.name} is not valid JSON ({error}); that unit is left out")
+            unit = parse_json(read_text(path))
+        except (OSError, ValueError) as error:
+            why = unreadable_file(path.name, error, "unit file").split(": ", 1)[1]  # "not valid JSON (line 1, ...)"
+            said = why if why.startswith("not ") else f"unreadable ({why})"
+            missing.append(f"units/{path.name} is {said}; that unit is left out")
             continue
         problem = unit_file_problem(unit, path.stem, config_hash=config_hash, units_dir=folder)
         if problem is not None:

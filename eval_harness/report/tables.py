@@ -18,6 +18,7 @@ import math
 
 import pandas as pd
 
+from ..contract.records import TESTED_POOLINGS
 from ..errors import InputError
 from ..stats.significance import significance_stars
 from .findings import ALPHA, DEFAULT_FAMILY, FAMILY_WORDS
@@ -91,7 +92,7 @@ def survival_mark(row: pd.Series) -> str:
 
 def seed_spread(row: pd.Series, digits: int = 3) -> str:
     """``" ±0.012"``: the between-seed SD of a number pooled over seeds; empty otherwise."""
-    if row.get("pooling") not in ("rubin", "mean"):
+    if row.get("pooling") not in (*TESTED_POOLINGS, "mean"):
         return ""
     return f" ±{row['between_seed_sd']:.{digits}f}"
 

@@ -19,11 +19,13 @@ A config names models, suites, languages and seeds::
       xweat: {languages: [en], cross_lingual: false}
 
 ``seeds`` is a list (every task runs each seed) or ``{trained: [...], other: [...]}``: the seeds of a task whose
-suite trains its model (the EEC's emotion regressor of a type that trains: a probe, an MLP, an SVR), and of every
-other task (a WEAT of fixed vectors, a zero-shot judge, a classifier used as it is). The default,
-:data:`DEFAULT_SEEDS`, is ``{trained: [0, 1, 2], other: [0]}``: a trained regressor's numbers depend on its
-training seed, and pooling three seeds (Rubin's rules) puts that training variance into their standard errors;
-where nothing is trained another seed would only repeat the numbers.
+suite trains its model with a seed (the EEC's emotion regressor with a seeded head, the MLP, or a random
+``max_train`` sample), and of every other task (a WEAT of fixed vectors, a zero-shot judge, a classifier used as
+it is). A model whose training is deterministic (the default ridge head, the SVR on every tweet) is trained once,
+with the first of the other seeds: another seed would train the same model. The default, :data:`DEFAULT_SEEDS`,
+is ``{trained: [0, 1, 2, 3, 4], other: [0]}``: a seeded head's numbers depend on its training seed, and the report's
+numbers are their mean over the seeds, whose standard error holds the training noise that is left
+(:mod:`eval_harness.contract.seeds`); where nothing is trained another seed would only repeat the numbers.
 
 Every key is checked: a misspelt one is a :class:`~eval_harness.errors.ConfigError`
 that names it and the keys allowed there. Suite settings are ``languages`` plus the
@@ -41,19 +43,29 @@ from typing import Any
 
 import yaml
 
-from ..errors import ConfigError, unreadable_file
+from ..errors import ConfigError, shown, unreadable_file
+from ..io import load_yaml, read_text
 from ..models.registry import MODEL_TYPES, check_options, model_type
 from ..shipped import find_config
 from ..suites import get_suite
 
+# The largest config file read: a hand-written one is a few KiB.
+MAX_CONFIG_BYTES = 1 << 20
 CONFIG_KEYS = ("name", "seeds", "languages", "models", "suites")
 SEED_KINDS = ("trained", "other")
 # The seeds of a config without `seeds:` (module docstring): three where the suite trains the model, one elsewhere.
-DEFAULT_SEEDS = {"trained": (0, 1, 2), "other": (0,)}
+# Five for a seeded head: with three, the between-seed variance has 2 df and the mean's MDE is optimistic (simulated
+# power 0.75 to 0.77 at it, 0.81 with five: tests/stats/test_seed_estimand_simulation.py).
+DEFAULT_SEEDS = {"trained": (0, 1, 2, 3, 4), "other": (0,)}
 # A name that may become part of a file name in the run folder: one plain path component, never hidden ("..",
 # ".x"), never a path (no "/").
-PLAIN_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]*")
-PLAIN_NAME_WORDS = "letters, digits, '.', '_' and '-', not starting with '.'"
+# At most 64 characters: a unit's file name holds the model's name, the suite, language, test and seed, and a
+# file name has at most 255 bytes.
+MAX_NAME_LENGTH = 64
+PLAIN_NAME = re.compile(rf"[A-Za-z0-9_-][A-Za-z0-9._-]{{0,{MAX_NAME_LENGTH - 1}}}")
+PLAIN_NAME_WORDS = f"at most {MAX_NAME_LENGTH} letters, digits, '.', '_' and '-', not starting with '.'"
+# The largest seed: the results' seed column is a 64-bit signed integer (Parquet, pyarrow), as torch's seeds are.
+MAX_SEED = 2**63 - 1
 MODEL_KEYS = ("name", "id", "path", "revision", "type", "languages", "options", "trust_remote_code")
 
 
@@ -86,6 +98,13 @@ class ModelSpec:
     def trains(self) -> bool:
         """Whether the model's emotion model is trained (its type's, and mode's, ``trains``)."""
         return model_type(self.type).trains_for(self.options)
+
+    @property
+    def seeded(self) -> bool:
+        """Whether training the model's emotion model draws on the seed (its head's, or a ``max_train`` sample's
+        randomness: :meth:`~eval_harness.models.registry.ModelType.seeded_for`); a deterministic one is trained
+        once."""
+        return model_type(self.type).seeded_for(self.options)
 
     def covers(self, language: str) -> bool:
         """Whether the model is evaluated on ``language``, or on both sides of a pair such as ``"en-de"``."""
@@ -178,7 +197,7 @@ class RunConfig:
         for spec in self.models:
             if spec.name == name:
                 return spec
-        raise ConfigError(f"no model named {name!r} in the config; models: {[m.name for m in self.models]}")
+        raise ConfigError(f"no model named {shown(name)} in the config; models: {[m.name for m in self.models]}")
 
 
 def load_config(source: str | Path | Mapping) -> RunConfig:
@@ -203,8 +222,8 @@ def read_config(source: str | Path) -> tuple[dict, str]:
         ConfigError: the file is missing, not YAML, or holds no mapping.
     """
     path = find_config(source)  # a file, or the name of a packaged config (``demo``)
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    try:  # a regular file of at most 1 MiB, no alias bomb, no key twice (io.load_yaml)
+        data = load_yaml(read_text(path, MAX_CONFIG_BYTES))
     except (OSError, ValueError, yaml.YAMLError) as error:  # named, never quoted: the file may be anything
         raise ConfigError(unreadable_file(repr(str(path)), error, "config file")) from None
     if not isinstance(data, Mapping):
@@ -237,7 +256,7 @@ def parse_config(data: Mapping, where: str = "config") -> RunConfig:
         suite = get_suite(suite_name)
         settings = {} if settings is None else settings
         if not isinstance(settings, Mapping):
-            raise ConfigError(f"{where}: suites.{suite_name} must be a mapping of settings, got {settings!r}")
+            raise ConfigError(f"{where}: suites.{suite_name} must be a mapping of settings, got {shown(settings)}")
         _check_keys(settings, ("languages", *suite.options), f"{where}: suites.{suite_name}")
         skipped_languages: list[str] = []
         if "languages" in settings:
@@ -245,7 +264,7 @@ def parse_config(data: Mapping, where: str = "config") -> RunConfig:
             unsupported = [lang for lang in languages if lang not in suite.languages]
             if unsupported:
                 raise ConfigError(
-                    f"{where}: suite {suite_name!r} has no language {', '.join(map(repr, unsupported))}; "
+                    f"{where}: suite {shown(suite_name)} has no language {', '.join(map(shown, unsupported))}; "
                     f"it has {', '.join(suite.languages)}"
                 )
         elif default_languages is not None:
@@ -254,17 +273,20 @@ def parse_config(data: Mapping, where: str = "config") -> RunConfig:
             skipped_languages = [lang for lang in default_languages if lang not in suite.languages]
             if not languages:
                 raise ConfigError(
-                    f"{where}: suite {suite_name!r} has none of the languages {', '.join(default_languages)}; "
+                    f"{where}: suite {shown(suite_name)} has none of the languages {', '.join(default_languages)}; "
                     f"it has {', '.join(suite.languages)}"
                 )
         else:
-            raise ConfigError(f"{where}: suite {suite_name!r} has no languages: set `languages:` at the top or for it")
+            raise ConfigError(
+                f"{where}: suite {shown(suite_name)} has no languages: set `languages:` at the top or for it"
+            )
         options = {**suite.options, **{k: v for k, v in settings.items() if k != "languages"}}
         for key, default in suite.options.items():
             if default is not None and not _is_a(options[key], type(default)):
                 kind = _KIND_WORDS.get(type(default), type(default).__name__)
                 raise ConfigError(
-                    f"{where}: suites.{suite_name}.{key} must be {kind} (default {default!r}), got {options[key]!r}"
+                    f"{where}: suites.{suite_name}.{key} must be {kind} (default {shown(default)}), "
+                    f"got {shown(options[key])}"
                 )
         try:
             suite.validate_options(options)
@@ -280,7 +302,7 @@ def parse_config(data: Mapping, where: str = "config") -> RunConfig:
         )
     name = data.get("name")
     if name is not None and not (isinstance(name, str) and PLAIN_NAME.fullmatch(name)):
-        raise ConfigError(f"{where}: name must be a plain name ({PLAIN_NAME_WORDS}), got {name!r}")
+        raise ConfigError(f"{where}: name must be a plain name ({PLAIN_NAME_WORDS}), got {shown(name)}")
     return RunConfig(models=models, suites=tuple(suites), seeds=seeds["trained"], other_seeds=seeds["other"], name=name)
 
 
@@ -295,13 +317,13 @@ def _seeds(seeds: Any, where: str) -> dict[str, tuple[int, ...]]:
 
 def _seed_list(seeds: Any, where: str) -> tuple[int, ...]:
     integers = isinstance(seeds, list | tuple) and all(isinstance(s, int) and not isinstance(s, bool) for s in seeds)
-    if not seeds or not integers or min(seeds) < 0:
+    if not seeds or not integers or min(seeds) < 0 or max(seeds) > MAX_SEED:
         raise ConfigError(
             f"{where} must be a non-empty list of integers >= 0 (or, for seeds, a mapping with keys trained and "
-            f"other), got {list(seeds) if isinstance(seeds, tuple) else seeds!r}"
+            f"other), each at most 2**63 - 1, got {shown(list(seeds) if isinstance(seeds, tuple) else seeds)}"
         )
     if len(set(seeds)) != len(seeds):
-        raise ConfigError(f"{where} has duplicates: {list(seeds)}")
+        raise ConfigError(f"{where} has duplicates: {shown(list(seeds))}")
     return tuple(seeds)
 
 
@@ -315,33 +337,35 @@ def _parse_model(entry: Any, where: str) -> ModelSpec:
     if isinstance(entry, str):
         entry = {"id": entry}
     if not isinstance(entry, Mapping):
-        raise ConfigError(f"{where} must be a mapping with keys {list(MODEL_KEYS)}, got {entry!r}")
+        raise ConfigError(f"{where} must be a mapping with keys {list(MODEL_KEYS)}, got {shown(entry)}")
     _check_keys(entry, MODEL_KEYS, where)
     type_name = entry.get("type", "encoder")
     if type_name not in MODEL_TYPES:
-        raise ConfigError(f"{where}: unknown model type {type_name!r}; model types: {', '.join(MODEL_TYPES)}")
+        raise ConfigError(f"{where}: unknown model type {shown(type_name)}; model types: {', '.join(MODEL_TYPES)}")
     if entry.get("id") is not None and entry.get("path") is not None:
         raise ConfigError(f"{where}: give either `id` (a Hub id) or `path` (a local folder or pypi:NAME), not both")
     source = entry.get("id", entry.get("path"))
     if source is not None and (not isinstance(source, str) or not source):
-        raise ConfigError(f"{where}: id/path must be a non-empty string, got {source!r}")
+        raise ConfigError(f"{where}: id/path must be a non-empty string, got {shown(source)}")
     if source is None and model_type(type_name).needs_source:
-        raise ConfigError(f"{where}: a model of type {type_name!r} needs `id` (a Hub id) or `path`")
+        raise ConfigError(f"{where}: a model of type {shown(type_name)} needs `id` (a Hub id) or `path`")
     name = entry.get("name") or model_label(source or type_name)
     if not isinstance(name, str) or not PLAIN_NAME.fullmatch(name):
-        derived = "" if entry.get("name") else f" (from {source!r}; set `name:`, or give the path by its folder name)"
+        derived = (
+            "" if entry.get("name") else f" (from {shown(source)}; set `name:`, or give the path by its folder name)"
+        )
         raise ConfigError(
-            f"{where}: name {name!r}{derived} is not a plain name: it names the model's files in the run folder, "
+            f"{where}: name {shown(name)}{derived} is not a plain name: it names the model's files in the run folder, "
             f"so it may only hold {PLAIN_NAME_WORDS}"
         )
     options = entry.get("options") or {}
     if not isinstance(options, Mapping):
-        raise ConfigError(f"{where}: options must be a mapping, got {options!r}")
+        raise ConfigError(f"{where}: options must be a mapping, got {shown(options)}")
     check_options(type_name, dict(options), where=f"{where}.options")
     languages = _string_list(entry["languages"], f"{where}.languages") if entry.get("languages") else None
     trust_remote_code = entry.get("trust_remote_code", False)
     if not isinstance(trust_remote_code, bool):
-        raise ConfigError(f"{where}: trust_remote_code must be true or false, got {trust_remote_code!r}")
+        raise ConfigError(f"{where}: trust_remote_code must be true or false, got {shown(trust_remote_code)}")
     if trust_remote_code and source is None:
         raise ConfigError(f"{where}: trust_remote_code applies to a model loaded from an id or path; this one has none")
     return ModelSpec(
@@ -374,7 +398,7 @@ def _revision(entry: Mapping, where: str) -> str | None:
     if revision is None:
         return None
     if not isinstance(revision, str) or not revision.strip():
-        raise ConfigError(f"{where}: revision must be a branch, tag or commit of the Hub model, got {revision!r}")
+        raise ConfigError(f"{where}: revision must be a branch, tag or commit of the Hub model, got {shown(revision)}")
     if entry.get("id") is None:
         raise ConfigError(f"{where}: revision pins a Hub model: give `id`, not `path` (a folder has no revisions)")
     return revision
@@ -383,14 +407,14 @@ def _revision(entry: Mapping, where: str) -> str | None:
 def _check_keys(mapping: Mapping, allowed: tuple[str, ...], where: str) -> None:
     unknown = [str(key) for key in mapping if key not in allowed]
     if unknown:
-        raise ConfigError(f"{where}: unknown key {', '.join(map(repr, unknown))}; allowed keys: {', '.join(allowed)}")
+        raise ConfigError(f"{where}: unknown key {', '.join(map(shown, unknown))}; allowed keys: {', '.join(allowed)}")
 
 
 def _string_list(value: Any, where: str) -> list[str]:
     if isinstance(value, str):
         value = [part.strip() for part in value.split(",") if part.strip()]
     if not isinstance(value, list) or not value or not all(isinstance(v, str) and v for v in value):
-        raise ConfigError(f"{where} must be a non-empty list of names, got {value!r}")
+        raise ConfigError(f"{where} must be a non-empty list of names, got {shown(value)}")
     if len(set(value)) != len(value):
-        raise ConfigError(f"{where} has duplicates: {value}")
+        raise ConfigError(f"{where} has duplicates: {shown(value)}")
     return value

@@ -22,8 +22,9 @@ class Plan:
 
 def plan_units(config: RunConfig) -> Plan:
     """Every unit of ``config``: for each model, suite, language (of the suite and the model) and seed (the
-    config's seeds of a task that trains its model, or of one that does not: :meth:`RunConfig.seeds_for`),
-    the units the suite plans. Ordered by model first, so a loaded model serves all its tasks in a row.
+    config's seeds of a task that trains its model with a seed, one seed for a deterministic training, the
+    seeds of a task that trains nothing: :func:`_seeds`), the units the suite plans. Ordered by model first, so a
+    loaded model serves all its tasks in a row.
 
     A model whose type lacks what the suite requires (e.g. SVM-tfidf in XWEAT, which needs word vectors),
     or whose ``languages`` share none with the suite, is left out with a note in ``Plan.skipped``; a
@@ -55,8 +56,7 @@ def plan_units(config: RunConfig) -> Plan:
                     f"{model.name} x {name}: none of the suite's languages "
                     f"({', '.join(expanded)}) is one of the model's ({', '.join(model.languages or ())})"
                 )
-            # By default several seeds where the suite trains the model (training noise in its numbers), one elsewhere.
-            seeds = config.seeds_for(suite.trains and model.trains)
+            seeds = _seeds(config, trains=suite.trains and model.trains, seeded=model.seeded)
             for language in languages:
                 keys = suite.plan(model, language, suite_spec.options)
                 for seed in seeds:
@@ -78,3 +78,13 @@ def plan_units(config: RunConfig) -> Plan:
         repeated = sorted({i for i in ids if ids.count(i) > 1})
         raise ConfigError(f"the plan names some units twice ({repeated[:3]}...): a suite's plan() repeats a key")
     return Plan(tasks=tuple(tasks), skipped=tuple(skipped))
+
+
+def _seeds(config: RunConfig, trains: bool, seeded: bool) -> tuple[int, ...]:
+    """A task's seeds: the config's trained seeds where the suite trains a model whose training draws on the seed
+    (training noise in its numbers, averaged over the seeds); the first of its other seeds where the training is
+    deterministic (ridge, an SVR on every tweet: another seed would train the same model again); its other seeds
+    where nothing is trained."""
+    if trains and seeded:
+        return config.seeds_for(True)
+    return config.seeds_for(False)[:1] if trains else config.seeds_for(False)

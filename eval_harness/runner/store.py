@@ -47,7 +47,7 @@ from typing import Any
 from ..contract import Unit
 from ..contract.unit_file import SAMPLES_KEY, samples_file_name, unit_file_problem, unit_payload
 from ..errors import ConfigError, XBiasError
-from ..io import atomic_write_bytes, atomic_write_text
+from ..io import atomic_write_bytes, atomic_write_text, read_json, write_problem
 from .config import RunConfig
 
 LOCK_NAME = "run.lock"
@@ -166,7 +166,8 @@ class RunStore:
         """
         path = self.root / LOCK_NAME
         try:
-            descriptor = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+            # O_NOFOLLOW: a symbolic link planted as run.lock is refused, never opened (truncated) through
+            descriptor = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
         except OSError as error:
             raise self.write_error(error, f"creating {LOCK_NAME}") from None
         try:
@@ -205,6 +206,11 @@ class RunStore:
                 f"no space left on the device while writing {what} (run folder {self.root}); {kept}: free some "
                 "space and run the same command again to resume"
             )
+        if error.errno == errno.ELOOP:
+            return RunFolderError(
+                f"cannot write {what} in the run folder {self.root}: a symbolic link is in its place, which xbias did "
+                "not create and never writes through; give another --out"
+            )
         if error.errno == errno.ENOTDIR:
             return RunFolderError(f"the run folder {self.root} lies below a file, not a folder; give another --out")
         if error.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
@@ -229,28 +235,33 @@ class RunStore:
     def check_owner(self, force: bool = False) -> None:
         """Refuse a folder that is not empty and not an xbias run folder (:meth:`is_ours`), before anything is
         written into it (not even ``run.lock``). With ``force`` such a folder is written into only when none of
-        xbias's entries (:data:`OWN_ENTRIES`) exists there: its files are never deleted or overwritten.
+        xbias's entries (:data:`OWN_ENTRIES`) exists there: its files are never deleted or overwritten. None of
+        those entries may be a symbolic link, in any folder (the write rule, :func:`eval_harness.io.write_problem`).
 
         Raises:
             ConfigError: naming the folder, what makes it foreign and the fix.
         """
-        if not self.root.is_dir():
+        if not self.root.is_dir() or self.root.is_symlink():
+            self._refuse(write_problem(self.root, lambda path: False, OWN_ENTRIES))
             return
         present = sorted(path.name for path in self.root.iterdir())
-        if set(present) <= {LOCK_NAME} or self.is_ours():  # new (a lock alone: a run that stopped at once)
-            return
-        shown = ", ".join(present[:5]) + (f" and {len(present) - 5} more" if len(present) > 5 else "")
-        if not force:
+        ours = set(present) <= {LOCK_NAME} or self.is_ours()  # new (a lock alone: a run that stopped at once)
+        if not ours and not force:
+            shown = ", ".join(present[:5]) + (f" and {len(present) - 5} more" if len(present) > 5 else "")
             raise ConfigError(
                 f"{self.root} is not an xbias run folder (it holds {shown}, and no run.json of xbias says it is "
                 "one); give a new or empty --out (--force adds a run beside files that are not xbias's, never "
                 "replacing them)"
             )
-        clashes = [name for name in present if name in OWN_ENTRIES]
-        if clashes:
+        # The write rule (io.write_problem): in a folder of xbias's its entries are its own, never a link; in
+        # another (with --force) none of the names a run writes may exist.
+        self._refuse(write_problem(self.root, lambda path: ours, OWN_ENTRIES))
+
+    def _refuse(self, problem: str | None) -> None:
+        if problem is not None:
             raise ConfigError(
-                f"{self.root} is not an xbias run folder and holds {', '.join(clashes)}, which a run would "
-                "overwrite; even with --force xbias never replaces files that are not its own: give another --out"
+                f"{self.root} cannot be a run folder: {problem}; even with --force xbias never replaces or writes "
+                "through files that are not its own: give another --out"
             )
 
     def check(self, config: RunConfig, force: bool = False) -> bool:
@@ -281,13 +292,15 @@ class RunStore:
 
     def open(self, config: RunConfig, wipe: bool = False) -> None:
         """Make the folder ready for ``config`` (after :meth:`check`): new, resumed, or (``wipe``) cleared of
-        old results: the unit files, ``results.jsonl`` and ``run.json``, nothing else (the cache is
-        content-addressed and stays). First of all ``run.json`` claims the folder (status ``starting``), so a
-        start that fails at once leaves a folder the next run recognises as its own."""
+        old results: the intact unit files, ``results.jsonl`` and ``run.json``, nothing else (the cache is
+        content-addressed and stays; a file in ``units/`` that is no unit file of xbias's stays too). First of all
+        ``run.json`` claims the folder (status ``starting``), so a start that fails at once leaves a folder the next
+        run recognises as its own."""
         self.config_hash = config.config_hash()
         try:
-            if wipe:
-                for path in [*self.units_dir.glob("*.json"), self.results_path, self.root / RUN_INFO_NAME]:
+            if wipe:  # only what xbias wrote: intact unit files (never any other *.json), results, run.json
+                units = [self.units_dir / f"{unit_id}.json" for unit_id in self._intact_units()]
+                for path in [*units, self.results_path, self.root / RUN_INFO_NAME]:
                     path.unlink(missing_ok=True)
             if not self.is_ours():
                 self.write_run_info(config, status="starting")
@@ -361,7 +374,7 @@ class RunStore:
         """Add one finished unit's records to the end of ``results.jsonl``, in one append (a run in progress grows
         the file unit by unit; :meth:`write_results` rewrites it whole when the run starts and ends)."""
         data = results_lines(records).encode("utf-8")
-        descriptor = os.open(self.results_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+        descriptor = os.open(self.results_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o666)
         try:
             while data:
                 data = data[os.write(descriptor, data) :]
@@ -391,10 +404,8 @@ class RunStore:
 
     @staticmethod
     def _read_json(path: Path) -> Any:
-        try:
-            return json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):  # missing, a folder, unreadable, not JSON, not UTF-8
-            return None
+        # None when missing, not a regular file (a FIFO would hang a resume), unreadable, not JSON (too deep too)
+        return read_json(path)
 
 
 def _holder(descriptor: int, attempts: int = 20) -> str:

@@ -29,6 +29,7 @@ from pathlib import Path
 from tqdm.auto import tqdm
 
 from ..contract import Suite, Unit, make_record
+from ..contract.records import TESTED_POOLINGS
 from ..contract.samples import samples_bytes, samples_entry
 from ..errors import ConfigError, InputError, XBiasError
 from ..io import folder_problem
@@ -149,7 +150,8 @@ def run_sweep(
     store.make_folder()  # every rank (it is idempotent): a bad --out fails here, before torch loads
     owns_dist = dist is None
     dist = dist or Distributed()
-    lock, finished = _take_folder(store, config, plan, force, dist)
+    provenance["precisions"] = _precisions(config, str(dist.accelerator.device))
+    lock, finished = _take_folder(store, config, plan, force, dist, provenance["precisions"])
     try:
         summary = _run_plan(config, plan, store, dist, finished, cache_dir, progress, started, provenance)
     finally:
@@ -178,7 +180,7 @@ def _check_before_writing(config: RunConfig, cache_dir: str | Path | None) -> No
 
 
 def _take_folder(
-    store: RunStore, config: RunConfig, plan: Plan, force: bool, dist: Distributed
+    store: RunStore, config: RunConfig, plan: Plan, force: bool, dist: Distributed, precisions: Mapping[str, str]
 ) -> tuple[RunLock | None, dict[str, dict | None]]:
     """Rank 0 locks the folder for the run, checks whose it is, opens it, builds the datasets the suites read,
     finds the finished units and writes ``results.jsonl`` of those; the other ranks wait for that answer.
@@ -192,6 +194,7 @@ def _take_folder(
             lock = store.lock()
             if not force:
                 _refuse_other_commits(store, config)
+                _refuse_other_precisions(store, precisions)
             store.open(config, wipe=store.check(config, force=force))
             _build_datasets(plan)
             finished = store.finished_units(plan.units, keeps_samples=_keeps_samples)
@@ -348,6 +351,37 @@ def _refuse_other_commits(store: RunStore, config: RunConfig) -> None:
             )
 
 
+def _precisions(config: RunConfig, device: str) -> dict[str, str]:
+    """What each model with a ``precision`` option runs as here (``fp32``, ``bf16``, ``fp16``; ``auto`` follows the
+    hardware), on its ``device`` option or the run's: its records and run.json name it."""
+    from ..models.batching import precision_name  # torch: imported when a run starts
+
+    return {
+        model.name: precision_name(model.options.get("precision", "auto"), model.options.get("device") or device)
+        for model in config.models
+        if "precision" in model_type(model.type).options
+    }
+
+
+def _refuse_other_precisions(store: RunStore, precisions: Mapping[str, str]) -> None:
+    """A folder whose units a model computed in another precision is not resumed: ``auto`` follows the hardware, so
+    the same config resumed on another machine could mix fp32 and bf16 numbers in one run.
+
+    Raises:
+        ConfigError: naming the model, both precisions and the fixes (resume where it runs as before, --force,
+            another --out).
+    """
+    before = (store.run_info().get("provenance") or {}).get("precisions") or {}
+    for name, precision in precisions.items():
+        old = before.get(name)
+        if old and old != precision:
+            raise ConfigError(
+                f"model {name!r} runs in {precision} here, but the run in {store.root} computed its units in {old} "
+                f"(precision auto follows the hardware): resume it where it runs in {old}, or use --force to "
+                "recompute, or give another --out"
+            )
+
+
 def _build_datasets(plan: Plan) -> None:
     """Build (on first use) the datasets the plan's suites read, once, before the ranks load them together."""
     names = sorted({name for task in plan.tasks for name in get_suite(task.suite).datasets})
@@ -428,6 +462,7 @@ def _evaluate(
         pinned = {
             "model_commit": ctx.provenance["models"].get(unit.model, {}).get("commit"),
             "dataset_fingerprint": ctx.provenance["datasets"].get(unit.dataset),
+            "precision": ctx.provenance["precisions"].get(unit.model),
         }
         records = [
             make_record(unit, {**record, **pinned}, suite.records) for record in suite.evaluate(unit, prepared, ctx)
@@ -453,8 +488,9 @@ def summary_table(
 
     ``payloads``: the finished units' files by unit id (what the run holds; no file is read). With several
     seeds a cell is the seeds' headline records pooled
-    (:func:`~eval_harness.contract.seeds.pool_seeds`: Rubin's rules for an estimate with a standard error, with
-    the pooled test's stars; the mean for a Pearson r), followed by ``±`` the between-seed SD; a headline that
+    (:func:`~eval_harness.contract.seeds.pool_seeds`: the mean over seeds with its standard error for an estimate
+    with a standard error, with the pooled test's stars; the mean for a Pearson r), followed by ``±`` the
+    between-seed SD; a headline that
     cannot be pooled shows each seed's value, ``/``-separated. A cell with no value (``n/a``) points to a
     footnote with the record's reason (e.g. XWEAT's coverage rule); rows beyond ``max_rows`` are counted, with
     a pointer to ``results_path``."""
@@ -505,8 +541,8 @@ def summary_table(
     if pooled_any:
         seeds = ", ".join(str(seed) for seed in sorted({unit.seed for unit in plan.units}))
         lines.append(
-            f"seeds {seeds}: each cell pooled over the seeds (Rubin's rules for estimates with standard errors, "
-            "the mean for Pearson r) ± the between-seed SD"
+            f"seeds {seeds}: each cell is the mean over the seeds (with the mean's standard error and test for "
+            "estimates with standard errors) ± the between-seed SD"
         )
     return "\n".join(lines)
 
@@ -526,6 +562,6 @@ def _summary_cell(records: list[dict], schema) -> tuple[str, bool]:
     if len(pooled) != 1:  # no record, or seeds that cannot be pooled
         return "/".join(marked(record) for record in pooled), False
     (record,) = pooled
-    if record.get("pooling") in ("rubin", "mean"):
+    if record.get("pooling") in (*TESTED_POOLINGS, "mean"):
         return f"{marked(record)}±{record['between_seed_sd']:.3f}", True
     return marked(record), False

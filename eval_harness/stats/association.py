@@ -29,7 +29,6 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
 import numpy as np
-from scipy import stats as scipy_stats
 
 from ..errors import InputError
 
@@ -227,6 +226,8 @@ def embedding_coherence(x, y, attributes) -> ECTResult:
             "ECT is undefined: one target mean is equally similar to every attribute word (no ranking); "
             "check that the attribute vectors are not all identical"
         )
+    from scipy import stats as scipy_stats  # scipy on use: `xbias list` and config checks load none
+
     rho = scipy_stats.spearmanr(similarities[0], similarities[1]).statistic
     return ECTResult(
         value=float(rho),

@@ -35,7 +35,13 @@ Every array function here is batched: the sums have shape ``(R, C)`` for ``R`` d
 Covariances: the model-based one is the inverse expected information (as R betareg). The cluster-robust one
 is the CR1 sandwich ``V = c H^{-1} (sum_g s_g s_g') H^{-1}`` (``H`` the observed Hessian, ``s_g`` the summed
 score of cluster ``g``, ``c = G / (G - 1) * (n - 1) / (n - k)``); two-way ``V_1 + V_2 - V_12`` (Cameron,
-Gelbach & Miller 2011), ``V_12`` clustered by the pairs of labels, negative eigenvalues of the sum set to 0.
+Gelbach & Miller 2011), ``V_12`` clustered by the pairs of labels, kept as it is: it need not be positive
+semi-definite, and clipping its negative eigenvalues would make a standard error depend on the coding (the
+reference levels), since eigenvalues are not invariant to a change of basis. Instead each quantity's own
+variance ``d' V d`` (a coefficient's, an effect's; invariant to the coding) is floored at 0 by
+:meth:`Covariances.variances` at the larger of its one-way variances ``d' V_1 d``, ``d' V_2 d`` (conservative,
+and invariant too), and set to 0 at rounding level: a direction whose scores cancel within every cluster (one- or
+two-way) has a computed variance of rounding noise, of either sign.
 
 ``fit_rows`` keeps the row-wise path (statsmodels ``BetaModel``) for any design matrix, e.g. one with a
 continuous covariate; for a categorical design it gives the same numbers to ~1e-10.
@@ -56,6 +62,12 @@ DECREMENT_TOLERANCE = 1e-10
 STEP_TOLERANCE = 1e-12
 MAX_ITERATIONS = 100
 MAX_HALVINGS = 40
+# A clustered variance at most this share of the model-based variance of the same quantity is rounding noise
+# (Covariances.variances): a direction whose scores cancel within every cluster gets a variance of the squared
+# rounding error of the score sums, ~(K eps)^2 of the model-based one for a cancellation factor K, ~1e-13 on a
+# blind model's EEC fit (tests/stats/test_cluster_floor.py); sqrt(eps) allows K up to eps^(-3/4) ~ 6e11, while
+# a genuine clustered standard error 1e-4 of the model-based one would be a t statistic inflated 1e4 times.
+ROUNDING_VARIANCE_RATIO = math.sqrt(np.finfo(float).eps)
 # Start values of phi from the method of moments are clipped to this range: beyond it the moments are
 # rounding noise or no information, and Newton gets there on its own if the optimum is there.
 START_PRECISION_RANGE = (0.5, 1e8)
@@ -406,12 +418,13 @@ class Clustering:
 
 def cluster_covariance(
     scores: np.ndarray, hessian: np.ndarray, clusterings: Sequence[Clustering], block_counts: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """CR1 sandwich, one- or two-way (the module docstring), from weighted block scores (R, B, k).
 
     ``clusterings``: one, or two and the clustering by their pairs (``V_1 + V_2 - V_12``);
     ``block_counts`` (R, B) the rows each block stands for (its count times its weight). Returns the
-    covariance (R, k, k) and the number of clusters of the first one or two clusterings (R, 1 or 2).
+    covariance (R, k, k), the one-way ``V_1``, ``V_2`` that floor a two-way variance (R, 2, k, k; (R, 0, k, k)
+    one-way) and the number of clusters of the first one or two clusterings (R, 1 or 2).
     """
     r, n_blocks, k = scores.shape
     n_obs = block_counts.sum(axis=1)
@@ -432,13 +445,43 @@ def cluster_covariance(
         terms.append(correction[:, None, None] * (bread @ meat @ bread))
         counts.append(n_clusters)
     if len(terms) == 1:
-        return terms[0], np.stack(counts, axis=1)
+        return terms[0], np.empty((r, 0, k, k)), np.stack(counts, axis=1)
     first, second, pairs = terms
     covariance = first + second - pairs
-    covariance = (covariance + covariance.transpose(0, 2, 1)) / 2
-    values, vectors = np.linalg.eigh(covariance)
-    clipped = (vectors * np.maximum(values, 0.0)[:, None, :]) @ vectors.transpose(0, 2, 1)
-    return clipped, np.stack(counts[:2], axis=1)
+    symmetric = (covariance + covariance.transpose(0, 2, 1)) / 2
+    return symmetric, np.stack([first, second], axis=1), np.stack(counts[:2], axis=1)
+
+
+@dataclass(frozen=True)
+class Covariances:
+    """What a variance ``d' V d`` is computed from: the covariance ``in_use`` (R, k, k), the ``model``-based one
+    (R, k, k) and, for two-way clustering, the ``one_way`` ones that floor it (R, m, k, k; m = 0 otherwise)."""
+
+    in_use: np.ndarray
+    model: np.ndarray
+    one_way: np.ndarray
+
+    def variances(self, gradients: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The variances (R, E) of quantities with ``gradients`` (R, E, p) in the first ``p`` parameters, and
+        where a one-way variance stood in for a smaller two-way one (R, E).
+
+        ``max(d' V d, d' V_1 d, d' V_2 d)``: with few clusters CGM's ``V_1 + V_2 - V_12`` can give a variance
+        below a one-way one, even a negative one, and the larger one-way variance (each cluster-robust on its own)
+        is the conservative stand-in. Then 0 where that is at most ``ROUNDING_VARIANCE_RATIO * d' I^{-1} d`` (the
+        model-based variance): rounding noise of a direction whose scores cancel within every cluster. Every term
+        is a quadratic form in ``d``, invariant to a reparametrisation of the mean model, so the result is too.
+        """
+        p = gradients.shape[-1]
+
+        def form(matrix: np.ndarray) -> np.ndarray:
+            return np.einsum("...ep,...pq,...eq->...e", gradients, matrix[..., :p, :p], gradients)
+
+        variance = form(self.in_use)
+        one_way = form(self.one_way.transpose(1, 0, 2, 3)) if self.one_way.shape[1] else variance[None]
+        floor = one_way.max(axis=0)
+        raised = floor > variance
+        variance = np.maximum(variance, floor)
+        return np.where(variance > ROUNDING_VARIANCE_RATIO * form(self.model), variance, 0.0), raised
 
 
 def pair_codes(first: np.ndarray, second: np.ndarray) -> tuple[np.ndarray, int]:

@@ -67,8 +67,11 @@ Conventions:
   clusters, ``n`` rows, ``k = 5`` parameters; Stata's and statsmodels' default).
   Two-way (e.g. template and person; Cameron, Gelbach & Miller 2011):
   ``V = V_1 + V_2 - V_12``, each term a one-way CR1 sandwich (``V_12`` clustered
-  by the pairs of labels), negative eigenvalues of the sum set to 0 (CGM 2011,
-  section 2.3). The likelihood-ratio test assumes independent rows and is not
+  by the pairs of labels), not clipped to positive semi-definite (that would tie an
+  effect's SE to the reference levels); each coefficient's or effect's own variance
+  ``d' V d`` is floored at its larger one-way variance instead (with a warning), and
+  one at rounding level is 0 (``beta_likelihood.Covariances.variances``): a 0
+  standard error gets no test (an InputError). The likelihood-ratio test assumes independent rows and is not
   clustered: read the clustered Wald test of ``group:gender`` instead.
 * Tests: Wald ratio ``estimate / std_err``. ``use_t=None`` (default): against the
   standard normal with model-based SEs (as R betareg), against Student's t with
@@ -111,6 +114,7 @@ from .factorial import (  # noqa: F401 (re-exported: names of the 2 x 2 API)
     LikelihoodRatioTest,
     squeeze_boundary,
 )
+from .fit_options import CLUSTER_COLUMNS, clusters_from_columns  # noqa: F401 (re-exported: the metric's API)
 from .results import Result, is_missing
 from .significance import significance_stars
 from .wald import CONFIDENCE
@@ -126,8 +130,6 @@ EFFECTS = (
     "gender_ame",
     "group:gender_did",
 )
-# Per-row columns the eec_bias metric can cluster by (clusters_from_columns).
-CLUSTER_COLUMNS = ("template_id", "person")
 # The non-minority group levels of the shipped EECs and the male gender level: the
 # only levels a caller may leave implicit (see infer_reference_level).
 KNOWN_REFERENCE_LEVELS = {"group": ("European", "Anglo"), "gender": ("male",)}
@@ -327,38 +329,6 @@ def infer_reference_level(factor: str, labels: Sequence[str | None], two_levels:
     )
 
 
-def clusters_from_columns(
-    cov_type: str, cluster_by: str | Sequence[str] | None, columns: Mapping[str, Sequence | None]
-) -> dict[str, Sequence] | None:
-    """The ``clusters`` argument of :func:`fit_intersectional` from named per-row columns.
-
-    ``columns`` maps each of ``CLUSTER_COLUMNS`` to its per-row labels or None (not given).
-    With ``cov_type="model"`` the result is None and ``cluster_by`` must be None. With
-    ``cov_type="cluster"``, ``cluster_by`` names one or two columns (a string is one name;
-    None means ``"template_id"``), each of which must be given.
-    """
-    if cov_type not in COV_TYPES:
-        raise InputError(f"cov_type must be one of {list(COV_TYPES)}, got {cov_type!r}")
-    if cov_type == "model":
-        if cluster_by is not None:
-            raise InputError(f"cluster_by={cluster_by!r} needs cov_type='cluster' (cov_type is 'model')")
-        return None
-    names = ["template_id"] if cluster_by is None else [cluster_by] if isinstance(cluster_by, str) else cluster_by
-    if not isinstance(names, Sequence) or not 1 <= len(names) <= 2 or len(set(names)) != len(names):
-        raise InputError(
-            f"cluster_by must name one or two distinct columns of {list(CLUSTER_COLUMNS)}, got {cluster_by!r}"
-        )
-    for name in names:
-        if name not in CLUSTER_COLUMNS:
-            raise InputError(f"cluster_by names {name!r}, which is not one of {list(CLUSTER_COLUMNS)}")
-        if columns.get(name) is None:
-            raise InputError(
-                f"cov_type='cluster' with cluster_by={list(names)} needs the per-row {name}= labels, "
-                "which were not given"
-            )
-    return {name: columns[name] for name in names}
-
-
 def fit_intersectional(
     y: Sequence[float],
     group: Sequence[str | None],
@@ -536,7 +506,7 @@ def cluster_robust_covariance(
     One-way (one code array): ``c H^{-1} (sum_g s_g s_g') H^{-1}`` with ``s_g`` the sum of the rows'
     scores in cluster ``g`` and ``c = G / (G - 1) * (n - 1) / (n - k)``. Two-way (two code arrays;
     Cameron, Gelbach & Miller 2011): ``V_1 + V_2 - V_12``, ``V_12`` clustered by the pairs of codes,
-    each term with its own ``c``; negative eigenvalues of the sum are set to 0.
+    each term with its own ``c``, the sum as it is (not positive semi-definite in general).
     ``cluster_codes`` hold integer codes ``0 .. G - 1`` per row. (The row-wise form of
     :func:`eval_harness.stats.beta_likelihood.cluster_covariance`, which takes block sums.)
     """
@@ -544,7 +514,7 @@ def cluster_robust_covariance(
     clusterings = [likelihood.Clustering(c, int(c.max()) + 1) for c in codes]
     if len(codes) == 2:
         clusterings.append(likelihood.Clustering(*likelihood.pair_codes(*codes)))
-    covariance, _ = likelihood.cluster_covariance(
+    covariance, _, _ = likelihood.cluster_covariance(
         np.asarray(score_obs, dtype=float)[None],
         np.asarray(hessian, dtype=float)[None],
         clusterings,

@@ -45,7 +45,6 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 
 import numpy as np
-from scipy import stats as scipy_stats
 
 from ..errors import InputError
 from .meta_analysis import MetaAnalysisResult, dersimonian_laird, random_effects
@@ -259,6 +258,8 @@ def word_context_bootstrap(
             "associations; the sets are too small for a bootstrap interval"
         )
     std_err = float(values.std(ddof=1))
+    from scipy import stats as scipy_stats  # scipy on use: `xbias list` and config checks load none
+
     half = float(scipy_stats.norm.ppf((1 + confidence_level) / 2)) * std_err
     return WordContextBootstrap(
         ci_low=float(combined_effect - half),

@@ -206,7 +206,12 @@ def fit_condition_contrasts(
         for level, specs in zip(condition_factor.levels, (reference_specs, other_specs), strict=True)
     )
     weights = np.stack([b.weights - a.weights for a, b in zip(reference_specs, other_specs, strict=True)])
-    estimates, std_errs = factorial.effect_values(weights, fit.optimum.params, fit.covariance[None], design.mean_design)
+    estimates, std_errs, raised = factorial.effect_values(
+        weights, fit.optimum.params, fit.covariances, design.mean_design
+    )
+    factorial.warn_one_way_stand_ins(
+        [f"the difference of {spec.name}" for spec, flag in zip(reference_specs, raised[0], strict=True) if flag]
+    )
     reference, other = condition_factor.levels
     differences = tuple(
         EffectDifference(
@@ -218,7 +223,7 @@ def fit_condition_contrasts(
             contrast=f"{a.contrast}: {condition_name} {other} minus {reference}",
             reference_estimate=in_a.estimate,
             other_estimate=in_b.estimate,
-            **wald_test(float(estimate), float(std_err), fit.df),
+            **wald_test(float(estimate), float(std_err), fit.df, f"the difference of {a.name}"),
         )
         for a, in_a, in_b, estimate, std_err in zip(
             reference_specs,

@@ -30,7 +30,6 @@ from dataclasses import dataclass
 
 from ..errors import InputError
 from .results import Result
-from .wald import quantile, upper_tail
 
 ALPHA = 0.05
 WITHIN, NOT_WITHIN, CANNOT_TELL = "within", "not within", "cannot tell"
@@ -86,6 +85,8 @@ def tost(estimate: float, std_err: float, df: float | None, margin: float, alpha
         raise InputError(f"the TOST's std_err must be > 0, got {std_err!r}")
     if df is not None and (isinstance(df, bool) or not isinstance(df, numbers.Real) or not df > 0):
         raise InputError(f"the TOST's df must be a number > 0 or None (a z test), got {df!r}")
+    from .wald import quantile, upper_tail  # here: scipy; check_margin stays light for reading a config
+
     reference = None if df is None or math.isinf(df) else float(df)
     p_lower = upper_tail((estimate + margin) / std_err, reference)
     p_upper = upper_tail((margin - estimate) / std_err, reference)
@@ -123,6 +124,8 @@ def tost_power(effect: float, sigma: float, df: float | None, margin: float, alp
     the margin: the interval is then wider than the margin whatever the estimate).
     """
     from scipy import integrate, stats
+
+    from .wald import quantile
 
     margin = check_margin(margin)
     if not sigma > 0:

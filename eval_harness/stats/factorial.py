@@ -60,13 +60,13 @@ from scipy.special import expit
 
 from ..errors import InputError
 from . import beta_likelihood as likelihood
+from .fit_options import COV_TYPES
 from .results import Result
 from .wald import CONFIDENCE, wald_test
 
 MIN_ROWS_PER_CELL = 2
 MAX_PRECISION = 1e10
 BOUNDARY_MODES = ("squeeze", "error")
-COV_TYPES = ("model", "cluster")
 EFFECT_KINDS = ("conditional", "average", "interaction")
 INTERCEPT = "intercept"
 LOG_PHI = "log_phi"
@@ -359,17 +359,18 @@ def _interaction_words(parts: Sequence[tuple[str, str, str]]) -> str:
 
 
 def effect_values(
-    weights: np.ndarray, params: np.ndarray, covariance: np.ndarray, mean_design: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
+    weights: np.ndarray, params: np.ndarray, covariances: likelihood.Covariances, mean_design: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Estimates ``w . mu`` (R, E) and delta-method standard errors (R, E) of effects ``weights`` (E, C), or
-    (R, E, C) for weights of their own per data set, for parameters (R, k) and covariances (R, k, k) whose
-    first ``p = mean_design.shape[1]`` entries are ``beta``."""
+    (R, E, C) for weights of their own per data set, for parameters (R, k) and ``covariances`` whose first
+    ``p = mean_design.shape[1]`` entries are ``beta``; and where a one-way variance stood in for a two-way one
+    (:meth:`~eval_harness.stats.beta_likelihood.Covariances.variances`)."""
     p = mean_design.shape[1]
     mu = expit(params[:, :p] @ mean_design.T)  # (R, C)
     weights = np.broadcast_to(weights, (len(params), *weights.shape[-2:]))
     gradient = np.einsum("rec,rc,cp->rep", weights, mu * (1 - mu), mean_design)
-    variance = np.einsum("rep,rpq,req->re", gradient, covariance[:, :p, :p], gradient)
-    return np.einsum("rec,rc->re", weights, mu), np.sqrt(np.maximum(variance, 0.0))
+    variance, raised = covariances.variances(gradient)
+    return np.einsum("rec,rc->re", weights, mu), np.sqrt(variance), raised
 
 
 def effect_weights(design: FactorialDesign, cell_counts: np.ndarray) -> np.ndarray:
@@ -426,13 +427,18 @@ def checked_scores(y) -> np.ndarray:
 
 
 def _label_array(name: str, labels) -> np.ndarray:
-    """A factor's labels as a 1-D array, without per-row Python work for numpy or pandas columns."""
+    """A factor's labels as a 1-D array, without per-row Python work for numpy or pandas columns (a fixed-width
+    string array stays one: no conversion to objects)."""
     if isinstance(labels, pd.Series | pd.Index | pd.Categorical):
         labels = np.asarray(labels, dtype=object)
-    array = labels if isinstance(labels, np.ndarray) else np.asarray(list(labels), dtype=object)
+    array = labels if isinstance(labels, np.ndarray) else np.asarray(labels, dtype=object)
     if array.ndim != 1:
         raise InputError(f"{name} labels must be strings (or None), one per row; got an array of shape {array.shape}")
     return array
+
+
+# Levels found by comparison before the labels are hashed instead (k passes over n rows cost n k).
+MAX_COMPARED_LEVELS = 16
 
 
 def code_labels(name: str, labels: Sequence[str | None]) -> tuple[np.ndarray, list[str]]:
@@ -440,20 +446,60 @@ def code_labels(name: str, labels: Sequence[str | None]) -> tuple[np.ndarray, li
 
     Labels must be strings: the levels found are checked (not every row), so any other value, a number or a
     list, is an :class:`InputError` naming the types found. A pandas categorical column is taken as it is
-    coded (no per-row work at all).
+    coded (no per-row work at all); other labels are coded by :func:`compared_codes` (time linear in the
+    rows, no hashing), and hashed only past ``MAX_COMPARED_LEVELS`` levels or where a label is not a string.
     """
     if isinstance(getattr(labels, "dtype", None), pd.CategoricalDtype):
-        categorical = pd.Categorical(labels)
+        categorical = labels.array if isinstance(labels, pd.Series | pd.Index) else labels
         codes, levels = categorical.codes, categorical.categories
     else:
-        codes, levels = _factorized(name, _label_array(name, labels))
+        array = _label_array(name, labels)
+        compared = compared_codes(array)
+        codes, levels = compared if compared is not None else _hashed_codes(name, array)
     odd = {type(level).__name__ for level in levels if not isinstance(level, str)}
     if odd:
         raise InputError(f"{name} labels must be strings (or None), found values of type {sorted(odd)}")
     return np.asarray(codes, dtype=np.intp), [str(level) for level in levels]
 
 
-def _factorized(name: str, array: np.ndarray):
+def compared_codes(array: np.ndarray) -> tuple[np.ndarray, list] | None:
+    """Codes of string labels by comparison: the first uncoded row's label is the next level, every row equal
+    to it gets its code (one vectorised pass, ``array == level``), until every row is coded.
+
+    k levels cost k passes over the n rows (linear in n; a fixed-width string array is compared as it is, with no
+    conversion to Python objects). None (the caller hashes instead) for a label that is not a string (missing
+    values included) or more than ``MAX_COMPARED_LEVELS`` levels.
+    """
+    if array.dtype.kind not in "UO":
+        return None
+    codes = np.full(len(array), -1, dtype=np.intp)
+    levels: list = []
+    start = 0
+    while start < len(array):
+        level = array[start]
+        if not isinstance(level, str) or len(levels) == MAX_COMPARED_LEVELS:
+            return None
+        try:
+            equal = array[start:] == level
+        except (TypeError, ValueError):  # an element that compares as an array: hash, which names its type
+            return None
+        np.copyto(codes[start:], len(levels), where=equal)
+        levels.append(level)
+        uncoded = codes[start:] < 0
+        first = int(np.argmax(uncoded))
+        start = start + first if uncoded[first] else len(array)
+    return codes, levels
+
+
+def _hashed_codes(name: str, array: np.ndarray):
+    """Codes and levels (in order of appearance) by hashing: a fixed-width string array is sorted (``np.unique``,
+    no objects), anything else goes through ``pandas.factorize`` (None and NaN are missing)."""
+    if array.dtype.kind == "U":
+        levels, first, inverse = np.unique(array, return_index=True, return_inverse=True)
+        order = np.argsort(first)
+        rank = np.empty_like(order)
+        rank[order] = np.arange(len(order))
+        return rank[inverse], levels[order].tolist()
     try:
         return pd.factorize(array)
     except TypeError:  # unhashable labels (lists, dicts): name every type that cannot be a label
@@ -738,6 +784,7 @@ class Fit:
     n_clusters: tuple[int, ...]
     df: int | None
     cell_counts: np.ndarray
+    one_way_covariances: np.ndarray
 
     @property
     def params(self) -> np.ndarray:
@@ -746,6 +793,13 @@ class Fit:
     @property
     def n(self) -> int:
         return int(self.cell_counts.sum())
+
+    @property
+    def covariances(self) -> likelihood.Covariances:
+        """What every variance is computed from (R = 1): the covariance in use, the model-based one (the scale of
+        rounding) and, two-way, the one-way ones that floor it."""
+        model = likelihood.model_covariance(self.optimum.information)
+        return likelihood.Covariances(self.covariance[None], model, self.one_way_covariances[None])
 
 
 def fit_design(rows: Rows, design: FactorialDesign, cov_type: str, cluster_by: Sequence[str], use_t) -> Fit:
@@ -763,14 +817,15 @@ def fit_design(rows: Rows, design: FactorialDesign, cov_type: str, cluster_by: S
     n_clusters: tuple[int, ...] = ()
     if cov_type == "cluster":
         scores = likelihood.block_scores(optimum.params, blocks, design.mean_design, design.precision_design)
-        covariance, counted = likelihood.cluster_covariance(
+        covariance, one_way, counted = likelihood.cluster_covariance(
             scores, optimum.hessian, clusterings(blocks, cluster_by), blocks.count[None]
         )
-        covariance, n_clusters = covariance[0], tuple(int(g) for g in counted[0])
+        covariance, one_way, n_clusters = covariance[0], one_way[0], tuple(int(g) for g in counted[0])
     else:
         covariance = likelihood.model_covariance(optimum.information)[0]
+        one_way = np.empty((0, *covariance.shape))
     df = test_df(use_t, cov_type, n_clusters, len(rows.y), design.mean_design.shape[1])
-    return Fit(design, blocks, optimum, covariance, cov_type, tuple(cluster_by), n_clusters, df, counts)
+    return Fit(design, blocks, optimum, covariance, cov_type, tuple(cluster_by), n_clusters, df, counts, one_way)
 
 
 # --- Results ------------------------------------------------------------------------------------------------------
@@ -843,18 +898,33 @@ class Cell(LevelledResult):
 
 
 def coefficients_of(fit: Fit, names: Sequence[str], contrasts: Sequence[str]) -> tuple[Coefficient, ...]:
-    std_err = np.sqrt(np.diag(fit.covariance))
+    variance, raised = fit.covariances.variances(np.eye(len(fit.params))[None])
+    std_err = np.sqrt(variance[0])
+    warn_one_way_stand_ins([name for name, flag in zip(names, raised[0], strict=True) if flag])
     return tuple(
-        Coefficient(name=name, contrast=contrast, **wald_test(float(fit.params[k]), float(std_err[k]), fit.df))
+        Coefficient(name=name, contrast=contrast, **wald_test(float(fit.params[k]), float(std_err[k]), fit.df, name))
         for k, (name, contrast) in enumerate(zip(names, contrasts, strict=True))
     )
+
+
+def warn_one_way_stand_ins(names: Sequence[str]) -> None:
+    """A :class:`BetaRegressionWarning` (a record's note) naming the quantities whose two-way clustered variance
+    was below a one-way one, which stood in for it."""
+    if names:
+        warnings.warn(
+            f"two-way clustered variance below a one-way one for {', '.join(names)} (with few clusters, CGM's "
+            "V_1 + V_2 - V_12 can be): the larger one-way variance stands in",
+            BetaRegressionWarning,
+            stacklevel=4,
+        )
 
 
 def effects_of(fit: Fit, specs: Sequence[EffectSpec]) -> tuple[Effect, ...]:
     if not specs:
         return ()
     weights = np.stack([spec.weights for spec in specs])
-    estimates, std_errs = effect_values(weights, fit.optimum.params, fit.covariance[None], fit.design.mean_design)
+    estimates, std_errs, raised = effect_values(weights, fit.optimum.params, fit.covariances, fit.design.mean_design)
+    warn_one_way_stand_ins([spec.name for spec, flag in zip(specs, raised[0], strict=True) if flag])
     return tuple(
         Effect(
             name=spec.name,
@@ -863,7 +933,7 @@ def effects_of(fit: Fit, specs: Sequence[EffectSpec]) -> tuple[Effect, ...]:
             levels=spec.levels,
             given=spec.given,
             contrast=spec.contrast,
-            **wald_test(float(estimate), float(std_err), fit.df),
+            **wald_test(float(estimate), float(std_err), fit.df, spec.name),
         )
         for spec, estimate, std_err in zip(specs, estimates[0], std_errs[0], strict=True)
     )

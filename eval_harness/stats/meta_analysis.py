@@ -18,7 +18,6 @@ Given :math:`k \ge 2` effect sizes :math:`\theta_i` with within-study variances 
 from dataclasses import asdict, dataclass
 
 import numpy as np
-from scipy import stats as scipy_stats
 
 from ..errors import InputError
 
@@ -111,6 +110,8 @@ def random_effects(effects, variances, alternative: str = "greater") -> MetaAnal
     total, df = float(parts["total"]), len(effects) - 1
     std_err = float(1.0 / np.sqrt(parts["random_total"]))
     z = combined / std_err
+    from scipy import stats as scipy_stats  # scipy on use: `xbias list` and config checks load none
+
     if alternative == "greater":
         p_value = scipy_stats.norm.sf(z)
     elif alternative == "less":

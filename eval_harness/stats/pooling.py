@@ -1,24 +1,32 @@
 """Pooling one result over seeds (e.g. emotion regressors trained with different seeds, scored on one EEC).
 
 Estimates with standard errors: per-seed estimates ``q_s`` with standard errors ``u_s``, ``s = 1..m``
-(``m >= 2``), pooled by Rubin's rules (Rubin 1987, treating the seeds like imputations):
+(``m >= 2``), all computed on the same sentences (so their sampling error is shared), differing in the
+head's training noise:
 
-    q_bar = mean_s q_s                            pooled estimate
-    W     = mean_s u_s^2                          within-seed variance
+    q_bar = mean_s q_s                            pooled estimate (both estimands)
+    W     = mean_s u_s^2                          within-seed (sampling) variance
     B     = sum_s (q_s - q_bar)^2 / (m - 1)       between-seed variance (between_sd = sqrt(B))
-    T     = W + (1 + 1/m) B                       total variance, std_err = sqrt(T)
-    r     = (1 + 1/m) B / W                       relative increase in variance due to the seeds
-    share = (1 + 1/m) B / T                       the share of the pooled variance that is between-seed
-                                                  (between_share: how much of std_err^2 the seeds add)
-    df    = (m - 1) (1 + 1/r)^2                   Rubin's degrees of freedom (None = normal when B = 0)
 
-With ``df_complete`` (the degrees of freedom of each seed's own test, e.g. ``n - 4`` or ``G - 1`` with
-clustered standard errors) the degrees of freedom are Barnard & Rubin's (1999) small-sample version:
-``lambda = (1 + 1/m) B / T``, ``nu_obs = (nu_com + 1) / (nu_com + 3) nu_com (1 - lambda)`` and
-``df = 1 / (1 / df_rubin + 1 / nu_obs)``, which never exceeds ``nu_com``.
+Two estimands, two variances (``estimand``):
 
-The pooled test is ``statistic = q_bar / std_err`` against Student's t with ``df`` (the standard normal
-when ``df`` is None), two-sided, with a 95 % confidence interval.
+* ``"seed_mean"`` (the default): the measurement is the mean over seeds, and what it estimates is the
+  effect of the mean over training runs. Its variance is ``T = W + B/m``: the sentences and templates are the
+  same for every seed, so the sampling variance W is not divided by m, and only the training noise averages
+  out. ``share = (B/m) / T`` is the share of it that is training noise, ``r = (B/m) / W``. Its degrees of
+  freedom combine the sampling variance's (``df_complete``, e.g. ``G - 1`` templates with clustered
+  standard errors; infinite when None) with the ``m - 1`` of B by Satterthwaite (1946):
+  ``df = T² / (W² / df_complete + (B/m)² / (m - 1))`` (``df_complete`` itself when B = 0; None = normal
+  when both are infinite).
+* ``"one_head"``: Rubin's rules (Rubin 1987, treating the seeds like imputations), which answer another
+  question: what one retrained head would show. ``T = W + (1 + 1/m) B`` is the variance of q_bar about one
+  new head's value, so it does not shrink as seeds are added; ``share = (1 + 1/m) B / T``,
+  ``r = (1 + 1/m) B / W``, Rubin's ``df = (m - 1) (1 + 1/r)^2`` and, with ``df_complete``, Barnard & Rubin's
+  (1999) small-sample ``df = 1 / (1 / df_rubin + 1 / nu_obs)`` with ``lambda = (1 + 1/m) B / T`` and
+  ``nu_obs = (nu_com + 1) / (nu_com + 3) nu_com (1 - lambda)``, which never exceeds ``nu_com``.
+
+The pooled test is ``statistic = q_bar / std_err`` (``std_err = sqrt(T)``) against Student's t with ``df``
+(the standard normal when ``df`` is None), two-sided, with a 95 % confidence interval.
 
 Agreement across seeds, at level ``alpha``:
 
@@ -46,12 +54,15 @@ from ..errors import InputError
 from .results import Result
 
 CONFIDENCE = 0.95
+ESTIMANDS = ("seed_mean", "one_head")
 
 
 @dataclass(frozen=True)
 class PooledEstimate(Result):
-    """Rubin's rules over seeds (see the module docstring); ``df`` None means the normal reference."""
+    """Estimates pooled over seeds for ``estimand`` (see the module docstring); ``df`` None means the normal
+    reference."""
 
+    estimand: str
     n_seeds: int
     estimate: float
     between_sd: float
@@ -74,7 +85,8 @@ class PooledEstimate(Result):
     def summary(self) -> str:
         reference = "normal" if self.df is None else f"t({self.df:.3g})"
         return (
-            f"pooled over {self.n_seeds} seeds: {self.estimate:.4g} (std_err {self.std_err:.3g}, "
+            f"{ESTIMAND_WORDS[self.estimand]} {self.n_seeds} seeds: {self.estimate:.4g} "
+            f"(std_err {self.std_err:.3g}, "
             f"{self.between_share:.0%} of its variance between seeds, between-seed SD {self.between_sd:.3g}), "
             f"{reference} p = {self.p_value:.3g}, {CONFIDENCE:.0%} CI "
             f"[{self.ci_low:.4g}, {self.ci_high:.4g}]; same sign in {self.share_same_sign:.0%} of seeds, "
@@ -105,15 +117,18 @@ def pool_estimates(
     alpha: float = 0.05,
     p_values: Sequence[float] | None = None,
     df_complete: float | None = None,
+    estimand: str = "seed_mean",
 ) -> PooledEstimate:
-    """Pool per-seed estimates and standard errors by Rubin's rules (formulas in the module docstring).
+    """Pool per-seed estimates and standard errors for ``estimand`` (formulas in the module docstring).
 
     Args:
         estimates: one estimate per seed (at least 2).
         std_errs: the estimates' standard errors (>= 0, not all 0 when the estimates are all equal).
         alpha: the level of the significance verdicts (0 < alpha < 1).
         p_values: each seed's own p-value; default: two-sided normal p of estimate / std_err.
-        df_complete: degrees of freedom of each seed's test, for Barnard & Rubin's df; default: Rubin's.
+        df_complete: degrees of freedom of each seed's own test (its sampling variance's); default: infinite.
+        estimand: ``"seed_mean"`` (the mean over seeds, variance W + B/m) or ``"one_head"`` (Rubin's rules: what
+            one retrained head would show, W + (1 + 1/m) B).
 
     Raises:
         InputError: fewer than 2 seeds, mismatched lengths, non-finite values, negative standard errors,
@@ -127,6 +142,8 @@ def pool_estimates(
         raise InputError(f"std_errs must be >= 0, got {u[u < 0][:3].tolist()}")
     if not 0 < alpha < 1:
         raise InputError(f"alpha must be between 0 and 1, got {alpha!r}")
+    if estimand not in ESTIMANDS:
+        raise InputError(f"estimand must be one of {', '.join(ESTIMANDS)}, got {estimand!r}")
     if df_complete is not None and not (isinstance(df_complete, int | float) and df_complete > 0):
         raise InputError(f"df_complete must be a positive number or None, got {df_complete!r}")
     if p_values is None:
@@ -142,21 +159,17 @@ def pool_estimates(
     estimate = float(q.mean())
     within = float(np.mean(u**2))
     between = float(np.var(q, ddof=1))
-    total = within + (1 + 1 / m) * between
+    added = between / m if estimand == "seed_mean" else (1 + 1 / m) * between  # the seeds' part of the variance
+    total = within + added
     if not total > 0:
         raise InputError(
             "the pooled variance is 0: every seed gave the same estimate with a standard error of 0; "
             "there is nothing to test"
         )
-    relative_increase = (1 + 1 / m) * between / within if within > 0 else None
-    inverse_df = 0.0 if between == 0 else 1 / ((m - 1) * (1 + within / ((1 + 1 / m) * between)) ** 2)
-    if df_complete is not None:
-        missing_information = (1 + 1 / m) * between / total
-        observed_df = (df_complete + 1) / (df_complete + 3) * df_complete * (1 - missing_information)
-        inverse_df += math.inf if observed_df == 0 else 1 / observed_df
-    if math.isinf(inverse_df):
-        raise InputError("the seeds' within-seed variance is 0 and df_complete was given: no degrees of freedom left")
-    df = None if inverse_df == 0 else 1 / inverse_df
+    if estimand == "seed_mean":
+        df = _satterthwaite_df(within, added, df_complete, m)
+    else:
+        df = _barnard_rubin_df(within, added, total, df_complete, m)
     reference = stats.norm() if df is None else stats.t(df)
     std_err = math.sqrt(total)
     statistic = estimate / std_err
@@ -164,6 +177,7 @@ def pool_estimates(
     critical = float(reference.ppf(0.5 + CONFIDENCE / 2))
     significant = p_value <= alpha
     return PooledEstimate(
+        estimand=estimand,
         n_seeds=m,
         estimate=estimate,
         between_sd=math.sqrt(between),
@@ -171,8 +185,8 @@ def pool_estimates(
         between_variance=between,
         total_variance=total,
         std_err=std_err,
-        between_share=(1 + 1 / m) * between / total,
-        relative_increase_in_variance=relative_increase,
+        between_share=added / total,
+        relative_increase_in_variance=added / within if within > 0 else None,
         df=df,
         statistic=statistic,
         p_value=p_value,
@@ -183,6 +197,26 @@ def pool_estimates(
         share_significant=float(np.mean(p_seeds <= alpha)),
         share_same_significance=float(np.mean((p_seeds <= alpha) == significant)),
     )
+
+
+ESTIMAND_WORDS = {"seed_mean": "mean over", "one_head": "one retrained head (Rubin's rules) from"}
+
+
+def _satterthwaite_df(within: float, added: float, df_complete: float | None, m: int) -> float | None:
+    """``(W + B/m)² / (W² / df_complete + (B/m)² / (m - 1))``: None (normal) when both parts have infinite df."""
+    inverse = (added**2 / (m - 1) if added > 0 else 0.0) + (within**2 / df_complete if df_complete else 0.0)
+    return None if inverse == 0 else (within + added) ** 2 / inverse
+
+
+def _barnard_rubin_df(within: float, added: float, total: float, df_complete: float | None, m: int) -> float | None:
+    """Rubin's df, and Barnard & Rubin's small-sample version with ``df_complete`` (module docstring)."""
+    inverse_df = 0.0 if added == 0 else 1 / ((m - 1) * (1 + within / added) ** 2)
+    if df_complete is not None:
+        observed_df = (df_complete + 1) / (df_complete + 3) * df_complete * (1 - added / total)
+        inverse_df += math.inf if observed_df == 0 else 1 / observed_df
+    if math.isinf(inverse_df):
+        raise InputError("the seeds' within-seed variance is 0 and df_complete was given: no degrees of freedom left")
+    return None if inverse_df == 0 else 1 / inverse_df
 
 
 def pool_statistic(values: Sequence[float]) -> PooledStatistic:

@@ -18,8 +18,6 @@ import functools
 import math
 import numbers
 
-from scipy import optimize, stats
-
 from ..errors import InputError
 
 ALPHA = 0.05
@@ -48,6 +46,8 @@ def power_at(effect: float, std_err: float, df: float | None = None, alpha: floa
 
 
 def _power(noncentrality: float, df: float | None, alpha: float) -> float:
+    from scipy import stats  # scipy on use: `xbias list` and config checks load none
+
     if df is None:
         critical = stats.norm.ppf(1 - alpha / 2)
         return float(stats.norm.sf(critical - noncentrality) + stats.norm.cdf(-critical - noncentrality))
@@ -69,6 +69,8 @@ def detectable_noncentrality(df: float | None = None, alpha: float = ALPHA, powe
                 "degrees of freedom: the test can detect nothing"
             )
         upper *= 2
+    from scipy import optimize
+
     return float(optimize.brentq(lambda d: _power(d, df, alpha) - power, 0.0, upper, xtol=1e-12, rtol=1e-12))
 
 

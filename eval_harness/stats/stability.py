@@ -38,11 +38,11 @@ from scipy import special
 from ..errors import InputError
 from . import beta_likelihood as likelihood
 from . import factorial
+from .fit_options import MAX_BOOTSTRAP  # noqa: F401 (re-exported: the resamples' limit)
 from .results import Result
 
 SCHEMES = ("template_bootstrap", "template_leave_one_out", "person_bootstrap", "person_leave_one_out")
 FRAGILE_SHARE = 0.2
-MAX_BOOTSTRAP = 100_000
 TEMPLATES, PERSONS = "template_id", "person"
 
 
@@ -241,18 +241,20 @@ def refit(fit: factorial.Fit, resamples: Resamples) -> _Refits:
             optimum.params, blocks, design.mean_design, design.precision_design, resamples.weights
         )
         with np.errstate(all="ignore"):
-            covariance, n_clusters = likelihood.cluster_covariance(
+            covariance, one_way, n_clusters = likelihood.cluster_covariance(
                 scores, optimum.hessian, factorial.clusterings(blocks, fit.cluster_by, resamples.copies), counts
             )
-    else:
-        with np.errstate(all="ignore"):
-            covariance = likelihood.model_covariance(optimum.information)
     p = design.mean_design.shape[1]
     with np.errstate(all="ignore"):
-        effect_estimates, effect_errors = factorial.effect_values(
-            factorial.effect_weights(design, sums["count"]), optimum.params, covariance, design.mean_design
+        model_covariance = likelihood.model_covariance(optimum.information)
+        if fit.cov_type != "cluster":
+            covariance, one_way = model_covariance, np.empty((len(model_covariance), 0, *model_covariance.shape[1:]))
+        covariances = likelihood.Covariances(covariance, model_covariance, one_way)
+        effect_estimates, effect_errors, _ = factorial.effect_values(
+            factorial.effect_weights(design, sums["count"]), optimum.params, covariances, design.mean_design
         )
-        coefficient_errors = np.sqrt(np.maximum(np.einsum("rkk->rk", covariance)[:, :p], 0.0))
+        coefficient_variances, _ = covariances.variances(np.broadcast_to(np.eye(p), (len(optimum.params), p, p)))
+        coefficient_errors = np.sqrt(coefficient_variances)
     estimates = np.concatenate([optimum.params[:, :p], effect_estimates], axis=1)
     std_errs = np.concatenate([coefficient_errors, effect_errors], axis=1)
     ok &= np.all(np.isfinite(std_errs) & (std_errs > 0), axis=1)

@@ -137,3 +137,52 @@ def is_whole_number(value: object) -> bool:
     if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
         return False
     return math.isfinite(value) and float(value).is_integer()
+
+
+# The most entries of one similarity matrix (800 MB of float64): a WEAT of 10,000 targets by 10,000 attributes. A
+# larger one is refused before it is allocated (a 10^6-word test would ask for terabytes).
+MAX_MATRIX_ENTRIES = 10**8
+
+
+def check_matrix_size(rows: int, columns: int, what: str) -> None:
+    """Refuse a ``rows x columns`` matrix of more than :data:`MAX_MATRIX_ENTRIES` entries, before allocating it.
+
+    Raises:
+        InputError: naming the matrix, its shape and the memory it would take (8 bytes an entry).
+    """
+    entries = int(rows) * int(columns)
+    if entries > MAX_MATRIX_ENTRIES:
+        raise InputError(
+            f"{what} would be {rows:,} x {columns:,} ({entries * 8 / 2**30:,.1f} GiB of float64), more than "
+            f"{MAX_MATRIX_ENTRIES:,} entries: give fewer words (a test of at most about 10,000 a side)"
+        )
+
+
+def check_same_lengths(columns: dict[str, Sequence | None]) -> None:
+    """Refuse columns of one table (an evaluate metric's inputs: one entry per row) whose lengths differ; a
+    column that is None (not given) is left out.
+
+    Raises:
+        InputError: naming each column's length.
+    """
+    lengths = {name: len(column) for name, column in columns.items() if column is not None}
+    if len(set(lengths.values())) > 1:
+        listed = ", ".join(f"{length} {name}" for name, length in lengths.items())
+        raise InputError(f"{listed}: give one of each per row")
+
+
+def check_role_rows(embeddings: Sequence | None, roles: Sequence | None, words: Sequence | None = None) -> None:
+    """Refuse row-wise input (the embedding metrics': one vector, one role and optionally one word per row) whose
+    lengths differ or whose roles are not strings (``1`` for ``"X"``), before evaluate encodes them.
+
+    Raises:
+        InputError: naming the mismatch or the first role that is not a string.
+    """
+    for name, column in (("role", roles), ("word", words)):
+        if embeddings is not None and column is not None and len(column) != len(embeddings):
+            raise InputError(f"{len(embeddings)} embeddings but {len(column)} {name}s; give one {name} per row")
+    for row, role in enumerate(roles or ()):
+        if not isinstance(role, str):
+            raise InputError(
+                f"roles must be strings such as 'X', 'Y', 'A', 'B'; row {row} has {type(role).__name__} {role!r:.40}"
+            )

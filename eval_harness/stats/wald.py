@@ -20,16 +20,17 @@ def quantile(probability: float, df: int | None) -> float:
     return float(special.ndtri(probability) if df is None else special.stdtrit(df, probability))
 
 
-def wald_test(estimate: float, std_err: float, df: int | None) -> dict:
+def wald_test(estimate: float, std_err: float, df: int | None, name: str) -> dict:
     """``estimate``, ``std_err``, ``statistic = estimate / std_err``, two-sided ``p_value``, ``ci_low``/``ci_high``
     (95 %) and ``mde`` (80 % power at alpha = 0.05, :func:`~eval_harness.stats.power.minimum_detectable_effect`).
 
-    Raises InputError when ``std_err`` is not positive (a singular covariance).
+    Raises InputError, naming the quantity (``name``), when ``std_err`` is not positive: 0 where a clustered
+    variance is at rounding level (``beta_likelihood.Covariances.variances``).
     """
     if not std_err > 0:
         raise InputError(
-            f"a standard error is {std_err!r}: the covariance is singular (e.g. two-way clusters that explain "
-            "every row); use one-way clustering or cov_type='model'"
+            f"the standard error of {name} is {std_err:g}: its clustered variance is at rounding level (e.g. scores "
+            "alike within every cluster); use cov_type='model'"
         )
     ratio = estimate / std_err
     critical = quantile(0.5 + CONFIDENCE / 2, df)

@@ -69,13 +69,22 @@ and the effect size (``ddof=0``) are the same.
 import itertools
 import math
 import numbers
+import os
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
 
 import numpy as np
 
 from ..errors import InputError
-from .vectors import bad_rows, is_whole_number, matrix, unit_rows, vector_sets
+from .vectors import (
+    bad_rows,
+    check_matrix_size,
+    check_role_rows,
+    is_whole_number,
+    matrix,
+    unit_rows,
+    vector_sets,
+)
 from .word_sets import distinct_rows
 
 SIMILARITIES = ("cosine", "euclidean", "csls")
@@ -275,12 +284,8 @@ def weat_from_roles(
     ``options`` are :func:`weat`'s keywords. A bad row (of another length, NaN/inf, all zeros) is named by
     its position in ``embeddings``, its role and its word.
     """
+    check_weat_rows(embeddings, roles)
     roles = [str(role) for role in roles]
-    if len(roles) != len(embeddings):
-        raise InputError(f"{len(embeddings)} embeddings but {len(roles)} roles; give one role per row")
-    unknown = sorted(set(roles) - set(ROLES))
-    if unknown:
-        raise InputError(f"unknown role(s) {unknown}; every row's role must be one of {ROLES}")
     if words is not None:
         words = [str(word) for word in words]
         if len(words) != len(roles):
@@ -299,11 +304,32 @@ def weat_from_roles(
     return weat(x, y, a, b, words=words_by_role, **options)
 
 
+def check_weat_rows(embeddings: Sequence, roles: Sequence) -> None:
+    """Refuse WEAT's row-wise input before any array is made: one role (a string, of :data:`ROLES`) per row, and a
+    target-by-attribute similarity matrix (``|X u Y| x |A u B|`` entries) small enough to allocate
+    (:func:`~.vectors.check_matrix_size`).
+
+    Raises:
+        InputError: naming the problem.
+    """
+    check_role_rows(embeddings, roles)
+    if roles is None:
+        return
+    unknown = sorted(set(roles) - set(ROLES))
+    if unknown:
+        raise InputError(f"unknown role(s) {unknown[:10]}; every row's role must be one of {ROLES}")
+    targets = sum(role in ("X", "Y") for role in roles)
+    check_matrix_size(targets, len(roles) - targets, "the similarity matrix of X u Y by A u B")
+
+
 def similarity_matrix(
     left: np.ndarray, right: np.ndarray, similarity: str = "cosine", csls_k: int = DEFAULT_CSLS_K
 ) -> np.ndarray:
     """Pairwise similarities ``(len(left), len(right))``; for ``"csls"`` the neighbourhood pool is ``left u right``."""
     _check_option("similarity", similarity, SIMILARITIES)
+    check_matrix_size(len(left), len(right), "the similarity matrix")
+    if similarity == "csls":  # and the neighbourhood pool's
+        check_matrix_size(len(left) + len(right), len(left) + len(right), "the CSLS neighbourhood matrix")
     left_unit, right_unit = unit_rows(left, "left"), unit_rows(right, "right")
     cosines = left_unit @ right_unit.T
     if similarity == "cosine":
@@ -511,6 +537,8 @@ def check_bootstrap_count(n_bootstrap: object, allow_none: bool = True) -> None:
 # The most Monte-Carlo draws (permutations, bootstrap replicates, CEAT samples) a sweep asks of one test unless the
 # user raises the limit (the xweat suite reads $XBIAS_MAX_DRAWS): about 10 s a test at DRAWS_PER_SECOND.
 DEFAULT_MAX_DRAWS = 10_000_000
+# The environment variable that raises it (:func:`max_draws`).
+MAX_DRAWS_VARIABLE = "XBIAS_MAX_DRAWS"
 # What one core does, measured on a 16 + 16 + 16 + 16-word test of 50-d vectors: 10^6 permutation draws in
 # 0.75 s, 10^5 bootstrap replicates in 0.76 s. Larger sets (SEAT's sentences, CEAT) are slower.
 DRAWS_PER_SECOND = 1_000_000
@@ -534,6 +562,27 @@ def check_draw_budget(
             f"{_duration(count / DRAWS_PER_SECOND)} a test (about {DRAWS_PER_SECOND:,} draws a second); lower "
             f"{name}, or set {limit}={int(count)} to run it anyway"
         )
+
+
+def max_draws() -> int | str:
+    """The most draws one test may ask for: ``$XBIAS_MAX_DRAWS`` (:data:`MAX_DRAWS_VARIABLE`), else
+    :data:`DEFAULT_MAX_DRAWS` (10^7). A setting of the process, not an option: it changes no number, so it is no
+    part of a run's identity (its config hash). The one limit of every count of repetitions a user gives: the
+    xweat suite's draws, the metrics' (permutations, bootstrap replicates, RNSB seeds, classification runs) and
+    ``xbias compare --bootstrap``."""
+    given = os.environ.get(MAX_DRAWS_VARIABLE, "").strip().replace("_", "")
+    return (int(given) if given.isdigit() else given) if given else DEFAULT_MAX_DRAWS
+
+
+def check_draw_counts(counts: Mapping[str, object]) -> None:
+    """:func:`check_draw_budget` of each ``name -> count`` against :func:`max_draws` (a count that is not a whole
+    number is left to the option's own check).
+
+    Raises:
+        InputError: a count above the limit, naming it and how to raise the limit.
+    """
+    for name, count in counts.items():
+        check_draw_budget(name, count, max_draws(), limit=MAX_DRAWS_VARIABLE)
 
 
 def _duration(seconds: float) -> str:

@@ -13,6 +13,7 @@ from eval_harness.errors import InputError  # From: xbias
 from eval_harness.stats import betareg  # From: xbias
 from eval_harness.stats import equivalence as _equivalence  # From: xbias
 from eval_harness.stats import factorial as _factorial  # From: xbias
+from eval_harness.stats.vectors import check_same_lengths  # From: xbias
 
 _CITATION = """\
 @inproceedings{camara-etal-2022-mapping,
@@ -166,7 +167,9 @@ class EecBias(evaluate.Measurement):
 
     def add_batch(self, *, predictions=None, references=None, **kwargs):
         """Add rows (inputs below), checked first: predictions must be numbers, labels strings or None (a NaN
-        group or gender, pandas' missing string, counts as None), and an empty batch is an error."""
+        group or gender, pandas' missing string, counts as None), one of each per row, and an empty batch is an
+        error."""
+        check_same_lengths({"predictions": predictions, "group": kwargs.get("group"), "gender": kwargs.get("gender")})
         if predictions is not None:
             if not len(predictions):
                 raise InputError("eec_bias got no predictions (empty lists): score at least one EEC sentence")

@@ -10,6 +10,8 @@ import datasets
 import evaluate
 
 from eval_harness.stats import gender_space  # From: xbias
+from eval_harness.stats.vectors import check_role_rows  # From: xbias
+from eval_harness.stats.weat import check_draw_counts  # From: xbias
 
 _CITATION = """\
 @inproceedings{basta-etal-2019-evaluating,
@@ -117,6 +119,11 @@ class GenderSpace(evaluate.Measurement):
             ],
         )
 
+    def add_batch(self, *, predictions=None, references=None, **kwargs):
+        """Add rows, checked first (an InputError, not evaluate's ValueError): one role, a string, per embedding."""
+        check_role_rows(kwargs.get("embeddings"), kwargs.get("roles"))
+        return super().add_batch(predictions=predictions, references=references, **kwargs)
+
     def _compute(
         self,
         embeddings,
@@ -133,6 +140,7 @@ class GenderSpace(evaluate.Measurement):
         k=100,
         seed=0,
     ):
+        check_draw_counts({"n_runs": n_runs})
         if bias is not None:
             bias = [float("nan") if value is None else value for value in bias]
         result = gender_space.gender_space_measures(

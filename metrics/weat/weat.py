@@ -105,6 +105,12 @@ class Weat(evaluate.Measurement):
             ],
         )
 
+    def add_batch(self, *, predictions=None, references=None, **kwargs):
+        """Add rows, checked first (an InputError, not evaluate's ValueError): one role, a string of X, Y, A, B,
+        per embedding, and a similarity matrix small enough to allocate."""
+        weat_stats.check_weat_rows(kwargs.get("embeddings"), kwargs.get("roles"))
+        return super().add_batch(predictions=predictions, references=references, **kwargs)
+
     def _compute(
         self,
         embeddings,
@@ -121,6 +127,7 @@ class Weat(evaluate.Measurement):
         confidence_level=weat_stats.DEFAULT_CONFIDENCE_LEVEL,
         influence=False,
     ):
+        weat_stats.check_draw_counts({"permutations": permutations, "n_bootstrap": n_bootstrap})
         result = weat_stats.weat_from_roles(
             embeddings,
             roles,

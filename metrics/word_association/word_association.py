@@ -10,6 +10,8 @@ import datasets
 import evaluate
 
 from eval_harness.stats import association  # From: xbias
+from eval_harness.stats.vectors import check_role_rows  # From: xbias
+from eval_harness.stats.weat import check_draw_counts  # From: xbias
 
 _CITATION = """\
 @article{garg2018word,
@@ -105,6 +107,12 @@ class WordAssociation(evaluate.Measurement):
             ],
         )
 
+    def add_batch(self, *, predictions=None, references=None, **kwargs):
+        """Add rows, checked first (an InputError, not evaluate's ValueError): one role, a string, per embedding."""
+        check_role_rows(kwargs.get("embeddings"), kwargs.get("roles"))
+        return super().add_batch(predictions=predictions, references=references, **kwargs)
+
     def _compute(self, embeddings, roles, measure=None, words=None, **options):
+        check_draw_counts({name: options[name] for name in ("n_seeds",) if name in options})
         results = association.association_from_roles(measure, embeddings, roles, words=words, **options)
         return {"measure": measure, "results": {label: result.to_dict() for label, result in results.items()}}

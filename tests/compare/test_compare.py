@@ -189,6 +189,26 @@ def test_clustering_by_sentence_pairs_each_sentences_two_scores(two_models, tmp_
     assert (results["n_sentences"] == results["n"] // 2).all() and (results["n"] > 1000).all()
 
 
+def test_two_way_standard_errors_do_not_depend_on_which_model_is_a(two_models, tmp_path):
+    """``xbias compare A B`` against ``B A`` with two-way clusters: every difference flips its sign and keeps its
+    standard error to 1e-10 (clipping the eigenvalues of V_1 + V_2 - V_12 changed them by up to 23 %); a one-way
+    variance that stood in for a two-way one is named in the record's note."""
+    folder, _, _ = two_models
+    both = ["template_id", "person"]
+    forward, backward = (
+        compare_runs(folder, model_a=a, model_b=b, out=tmp_path / a, cluster_by=both).results.set_index(
+            ["config", "emotion", "term"]
+        )
+        for a, b in (("base", "tuned"), ("tuned", "base"))
+    )
+    backward = backward.loc[forward.index]
+    assert len(forward) == 28 and forward["std_err"].gt(0).all()
+    np.testing.assert_allclose(backward["value"], -forward["value"], rtol=0, atol=1e-10)
+    np.testing.assert_allclose(backward["std_err"], forward["std_err"], rtol=0, atol=1e-10)
+    noted = forward["note"].dropna()
+    assert len(noted) > 0 and noted.str.contains("the larger one-way variance stands in").all()
+
+
 def test_several_seeds_give_one_pooled_difference_per_effect(tmp_path):
     """Two seeds of two models whose scores move with the seed: the comparison shows each effect once, pooled by
     Rubin's rules (checked here by hand from each seed's own joint fit), with the pooled test's MDE and the seeds
@@ -206,7 +226,7 @@ def test_several_seeds_give_one_pooled_difference_per_effect(tmp_path):
     assert main(["compare", str(tmp_path / "run"), "--model-a", "base", "--model-b", "tuned", "--out", str(out)]) == 0
     table = pd.read_csv(out / "comparison.csv")
     assert not table.duplicated(["config", "emotion", "term"]).any()
-    assert set(table["pooling"]) == {"rubin"} and set(table["n_seeds"]) == {2}
+    assert set(table["pooling"]) == {"seed_mean"} and set(table["n_seeds"]) == {2}
     a, b = sides(tmp_path / "run", None, "base", "tuned")
     per_seed = [
         next(r for r in eec_differences(pair, a, b, paired_samples(pair, a, b)) if r["term"] == "group[Arab]|average")
@@ -214,22 +234,22 @@ def test_several_seeds_give_one_pooled_difference_per_effect(tmp_path):
     ]
     assert [r["seed"] for r in per_seed] == [0, 1] and per_seed[0]["value"] != per_seed[1]["value"]
     values, std_errs = [r["value"] for r in per_seed], [r["std_err"] for r in per_seed]
-    total = np.mean(np.square(std_errs)) + 1.5 * np.var(values, ddof=1)
+    total = np.mean(np.square(std_errs)) + np.var(values, ddof=1) / 2  # the mean over 2 seeds: W + B/m
     row = table.set_index("term").loc["group[Arab]|average"]
     assert row["value"] == pytest.approx(np.mean(values), rel=1e-12)
     assert row["std_err"] == pytest.approx(np.sqrt(total), rel=1e-12)
     assert row["reference_estimate"] == pytest.approx(np.mean([r["reference_estimate"] for r in per_seed]))
     assert row["mde"] == pytest.approx(minimum_detectable_effect(row["std_err"], row["df"]), rel=1e-12)
-    assert "Seeds 0, 1: each difference is pooled over them by Rubin's rules" in (out / "comparison.md").read_text()
+    assert "Seeds 0, 1: each number is the mean over the seeds' trained heads" in (out / "comparison.md").read_text()
 
 
 def test_an_mde_wider_than_the_intensity_scale_is_said_so():
     """A difference whose test has few degrees of freedom can have an MDE above 1, larger than any difference of
-    mean intensities on the 0-1 scale: the sentence counts them instead of quoting the size as if it were one."""
+    mean intensities on the 0-1 scale: the sentence counts them as no measurement, says what would fix it, and
+    quotes only the MDEs that are sizes the scale allows; the table shows "> scale" for them."""
     from eval_harness.compare.contrasts import EEC_METRIC
-    from eval_harness.compare.output import sentences, with_holm
+    from eval_harness.compare.output import _interval_cell, _mde_cell, sentences, with_holm
     from eval_harness.compare.pairing import Side
-    from eval_harness.suites.eec.sentences import beyond_the_scale
 
     rows = [
         {"metric": EEC_METRIC, "value": 0.01, "p_value": 0.6, "mde": mde, "config": "c", "emotion": "anger"}
@@ -237,9 +257,14 @@ def test_an_mde_wider_than_the_intensity_scale_is_said_so():
     ]
     a, b = Side(Path("a"), "m1", "m1"), Side(Path("b"), "m2", "m2")
     (line,) = sentences(with_holm(rows), a, b)
-    assert "differences of 0.08 to 20.3" in line
-    assert "2 of them could not have detected any difference smaller than the whole 0-1 intensity scale" in line
-    assert beyond_the_scale(0.9) == "" and "whole 0-1 intensity scale" in beyond_the_scale(1.3)
+    assert "differences of 0.08 to 0.08" in line and "20.3" not in line and "1.4" not in line
+    assert "2 of them are no measurement: their MDE is larger than the whole 0-1 intensity scale" in line
+    assert "what would fix it: more templates or names" in line
+    cells = [
+        (_mde_cell(pd.Series(row)), _interval_cell(pd.Series({**row, "ci_low": -5, "ci_high": 5}))) for row in rows
+    ]
+    assert cells == [("0.08", "wider than the scale"), ("> scale", "wider than the scale")] + [cells[2]]
+    assert cells[2] == ("> scale", "wider than the scale")
 
 
 def test_an_equivalence_margin_tests_each_difference_on_its_own_standard_error(two_models, tmp_path):

@@ -127,6 +127,19 @@ def cr1_sandwich(row_scores, hessian, labels):
     return g / (g - 1) * (n - 1) / (n - k) * bread @ meat @ bread
 
 
+def cgm_two_way(row_scores, hessian, first, second):
+    """Cameron-Gelbach-Miller two-way ``V_1 + V_2 - V_12`` (``V_12`` by the pairs of labels), unclipped, and the
+    one-way ``[V_1, V_2]``."""
+    pairs = [f"{a}/{b}" for a, b in zip(first, second, strict=True)]
+    one_way = [cr1_sandwich(row_scores, hessian, labels) for labels in (first, second)]
+    return one_way[0] + one_way[1] - cr1_sandwich(row_scores, hessian, pairs), one_way
+
+
+def two_way_variance(gradient, two_way, one_way):
+    """A quantity's two-way variance as xbias defines it: ``max(d' V d, d' V_1 d, d' V_2 d)``."""
+    return max(gradient @ matrix @ gradient for matrix in (two_way, *one_way))
+
+
 # --- k-level designs, written here independently of eval_harness.stats.factorial ------------------------------------
 
 

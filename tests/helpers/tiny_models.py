@@ -132,7 +132,7 @@ def write_tiny_eec_config(folder: str | Path, max_epochs: int = 4, seeds=(0,), *
 
     folder = Path(folder)
     model = build_tiny_bert(folder / "bert")
-    options = {"pooling": "mean", "max_train": 200, "head_options": {"max_epochs": max_epochs}}
+    options = {"pooling": "mean", "max_train": 200, "head": "mlp", "head_options": {"max_epochs": max_epochs}}
     suite = {"languages": ["en"], "emotions": ["anger"], "configs": ["en_black_white"], "stability_resamples": 50}
     suite.update(suite_options)
     path = folder / "eec.yaml"

@@ -30,7 +30,7 @@ def test_minilm_cls_probe_predicts_anger_intensity(minilm_path, tmp_path):
     encoder = TransformerEncoder.from_pretrained(
         minilm_path, pooling="cls", batch_size=64, cache=EmbeddingCache(tmp_path)
     )
-    probe = ProbeRegressor(encoder, head_options={"max_epochs": 60}, share_dimensions=False)
+    probe = ProbeRegressor(encoder, head="mlp", head_options={"max_epochs": 60}, share_dimensions=False)
     scores = probe.fit_splits(splits, "en", "anger")
     assert scores.pearson_test > 0.25, scores.summary()
     furious, calm = probe.predict(["I am so furious, I hate this and I am raging", "What a calm and lovely morning"])

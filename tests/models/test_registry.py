@@ -14,6 +14,7 @@ from eval_harness.models.registry import (
     ModelMode,
     ModelType,
     check_options,
+    head_is_seeded,
     model_type,
 )
 from eval_harness.registry import Registry, resolve
@@ -23,6 +24,7 @@ from eval_harness.registry import Registry, resolve
 LOADING_OPTIONS = {
     "encoder": set(ENCODER_OPTIONS),
     "static_mlp": set(VECTOR_OPTIONS),
+    "static_vectors": set(VECTOR_OPTIONS),
     "llm/prompt": set(LLM_LOAD_OPTIONS),
     "llm/probe": set(ENCODER_OPTIONS),
 }
@@ -60,8 +62,21 @@ def test_model_types_and_heads_are_lazy_registries():
         assert model_type("toy_type") is plugin and "toy_type" in MODEL_TYPES
     finally:
         MODEL_TYPES.unregister("toy_type")
-    with pytest.raises(ConfigError, match="unknown head 'forest'; heads: mlp, svr"):
+    with pytest.raises(ConfigError, match="unknown head 'forest'; heads: mlp, ridge, svr"):
         HEADS.get("forest")
+
+
+def test_the_seed_plan_asks_the_head_whether_its_training_is_seeded():
+    # The table that planning reads without importing a head says what the head classes say.
+    for name in ("ridge", "mlp", "svr"):
+        assert head_is_seeded(name) is HEADS.get(name).seeded
+    assert not model_type("encoder").seeded_for() and model_type("encoder").seeded_for({"head": "mlp"})
+    assert not model_type("svm_tfidf").seeded_for() and model_type("svm_tfidf").seeded_for({"max_train": 100})
+    assert model_type("static_mlp").seeded_for() and not model_type("static_vectors").seeded_for()
+    assert not model_type("llm").seeded_for({"mode": "prompt"}) and not model_type("llm").seeded_for({"mode": "probe"})
+    assert model_type("llm").seeded_for({"mode": "probe", "head": "mlp"})
+    with pytest.raises(ConfigError, match="unknown head 'forest'"):
+        model_type("encoder").seeded_for({"head": "forest"})
 
 
 def test_capabilities_follow_the_builders_and_the_mode():

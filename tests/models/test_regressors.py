@@ -100,7 +100,7 @@ def test_svr_head_picks_the_kernel_the_data_needs_and_caches_its_grid(monkeypatc
 
 
 def test_head_options_are_checked():
-    with pytest.raises(ConfigError, match="unknown head 'forest'; heads: mlp, svr"):
+    with pytest.raises(ConfigError, match="unknown head 'forest'; heads: mlp, ridge, svr"):
         ProbeRegressor(None, head="forest")
     with pytest.raises(InputError, match=r"unknown option\(s\) \['hidden'\]"):
         heads.make_head("mlp", {"hidden": 3})
@@ -113,7 +113,7 @@ def test_probe_fits_predicts_saves_and_reloads_without_retraining(tiny_bert, tmp
     config = {
         "type": "encoder",
         "path": str(tiny_bert),
-        "options": {"max_train": 200, "head_options": {"max_epochs": 5}},
+        "options": {"max_train": 200, "head": "mlp", "head_options": {"max_epochs": 5}},
     }
     resources = ModelResources(cache=EmbeddingCache(tmp_path / "embeddings"))
     model = fit_or_load(config, "en", "anger", tmp_path / "en-anger", resources)
@@ -143,10 +143,10 @@ def test_probe_encodes_the_language_once_for_all_dimensions(tiny_bert, tmp_path,
         tiny_bert, batch_size=64, cache=EmbeddingCache(tmp_path / "embeddings")
     )
     head_options = {"max_epochs": 1}
-    ProbeRegressor(encoder, head_options=head_options).fit("en", "anger")
+    ProbeRegressor(encoder, head="mlp", head_options=head_options).fit("en", "anger")
     passes = encoder.stats.forward_passes
     assert passes > 0
-    ProbeRegressor(encoder, head_options=head_options).fit("en", "valence")
+    ProbeRegressor(encoder, head="mlp", head_options=head_options).fit("en", "valence")
     assert encoder.stats.forward_passes == passes  # every valence text was encoded in the first fit
 
 

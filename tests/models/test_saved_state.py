@@ -58,11 +58,17 @@ def config(kind: str, tiny_bert) -> dict:
         "svm_tfidf_camara2022": {"type": "svm_tfidf", "options": {"preset": "camara2022"}},
         "static_mlp": {"type": "static_mlp", "path": "vectors", "options": {"head_options": mlp}},
         "static_svr": {"type": "static_mlp", "path": "vectors", "options": {"head": "svr", "head_options": SMALL_GRID}},
+        "static_ridge": {"type": "static_vectors", "path": "vectors", "options": {}},
+        "probe_ridge": {
+            "type": "encoder",
+            "path": str(tiny_bert),
+            "options": {"pooling": "mean", "share_dimensions": False},
+        },
         # share_dimensions off: with it, a probe encodes every SemEval text of the language first
         "probe_mlp": {
             "type": "encoder",
             "path": str(tiny_bert),
-            "options": {"pooling": "mean", "head_options": mlp, "share_dimensions": False},
+            "options": {"pooling": "mean", "head": "mlp", "head_options": mlp, "share_dimensions": False},
         },
         "probe_svr": {
             "type": "encoder",
@@ -77,7 +83,16 @@ def config(kind: str, tiny_bert) -> dict:
     }[kind]
 
 
-KINDS = ["svm_tfidf", "svm_tfidf_camara2022", "static_mlp", "static_svr", "probe_mlp", "probe_svr"]
+KINDS = [
+    "svm_tfidf",
+    "svm_tfidf_camara2022",
+    "static_mlp",
+    "static_svr",
+    "static_ridge",
+    "probe_mlp",
+    "probe_svr",
+    "probe_ridge",
+]
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -230,7 +245,7 @@ def test_a_warm_fit_or_load_loads_the_encoder_weights_once(tiny_bert, tmp_path, 
     probe = {
         "type": "encoder",
         "path": str(tiny_bert),
-        "options": {"pooling": "mean", "share_dimensions": False, "head_options": {"max_epochs": 2}},
+        "options": {"pooling": "mean", "share_dimensions": False, "head": "mlp", "head_options": {"max_epochs": 2}},
     }
     cold = fit_or_load(probe, "en", "anger", tmp_path / "regressors", ModelResources())
     assert len(loads) == 1

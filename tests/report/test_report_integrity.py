@@ -90,8 +90,8 @@ def test_a_report_replaces_the_old_one_whole(run):
     assert {"report.md", "report.html", "results.csv"} <= set(folder_files(run / "report"))
     assert any(name.startswith("figures/") for name in folder_files(run / "report"))
     write_report(run, formats=("html",))
-    assert sorted(folder_files(run / "report")) == ["report.html", "results.csv"]
-    assert not [path.name for path in run.iterdir() if path.name.startswith(".report")]  # no staging left
+    assert sorted(folder_files(run / "report")) == [".xbias-build.json", "report.html", "results.csv"]
+    assert [path.name for path in run.iterdir() if path.name.startswith(".report")] == [".report.lock"]  # no staging
 
 
 def test_a_report_out_that_is_a_file_below_a_file_or_holds_other_files_is_one_line(run, tmp_path, capsys):
@@ -106,7 +106,9 @@ def test_a_report_out_that_is_a_file_below_a_file_or_holds_other_files_is_one_li
     mine = tmp_path / "mine"
     mine.mkdir()
     (mine / "thesis.tex").write_text("mine")
-    fails_with_one_line(capsys, ["report", str(run), "--out", str(mine)], "not a report's (thesis.tex)")
+    fails_with_one_line(
+        capsys, ["report", str(run), "--out", str(mine)], "it holds thesis.tex, which xbias did not write"
+    )
     assert folder_files(mine) == {"thesis.tex": b"mine"}
 
 
@@ -140,7 +142,7 @@ def test_a_figure_name_from_the_records_never_leaves_the_report_folder(run, tmp_
     (run / "results.jsonl").unlink()
     before = {path for path in tmp_path.rglob("*")}
     files = write_report(run, formats=("md",))
-    created = {path for path in tmp_path.rglob("*")} - before
+    created = {path for path in tmp_path.rglob("*")} - before - {run / ".report.lock"}  # the writer's lock beside it
     assert all(path.is_relative_to(run / "report") for path in created), sorted(created)
     assert all(path.parent == run / "report" / "figures" for path in files.figures)
     assert any(path.name == "forest_..-..-escape.png" for path in files.figures)

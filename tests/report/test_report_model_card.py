@@ -2,6 +2,8 @@
 re-running adds nothing, other results are kept, offline; `xbias report --model-card/--push`."""
 
 import json
+import os
+import re
 
 import pytest
 import yaml
@@ -229,3 +231,30 @@ def test_cli_model_card_and_push_offline(run_dir, tmp_path, capsys, expected_cou
     )
     error = capsys.readouterr().err
     assert "cannot push the model card to me/model: HF_HUB_OFFLINE is set" in error
+
+
+@pytest.mark.parametrize(
+    ("front_matter", "reason"),
+    [
+        ("model-index: [\n", "not valid YAML (line"),  # broken front matter
+        ("x: !!python/object/apply:os.system ['true']\n", "not valid YAML (line 1"),  # a tag safe_load refuses
+        ("a: 1\na: 2\n", "a key is written twice in one mapping (line 2, column 1)"),
+        ("- a list\n", "not readable"),  # no mapping
+    ],
+)
+def test_a_damaged_card_is_one_input_error_naming_it_and_is_left_as_it_was(tmp_path, results, front_matter, reason):
+    card_path = tmp_path / "README.md"
+    card_path.write_text(f"---\n{front_matter}---\n# body\n")
+    before = card_path.read_bytes()
+    with pytest.raises(InputError, match=f"cannot read the model card {card_path}: .*{re.escape(reason)}"):
+        update_model_card(card_path, results, model=MINILM)
+    assert card_path.read_bytes() == before
+
+
+def test_a_card_that_is_a_folder_or_a_fifo_is_refused(tmp_path, results):
+    with pytest.raises(InputError, match="is a folder: give the card's file"):
+        update_model_card(tmp_path, results, model=MINILM)
+    fifo = tmp_path / "README.md"
+    os.mkfifo(fifo)  # writing a card into it would wait for a reader forever
+    with pytest.raises(InputError, match="not a regular file"):
+        update_model_card(fifo, results, model=MINILM)

@@ -50,7 +50,7 @@ def test_a_folder_of_another_program_is_refused_and_left_as_it_was(toy, tmp_path
     anything is written, and --force, which would overwrite its files, is refused too."""
     folder = tmp_path / "theirs"
     write_files(folder, FOREIGN)
-    message = "which a run would overwrite" if force else "is not an xbias run folder"
+    message = "even with --force xbias never replaces" if force else "is not an xbias run folder"
     with pytest.raises(ConfigError, match=message) as error:
         run_sweep(toy_config(), folder, force=force, progress=False)
     assert "\n" not in str(error.value)

@@ -44,7 +44,7 @@ def test_a_tiny_probe_gives_the_same_eec_records_with_one_and_two_threads(tmp_pa
     model = build_tiny_bert(tmp_path / "bert")
     # 165 training texts: a last mini-batch of 5 (the one whose gradient two threads sum in another order)
     head = {"hidden_size": 16, "learning_rate": 1e-2, "max_epochs": 6}
-    options = {"pooling": "mean", "max_train": 165, "head_options": head}
+    options = {"pooling": "mean", "max_train": 165, "head": "mlp", "head_options": head}
     config = eec_config(tmp_path / "eec.yaml", str(model), options, sample=3)
     runs = {}
     previous = torch.get_num_threads()

@@ -58,7 +58,7 @@ def test_a_run_loads_each_semeval_split_each_word_set_and_each_eec_once(tmp_path
     word_sets = counting(monkeypatch, xweat_suite, "load_word_sets")
     eec = counting(monkeypatch, data, "load_eec")
     bert = build_tiny_bert(tmp_path / "bert")
-    probe = {"pooling": "mean", "head_options": {"max_epochs": 1}}
+    probe = {"pooling": "mean", "head": "mlp", "head_options": {"max_epochs": 1}}
     config = {
         "seeds": [0, 1],
         "models": [
@@ -88,7 +88,13 @@ def test_a_warm_rerun_of_the_e5_arabic_eec_loads_the_model_once(tmp_path, monkey
     import eval_harness.models.loading as loading
 
     loads = counting(monkeypatch, loading, "load_pretrained")
-    options = {"pooling": "mean", "prefix": "query: ", "max_train": 100, "head_options": {"max_epochs": 3}}
+    options = {
+        "pooling": "mean",
+        "prefix": "query: ",
+        "max_train": 100,
+        "head": "mlp",
+        "head_options": {"max_epochs": 3},
+    }
     model = {"name": "e5", "path": "pypi:multilingual-e5-small", "type": "encoder", "options": options}
     suite = {"languages": ["ar"], "emotions": ["anger"], "configs": ["ar_arab_anglo"], "sample": 1}
     config = parse_config({"models": [model], "suites": {"eec": suite}, "seeds": [0]})

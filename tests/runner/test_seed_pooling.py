@@ -1,10 +1,12 @@
 """Records of several seeds pooled into one number each (contract/seeds.py), and the end-of-run table that shows
-the pooled value with the between-seed spread. Expected values are written out by hand (Rubin 1987)."""
+the pooled value with the between-seed spread. Expected values are written out by hand (the mean over seeds with
+Satterthwaite's df; Rubin 1987 for what one retrained head would show)."""
 
 import json
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import stats
 from toy_method import EMOTIONS, register_toy_suite
@@ -22,7 +24,7 @@ def _estimate(seed, value, std_err, p_value, **extra):
     return dict(KEY, term="group", metric="estimate", value=value, std_err=std_err, p_value=p_value, seed=seed, **extra)
 
 
-def test_estimates_with_standard_errors_are_pooled_by_rubins_rules():
+def _seed_records():
     values, std_errs = [0.10, 0.16, 0.04], [0.02, 0.03, 0.025]
     p_values = [float(2 * stats.norm.sf(abs(q / u))) for q, u in zip(values, std_errs, strict=True)]
     clustered = [0.05, 0.06, 0.055]
@@ -43,31 +45,56 @@ def test_estimates_with_standard_errors_are_pooled_by_rubins_rules():
         )
         for seed, q, u, p, c in zip((0, 1, 2), values, std_errs, p_values, clustered, strict=True)
     ]
+    return records, values, std_errs, p_values, clustered
+
+
+def test_estimates_with_standard_errors_are_pooled_as_the_mean_over_seeds():
+    records, values, std_errs, p_values, clustered = _seed_records()
     (pooled,) = pool_seeds(records, schemas=SCHEMAS)
+    m, q_bar = 3, sum(values) / 3
+    between = sum((q - q_bar) ** 2 for q in values) / (m - 1)
+    within = sum(u**2 for u in std_errs) / m
+    total = within + between / m  # the sentences are shared: only the training noise averages out
+    df = total**2 / ((between / m) ** 2 / (m - 1))  # Satterthwaite; the z tests' sampling variance has infinite df
+    assert pooled["value"] == pytest.approx(q_bar, rel=1e-12)
+    assert pooled["std_err"] == pytest.approx(math.sqrt(total), rel=1e-12)
+    assert pooled["between_seed_share"] == pytest.approx(between / m / total, rel=1e-12)
+    assert pooled["between_seed_sd"] == pytest.approx(math.sqrt(between), rel=1e-12)
+    assert pooled["df"] == pytest.approx(df, rel=1e-10) and pooled["statistic_kind"] == "t"
+    assert pooled["p_value"] == pytest.approx(2 * stats.t(df).sf(q_bar / math.sqrt(total)), rel=1e-10)
+    half = stats.t(df).ppf(0.975) * math.sqrt(total)
+    assert (pooled["ci_low"], pooled["ci_high"]) == pytest.approx((q_bar - half, q_bar + half), rel=1e-10)
+    assert pooled["share_same_sign"] == 1.0
+    assert pooled["share_significant"] == pytest.approx(np.mean(np.array(p_values) <= 0.05))
+    assert (pooled["n_seeds"], pooled["seeds"], pooled["pooling"], pooled["seed"]) == (3, [0, 1, 2], "seed_mean", None)
+    assert (pooled["seed_min"], pooled["seed_max"]) == (0.04, 0.16)
+    assert "lr_statistic" not in pooled
+    assert pooled["contrast"] == "logit difference, Arab vs Anglo, among men" and pooled["note"] == "note 0; note 1"
+    # the template-clustered test the same way, its sampling variance with the seeds' t(10) df
+    clustered_within = sum(c**2 for c in clustered) / m
+    clustered_total = clustered_within + between / m
+    clustered_df = clustered_total**2 / (clustered_within**2 / 10 + (between / m) ** 2 / (m - 1))
+    assert pooled["clustered_std_err"] == pytest.approx(math.sqrt(clustered_total), rel=1e-12)
+    assert pooled["clustered_df"] == pytest.approx(clustered_df, rel=1e-10)
+    # without the suite's schema the clustered test is one field among others that differ between seeds: dropped
+    (unknown,) = pool_seeds(records)
+    assert unknown["std_err"] == pooled["std_err"] and "clustered_std_err" not in unknown
+
+
+def test_rubins_rules_answer_what_one_retrained_head_would_show():
+    records, values, std_errs, _, clustered = _seed_records()
+    (pooled,) = pool_seeds(records, schemas=SCHEMAS, estimand="one_head")
     m, q_bar = 3, sum(values) / 3
     between = sum((q - q_bar) ** 2 for q in values) / (m - 1)
     total = sum(u**2 for u in std_errs) / m + (1 + 1 / m) * between
     rubin_df = (m - 1) * (1 + (sum(u**2 for u in std_errs) / m) / ((1 + 1 / m) * between)) ** 2
-    assert pooled["value"] == pytest.approx(q_bar, rel=1e-12)
+    assert pooled["pooling"] == "rubin" and pooled["value"] == pytest.approx(q_bar, rel=1e-12)
     assert pooled["std_err"] == pytest.approx(math.sqrt(total), rel=1e-12)
-    assert pooled["between_seed_sd"] == pytest.approx(math.sqrt(between), rel=1e-12)
-    assert pooled["df"] == pytest.approx(rubin_df, rel=1e-10) and pooled["statistic_kind"] == "t"
+    assert pooled["df"] == pytest.approx(rubin_df, rel=1e-10)
     assert pooled["p_value"] == pytest.approx(2 * stats.t(rubin_df).sf(q_bar / math.sqrt(total)), rel=1e-10)
-    half = stats.t(rubin_df).ppf(0.975) * math.sqrt(total)
-    assert (pooled["ci_low"], pooled["ci_high"]) == pytest.approx((q_bar - half, q_bar + half), rel=1e-10)
-    assert pooled["share_same_sign"] == 1.0
-    assert pooled["share_significant"] == pytest.approx(np.mean(np.array(p_values) <= 0.05))
-    assert (pooled["n_seeds"], pooled["seeds"], pooled["pooling"], pooled["seed"]) == (3, [0, 1, 2], "rubin", None)
-    assert (pooled["seed_min"], pooled["seed_max"]) == (0.04, 0.16)
-    assert "lr_statistic" not in pooled
-    assert pooled["contrast"] == "logit difference, Arab vs Anglo, among men" and pooled["note"] == "note 0; note 1"
-    # the template-clustered test is pooled the same way, with the seeds' t(10) as complete-data df
     clustered_total = sum(c**2 for c in clustered) / m + (1 + 1 / m) * between
     assert pooled["clustered_std_err"] == pytest.approx(math.sqrt(clustered_total), rel=1e-12)
     assert pooled["clustered_df"] < 10 and pooled["clustered_p_value"] > pooled["p_value"]
-    # without the suite's schema the clustered test is one field among others that differ between seeds: dropped
-    (unknown,) = pool_seeds(records)
-    assert unknown["std_err"] == pooled["std_err"] and "clustered_std_err" not in unknown
 
 
 def test_a_number_without_a_test_is_averaged_and_no_p_value_is_invented():
@@ -87,11 +114,11 @@ def test_a_number_without_a_test_is_averaged_and_no_p_value_is_invented():
     ]
     (cell,) = pool_seeds(cells)
     assert cell["value"] == pytest.approx(0.4) and cell["predicted_mean"] == pytest.approx(0.41)
-    # a standard error without a test (e.g. a baseline's) gets Rubin's pooled SE but no p-value
+    # a standard error without a test (e.g. a baseline's) gets the mean's pooled SE but no p-value
     (baseline,) = pool_seeds(
         [dict(KEY, metric="baseline", value=v, std_err=0.01, seed=s) for s, v in enumerate((1, 2))]
     )
-    assert baseline["pooling"] == "rubin" and baseline.get("p_value") is None and "stars" not in baseline
+    assert baseline["pooling"] == "seed_mean" and baseline.get("p_value") is None and "stars" not in baseline
 
 
 def test_seed_independent_numbers_are_kept_once_and_unpoolable_ones_per_seed():
@@ -131,7 +158,7 @@ def test_the_end_of_run_table_shows_each_quantity_pooled_over_the_seeds(toy, tmp
     summary = run_sweep(config, tmp_path / "run", progress=False)
     lines = summary.table.splitlines()
     assert len(lines) == 2 + 1 + 3  # header, rule, ONE row for three seeds, blank line, two legend lines
-    assert lines[-1].startswith("seeds 0, 1, 2: each cell pooled over the seeds")
+    assert lines[-1].startswith("seeds 0, 1, 2: each cell is the mean over the seeds")
     records = [json.loads(line) for line in (tmp_path / "run" / "results.jsonl").read_text().splitlines()]
     header, row = lines[0].split(), lines[2].split()
     for emotion in EMOTIONS:
@@ -141,6 +168,34 @@ def test_the_end_of_run_table_shows_each_quantity_pooled_over_the_seeds(toy, tmp
         mean, spread = cell.split("±")
         assert float(mean.rstrip("*")) == pytest.approx(np.mean(values), abs=5e-4)
         assert float(spread) == pytest.approx(np.std(values, ddof=1), abs=5e-4)
+
+
+def test_the_report_states_its_estimand_and_one_head_is_rubins(toy, tmp_path):
+    """`xbias report` pools a run's seeds as the mean over seeds and says so; `--seed-estimand one-head` gives Rubin's
+    rules, whose standard errors are never smaller (W + (1 + 1/m) B against W + B/m)."""
+    from eval_harness.cli import main
+
+    config = {
+        "name": "seeds",
+        "models": [{"name": "m1", "type": "svm_tfidf"}],
+        "suites": {"toy": {"languages": ["en"], "n_configs": 1}},
+        "seeds": [0, 1, 2],
+    }
+    run_sweep(parse_config(config), tmp_path / "run", progress=False)
+    tables = {}
+    for estimand in ("seed-mean", "one-head"):
+        out = tmp_path / estimand
+        assert main(["report", "-q", str(tmp_path / "run"), "--out", str(out), "--seed-estimand", estimand]) == 0
+        table = pd.read_csv(out / "results.csv")
+        tables[estimand] = table[table["metric"] == "estimate"].set_index("emotion")
+    assert set(tables["seed-mean"]["pooling"]) == {"seed_mean"} and set(tables["one-head"]["pooling"]) == {"rubin"}
+    assert (tables["one-head"]["std_err"] >= tables["seed-mean"]["std_err"]).all()
+    assert np.allclose(tables["one-head"]["value"], tables["seed-mean"]["value"])
+    try:
+        code = main(["report", "-q", str(tmp_path / "run"), "--seed-estimand", "rubin"])
+    except SystemExit as stopped:  # argparse's refusal
+        code = stopped.code
+    assert code == 2
 
 
 def test_the_pooled_clustered_test_gives_its_own_mde_and_the_stability_shares_are_averaged():
@@ -180,8 +235,8 @@ def test_the_pooled_clustered_test_gives_its_own_mde_and_the_stability_shares_ar
 
 def test_a_difference_pooled_over_seeds_keeps_each_sides_effect_and_its_own_tests_mde():
     """A cross-language (or cross-model) difference pooled over three seeds: the effect in each condition is the
-    seeds' mean (Rubin's point estimate) and the MDE is that of the pooled t test (Barnard-Rubin df from G - 1 = 6,
-    computed here by hand), not dropped because the seeds' values differ."""
+    seeds' mean and the MDE is that of the pooled t test (the seed mean's Satterthwaite df from G - 1 = 6, and
+    Rubin's Barnard-Rubin df, computed here by hand), not dropped because the seeds' values differ."""
     from eval_harness.stats.power import minimum_detectable_effect
     from eval_harness.suites.eec_crosslingual.records import CROSSLINGUAL_RECORDS, DIFFERENCE_METRIC
 
@@ -206,8 +261,15 @@ def test_a_difference_pooled_over_seeds_keeps_each_sides_effect_and_its_own_test
         )
         for seed, q, u in zip((0, 1, 2), values, std_errs, strict=True)
     ]
-    (pooled,) = pool_seeds(records, schemas={"eec_crosslingual": CROSSLINGUAL_RECORDS})
+    schemas = {"eec_crosslingual": CROSSLINGUAL_RECORDS}
     m, within, between = 3, np.mean(np.square(std_errs)), np.var(values, ddof=1)
+    (mean,) = pool_seeds(records, schemas=schemas)
+    mean_total = within + between / m
+    mean_df = mean_total**2 / (within**2 / 6 + (between / m) ** 2 / (m - 1))
+    assert mean["pooling"] == "seed_mean" and mean["std_err"] == pytest.approx(math.sqrt(mean_total), rel=1e-12)
+    assert mean["df"] == pytest.approx(mean_df, rel=1e-10) and mean_df > 2
+    assert mean["mde"] == pytest.approx(minimum_detectable_effect(math.sqrt(mean_total), mean_df), rel=1e-12)
+    (pooled,) = pool_seeds(records, schemas=schemas, estimand="one_head")
     total = within + (1 + 1 / m) * between
     share = (1 + 1 / m) * between / total
     rubin_df = (m - 1) / share**2

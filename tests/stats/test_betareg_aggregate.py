@@ -13,12 +13,14 @@ import warnings
 import numpy as np
 import pytest
 from helpers.betareg_reference import (
+    cgm_two_way,
     cr1_sandwich,
     crossed_rows,
     independent_fit,
     numeric_hessian,
     numeric_row_scores,
     treatment_columns,
+    two_way_variance,
 )
 from scipy import stats
 from scipy.special import expit
@@ -62,19 +64,12 @@ def row_wise(y, X, precision=None):
 
 
 def sandwich(fit, rows, cluster_by):
-    """CR1 one-way, or Cameron-Gelbach-Miller two-way with the pairs (negative eigenvalues set to 0), from the
-    row-wise scores."""
+    """CR1 one-way, or Cameron-Gelbach-Miller two-way with the pairs (unclipped), from the row-wise scores; and the
+    one-way matrices that floor a two-way variance (none one-way)."""
     labels = {"template_id": rows["template"], "person": rows["person"]}
     if len(cluster_by) == 1:
-        return cr1_sandwich(fit["scores"], fit["hessian"], labels[cluster_by[0]])
-    first, second = (labels[name] for name in cluster_by)
-    pairs = [f"{a}/{b}" for a, b in zip(first, second, strict=True)]
-    cov = sum(
-        sign * cr1_sandwich(fit["scores"], fit["hessian"], codes)
-        for sign, codes in ((1, first), (1, second), (-1, pairs))
-    )
-    values, vectors = np.linalg.eigh((cov + cov.T) / 2)
-    return (vectors * np.maximum(values, 0)) @ vectors.T
+        return cr1_sandwich(fit["scores"], fit["hessian"], labels[cluster_by[0]]), []
+    return cgm_two_way(fit["scores"], fit["hessian"], *(labels[name] for name in cluster_by))
 
 
 def effect_by_definition(effect, levels, order, index, beta):
@@ -131,10 +126,11 @@ def test_aggregated_fit_equals_the_row_wise_fit_to_1e_10(levels, order, precisio
     p = len(names)
     ours = np.array([c.estimate for c in result.coefficients + result.precision])
     np.testing.assert_allclose(ours, reference["params"], rtol=0, atol=1e-10)
-    covariance = sandwich(reference, rows, cluster_by) if cluster_by else reference["model_cov"]
+    covariance, one_way = sandwich(reference, rows, cluster_by) if cluster_by else (reference["model_cov"], [])
     np.testing.assert_allclose(np.array(result.covariance), covariance, rtol=1e-10, atol=1e-14)
+    variances = [two_way_variance(unit, covariance, one_way) for unit in np.eye(len(covariance))]
     np.testing.assert_allclose(
-        [c.std_err for c in result.coefficients + result.precision], np.sqrt(np.diag(covariance)), rtol=0, atol=1e-10
+        [c.std_err for c in result.coefficients + result.precision], np.sqrt(variances), rtol=0, atol=1e-10
     )
     assert result.log_likelihood == pytest.approx(reference["llf"], rel=1e-12, abs=1e-10 * (1 + abs(reference["llf"])))
 
@@ -143,7 +139,7 @@ def test_aggregated_fit_equals_the_row_wise_fit_to_1e_10(levels, order, precisio
     assert df == (9 if cluster_by else None)  # 10 templates: t(G - 1) clustered, z model-based
     for effect in result.effects:
         estimate, gradient = effect_by_definition(effect, levels, order, rows["index"], reference["params"][:p])
-        std_err = np.sqrt(gradient @ covariance[:p, :p] @ gradient)
+        std_err = np.sqrt(two_way_variance(gradient, covariance[:p, :p], [m[:p, :p] for m in one_way]))
         assert effect.estimate == pytest.approx(estimate, abs=1e-10), effect.name
         assert effect.std_err == pytest.approx(std_err, abs=1e-10), effect.name
         distribution = stats.norm() if df is None else stats.t(df)
@@ -175,7 +171,7 @@ def test_two_by_two_keeps_todays_numbers_and_names(cov_type):
     )  # fmt: skip
     X, _ = treatment_columns(rows["index"], TWO_BY_TWO, 2)
     reference = row_wise(rows["y"], X)
-    covariance = sandwich(reference, rows, ("template_id",)) if clusters else reference["model_cov"]
+    covariance = sandwich(reference, rows, ("template_id",))[0] if clusters else reference["model_cov"]
     np.testing.assert_allclose([c.estimate for c in two_by_two.coefficients], reference["params"][:4], atol=1e-10)
     np.testing.assert_allclose(np.array(two_by_two.covariance), covariance, rtol=1e-10, atol=1e-14)
     # The DiD by definition, and the AME of group as the rows' mean of the flipped indicator.

@@ -6,6 +6,7 @@ import pytest
 from helpers.betareg_reference import (
     GENDERS,
     GROUPS,
+    cgm_two_way,
     cr1_sandwich,
     independent_fit,
     numeric_hessian,
@@ -97,20 +98,15 @@ def test_two_way_sandwich_is_cameron_gelbach_miller():
     assert (result.cluster_by, result.n_clusters, result.df) == (("template_id", "person"), (11, 20), 10)
 
 
-def test_two_way_covariance_clips_negative_eigenvalues():
+def test_two_way_covariance_is_cgm_unclipped():
     # H = -I. The first score component cancels within every template and every person but not within the
-    # (template, person) pairs, so V_1 + V_2 - V_12 computed by hand has a negative eigenvalue.
+    # (template, person) pairs, so V_1 + V_2 - V_12 computed by hand has a negative eigenvalue, and stays so
+    # (clipping it would tie a standard error to the coding; each variance is floored on its own).
     first, second = np.array([0, 0, 1, 1, 0, 0, 1, 1]), np.array([0, 0, 1, 1, 1, 1, 0, 0])
     scores = np.column_stack([[1, 1, 1, 1, -1, -1, -1, -1], [1, 0, 2, 1, 0, 1, 3, 1]]).astype(float)
-    raw = (
-        cr1_sandwich(scores, -np.eye(2), first)
-        + cr1_sandwich(scores, -np.eye(2), second)
-        - cr1_sandwich(scores, -np.eye(2), first * 2 + second)
-    )
-    values, vectors = np.linalg.eigh(raw)
-    assert values.min() < 0
-    clipped = cluster_robust_covariance(scores, -np.eye(2), [first, second])
-    np.testing.assert_allclose(clipped, (vectors * np.maximum(values, 0)) @ vectors.T, atol=1e-12)
+    raw, _ = cgm_two_way(scores, -np.eye(2), first, second)
+    assert np.linalg.eigvalsh(raw).min() < 0
+    np.testing.assert_allclose(cluster_robust_covariance(scores, -np.eye(2), [first, second]), raw, atol=1e-12)
 
 
 def test_use_t_choices_with_clusters():

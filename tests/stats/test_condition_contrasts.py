@@ -7,7 +7,7 @@ import warnings
 
 import numpy as np
 import pytest
-from helpers.betareg_reference import cr1_sandwich, crossed_rows, treatment_columns
+from helpers.betareg_reference import cgm_two_way, cr1_sandwich, crossed_rows, treatment_columns, two_way_variance
 from scipy import stats
 from scipy.special import expit
 from statsmodels.othermod.betareg import BetaModel
@@ -60,8 +60,9 @@ def contrasts(data, levels, conditions=("en", "ar"), **kwargs):
 @pytest.mark.parametrize("cluster_by", [("template_id",), ("template_id", "person")])
 def test_differences_equal_a_row_wise_joint_fit_by_definition(cluster_by):
     """The joint model is the saturated group x gender x language model with a precision per language: statsmodels
-    on that design matrix, the CR1 sandwich of its per-row scores by template (two-way: + person - pairs, clipped),
-    and each difference by its definition (corners of the cells in each language) with the analytic gradient."""
+    on that design matrix, the CR1 sandwich of its per-row scores by template (two-way: + person - pairs; each
+    variance at least its one-way ones), and each difference by its definition (corners of the cells in each
+    language) with the analytic gradient."""
     data = aligned(LEVELS, ("en", "ar"), np.random.default_rng(0), shifts={"ar": 0.3})
     clusters = {"template_id": data["template"], "person": data["person"]}
     result = contrasts(data, LEVELS, clusters={name: clusters[name] for name in cluster_by})
@@ -80,14 +81,9 @@ def test_differences_equal_a_row_wise_joint_fit_by_definition(cluster_by):
     params = np.asarray(fitted.params)
     scores, hessian = model.score_obs(params), model.hessian(params, observed=True)
     if len(cluster_by) == 1:
-        covariance = cr1_sandwich(scores, hessian, data["template"])
+        covariance, one_way = cr1_sandwich(scores, hessian, data["template"]), []
     else:
-        pairs = [f"{t}/{p}" for t, p in zip(data["template"], data["person"], strict=True)]
-        raw = sum(
-            s * cr1_sandwich(scores, hessian, c) for s, c in ((1, data["template"]), (1, data["person"]), (-1, pairs))
-        )
-        values, vectors = np.linalg.eigh((raw + raw.T) / 2)
-        covariance = (vectors * np.maximum(values, 0)) @ vectors.T
+        covariance, one_way = cgm_two_way(scores, hessian, data["template"], data["person"])
     assert sorted(result.joint.parameter_names[: len(names)]) == sorted(names)
     order = [result.joint.parameter_names.index(name) for name in names]
     np.testing.assert_allclose(
@@ -126,7 +122,8 @@ def test_differences_equal_a_row_wise_joint_fit_by_definition(cluster_by):
                 mu, d_mu = mean_at(g, s, language)
                 estimate += sign * w * mu
                 gradient += sign * w * d_mu
-        std_err = np.sqrt(gradient @ covariance[: len(beta), : len(beta)][np.ix_(order, order)] @ gradient)
+        in_order = [matrix[: len(beta), : len(beta)][np.ix_(order, order)] for matrix in (covariance, *one_way)]
+        std_err = np.sqrt(two_way_variance(gradient, in_order[0], in_order[1:]))
         difference = result.difference(name)
         assert difference.estimate == pytest.approx(estimate, abs=1e-10), name
         assert difference.other_estimate - difference.reference_estimate == pytest.approx(estimate, abs=1e-12)

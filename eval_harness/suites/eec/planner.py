@@ -30,7 +30,7 @@ from ...stats.design_power import (
     variance_components,
 )
 from ...stats.equivalence import NOT_WITHIN, WITHIN, Equivalence, tost
-from ...stats.results import is_missing
+from .measurement import finite_number
 
 # The suite's default equivalence margin on the 0-1 intensity scale: a hundredth of the scale.
 EQUIVALENCE_MARGIN = 0.01
@@ -82,31 +82,25 @@ def planner_fields(data: Mapping) -> dict[tuple[str, str], dict]:
     return fields
 
 
-def _number(value) -> float | None:
-    if is_missing(value) or isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return float(value) if math.isfinite(value) else None
-
-
 def equivalence_of(row: Mapping, alpha: float = 0.05) -> Equivalence | None:
     """The TOST of an effect record against its ``equivalence_margin``, on its own estimate, standard error and
     df; None without a margin or a usable standard error."""
-    margin, value, std_err = (_number(row.get(name)) for name in ("equivalence_margin", "value", "std_err"))
+    margin, value, std_err = (finite_number(row.get(name)) for name in ("equivalence_margin", "value", "std_err"))
     if margin is None or value is None or std_err is None or not std_err > 0:
         return None
-    df = _number(row.get("df")) if row.get("statistic_kind") == "t" else None
+    df = finite_number(row.get("df")) if row.get("statistic_kind") == "t" else None
     return tost(value, std_err, df, margin, alpha)
 
 
 def components_of(row: Mapping) -> VarianceComponents | None:
     """An effect record's planner components (with the between-seed variance of a record pooled over seeds)."""
     names = ("planner_template_var", "planner_within_var", "planner_weight_square_sum", "planner_per_cell")
-    values = [_number(row.get(name)) for name in names]
-    templates = _number(row.get("planner_templates"))
+    values = [finite_number(row.get(name)) for name in names]
+    templates = finite_number(row.get("planner_templates"))
     if any(value is None for value in values) or templates is None:
         return None
-    seeds = _number(row.get("n_seeds"))
-    between = _number(row.get("between_seed_sd"))
+    seeds = finite_number(row.get("n_seeds"))
+    between = finite_number(row.get("between_seed_sd"))
     seeded = seeds is not None and seeds >= 2 and between is not None
     return VarianceComponents(
         *values[:3],
@@ -161,16 +155,16 @@ def power_table(results: pd.DataFrame, target: float | None = None, alpha: float
     lines = []
     for _, row in rows.sort_values(["config", "emotion", "model"], kind="stable").iterrows():
         equivalence = equivalence_of(row, alpha)
-        goal = target if target is not None else _number(row.get("equivalence_margin"))
+        goal = target if target is not None else finite_number(row.get("equivalence_margin"))
         lines.append(
             {
                 "config": row["config"],
                 "emotion": row["emotion"],
                 "model": row["model"],
                 "effect": row.get("contrast") if isinstance(row.get("contrast"), str) else row["term"],
-                "value": format_number(_number(row["value"]), 4),
-                "p": format_p(_number(row["p_value"])),
-                "MDE (80%)": format_number(_number(row.get("mde")), 3),
+                "value": format_number(finite_number(row["value"]), 4),
+                "p": format_p(finite_number(row["p_value"])),
+                "MDE (80%)": format_number(finite_number(row.get("mde")), 3),
                 "equivalence (TOST, 90% CI)": equivalence.words() if equivalence else "",
                 "planner": plan_words(row, goal) if goal else "",
             }

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ...contract.records import ESTIMAND_SENTENCES, TESTED_POOLINGS
 from ...data.catalog import EEC_CONFIGS, EEC_EMOTIONS
 from ...report.document import Bullets, Image, Paragraph, Section, Table
 from ...report.findings import ALPHA, DEFAULT_FAMILY, MIN_REGRESSOR_R, column, is_finding
@@ -211,10 +212,10 @@ def standard_errors_caption(results: pd.DataFrame, config: str) -> str:
     seed's, which leave the regressors' training noise out."""
     rows = eec_rows(results)
     rows = rows[rows["config"] == config]
-    if column(rows, "pooling").isin(["rubin", "identical"]).any():
+    if column(rows, "pooling").isin([*TESTED_POOLINGS, "identical"]).any():
         return (
-            "the coefficients' standard errors (pooled over seeds: within- plus between-seed variance), and the "
-            "share of each squared standard error that is between-seed variance (the regressors' training noise)"
+            "the coefficients' standard errors (pooled over seeds: the sampling variance plus the training noise "
+            "left in the mean over seeds), and the share of each squared standard error that is training noise"
         )
     return "the coefficients' standard errors (one seed: they leave out the regressors' training noise)"
 
@@ -262,7 +263,7 @@ def _seeds_sentence(results: pd.DataFrame) -> str:
     coefficients = coefficients[coefficients["term"].isin(bias_terms(coefficients))]
     if coefficients.empty:
         return ""
-    pooled = coefficients[column(coefficients, "pooling").isin(["rubin", "identical"])]
+    pooled = coefficients[column(coefficients, "pooling").isin([*TESTED_POOLINGS, "identical"])]
     if pooled.empty:
         return (
             "One seed per regressor: each standard error treats the trained regressor as fixed, so it does not "
@@ -272,14 +273,13 @@ def _seeds_sentence(results: pd.DataFrame) -> str:
         )
     n_seeds = int(pooled["n_seeds"].max())
     shares = pd.to_numeric(pooled["between_seed_share"], errors="coerce").dropna()
+    rules = [TESTED_POOLINGS[rule] for rule in column(pooled, "pooling").dropna().unique() if rule in TESTED_POOLINGS]
+    estimand = " ".join(ESTIMAND_SENTENCES[rule][0].upper() + ESTIMAND_SENTENCES[rule][1:] + "." for rule in rules)
     return (
-        f"Pooled over {n_seeds} seeds of the regressors' training: each number is the mean over the seeds' regressors, "
-        "tested with "
-        "Rubin's pooled standard error, whose variance is the within-seed variance plus the between-seed variance "
-        "(the training noise); ± gives the between-seed SD, and the findings tables say how many seeds agree in "
-        f"sign and in significance. Between-seed variance is {shares.min():.0%} to {shares.max():.0%} (median "
-        f"{shares.median():.0%}) of the squared standard errors of the {len(shares)} bias coefficients; each "
-        "coefficient's share is in the standard-error table of its EEC."
+        f"Pooled over {n_seeds} seeds of the regressors' training: {estimand} ± gives the between-seed SD, and the "
+        "findings tables say how many seeds agree in sign and in significance. Training noise is "
+        f"{shares.min():.0%} to {shares.max():.0%} (median {shares.median():.0%}) of the squared standard errors of "
+        f"the {len(shares)} bias coefficients; each coefficient's share is in the standard-error table of its EEC."
     )
 
 

@@ -28,11 +28,13 @@ import math
 
 import pandas as pd
 
+from ...contract.records import TESTED_POOLINGS
 from ...report.document import Paragraph, Table
 from ...report.findings import column, is_finding
 from ...report.sections import STABILITY_COLUMN
 from ...report.tables import findings_table, format_number, format_p, marked_value
 from ...stats.stability import FRAGILE_SHARE, is_fragile
+from .measurement import finite_number, format_mde
 from .planner import equivalence_words
 from .tables import EEC_SUITE, term_label
 
@@ -58,16 +60,6 @@ FRAGILE_LEGEND = (
 )
 
 
-def _number(value) -> float | None:
-    if value is None or isinstance(value, bool):
-        return None
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return None
-    return number if math.isfinite(number) else None
-
-
 def _is_stability_row(row: pd.Series) -> bool:
     return row.get("suite") == EEC_SUITE and row.get("metric") in ("estimate", "effect")
 
@@ -76,9 +68,9 @@ def source_shares(row: pd.Series) -> dict[str, tuple[float, float]]:
     """Per source that the row has numbers for: (share keeping the sign, share keeping the verdict)."""
     shares = {}
     for source, (sign, verdict, _) in SOURCES.items():
-        if source == "seeds" and row.get("pooling") != "rubin":
+        if source == "seeds" and row.get("pooling") not in TESTED_POOLINGS:
             continue
-        kept = _number(row.get(sign)), _number(row.get(verdict))
+        kept = finite_number(row.get(sign)), finite_number(row.get(verdict))
         if kept[0] is not None:
             shares[source] = (kept[0], kept[1] if kept[1] is not None else float("nan"))
     return shares
@@ -89,10 +81,10 @@ def source_variances(row: pd.Series) -> dict[str, float]:
     variances = {}
     for source, (_, _, field) in SOURCES.items():
         if field is None:
-            sd = _number(row.get("between_seed_sd")) if row.get("pooling") == "rubin" else None
+            sd = finite_number(row.get("between_seed_sd")) if row.get("pooling") in TESTED_POOLINGS else None
             value = None if sd is None else sd**2
         else:
-            value = _number(row.get(field))
+            value = finite_number(row.get(field))
         if value is not None:
             variances[source] = value
     return variances
@@ -101,7 +93,7 @@ def source_variances(row: pd.Series) -> dict[str, float]:
 def fragility(row: pd.Series, alpha: float, threshold: float = FRAGILE_SHARE) -> str:
     """Why the row's finding is fragile, in words (``"its sign flips in 31% of the template resamples"``), or
     ``""`` when it is not (a finding that is not significant claims nothing and is never fragile)."""
-    p_value = _number(row.get("p_value"))
+    p_value = finite_number(row.get("p_value"))
     if p_value is None or p_value > alpha:
         return ""
     reasons = []
@@ -158,7 +150,7 @@ def mde_words(row: pd.Series, alpha: float) -> str:
     30 templates would detect 0.01"`` for a result that is not significant and has a minimum detectable effect (the
     equivalence test and the planner's part when the record has a margin: :func:`.planner.equivalence_words`);
     ``""`` otherwise."""
-    p_value, mde = _number(row.get("p_value")), _number(row.get("mde"))
+    p_value, mde = finite_number(row.get("p_value")), finite_number(row.get("mde"))
     if p_value is None or p_value <= alpha or mde is None:
         return ""
     equivalence, plan = equivalence_words(row, alpha)
@@ -191,7 +183,7 @@ def _finding_label(row: pd.Series) -> str:
 
 def influential(row: pd.Series) -> str:
     """``template 3 (0.012 without it)``: the left-out template that moves the estimate most."""
-    label, without = row.get("stability_template_influential"), _number(row.get("stability_template_without"))
+    label, without = row.get("stability_template_influential"), finite_number(row.get("stability_template_without"))
     if not isinstance(label, str) or without is None:
         return ""
     return f"template {label} ({format_number(without, 3)} without it)"
@@ -226,7 +218,7 @@ def stability_table(results: pd.DataFrame, config: str) -> pd.DataFrame:
             "finding": [_finding_label(row) for _, row in rows.iterrows()],
             "value": [marked_value(row) for _, row in rows.iterrows()],
             "p": rows["p_value"].map(format_p).to_numpy(),
-            "MDE (80%)": [format_number(_number(row.get("mde")), 3) for _, row in rows.iterrows()],
+            "MDE (80%)": [format_mde(row.get("mde")) for _, row in rows.iterrows()],
             "sign/verdict kept": [stability_cell(row) for _, row in rows.iterrows()],
             "variance split": [variance_split(row) for _, row in rows.iterrows()],
             "most influential template": [influential(row) for _, row in rows.iterrows()],

@@ -26,9 +26,11 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from ...contract.records import TESTED_POOLINGS
 from ...report.findings import ALPHA
 from ...report.tables import format_p
 from ...stats.betareg import EFFECTS
+from .measurement import measurement_problem, no_measurement_words
 from .planner import equivalence_words
 from .report_stability import mde_words, stability_words
 from .tables import (
@@ -251,7 +253,7 @@ def verdict(row: pd.Series) -> str:
 
 def _seeds_note(row: pd.Series) -> str:
     n_seeds = row.get("n_seeds")
-    if n_seeds is None or pd.isna(n_seeds) or row.get("pooling") != "rubin":
+    if n_seeds is None or pd.isna(n_seeds) or row.get("pooling") not in TESTED_POOLINGS:
         return ""
     agree = row.get("share_same_sign")
     return f", pooled over {int(n_seeds)} seeds, {round(agree * n_seeds)} of {int(n_seeds)} with this sign"
@@ -263,9 +265,11 @@ def effect_sentence(
     """The sentence of one effect record (``effects``: the other effects of its fit, by name, for the
     opposite-sign notes)."""
     caution = " Caution: the regressor's Pearson r is poor." if bool(row.get("poor_regressor")) else ""
-    undetected = mde_words(row, alpha)
+    # A test that cannot measure (an interval or MDE wider than the scale, df < 1) is said to be one, in words.
+    undetected = no_measurement_words(row) or mde_words(row, alpha)
+    interval = "" if measurement_problem(row) else f"95% CI [{row['ci_low']:+.3g}, {row['ci_high']:+.3g}], "
     text = (
-        f"{row['model']}, {row['emotion']}: {claim(row)} (95% CI [{row['ci_low']:+.3g}, {row['ci_high']:+.3g}], "
+        f"{row['model']}, {row['emotion']}: {claim(row)} ({interval}"
         f"p = {format_p(row['p_value'])}, {verdict(row)}{_seeds_note(row)}{'; ' + undetected if undetected else ''}"
         f"{stability_words(row)}){_opposite_note(row, effects or {})}.{caution}"
     )
@@ -315,15 +319,11 @@ def _effect_name(row: pd.Series) -> str:
     }[row["term"]]
 
 
-# The width of the intensity scale: an MDE or interval beyond it is no size an intensity effect can have.
-INTENSITY_SCALE_WIDTH = 1.0
-
-
-def beyond_the_scale(mde: float) -> str:
-    """``", more than the whole 0-1 intensity scale"`` for an MDE of an intensity effect above
-    :data:`INTENSITY_SCALE_WIDTH` (a test on very few degrees of freedom, e.g. seeds that disagree), so that it does
-    not read as a size the scale allows."""
-    return ", more than the whole 0-1 intensity scale" if mde > INTENSITY_SCALE_WIDTH else ""
+def _undetected(row: pd.Series) -> str:
+    """What a "not significant" effect could have detected: its MDE, or why its test is no measurement."""
+    if measurement_problem(row):
+        return no_measurement_words(row)
+    return f"could not have detected less than {row['mde']:.2g}"
 
 
 def _margin_words(row: pd.Series, alpha: float) -> str:
@@ -346,8 +346,8 @@ def undetected_sentences(results: pd.DataFrame, alpha: float = ALPHA) -> dict[st
     for (config, emotion, model), fit in rows.groupby(["config", "emotion", "model"], sort=True):
         fit = fit.assign(order=fit["term"].map(UNDETECTED_EFFECTS.index)).sort_values("order")
         parts = [
-            f"{_effect_name(row)} {row['value']:+.3g}, p = {format_p(row['p_value'])}: could not have detected "
-            f"less than {row['mde']:.2g}{beyond_the_scale(row['mde'])}{_margin_words(row, alpha)}"
+            f"{_effect_name(row)} {row['value']:+.3g}, p = {format_p(row['p_value'])}: {_undetected(row)}"
+            f"{_margin_words(row, alpha)}"
             for _, row in fit.iterrows()
         ]
         lines.setdefault(str(config), []).append(f"{model}, {emotion}: " + "; ".join(parts) + ".")

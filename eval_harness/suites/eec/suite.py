@@ -91,6 +91,9 @@ class EECSuite(Suite):
         # the seeds differ by their regressors' training alone). For a quick look at a slow model (a demo); a
         # sample keeps every cell of the design but fewer names per cell.
         "sample": 0,
+        # Rows per cell a zero-shot judge scores (0: as `sample`): a judge is slow, so a run can score every
+        # sentence with its other models and a sample with the judge.
+        "judge_sample": 0,
         # Corpora generated from a spec (corpora.py): name -> generate_eec's keys (+ reference_gender, factors).
         "generated": {},
         # The highest order of interaction a k-level fit includes (None: every one, the saturated model); the
@@ -103,10 +106,9 @@ class EECSuite(Suite):
     limit_option = "sample"  # xbias run --limit N: N sentences per template x group x gender cell
 
     def validate_options(self, options: Mapping[str, Any]) -> None:
-        # The fit's own checks, here before anything runs (statsmodels is slow to import: not at the top).
-        from ...stats.betareg import CLUSTER_COLUMNS, clusters_from_columns
+        # The fit's own checks, here before anything runs (from the light module: no pandas or scipy).
         from ...stats.equivalence import check_margin
-        from ...stats.stability import MAX_BOOTSTRAP
+        from ...stats.fit_options import CLUSTER_COLUMNS, MAX_BOOTSTRAP, clusters_from_columns
 
         if not (options["use_t"] is None or isinstance(options["use_t"], bool)):
             raise ConfigError(f"use_t must be true, false or null (automatic), got {options['use_t']!r}")
@@ -117,8 +119,9 @@ class EECSuite(Suite):
         except InputError as error:
             raise ConfigError(str(error)) from None
         self._emotions(options)
-        if isinstance(options["sample"], bool) or options["sample"] < 0:
-            raise ConfigError(f"sample must be a whole number of rows per cell (0: all), got {options['sample']!r}")
+        for name in ("sample", "judge_sample"):
+            if isinstance(options[name], bool) or not isinstance(options[name], int) or options[name] < 0:
+                raise ConfigError(f"{name} must be a whole number of rows per cell (0: all), got {options[name]!r}")
         resamples = options["stability_resamples"]
         if isinstance(resamples, bool) or not 0 <= resamples <= MAX_BOOTSTRAP:
             raise ConfigError(
@@ -179,8 +182,9 @@ class EECSuite(Suite):
                     continue
                 rows = corpora[name][corpora[name]["emotion"] == emotion]
                 factors = identity_factors(name, task.options)
-                if task.options["sample"]:
-                    rows = stratified_sample(rows, task.options["sample"], SAMPLE_SEED, tuple(factors))
+                per_cell = rows_per_cell(task.options, judge="judge" in task.model.capabilities)
+                if per_cell:
+                    rows = stratified_sample(rows, per_cell, SAMPLE_SEED, tuple(factors))
                 texts = rows["sentence"].tolist()
                 ctx.status(f"{task.model.name} {task.language} {emotion}: scoring {len(texts)} sentences of {name}")
                 validity, mass, prompts = None, None, None
@@ -378,6 +382,12 @@ def judge_prompt_spread(prompts: Mapping | None, result, fit, notes: set[str]) -
         except InputError as error:
             notes.add(f"prompt paraphrase {name!r} left out of the prompt spread: {error}")
     return prompt_spread(fits, reported) if len(fits) > 1 else {}
+
+
+def rows_per_cell(options: Mapping[str, Any], judge: bool) -> int:
+    """How many rows of each template x identity cell a model scores (0: all): ``judge_sample`` for a zero-shot
+    judge when it is set, else ``sample``."""
+    return options["judge_sample"] if judge and options["judge_sample"] else options["sample"]
 
 
 def stratified_sample(rows, per_cell: int, seed: int, factors: tuple[str, ...] = IDENTITY_COLUMNS):

@@ -11,6 +11,7 @@ import re
 
 import pandas as pd
 
+from ...contract.records import TESTED_POOLINGS
 from ...report.tables import format_number, marked_value
 
 EEC_SUITE = "eec"
@@ -245,15 +246,18 @@ def covariance_description(results: pd.DataFrame) -> str:
         else:
             what = "model-based (inverse expected information, as in the paper and R betareg)"
         kinds = fits.get("statistic_kind", pd.Series("z", index=fits.index)).fillna("z")
-        pooled = fits["pooling"].eq("rubin") if "pooling" in fits.columns else pd.Series(False, index=fits.index)
+        pooling = fits["pooling"] if "pooling" in fits.columns else pd.Series(None, index=fits.index, dtype=object)
+        pooled = pooling.isin(list(TESTED_POOLINGS))
         dfs = sorted({int(df) for df in fits.loc[(kinds == "t") & ~pooled, "df"].dropna()})
         tests = []
         if ((kinds == "z") & ~pooled).any():
             tests.append("z tests")
         if dfs:
             tests.append(f"t tests with {', '.join(map(str, dfs))} degrees of freedom")
-        if pooled.any():
-            tests.append("(pooled over seeds) t tests with Rubin's degrees of freedom")
+        if pooling.eq("seed_mean").any():
+            tests.append("(mean over seeds) t tests with Satterthwaite's degrees of freedom")
+        if pooling.eq("rubin").any():
+            tests.append("(one retrained head, Rubin's rules) t tests with Barnard-Rubin degrees of freedom")
         n_fits = len(fits.drop_duplicates(["model", "config", "emotion"]))
         parts.append(f"{what} for {n_fits} fit{'s' if n_fits != 1 else ''}, with {' and '.join(tests)}")
     text = "Reported standard errors: " + "; ".join(parts) + "."

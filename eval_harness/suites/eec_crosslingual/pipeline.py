@@ -26,14 +26,19 @@ fitted; the rows of either EEC without a partner are counted. Noun-phrase rows (
 are not paired (the Beta regression leaves them out in any case).
 """
 
+from __future__ import annotations
+
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from ...errors import InputError
+
+if TYPE_CHECKING:  # pandas is imported where frames are built: checking a config loads none
+    import pandas as pd
 
 ENGLISH = "en"
 CONDITION = "language"
@@ -100,6 +105,8 @@ def align(english: pd.DataFrame, translation: pd.DataFrame) -> Alignment:
                 f"the translated row {row['sentence_translated']!r} names the English sentence {row['sentence']!r} "
                 f"but has {column} {row[f'{column}_translated']!r}, not {row[column]!r}: these EECs are not aligned"
             )
+    import pandas as pd
+
     pairs = pd.DataFrame(
         {
             "pair": np.arange(len(merged)),

@@ -21,7 +21,7 @@ DIFFERENCE_FIELDS = {
     "given": Field(list, "[factor, level] of the stratum a conditional effect holds fixed (empty: none)"),
     "contrast": Field(str, "what the difference compares, in words"),
     "mde": Field(float, "the smallest true difference its test detects with 80 % power at alpha 0.05"),
-    # Pooled over seeds, an effect in one condition is the seeds' mean (Rubin's point estimate); its standard
+    # Pooled over seeds, an effect in one condition is the seeds' mean; its standard
     # error, which differs between seeds, is then left out rather than shown as one seed's.
     "reference_estimate": Field(float, "the effect in the reference condition", seed_mean=True),
     "reference_std_err": Field(float, "its standard error (from the joint fit)"),

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ...contract.records import ESTIMAND_SENTENCES, TESTED_POOLINGS
 from ...report.document import Bullets, Image, Paragraph, Section, Table
 from ...report.findings import column
 from ...report.sections import ReportSection, ReportSettings
 from ...report.tables import format_number, format_p, marked_value, significance_legend
+from ..eec.measurement import format_interval, format_mde, no_measurement_words
 from ..eec.report import MIN_NUMERAL_MASS
 from ..eec.sentences import MAX_P, verdict
 from .plots import difference_plot
@@ -38,9 +40,11 @@ def difference_sentence(row: pd.Series) -> str:
     """One difference in plain words, with its own 95 % interval, p-value and multiple-testing verdict."""
     other, reference = _languages(row)
     caution = " Caution: a regressor's Pearson r is poor." if bool(row.get("poor_regressor")) else ""
+    no_measurement = no_measurement_words(row)
+    interval = "" if no_measurement else f"95% CI [{row['ci_low']:+.3g}, {row['ci_high']:+.3g}], "
     return (
-        f"{row['model']}, {row['emotion']}: {difference_claim(row, other, reference)} (95% CI "
-        f"[{row['ci_low']:+.3g}, {row['ci_high']:+.3g}], p = {format_p(row['p_value'])}, {verdict(row)}).{caution}"
+        f"{row['model']}, {row['emotion']}: {difference_claim(row, other, reference)} ({interval}"
+        f"p = {format_p(row['p_value'])}, {verdict(row)}{'; ' + no_measurement if no_measurement else ''}).{caution}"
     )
 
 
@@ -70,9 +74,9 @@ def detail_table(rows: pd.DataFrame) -> pd.DataFrame:
                 reference: format_number(row["reference_estimate"], 4),
                 other: format_number(row["other_estimate"], 4),
                 "difference": marked_value(row, 4),
-                "95% CI": f"[{row['ci_low']:.4f}, {row['ci_high']:.4f}]",
+                "95% CI": format_interval(row["ci_low"], row["ci_high"]),
                 "p": format_p(row["p_value"]),
-                "MDE (80% power)": format_number(row["mde"], 4),
+                "MDE (80% power)": format_mde(row["mde"], 4),
                 "pairs": int(row["n_pairs"]),
             }
             for _, row in rows.sort_values(["emotion", "model"], kind="stable").iterrows()
@@ -93,7 +97,8 @@ def covariance_words(row: pd.Series) -> str:
 
 def tests_words(rows: pd.DataFrame) -> str:
     """The t tests' degrees of freedom of ``rows`` (fits with one covariance), in words: one G - 1 per fit, or
-    pooled over seeds each difference's own Barnard-Rubin df (at most G - 1), given as their range."""
+    pooled over seeds each difference's own df (the seed mean's Satterthwaite df, Rubin's Barnard-Rubin df), given as
+    their range."""
     first = rows.iloc[0]
     if first["cov_type"] != "cluster":
         return ""
@@ -101,7 +106,10 @@ def tests_words(rows: pd.DataFrame) -> str:
     pooled = isinstance(seeds, int | float) and seeds >= 2
     low, high = (format_number(rows["df"].agg(end), 1 if pooled else 0) for end in ("min", "max"))
     span = low if low == high else f"{low} to {high}"
-    return f", t tests with Barnard-Rubin df {span}" if pooled else f", t tests with {span} df"
+    if not pooled:
+        return f", t tests with {span} df"
+    rule = "Barnard-Rubin" if (column(rows, "pooling") == "rubin").any() else "Satterthwaite"
+    return f", t tests with {rule} df {span}"
 
 
 def design_words(rows: pd.DataFrame) -> str:
@@ -114,7 +122,12 @@ def design_words(rows: pd.DataFrame) -> str:
     )
     first = fits.iloc[0]
     unpaired = f"{int(first['n_english_only'])} English and {int(first['n_translation_only'])} translated rows"
-    return f"Up to {int(fits['n_pairs'].max())} aligned pairs per emotion ({unpaired} have no partner); {errors}."
+    rules = [TESTED_POOLINGS[rule] for rule in column(rows, "pooling").dropna().unique() if rule in TESTED_POOLINGS]
+    estimand = "".join(f" Pooled over seeds: {ESTIMAND_SENTENCES[rule]}." for rule in rules)
+    return (
+        f"Up to {int(fits['n_pairs'].max())} aligned pairs per emotion ({unpaired} have no partner); {errors}."
+        f"{estimand}"
+    )
 
 
 def crosslingual_section(results: pd.DataFrame, settings: ReportSettings) -> Section | None:

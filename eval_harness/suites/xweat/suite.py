@@ -23,7 +23,6 @@ about 10 s a test): a config asking for more is refused when it is read, saying 
 ``XBIAS_MAX_DRAWS=<n>`` raises the limit (:func:`~eval_harness.stats.weat.check_draw_budget`).
 """
 
-import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -34,13 +33,7 @@ from ...contract import Suite, Task, Unit, UnitKey
 from ...data.catalog import SEMEVAL_LANGUAGES, XWEAT_LANGUAGES
 from ...errors import ConfigError, InputError
 from ...stats.ceat import DEFAULT_SAMPLES
-from ...stats.weat import (
-    DEFAULT_MAX_DRAWS,
-    DEFAULT_PERMUTATIONS,
-    SIMILARITIES,
-    check_bootstrap_count,
-    check_draw_budget,
-)
+from ...stats.weat import DEFAULT_PERMUTATIONS, SIMILARITIES, check_bootstrap_count, check_draw_counts
 from .ceat import embed_contexts, run_ceat, sample_contexts
 from .measures import WORD_MEASURES, run_association
 from .pipeline import COVERAGE_THRESHOLD, XWEAT_TESTS, language_pairs, load_word_sets, run_xweat
@@ -52,8 +45,6 @@ MEASURES = ("weat", *WORD_MEASURES, "seat", "ceat")
 SEMEVAL_CORPUS = "semeval2018"
 # An option that only one measure reads -> that measure (a config that sets it without the measure is refused).
 MEASURE_OF_OPTION = {TEMPLATES_KEY: "seat", "corpus": "ceat"}
-# Raises the most draws (permutations, n_bootstrap, ceat_samples) one test may ask for (stats.weat.check_draw_budget).
-MAX_DRAWS_VARIABLE = "XBIAS_MAX_DRAWS"
 
 
 class PrecomputedWords:
@@ -131,8 +122,7 @@ class XWEATSuite(Suite):
             raise ConfigError(f"similarity must be one of {', '.join(SIMILARITIES)}, got {options['similarity']!r}")
         try:
             check_bootstrap_count(options["n_bootstrap"])  # the option's one check, where WEAT's bootstrap is
-            for name in ("permutations", "n_bootstrap", "ceat_samples"):
-                check_draw_budget(name, options[name], max_draws(), limit=MAX_DRAWS_VARIABLE)
+            check_draw_counts({name: options[name] for name in ("permutations", "n_bootstrap", "ceat_samples")})
         except InputError as error:
             raise ConfigError(str(error)) from None
         measures = options["measures"]
@@ -385,14 +375,6 @@ class XWEATSuite(Suite):
         sets = {"X": targets["X"], "Y": targets["Y"], "A": attributes["A"], "B": attributes["B"]}
         similarity = prepared["options"]["similarity"]
         return xweat_samples(unit.test, unit.language, sets, prepared.get("embedder"), similarity)
-
-
-def max_draws() -> int | str:
-    """The most draws one test may ask for: ``$XBIAS_MAX_DRAWS``, else :data:`DEFAULT_MAX_DRAWS` (10^7). An
-    environment variable, not an option: it changes no number, so it is no part of a run's identity (its config
-    hash)."""
-    given = os.environ.get(MAX_DRAWS_VARIABLE, "").strip().replace("_", "")
-    return (int(given) if given.isdigit() else given) if given else DEFAULT_MAX_DRAWS
 
 
 def _check_ceat_options(options: Mapping[str, Any]) -> None:

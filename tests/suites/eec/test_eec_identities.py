@@ -29,7 +29,7 @@ def shipped_config():
 def tiny_model(tmp_path_factory):
     folder = build_tiny_bert(tmp_path_factory.mktemp("bert") / "bert")
     return {"name": "tiny", "path": str(folder), "type": "encoder",
-            "options": {"pooling": "mean", "max_train": 200, "head_options": {"max_epochs": 4}}}  # fmt: skip
+            "options": {"pooling": "mean", "max_train": 200}}  # fmt: skip
 
 
 @pytest.fixture(scope="module")

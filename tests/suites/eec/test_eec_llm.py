@@ -65,7 +65,7 @@ def test_the_judge_writes_eec_records_with_its_validity_and_its_semeval_r(tiny_l
 
 
 def test_the_probe_mode_trains_on_hidden_states_and_word_vectors_serve_xweat(tiny_lm, tmp_path):
-    probe = {"mode": "probe", "max_train": 40, "head_options": {"max_epochs": 2}}
+    probe = {"mode": "probe", "max_train": 40, "head": "mlp", "head_options": {"max_epochs": 2}}
     run_sweep(config(tiny_lm, probe), tmp_path / "probe", progress=False)
     written = records(tmp_path / "probe")
     (test_r,) = [r for r in written if r["metric"] == "pearson_r" and r["split"] == "test"]

@@ -41,7 +41,13 @@ def test_multilingual_e5_probe_writes_spanish_and_arabic_records(tmp_path):
         "name": "e5",
         "path": "pypi:multilingual-e5-small",
         "type": "encoder",
-        "options": {"pooling": "mean", "prefix": "query: ", "max_train": 300, "head_options": {"max_epochs": 20}},
+        "options": {
+            "pooling": "mean",
+            "prefix": "query: ",
+            "max_train": 300,
+            "head": "mlp",
+            "head_options": {"max_epochs": 20},
+        },
     }
     run_sweep(
         parse_config({"seeds": [0], "models": [model], "suites": eec(["es", "ar"])}), tmp_path / "run", progress=False

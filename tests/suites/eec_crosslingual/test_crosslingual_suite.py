@@ -179,8 +179,9 @@ def test_a_unit_whose_joint_fit_cannot_be_made_says_why(anger_pairs):
 
 def test_a_model_blind_to_the_names_gets_model_based_errors_with_a_note(anger_pairs):
     """Scores that depend on the template and the gender but never on the name (as SVM-tfidf's, which knows none of
-    the names): within each template both groups score alike, so the template-clustered covariance is singular. The
-    unit keeps its numbers, every group difference exactly 0, with model-based standard errors, and says so."""
+    the names): within each template both groups score alike, so the template-clustered variance of a group contrast
+    is rounding noise (of either sign, by CPU), floored at 0 on any. The unit keeps its numbers, every group
+    difference exactly 0, with model-based standard errors, and says so."""
     alignment, pairs = anger_pairs
     rank = pairs.groupby(["template_id", "group", "gender"]).cumcount().to_numpy() % 5
     female = (pairs["gender"] == "female").to_numpy()
@@ -188,8 +189,8 @@ def test_a_model_blind_to_the_names_gets_model_based_errors_with_a_note(anger_pa
     records = evaluated(alignment, pairs, blind, blind + 0.01)
     assert len(records) == 7 and {r["cov_type"] for r in records} == {"model"}
     assert records[0]["note"] == (
-        "no clustered standard errors (a standard error is nan: the covariance is singular (e.g. two-way clusters "
-        "that explain every row); use one-way clustering or cov_type='model'); model-based ones instead"
+        "no clustered standard errors (the standard error of group[Arab] is 0: its clustered variance is at rounding "
+        "level (e.g. scores alike within every cluster); use cov_type='model'); model-based ones instead"
     )
     for record in records:
         if record["effect_term"] == "group":

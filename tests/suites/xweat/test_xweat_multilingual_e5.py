@@ -20,7 +20,7 @@ import json
 
 import pytest
 import yaml
-from helpers.multilingual_e5 import E5_OPTIONS, build_multilingual_e5
+from helpers.multilingual_e5 import E5_OPTIONS
 
 from eval_harness.cli import main
 from eval_harness.data import XWEAT_LANGUAGES
@@ -28,11 +28,6 @@ from eval_harness.data import XWEAT_LANGUAGES
 pytestmark = pytest.mark.slow
 
 PAPER_TESTS = ["T1", "T2", "T6", "T7", "T8", "T9"]
-
-
-@pytest.fixture(scope="session")
-def multilingual_e5(tmp_path_factory):
-    return build_multilingual_e5(tmp_path_factory.mktemp("multilingual-e5"))
 
 
 def xbias_run(tmp_path, model, suite: dict) -> dict[tuple[str, str, str], dict]:

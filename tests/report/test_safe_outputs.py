@@ -1,0 +1,58 @@
+"""What the report and compare write is safe to open (issue 31, section 3): a label that looks like a formula is
+text in a spreadsheet (OWASP's "CSV Injection"), and a label that looks like HTML is text in a Markdown viewer."""
+
+import re
+
+import pandas as pd
+import pytest
+
+from eval_harness.compare.output import markdown_table as comparison_table
+from eval_harness.report.build import CSV_FILE, MARKDOWN_FILE, report_contents
+from eval_harness.report.document import Bullets, Document, Paragraph, Section, Table, spreadsheet_safe
+
+HTML_LABEL = "<img src=x onerror=alert(1)>"
+FORMULAS = ["=1+1", "+1+1", "-1+1", "@SUM(A1)", "\tx", "\rx", '=HYPERLINK("http://x","y")']
+
+
+@pytest.mark.parametrize("cell", FORMULAS)
+def test_a_text_cell_that_starts_like_a_formula_is_prefixed_with_a_quote(cell):
+    frame = pd.DataFrame({"group": [cell, "Anglo"], "value": [-0.5, 0.25]})
+    safe = spreadsheet_safe(frame)
+    assert safe["group"].tolist() == ["'" + cell, "Anglo"]
+    assert safe["value"].tolist() == [-0.5, 0.25]  # a negative number is a number, not a formula
+    assert frame["group"][0] == cell  # the caller's frame is left as it was
+
+
+def test_results_csv_neutralises_formulas_and_report_md_shows_html_as_text():
+    results = pd.DataFrame({"term": FORMULAS, "value": range(len(FORMULAS))})
+    section = Section(
+        HTML_LABEL,
+        (
+            Paragraph(f"group {HTML_LABEL} differs; p < 0.05"),
+            Bullets((HTML_LABEL,)),
+            Table(pd.DataFrame({"group": [HTML_LABEL]}), caption=HTML_LABEL),
+        ),
+    )
+    contents = report_contents(Document(HTML_LABEL, (section,)), results, ("md",))
+    text = contents[CSV_FILE].decode()
+    assert not re.search(r'(^|[,\n])"?[=+\-@\t\r]', text)  # no field starts like a formula
+    assert all(("'" + cell).replace('"', '""') in text for cell in FORMULAS)
+    markdown = contents[MARKDOWN_FILE].decode()
+    assert "<img" not in markdown
+    assert markdown.count("&lt;img src=x onerror=alert(1)>") == 6  # title, section, paragraph, bullet, caption, cell
+    assert "p < 0.05" in markdown  # a "<" that opens no HTML is left as written
+
+
+def test_the_comparison_table_shows_html_labels_as_text():
+    row = {
+        "metric": "weat_effect_size_difference",
+        "test": HTML_LABEL,
+        "language": "en|x",
+        "survives_holm": False,
+        **dict.fromkeys(["reference_estimate", "other_estimate", "value", "ci_low", "ci_high", "mde"], 0.1),
+        "p_value": 0.5,
+        "p_holm": 0.5,
+    }
+    table = comparison_table(pd.DataFrame([row]))
+    assert "<img" not in table and "&lt;img" in table
+    assert "en\\|x" in table  # a "|" in a label does not break the row

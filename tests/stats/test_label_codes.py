@@ -1,0 +1,89 @@
+"""code_labels: the same codes and levels (order of appearance, -1 missing) from numpy fixed-width strings, object
+arrays, lists, pandas columns and categoricals, checked against a dict built row by row; strings are coded by
+comparison (no pandas hashing) up to MAX_COMPARED_LEVELS levels, and by np.unique (still no objects) beyond."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from eval_harness.errors import InputError
+from eval_harness.stats import factorial
+
+
+def brute_force(labels) -> tuple[list[int], list[str]]:
+    """Codes in order of first appearance, -1 for None and NaN, one row at a time."""
+    index: dict[str, int] = {}
+    codes = []
+    for label in labels:
+        if label is None or (isinstance(label, float) and math.isnan(label)):
+            codes.append(-1)
+        else:
+            codes.append(index.setdefault(str(label), len(index)))
+    return codes, list(index)
+
+
+def labels_with(n_levels: int, n: int = 500, seed: int = 0) -> np.ndarray:
+    names = np.array([f"level-{k:02d}" + "x" * (k % 3) for k in range(n_levels)])
+    return names[np.random.default_rng(seed).integers(0, n_levels, n)]
+
+
+@pytest.fixture
+def no_hashing(monkeypatch):
+    """pandas.factorize refused: what is coded anyway was coded without it."""
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("labels were hashed by pandas.factorize")
+
+    monkeypatch.setattr(factorial.pd, "factorize", refuse)
+
+
+COMPARED = (1, 2, 3, factorial.MAX_COMPARED_LEVELS)
+
+
+@pytest.mark.parametrize(
+    "kind, n_levels",
+    [(kind, k) for kind in ("numpy strings", "object array", "list") for k in COMPARED]
+    + [("numpy strings", factorial.MAX_COMPARED_LEVELS + 5)],  # np.unique: still no objects
+)
+def test_string_labels_are_coded_as_row_by_row_without_hashing(no_hashing, kind, n_levels):
+    strings = labels_with(n_levels)
+    labels = {"numpy strings": strings, "object array": strings.astype(object), "list": strings.tolist()}[kind]
+    codes, levels = factorial.code_labels("group", labels)
+    expected_codes, expected_levels = brute_force(strings.tolist())
+    assert codes.tolist() == expected_codes and levels == expected_levels
+    assert all(type(level) is str for level in levels)
+
+
+@pytest.mark.parametrize(
+    "labels",
+    [
+        ["b", "a", None, "b", float("nan"), "c"],
+        [None, "b", "a", "b"],
+        labels_with(factorial.MAX_COMPARED_LEVELS + 3).astype(object).tolist() + [None],
+    ],
+)
+def test_missing_labels_and_many_object_levels_fall_back_to_hashing_with_the_same_codes(labels):
+    codes, levels = factorial.code_labels("group", labels)
+    assert (codes.tolist(), levels) == brute_force(labels)
+
+
+def test_pandas_columns_and_categoricals_give_the_codes_of_their_strings():
+    strings = labels_with(4)
+    expected_codes, expected_levels = brute_force(strings.tolist())
+    codes, levels = factorial.code_labels("group", pd.Series(strings))
+    assert (codes.tolist(), levels) == (expected_codes, expected_levels)
+    categories = pd.Categorical(strings, categories=expected_levels)
+    for column in (categories, pd.Series(categories)):
+        codes, levels = factorial.code_labels("group", column)
+        assert (codes.tolist(), levels) == (expected_codes, expected_levels)
+
+
+@pytest.mark.parametrize(
+    "labels, found",
+    [(["a", 1], "int"), (["a", ["x"]], "list"), (["a", np.array([1, 2])], "ndarray"), (np.array([b"a"]), "bytes_")],
+)
+def test_labels_that_are_not_strings_are_refused_by_type(labels, found):
+    with pytest.raises(InputError, match=f"labels must be strings.*{found}"):
+        factorial.code_labels("group", labels)
