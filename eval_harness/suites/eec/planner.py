@@ -15,22 +15,20 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from ...contract.records import Field
 from ...errors import InputError
-from ...stats.design_power import (
-    EFFECT_WEIGHTS,
-    MAX_TEMPLATES,
-    VarianceComponents,
-    current_design,
-    design_mde,
-    smallest_design,
-    variance_components,
-)
 from ...stats.equivalence import NOT_WITHIN, WITHIN, Equivalence, tost
 from .measurement import finite_number
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ...stats.design_power import VarianceComponents
+
+# pandas and the planner's numerics (scipy) are imported where they are used: the schema (PLANNER_FIELDS) is read
+# when a config is checked, which loads neither.
 
 # The suite's default equivalence margin on the 0-1 intensity scale: a hundredth of the scale.
 EQUIVALENCE_MARGIN = 0.01
@@ -62,6 +60,10 @@ def planner_fields(data: Mapping) -> dict[tuple[str, str], dict]:
     """``("effect", name)`` -> the planner components of each 2 x 2 effect, from a unit's prepared ``data`` (scores
     ``y``, ``template_id``, the ``factors`` and their ``references``); none for an effect whose templates or cells
     are too few."""
+    import pandas as pd
+
+    from ...stats.design_power import EFFECT_WEIGHTS, variance_components
+
     factors, references = data["factors"], data["references"]
     frame = pd.DataFrame({"y": data["y"], "t": data["template_id"], **factors}).dropna()
     minority = (frame["group"] != references["group"]).astype(int)
@@ -94,6 +96,8 @@ def equivalence_of(row: Mapping, alpha: float = 0.05) -> Equivalence | None:
 
 def components_of(row: Mapping) -> VarianceComponents | None:
     """An effect record's planner components (with the between-seed variance of a record pooled over seeds)."""
+    from ...stats.design_power import VarianceComponents
+
     names = ("planner_template_var", "planner_within_var", "planner_weight_square_sum", "planner_per_cell")
     values = [finite_number(row.get(name)) for name in names]
     templates = finite_number(row.get("planner_templates"))
@@ -114,6 +118,8 @@ def components_of(row: Mapping) -> VarianceComponents | None:
 def templates_needed(row: Mapping, target: float) -> str:
     """``"about 30 templates would"`` (with this many sentences per cell and seeds), ``"no number of templates up to
     1000 would"``, or ``""`` without planner fields."""
+    from ...stats.design_power import MAX_TEMPLATES, smallest_design
+
     components = components_of(row)
     if components is None:
         return ""
@@ -126,6 +132,8 @@ def templates_needed(row: Mapping, target: float) -> str:
 def plan_words(row: Mapping, target: float) -> str:
     """``"MDE 0.021 now; 0.01 needs about 30 templates, or 12 sentences per template x cell"`` (or "cannot be
     reached by more names alone"; with seeds, "or N seeds"): the planner's line for one effect record."""
+    from ...stats.design_power import current_design, design_mde, smallest_design
+
     components = components_of(row)
     if components is None:
         return ""
@@ -145,6 +153,8 @@ def plan_words(row: Mapping, target: float) -> str:
 def power_table(results: pd.DataFrame, target: float | None = None, alpha: float = 0.05) -> pd.DataFrame:
     """Per EEC x emotion x model x effect with a margin or planner fields: its value, p, MDE (the record's), the
     TOST verdict at its margin and the planner's line for ``target`` (default: the record's margin)."""
+    import pandas as pd
+
     from ...report.tables import format_number, format_p  # here: it loads statsmodels (xbias list stays light)
 
     present = [name for name in ("planner_template_var", "equivalence_margin") if name in results.columns]
@@ -192,6 +202,8 @@ def equivalence_words(row: Mapping, alpha: float = 0.05) -> tuple[str, str]:
 
 def equivalence_paragraph(results: pd.DataFrame, alpha: float = 0.05) -> str:
     """What the equivalence column and the planner's lines mean, with the margin(s); empty without a margin."""
+    import pandas as pd
+
     if "equivalence_margin" not in results.columns:
         return ""
     margins = sorted(pd.to_numeric(results["equivalence_margin"], errors="coerce").dropna().unique())
