@@ -10,6 +10,7 @@ xbias's own warnings print as one line each.
 import argparse
 import functools
 import logging
+import math
 import os
 import signal
 import sys
@@ -391,6 +392,7 @@ def _cmd_compare(args: argparse.Namespace) -> None:
         cluster_by=_names(args.cluster_by),
         n_bootstrap=args.bootstrap,
         progress=progress,
+        equivalence_margin=args.equivalence_margin,
     )
     tested = files.results["p_value"].notna()
     print(f"compared {int(sum(tested))} differences, {int(files.results['survives_holm'].sum())} survive Holm")
@@ -418,6 +420,27 @@ def _cmd_lm_eval_import(args: argparse.Namespace) -> None:
 
     summary = import_samples(args.samples, args.out, name=args.name, force=args.force)
     print(summary.summary())
+
+
+def _cmd_power(args: argparse.Namespace) -> None:
+    from .errors import InputError
+    from .report import load_run
+    from .report.document import Table, markdown_table
+    from .report.findings import pool_over_seeds
+    from .suites.eec.planner import power_table
+
+    if args.target is not None and not (math.isfinite(args.target) and args.target > 0):
+        raise InputError(f"--target must be a number > 0 on the intensity scale, got {args.target!r}")
+    results = pool_over_seeds(load_run(args.run_dir).results)
+    table = power_table(results, args.target)
+    if table.empty:
+        raise InputError(
+            f"{args.run_dir} has no EEC effect with the power planner's fields: run the eec suite (2 x 2 EECs) with "
+            "this version of xbias"
+        )
+    if args.target is None and table["planner"].eq("").all():
+        print("xbias: no --target and no equivalence_margin in the run: give --target 0.01", file=sys.stderr)
+    print(markdown_table(Table(table, f"{args.run_dir}: equivalence and the power planner")))
 
 
 def _names(text: str) -> list[str]:
@@ -651,6 +674,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     compare.add_argument("--cov-type", choices=("cluster", "model"), default="cluster", help="EEC standard errors")
     compare.add_argument("--bootstrap", type=int, default=10_000, help="WEAT: paired bootstrap replicates")
+    compare.add_argument(
+        "--equivalence-margin",
+        type=float,
+        default=None,
+        metavar="DELTA",
+        help="also test each EEC difference for equivalence within +-DELTA on the intensity scale (TOST): "
+        "'the fine-tune changed no effect by more than DELTA'",
+    )
     compare.set_defaults(func=_cmd_compare)
 
     lm_eval = commands.add_parser(
@@ -683,6 +714,21 @@ def build_parser() -> argparse.ArgumentParser:
     imports.add_argument("--name", help="the model's name in the run (default: lm-eval's model name)")
     imports.add_argument("--force", action="store_true", help="replace the results already in --out")
     imports.set_defaults(func=_cmd_lm_eval_import)
+
+    power = commands.add_parser(
+        "power",
+        parents=[verbosity],
+        help="the power planner: per EEC x emotion x effect, the MDE now and the design (templates, sentences per "
+        "cell, seeds) that would reach a target MDE, from the run's own variance components",
+    )
+    power.add_argument("run_dir", help="the run folder (the --out of xbias run) with eec units")
+    power.add_argument(
+        "--target",
+        type=float,
+        default=None,
+        help="the MDE to reach on the intensity scale, e.g. 0.01 (default: each effect's equivalence margin)",
+    )
+    power.set_defaults(func=_cmd_power)
     return parser
 
 

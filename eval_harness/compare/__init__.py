@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ..errors import InputError
+from ..stats.equivalence import check_margin
 from ..stats.vectors import is_whole_number
 from ..stats.weat import check_draw_counts
 from ..suites.eec_crosslingual.pipeline import check_cluster_by
@@ -47,14 +48,19 @@ def compare_runs(
     cluster_by: Sequence[str] = ("template_id",),
     n_bootstrap: int = 10_000,
     progress: Callable[[str], None] | None = None,
+    equivalence_margin: float | None = None,
 ) -> ComparisonFiles:
-    """Compare model B with model A (module docstring) and write the comparison's files.
+    """Compare model B with model A (module docstring) and write the comparison's files. ``equivalence_margin``: a
+    margin delta on the intensity scale: each EEC difference is also tested for equivalence within +-delta (TOST on
+    its own standard error and df), the release-gate question "did B change no effect by more than delta?".
 
     Raises:
         InputError: bad runs, models, covariance options, or an output folder inside a run.
         RunsDiffer: the sides share no unit, or a shared unit scored other sentences (words).
     """
     check_cluster_by(cov_type, list(cluster_by), tuple(CLUSTER_SOURCES))
+    if equivalence_margin is not None:
+        check_margin(equivalence_margin)
     if not is_whole_number(n_bootstrap) or n_bootstrap < 2:
         raise InputError(
             f"--bootstrap takes a whole number of replicates, at least 2 (default 10000); got {n_bootstrap}"
@@ -79,4 +85,4 @@ def compare_runs(
             records.extend(eec_differences(pair, a, b, paired, cov_type=cov_type, cluster_by=cluster_by))
         else:
             records.append(weat_difference(pair, a, b, paired, n_bootstrap=n_bootstrap))
-    return write_comparison(pooled_over_seeds(records), a, b, folder)
+    return write_comparison(pooled_over_seeds(records), a, b, folder, equivalence_margin)

@@ -27,6 +27,7 @@ from ..report.document import markdown_cell, markdown_text, spreadsheet_safe
 from ..report.plots import interval_95, marker_fill, to_png
 from ..stats.multiple_testing import holm
 from ..suites.eec.measurement import INTENSITY_SCALE_WIDTH, WHAT_WOULD_FIX_IT, format_interval, format_mde
+from ..suites.eec.planner import equivalence_of
 from ..suites.eec.sentences import format_effect
 from ..suites.eec_crosslingual.plots import difference_plot
 from ..suites.eec_crosslingual.sentences import difference_claim, effect_label
@@ -64,6 +65,36 @@ def with_holm(records: list[dict]) -> pd.DataFrame:
         table.loc[tested, "p_holm"] = holm(table.loc[tested, "p_value"].to_numpy(dtype=float))
     table["survives_holm"] = table["p_holm"] <= ALPHA
     return table
+
+
+def with_equivalence(table: pd.DataFrame, margin: float | None) -> pd.DataFrame:
+    """``table`` with, on each tested EEC difference, ``equivalence_margin``, ``tost_p_value`` and ``equivalence``
+    (within, not within, cannot tell: :func:`eval_harness.stats.equivalence.tost` on the row's own standard error
+    and df); unchanged without a margin."""
+    if margin is None:
+        return table
+    table = table.copy()
+    rows = (table["metric"] == EEC_METRIC) & table["p_value"].notna()
+    table.loc[rows, "equivalence_margin"] = float(margin)
+    tests = {index: equivalence_of(row, ALPHA) for index, row in table[rows].iterrows()}
+    table["tost_p_value"] = pd.Series({i: t.p_value for i, t in tests.items() if t is not None}, dtype=float)
+    table["equivalence"] = pd.Series({i: t.verdict for i, t in tests.items() if t is not None}, dtype=object)
+    return table
+
+
+def equivalence_line(table: pd.DataFrame) -> list[str]:
+    """``"Within ±0.01 (TOST at 0.05): 20 of 28 EEC differences; not within: 1; cannot tell: 7 ..."``."""
+    if "equivalence" not in table or not table["equivalence"].notna().any():
+        return []
+    margin = table["equivalence_margin"].dropna().iloc[0]
+    counts = table["equivalence"].value_counts()
+    total = int(counts.sum())
+    return [
+        f"Equivalence within ±{margin:g} (two one-sided tests at {ALPHA:g}, each on its difference's own standard "
+        f"error): {int(counts.get('within', 0))} of {total} EEC differences are within ±{margin:g} (B changed them "
+        f"by less than {margin:g}); {int(counts.get('not within', 0))} are not within; "
+        f"{int(counts.get('cannot tell', 0))} cannot tell (their 90% interval straddles an edge of the margin)."
+    ]
 
 
 def words(side: Side, letter: str) -> str:
@@ -107,6 +138,7 @@ def sentences(table: pd.DataFrame, a: Side, b: Side) -> list[str]:
                 else ""
             )
             lines.append(f"{len(shown)}{other} {what} are not significant after Holm{detect}{beyond}.")
+    lines += equivalence_line(table)
     skipped = table[table["p_value"].isna()]
     for _, row in skipped.iterrows():
         lines.append(f"Not compared: {row.get('config') or row.get('test')} {row.get('emotion') or ''}: {row['note']}")
@@ -122,9 +154,11 @@ def seeds_line(table: pd.DataFrame) -> list[str]:
 
 
 def markdown_table(table: pd.DataFrame) -> str:
-    """One line per tested difference: unit, effect, A, B, B - A, its interval, p, Holm and MDE."""
-    header = "| unit | effect | A | B | B − A | 95% CI | p | Holm | MDE |\n|---|---|---|---|---|---|---|---|---|"
-    lines = [header]
+    """One line per tested difference: unit, effect, A, B, B - A, its interval, p, Holm and MDE (and, with a margin,
+    the equivalence verdict with its TOST p)."""
+    margin = "equivalence" in table
+    header = "| unit | effect | A | B | B − A | 95% CI | p | Holm | MDE |" + (" ±δ (TOST p) |" if margin else "")
+    lines = [header, "|---" * (10 if margin else 9) + "|"]
     for _, row in table[table["p_value"].notna()].iterrows():
         if row["metric"] == EEC_METRIC:
             unit, effect = f"{row['config']} {row['emotion']}", effect_label(row)
@@ -135,9 +169,14 @@ def markdown_table(table: pd.DataFrame) -> str:
             f"| {markdown_cell(unit)} | {markdown_cell(effect)} | {row['reference_estimate']:.4f} | "
             f"{row['other_estimate']:.4f} | "
             f"{row['value']:+.4f}{mark} | {_interval_cell(row)} | {row['p_value']:.3g} | "
-            f"{row['p_holm']:.3g} | {_mde_cell(row)} |"
+            f"{row['p_holm']:.3g} | {_mde_cell(row)} |" + (f" {_equivalence_cell(row)} |" if margin else "")
         )
     return "\n".join(lines)
+
+
+def _equivalence_cell(row: pd.Series) -> str:
+    verdict = row.get("equivalence")
+    return f"{verdict} ({row['tost_p_value']:.2g})" if isinstance(verdict, str) else ""
 
 
 def _interval_cell(row: pd.Series) -> str:
@@ -197,10 +236,12 @@ def comparison_folder(out: str | Path) -> Path:
     return folder
 
 
-def write_comparison(records: list[dict], a: Side, b: Side, folder: str | Path) -> ComparisonFiles:
+def write_comparison(
+    records: list[dict], a: Side, b: Side, folder: str | Path, equivalence_margin: float | None = None
+) -> ComparisonFiles:
     """Write the comparison's files into ``folder`` (:func:`comparison_folder`), whole; the two runs are only read."""
     folder = comparison_folder(folder)
-    table = with_holm(records)
+    table = with_equivalence(with_holm(records), equivalence_margin)
     eec = table[(table["metric"] == EEC_METRIC) & table["value"].notna()]
     eec_png = difference_plot(
         eec, "config", f"EEC effects: model B ({b.label}) minus model A ({a.label})", "difference (B − A)"

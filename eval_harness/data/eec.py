@@ -186,6 +186,10 @@ def generate_eec(spec: Mapping | str | os.PathLike) -> datasets.Dataset:
 
     Rows are ordered template, person, emotion, word. A person term, or an emotion word
     within one word set, listed twice gives a warning (its sentences would count twice).
+
+    How large to make it (templates, persons per cell, seeds): ``xbias power RUN`` on a run of a corpus you have
+    gives the smallest design whose MDE reaches a target, from that run's variance components; its model and
+    assumptions are in docs/conventions.md ("Equivalence tests and the power planner").
     """
     spec = _load_spec(spec)
     for key in ("language", "templates", "persons"):

@@ -11,6 +11,7 @@ import evaluate
 
 from eval_harness.errors import InputError  # From: xbias
 from eval_harness.stats import betareg  # From: xbias
+from eval_harness.stats import equivalence as _equivalence  # From: xbias
 from eval_harness.stats import factorial as _factorial  # From: xbias
 from eval_harness.stats.vectors import check_same_lengths  # From: xbias
 
@@ -89,6 +90,10 @@ Args:
     factors (dict, optional; factorial=True): further identity factors, {name: per-row labels}.
     reference_levels (dict, optional; factorial=True): {factor: reference level} for each further factor.
     order (int, optional; factorial=True): the highest order of interaction (default: all, the saturated model).
+    equivalence_margin (float, optional): a margin delta > 0 on the intensity scale: each effect then also
+        carries "equivalence", the two one-sided tests (TOST) of |effect| < delta on the effect's own standard
+        error and df (p_lower, p_upper, p_value = their max, ci_low/ci_high of the 90 % interval, verdict
+        "within", "not within" or "cannot tell"; eval_harness.stats.equivalence.tost).
 Returns:
     coefficients (dict): for each term "intercept", "group", "gender", "group:gender": contrast (what it
         compares and conditions on, in words), estimate (logit scale), std_err, z (estimate / std_err),
@@ -200,7 +205,10 @@ class EecBias(evaluate.Measurement):
         factors=None,
         reference_levels=None,
         order=None,
+        equivalence_margin=None,
     ):
+        if equivalence_margin is not None:
+            _equivalence.check_margin(equivalence_margin)  # before the fit: a bad margin is one line, at once
         if not predictions:
             raise InputError("eec_bias got no predictions: add rows with add_batch or pass them to compute")
         clusters = betareg.clusters_from_columns(cov_type, cluster_by, {"template_id": template_id, "person": person})
@@ -218,16 +226,28 @@ class EecBias(evaluate.Measurement):
             reference_gender = betareg.infer_reference_level("gender", gender, two_levels=not factorial)
         options = {"use_t": use_t, "boundary": boundary, "cov_type": cov_type, "clusters": clusters}
         if not factorial:
-            return betareg.fit_intersectional(
+            result = betareg.fit_intersectional(
                 predictions, group, gender, reference_group, reference_gender, **options
-            ).to_dict()
-        return _factorial.fit_factorial(
-            predictions,
-            {"group": group, "gender": gender, **_extra_factors(factors)},
-            {"group": reference_group, "gender": reference_gender, **(reference_levels or {})},
-            order,
-            **options,
-        ).to_dict()
+            )
+        else:
+            result = _factorial.fit_factorial(
+                predictions,
+                {"group": group, "gender": gender, **_extra_factors(factors)},
+                {"group": reference_group, "gender": reference_gender, **(reference_levels or {})},
+                order,
+                **options,
+            )
+        return _with_equivalence(result.to_dict(), equivalence_margin)
+
+
+def _with_equivalence(output, margin):
+    """``output`` with each effect's TOST against ``margin`` (on the fit's own test: t with its df, or z)."""
+    if margin is None:
+        return output
+    df = output["df"] if output["test"] == "t" else None
+    for effect in output["effects"].values():
+        effect["equivalence"] = _equivalence.tost(effect["estimate"], effect["std_err"], df, margin).to_dict()
+    return output
 
 
 def _extra_factors(factors):

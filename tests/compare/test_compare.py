@@ -5,6 +5,7 @@ own and the run is left as it was; runs of other sentences are refused with one 
 differences from two models' word samples, checked against the effect sizes written out."""
 
 import hashlib
+import re
 from pathlib import Path
 
 import numpy as np
@@ -264,3 +265,42 @@ def test_an_mde_wider_than_the_intensity_scale_is_said_so():
     ]
     assert cells == [("0.08", "wider than the scale"), ("> scale", "wider than the scale")] + [cells[2]]
     assert cells[2] == ("> scale", "wider than the scale")
+
+
+def test_an_equivalence_margin_tests_each_difference_on_its_own_standard_error(two_models, tmp_path):
+    """--equivalence-margin 0.02: each EEC difference's TOST p is the larger of scipy's two one-sided t tails of its
+    own value, standard error and df; no planted difference (0.05) is called within ±0.02; the text counts them."""
+    from scipy import stats
+
+    folder, _, _ = two_models
+    out = tmp_path / "equivalence"
+    command = ["compare", str(folder), "--model-a", "base", "--model-b", "tuned", "--out", str(out), "-q"]
+    assert main([*command, "--equivalence-margin", "0.02"]) == 0
+    results = pd.read_csv(out / "comparison.csv")
+    assert (results["statistic_kind"] == "t").all()
+    lower = stats.t.sf((results["value"] + 0.02) / results["std_err"], results["df"])
+    upper = stats.t.cdf((results["value"] - 0.02) / results["std_err"], results["df"])
+    assert np.allclose(results["tost_p_value"], np.maximum(lower, upper), rtol=1e-9)
+    assert ((results["tost_p_value"] <= 0.05) == (results["equivalence"] == "within")).all()
+    planted = [
+        (c, e, t) in PLANTED for c, e, t in zip(results["config"], results["emotion"], results["term"], strict=True)
+    ]
+    assert (results.loc[planted, "equivalence"] != "within").all()
+    text = (out / "comparison.md").read_text()
+    assert "Equivalence within ±0.02 (two one-sided tests at 0.05" in text and "| ±δ (TOST p) |" in text
+    assert main([*command[:-1], "--equivalence-margin", "-1", "-q"]) == 2
+
+
+def test_xbias_power_gives_each_effects_planner_line_from_the_run(two_models, capsys):
+    """`xbias power RUN --target 0.02` on the two models' run: one line per model x EEC x emotion x effect, each
+    with the MDE now and the design that reaches 0.02; a target that is no size is one line and exit 2."""
+    folder, _, _ = two_models
+    capsys.readouterr()
+    assert main(["power", str(folder), "--target", "0.02"]) == 0
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| en_")]
+    assert len(lines) == 2 * 2 * 2 * 7
+    assert all(
+        re.search(r"MDE [0-9.e-]+ now; 0\.02 needs (about \d+ templates|a larger design)", line) for line in lines
+    )
+    assert main(["power", str(folder), "--target", "-1"]) == 2
+    assert capsys.readouterr().err.count("\n") == 1

@@ -135,3 +135,29 @@ def test_real_eec_clustered_by_template_and_person(eec_bias):
     assert (templates, persons) == (7, 40)  # the EEC's 7 templates with an emotion word; 10 names per cell
     assert result["n_clusters"] == [templates, persons] and result["df"] == templates - 1
     assert result["converged"] and all(np.isfinite(e["std_err"]) for e in result["effects"].values())
+
+
+def test_equivalence_margin_adds_each_effects_tost_on_its_own_clustered_test(eec_bias):
+    """equivalence_margin=: every effect carries the TOST of its own estimate, clustered SE and t(G - 1) df, whose
+    one-sided p-values are scipy's t tails at estimate +- delta; a bad margin is a one-line error."""
+    from scipy import stats
+
+    rows = eec_shaped_rows()
+    result = eec_bias.compute(
+        predictions=rows["predictions"],
+        group=rows["group"],
+        gender=rows["gender"],
+        template_id=rows["template_id"],
+        cov_type="cluster",
+        equivalence_margin=0.05,
+    )
+    assert result["test"] == "t" and result["df"] == 10
+    for effect in result["effects"].values():
+        tost = effect["equivalence"]
+        estimate, std_err = effect["estimate"], effect["std_err"]
+        assert tost["p_lower"] == pytest.approx(stats.t.sf((estimate + 0.05) / std_err, 10), rel=1e-9)
+        assert tost["p_upper"] == pytest.approx(stats.t.cdf((estimate - 0.05) / std_err, 10), rel=1e-9)
+        assert tost["verdict"] in ("within", "not within", "cannot tell") and tost["margin"] == 0.05
+    with pytest.raises(InputError, match="equivalence margin must be a finite number > 0"):
+        eec_bias.compute(predictions=rows["predictions"], group=rows["group"], gender=rows["gender"],
+                         equivalence_margin=-1)  # fmt: skip

@@ -12,6 +12,7 @@ import numpy as np
 
 from ...contract.records import Field, RecordSchema, Test
 from ...stats.significance import significance_stars
+from .planner import PLANNER_FIELDS
 from .stability import STABILITY_FIELDS
 
 # A factorial coefficient's parts: factor[level] (the level may hold any character but "]").
@@ -73,6 +74,8 @@ EEC_RECORDS = RecordSchema(
         "prompt_numeral_mass": Field(dict, "numeral_mass: the mean numeral mass under each prompt paraphrase"),
         # how stable each coefficient and effect is under other templates, names and prompts (.stability)
         **STABILITY_FIELDS,
+        # the equivalence margin and the power planner's variance components of each effect (.planner)
+        **PLANNER_FIELDS,
     },
     key=("split",),
     tests=(Test("clustered_std_err", "clustered_p_value", "clustered_df", mde="mde"),),

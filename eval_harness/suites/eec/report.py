@@ -26,6 +26,7 @@ from ...report.sections import (
     ReportSettings,
 )
 from ...report.tables import findings_table, significance_legend
+from .planner import equivalence_paragraph, power_table
 from .plots import forest_plot
 from .report_stability import (
     FRAGILE_COLUMN,
@@ -179,6 +180,16 @@ def eec_section(results: pd.DataFrame, alpha: float = ALPHA, family: str = DEFAU
                     collapsed=True,
                 )
             )
+        plan = power_table(results[results["config"] == config], alpha=alpha)
+        if not plan.empty:
+            blocks.append(
+                Table(
+                    plan.drop(columns="config"),
+                    f"{config}: equivalence (TOST at each effect's margin ±δ) and the power planner (the MDE now, "
+                    "and the design whose MDE is δ)",
+                    collapsed=True,
+                )
+            )
         subsections.append(Section(config, tuple(blocks)))
     intro = [Paragraph(design_description(results) + " " + significance_legend(alpha, family))]
     covariance = covariance_description(results)
@@ -190,6 +201,9 @@ def eec_section(results: pd.DataFrame, alpha: float = ALPHA, family: str = DEFAU
     stability = stability_paragraph(results, alpha)
     if stability:
         intro.append(Paragraph(stability))
+    margins = equivalence_paragraph(results, alpha)
+    if margins:
+        intro.append(Paragraph(margins))
     return Section("Equity Evaluation Corpora (EEC)", tuple(intro), tuple(subsections))
 
 

@@ -35,6 +35,7 @@ from ...report.sections import STABILITY_COLUMN
 from ...report.tables import findings_table, format_number, format_p, marked_value
 from ...stats.stability import FRAGILE_SHARE, is_fragile
 from .measurement import finite_number, format_mde
+from .planner import equivalence_words
 from .tables import EEC_SUITE, term_label
 
 FRAGILE_MARK = "¶"
@@ -144,14 +145,20 @@ def variance_split(row: pd.Series) -> str:
 
 
 def mde_words(row: pd.Series, alpha: float) -> str:
-    """``"not significant at 0.05: these templates and names could not have detected less than 0.041 (80% power)"``
-    for a result that is not significant and has a minimum detectable effect; ``""`` otherwise."""
+    """``"not significant at 0.05, and not shown within ±0.01 either (TOST p = 0.31): these templates and names
+    could not have detected a difference smaller than 0.041 (80% power), so this is no evidence of no bias; about
+    30 templates would detect 0.01"`` for a result that is not significant and has a minimum detectable effect (the
+    equivalence test and the planner's part when the record has a margin: :func:`.planner.equivalence_words`);
+    ``""`` otherwise."""
     p_value, mde = finite_number(row.get("p_value")), finite_number(row.get("mde"))
     if p_value is None or p_value <= alpha or mde is None:
         return ""
+    equivalence, plan = equivalence_words(row, alpha)
+    within = equivalence.startswith("within")
     return (
-        f"not significant at {alpha:g}: these templates and names could not have detected a difference "
-        f"smaller than {mde:.2g} (80% power), so this is no evidence of no bias"
+        f"not significant at {alpha:g}{', and ' + equivalence if equivalence else ''}: these templates and names "
+        f"could not have detected a difference smaller than {mde:.2g} (80% power)"
+        f"{'' if within else ', so this is no evidence of no bias'}{'; ' + plan if plan else ''}"
     )
 
 

@@ -31,6 +31,7 @@ from ...report.findings import ALPHA
 from ...report.tables import format_p
 from ...stats.betareg import EFFECTS
 from .measurement import measurement_problem, no_measurement_words
+from .planner import equivalence_words
 from .report_stability import mde_words, stability_words
 from .tables import (
     describe,
@@ -325,6 +326,12 @@ def _undetected(row: pd.Series) -> str:
     return f"could not have detected less than {row['mde']:.2g}"
 
 
+def _margin_words(row: pd.Series, alpha: float) -> str:
+    """``", and not shown within ±0.01 either (TOST p = 0.31); about 30 templates would detect 0.01"``."""
+    words = "; ".join(part for part in equivalence_words(row, alpha) if part)
+    return f", and {words}" if words else ""
+
+
 def undetected_sentences(results: pd.DataFrame, alpha: float = ALPHA) -> dict[str, list[str]]:
     """Per EEC, one line per (model, emotion) whose average effects or interaction are not significant at
     ``alpha``: each with its estimate, p-value and minimum detectable effect (80 % power), e.g. "svm-tfidf, joy:
@@ -340,6 +347,7 @@ def undetected_sentences(results: pd.DataFrame, alpha: float = ALPHA) -> dict[st
         fit = fit.assign(order=fit["term"].map(UNDETECTED_EFFECTS.index)).sort_values("order")
         parts = [
             f"{_effect_name(row)} {row['value']:+.3g}, p = {format_p(row['p_value'])}: {_undetected(row)}"
+            f"{_margin_words(row, alpha)}"
             for _, row in fit.iterrows()
         ]
         lines.setdefault(str(config), []).append(f"{model}, {emotion}: " + "; ".join(parts) + ".")

@@ -25,8 +25,10 @@ model-based ones (``configs/camara2022.yaml``, for parity with its tables); ever
 also carries its template-clustered standard error and p-value. A model whose clustered covariance is
 singular (it scores both groups alike within every template) keeps the model-based fit, with a note.
 Every estimate and effect carries the minimum detectable effect of its template-clustered test (``mde``,
-80 % power) and, unless ``stability_resamples: 0``, how stable it is under other templates, names and (a
-zero-shot judge, ``prompt_spread``) prompt paraphrases (:mod:`.stability`).
+80 % power); every effect its equivalence margin (``equivalence_margin``, the report's TOST "within +-delta")
+and, in the 2 x 2 design, the power planner's variance components (:mod:`.planner`); and, unless
+``stability_resamples: 0``, how stable it is under other templates, names and (a zero-shot judge,
+``prompt_spread``) prompt paraphrases (:mod:`.stability`).
 
 Records: see :func:`~.records.beta_regression_records` (coefficients, effects on the intensity
 scale, precision, cell means), :func:`~.records.factorial_records` (the same for any other design) and
@@ -53,6 +55,7 @@ from .corpora import (
     identity_factors,
     load_corpus,
 )
+from .planner import EQUIVALENCE_MARGIN, planner_fields, with_margin
 from .records import EEC_RECORDS, beta_regression_records, factorial_records, regressor_records, validity_records
 from .samples import EEC_SAMPLES, eec_samples
 from .stability import STABILITY_RESAMPLES, prompt_spread, template_and_person_stability, with_stability
@@ -96,11 +99,15 @@ class EECSuite(Suite):
         # The highest order of interaction a k-level fit includes (None: every one, the saturated model); the
         # shipped 2 x 2 EECs always get the paper's saturated fit.
         "order": None,
+        # The margin delta of every effect's equivalence test (TOST: "within +-delta"), on the 0-1 intensity
+        # scale; 0: none. The report's power planner asks what design would detect delta.
+        "equivalence_margin": EQUIVALENCE_MARGIN,
     }
     limit_option = "sample"  # xbias run --limit N: N sentences per template x group x gender cell
 
     def validate_options(self, options: Mapping[str, Any]) -> None:
         # The fit's own checks, here before anything runs (from the light module: no pandas or scipy).
+        from ...stats.equivalence import check_margin
         from ...stats.fit_options import CLUSTER_COLUMNS, MAX_BOOTSTRAP, clusters_from_columns
 
         if not (options["use_t"] is None or isinstance(options["use_t"], bool)):
@@ -123,6 +130,11 @@ class EECSuite(Suite):
         order = options["order"]
         if order is not None and (isinstance(order, bool) or not isinstance(order, int) or order < 1):
             raise ConfigError(f"order must be a whole number >= 1 (null: every interaction), got {order!r}")
+        if options["equivalence_margin"] != 0:
+            try:
+                check_margin(options["equivalence_margin"])
+            except InputError as error:
+                raise ConfigError(f"eec: {error} (0: no equivalence tests)") from None
         check_generated(options["generated"], self.languages)
         known = (*EEC_CONFIGS, *generated_specs(options))
         unknown = [config for config in options["configs"] if config not in known]
@@ -232,12 +244,14 @@ class EECSuite(Suite):
             # the same resamples for every seed, as the same sample: seeds then differ by training alone
             stability = finding_stability(data, result, options, SAMPLE_SEED, notes)
             spread = judge_prompt_spread(data.get("prompts"), result, lambda y: fit(result.cluster_by, y), notes)
+            planner = planner_fields(data)
         else:
-            stability, spread = {}, {}
+            stability, spread, planner = {}, {}, {}
             if options["stability_resamples"] or data.get("prompts"):
                 notes.add("no stability or prompt-spread fields: they are computed for 2 x 2 designs only")
         records = make_records(result, note="; ".join(sorted(notes)) or None, clustered=clustered)
-        return with_stability(records, stability, spread) + validity_records(data["validity"], data.get("prompts"))
+        records = with_margin(with_stability(records, stability, spread, planner), options["equivalence_margin"])
+        return records + validity_records(data["validity"], data.get("prompts"))
 
     def keeps_samples(self, unit: Unit) -> bool:
         """An EEC unit keeps its sentences' scores; a regressor's SemEval r keeps none."""

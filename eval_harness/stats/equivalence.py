@@ -1,0 +1,148 @@
+"""Equivalence tests: two one-sided tests (TOST) that an effect lies within a margin ``+-delta``.
+
+A test of ``theta = 0`` that does not reject is no evidence that ``theta`` is small. The claim "``|theta| < delta``"
+is tested on its own (Schuirmann 1987): with ``T`` the test's reference distribution (Student's t with ``df``
+degrees of freedom, the standard normal when ``df`` is infinite), estimate ``e`` and standard error ``s``,
+
+    p_lower = P(T > (e + delta) / s)       the test of H0: theta <= -delta against theta > -delta;
+    p_upper = P(T < (e - delta) / s)       the test of H0: theta >= +delta against theta < +delta;
+    p_tost  = max(p_lower, p_upper)        the test of H0: |theta| >= delta against |theta| < delta.
+
+``p_tost <= alpha`` exactly when the ``1 - 2 alpha`` interval ``e -+ t_{1 - alpha} s`` (90 % at alpha = 0.05)
+lies inside ``(-delta, delta)``. Its size is at most ``alpha`` at either edge of the margin (each one-sided test
+has size ``alpha`` there, and the intersection-union test needs both to reject). The verdict has three values:
+
+- ``within``: ``p_tost <= alpha``: the effect is within ``+-delta``;
+- ``not within``: the interval lies wholly beyond ``+delta`` or beyond ``-delta`` (``min(1 - p_lower, 1 -
+  p_upper) <= alpha``, the one-sided test that ``|theta| > delta`` rejects its null): larger than the margin;
+- ``cannot tell``: neither: the interval straddles an edge of the margin; the design is too imprecise to say.
+
+The test reads the estimate, the standard error and the df of the headline test, whatever made them (a
+template-clustered sandwich on ``G - 1`` df, model-based z, seed pooling's variance and df), so that the
+equivalence verdict and the significance verdict share one standard error.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+
+from ..errors import InputError
+from .results import Result
+
+ALPHA = 0.05
+WITHIN, NOT_WITHIN, CANNOT_TELL = "within", "not within", "cannot tell"
+
+
+@dataclass(frozen=True)
+class Equivalence(Result):
+    """The TOST of ``|theta| < margin`` (module docstring): both one-sided p-values, ``p_value`` (their max), the
+    ``1 - 2 alpha`` interval ``ci_low``/``ci_high`` and the verdict (``within``, ``not within``, ``cannot tell``)."""
+
+    estimate: float
+    std_err: float
+    df: float | None
+    margin: float
+    alpha: float
+    p_lower: float
+    p_upper: float
+    p_value: float
+    ci_low: float
+    ci_high: float
+    verdict: str
+
+    def words(self) -> str:
+        """``"within ±0.01 (TOST p = 0.003)"``, ``"not within ±0.01"``, ``"cannot tell whether within ±0.01"``."""
+        if self.verdict == WITHIN:
+            return f"within ±{self.margin:g} (TOST p = {self.p_value:.2g})"
+        if self.verdict == NOT_WITHIN:
+            return f"not within ±{self.margin:g}"
+        return f"cannot tell whether within ±{self.margin:g}"
+
+
+def check_margin(margin) -> float:
+    """``margin`` as a float, or InputError unless it is a finite number > 0."""
+    if isinstance(margin, bool) or not isinstance(margin, numbers.Real) or not (math.isfinite(margin) and margin > 0):
+        raise InputError(f"the equivalence margin must be a finite number > 0, got {margin!r}")
+    return float(margin)
+
+
+def tost(estimate: float, std_err: float, df: float | None, margin: float, alpha: float = ALPHA) -> Equivalence:
+    """Two one-sided tests of ``|theta| < margin`` at level ``alpha`` (module docstring).
+
+    ``df`` None or infinite: the standard normal; else Student's t with ``df`` > 0 degrees of freedom (whole or
+    not: seed pooling's df are fractional). Raises InputError for a margin, a standard error or an alpha that is
+    not usable, and for an estimate that is not a finite number.
+    """
+    margin = check_margin(margin)
+    if not 0 < alpha < 0.5:
+        raise InputError(f"alpha must be in (0, 0.5) for a TOST (its interval is 1 - 2 alpha), got {alpha!r}")
+    for name, value in (("estimate", estimate), ("std_err", std_err)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+            raise InputError(f"the TOST's {name} must be a finite number, got {value!r}")
+    if not std_err > 0:
+        raise InputError(f"the TOST's std_err must be > 0, got {std_err!r}")
+    if df is not None and (isinstance(df, bool) or not isinstance(df, numbers.Real) or not df > 0):
+        raise InputError(f"the TOST's df must be a number > 0 or None (a z test), got {df!r}")
+    from .wald import quantile, upper_tail  # here: scipy; check_margin stays light for reading a config
+
+    reference = None if df is None or math.isinf(df) else float(df)
+    p_lower = upper_tail((estimate + margin) / std_err, reference)
+    p_upper = upper_tail((margin - estimate) / std_err, reference)
+    critical = quantile(1 - alpha, reference)
+    low, high = estimate - critical * std_err, estimate + critical * std_err
+    if max(p_lower, p_upper) <= alpha:
+        verdict = WITHIN
+    elif low >= margin or high <= -margin:
+        verdict = NOT_WITHIN
+    else:
+        verdict = CANNOT_TELL
+    return Equivalence(
+        estimate=float(estimate),
+        std_err=float(std_err),
+        df=reference,
+        margin=margin,
+        alpha=float(alpha),
+        p_lower=p_lower,
+        p_upper=p_upper,
+        p_value=max(p_lower, p_upper),
+        ci_low=float(low),
+        ci_high=float(high),
+        verdict=verdict,
+    )
+
+
+def tost_power(effect: float, sigma: float, df: float | None, margin: float, alpha: float = ALPHA) -> float:
+    """The probability that :func:`tost` finds ``within`` when the true effect is ``effect``, the estimate is
+    ``N(effect, sigma^2)`` and its standard error is ``sigma`` (``df`` None) or ``sigma sqrt(chi2_df / df)``,
+    independent of the estimate (a t test on ``df`` degrees of freedom):
+
+        power = E_s [ Phi((margin - c s - effect) / sigma) - Phi((-margin + c s - effect) / sigma) ]_+ ,
+
+    ``c = t_{1 - alpha}(df)``; the expectation over ``s`` is a one-dimensional integral (zero once ``c s`` reaches
+    the margin: the interval is then wider than the margin whatever the estimate).
+    """
+    from scipy import integrate, stats
+
+    from .wald import quantile
+
+    margin = check_margin(margin)
+    if not sigma > 0:
+        raise InputError(f"sigma must be > 0, got {sigma!r}")
+
+    def given(s: float, critical: float) -> float:
+        half = margin - critical * s
+        if half <= 0:
+            return 0.0
+        return float(stats.norm.cdf((half - effect) / sigma) - stats.norm.cdf((-half - effect) / sigma))
+
+    if df is None or math.isinf(df):
+        return given(sigma, quantile(1 - alpha, None))
+    critical = quantile(1 - alpha, float(df))
+    # s = sigma sqrt(x / df), x ~ chi2(df); integrate over x up to where c s reaches the margin.
+    x_max = df * (margin / (critical * sigma)) ** 2
+    value, _ = integrate.quad(
+        lambda x: given(sigma * math.sqrt(x / df), critical) * stats.chi2.pdf(x, df), 0.0, x_max, limit=200
+    )
+    return float(value)

@@ -1,0 +1,221 @@
+"""Equivalence tests and the power planner for the EEC's effects: the fields a unit writes, and what the report and
+``xbias power`` read from them.
+
+- ``equivalence_margin`` (the suite option, intensity scale) rides on every effect record; the TOST itself
+  (:func:`eval_harness.stats.equivalence.tost`) is computed where the record is read, from the record's own
+  ``value``, ``std_err`` and ``df`` (``statistic_kind`` z: normal), so that it is always the test of the
+  standard error the report shows: template-clustered, model-based, or pooled over seeds.
+- ``planner_*``: each effect's variance components measured on the unit's scores
+  (:func:`eval_harness.stats.design_power.variance_components`; 2 x 2 designs), averaged over seeds when the run
+  pools them; the between-seed variance is the pooled record's ``between_seed_sd`` squared. The model and its
+  assumptions: docs/conventions.md, "The power planner".
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from ...contract.records import Field
+from ...errors import InputError
+from ...stats.equivalence import NOT_WITHIN, WITHIN, Equivalence, tost
+from .measurement import finite_number
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ...stats.design_power import VarianceComponents
+
+# pandas and the planner's numerics (scipy) are imported where they are used: the schema (PLANNER_FIELDS) is read
+# when a config is checked, which loads neither.
+
+# The suite's default equivalence margin on the 0-1 intensity scale: a hundredth of the scale.
+EQUIVALENCE_MARGIN = 0.01
+
+PLANNER_FIELDS = {
+    "equivalence_margin": Field(float, "effect: the margin delta of its equivalence test (TOST), intensity scale"),
+    "planner_template_var": Field(
+        float, "effect: its template-to-template variance (the power planner's sigma2_T)", seed_mean=True
+    ),
+    "planner_within_var": Field(
+        float, "effect: the within-cell variance of the scores (the power planner's sigma2_W)", seed_mean=True
+    ),
+    "planner_weight_square_sum": Field(float, "effect: the sum of its squared cell weights"),
+    "planner_templates": Field(int, "effect: the templates the planner's components come from"),
+    "planner_per_cell": Field(float, "effect: sentences per template x cell (harmonic mean)"),
+}
+
+
+def with_margin(records: list[dict], margin: float) -> list[dict]:
+    """``records`` with ``equivalence_margin`` on each effect (none when ``margin`` is 0: no equivalence tests)."""
+    if margin:
+        for record in records:
+            if record["metric"] == "effect":
+                record["equivalence_margin"] = float(margin)
+    return records
+
+
+def planner_fields(data: Mapping) -> dict[tuple[str, str], dict]:
+    """``("effect", name)`` -> the planner components of each 2 x 2 effect, from a unit's prepared ``data`` (scores
+    ``y``, ``template_id``, the ``factors`` and their ``references``); none for an effect whose templates or cells
+    are too few."""
+    import pandas as pd
+
+    from ...stats.design_power import EFFECT_WEIGHTS, variance_components
+
+    factors, references = data["factors"], data["references"]
+    frame = pd.DataFrame({"y": data["y"], "t": data["template_id"], **factors}).dropna()
+    minority = (frame["group"] != references["group"]).astype(int)
+    female = (frame["gender"] != references["gender"]).astype(int)
+    fields = {}
+    for effect in EFFECT_WEIGHTS:
+        try:
+            found = variance_components(frame["y"], frame["t"], minority, female, effect)
+        except InputError:
+            continue  # too few templates or sentences: the report says nothing of other designs
+        fields["effect", effect] = {
+            "planner_template_var": found.template_var,
+            "planner_within_var": found.within_var,
+            "planner_weight_square_sum": found.weight_square_sum,
+            "planner_templates": found.templates,
+            "planner_per_cell": found.per_cell,
+        }
+    return fields
+
+
+def equivalence_of(row: Mapping, alpha: float = 0.05) -> Equivalence | None:
+    """The TOST of an effect record against its ``equivalence_margin``, on its own estimate, standard error and
+    df; None without a margin or a usable standard error."""
+    margin, value, std_err = (finite_number(row.get(name)) for name in ("equivalence_margin", "value", "std_err"))
+    if margin is None or value is None or std_err is None or not std_err > 0:
+        return None
+    df = finite_number(row.get("df")) if row.get("statistic_kind") == "t" else None
+    return tost(value, std_err, df, margin, alpha)
+
+
+def components_of(row: Mapping) -> VarianceComponents | None:
+    """An effect record's planner components (with the between-seed variance of a record pooled over seeds)."""
+    from ...stats.design_power import VarianceComponents
+
+    names = ("planner_template_var", "planner_within_var", "planner_weight_square_sum", "planner_per_cell")
+    values = [finite_number(row.get(name)) for name in names]
+    templates = finite_number(row.get("planner_templates"))
+    if any(value is None for value in values) or templates is None:
+        return None
+    seeds = finite_number(row.get("n_seeds"))
+    between = finite_number(row.get("between_seed_sd"))
+    seeded = seeds is not None and seeds >= 2 and between is not None
+    return VarianceComponents(
+        *values[:3],
+        templates=int(templates),
+        per_cell=values[3],
+        seed_var=between**2 if seeded else 0.0,
+        seeds=int(seeds) if seeded else 1,
+    )
+
+
+def templates_needed(row: Mapping, target: float) -> str:
+    """``"about 30 templates would"`` (with this many sentences per cell and seeds), ``"no number of templates up to
+    1000 would"``, or ``""`` without planner fields."""
+    from ...stats.design_power import MAX_TEMPLATES, smallest_design
+
+    components = components_of(row)
+    if components is None:
+        return ""
+    design = smallest_design(components, target, "templates")
+    if design is None:
+        return f"no number of templates up to {MAX_TEMPLATES} would"
+    return f"about {design.templates} templates would"
+
+
+def plan_words(row: Mapping, target: float) -> str:
+    """``"MDE 0.021 now; 0.01 needs about 30 templates, or 12 sentences per template x cell"`` (or "cannot be
+    reached by more names alone"; with seeds, "or N seeds"): the planner's line for one effect record."""
+    from ...stats.design_power import current_design, design_mde, smallest_design
+
+    components = components_of(row)
+    if components is None:
+        return ""
+    now = design_mde(components, current_design(components))
+    options = []
+    for vary, unit in (("templates", "templates"), ("per_cell", "sentences per template × cell"), ("seeds", "seeds")):
+        if vary == "seeds" and components.seeds < 2:
+            continue  # one seed: its variance is unknown
+        design = smallest_design(components, target, vary)
+        if design is not None:
+            options.append(f"about {math.ceil(getattr(design, vary))} {unit}")
+        elif vary == "per_cell":
+            options.append("cannot be reached by more names alone")
+    return f"MDE {now:.2g} now; {target:g} needs " + ", or ".join(options or ["a larger design in every respect"])
+
+
+def power_table(results: pd.DataFrame, target: float | None = None, alpha: float = 0.05) -> pd.DataFrame:
+    """Per EEC x emotion x model x effect with a margin or planner fields: its value, p, MDE (the record's), the
+    TOST verdict at its margin and the planner's line for ``target`` (default: the record's margin)."""
+    import pandas as pd
+
+    from ...report.tables import format_number, format_p  # here: it loads statsmodels (xbias list stays light)
+
+    present = [name for name in ("planner_template_var", "equivalence_margin") if name in results.columns]
+    if not present:
+        return pd.DataFrame()
+    rows = results[(results["suite"] == "eec") & (results["metric"] == "effect")]
+    rows = rows[rows[present].notna().any(axis=1)]
+    lines = []
+    for _, row in rows.sort_values(["config", "emotion", "model"], kind="stable").iterrows():
+        equivalence = equivalence_of(row, alpha)
+        goal = target if target is not None else finite_number(row.get("equivalence_margin"))
+        lines.append(
+            {
+                "config": row["config"],
+                "emotion": row["emotion"],
+                "model": row["model"],
+                "effect": row.get("contrast") if isinstance(row.get("contrast"), str) else row["term"],
+                "value": format_number(finite_number(row["value"]), 4),
+                "p": format_p(finite_number(row["p_value"])),
+                "MDE (80%)": format_number(finite_number(row.get("mde")), 3),
+                "equivalence (TOST, 90% CI)": equivalence.words() if equivalence else "",
+                "planner": plan_words(row, goal) if goal else "",
+            }
+        )
+    return pd.DataFrame(lines)
+
+
+def equivalence_words(row: Mapping, alpha: float = 0.05) -> tuple[str, str]:
+    """What a result says of its margin, and (when it does not show the effect within it) what design would detect
+    the margin: ``("within ±0.01 (TOST p = 0.003)", "")``; ``("not shown within ±0.01 either (TOST p = 0.31)",
+    "about 30 templates would detect 0.01")``; ``("not within ±0.01 (its 90% interval lies beyond the margin)",
+    "")``; ``("", "")`` without a margin."""
+    equivalence = equivalence_of(row, alpha)
+    if equivalence is None:
+        return "", ""
+    margin = f"±{equivalence.margin:g}"
+    if equivalence.verdict == WITHIN:
+        return equivalence.words(), ""
+    if equivalence.verdict == NOT_WITHIN:
+        return f"not within {margin} (its {1 - 2 * alpha:.0%} interval lies beyond the margin)", ""
+    needed = templates_needed(row, equivalence.margin)
+    plan = f"{needed} detect {equivalence.margin:g}" if needed else ""
+    return f"not shown within {margin} either (TOST p = {equivalence.p_value:.2g})", plan
+
+
+def equivalence_paragraph(results: pd.DataFrame, alpha: float = 0.05) -> str:
+    """What the equivalence column and the planner's lines mean, with the margin(s); empty without a margin."""
+    import pandas as pd
+
+    if "equivalence_margin" not in results.columns:
+        return ""
+    margins = sorted(pd.to_numeric(results["equivalence_margin"], errors="coerce").dropna().unique())
+    if not margins:
+        return ""
+    stated = " and ".join(f"±{margin:g}" for margin in margins)
+    return (
+        f"Equivalence: each effect is tested against the margin {stated} on the 0-1 intensity scale (the suite's "
+        f"equivalence_margin, default ±{EQUIVALENCE_MARGIN:g}) by two one-sided tests on the same standard error "
+        f"and df as its significance test: 'within ±δ' when its {1 - 2 * alpha:.0%} interval lies inside the "
+        "margin (TOST p ≤ alpha), 'not within ±δ' when it lies beyond it, 'cannot tell' otherwise. No effect is "
+        "called 'no bias' without its δ. The power planner (docs/conventions.md) measures each effect's "
+        "template-to-template, within-cell and between-seed variance on this run's scores and gives the MDE of "
+        "another design: how many templates, sentences per template × cell or seeds would detect δ."
+    )

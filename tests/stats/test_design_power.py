@@ -1,0 +1,131 @@
+"""The power planner (stats/design_power.py): its variance components against simulated truth, the measured
+design's variance against the clustered estimator's own, its search against a scan, and in simulation that a
+design it says reaches delta detects delta with 80 % power."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from eval_harness.errors import InputError
+from eval_harness.stats.design_power import (
+    EFFECT_WEIGHTS,
+    Design,
+    VarianceComponents,
+    current_design,
+    design_mde,
+    design_variance,
+    smallest_design,
+    variance_components,
+)
+
+TEMPLATE_SD, WITHIN_SD = 0.03, 0.08
+MEANS = {(0, 0): 0.40, (1, 0): 0.40, (0, 1): 0.45, (1, 1): 0.46}
+
+
+def simulated_eec(rng, templates: int, per_cell: int, effect: float = 0.0):
+    """Rows of an EEC: every template x (minority, female) cell with ``per_cell`` sentences; each template shifts
+    each cell by its own N(0, TEMPLATE_SD^2 / 2) (so a two-cell contrast's template spread is TEMPLATE_SD^2) and
+    each sentence by N(0, WITHIN_SD^2); ``effect`` is added to the (1, 0) cell (the group effect among men)."""
+    t, m, f = np.meshgrid(np.arange(templates), [0, 1], [0, 1], indexing="ij")
+    t, m, f = (np.repeat(a.ravel(), per_cell) for a in (t, m, f))
+    cell_shift = rng.normal(0, TEMPLATE_SD / math.sqrt(2), (templates, 2, 2))[t, m, f]
+    mean = np.array([MEANS[int(a), int(b)] for a, b in zip(m, f, strict=True)]) + effect * ((m == 1) & (f == 0))
+    return mean + cell_shift + rng.normal(0, WITHIN_SD, t.size), t, m, f
+
+
+def clustered_test(y, t, m, f, effect: str = "group_within_reference_gender"):
+    """The template-clustered test of a contrast computed here: per template the contrast of its cell means, then
+    their mean, SD / sqrt(T) and a two-sided t test on T - 1 df. Returns (estimate, std_err, p). The rows are
+    :func:`simulated_eec`'s, in template x minority x female x sentence order."""
+    weights = EFFECT_WEIGHTS[effect](f.mean(), m.mean())
+    cell_means = y.reshape(len(np.unique(t)), 2, 2, -1).mean(-1)
+    per_template = sum(w * cell_means[:, c[0], c[1]] for c, w in weights.items())
+    estimate, std_err = np.mean(per_template), np.std(per_template, ddof=1) / math.sqrt(len(per_template))
+    return estimate, std_err, 2 * stats.t.sf(abs(estimate / std_err), len(per_template) - 1)
+
+
+def test_components_recover_the_simulated_variances():
+    """Over 300 simulated EECs (40 templates x 20 sentences: the spread rarely falls below the noise, where the
+    estimate is clipped at 0) the mean estimated within variance and template
+    variance of a two-cell contrast are the simulated ones, within three Monte-Carlo standard errors."""
+    rng = np.random.default_rng(0)
+    found = [variance_components(*simulated_eec(rng, 40, 20), "group_within_reference_gender") for _ in range(300)]
+    within = np.array([c.within_var for c in found])
+    template = np.array([c.template_var for c in found])
+    assert within.mean() == pytest.approx(WITHIN_SD**2, abs=3 * within.std() / math.sqrt(len(found)))
+    assert template.mean() == pytest.approx(TEMPLATE_SD**2, abs=3 * template.std() / math.sqrt(len(found)))
+    assert found[0].weight_square_sum == 2 and found[0].templates == 40 and found[0].per_cell == pytest.approx(20)
+
+
+@pytest.mark.parametrize("effect", list(EFFECT_WEIGHTS))
+def test_measured_design_variance_is_the_clustered_estimators(effect):
+    """On the design it was measured on (template spread above the cells' noise, so nothing is clipped), the
+    planner's variance is the clustered estimator's squared standard error, and its df T - 1."""
+    rng = np.random.default_rng(1)
+    y, t, m, f = simulated_eec(rng, 9, 30)
+    components = variance_components(y, t, m, f, effect)
+    assert components.template_var > 0
+    _, std_err, _ = clustered_test(y, t, m, f, effect)
+    variance, df = design_variance(components, current_design(components))
+    assert variance == pytest.approx(std_err**2, rel=1e-9)
+    assert df == 8
+
+
+def test_smallest_design_is_the_first_of_a_scan():
+    components = VarianceComponents(4e-4, 6.4e-3, 2.0, templates=7, per_cell=4)
+    start = current_design(components).__dict__
+    for vary, counts, target in (("templates", range(2, 400), 0.02), ("per_cell", range(1, 400), 0.03)):
+        found = smallest_design(components, target, vary)
+        scan = next(n for n in counts if design_mde(components, Design(**{**start, vary: n})) <= target)
+        assert getattr(found, vary) == scan
+
+
+def test_more_names_alone_cannot_pass_the_template_floor():
+    """The floor sigma2_T / T with 7 templates: t_6's delta* x 0.02 / sqrt(7) = 0.0254 is above 0.02."""
+    components = VarianceComponents(4e-4, 6.4e-3, 2.0, templates=7, per_cell=4)
+    assert smallest_design(components, 0.02, "per_cell") is None
+    assert smallest_design(components, 0.03, "per_cell").per_cell > 4
+
+
+def test_seeds_add_their_variance_over_m_with_satterthwaite_df():
+    components = VarianceComponents(4e-4, 6.4e-3, 2.0, templates=7, per_cell=4, seed_var=1e-4, seeds=3)
+    a, b = (4e-4 + 2 * 6.4e-3 / 4) / 7, 1e-4 / 3
+    variance, df = design_variance(components, current_design(components))
+    assert variance == pytest.approx(a + b, rel=1e-12)
+    assert df == pytest.approx((a + b) ** 2 / (a**2 / 6 + b**2 / 2), rel=1e-12)
+    more_seeds = smallest_design(components, 0.02, "seeds")
+    assert more_seeds is None or more_seeds.seeds > 3
+
+
+def test_a_design_the_planner_says_reaches_delta_detects_delta_with_80_percent_power():
+    """From a pilot of 200 templates x 4 sentences (long, so that its components are near the truth), the smallest
+    number of templates whose MDE is 0.02; 1,000 EECs of that design with a true effect of 0.02 are found
+    significant at 5 % by the clustered test in 80 % of them, within three binomial standard errors (0.038) and
+    the rounding up to whole templates."""
+    rng = np.random.default_rng(2)
+    pilot = variance_components(*simulated_eec(rng, 200, 4), "group_within_reference_gender")
+    design = smallest_design(pilot, 0.02, "templates")
+    assert 7 < design.templates < 200
+    truth = VarianceComponents(TEMPLATE_SD**2, WITHIN_SD**2, 2.0, design.templates, design.per_cell)
+    planned = design_mde(truth, current_design(truth))
+    n = 1000
+    rejected = np.mean(
+        [clustered_test(*simulated_eec(rng, design.templates, 4, effect=0.02))[2] <= 0.05 for _ in range(n)]
+    )
+    assert planned == pytest.approx(0.02, rel=0.1)  # the pilot's components are the truth's, near enough
+    # 3 binomial SEs, plus the rounding up to a whole number of templates (power a little above 80 %)
+    assert rejected == pytest.approx(0.80, abs=3 * math.sqrt(0.8 * 0.2 / n) + 0.02)
+
+
+def test_bad_planner_inputs_are_one_line_errors():
+    components = VarianceComponents(4e-4, 6.4e-3, 2.0, templates=7, per_cell=4)
+    with pytest.raises(InputError, match="target MDE must be a finite number > 0"):
+        smallest_design(components, 0.0, "templates")
+    with pytest.raises(InputError, match="vary must be one of"):
+        smallest_design(components, 0.01, "names")
+    with pytest.raises(InputError, match="unknown effect"):
+        variance_components([0.1, 0.2], [1, 2], [0, 1], [0, 1], "gap")
+    with pytest.raises(InputError, match=">= 2 templates with every cell"):
+        variance_components([0.1, 0.2], [1, 2], [0, 1], [0, 1], "group_ame")
