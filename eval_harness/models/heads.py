@@ -48,7 +48,7 @@ import scipy.sparse as sp
 from eval_harness.errors import InputError
 from eval_harness.io import atomic_write_json, read_json
 from eval_harness.models.registry import HEADS
-from eval_harness.models.reproducible import single_thread
+from eval_harness.models.reproducible import single_blas_thread, single_thread
 from eval_harness.paths import cache_root
 
 # Ridge penalties on standardised features: from nearly unpenalised least squares to nearly the mean alone.
@@ -136,6 +136,10 @@ class RidgeHead(_Head):
         self.penalties = tuple(float(a) for a in penalties)
 
     def fit(self, x_train, y_train, x_validation, y_validation) -> "RidgeHead":
+        with single_blas_thread():  # the same bits whatever the process's thread count (models/reproducible.py)
+            return self._fit(x_train, y_train, x_validation, y_validation)
+
+    def _fit(self, x_train, y_train, x_validation, y_validation) -> "RidgeHead":
         x_train, x_validation = _dense(x_train, np.float64), _dense(x_validation, np.float64)
         y_train, y_validation = np.asarray(y_train, np.float64), np.asarray(y_validation, np.float64)
         if self.protocol == "validation":
@@ -162,7 +166,8 @@ class RidgeHead(_Head):
     def predict(self, x) -> np.ndarray:
         state = self._fitted()
         z = (_dense(x, np.float64) - state["mean"]) / state["scale"]
-        return z @ state["coef"] + float(state["intercept"])
+        with single_blas_thread():
+            return z @ state["coef"] + float(state["intercept"])
 
 
 @dataclass(frozen=True)

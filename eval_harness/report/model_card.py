@@ -313,6 +313,8 @@ def check_model_card(path: str | Path) -> Path:
         raise InputError(
             f"the model card {card_path} is a folder: give the card's file, e.g. {card_path / 'README.md'}"
         )
+    if card_path.exists() and not card_path.is_symlink() and not card_path.is_file():
+        raise InputError(f"cannot write the model card {card_path}: it is not a regular file (a FIFO, a device...)")
     if card_path.suffix.lower() != ".md":
         raise InputError(f"cannot write the model card {card_path}: a model card is a Markdown file (README.md)")
     folder = card_path.parent

@@ -181,7 +181,8 @@ def write_run(
     store = RunStore(out, config)
     store.make_folder()
     dist = Distributed()
-    lock, finished = _take_folder(store, config, plan, force, dist)
+    # The scores were computed elsewhere, in a precision lm-eval's own arguments record (provenance): none to check.
+    lock, finished = _take_folder(store, config, plan, force, dist, provenance.get("precisions", {}))
     try:
         return _run_plan(config, plan, store, dist, finished, None, False, started, provenance, models)
     finally:

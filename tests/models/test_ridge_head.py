@@ -83,3 +83,18 @@ def test_it_has_no_seed_and_its_state_predicts_the_same_bits(data):
 def test_bad_options_are_refused(options, message):
     with pytest.raises(InputError, match=message):
         RidgeHead(**options)
+
+
+def test_the_same_bits_with_one_and_two_blas_threads():
+    """numpy's BLAS splits its sums by thread (a 2,000 x 384 fit differs in the last bits between 1 and 2 threads
+    unpinned): the head fits and predicts on one BLAS thread whatever the process's setting."""
+    from threadpoolctl import threadpool_limits
+
+    rng = np.random.default_rng(0)
+    x, y = rng.normal(size=(2000, 384)).astype(np.float32), rng.normal(size=2000)
+    predictions = []
+    for threads in (1, 2):
+        with threadpool_limits(threads, user_api="blas"):
+            head = RidgeHead().fit(x[:1500], y[:1500], x[1500:], y[1500:])
+            predictions.append(head.predict(x))
+    assert np.array_equal(predictions[0], predictions[1])

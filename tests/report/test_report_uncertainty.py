@@ -193,7 +193,7 @@ def three_seeds(tmp_path_factory):
     return folder, records, annotate(load_run(folder).results)
 
 
-def test_seeds_are_pooled_per_coefficient_and_effect_by_rubins_rules(three_seeds):
+def test_seeds_are_pooled_per_coefficient_and_effect_as_the_mean_over_seeds(three_seeds):
     _, records, pooled = three_seeds
     eec = pooled[(pooled["suite"] == "eec") & pooled["metric"].isin(["estimate", "effect"])]
     assert len(eec) == 2 * 20 * 11 and eec["seed"].isna().all() and (eec["n_seeds"] == 3).all()
@@ -205,9 +205,9 @@ def test_seeds_are_pooled_per_coefficient_and_effect_by_rubins_rules(three_seeds
                   & (eec["term"] == term)].iloc[0]  # fmt: skip
         assert row["value"] == pytest.approx(q.mean(), rel=1e-12)
         assert row["between_seed_sd"] == pytest.approx(q.std(ddof=1), rel=1e-12)
-        total = (u**2).mean() + (1 + 1 / 3) * q.var(ddof=1)
+        total = (u**2).mean() + q.var(ddof=1) / 3  # the mean over 3 seeds: W + B/m
         assert row["std_err"] == pytest.approx(math.sqrt(total), rel=1e-12)
-        assert row["between_seed_share"] == pytest.approx((1 + 1 / 3) * q.var(ddof=1) / total, rel=1e-12)
+        assert row["between_seed_share"] == pytest.approx(q.var(ddof=1) / 3 / total, rel=1e-12)
         assert row["share_same_sign"] == np.mean(np.sign(q) == np.sign(q.mean()))
     pearson = pooled[(pooled["metric"] == "pearson_r") & (pooled["split"] == "test")]
     assert len(pearson) == 2 * 3 * 4 and (pearson["pooling"] == "mean").all()
@@ -243,18 +243,19 @@ def test_the_report_uses_the_pooled_values_and_shows_the_spread(three_seeds, tmp
     shares = bias["between_seed_share"]
     assert 0 < shares.min() < shares.max() < 1 and len(shares) == 2 * 20 * 3
     assert (
-        f"Between-seed variance is {shares.min():.0%} to {shares.max():.0%} (median {shares.median():.0%}) of the "
+        f"Training noise is {shares.min():.0%} to {shares.max():.0%} (median {shares.median():.0%}) of the "
         f"squared standard errors of the {len(shares)} bias coefficients" in markdown
     )
-    assert "en_black_white: the coefficients' standard errors (pooled over seeds: within- plus" in markdown
+    assert "each number is the mean over the seeds' trained heads; its standard error is the mean's" in markdown
+    assert "en_black_white: the coefficients' standard errors (pooled over seeds: the sampling variance" in markdown
 
 
 def test_with_one_seed_the_report_says_the_standard_errors_leave_out_the_training_variance(run_dir, tmp_path):
     markdown = write_report(run_dir, formats=("md",), out_dir=tmp_path / "report").markdown.read_text("utf-8")
     assert "One seed per regressor" in markdown and "does not include the regressor's training variance" in markdown
-    assert "Between-seed variance is" not in markdown and "% seeds)" not in markdown
+    assert "Training noise is" not in markdown and "% seeds)" not in markdown
     assert "standard errors (one seed: they leave out the regressors' training noise)" in markdown
-    assert "pooled over seeds: within-" not in markdown
+    assert "pooled over seeds: the sampling variance" not in markdown
 
 
 # -- 4. WEAT uncertainty ---------------------------------------------------------------------------------------------
