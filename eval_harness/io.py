@@ -338,12 +338,20 @@ def write_folder_whole(folder: str | os.PathLike, contents: Mapping[str, bytes],
         for name, data in contents.items():
             path = staging / name
             path.parent.mkdir(parents=True, exist_ok=True)
-            with open(path, "xb") as stream:
-                stream.write(data)
-                stream.flush()
-                os.fsync(stream.fileno())
+            try:
+                write_new_file(path, data)
+            except OSError as error:  # named by the file being written (its path in the folder)
+                raise OSError(error.errno, error.strerror, name) from error
 
     return build_folder(folder, write, rebuild=True, owner=owner)
+
+
+def write_new_file(path: str | os.PathLike, data: bytes) -> None:
+    """``data`` in a new file ``path`` (never an existing one: ``FileExistsError``), flushed to disk."""
+    with open(path, "xb") as stream:
+        stream.write(data)
+        stream.flush()
+        os.fsync(stream.fileno())
 
 
 @contextmanager

@@ -284,7 +284,7 @@ def _write_whole(folder: Path, contents: dict[str, bytes]) -> None:
             f"cannot write the report into {folder}: {error.strerror}; give a new or empty --out"
         ) from None
     except OSError as error:
-        raise _write_error(error, folder, Path(error.filename).name if error.filename else "the folder") from None
+        raise _write_error(error, folder, error.filename or "the folder") from None
 
 
 def _write_error(error: OSError, folder: Path, what: str) -> InputError:

@@ -32,7 +32,7 @@ POINTS = {
     # a unit file is written, the next unit not yet begun
     "unit_written": ("eval_harness.runner.store", "RunStore", "write_unit"),
     # one file of a report is written into the staging folder (a module function: no class)
-    "report_file": ("eval_harness.report.build", None, "_write_file"),
+    "report_file": ("eval_harness.io", None, "write_new_file"),
     # the whole report is in place, nothing printed yet
     "report_written": ("eval_harness.report", None, "write_report"),
 }

@@ -246,7 +246,7 @@ def test_the_report_uses_the_pooled_values_and_shows_the_spread(three_seeds, tmp
         f"Training noise is {shares.min():.0%} to {shares.max():.0%} (median {shares.median():.0%}) of the "
         f"squared standard errors of the {len(shares)} bias coefficients" in markdown
     )
-    assert "each number is the mean over the seeds' trained heads; its standard error is the mean's" in markdown
+    assert "Each number is the mean over the seeds' trained heads; its standard error is the mean's" in markdown
     assert "en_black_white: the coefficients' standard errors (pooled over seeds: the sampling variance" in markdown
 
 
