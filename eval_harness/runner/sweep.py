@@ -177,12 +177,12 @@ def write_run(
     No model is loaded or pinned here; ``provenance`` says where the scores came from (``run.json`` keeps it, with
     the datasets' fingerprints), and ``config.pinned`` what identifies them. One process."""
     started = time.time()
-    provenance = {**provenance, "datasets": _dataset_fingerprints(plan)}
+    # The scores were computed elsewhere, in a precision lm-eval's own arguments record: none is named or checked here.
+    provenance = {"precisions": {}, **provenance, "datasets": _dataset_fingerprints(plan)}
     store = RunStore(out, config)
     store.make_folder()
     dist = Distributed()
-    # The scores were computed elsewhere, in a precision lm-eval's own arguments record (provenance): none to check.
-    lock, finished = _take_folder(store, config, plan, force, dist, provenance.get("precisions", {}))
+    lock, finished = _take_folder(store, config, plan, force, dist, provenance["precisions"])
     try:
         return _run_plan(config, plan, store, dist, finished, None, False, started, provenance, models)
     finally:
