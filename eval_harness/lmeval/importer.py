@@ -230,6 +230,7 @@ def import_samples(
     provenance = {
         "models": {name: {"commit": pinned, "load": None, "lm_eval": lm_eval, "prompt": identity["prompt"]}},
         "lm_eval": {**lm_eval, "tasks": {task.task: file_sha256(task.path) for task in logged}},
+        "precisions": {name: precision} if (precision := lm_eval_precision(lm_eval.get("model_args"))) else {},
     }
     return write_run(
         config,
@@ -241,6 +242,19 @@ def import_samples(
         provenance,
         force=force,
     )
+
+
+# lm-eval's ``dtype=`` model argument, as the records name a precision.
+LM_EVAL_DTYPES = {"float32": "fp32", "bfloat16": "bf16", "float16": "fp16"}
+
+
+def lm_eval_precision(model_args) -> str | None:
+    """The precision lm-eval ran the model in, from its ``dtype=`` model argument (a ``"k=v,k=v"`` string or a
+    mapping); None when it does not say (its ``auto``: the checkpoint's own dtype)."""
+    if isinstance(model_args, str):
+        model_args = dict(part.split("=", 1) for part in model_args.split(",") if "=" in part)
+    dtype = str((model_args or {}).get("dtype", "")).removeprefix("torch.")
+    return LM_EVAL_DTYPES.get(dtype)
 
 
 def _model_name(model: str | None, prompt: str) -> str:

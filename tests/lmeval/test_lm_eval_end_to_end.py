@@ -151,6 +151,7 @@ def write_logged_scores(scores: pd.DataFrame, folder):
         "lm_eval_version": "0.4.13",
         "model_source": "hf",
         "model_name": MODEL,
+        "config": {"model": "hf", "model_args": f"pretrained={MODEL},dtype=float32"},  # as xbias run's fp32
     }
     (folder / f"results_{time}.json").write_text(json.dumps(results))
     return folder / f"samples_{task}_{time}.jsonl"

@@ -161,3 +161,12 @@ def test_tasks_are_never_written_over_a_folder_that_is_not_a_task_pack(tmp_path)
     with pytest.raises(ConfigError, match="not an xbias lm-eval task pack"):
         write_tasks(tmp_path / "mine", "pypi:smollm2-135m-instruct", languages=["en"], emotions=["anger"])
     assert (tmp_path / "mine" / "notes.txt").read_text() == "mine"
+
+
+def test_the_precision_lm_eval_ran_in_comes_from_its_dtype_argument():
+    from eval_harness.lmeval.importer import lm_eval_precision
+
+    assert lm_eval_precision("pretrained=/models/smollm2,dtype=float32") == "fp32"
+    assert lm_eval_precision({"dtype": "torch.bfloat16"}) == "bf16"
+    assert lm_eval_precision("pretrained=/models/smollm2") is None  # lm-eval's auto: the checkpoint's dtype
+    assert lm_eval_precision(None) is None
