@@ -8,6 +8,7 @@ import sys
 
 import pytest
 import yaml
+from test_cli import fails_with_one_line
 
 from eval_harness import io
 from eval_harness.cli import main
@@ -17,16 +18,6 @@ from eval_harness.errors import shown, unreadable_file
 ALIAS_BOMB = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
     f"{b}: &{b} [{', '.join([f'*{a}'] * 9)}]\n" for a, b in zip("abcdefgh", "bcdefghi", strict=True)
 )
-
-
-def fails_with_one_line(capsys, argv, *fragments):
-    assert main(argv) == 2
-    captured = capsys.readouterr()
-    lines = captured.err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("xbias: error: "), captured.err
-    for fragment in fragments:
-        assert fragment in lines[0], lines[0]
-    return lines[0]
 
 
 def expanded_nodes(value) -> int:

@@ -15,6 +15,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from test_cli import fails_with_one_line
 from toy_method import register_toy_suite
 
 from eval_harness.cli import main
@@ -70,20 +71,10 @@ def plant(folder: Path, foreign: str, link: str) -> tuple[Path, Path]:
     return folder, target
 
 
-def refused_in_one_line(capsys, argv: list[str], *fragments: str) -> str:
-    assert main(argv) == 2
-    captured = capsys.readouterr()
-    lines = captured.err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("xbias: error: "), captured.err
-    for fragment in fragments:
-        assert fragment in lines[0], lines[0]
-    return lines[0]
-
-
 def check_refused(capsys, argv, folder: Path, target: Path, *fragments, untouched=()):
     """The command stops in one line, and the folder, the link's target and ``untouched`` are as they were."""
     before = snapshot(folder, target, *untouched)
-    refused_in_one_line(capsys, argv, *fragments)
+    fails_with_one_line(capsys, argv, *fragments)
     assert snapshot(folder, target, *untouched) == before
     assert target.read_text() == KEPT
 
@@ -195,12 +186,12 @@ def test_report_out_replaces_an_earlier_report_but_not_a_file_added_to_it(run_di
     assert main(["report", str(run_dir), "--out", str(folder), "--format", "html", "-q"]) == 0  # its own: replaced
     (folder / "mine.md").write_text(KEPT)
     before = snapshot(folder)
-    refused_in_one_line(capsys, ["report", str(run_dir), "--out", str(folder)], "it holds mine.md")
+    fails_with_one_line(capsys, ["report", str(run_dir), "--out", str(folder)], "it holds mine.md")
     assert snapshot(folder) == before
     theirs = tmp_path / "theirs"
     theirs.mkdir()
     (theirs / "report.md").write_text(KEPT)
-    refused_in_one_line(capsys, ["report", str(run_dir), "--out", str(theirs)], "it holds report.md")
+    fails_with_one_line(capsys, ["report", str(run_dir), "--out", str(theirs)], "it holds report.md")
     assert (theirs / "report.md").read_text() == KEPT
 
 
@@ -223,7 +214,7 @@ def test_model_card_refuses_a_run_json_and_a_planted_link(run_dir, tmp_path, cap
     report = tmp_path / "report"
     argv = ["report", str(run), "--out", str(report), "--model-card"]
     before = snapshot(run)
-    refused_in_one_line(capsys, [*argv, str(run / "run.json")], "a model card is a Markdown file")
+    fails_with_one_line(capsys, [*argv, str(run / "run.json")], "a model card is a Markdown file")
     assert snapshot(run) == before
     folder, target = plant(tmp_path / "card", "notes.txt", "README.md")
     check_refused(capsys, [*argv, str(folder / "README.md")], folder, target, "README.md is a symbolic link")
