@@ -6,7 +6,7 @@
 - :mod:`~eval_harness.models.encoder` (sentence and word vectors of a transformer),
   :mod:`~eval_harness.models.static` (static word vectors, Procrustes-aligned spaces),
   :mod:`~eval_harness.models.cache` (the embedding cache);
-- emotion models: :mod:`~eval_harness.models.regressors` (probe, SVM-tfidf, static-vector MLP),
+- emotion models: :mod:`~eval_harness.models.regressors` (probe, SVM-tfidf, static vectors),
   :mod:`~eval_harness.models.classifier` (a classifier used as is), :mod:`~eval_harness.models.heads`;
 - :mod:`~eval_harness.models.loading` (Hub ids and folders, fingerprints) and
   :mod:`~eval_harness.models.packaged` (``pypi:NAME`` models);
