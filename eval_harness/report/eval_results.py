@@ -10,14 +10,16 @@ same numbers as the model card (:func:`.model_card.reported_numbers`): ``dataset
 ``task_id`` its benchmark task (``en_black_white-anger-group_x_gender``: EEC config, emotion, term),
 ``dataset.revision`` the dataset's fingerprint, ``value`` the number, ``date`` when the run's last unit finished.
 The spec has a single ``value`` and no field for its uncertainty, so ``notes`` carries it, in a fixed form:
-``std err 0.0123; 95% CI [0.0012, 0.0501]; p-value 0.0312; p_clustered 0.081`` after what the number is, and
-then the compute() arguments; ``source`` can link the full details (``--source-url``, e.g. the per-sentence
-details dataset). Numbers on datasets that are no benchmark (a regressor's Pearson r on SemEval-2018, the
-gender-space measures) stay in the model-index only. Files are serialised by huggingface_hub's own
-``eval_result_entries_to_yaml``; writing the same run again rewrites the same files with the same bytes, and
-files xbias wrote earlier that name no task of the benchmark (an older naming) are removed. The folder is shared
-with what others write there, so xbias replaces only its own files (the write rule, :func:`eval_results_problem`):
-a same-named file it did not write, or a symbolic link, stops the write before any file is written.
+``std err 0.0123; 95% CI [0.0012, 0.0501]; p-value 0.0312; p_clustered 0.081`` after what the number is, then what
+the method's section adds (:meth:`~.sections.ReportSection.card_notes`: an EEC coefficient's equivalence verdicts on
+the intensity scale, "equivalence (TOST, intensity scale): group_within_reference_gender within ±0.01 (TOST p =
+0.003), ..."), and then the compute() arguments; ``source`` can link the full details (``--source-url``, e.g. the
+per-sentence details dataset). Numbers on datasets that are no benchmark (a regressor's Pearson r on SemEval-2018,
+the gender-space measures) stay in the model-index only. Files are serialised by huggingface_hub's own
+``eval_result_entries_to_yaml``; writing the same run again rewrites the same files with the same bytes, and files
+xbias wrote earlier that name no task of the benchmark (an older naming) are removed. The folder is shared with what
+others write there, so xbias replaces only its own files (the write rule, :func:`eval_results_problem`): a
+same-named file it did not write, or a symbolic link, stops the write before any file is written.
 """
 
 from __future__ import annotations
@@ -98,6 +100,8 @@ def _notes(number: ReportedNumber, model: str, version: str | None) -> str:
         parts[0] += " on " + ", ".join(filter(None, where))
     if number.uncertainty:
         parts.append(uncertainty_note(dict(number.uncertainty)))
+    if number.notes:
+        parts.append(number.notes)
     if number.metric_args:
         parts.append("compute args " + ", ".join(f"{key}={value}" for key, value in number.metric_args.items()))
     return "; ".join(parts)

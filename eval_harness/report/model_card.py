@@ -107,6 +107,7 @@ class ReportedNumber:
     value: float
     dataset_revision: str | None = None  # the dataset's fingerprint
     uncertainty: Mapping[str, float] = field(default_factory=dict)  # UNCERTAINTY_FIELDS and declared p-values
+    notes: str = ""  # what the section adds to the .eval_results notes (ReportSection.card_notes)
 
     def eval_result(self) -> EvalResult:
         """The model-index result: the value, with the compute() arguments and the uncertainty as its args."""
@@ -188,6 +189,7 @@ def reported_numbers(
             f"{sorted(results['model'].dropna().unique())})"
         )
     titles = dataset_titles()
+    mine = results[results["model"] == model]
     numbers = []
     for row, section, card in rows:
         config, split, task_id, metric_name = section.card_where(row, card.label)
@@ -206,6 +208,7 @@ def reported_numbers(
                 value=round(float(row["value"]), DIGITS),
                 dataset_revision=_text(row.get("dataset_fingerprint")),
                 uncertainty=_uncertainty(row, section, card),
+                notes=section.card_notes(row, mine[mine["suite"] == row["suite"]]),
             )
         )
     return sorted(

@@ -177,6 +177,11 @@ class ReportSection:
         """The metric's ``compute()`` arguments behind a card number, where the record carries them."""
         return None
 
+    def card_notes(self, row: pd.Series, rows: pd.DataFrame) -> str:
+        """Further words for a card number's notes (the ``.eval_results`` entry), from the suite's records of the
+        same model (``rows``): what the number alone cannot say, such as an equivalence verdict; none by default."""
+        return ""
+
     def summary(self, results: pd.DataFrame, settings: ReportSettings) -> list[Block]:
         """The section's blocks of the report's one-screen summary, on top (a figure, a few sentences, a small
         table: what fits 1400 px across); none by default."""

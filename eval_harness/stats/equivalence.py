@@ -52,13 +52,14 @@ class Equivalence(Result):
     ci_high: float
     verdict: str
 
-    def words(self) -> str:
-        """``"within ±0.01 (TOST p = 0.003)"``, ``"not within ±0.01"``, ``"cannot tell whether within ±0.01"``."""
+    def words(self, with_p: bool = False) -> str:
+        """``"within ±0.01 (TOST p = 0.003)"``, ``"not within ±0.01"``, ``"cannot tell whether within ±0.01"``
+        (``with_p``: every verdict with its TOST p)."""
+        p = f" (TOST p = {self.p_value:.2g})"
         if self.verdict == WITHIN:
-            return f"within ±{self.margin:g} (TOST p = {self.p_value:.2g})"
-        if self.verdict == NOT_WITHIN:
-            return f"not within ±{self.margin:g}"
-        return f"cannot tell whether within ±{self.margin:g}"
+            return f"within ±{self.margin:g}{p}"
+        verdict = "not within" if self.verdict == NOT_WITHIN else "cannot tell whether within"
+        return f"{verdict} ±{self.margin:g}" + (p if with_p else "")
 
 
 def check_margin(margin) -> float:

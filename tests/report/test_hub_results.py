@@ -297,3 +297,42 @@ def test_update_model_card_with_dataset_ids(run, tmp_path):
     assert update.added > 0
     card = ModelCard.load(tmp_path / "README.md")
     assert all(r.dataset_type.startswith(f"{NAMESPACE}/") for r in card.data.eval_results)
+
+
+def test_eval_results_notes_carry_the_equivalence_verdicts_of_the_coefficients_effects(run, tmp_path):
+    """With an equivalence margin on the effects, a coefficient's notes name each intensity-scale effect of its term
+    (same EEC, emotion and seed) with its verdict, the margin and the TOST p, here computed directly: the larger
+    of the two one-sided p-values on the record's own estimate, standard error and reference distribution."""
+    from dataclasses import replace
+
+    from scipy import stats
+
+    margin = 0.05
+    results = run.results.copy()
+    results.loc[results["metric"] == "effect", "equivalence_margin"] = margin
+    written = write_eval_results(tmp_path / ".eval_results", replace(run, results=results), NAMESPACE, model=MINILM)
+    (path,) = [p for p in written.paths if p.name == "eec__en_black_white-anger-group.yaml"]
+    (entry,) = parse_eval_result_entries(yaml.safe_load(path.read_text()))
+    effects = results[
+        (results["model"] == MINILM)
+        & (results["config"] == "en_black_white")
+        & (results["emotion"] == "anger")
+        & (results["metric"] == "effect")
+        & (results["coefficient"] == "group")
+    ]
+    assert set(effects["term"]) == {"group_within_reference_gender", "group_within_other_gender", "group_ame"}
+    verdicts = set()
+    for _, effect in effects.iterrows():
+        dist = stats.t(effect["df"]) if effect["statistic_kind"] == "t" else stats.norm()
+        value, std_err = effect["value"], effect["std_err"]
+        p = max(dist.sf((value + margin) / std_err), dist.cdf((value - margin) / std_err))
+        low, high = value - dist.ppf(0.95) * std_err, value + dist.ppf(0.95) * std_err
+        verdict = "within" if p <= 0.05 else "not within" if low >= margin or high <= -margin else "cannot tell"
+        verdicts.add(verdict)
+        words = "cannot tell whether within" if verdict == "cannot tell" else verdict
+        assert f"{effect['term']} {words} ±{margin:g} (TOST p = {p:.2g})" in entry.notes
+    assert entry.notes.index("equivalence (TOST, intensity scale)") > entry.notes.index("p-value")
+    assert len(verdicts) >= 2  # the margin tells the planted effect apart from the others
+    # Without a margin (the synthetic run's own records) no coefficient's notes speak of equivalence.
+    plain = write_eval_results(tmp_path / "plain", run, NAMESPACE, model=MINILM)
+    assert not any("TOST" in path.read_text() for path in plain.paths)

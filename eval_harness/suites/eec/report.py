@@ -26,7 +26,7 @@ from ...report.sections import (
     ReportSettings,
 )
 from ...report.tables import findings_table, significance_legend
-from .planner import equivalence_paragraph, power_table
+from .planner import card_equivalence_notes, equivalence_paragraph, power_table
 from .plots import forest_plot
 from .report_stability import (
     FRAGILE_COLUMN,
@@ -471,6 +471,7 @@ class EECSection(ReportSection):
 
     card_where = staticmethod(card_where)
     card_arguments = staticmethod(card_arguments)
+    card_notes = staticmethod(card_equivalence_notes)
 
     def summary(self, results: pd.DataFrame, settings: ReportSettings) -> list:
         return eec_summary(results, settings, regressor_quality(results), judge_validity(results), MIN_NUMERAL_MASS)
