@@ -1,5 +1,6 @@
 """TOST (stats/equivalence.py): its p-values against a direct computation, and in simulation its size at the
-margin and its power, with the template-clustered standard error (t on T - 1 df) and with seed pooling's."""
+margin and its power (tost_power, seed_mean_tost_power), with the template-clustered standard error (t on T - 1 df)
+and with seed pooling's (the mean over seeds: W + B/m on Satterthwaite df)."""
 
 import math
 
@@ -8,7 +9,7 @@ import pytest
 from scipy import stats
 
 from eval_harness.errors import InputError
-from eval_harness.stats.equivalence import CANNOT_TELL, NOT_WITHIN, WITHIN, tost, tost_power
+from eval_harness.stats.equivalence import CANNOT_TELL, NOT_WITHIN, WITHIN, seed_mean_tost_power, tost, tost_power
 from eval_harness.stats.pooling import pool_estimates
 
 MARGIN = 0.02
@@ -110,18 +111,26 @@ def test_tost_power_matches_simulation_with_the_clustered_standard_error():
     assert within == pytest.approx(expected, abs=3 * _binomial_se(expected, n))
 
 
-def test_tost_power_with_the_seed_pooled_standard_error_is_no_more_than_computed():
-    """Seed pooling's standard error holds the seeds' spread and its df are an approximation, so the power
-    computed on the estimator's true sigma and the replicates' median df is a bound the simulation reaches within
-    three binomial standard errors and does not exceed by more; the share is far from 0 (the test has power)."""
+@pytest.mark.parametrize(("effect", "margin"), [(0.0, MARGIN), (0.004, 1.5 * MARGIN)])
+def test_tost_power_matches_simulation_with_the_seed_pooled_standard_error(effect, margin):
+    """The share of 1,000 seed-pooled replicates (3 seeds, the mean over seeds, W + B/m on Satterthwaite df) found
+    'within' is seed_mean_tost_power's, within three binomial standard errors; the power is far from 0 and 1."""
     n = 1000
     rng = np.random.default_rng(4)
-    estimates, std_errs, dfs, sigma = seed_pooled_replicates(0.0, n, rng)
-    margin = 1.5 * MARGIN  # 3.5 sigma: a margin this design can show
+    estimates, std_errs, dfs, _ = seed_pooled_replicates(effect, n, rng)
     within = share_within(estimates, std_errs, dfs, margin)
-    expected = tost_power(0.0, sigma, float(np.median(dfs)), margin)
-    assert within <= expected + 3 * _binomial_se(expected, n)
-    assert within > 0.2
+    sampling_var = (0.02**2 + 0.01**2) / 7  # the clustered estimate's variance (clustered_replicates)
+    expected = seed_mean_tost_power(effect, sampling_var, 6, 0.006**2, 3, margin)
+    assert 0.2 < expected < 0.9
+    assert within == pytest.approx(expected, abs=3 * _binomial_se(expected, n))
+
+
+def test_seed_mean_tost_power_without_seed_variance_is_tost_power():
+    """With no training variance the pooled SE is the clustered one on its own df: the two computations agree to
+    the midpoint rule's error (1 / grid)."""
+    sampling_var = (0.02**2 + 0.01**2) / 7
+    pooled = seed_mean_tost_power(0.004, sampling_var, 6, 0.0, 3, MARGIN)
+    assert pooled == pytest.approx(tost_power(0.004, math.sqrt(sampling_var), 6, MARGIN), abs=1 / 400)
 
 
 @pytest.mark.parametrize(
