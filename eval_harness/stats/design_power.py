@@ -4,32 +4,47 @@ An effect of the 2 x 2 design is a contrast of the four group x gender cells' me
 ``theta = sum_c w_c mu_c`` (:data:`EFFECT_WEIGHTS`; the Beta regression's effects on the intensity scale are these
 contrasts of its fitted means). The model behind the planner (docs/conventions.md, "The power planner"):
 
-    y_{t c i} = mu_c + a_{t c} + e_{t c i}                      score of sentence i of template t, cell c
+    y_{t c i} = mu_c + a_{t c} + g_{c s(i)} + e_{t c i}           score of sentence i of template t, cell c
     Var(sum_c w_c a_{t c}) = sigma2_T                           templates: the effect's template-to-template spread
-    Var(e_{t c i}) = sigma2_W                                   within cells: names and emotion words
+    g_{c s} = p_{c n} + k_w                                     the sentence's name n and emotion word w
+    Var(g + e) = sigma2_W,  Var(e) = sigma2_R                   within cells: all of it, and what names and words
+                                                                do not explain (the template x sentence residual)
     theta_s = theta + b_s,  Var(b_s) = sigma2_B                 seeds: each trained regressor's own shift
 
-Templates are exchangeable draws, sentences are drawn at random within a template x cell, and a seed's shift is
-the same on every sentence set. The template-clustered estimate is the mean over templates of the per-template
-contrast ``theta_t = sum_c w_c ybar_{t c}``, so with ``T`` templates, ``N`` sentences per template x cell and
-``m`` seeds scored on the same sentences (the estimand: the mean over seeds)
+Templates are exchangeable draws and a seed's shift is the same on every sentence set. The template-clustered
+estimate is the mean over templates of the per-template contrast ``theta_t = sum_c w_c ybar_{t c}``. How much of
+the within-cell variance reaches ``theta_t`` depends on how the sentences are laid out: each template x cell holds
+``N`` of a pool of ``M`` names x words (``Design.pool``), the same pool in every template:
 
-    Var(theta_hat) = a + b,   a = (sigma2_T + sum_c w_c^2 sigma2_W / N) / T,   b = sigma2_B / m,
+- *crossed* (``N = M``: the shipped EECs, ``generate_eec``): the names' and words' effects ``g`` are the same in
+  every template, a fixed part of the estimand, and only ``e`` varies between templates;
+- *sampled* (``N < M``, ``sample: N``: each template x cell draws its own ``N`` of the ``M``, without replacement):
+  the mean of ``g`` over the ``N`` drawn varies between templates by ``sigma2_G (1 - N/M) / N`` (the finite
+  population correction), ``sigma2_G = sigma2_W - sigma2_R``; ``M`` None: an unlimited pool (new names each time).
+
+So with ``T`` templates, ``m`` seeds scored on the same sentences (the estimand: the mean over seeds) and
+
+    sigma2_N(N, M) = sigma2_G (1 - N/M) + sigma2_R            (sigma2_W when M is None)
+    Var(theta_hat) = a + b,   a = (sigma2_T + sum_c w_c^2 sigma2_N / N) / T,   b = sigma2_B / m,
     df = (a + b)^2 / (a^2 / (T - 1) + b^2 / (m - 1))          (Satterthwaite; T - 1 when m = 1 or b = 0)
 
 and the MDE is :func:`~eval_harness.stats.power.minimum_detectable_effect` of ``sqrt(a + b)`` on ``df``.
 
-Estimates from one unit (one seed): ``sigma2_W`` the pooled within-cell variance (ddof 1 per template x cell);
-``sigma2_T = max(0, var_t(theta_t) - sum_c w_c^2 sigma2_W / N)`` (ddof 1; the per-template contrasts' spread
-less what the cells' sampling noise adds to it); ``sigma2_B`` the variance of the seeds' estimates (ddof 1),
-known only when the run trained two or more seeds. More sentences shrink only the ``sigma2_W / N`` part: the
-floor ``sigma2_T / T + sigma2_B / m`` is what more names alone can never lower.
+Estimates from one unit (one seed), by the method of moments (ANOVA): ``sigma2_W`` the pooled within-cell variance
+(ddof 1 per template x cell); ``sigma2_R`` the pooled residual variance of the additive least-squares fit
+``y = m_{t c} + p_n + k_w`` within each identity cell (residual sum of squares over ``n - rank``; ``sigma2_W`` when
+names and words are not given, which makes every layout count as sampled from an unlimited pool);
+``sigma2_T = max(0, var_t(theta_t) - sum_c w_c^2 sigma2_N / N)`` (ddof 1): the per-template contrasts' spread less
+the within-cell noise's expected share of it in the *measured* layout (crossed when every template of a cell holds
+the same names x words; else sampled from the pool the caller names), truncated at 0; ``sigma2_B`` the variance of
+the seeds' estimates (ddof 1), known only when the run trained two or more seeds. More sentences shrink only the
+``sigma2_N / N`` part: the floor ``sigma2_T / T + sigma2_B / m`` is what more names alone can never lower.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -63,22 +78,36 @@ class VarianceComponents(Result):
     per_cell: float  # N of the run (harmonic mean of the template x cell sizes)
     seed_var: float = 0.0  # sigma2_B (0: one seed, unknown)
     seeds: int = 1
+    residual_var: float | None = None  # sigma2_R (None: not measured, taken as sigma2_W)
+    pool: float | None = None  # M of the run: the names x words each template x cell drew from (None: unlimited)
+
+    def noise_var(self, per_cell: float, pool: float | None) -> float:
+        """``sigma2_N(N, M)``: the within-cell variance that reaches a per-template cell mean of ``per_cell`` N
+        sentences drawn from a pool of ``pool`` M (module docstring)."""
+        if pool is None or self.residual_var is None:
+            return self.within_var
+        shared = max(0.0, self.within_var - self.residual_var)  # sigma2_G
+        return shared * max(0.0, 1 - per_cell / pool) + self.residual_var
 
 
 @dataclass(frozen=True)
 class Design:
-    """Another design: ``templates`` T, ``per_cell`` sentences N per template x cell, ``seeds`` m."""
+    """Another design: ``templates`` T, ``per_cell`` sentences N per template x cell drawn from a ``pool`` of M names
+    x words (the same in every template: ``pool == per_cell`` is the crossed layout; None: an unlimited pool), and
+    ``seeds`` m (module docstring)."""
 
     templates: int
     per_cell: float
     seeds: int = 1
+    pool: float | None = None
 
 
 def design_variance(components: VarianceComponents, design: Design) -> tuple[float, float]:
     """``(Var(theta_hat), df)`` of ``design`` (module docstring)."""
     if design.templates < 2 or design.per_cell <= 0 or design.seeds < 1:
         raise InputError(f"a design needs >= 2 templates, > 0 sentences per cell and >= 1 seed, got {design}")
-    cells = components.template_var + components.weight_square_sum * components.within_var / design.per_cell
+    noise = components.noise_var(design.per_cell, design.pool)
+    cells = components.template_var + components.weight_square_sum * noise / design.per_cell
     a = cells / design.templates
     b = components.seed_var / design.seeds if design.seeds > 1 else 0.0
     if b == 0:
@@ -94,7 +123,7 @@ def design_mde(components: VarianceComponents, design: Design, alpha: float = AL
 
 def current_design(components: VarianceComponents) -> Design:
     """The design the components were measured on."""
-    return Design(components.templates, components.per_cell, components.seeds)
+    return Design(components.templates, components.per_cell, components.seeds, components.pool)
 
 
 def smallest_design(
@@ -123,25 +152,110 @@ def smallest_design(
     return Design(**{**start.__dict__, vary: low})
 
 
+@dataclass(frozen=True)
+class AdditiveFit:
+    """The least-squares fit ``y = m_{t c} + p_n + k_w + (tk)_{t w} + e`` over a unit's rows (template x cell means,
+    names, emotion words, and each template's own word effects, shared by its cells): ``means`` the ``m_{t c}``
+    (templates x cells, identified up to a constant per cell), ``gram_inverse`` their block of ``pinv(X'X)``
+    (``Var(m) = sigma2_R`` times it, for estimable contrasts), and ``residual_var`` ``sigma2_R``, the residual sum of
+    squares over ``n - rank``."""
+
+    means: np.ndarray
+    gram_inverse: np.ndarray
+    residual_var: float
+
+
+def indicators(labels) -> np.ndarray:
+    """One 0/1 column per distinct label."""
+    return (labels[:, None] == np.unique(labels)[None, :]).astype(float)
+
+
+def additive_fit(y, templates, cells, names, words, order) -> AdditiveFit | None:
+    """:class:`AdditiveFit` of rows with ``cells`` 0-3 (``minority * 2 + female``) and ``templates`` among ``order``;
+    None without residual degrees of freedom. Solved by the normal equations: the indicator columns keep ``X'X``
+    small."""
+    means = (templates[:, None] == np.asarray(order)[None, :])[:, :, None] & (cells[:, None, None] == np.arange(4))
+    size = means.shape[1] * 4
+    template_word = np.char.add(templates.astype(str), np.char.add("|", words.astype(str)))
+    x = np.hstack([means.reshape(len(y), size).astype(float), indicators(names), indicators(template_word)])
+    values, vectors = np.linalg.eigh(x.T @ x)
+    kept = values > values.max() * len(values) * np.finfo(float).eps  # numpy's matrix_rank tolerance
+    gram_inverse = (vectors[:, kept] / values[kept]) @ vectors[:, kept].T  # the pseudo-inverse
+    residual = y - x @ (gram_inverse @ (x.T @ y))
+    dof = len(y) - int(kept.sum())
+    if dof <= 0:
+        return None
+    return AdditiveFit(
+        (gram_inverse @ (x.T @ y))[:size].reshape(-1, 4), gram_inverse[:size, :size], float(residual @ residual) / dof
+    )
+
+
+def adjusted_template_var(fit: AdditiveFit, weights) -> float:
+    """``sigma2_T`` from the additive fit: the spread (ddof 1) over templates of ``theta_t = sum_c w_c m_{t c}``, the
+    template x cell means freed of the names' and words' effects, less its expected noise ``sigma2_R tr(C L G L'
+    C) / (T - 1)`` (``L`` the contrast's weights over the means, ``G`` their ``gram_inverse``, ``C`` the centring
+    over templates), truncated at 0: the method of moments with names and words as crossed factors."""
+    templates = fit.means.shape[0]
+    cell_weights = np.zeros(4)
+    for (minority, female), weight in weights.items():
+        cell_weights[minority * 2 + female] = weight
+    contrasts = fit.means @ cell_weights
+    rows = np.kron(np.eye(templates), cell_weights)  # L: theta_t from the means, template-major
+    centring = np.eye(templates) - 1.0 / templates
+    noise = np.trace(centring @ rows @ fit.gram_inverse @ rows.T @ centring) / (templates - 1)
+    return max(0.0, float(np.var(contrasts, ddof=1)) - fit.residual_var * noise)
+
+
+def is_crossed(templates, cells, names, words) -> bool:
+    """Whether the layout is crossed (module docstring): each identity cell holds the same names in every template
+    (so the names' effects are the same in every template), and each template the same emotion words in every cell
+    (so the words' effects, and a template's own word effects, cancel in a contrast of its cells). The shipped EECs
+    are: their later templates use other words than the first, but every cell of a template the same ones."""
+    for cell in np.unique(cells):
+        lists = [sorted(names[(cells == cell) & (templates == t)]) for t in np.unique(templates[cells == cell])]
+        if any(other != lists[0] for other in lists[1:]):
+            return False
+    for template in np.unique(templates):
+        lists = [sorted(words[(templates == template) & (cells == c)]) for c in np.unique(cells[templates == template])]
+        if any(other != lists[0] for other in lists[1:]):
+            return False
+    return True
+
+
 def variance_components(
-    y, templates, minority, female, effect: str, seed_var: float = 0.0, seeds: int = 1
+    y,
+    templates,
+    minority,
+    female,
+    effect: str,
+    seed_var: float = 0.0,
+    seeds: int = 1,
+    names=None,
+    words=None,
+    pool: float | None = None,
 ) -> VarianceComponents:
     """The components of ``effect`` (one of :data:`EFFECT_WEIGHTS`) from one unit's scores ``y``, their
     ``templates`` and 0/1 ``minority`` and ``female`` codes (module docstring). Templates that lack a cell are
-    left out; ``seed_var``/``seeds``: the between-seed variance and seed count, when the run has several seeds."""
+    left out; ``seed_var``/``seeds``: the between-seed variance and seed count, when the run has several seeds;
+    ``names``/``words``: each sentence's name and emotion word, for ``sigma2_R`` and the layout (crossed when every
+    template of a cell holds the same ones); ``pool``: for a layout that is not crossed, how many names x words each
+    template x cell drew from (None: an unlimited pool)."""
     y, templates = np.asarray(y, dtype=float), np.asarray(templates)
     minority, female = np.asarray(minority, dtype=int), np.asarray(female, dtype=int)
     if not (len(y) == len(templates) == len(minority) == len(female)) or not np.all(np.isfinite(y)):
         raise InputError("scores, templates, minority and female must be finite and of one length")
+    if (names is None) != (words is None) or (names is not None and not len(names) == len(words) == len(y)):
+        raise InputError("names and words must be given together, one per score")
     if effect not in EFFECT_WEIGHTS:
         raise InputError(f"unknown effect {effect!r}; effects: {', '.join(EFFECT_WEIGHTS)}")
     weights = EFFECT_WEIGHTS[effect](float(female.mean()), float(minority.mean()))
-    contrasts, sizes, squares, dof = [], [], 0.0, 0
+    contrasts, sizes, squares, dof, used = [], [], 0.0, 0, []
     for template in np.unique(templates):
         rows = templates == template
         cells = {cell: y[rows & (minority == cell[0]) & (female == cell[1])] for cell in weights}
         if any(len(values) == 0 for values in cells.values()):
             continue
+        used.append(template)
         contrasts.append(sum(weight * cells[cell].mean() for cell, weight in weights.items()))
         for values in cells.values():
             sizes.append(len(values))
@@ -153,12 +267,26 @@ def variance_components(
     per_cell = len(sizes) / float(np.sum(1.0 / np.asarray(sizes)))
     weight_squares = float(sum(weight**2 for weight in weights.values()))
     spread = float(np.var(contrasts, ddof=1))
-    return VarianceComponents(
-        template_var=max(0.0, spread - weight_squares * within / per_cell),
+    residual, template_var = None, None
+    if names is not None:
+        kept = np.isin(templates, used)
+        cells, names, words = (minority * 2 + female)[kept], np.asarray(names)[kept], np.asarray(words)[kept]
+        fit = additive_fit(y[kept], templates[kept], cells, names, words, used)
+        if fit is not None:
+            residual, template_var = fit.residual_var, adjusted_template_var(fit, weights)
+            if is_crossed(templates[kept], cells, names, words):
+                pool = per_cell
+    components = VarianceComponents(
+        template_var=0.0,
         within_var=within,
         weight_square_sum=weight_squares,
         templates=len(contrasts),
         per_cell=per_cell,
         seed_var=float(seed_var),
         seeds=int(seeds),
+        residual_var=residual,
+        pool=float(pool) if residual is not None and pool is not None else None,
     )
+    if template_var is None:  # no names and words: the raw spread less the within-cell noise's share of it
+        template_var = max(0.0, spread - weight_squares * within / per_cell)
+    return replace(components, template_var=template_var)

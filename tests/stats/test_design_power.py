@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 from scipy import stats
+from threadpoolctl import threadpool_limits
 
 from eval_harness.errors import InputError
 from eval_harness.stats.design_power import (
@@ -129,3 +130,68 @@ def test_bad_planner_inputs_are_one_line_errors():
         variance_components([0.1, 0.2], [1, 2], [0, 1], [0, 1], "gap")
     with pytest.raises(InputError, match=">= 2 templates with every cell"):
         variance_components([0.1, 0.2], [1, 2], [0, 1], [0, 1], "group_ame")
+
+
+NAME_SD, WORD_SD, RESIDUAL_SD = 0.05, 0.03, 0.05
+
+
+def crossed_eec(rng, templates: int, names: int = 5, words: int = 3):
+    """An EEC laid out as the shipped ones: every template x (minority, female) cell holds the same ``names`` x
+    ``words`` sentences (its own names; the emotion words shared by the cells). Each template shifts each cell by
+    N(0, TEMPLATE_SD^2 / 2), each name and word its sentences by N(0, NAME_SD^2) and N(0, WORD_SD^2), each sentence
+    by N(0, RESIDUAL_SD^2). Returns (y, template, minority, female, name, word)."""
+    t, m, f, n, w = np.meshgrid(np.arange(templates), [0, 1], [0, 1], np.arange(names), np.arange(words), indexing="ij")
+    t, m, f, n, w = (a.ravel() for a in (t, m, f, n, w))
+    name = (m * 2 + f) * names + n  # each cell its own names
+    y = (
+        np.array([MEANS[int(a), int(b)] for a, b in zip(m, f, strict=True)])
+        + rng.normal(0, TEMPLATE_SD / math.sqrt(2), (templates, 2, 2))[t, m, f]
+        + rng.normal(0, NAME_SD, 4 * names)[name]
+        + rng.normal(0, WORD_SD, words)[w]
+        + rng.normal(0, RESIDUAL_SD, t.size)
+    )
+    return y, t, m, f, name, w
+
+
+def sampled(rng, rows, per_cell: int):
+    """``per_cell`` rows of every template x cell of ``rows``, drawn without replacement (as ``sample:`` does)."""
+    t, m, f = rows[1], rows[2], rows[3]
+    keys = (t * 2 + m) * 2 + f
+    keep = np.concatenate([rng.choice(np.flatnonzero(keys == key), per_cell, replace=False) for key in np.unique(keys)])
+    return tuple(column[np.sort(keep)] for column in rows)
+
+
+def clustered_variance(y, t, m, f, effect: str = "group_within_reference_gender") -> float:
+    """The squared standard error of the template-clustered estimate, computed here: the per-template contrasts of
+    cell means, their variance (ddof 1) over T."""
+    weights = EFFECT_WEIGHTS[effect](f.mean(), m.mean())
+    per_template = [
+        sum(w * y[(t == template) & (m == c[0]) & (f == c[1])].mean() for c, w in weights.items())
+        for template in np.unique(t)
+    ]
+    return float(np.var(per_template, ddof=1) / len(per_template))
+
+
+def test_the_planner_predicts_a_sample_from_the_whole_crossed_eec_and_back():
+    """Known truth: 150 simulated crossed EECs (12 templates, 5 names x 3 words per cell) and from each a sample of
+    5 sentences per template x cell. The planner's variance of the sample design, from the whole EEC's components,
+    and of the whole crossed design, from the sample's, are on average the clustered estimator's squared standard
+    errors on those designs, within three Monte-Carlo standard errors of the paired differences."""
+    rng = np.random.default_rng(5)
+    forward, backward = [], []
+    with threadpool_limits(1):  # small matrices: BLAS threads only contend for the cores
+        for _ in range(150):
+            whole = crossed_eec(rng, 12)
+            sample = sampled(rng, whole, 5)
+            from_whole = variance_components(
+                *whole[:4], "group_within_reference_gender", names=whole[4], words=whole[5]
+            )
+            from_sample = variance_components(
+                *sample[:4], "group_within_reference_gender", names=sample[4], words=sample[5], pool=15
+            )
+            assert from_whole.pool == pytest.approx(15) and from_sample.pool == 15
+            actual_sample, actual_whole = clustered_variance(*sample[:4]), clustered_variance(*whole[:4])
+            forward.append(design_variance(from_whole, Design(12, 5, pool=15))[0] - actual_sample)
+            backward.append(design_variance(from_sample, Design(12, 15, pool=15))[0] - actual_whole)
+    for differences in (forward, backward):
+        assert np.mean(differences) == pytest.approx(0, abs=3 * np.std(differences) / math.sqrt(len(differences)))

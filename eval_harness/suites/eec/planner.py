@@ -41,6 +41,14 @@ PLANNER_FIELDS = {
     "planner_within_var": Field(
         float, "effect: the within-cell variance of the scores (the power planner's sigma2_W)", seed_mean=True
     ),
+    "planner_residual_var": Field(
+        float,
+        "effect: the within-cell variance names and emotion words do not explain (the power planner's sigma2_R)",
+        seed_mean=True,
+    ),
+    "planner_pool": Field(
+        float, "effect: the names x words each template x cell drew from (= planner_per_cell: crossed; none: unknown)"
+    ),
     "planner_weight_square_sum": Field(float, "effect: the sum of its squared cell weights"),
     "planner_templates": Field(int, "effect: the templates the planner's components come from"),
     "planner_per_cell": Field(float, "effect: sentences per template x cell (harmonic mean)"),
@@ -65,18 +73,32 @@ def planner_fields(data: Mapping) -> dict[tuple[str, str], dict]:
     from ...stats.design_power import EFFECT_WEIGHTS, variance_components
 
     factors, references = data["factors"], data["references"]
-    frame = pd.DataFrame({"y": data["y"], "t": data["template_id"], **factors}).dropna()
+    rows = data.get("rows")
+    words = list(rows["emotion_word"]) if rows is not None and "emotion_word" in rows else None
+    sentences = {"name": data.get("person"), "word": words} if data.get("person") is not None and words else {}
+    frame = pd.DataFrame({"y": data["y"], "t": data["template_id"], **factors, **sentences}).dropna()
     minority = (frame["group"] != references["group"]).astype(int)
     female = (frame["gender"] != references["gender"]).astype(int)
     fields = {}
     for effect in EFFECT_WEIGHTS:
         try:
-            found = variance_components(frame["y"], frame["t"], minority, female, effect)
+            found = variance_components(
+                frame["y"],
+                frame["t"],
+                minority,
+                female,
+                effect,
+                names=frame.get("name"),
+                words=frame.get("word"),
+                pool=data.get("pool"),
+            )
         except InputError:
             continue  # too few templates or sentences: the report says nothing of other designs
         fields["effect", effect] = {
             "planner_template_var": found.template_var,
             "planner_within_var": found.within_var,
+            "planner_residual_var": found.residual_var,
+            "planner_pool": found.pool,
             "planner_weight_square_sum": found.weight_square_sum,
             "planner_templates": found.templates,
             "planner_per_cell": found.per_cell,
@@ -128,12 +150,15 @@ def components_of(row: Mapping) -> VarianceComponents | None:
     seeds = finite_number(row.get("n_seeds"))
     between = finite_number(row.get("between_seed_sd"))
     seeded = seeds is not None and seeds >= 2 and between is not None
+    residual = finite_number(row.get("planner_residual_var"))
     return VarianceComponents(
         *values[:3],
         templates=int(templates),
         per_cell=values[3],
         seed_var=between**2 if seeded else 0.0,
         seeds=int(seeds) if seeded else 1,
+        residual_var=residual,
+        pool=finite_number(row.get("planner_pool")) if residual is not None else None,
     )
 
 

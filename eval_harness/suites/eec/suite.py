@@ -183,7 +183,9 @@ class EECSuite(Suite):
                 rows = corpora[name][corpora[name]["emotion"] == emotion]
                 factors = identity_factors(name, task.options)
                 per_cell = rows_per_cell(task.options, judge="judge" in task.model.capabilities)
+                pool = None  # how many sentences each template x cell drew from (the planner's M; None: all)
                 if per_cell:
+                    pool = sentences_per_cell(rows, tuple(factors))
                     rows = stratified_sample(rows, per_cell, SAMPLE_SEED, tuple(factors))
                 texts = rows["sentence"].tolist()
                 ctx.status(f"{task.model.name} {task.language} {emotion}: scoring {len(texts)} sentences of {name}")
@@ -206,6 +208,7 @@ class EECSuite(Suite):
                     "references": factors,
                     "template_id": rows["template_id"].tolist(),
                     "person": rows["person"].tolist(),
+                    "pool": pool,
                 }
         return prepared
 
@@ -388,6 +391,12 @@ def rows_per_cell(options: Mapping[str, Any], judge: bool) -> int:
     """How many rows of each template x identity cell a model scores (0: all): ``judge_sample`` for a zero-shot
     judge when it is set, else ``sample``."""
     return options["judge_sample"] if judge and options["judge_sample"] else options["sample"]
+
+
+def sentences_per_cell(rows, factors: tuple[str, ...] = IDENTITY_COLUMNS) -> float:
+    """The harmonic mean of the rows per template x identity cell (rows with every factor), before a sample."""
+    sizes = rows.dropna(subset=list(factors)).groupby(["template_id", *factors]).size()
+    return float(len(sizes) / (1.0 / sizes).sum())
 
 
 def stratified_sample(rows, per_cell: int, seed: int, factors: tuple[str, ...] = IDENTITY_COLUMNS):

@@ -1,42 +1,77 @@
-"""The power planner on real scores (slow): from a whole-EEC run of the packaged multilingual e5-small probe on
-en_arab_anglo (one seed), the planner's predicted MDE at ``sample: 4`` is within 25 % of the MDE that a
-``sample: 4`` run of the same model reports, for the median effect (28 effects: 4 emotions x 7).
+"""The power planner on real scores (slow: loads e5), both ways: from the whole en_arab_anglo EEC to a
+``sample: 4`` run of the same model, and from the sample to the whole EEC, the planner's predicted MDE is within
+25 % of the MDE the suite reports for the median effect.
 
-Measured when written, on two `xbias run`s of this model (whole EEC and sample: 4, 2 shared CPU cores, load ~16;
-about 14 and 15 minutes): predicted median 0.066, reported 0.070 (ratio 0.95). The
-reverse (predicting the whole EEC from the sample run) is not asserted: at 4 sentences per cell and 7 templates
-the template component cannot be told from the sentences' noise (docs/conventions.md)."""
-
-import json
+Each sentence is scored once (tests/helpers/e5_eec_scores.py: the e5 ridge probe, trained on 300 SemEval tweets per
+emotion); the sample is the suite's own stratified sample of those rows, and both units' records come from the
+suite's own ``evaluate`` on them, as a run with ``sample: 0`` and with ``sample: 4`` writes them. Two emotions (anger
+and fear, the first two) x 7 effects = 14 effects: each emotion is its own head and its own fit, so the median is
+over two independent sets of components."""
 
 import numpy as np
 import pytest
+from helpers.e5_eec_scores import e5_eec_scores
 
-from eval_harness.runner import parse_config, run_sweep
+from eval_harness.contract import Unit
 from eval_harness.stats.design_power import Design, design_mde
 from eval_harness.suites.eec.planner import components_of
+from eval_harness.suites.eec.suite import SAMPLE_SEED, SUITE, sentences_per_cell, stratified_sample
 
 pytestmark = pytest.mark.slow
 
-E5 = {
-    "name": "multilingual-e5-small",
-    "path": "pypi:multilingual-e5-small",
-    "type": "encoder",
-    "options": {"pooling": "mean", "prefix": "query: "},
-}
+CONFIG, EMOTIONS, SAMPLE = "en_arab_anglo", ["anger", "fear"], 4
+FACTORS = {"group": "Anglo", "gender": "male"}
 
 
-def effects(folder, sample: int) -> list[dict]:
-    suites = {"eec": {"languages": ["en"], "configs": ["en_arab_anglo"], "sample": sample, "stability_resamples": 0}}
-    run_sweep(parse_config({"seeds": [0], "models": [E5], "suites": suites}), folder, progress=False)
-    records = [json.loads(line) for line in (folder / "results.jsonl").read_text().splitlines()]
-    return [r for r in records if r["metric"] == "effect"]
+def unit_data(rows, pool: float | None) -> dict:
+    """A unit's prepared data as the suite's ``prepare`` makes it, from rows that carry their scores ``y``."""
+    return {
+        "rows": rows,
+        "numeral_mass": None,
+        "validity": None,
+        "prompts": None,
+        "y": rows["y"].to_numpy(),
+        "factors": {factor: rows[factor].tolist() for factor in FACTORS},
+        "references": FACTORS,
+        "template_id": rows["template_id"].tolist(),
+        "person": rows["person"].tolist(),
+        "pool": pool,
+    }
 
 
-def test_the_planner_predicts_the_sample_runs_mde_from_the_whole_eec(tmp_path):
-    whole, sampled = effects(tmp_path / "whole", 0), effects(tmp_path / "sample", 4)
-    assert len(whole) == len(sampled) == 28
-    predicted = [design_mde(components, Design(components.templates, 4.0)) for components in map(components_of, whole)]
-    reported = [r["mde"] for r in sampled]
-    assert {r["planner_templates"] for r in whole} == {7} and {r["planner_per_cell"] for r in sampled} == {4.0}
-    assert np.median(predicted) == pytest.approx(np.median(reported), rel=0.25)
+def effects(rows, pool: float | None, emotion: str) -> list[dict]:
+    """The suite's effect records of one EEC x emotion unit on ``rows``."""
+    options = {**SUITE.options, "stability_resamples": 0, "sample": SAMPLE if pool else 0}
+    prepared = {"options": options, "eec": {(CONFIG, emotion): unit_data(rows, pool)}}
+    unit = Unit(model="e5", suite="eec", language="en", dataset="eec", config=CONFIG, emotion=emotion)
+    return [record for record in SUITE.evaluate(unit, prepared, None) if record["metric"] == "effect"]
+
+
+@pytest.fixture(scope="module")
+def whole_and_sample(multilingual_e5):
+    whole, sample = [], []
+    for emotion, rows in e5_eec_scores(multilingual_e5, CONFIG, EMOTIONS).items():
+        pool = sentences_per_cell(rows)
+        drawn = stratified_sample(rows, SAMPLE, SAMPLE_SEED, tuple(FACTORS))  # the rows a sample: 4 run scores
+        whole += effects(rows[rows["group"].notna()], None, emotion)
+        sample += effects(drawn[drawn["group"].notna()], pool, emotion)
+    return whole, sample
+
+
+def test_the_layouts_are_the_suites(whole_and_sample):
+    whole, sample = whole_and_sample
+    assert len(whole) == len(sample) == 7 * len(EMOTIONS)
+    assert {(r["planner_templates"], r["planner_per_cell"], r["planner_pool"]) for r in whole} == {(7, 50.0, 50.0)}
+    assert {(r["planner_templates"], r["planner_per_cell"], r["planner_pool"]) for r in sample} == {(7, 4.0, 50.0)}
+
+
+def test_the_planner_predicts_the_sample_runs_mde_from_the_whole_eec(whole_and_sample):
+    whole, sample = whole_and_sample
+    predicted = [design_mde(c, Design(c.templates, SAMPLE, pool=c.pool)) for c in map(components_of, whole)]
+    assert np.median(predicted) == pytest.approx(np.median([r["mde"] for r in sample]), rel=0.25)
+
+
+def test_the_planner_predicts_the_whole_eecs_mde_from_the_sample_run(whole_and_sample):
+    whole, sample = whole_and_sample
+    predicted = [design_mde(c, Design(c.templates, c.pool, pool=c.pool)) for c in map(components_of, sample)]
+    assert np.median(predicted) == pytest.approx(np.median([r["mde"] for r in whole]), rel=0.25)
