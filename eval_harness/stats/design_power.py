@@ -102,6 +102,12 @@ class Design:
     pool: float | None = None
 
 
+def harmonic_mean(sizes) -> float:
+    """The harmonic mean of ``sizes`` (exactly the size when they are all equal)."""
+    sizes = np.asarray(sizes, dtype=float)
+    return float(sizes[0]) if np.all(sizes == sizes[0]) else float(len(sizes) / np.sum(1.0 / sizes))
+
+
 def design_variance(components: VarianceComponents, design: Design) -> tuple[float, float]:
     """``(Var(theta_hat), df)`` of ``design`` (module docstring)."""
     if design.templates < 2 or design.per_cell <= 0 or design.seeds < 1:
@@ -264,7 +270,7 @@ def variance_components(
     if len(contrasts) < 2 or dof == 0:
         raise InputError("the planner needs >= 2 templates with every cell, and a cell with >= 2 sentences")
     within = squares / dof
-    per_cell = len(sizes) / float(np.sum(1.0 / np.asarray(sizes)))
+    per_cell = harmonic_mean(sizes)
     weight_squares = float(sum(weight**2 for weight in weights.values()))
     spread = float(np.var(contrasts, ddof=1))
     residual, template_var = None, None

@@ -4,8 +4,8 @@ the whole EEC's scores with the suite's own stratified sampling rather than scor
 
 The probe is the eec suite's default for an encoder (mean-pooled multilingual e5-small, ``"query: "`` prefix, the
 ridge head, predictions clipped to [0, 1], SemEval-2018 cleaning of every text) trained on ``MAX_TRAIN`` SemEval
-tweets per emotion (with the whole validation split), as tests/suites/eec/test_eec_real_models.py does: a head on
-fewer tweets is a noisier model, which the planner must predict just the same.
+tweets per emotion and the first ``MAX_VALIDATION`` of its validation split (tests/suites/eec/test_eec_real_models.py
+also trains on 300): a head on fewer tweets is a noisier model, which the planner must predict just the same.
 """
 
 from pathlib import Path
@@ -20,7 +20,7 @@ from eval_harness.models.heads import make_head
 
 from .multilingual_e5 import E5_OPTIONS
 
-MAX_TRAIN = 300
+MAX_TRAIN, MAX_VALIDATION = 300, 100  # tweets: the head's training and validation texts (the encoding's cost)
 PREPROCESS = "tweet"
 
 
@@ -33,11 +33,12 @@ def e5_eec_scores(folder: Path, config: str, emotions: list[str]) -> dict[str, p
     for emotion in emotions:
         splits = SemEvalSplits().splits("en", emotion, preprocess=PREPROCESS, max_train=MAX_TRAIN, seed=0)
         head = make_head("ridge", {})
+        validation = splits["validation"]
         head.fit(
             encoder.encode(splits["train"].texts),
             splits["train"].intensity,
-            encoder.encode(splits["validation"].texts),
-            splits["validation"].intensity,
+            encoder.encode(validation.texts[:MAX_VALIDATION]),
+            validation.intensity[:MAX_VALIDATION],
         )
         rows = corpus[corpus["emotion"] == emotion].copy()
         grouped = rows["group"].notna()

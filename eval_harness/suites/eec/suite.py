@@ -395,8 +395,9 @@ def rows_per_cell(options: Mapping[str, Any], judge: bool) -> int:
 
 def sentences_per_cell(rows, factors: tuple[str, ...] = IDENTITY_COLUMNS) -> float:
     """The harmonic mean of the rows per template x identity cell (rows with every factor), before a sample."""
-    sizes = rows.dropna(subset=list(factors)).groupby(["template_id", *factors]).size()
-    return float(len(sizes) / (1.0 / sizes).sum())
+    from ...stats.design_power import harmonic_mean  # here: the planner's numerics stay out of a config check
+
+    return harmonic_mean(rows.dropna(subset=list(factors)).groupby(["template_id", *factors]).size())
 
 
 def stratified_sample(rows, per_cell: int, seed: int, factors: tuple[str, ...] = IDENTITY_COLUMNS):
