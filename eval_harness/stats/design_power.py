@@ -145,17 +145,21 @@ def smallest_design(
         raise InputError(f"vary must be one of {', '.join(limits)}, got {vary!r}")
     low, high = limits[vary]
     start = current_design(components)
+    # A crossed layout stays crossed: more sentences per cell are more names x words in every template.
+    crossed = start.pool is not None and start.pool == start.per_cell
+
+    def changed(count: int) -> Design:
+        return Design(**{**start.__dict__, vary: count, **({"pool": count} if crossed and vary == "per_cell" else {})})
 
     def reaches(count: int) -> bool:
-        design = Design(**{**start.__dict__, vary: count})
-        return design_mde(components, design, alpha, power) <= target
+        return design_mde(components, changed(count), alpha, power) <= target
 
     if not reaches(high):
         return None
     while low < high:  # the smallest count in [low, high] that reaches the target
         middle = (low + high) // 2
         low, high = (low, middle) if reaches(middle) else (middle + 1, high)
-    return Design(**{**start.__dict__, vary: low})
+    return changed(low)
 
 
 @dataclass(frozen=True)

@@ -195,3 +195,12 @@ def test_the_planner_predicts_a_sample_from_the_whole_crossed_eec_and_back():
             backward.append(design_variance(from_sample, Design(12, 15, pool=15))[0] - actual_whole)
     for differences in (forward, backward):
         assert np.mean(differences) == pytest.approx(0, abs=3 * np.std(differences) / math.sqrt(len(differences)))
+
+
+def test_more_sentences_in_a_crossed_layout_are_a_larger_crossed_pool():
+    """A crossed run's plan for more sentences per cell keeps the layout: the pool of names x words grows with them
+    (beyond the run's pool there are no more of its sentences to draw), and the plan is the first that reaches."""
+    components = VarianceComponents(1e-5, 6.4e-3, 2.0, templates=7, per_cell=50, residual_var=1e-3, pool=50)
+    found = smallest_design(components, 0.006, "per_cell")
+    assert found.pool == found.per_cell > 50
+    assert design_mde(components, found) <= 0.006 < design_mde(components, Design(7, found.per_cell - 1, pool=50))
