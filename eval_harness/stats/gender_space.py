@@ -32,7 +32,7 @@ from sklearn.cluster import KMeans
 from sklearn.svm import SVC
 
 from ..errors import InputError
-from .vectors import float_rows, unit_length_rows
+from .vectors import check_matrix_size, float_rows, unit_length_rows
 
 __all__ = [
     "DEFAULT_COMPONENTS",
@@ -682,6 +682,8 @@ def knn_profession_bias(
         )
     if np.ptp(bias) == 0:
         raise InputError("every profession has the same original bias: the correlation is undefined")
+
+    check_matrix_size(professions.shape[1], candidates.shape[1], "the profession-by-candidate similarity matrix")
 
     correlations, p_values, shares = [], [], []
     rows = np.arange(len(bias))
