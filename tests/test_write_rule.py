@@ -170,6 +170,22 @@ def test_force_deletes_only_unit_files_and_never_through_a_linked_units_folder(t
     check_refused(capsys, toy_run(folder, "--force"), folder, notes, "units is a symbolic link", untouched=[elsewhere])
 
 
+def test_a_cache_dir_holding_what_no_cache_holds_or_a_link_is_refused(toy, tmp_path, capsys):
+    """Guards: --cache-dir onto a foreign folder was only checked for writability (the cache's files went beside
+    the user's)."""
+    cache = tmp_path / "cache"
+    assert main(toy_run(tmp_path / "first", "--cache-dir", str(cache))) == 0
+    assert main(toy_run(tmp_path / "second", "--cache-dir", str(cache))) == 0  # a cache xbias wrote is reused
+    folder, target = plant(cache, "notes.txt", "regressors/planted")
+    second = tmp_path / "third"
+    check_refused(
+        capsys, toy_run(second, "--cache-dir", str(cache)), folder, target, "regressors/planted is a symbolic link"
+    )
+    (cache / "regressors" / "planted").unlink()
+    check_refused(capsys, toy_run(second, "--cache-dir", str(cache)), folder, target, "notes.txt, which xbias did")
+    assert not second.exists()  # refused before the run folder was made
+
+
 # -- xbias report ---------------------------------------------------------------------------------------------------
 
 

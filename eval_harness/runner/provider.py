@@ -16,6 +16,9 @@ from typing import Any
 
 import numpy as np
 
+# The two folders of a cache (``--cache-dir``, or a run folder's ``cache/``): all that a cache holds.
+EMBEDDING_CACHE, REGRESSOR_CACHE = "embeddings", "regressors"
+
 ENCODE_CHUNK = 1024
 # ctx.shared keys of what lives for the whole run (a key whose first item is None outlives every model's tasks).
 RUN_SEMEVAL = (None, "semeval-splits")
@@ -99,7 +102,7 @@ class RunModels:
 
         # The encoders' own bars would count one chunk at a time: ShardedEncoder shows one bar per call.
         return RunResources(
-            EmbeddingCache(Path(self.ctx.cache_dir) / "embeddings"),
+            EmbeddingCache(Path(self.ctx.cache_dir) / EMBEDDING_CACHE),
             device=str(dist.accelerator.device),
             progress=False,
             trust_remote_code=trust_remote_code,
@@ -143,7 +146,7 @@ class RunModels:
             self.model_config(model, seed),
             language,
             emotion,
-            Path(self.ctx.cache_dir) / "regressors",
+            Path(self.ctx.cache_dir) / REGRESSOR_CACHE,
             self.resources(model),
             group=self.ctx.dist,
         )
