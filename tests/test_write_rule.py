@@ -237,6 +237,21 @@ def test_model_card_refuses_a_run_json_and_a_planted_link(run_dir, tmp_path, cap
     assert not report.exists()
 
 
+@pytest.mark.parametrize(
+    ("option", "inside"), [("--model-card", "README.md"), ("--details", "details"), ("--eval-results", ".")]
+)
+def test_a_target_inside_the_report_folder_is_refused_before_anything_is_written(
+    run_dir, tmp_path, capsys, option, inside
+):
+    """Guards: a model card (or details, eval results) written into the report folder, which is written whole:
+    its marker would not list the file, and the next report would refuse the folder."""
+    report = tmp_path / "report"
+    extra = ["--dataset-namespace", "org"] if option == "--eval-results" else []
+    argv = ["report", str(run_dir), "--out", str(report), option, str(report / inside), *extra]
+    fails_with_one_line(capsys, argv, f"{option} ", "lies inside the report folder", "written whole")
+    assert not report.exists()
+
+
 def test_eval_results_refuse_a_same_named_file_of_another_and_a_planted_link(run_dir, tmp_path, capsys):
     """Guards: --eval-results overwrote same-named files xbias did not write."""
     ours = tmp_path / "ours"
