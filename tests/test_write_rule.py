@@ -186,6 +186,21 @@ def test_a_cache_dir_holding_what_no_cache_holds_or_a_link_is_refused(toy, tmp_p
     assert not second.exists()  # refused before the run folder was made
 
 
+def test_a_resumed_run_removes_only_its_own_leftover_temporaries(toy, tmp_path):
+    """Guards: a run removed every ``.*.tmp`` at the top of its folder and in units/, a user's own included."""
+    folder = tmp_path / "run"
+    assert main(toy_run(folder)) == 0
+    mine = [folder / ".notes.tmp", folder / "units" / ".draft.tmp", folder / ".a.json.not-hex-12.tmp"]
+    for path in mine:
+        path.write_text(KEPT)
+    leftovers = [folder / ".run.json.0123456789ab.tmp", folder / "units" / ".x.json.fedcba987654.tmp"]
+    for path in leftovers:
+        path.write_text("half-written")
+    assert main(toy_run(folder)) == 0
+    assert all(path.read_text() == KEPT for path in mine)
+    assert not any(path.exists() for path in leftovers)
+
+
 # -- xbias report ---------------------------------------------------------------------------------------------------
 
 
