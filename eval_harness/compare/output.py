@@ -23,7 +23,7 @@ import pandas as pd
 from ..contract.records import ESTIMAND_SENTENCES
 from ..errors import InputError
 from ..io import folder_problem, write_folder_whole, write_problem
-from ..report.document import markdown_cell, markdown_text, spreadsheet_safe
+from ..report.document import csv_bytes, markdown_cell, markdown_text
 from ..report.plots import interval_95, marker_fill, to_png
 from ..stats.multiple_testing import holm
 from ..suites.eec.measurement import INTENSITY_SCALE_WIDTH, WHAT_WOULD_FIX_IT, format_interval, format_mde
@@ -267,7 +267,7 @@ def write_comparison(
     ]
     contents = {
         **figures,
-        CSV_NAME: spreadsheet_safe(csv_table(table)).to_csv(index=False).encode("utf-8"),
+        CSV_NAME: csv_bytes(csv_table(table)),
         MARKDOWN_NAME: "\n".join(text).encode("utf-8"),
     }
     try:

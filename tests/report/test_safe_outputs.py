@@ -1,6 +1,7 @@
 """What the report and compare write is safe to open (issue 31, section 3): a label that looks like a formula is
 text in a spreadsheet (OWASP's "CSV Injection"), and a label that looks like HTML is text in a Markdown viewer."""
 
+import io
 import re
 
 import pandas as pd
@@ -8,7 +9,7 @@ import pytest
 
 from eval_harness.compare.output import markdown_table as comparison_table
 from eval_harness.report.build import CSV_FILE, MARKDOWN_FILE, report_contents
-from eval_harness.report.document import Bullets, Document, Paragraph, Section, Table, spreadsheet_safe
+from eval_harness.report.document import Bullets, Document, Paragraph, Section, Table, csv_bytes, spreadsheet_safe
 
 HTML_LABEL = "<img src=x onerror=alert(1)>"
 FORMULAS = ["=1+1", "+1+1", "-1+1", "@SUM(A1)", "\tx", "\rx", '=HYPERLINK("http://x","y")']
@@ -21,6 +22,15 @@ def test_a_text_cell_that_starts_like_a_formula_is_prefixed_with_a_quote(cell):
     assert safe["group"].tolist() == ["'" + cell, "Anglo"]
     assert safe["value"].tolist() == [-0.5, 0.25]  # a negative number is a number, not a formula
     assert frame["group"][0] == cell  # the caller's frame is left as it was
+
+
+def test_a_label_with_a_carriage_return_or_newline_stays_one_cell_of_one_row():
+    """Guards: with ``\n`` line ends pandas left a bare ``\r`` in a cell unquoted, and a reader split the row."""
+    labels = ["Arab\rwomen", "Anglo\nmen", "Arab\r\nmen", "plain"]
+    frame = pd.DataFrame({"group": labels, "value": [0.5, -0.25, 1.0, 2.0]})
+    again = pd.read_csv(io.BytesIO(csv_bytes(frame)))
+    assert again["group"].tolist() == labels
+    assert again["value"].tolist() == [0.5, -0.25, 1.0, 2.0]
 
 
 def test_results_csv_neutralises_formulas_and_report_md_shows_html_as_text():
