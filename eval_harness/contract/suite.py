@@ -30,6 +30,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
+from .capabilities import EmotionScorer, StaticSpace, WordEmbedder
+
 if TYPE_CHECKING:
     from .records import RecordSchema
     from .samples import SampleSchema
@@ -98,15 +100,18 @@ class ModelProvider(Protocol):
     what it returns shards its heavy work (``encode``, ``predict``) over the ranks.
     """
 
-    def word_embedder(self, model: Any) -> Any:
-        """The config model's word vectors: ``embed_words(words, language[, mode=...]) -> (vectors, found)``."""
+    def word_embedder(self, model: Any) -> WordEmbedder:
+        """The config model's word vectors (a model with the ``word_vectors`` capability); an encoder's is also a
+        :class:`~.capabilities.ModalWordEmbedder`, :class:`~.capabilities.SentenceEncoder` and, with
+        ``context_vectors``, a :class:`~.capabilities.ContextEmbedder`."""
 
-    def static_vectors(self, source: str) -> Any:
+    def static_vectors(self, source: str) -> StaticSpace:
         """Static word vectors from a file or a packaged name (e.g. ``"glove"``), not tied to a config model."""
 
-    def emotion_regressor(self, model: Any, language: str, emotion: str, seed: int) -> Any:
+    def emotion_regressor(self, model: Any, language: str, emotion: str, seed: int) -> EmotionScorer:
         """The config model's emotion-intensity regressor for (language, emotion): loaded when a verified copy
-        is cached, else trained now. ``predict(texts)`` scores texts; ``scores`` holds its SemEval quality."""
+        is cached, else trained now. ``predict(texts)`` scores texts; ``scores`` holds its SemEval quality. A model
+        with the ``judge`` capability gives a :class:`~.capabilities.Judge`."""
 
 
 class SuiteContext(Protocol):
