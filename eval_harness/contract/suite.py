@@ -26,10 +26,11 @@ import hashlib
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import numpy as np
 
+from ..errors import InputError
 from .capabilities import EmotionScorer, StaticSpace, WordEmbedder
 
 if TYPE_CHECKING:
@@ -69,6 +70,18 @@ class Unit:
 
     def fields(self) -> dict:
         return asdict(self)
+
+    def part(self, name: Literal["config", "emotion", "test"]) -> str:
+        """The key part ``name`` of a unit whose suite's plan always sets it (the EEC's ``config`` and ``emotion``,
+        XWEAT's ``test``): a ``str`` where the field may be None.
+
+        Raises:
+            InputError: the unit has no such part (a unit its suite did not plan).
+        """
+        value = getattr(self, name)
+        if value is None:
+            raise InputError(f"unit {self.id} of suite {self.suite!r} has no {name}")
+        return value
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from ...contract import Suite, Task, Unit, UnitKey
+from ...contract import Suite, SuiteContext, Task, Unit, UnitKey
 from ...data.catalog import EEC_CONFIGS_BY_LANGUAGE, EEC_EMOTIONS, EEC_REFERENCE_GROUP, EEC_TRANSLATIONS
 from ...errors import ConfigError, InputError
 from ..eec.suite import SAMPLE_SEED, stratified_sample
@@ -88,7 +88,7 @@ class EECCrosslingualSuite(Suite):
             for emotion in options["emotions"]
         ]
 
-    def prepare(self, task: Task, ctx) -> dict:
+    def prepare(self, task: Task, ctx: SuiteContext) -> dict:
         """Per emotion of the pending units: both languages' regressors and their scores on the aligned pairs."""
         from ...data import load_eec  # here, not at the top: `datasets` is slow to import (xbias list)
 
@@ -118,7 +118,7 @@ class EECCrosslingualSuite(Suite):
                 prepared["fits"][config, emotion] = {"pairs": pairs, "scores": scored, "regressors": regressors}
         return prepared
 
-    def evaluate(self, unit: Unit, prepared: dict, ctx) -> list[dict]:
+    def evaluate(self, unit: Unit, prepared: dict, ctx: SuiteContext) -> list[dict]:
         options, (english, other) = prepared["options"], pair_languages(unit.language)
         data = prepared["fits"][unit.config, unit.emotion]
         alignment = prepared["alignments"][unit.config]
@@ -162,7 +162,7 @@ class EECCrosslingualSuite(Suite):
             return [skipped_record(f"no joint fit: {error}", fields)]
         return difference_records(result, {**fields, "note": "; ".join(sorted(notes)) or None})
 
-    def unit_samples(self, unit: Unit, prepared: dict, ctx) -> dict:
+    def unit_samples(self, unit: Unit, prepared: dict, ctx: SuiteContext) -> dict:
         english, other = pair_languages(unit.language)
         data = prepared["fits"][unit.config, unit.emotion]
         return crosslingual_samples(

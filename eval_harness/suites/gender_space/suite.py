@@ -24,7 +24,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from ...contract import Suite, Task, Unit, UnitKey
+from ...contract import Suite, SuiteContext, Task, Unit, UnitKey
 from ...errors import ConfigError
 from .records import GENDER_SPACE_RECORDS, gender_space_records
 from .settings import GenderSpaceSettings
@@ -103,7 +103,7 @@ class GenderSpaceSuite(Suite):
         mode = _mode(model, options)
         return [UnitKey(dataset="gender_lists", config=mode, test=measure) for measure in MEASURES]
 
-    def prepare(self, task: Task, ctx) -> dict:
+    def prepare(self, task: Task, ctx: SuiteContext) -> dict:
         # Here, not at the top: the numerics and `datasets` are slow to import (xbias list, config checks).
         from ...data import load_corpus
         from .pipeline import GenderWordLists, evaluate_contextual, evaluate_static, reference_biased_words
@@ -139,7 +139,7 @@ class GenderSpaceSuite(Suite):
             records[0]["counts"] = dict(report.counts)
         return {"records": by_measure}
 
-    def evaluate(self, unit: Unit, prepared: dict, ctx) -> list[dict]:
+    def evaluate(self, unit: Unit, prepared: dict, ctx: SuiteContext) -> list[dict]:
         return prepared["records"][unit.test]
 
     def headline(self, records: Sequence[dict]) -> dict | None:
