@@ -2,11 +2,11 @@
 
 Two entry points, one report:
 
-- :func:`evaluate_static` -- a static space (anything with ``embed_words(words, language)``,
-  the ``WordEmbedder`` protocol: :class:`~eval_harness.models.static.StaticVectors`, an
+- :func:`evaluate_static` -- a static space (a :class:`~eval_harness.contract.WordEmbedder`,
+  ``embed_words(words, language)``: :class:`~eval_harness.models.static.StaticVectors`, an
   aligned multilingual space, an encoder's word modes);
-- :func:`evaluate_contextual` -- contextual vectors of words in sentences of a corpus (an
-  encoder with ``embed_words_in_contexts(words, sentences_per_word)``).
+- :func:`evaluate_contextual` -- contextual vectors of words in sentences of a corpus (a
+  :class:`~eval_harness.contract.ContextEmbedder`: ``embed_words_in_contexts(words, sentences_per_word)``).
 
 Both need the word lists (:class:`GenderWordLists`, Bolukbasi et al. 2016 and Zhao et
 al. 2018, from the ``gender_lists`` dataset) and the biased words of a *reference* static
@@ -334,7 +334,7 @@ def evaluate_static(
     sample of the reference vocabulary (the words of it the space knows).
 
     Args:
-        space: a ``WordEmbedder`` (``embed_words(words, language) -> (vectors, found)``).
+        space: a :class:`~eval_harness.contract.WordEmbedder` (``embed_words(words, language) -> (vectors, found)``).
         biased: the reference's biased words (:func:`reference_biased_words`).
         lists: the word lists.
         settings: the measures' settings.

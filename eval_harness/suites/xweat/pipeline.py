@@ -1,6 +1,7 @@
 """XWEAT (Lauscher & Glavaš 2019): the ten WEAT tests per language and across languages, over any WordEmbedder.
 
-A *WordEmbedder* has ``embed_words(words, language) -> (vectors (n, d), found (n,) bool)``:
+A :class:`~eval_harness.contract.WordEmbedder` (a capability protocol of the contract) has
+``embed_words(words, language) -> (vectors (n, d), found (n,) bool)``:
 :class:`~eval_harness.models.static.StaticVectors` (one language),
 :class:`~eval_harness.models.static.AlignedStaticSpaces` (monolingual spaces aligned by Procrustes) or a
 multilingual encoder's word mode.

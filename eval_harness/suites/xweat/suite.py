@@ -60,7 +60,8 @@ MEASURE_OF_OPTION = {TEMPLATES_KEY: "seat", "corpus": "ceat"}
 
 
 class PrecomputedWords:
-    """A WordEmbedder over vectors computed beforehand: ``(language, word) -> (vector, found)``."""
+    """A :class:`~eval_harness.contract.WordEmbedder` over vectors computed beforehand: ``(language, word) -> (vector,
+    found)``."""
 
     def __init__(self, table: Mapping[tuple[str, str], tuple[np.ndarray, bool]]):
         self.table = table
