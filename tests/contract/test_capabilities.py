@@ -3,24 +3,19 @@ model are instances of the protocols ``contract.capabilities.PROTOCOL_OF_CAPABIL
 factory and as a suite gets them from ``ctx.models`` (the runner's sharding wrappers, an lm-eval import's judges).
 
 The protocols are ``@runtime_checkable``: ``isinstance`` checks that every method and attribute is there (mypy
-checks their signatures where the suites use them, ``make lint``)."""
+checks their signatures where the suites use them, ``make lint``). :func:`keeps` also looks each member up the way
+``isinstance`` does from Python 3.12 on (``inspect.getattr_static``: past a wrapper's ``__getattr__``), so that a
+promise kept here only through ``__getattr__`` fails on 3.11 too."""
+
+import inspect
+import typing
 
 import numpy as np
 import pytest
 from helpers.tiny_causal_lm import build_tiny_causal_lm
 from helpers.tiny_models import WORDS, build_tiny_bert, build_tiny_classifier
 
-from eval_harness.contract import (
-    CachedEmbedder,
-    ContextEmbedder,
-    EmotionScorer,
-    Judge,
-    ModalWordEmbedder,
-    SentenceEncoder,
-    StaticSpace,
-    WordEmbedder,
-)
-from eval_harness.contract.capabilities import PROTOCOL_OF_CAPABILITY
+from eval_harness.contract import capabilities as cap
 from eval_harness.errors import InputError
 from eval_harness.lmeval.importer import LoggedJudge, LoggedModels
 from eval_harness.models import ModelResources, build_emotion_model, build_word_embedder
@@ -28,6 +23,20 @@ from eval_harness.models.registry import MODEL_TYPES, model_type
 from eval_harness.runner.provider import ShardedEncoder, ShardedJudge, ShardedPredictions
 
 WORD_CAPABILITIES = ("word_vectors", "context_vectors")
+ABSENT = object()
+
+
+def members(protocol: type) -> set[str]:
+    """The methods and properties a protocol declares, its bases' included."""
+    bases = [klass for klass in protocol.__mro__ if klass not in (object, typing.Protocol, typing.Generic)]
+    return {name for klass in bases for name in vars(klass) if not name.startswith("_")}
+
+
+def keeps(obj, protocol: type) -> bool:
+    """``isinstance(obj, protocol)``, on Python 3.11 and as Python 3.12 decides it (members found statically)."""
+    return isinstance(obj, protocol) and all(
+        inspect.getattr_static(obj, name, ABSENT) is not ABSENT for name in members(protocol)
+    )
 
 
 @pytest.fixture(scope="module")
@@ -69,26 +78,26 @@ def test_every_model_type_is_an_instance_of_the_protocols_of_its_capabilities(na
     resources = ModelResources(device="cpu", progress=False)
     emotion_model = build_emotion_model(config(name, options, sources), resources)
     for capability in capabilities - set(WORD_CAPABILITIES):
-        assert isinstance(emotion_model, PROTOCOL_OF_CAPABILITY[capability]), (name, options, capability)
-    assert ("judge" in capabilities) == isinstance(emotion_model, Judge)
+        assert keeps(emotion_model, cap.PROTOCOL_OF_CAPABILITY[capability]), (name, options, capability)
+    assert ("judge" in capabilities) == keeps(emotion_model, cap.Judge)
     if "word_vectors" not in capabilities:
         return
     word_options = {key: value for key, value in options.items() if key != "mode"}
     embedder = build_word_embedder(config(name, word_options, sources), resources)
     for capability in capabilities & set(WORD_CAPABILITIES):
-        assert isinstance(embedder, PROTOCOL_OF_CAPABILITY[capability]), (name, capability)
+        assert keeps(embedder, cap.PROTOCOL_OF_CAPABILITY[capability]), (name, capability)
     # What the suites use when a word embedder has it: an encoder's word modes, sentence vectors and the cache.
     if "context_vectors" in capabilities:
-        for protocol in (ModalWordEmbedder, SentenceEncoder, CachedEmbedder):
-            assert isinstance(embedder, protocol), (name, protocol.__name__)
+        for protocol in (cap.ModalWordEmbedder, cap.SentenceEncoder, cap.CachedEmbedder):
+            assert keeps(embedder, protocol), (name, protocol.__name__)
     else:
-        assert isinstance(embedder, StaticSpace) and not isinstance(embedder, ContextEmbedder)
+        assert keeps(embedder, cap.StaticSpace) and not isinstance(embedder, cap.ContextEmbedder)
 
 
 def test_every_capability_names_a_protocol_and_every_registered_one_is_known():
     declared = {c for name in MODEL_TYPES.names() for c in model_type(name).capabilities_for({})}
     declared |= {c for name in MODEL_TYPES.names() for mode in model_type(name).modes for c in mode.capabilities}
-    assert declared == set(PROTOCOL_OF_CAPABILITY)
+    assert declared == set(cap.PROTOCOL_OF_CAPABILITY)
 
 
 def test_a_protocol_refuses_what_lacks_a_member():
@@ -96,9 +105,28 @@ def test_a_protocol_refuses_what_lacks_a_member():
         def embed_words(self, words, language=None):
             return np.zeros((len(words), 2)), np.zeros(len(words), dtype=bool)
 
-    assert isinstance(WordsOnly(), WordEmbedder)
-    for protocol in (StaticSpace, ModalWordEmbedder, ContextEmbedder, SentenceEncoder, EmotionScorer, Judge):
+    assert keeps(WordsOnly(), cap.WordEmbedder)
+    for protocol in (
+        cap.StaticSpace,
+        cap.ModalWordEmbedder,
+        cap.ContextEmbedder,
+        cap.SentenceEncoder,
+        cap.EmotionScorer,
+        cap.Judge,
+    ):
         assert not isinstance(WordsOnly(), protocol), protocol.__name__
+
+    class Delegating:  # a wrapper whose members come through __getattr__ only: no instance from Python 3.12 on
+        def __init__(self, inner):
+            self.inner = inner
+
+        def __getattr__(self, name):
+            return getattr(self.inner, name)
+
+    assert isinstance(Delegating(WordsOnly()), cap.WordEmbedder) and not keeps(
+        Delegating(WordsOnly()), cap.WordEmbedder
+    )
+    assert members(cap.Judge) == {"scores", "predict", "score", "prompt_names", "with_prompt"}
 
 
 def test_what_ctx_models_gives_keeps_the_protocols(sources):
@@ -106,16 +134,22 @@ def test_what_ctx_models_gives_keeps_the_protocols(sources):
     resources = ModelResources(device="cpu", progress=False)
     encoder = build_word_embedder({"type": "encoder", "path": sources["encoder"]}, resources)
     sharded = ShardedEncoder(encoder, dist=None)
-    for protocol in (WordEmbedder, ModalWordEmbedder, ContextEmbedder, SentenceEncoder, CachedEmbedder):
-        assert isinstance(sharded, protocol), protocol.__name__
+    for protocol in (
+        cap.WordEmbedder,
+        cap.ModalWordEmbedder,
+        cap.ContextEmbedder,
+        cap.SentenceEncoder,
+        cap.CachedEmbedder,
+    ):
+        assert keeps(sharded, protocol), protocol.__name__
     regressor = build_emotion_model({"type": "classifier", "path": sources["classifier"]}, resources)
-    assert isinstance(ShardedPredictions(regressor, dist=None), EmotionScorer)
+    assert keeps(ShardedPredictions(regressor, dist=None), cap.EmotionScorer)
     judge = build_emotion_model({"type": "llm", "path": sources["llm"]}, resources)
-    assert isinstance(ShardedJudge(judge, dist=None), Judge)
+    assert keeps(ShardedJudge(judge, dist=None), cap.Judge)
 
     logged = LoggedModels({("en", "anger"): LoggedJudge({"i am angry": _row(0.75)}, "default", "a samples file")})
     judge = logged.emotion_regressor(None, "en", "anger", 0)
-    assert isinstance(judge, Judge) and judge.with_prompt("default") is judge
+    assert keeps(judge, cap.Judge) and judge.with_prompt("default") is judge
     np.testing.assert_array_equal(judge.predict(["i am angry"]), [0.75])
     with pytest.raises(InputError, match="logged the prompt 'default' only, not 'expert'"):
         judge.with_prompt("expert")
