@@ -202,8 +202,9 @@ def _mean(values) -> float | None:
     return None if values is None else float(np.mean(values))
 
 
-def _test_r(regressor: EmotionScorer) -> float | None:
-    return None if regressor.scores is None else regressor.scores.pearson_test
+def _test_r(regressor) -> float | None:
+    scores = getattr(regressor, "scores", None)
+    return None if scores is None else scores.pearson_test
 
 
 SUITE = EECCrosslingualSuite()
