@@ -144,8 +144,8 @@ def condition_specs(
 
 
 def fit_condition_contrasts(
-    y: Sequence[float],
-    factors: Mapping[str, Sequence[str | None]],
+    y: Sequence[float] | np.ndarray,
+    factors: Mapping[str, Sequence[str | None] | np.ndarray],
     reference_levels: Mapping[str, str],
     condition: Sequence[str | None],
     reference_condition: str,
@@ -156,7 +156,7 @@ def fit_condition_contrasts(
     use_t: bool | None = None,
     boundary: str = "squeeze",
     cov_type: str = "cluster",
-    clusters: Mapping[str, Sequence[Hashable]] | None = None,
+    clusters: Mapping[str, Sequence[Hashable] | np.ndarray] | None = None,
 ) -> ConditionContrasts:
     """Fit the joint model of the module docstring and test every identity effect's difference between conditions.
 

@@ -39,11 +39,13 @@ listed in :mod:`eval_harness.contract.samples`), so a reader can refit it withou
 
 import warnings
 from collections.abc import Mapping, Sequence
-from typing import Any
+from functools import partial
+from typing import Any, cast
 
 import numpy as np
 
-from ...contract import Suite, Task, Unit, UnitKey
+from ...contract import Judge, Suite, SuiteContext, Task, Unit, UnitKey
+from ...contract.capabilities import JudgeScores
 from ...data.catalog import EEC_CONFIGS, EEC_CONFIGS_BY_LANGUAGE, EEC_EMOTIONS
 from ...errors import ConfigError, InputError
 from ...stats.results import is_missing
@@ -161,16 +163,16 @@ class EECSuite(Suite):
         available = corpus_names(language, options)
         return [config for config in options["configs"] if config in available] or available
 
-    def prepare(self, task: Task, ctx) -> dict:
+    def prepare(self, task: Task, ctx: SuiteContext) -> dict:
         """Per emotion of the pending units: the regressor (fitted or loaded) and its scores on the EECs."""
         emotions = [e for e in self._emotions(task.options) if any(unit.emotion == e for unit in task.units)]
-        eec_configs = sorted({unit.config for unit in task.units if unit.dataset == "eec"})
+        eec_configs = sorted({unit.part("config") for unit in task.units if unit.dataset == "eec"})
         # Read once per run (every model and seed scores the same corpora): a key led by None outlives the models.
         corpora = {
-            name: ctx.shared((None, "eec-corpus", name), lambda name=name: load_corpus(name, task.options))
+            name: ctx.shared((None, "eec-corpus", name), partial(load_corpus, name, task.options))
             for name in eec_configs
         }
-        prepared = {"options": task.options, "scores": {}, "eec": {}}
+        prepared: dict[str, Any] = {"options": task.options, "scores": {}, "eec": {}}
         for emotion in emotions:
             ctx.status(
                 f"{task.model.name} {task.language} {emotion}: the emotion regressor (trained once, then cached)"
@@ -190,10 +192,11 @@ class EECSuite(Suite):
                 validity, mass, prompts = None, None, None
                 if "judge" in task.model.capabilities:
                     # A zero-shot judge: how much of its answer fell on the scale's numerals, on these sentences.
-                    scores = regressor.score(texts)
+                    judge = cast(Judge, regressor)  # what the capability promises (tests/contract)
+                    scores = judge.score(texts)
                     y, validity, mass = scores.value, scores.validity(), scores.numeral_mass
                     if task.options["prompt_spread"]:
-                        prompts = paraphrase_scores(regressor, texts, scores, ctx, f"{task.model.name} {name}")
+                        prompts = paraphrase_scores(judge, texts, scores, ctx, f"{task.model.name} {name}")
                 else:
                     y = regressor.predict(texts)
                 prepared["eec"][name, emotion] = {
@@ -209,7 +212,7 @@ class EECSuite(Suite):
                 }
         return prepared
 
-    def evaluate(self, unit: Unit, prepared: dict, ctx) -> list[dict]:
+    def evaluate(self, unit: Unit, prepared: dict, ctx: SuiteContext) -> list[dict]:
         if unit.dataset == QUALITY_DATASET:
             return regressor_records(prepared["scores"][unit.emotion])
         data, options = prepared["eec"][unit.config, unit.emotion], prepared["options"]
@@ -257,10 +260,10 @@ class EECSuite(Suite):
         """An EEC unit keeps its sentences' scores; a regressor's SemEval r keeps none."""
         return unit.dataset == "eec"
 
-    def unit_samples(self, unit: Unit, prepared: dict, ctx) -> dict | None:
+    def unit_samples(self, unit: Unit, prepared: dict, ctx: SuiteContext) -> dict | None:
         if not self.keeps_samples(unit):
             return None
-        return eec_samples(unit.config, prepared["eec"][unit.config, unit.emotion])
+        return eec_samples(unit.part("config"), prepared["eec"][unit.config, unit.emotion])
 
     def headline(self, records: Sequence[dict]) -> dict | None:
         """The intersection coefficient for an EEC unit (for another design: the first coefficient of its highest
@@ -272,7 +275,8 @@ class EECSuite(Suite):
                 return record
         estimates = [r for r in records if r["metric"] == "estimate" and r.get("model_term") not in (None, "intercept")]
         tested = [r for r in estimates if r.get("lr_statistic") is not None]
-        return (tested or estimates or [None])[0] or super().headline(records)
+        chosen = tested or estimates
+        return chosen[0] if chosen else super().headline(records)
 
 
 def identity_fit(data: Mapping[str, Any], options: Mapping[str, Any]):
@@ -334,7 +338,9 @@ def is_two_by_two(factors: Mapping[str, list]) -> bool:
     return all(len({labels[k] for labels in kept}) == 2 for k in range(len(factors)))
 
 
-def paraphrase_scores(judge, texts: list[str], scores, ctx, what: str) -> dict[str, object]:
+def paraphrase_scores(
+    judge: Judge, texts: list[str], scores: JudgeScores, ctx: SuiteContext, what: str
+) -> dict[str, JudgeScores] | None:
     """The judge's scores of ``texts`` under each of its prompts (paraphrase name -> ``PromptScores``), the
     reported prompt's (``scores``) first; None when the judge has a single prompt for the language."""
     names = judge.prompt_names()

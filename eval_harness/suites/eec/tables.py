@@ -122,7 +122,7 @@ def eec_rows(results: pd.DataFrame) -> pd.DataFrame:
 def _term_lines(coefficients: pd.DataFrame, cell) -> dict[str, list[tuple[dict, pd.DataFrame]]]:
     """Per EEC: one line per emotion x model, a column per bias term (headed by :func:`term_label`) holding
     ``cell(row)`` of that term's coefficient row; each line with its coefficient rows."""
-    lines = {}
+    lines: dict[str, list[tuple[dict, pd.DataFrame]]] = {}
     for config, rows in coefficients.groupby("config", sort=True):
         first, terms, lines[config] = rows.iloc[0], bias_terms(rows), []
         for (emotion, model), cell_rows in rows.groupby(["emotion", "model"], sort=True):

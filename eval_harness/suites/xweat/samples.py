@@ -11,6 +11,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from ...contract import WordEmbedder
 from ...contract.samples import SampleColumn, SampleSchema
 from ...stats.weat import word_associations
 from .pipeline import SET_ROLES, WordSet
@@ -30,7 +31,9 @@ XWEAT_SAMPLES = SampleSchema(
 )
 
 
-def xweat_samples(test: str, language: str, sets: Mapping[str, WordSet], embedder, similarity: str) -> dict[str, list]:
+def xweat_samples(
+    test: str, language: str, sets: Mapping[str, WordSet], embedder: WordEmbedder | None, similarity: str
+) -> dict[str, list]:
     """The sample columns of one unit: ``sets`` its four word sets by role, ``embedder`` the unit's word vectors
     (``embed_words(words, language) -> (vectors, found)``), or None when the unit computed none (then ``found``
     and ``association`` are null)."""
