@@ -34,7 +34,7 @@ from .measurement import measurement_problem, no_measurement_words
 from .planner import equivalence_words
 from .report_stability import mde_words, stability_words
 from .tables import eec_effect_rows, factor_levels, gender_levels, group_levels, level_words
-from .wording import comparative, describe, format_effect, gender_people, people
+from .wording import MAX_P, comparative, describe, format_effect, gender_people, people, verdict
 
 # conditional effect -> the effect of the same factor at the other level of the other factor
 OPPOSITE_PAIRS = {
@@ -48,7 +48,6 @@ AVERAGE_OF = {
     "group_ame": ("group_within_reference_gender", "group_within_other_gender"),
     "gender_ame": ("gender_within_reference_group", "gender_within_other_group"),
 }
-MAX_P = 0.10
 
 
 @dataclass(frozen=True)
@@ -210,19 +209,6 @@ def _opposite_note(row: pd.Series, effects: dict[str, pd.Series]) -> str:
 
 def _opposite(first: float, second: float) -> bool:
     return first * second < 0
-
-
-def verdict(row: pd.Series) -> str:
-    """The multiple-testing verdict of a finding, and what clustering by template does to it."""
-    if bool(row.get("survives_holm")):
-        text = "survives Holm"
-    elif bool(row.get("survives_bh")):
-        text = "survives Benjamini-Hochberg only"
-    else:
-        text = "does not survive multiple-testing control"
-    if bool(row.get("loses_under_clustering")):
-        text += f"; not significant once clustered by template, p = {format_p(row['clustered_p_value'])}"
-    return text
 
 
 def _seeds_note(row: pd.Series) -> str:

@@ -19,7 +19,7 @@ from ..eec.measurement import format_interval, format_mde, no_measurement_words
 from ..eec.paired.plots import difference_plot
 from ..eec.paired.sentences import difference_claim, effect_label
 from ..eec.report import MIN_NUMERAL_MASS
-from ..eec.sentences import MAX_P, verdict
+from ..eec.wording import MAX_P, verdict
 from .records import DIFFERENCE_METRIC
 
 SUITE_NAME = "eec_crosslingual"
