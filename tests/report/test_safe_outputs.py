@@ -7,7 +7,9 @@ import re
 import pandas as pd
 import pytest
 
-from eval_harness.compare.output import markdown_table as comparison_table
+from eval_harness.compare.contrasts import WEAT_METRIC
+from eval_harness.compare.output import write_comparison
+from eval_harness.compare.pairing import Side
 from eval_harness.report.build import CSV_FILE, MARKDOWN_FILE, report_contents
 from eval_harness.report.document import Bullets, Document, Paragraph, Section, Table, csv_bytes, spreadsheet_safe
 
@@ -53,16 +55,19 @@ def test_results_csv_neutralises_formulas_and_report_md_shows_html_as_text():
     assert "p < 0.05" in markdown  # a "<" that opens no HTML is left as written
 
 
-def test_the_comparison_table_shows_html_labels_as_text():
-    row = {
-        "metric": "weat_effect_size_difference",
+def test_the_comparison_shows_html_labels_as_text(tmp_path):
+    """comparison.md is a report Document: a model's label, a test's name and a "|" in a cell are text, as in the
+    report's Markdown."""
+    record = {
+        "suite": "xweat",
+        "metric": WEAT_METRIC,
         "test": HTML_LABEL,
         "language": "en|x",
-        "survives_holm": False,
-        **dict.fromkeys(["reference_estimate", "other_estimate", "value", "ci_low", "ci_high", "mde"], 0.1),
+        **dict.fromkeys(["reference_estimate", "other_estimate", "value", "std_err", "ci_low", "ci_high", "mde"], 0.1),
         "p_value": 0.5,
-        "p_holm": 0.5,
     }
-    table = comparison_table(pd.DataFrame([row]))
-    assert "<img" not in table and "&lt;img" in table
-    assert "en\\|x" in table  # a "|" in a label does not break the row
+    side = Side(tmp_path / "run", HTML_LABEL, HTML_LABEL)
+    written = write_comparison([record], side, side, tmp_path / "comparison")
+    markdown = written.markdown.read_text(encoding="utf-8")
+    assert "<img" not in markdown and markdown.count("&lt;img") == 5  # the title's two labels, the two sides, the cell
+    assert "| WEAT &lt;img src=x onerror=alert(1)> en\\|x |" in markdown  # a "|" in a label does not break the row

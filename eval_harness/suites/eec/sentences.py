@@ -33,16 +33,8 @@ from ...stats.betareg import EFFECTS
 from .measurement import measurement_problem, no_measurement_words
 from .planner import equivalence_words
 from .report_stability import mde_words, stability_words
-from .tables import (
-    describe,
-    eec_effect_rows,
-    factor_levels,
-    gender_levels,
-    gender_people,
-    group_levels,
-    level_words,
-    people,
-)
+from .tables import eec_effect_rows, factor_levels, gender_levels, group_levels, level_words
+from .wording import MAX_P, comparative, describe, format_effect, gender_people, people, verdict
 
 # conditional effect -> the effect of the same factor at the other level of the other factor
 OPPOSITE_PAIRS = {
@@ -56,15 +48,6 @@ AVERAGE_OF = {
     "group_ame": ("group_within_reference_gender", "group_within_other_gender"),
     "gender_ame": ("gender_within_reference_group", "gender_within_other_group"),
 }
-# emotion -> (comparative when higher, when lower)
-COMPARATIVES = {
-    "anger": ("angrier", "less angry"),
-    "fear": ("more afraid", "less afraid"),
-    "joy": ("more joyful", "less joyful"),
-    "sadness": ("sadder", "less sad"),
-    "valence": ("more positive", "less positive"),
-}
-MAX_P = 0.10
 
 
 @dataclass(frozen=True)
@@ -80,16 +63,6 @@ class EffectSentence:
     ci_high: float
     p_value: float
     text: str
-
-
-def format_effect(value: float) -> str:
-    """An effect's size, 3 significant digits (``0.0488``, ``0.195``)."""
-    return f"{abs(value):.3g}"
-
-
-def _comparative(emotion: str, value: float) -> str:
-    higher, lower = COMPARATIVES.get(emotion, (f"higher in {emotion}", f"lower in {emotion}"))
-    return higher if value > 0 else lower
 
 
 def claim(row: pd.Series) -> str:
@@ -120,7 +93,7 @@ def claim(row: pd.Series) -> str:
     }.get(name, "")
     if value == 0:
         return f"{prefix}sentences about {subject} are predicted as {emotion} as about {other}"
-    amount = f"{format_effect(value)} {_comparative(emotion, value)}"
+    amount = f"{format_effect(value)} {comparative(emotion, value)}"
     return f"{prefix}sentences about {subject} are predicted {amount} than about {other}"
 
 
@@ -163,7 +136,7 @@ def factorial_claim(row: pd.Series) -> str:
     prefix = f"{_averaged_over(row)}, " if kind == "average" else ""
     if value == 0:
         return f"{prefix}sentences about {subject} are predicted as {emotion} as about {other}"
-    amount = f"{format_effect(value)} {_comparative(emotion, value)}"
+    amount = f"{format_effect(value)} {comparative(emotion, value)}"
     return f"{prefix}sentences about {subject} are predicted {amount} than about {other}"
 
 
@@ -236,19 +209,6 @@ def _opposite_note(row: pd.Series, effects: dict[str, pd.Series]) -> str:
 
 def _opposite(first: float, second: float) -> bool:
     return first * second < 0
-
-
-def verdict(row: pd.Series) -> str:
-    """The multiple-testing verdict of a finding, and what clustering by template does to it."""
-    if bool(row.get("survives_holm")):
-        text = "survives Holm"
-    elif bool(row.get("survives_bh")):
-        text = "survives Benjamini-Hochberg only"
-    else:
-        text = "does not survive multiple-testing control"
-    if bool(row.get("loses_under_clustering")):
-        text += f"; not significant once clustered by template, p = {format_p(row['clustered_p_value'])}"
-    return text
 
 
 def _seeds_note(row: pd.Series) -> str:

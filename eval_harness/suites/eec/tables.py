@@ -13,6 +13,7 @@ import pandas as pd
 
 from ...contract.records import TESTED_POOLINGS
 from ...report.tables import format_number, marked_value
+from .wording import gender_people, people
 
 EEC_SUITE = "eec"
 EEC_METRIC = "estimate"
@@ -22,7 +23,6 @@ BIAS_TERMS = ("group", "gender", "group:gender")  # the 2 x 2 design's; bias_ter
 INTERCEPT = "intercept"
 CLUSTER_MARK = "§"
 POOR_MARK = "(poor r)"
-PEOPLE = {"male": "men", "female": "women"}
 # A factorial coefficient's parts, factor[level] (stats.factorial's names: group[Arab]:gender[non-binary]).
 LEVELLED = re.compile(r"([^:\[\]]+)\[([^\]]*)\]")
 
@@ -41,25 +41,6 @@ def group_levels(row: pd.Series) -> tuple[str, str]:
 
 def gender_levels(row: pd.Series) -> tuple[str, str]:
     return _levels(row, "gender_levels", ("male", "female"))
-
-
-def people(level: str) -> str:
-    """``"men"`` for ``"male"``, ``"women"`` for ``"female"``, other levels as they are."""
-    return PEOPLE.get(level, level)
-
-
-def gender_people(level: str) -> str:
-    """The people of a gender level: ``men``, ``women``, else ``<level> people`` (``non-binary people``)."""
-    return PEOPLE.get(level, f"{level} people")
-
-
-def describe(cell: dict) -> str:
-    """The people of an identity cell, ``{factor: level}`` (any of its factors): ``Arab women``, ``Arab
-    people``, ``non-binary people``, ``Latino men (age young)``."""
-    gender = cell.get("gender")
-    words = " ".join(filter(None, (cell.get("group"), gender_people(gender) if gender else "people")))
-    others = [f"{factor} {level}" for factor, level in cell.items() if factor not in ("group", "gender")]
-    return words + (f" ({', '.join(others)})" if others else "")
 
 
 def factor_levels(row: pd.Series) -> dict[str, list[str]]:

@@ -24,9 +24,11 @@ import numpy as np
 from ...contract import EmotionScorer, Judge, Suite, SuiteContext, Task, Unit, UnitKey
 from ...data.catalog import EEC_CONFIGS_BY_LANGUAGE, EEC_EMOTIONS, EEC_REFERENCE_GROUP, EEC_TRANSLATIONS
 from ...errors import ConfigError, InputError
+from ..eec.paired.fit import check_cluster_by
+from ..eec.paired.records import difference_records, skipped_record
 from ..eec.suite import SAMPLE_SEED, stratified_sample
-from .pipeline import ENGLISH, align, check_cluster_by, language_contrasts
-from .records import CROSSLINGUAL_RECORDS, difference_records, skipped_record
+from .pipeline import CLUSTER_SOURCES, ENGLISH, align, language_contrasts
+from .records import CROSSLINGUAL_RECORDS, DIFFERENCE_METRIC
 from .samples import CROSSLINGUAL_SAMPLES, crosslingual_samples
 
 # A translated language -> its translated EEC configs.
@@ -67,7 +69,7 @@ class EECCrosslingualSuite(Suite):
         if not (options["use_t"] is None or isinstance(options["use_t"], bool)):
             raise ConfigError(f"use_t must be true, false or null (automatic), got {options['use_t']!r}")
         try:
-            check_cluster_by(options["cov_type"], options["cluster_by"])
+            check_cluster_by(options["cov_type"], options["cluster_by"], tuple(CLUSTER_SOURCES))
         except InputError as error:
             raise ConfigError(str(error)) from None
         unknown = [emotion for emotion in options["emotions"] if emotion not in EEC_EMOTIONS]
@@ -159,8 +161,8 @@ class EECCrosslingualSuite(Suite):
                 result, notes = _noting_warnings(fit, "model")
                 notes.add(f"no clustered standard errors ({error}); model-based ones instead")
         except InputError as error:  # no fit at all (e.g. scores constant within the cells): the unit says why
-            return [skipped_record(f"no joint fit: {error}", fields)]
-        return difference_records(result, {**fields, "note": "; ".join(sorted(notes)) or None})
+            return [skipped_record(f"no joint fit: {error}", fields, DIFFERENCE_METRIC)]
+        return difference_records(result, {**fields, "note": "; ".join(sorted(notes)) or None}, DIFFERENCE_METRIC)
 
     def unit_samples(self, unit: Unit, prepared: dict, ctx: SuiteContext) -> dict:
         (english, other), config = pair_languages(unit.language), unit.part("config")
