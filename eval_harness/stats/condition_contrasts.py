@@ -26,6 +26,7 @@ import numpy as np
 
 from ..errors import InputError
 from . import factorial
+from .results import keyed, named
 from .wald import wald_test
 
 
@@ -57,17 +58,14 @@ class ConditionContrasts:
 
     def difference(self, name: str) -> EffectDifference:
         """The difference of the effect called ``name`` (e.g. ``"group[Arab]|gender=female"``)."""
-        for difference in self.differences:
-            if difference.name == name:
-                return difference
-        raise InputError(f"unknown effect {name!r}; there are {[d.name for d in self.differences]}")
+        return named(self.differences, name, "effect")
 
     def effects_in(self, level: str) -> tuple[factorial.Effect, ...]:
         """The identity effects within condition ``level``."""
-        for found, effects in self.effects_by_condition:
-            if found == level:
-                return effects
-        raise InputError(f"unknown condition {level!r}; conditions are {list(self.condition.levels)}")
+        found = dict(self.effects_by_condition)
+        if level not in found:
+            raise InputError(f"unknown condition {level!r}; conditions are {list(self.condition.levels)}")
+        return found[level]
 
     def to_dict(self) -> dict:
         """``condition`` (name and levels), ``joint`` (its to_dict), ``effects_by_condition`` ({level: {name:
@@ -75,11 +73,8 @@ class ConditionContrasts:
         return {
             "condition": {"name": self.condition.name, "levels": list(self.condition.levels)},
             "joint": self.joint.to_dict(),
-            "effects_by_condition": {
-                level: {e.name: {k: v for k, v in e.to_dict().items() if k != "name"} for e in effects}
-                for level, effects in self.effects_by_condition
-            },
-            "differences": {d.name: {k: v for k, v in d.to_dict().items() if k != "name"} for d in self.differences},
+            "effects_by_condition": {level: keyed(effects) for level, effects in self.effects_by_condition},
+            "differences": keyed(self.differences),
         }
 
     def summary(self) -> str:

@@ -71,11 +71,12 @@ import math
 import numbers
 import os
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 
 from ..errors import InputError
+from .results import Result
 from .vectors import (
     bad_rows,
     check_matrix_size,
@@ -104,7 +105,7 @@ _BOOTSTRAP_STREAM = 0x626F6F74  # "boot"
 
 
 @dataclass(frozen=True)
-class PermutationTest:
+class PermutationTest(Result):
     """The permutation p-value of a WEAT statistic.
 
     Attributes:
@@ -120,9 +121,6 @@ class PermutationTest:
     n_permutations: int
     mc_std_err: float | None
     alternative: str
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -638,7 +636,7 @@ class EffectSizeBootstrap:
 
 
 @dataclass(frozen=True)
-class WordInfluence:
+class WordInfluence(Result):
     """How the effect size changes when one word is left out.
 
     Attributes:
@@ -654,9 +652,6 @@ class WordInfluence:
     word: str | None
     effect_size_without: float
     change: float
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
     @property
     def label(self) -> str:

@@ -101,7 +101,7 @@ def test_a_refit_from_the_samples_reproduces_the_units_numbers(eec_run):
         assert abs(effects[effect.name]["std_err"] - effect.std_err) <= TOLERANCE
         assert abs(effects[effect.name]["clustered_p_value"] - clustered.effect(effect.name).p_value) <= TOLERANCE
     (log_phi,) = [r for r in records if r["metric"] == "log_phi"]
-    assert abs(log_phi["value"] - refit.precision.log_phi) <= TOLERANCE
+    assert abs(log_phi["value"] - refit.coefficient("log_phi").estimate) <= TOLERANCE
 
 
 def test_every_xweat_unit_keeps_its_words_and_their_associations_give_its_effect_size(xweat_run):
