@@ -210,18 +210,13 @@ def fit_condition_contrasts(
     reference, other = condition_factor.levels
     differences = tuple(
         EffectDifference(
-            name=a.name,
-            kind=a.kind,
-            term=a.term,
-            levels=a.levels,
-            given=a.given,
-            contrast=f"{a.contrast}: {condition_name} {other} minus {reference}",
+            **{label: getattr(in_a, label) for label in ("name", "kind", "term", "levels", "given")},
+            contrast=f"{in_a.contrast}: {condition_name} {other} minus {reference}",
             reference_estimate=in_a.estimate,
             other_estimate=in_b.estimate,
-            **wald_test(float(estimate), float(std_err), fit.df, f"the difference of {a.name}"),
+            **wald_test(float(estimate), float(std_err), fit.df, f"the difference of {in_a.name}"),
         )
-        for a, in_a, in_b, estimate, std_err in zip(
-            reference_specs,
+        for in_a, in_b, estimate, std_err in zip(
             effects_by_condition[0][1],
             effects_by_condition[1][1],
             estimates[0],

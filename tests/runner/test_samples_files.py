@@ -91,11 +91,11 @@ def test_a_refit_from_the_samples_reproduces_the_units_numbers(eec_run):
     effects = {r["term"]: r for r in records if r["metric"] == "effect"}
     assert len(estimates) == 4 and len(effects) == 7
     for coefficient in refit.coefficients:
-        record = estimates[coefficient.term]
+        record = estimates[coefficient.name]
         for field, value in (("value", coefficient.estimate), ("std_err", coefficient.std_err)):
-            assert abs(record[field] - value) <= TOLERANCE, (coefficient.term, field)
+            assert abs(record[field] - value) <= TOLERANCE, (coefficient.name, field)
         assert abs(record["p_value"] - coefficient.p_value) <= TOLERANCE
-        assert abs(record["clustered_std_err"] - clustered.coefficient(coefficient.term).std_err) <= TOLERANCE
+        assert abs(record["clustered_std_err"] - clustered.coefficient(coefficient.name).std_err) <= TOLERANCE
     for effect in refit.effects:
         assert abs(effects[effect.name]["value"] - effect.estimate) <= TOLERANCE
         assert abs(effects[effect.name]["std_err"] - effect.std_err) <= TOLERANCE

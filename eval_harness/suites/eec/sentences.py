@@ -10,7 +10,7 @@ When the group difference among men and among women (or the gender difference wi
 have opposite signs, the sentences of those conditional effects, and of the average over both, say so:
 an average of opposite effects describes neither.
 
-An EEC of another design (more groups or genders, further factors: :func:`~.records.factorial_records`) gets
+An EEC of another design (more groups or genders, further factors: :func:`~.records.beta_regression_records`) gets
 the same sentences from its effects' levels (:func:`factorial_claim`): "sentences about Arab non-binary people
 are predicted 0.0312 angrier than about Anglo non-binary people", the average over the other factors' levels,
 and each interaction as a difference of differences; the opposite-sign notes compare a contrast's strata.
