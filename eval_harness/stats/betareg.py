@@ -27,8 +27,9 @@ Conventions:
   full and the reduced (no ``b3``) fit. A relative, likelihood-scale criterion: the raw score grows with
   ``phi``, so well-separated low-noise cells (``phi`` ~ 1e5) sit at the optimum with a per-row score far
   above any fixed absolute tolerance. This is the 2 x 2 case of
-  :func:`eval_harness.stats.factorial.fit_factorial` (k-level factors, any number of them), with the
-  names and words of the paper's design.
+  :func:`eval_harness.stats.factorial.fit_factorial` (k-level factors, any number of them), and its result is
+  that fit's :class:`~eval_harness.stats.factorial.FactorialBetaRegression` under the names and words of the
+  paper's design (:class:`IntersectionalBetaRegression`, a named view: no numbers of its own).
 * Coefficients are on the logit scale of the mean and condition on the reference
   levels: ``group`` (``b1``) is the difference between the minority and the
   reference group **among the reference gender**; ``gender`` (``b2``) the

@@ -84,7 +84,7 @@ class WordContextBootstrap(Result):
 
 
 @dataclass(frozen=True)
-class CEATResult:
+class CEATResult(Result):
     """A CEAT test: the random-effects combination of ``n_samples`` sampled WEAT effect sizes.
 
     Attributes:

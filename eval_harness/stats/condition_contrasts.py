@@ -26,7 +26,7 @@ import numpy as np
 
 from ..errors import InputError
 from . import factorial
-from .results import keyed, named
+from .results import Result, keyed, named
 from .wald import wald_test
 
 
@@ -42,7 +42,7 @@ class EffectDifference(factorial.Effect):
 
 
 @dataclass(frozen=True)
-class ConditionContrasts:
+class ConditionContrasts(Result):
     """Result of :func:`fit_condition_contrasts`.
 
     ``condition``: the condition factor (name, ``(reference, other)``); ``joint``: the joint fit with every

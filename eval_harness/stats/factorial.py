@@ -1025,7 +1025,7 @@ def precision_contrasts(design: FactorialDesign) -> tuple[str, ...]:
 
 
 @dataclass(frozen=True)
-class FactorialBetaRegression:
+class FactorialBetaRegression(Result):
     """Result of :func:`fit_factorial` (every convention in the module docstring).
 
     ``factors`` with their levels (reference first); ``terms`` of the mean model (``"group:gender"``) up to

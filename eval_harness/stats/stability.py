@@ -97,7 +97,7 @@ class FindingStability(Result):
 
 
 @dataclass(frozen=True)
-class Stability:
+class Stability(Result):
     """Result of :func:`resampling_stability`: the full ``fit``, the ``alpha`` of the verdicts, ``n_bootstrap``,
     the ``seed`` of the draws, and one :class:`FindingStability` per mean coefficient and per effect."""
 

@@ -124,7 +124,7 @@ class PermutationTest(Result):
 
 
 @dataclass(frozen=True)
-class WEATResult:
+class WEATResult(Result):
     """Result of one WEAT test; ``to_dict()`` gives plain JSON-ready values.
 
     Attributes:
@@ -602,7 +602,7 @@ def _check_bootstrap_options(n_bootstrap: int, confidence_level: float, allow_no
 
 
 @dataclass(frozen=True)
-class EffectSizeBootstrap:
+class EffectSizeBootstrap(Result):
     """Percentile bootstrap interval of the WEAT effect size, resampling words within X, Y, A and B.
 
     Attributes:
@@ -659,7 +659,7 @@ class WordInfluence(Result):
 
 
 @dataclass(frozen=True)
-class LeaveOneOutInfluence:
+class LeaveOneOutInfluence(Result):
     """Leave-one-word-out influence on the WEAT effect size, the words that move ``d`` most first.
 
     Attributes:

@@ -10,6 +10,7 @@ from eval_harness.errors import InputError
 from eval_harness.stats.betareg import EFFECTS, TERMS, factorial_effect_names, fit_intersectional
 from eval_harness.stats.factorial import fit_factorial
 from eval_harness.suites.eec.records import beta_regression_records
+from eval_harness.suites.eec.sentences import claim, effect_levels
 from eval_harness.suites.eec.tables import term_label
 
 GROUPS, GENDERS = ("Anglo", "Arab"), ("male", "female")
@@ -80,3 +81,33 @@ def test_the_summary_has_one_table_per_kind_of_effect_and_unknown_names_are_one_
     assert "Difference-in-differences (intensity scale):" in text and "\ngroup:gender_did " in text
     with pytest.raises(InputError, match=r"unknown effect 'group\[Arab\]\|average'; there are \['group_within"):
         paper.effect("group[Arab]|average")
+
+
+def test_one_sentence_writer_reads_a_paper_effect_as_its_factorial_levels(rows):
+    paper, general = fits(rows, "model")
+    names = factorial_effect_names(GROUPS, GENDERS)
+    ours = {
+        r["term"]: pd.Series({**r, "emotion": "anger"})
+        for r in beta_regression_records(paper)
+        if r["metric"] == "effect"
+    }
+    theirs = {
+        r["term"]: pd.Series({**r, "emotion": "anger"})
+        for r in beta_regression_records(general)
+        if r["metric"] == "effect"
+    }
+    for name in EFFECTS:
+        mine, factorial = ours[name], theirs[names[name]]
+        ours_read, theirs_read = effect_levels(mine), effect_levels(factorial)
+        assert (ours_read.factors, ours_read.levels, ours_read.given) == (
+            theirs_read.factors,
+            theirs_read.levels,
+            theirs_read.given,
+        ), name
+        assert ours_read.kind == mine["kind"]  # read from the name alone, it is the record's own kind
+        words = claim(factorial)
+        if name == "group:gender_did":  # the paper's name for its interaction contrast
+            words = words.replace("difference of differences", "difference-in-differences")
+        assert claim(mine) == words, name
+    assert claim(ours["group_within_other_gender"]).startswith("sentences about Arab women are predicted")
+    assert claim(ours["gender_ame"]).startswith("averaged over Anglo and Arab people, sentences about women")
