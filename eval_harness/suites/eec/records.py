@@ -5,6 +5,7 @@ checks each record against it; the report section :mod:`.report` reads these fie
 """
 
 import re
+from typing import Any
 
 import numpy as np
 
@@ -152,7 +153,7 @@ def beta_regression_records(result, note: str | None = None, clustered=None) -> 
 
     general = not isinstance(result, IntersectionalBetaRegression)  # another design than the paper's 2 x 2
     levels = {factor.name: list(factor.levels) for factor in result.factors}
-    design = {f"{name}_levels": levels[name] for name in ("group", "gender") if name in levels}
+    design: dict[str, Any] = {f"{name}_levels": levels[name] for name in ("group", "gender") if name in levels}
     if general:
         design.update(factor_levels=levels, order=result.order)
     fit = _fit_fields(result, note, design)
