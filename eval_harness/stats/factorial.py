@@ -61,13 +61,20 @@ from scipy.special import expit
 from ..errors import InputError
 from . import beta_likelihood as likelihood
 from .fit_options import COV_TYPES
-from .results import Result
+from .results import Result, estimates_table, keyed, named
 from .wald import CONFIDENCE, wald_test
 
 MIN_ROWS_PER_CELL = 2
 MAX_PRECISION = 1e10
 BOUNDARY_MODES = ("squeeze", "error")
 EFFECT_KINDS = ("conditional", "average", "interaction")
+# The summary's heading of each kind of effect (the 2 x 2 view's interaction contrast: a difference-in-differences).
+EFFECT_TITLES = {
+    "conditional": "Conditional contrasts against the reference",
+    "average": "Average marginal effects over the fitted rows",
+    "interaction": "Interaction contrasts",
+    "difference-in-differences": "Difference-in-differences",
+}
 INTERCEPT = "intercept"
 LOG_PHI = "log_phi"
 
@@ -1018,7 +1025,7 @@ def precision_contrasts(design: FactorialDesign) -> tuple[str, ...]:
 
 
 @dataclass(frozen=True)
-class FactorialBetaRegression:
+class FactorialBetaRegression(Result):
     """Result of :func:`fit_factorial` (every convention in the module docstring).
 
     ``factors`` with their levels (reference first); ``terms`` of the mean model (``"group:gender"``) up to
@@ -1052,14 +1059,14 @@ class FactorialBetaRegression:
 
     def coefficient(self, name: str) -> Coefficient:
         """The mean or precision coefficient called ``name`` (e.g. ``"group[Arab]"``, ``"log_phi"``)."""
-        return _named(self.coefficients + self.precision, name, "coefficient")
+        return named(self.coefficients + self.precision, name, "coefficient")
 
     def effect(self, name: str) -> Effect:
         """The effect called ``name`` (e.g. ``"group[Arab]|gender=female"``, ``"group[Arab]|average"``)."""
-        return _named(self.effects, name, "effect")
+        return named(self.effects, name, "effect")
 
     def lr_test(self, term: str) -> LikelihoodRatioTest:
-        return _named(self.lr_tests, term, "likelihood-ratio test", key="term")
+        return named(self.lr_tests, term, "likelihood-ratio test", key="term")
 
     def to_dict(self) -> dict:
         """Plain nested dict: ``coefficients``, ``precision``, ``effects`` keyed by name, ``lr_tests`` by term,
@@ -1068,10 +1075,10 @@ class FactorialBetaRegression:
             "factors": {f.name: list(f.levels) for f in self.factors},
             "terms": list(self.terms),
             "order": self.order,
-            "coefficients": _keyed(self.coefficients),
-            "precision": _keyed(self.precision),
-            "effects": _keyed(self.effects),
-            "lr_tests": {t.term: {k: v for k, v in t.to_dict().items() if k != "term"} for t in self.lr_tests},
+            "coefficients": keyed(self.coefficients),
+            "precision": keyed(self.precision),
+            "effects": keyed(self.effects),
+            "lr_tests": keyed(self.lr_tests, key="term"),
             "cells": [cell.to_dict() for cell in self.cells],
             "log_likelihood": self.log_likelihood,
             "n": self.n,
@@ -1103,16 +1110,11 @@ class FactorialBetaRegression:
             + ("; boundary values squeezed" if self.squeezed else ""),
             covariance_words(self.cov_type, self.cluster_by, self.n_clusters, self.test, self.df),
         ]
-        lines += ["", "Coefficients (logit scale of the mean):", *_table(self.coefficients, self.test)]
-        for kind, title in (
-            ("conditional", "Conditional contrasts against the reference (intensity scale)"),
-            ("average", "Average marginal effects over the fitted rows (intensity scale)"),
-            ("interaction", "Interaction contrasts (intensity scale)"),
-        ):
-            chosen = [e for e in self.effects if e.kind == kind]
-            if chosen:
-                lines += ["", f"{title}:", *_table(chosen, self.test)]
-        lines += ["", "Precision:", *_table(self.precision, self.test), ""]
+        lines += ["", "Coefficients (logit scale of the mean):", *self._table(self.coefficients)]
+        for kind in dict.fromkeys(e.kind for e in self.effects):
+            lines += ["", f"{EFFECT_TITLES.get(kind, kind)} (intensity scale):"]
+            lines += self._table([e for e in self.effects if e.kind == kind])
+        lines += ["", "Precision:", *self._table(self.precision), ""]
         lines += [
             f"likelihood-ratio test of {t.term} (assumes independent rows): chi2({t.df}) = {t.statistic:.4f}, "
             f"p = {t.p_value:.4g}"
@@ -1121,16 +1123,8 @@ class FactorialBetaRegression:
         lines.append(f"log-likelihood = {self.log_likelihood:.4f}; converged = {self.converged}")
         return "\n".join(lines)
 
-
-def _named(items, name: str, what: str, key: str = "name"):
-    for item in items:
-        if getattr(item, key) == name:
-            return item
-    raise InputError(f"unknown {what} {name!r}; there are {[getattr(item, key) for item in items]}")
-
-
-def _keyed(items) -> dict:
-    return {item.name: {k: v for k, v in item.to_dict().items() if k != "name"} for item in items}
+    def _table(self, items) -> list[str]:
+        return estimates_table(items, self.test, CONFIDENCE)
 
 
 def covariance_words(cov_type, cluster_by, n_clusters, test, df) -> str:
@@ -1140,19 +1134,6 @@ def covariance_words(cov_type, cluster_by, n_clusters, test, df) -> str:
     else:
         covariance = "model-based (expected-information) standard errors"
     return f"{covariance}; " + (f"t tests with df = {df}" if test == "t" else "z tests")
-
-
-def _table(items, test: str) -> list[str]:
-    width = max([len(item.name) for item in items] + [4]) + 2
-    ci = f"{CONFIDENCE:.0%} CI"
-    rows = [f"{'name':<{width}}{'estimate':>10}{'std_err':>10}{test:>9}{'p_value':>10}{ci:>22}{'mde':>9}  contrast"]
-    for item in items:
-        interval = f"[{item.ci_low:.4f}, {item.ci_high:.4f}]"
-        rows.append(
-            f"{item.name:<{width}}{item.estimate:>10.4f}{item.std_err:>10.4f}{item.statistic:>9.3f}"
-            f"{item.p_value:>10.4f}{interval:>22}{item.mde:>9.4f}  {item.contrast}"
-        )
-    return rows
 
 
 def fit_factorial(

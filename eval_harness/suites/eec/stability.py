@@ -183,7 +183,7 @@ def prompt_spread(
         raise InputError(f"a prompt spread needs the reported prompt {reported!r} and another; got {list(fits)}")
     fields = {}
     first = fits[reported]
-    keys = [("estimate", c.term) for c in first.coefficients] + [("effect", e.name) for e in first.effects]
+    keys = [("estimate", c.name) for c in first.coefficients] + [("effect", e.name) for e in first.effects]
     for key in keys:
         tested = {
             name: (fit.coefficient(key[1]) if key[0] == "estimate" else fit.effect(key[1]))

@@ -31,10 +31,10 @@ and, in the 2 x 2 design, the power planner's variance components (:mod:`.planne
 ``prompt_spread``) prompt paraphrases (:mod:`.stability`).
 
 Records: see :func:`~.records.beta_regression_records` (coefficients, effects on the intensity
-scale, precision, cell means), :func:`~.records.factorial_records` (the same for any other design) and
+scale, precision, cell means; of the paper's design or any other) and
 :func:`~.records.regressor_records` (Pearson r per split). Samples: every
-EEC unit keeps the score of each sentence it scored beside its unit file (:mod:`.samples`; the columns are
-listed in :mod:`eval_harness.contract.samples`), so a reader can refit it without the model.
+EEC unit keeps the score of each sentence it scored beside its unit file (:mod:`.samples`, whose schema
+declares the columns), so a reader can refit it without the model.
 """
 
 import warnings
@@ -58,7 +58,7 @@ from .corpora import (
     load_corpus,
 )
 from .planner import EQUIVALENCE_MARGIN, planner_fields, with_margin
-from .records import EEC_RECORDS, beta_regression_records, factorial_records, regressor_records, validity_records
+from .records import EEC_RECORDS, beta_regression_records, regressor_records, validity_records
 from .samples import EEC_SAMPLES, eec_samples
 from .stability import STABILITY_RESAMPLES, prompt_spread, template_and_person_stability, with_stability
 
@@ -216,7 +216,7 @@ class EECSuite(Suite):
         if unit.dataset == QUALITY_DATASET:
             return regressor_records(prepared["scores"][unit.emotion])
         data, options = prepared["eec"][unit.config, unit.emotion], prepared["options"]
-        fit, make_records = identity_fit(data, options)
+        fit, paper = identity_fit(data, options)
 
         notes = set()
         with warnings.catch_warnings(record=True) as caught:
@@ -243,7 +243,7 @@ class EECSuite(Suite):
                 # SVM-tfidf): no between-template variation, so the sandwich is singular. The reported,
                 # model-based fit stands; the records say why they carry no clustered test.
                 notes.add(f"no template-clustered standard errors: {error}")
-        if make_records is beta_regression_records:  # the paper's 2 x 2 design
+        if paper:  # the paper's 2 x 2 design
             # the same resamples for every seed, as the same sample: seeds then differ by training alone
             stability = finding_stability(data, result, options, SAMPLE_SEED, notes)
             spread = judge_prompt_spread(data.get("prompts"), result, lambda y: fit(result.cluster_by, y), notes)
@@ -252,7 +252,7 @@ class EECSuite(Suite):
             stability, spread, planner = {}, {}, {}
             if options["stability_resamples"] or data.get("prompts"):
                 notes.add("no stability or prompt-spread fields: they are computed for 2 x 2 designs only")
-        records = make_records(result, note="; ".join(sorted(notes)) or None, clustered=clustered)
+        records = beta_regression_records(result, note="; ".join(sorted(notes)) or None, clustered=clustered)
         records = with_margin(with_stability(records, stability, spread, planner), options["equivalence_margin"])
         return records + validity_records(data["validity"], data.get("prompts"))
 
@@ -280,15 +280,15 @@ class EECSuite(Suite):
 
 
 def identity_fit(data: Mapping[str, Any], options: Mapping[str, Any]):
-    """``(fit, records)`` for one EEC x emotion: ``fit(cluster_by, y)`` fits the Beta regression (``cluster_by``:
-    the cluster columns, None: model-based; ``y``: the scores, by default the unit's) and
-    ``records(result, note, clustered)`` makes its records.
+    """``(fit, paper)`` for one EEC x emotion: ``fit(cluster_by, y)`` fits the Beta regression (``cluster_by``:
+    the cluster columns, None: model-based; ``y``: the scores, by default the unit's); ``paper``: whether it is
+    the paper's 2 x 2 design.
 
     Two factors of two levels each (group and gender, as in the shipped EECs) get the paper's intersectional
-    fit and records (:func:`~eval_harness.stats.betareg.fit_intersectional`,
-    :func:`~.records.beta_regression_records`); any other design (more levels, more factors, or ``order`` 1)
-    the factorial fit of every main effect and interaction up to ``order``
-    (:func:`~eval_harness.stats.factorial.fit_factorial`, :func:`~.records.factorial_records`).
+    fit (:func:`~eval_harness.stats.betareg.fit_intersectional`: the factorial fit under the paper's names);
+    any other design (more levels, more factors, or ``order`` 1) the factorial fit of every main effect and
+    interaction up to ``order`` (:func:`~eval_harness.stats.factorial.fit_factorial`). Either result's records
+    are :func:`~.records.beta_regression_records`.
     """
     # Here, not at the top: statsmodels and scipy are slow to import (xbias list).
     from ...stats.betareg import fit_intersectional
@@ -313,7 +313,7 @@ def identity_fit(data: Mapping[str, Any], options: Mapping[str, Any]):
                 clusters=clusters(cluster_by),
             )
 
-        return intersectional, beta_regression_records
+        return intersectional, True
 
     def factorial(cluster_by, y=data["y"]):
         return fit_factorial(
@@ -326,7 +326,7 @@ def identity_fit(data: Mapping[str, Any], options: Mapping[str, Any]):
             clusters=clusters(cluster_by),
         )
 
-    return factorial, factorial_records
+    return factorial, False
 
 
 def is_two_by_two(factors: Mapping[str, list]) -> bool:

@@ -15,8 +15,7 @@ sets, languages, language pairs, coverage rule and seeds; only what a word's row
 the word's template sentences, its sampled contexts). One unit per test then holds every measure of the test,
 one run computes them side by side, and the report puts them next to each other; and the runner's registry
 stays as it is. Records: :mod:`.records`. Samples: every unit keeps each word's coverage and association
-``s(w, A, B)`` beside its unit file (:mod:`.samples`; the columns are listed in
-:mod:`eval_harness.contract.samples`).
+``s(w, A, B)`` beside its unit file (:mod:`.samples`, whose schema declares the columns).
 
 A test asks for at most 10^7 Monte-Carlo draws of each kind (``permutations``, ``n_bootstrap``, ``ceat_samples``;
 about 10 s a test): a config asking for more is refused when it is read, saying what it would take;
