@@ -56,6 +56,7 @@ import pandas as pd
 from scipy.special import expit
 
 from eval_harness.stats import factorial, stability
+from eval_harness.stats.beta_likelihood import Covariances
 from eval_harness.stats.betareg import EFFECTS, cluster_robust_covariance, factorial_effect_names, fit_intersectional
 
 GROUPS, GENDERS = ("European", "African-American"), ("male", "female")
@@ -122,8 +123,9 @@ def compare_fit(n: int) -> None:
     specs = {spec.name: spec for spec in factorial.effect_specs(design, counts / n)}
     names = factorial_effect_names(GROUPS, GENDERS)
     weights = np.stack([specs[names[name]].weights for name in EFFECTS])
-    row_effects, row_effect_se = factorial.effect_values(
-        weights, params[None], np.asarray(fitted.cov_params())[None], design.mean_design
+    row_cov = np.asarray(fitted.cov_params())[None]
+    row_effects, row_effect_se, _ = factorial.effect_values(
+        weights, params[None], Covariances(row_cov, row_cov, np.empty((1, 0, *row_cov.shape[1:]))), design.mean_design
     )
     differences = {
         "coefficients": np.max(np.abs(np.array([c.estimate for c in ours.coefficients]) - params[:4])),
