@@ -66,7 +66,7 @@ def e5_numbers(sentences: list[str], repeats: int, device: str) -> None:
         print(
             f"  e5 {device} {precision:<5} ({precision_name(precision, device)}) "
             f"{len(sentences) / seconds:9.1f} texts/s; "
-            f"largest |gpu - cpu fp32| {np.abs(vectors - reference).max():.2e}"
+            f"largest |{device} - cpu fp32| {np.abs(vectors - reference).max():.2e}"
         )
 
 
@@ -93,7 +93,7 @@ def judge_numbers(sentences: list[str], emotions: list[str], repeats: int, devic
         expected, seconds = fastest_seconds(lambda lm=lm: judge_scores(lm, sentences, emotions), repeats, device)
         tokens = (lm.tokens_computed() - before) / (repeats + 1)
         print(
-            f"  judge {device} {precision:<5} {tokens / seconds:9.1f} tokens/s; largest |gpu - cpu fp32| score "
+            f"  judge {device} {precision:<5} {tokens / seconds:9.1f} tokens/s; largest |{device} - cpu fp32| score "
             f"{np.abs(expected - reference).max():.2e}"
         )
 
