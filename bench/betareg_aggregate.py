@@ -26,6 +26,8 @@ with the load: the row-wise fit slows down more than ours on a busy machine; idl
 
     load average 9-12: row-wise 90.2 s    ours (model / clustered): categoricals 0.148 / 0.172 s (610x / 525x),
     numpy strings 0.237 / 0.308 s (380x / 293x), Python lists 0.361 / 0.426 s (250x / 212x)
+    load average 3-4 (close to idle): row-wise 10.8 s    categoricals 0.067 / 0.102 s (160x / 106x), numpy strings
+    0.131 / 0.161 s (82x / 67x), Python lists 0.187 / 0.202 s (58x / 53x)
     load average 8: row-wise 27.6 s    categoricals 0.153 / 0.178 s (180x / 155x), numpy strings 0.231 / 0.284 s
     (120x / 97x), Python lists 0.359 / 0.354 s (77x / 78x)
     load average 14: row-wise 58.0 s    categoricals 0.197 / 0.290 s (294x / 200x), numpy strings 0.406 / 0.477 s
@@ -46,8 +48,9 @@ with the load: the row-wise fit slows down more than ours on a busy machine; idl
 
 From Python lists the labels are coded from their set (one hashing pass, k - 1 comparisons of the object array) and
 the scores checked and converted in two passes; these per-row passes over Python objects are what lists cost more
-than categoricals (about 0.11 CPU s at 10^6 rows): the list route is >= 100x the row-wise fit at load average 9-14
-and 77x at load average 8 (the lighter the load, the lower every ratio).
+than categoricals (about 0.11 CPU s at 10^6 rows). The list route is >= 100x the row-wise fit at load average 9-14,
+77x at load average 8 and 58x close to idle (the lighter the load, the lower every ratio); close to idle only
+categoricals reach 100x: numpy strings and lists would need their coding in well under 0.05 s.
 """
 
 import argparse
