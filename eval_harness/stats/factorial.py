@@ -406,14 +406,14 @@ def checked_scores(y) -> np.ndarray:
             raise InputError(f"predictions must be numbers, found {found}")
         values = np.asarray(y, dtype=float)
     else:
-        items = y.tolist() if hasattr(y, "tolist") else list(y)
+        items = y if isinstance(y, list) else y.tolist() if hasattr(y, "tolist") else list(y)
         odd = sorted(kind.__name__ for kind in set(map(type, items)) if not _is_number_type(kind))
         if odd:
             raise InputError(
                 f"predictions must be numbers, found values of type {odd}"
                 + (" (booleans are not intensities)" if {"bool", "bool_"} & set(odd) else "")
             )
-        values = np.asarray(items, dtype=float)
+        values = np.fromiter(items, dtype=float, count=len(items))  # numbers only: no shape to discover
     if values.ndim != 1:
         raise InputError(f"predictions must be one-dimensional, got shape {values.shape}")
     if not len(values):
@@ -453,48 +453,72 @@ def code_labels(name: str, labels: Sequence[str | None]) -> tuple[np.ndarray, li
 
     Labels must be strings: the levels found are checked (not every row), so any other value, a number or a
     list, is an :class:`InputError` naming the types found. A pandas categorical column is taken as it is
-    coded (no per-row work at all); other labels are coded by :func:`compared_codes` (time linear in the
-    rows, no hashing), and hashed only past ``MAX_COMPARED_LEVELS`` levels or where a label is not a string.
+    coded (no per-row work at all); a list or object array of strings by :func:`distinct_codes`, a fixed-width
+    string array by :func:`compared_codes` (both linear in the rows, no conversion to or from objects); labels
+    are hashed (pandas) only past ``MAX_COMPARED_LEVELS`` levels or where a label is missing or not a string.
     """
     if isinstance(getattr(labels, "dtype", None), pd.CategoricalDtype):
         categorical = labels.array if isinstance(labels, pd.Series | pd.Index) else labels
         codes, levels = categorical.codes, categorical.categories
     else:
         array = _label_array(name, labels)
-        compared = compared_codes(array)
-        codes, levels = compared if compared is not None else _hashed_codes(name, array)
+        items = labels if isinstance(labels, list) else array.tolist() if array.dtype.kind == "O" else None
+        coded = distinct_codes(array, items) if items is not None else compared_codes(array)
+        codes, levels = coded if coded is not None else _hashed_codes(name, array)
     odd = {type(level).__name__ for level in levels if not isinstance(level, str)}
     if odd:
         raise InputError(f"{name} labels must be strings (or None), found values of type {sorted(odd)}")
     return np.asarray(codes, dtype=np.intp), [str(level) for level in levels]
 
 
-def compared_codes(array: np.ndarray) -> tuple[np.ndarray, list] | None:
-    """Codes of string labels by comparison: the first uncoded row's label is the next level, every row equal
-    to it gets its code (one vectorised pass, ``array == level``), until every row is coded.
+def distinct_codes(array: np.ndarray, items: list) -> tuple[np.ndarray, list] | None:
+    """Codes of Python string labels (``items``, and ``array`` their object array) from their set of distinct labels.
 
-    k levels cost k passes over the n rows (linear in n; a fixed-width string array is compared as it is, with no
-    conversion to Python objects). None (the caller hashes instead) for a label that is not a string (missing
-    values included) or more than ``MAX_COMPARED_LEVELS`` levels.
+    The set is one pass of hashing (a string caches its hash); its levels are ordered by first appearance
+    (``list.index``), and the rows equal to each of the first k - 1 levels get its code by one comparison
+    ``array == level`` each (a label compared with itself is equal at once). The remaining rows hold the last
+    level: the set says there is no other. None (the caller hashes instead) for a missing, non-string or
+    unhashable label, or more than ``MAX_COMPARED_LEVELS`` levels.
     """
-    if array.dtype.kind not in "UO":
+    try:
+        distinct = set(items)
+    except TypeError:  # unhashable labels: hashing names their types
         return None
-    codes = np.full(len(array), -1, dtype=np.intp)
+    if len(distinct) > MAX_COMPARED_LEVELS or not all(isinstance(level, str) for level in distinct):
+        return None
+    levels = sorted(distinct, key=items.index)
+    codes = np.full(len(array), len(levels) - 1, dtype=np.intp)
+    for code, level in enumerate(levels[:-1]):
+        np.copyto(codes, code, where=array == level)
+    return codes, levels
+
+
+def compared_codes(array: np.ndarray) -> tuple[np.ndarray, list] | None:
+    """Codes of a fixed-width string array by comparison: the first uncoded row's label is the next level, every
+    row equal to it gets its code (one vectorised pass, ``array == level``, on the array as it is, no conversion
+    to Python objects), until every row is coded.
+
+    k levels cost k passes over the n rows (linear in n). None (the caller hashes instead) for another dtype or
+    more than ``MAX_COMPARED_LEVELS`` levels.
+    """
+    if array.dtype.kind != "U":
+        return None
+    codes = np.zeros(len(array), dtype=np.intp)
+    uncoded = np.ones(len(array), dtype=bool)  # a byte a row: cheaper to update and scan than the codes
     levels: list = []
     start = 0
     while start < len(array):
-        level = array[start]
-        if not isinstance(level, str) or len(levels) == MAX_COMPARED_LEVELS:
+        if len(levels) == MAX_COMPARED_LEVELS:
             return None
-        try:
-            equal = array[start:] == level
-        except (TypeError, ValueError):  # an element that compares as an array: hash, which names its type
-            return None
-        np.copyto(codes[start:], len(levels), where=equal)
+        level = str(array[start])
+        equal = array[start:] == level
+        if levels:
+            np.add(codes[start:], len(levels), out=codes[start:], where=equal)
         levels.append(level)
-        uncoded = codes[start:] < 0
-        first = int(np.argmax(uncoded))
-        start = start + first if uncoded[first] else len(array)
+        rest = uncoded[start:]
+        np.greater(rest, equal, out=rest)  # uncoded and not equal
+        first = int(np.argmax(rest))
+        start = start + first if rest[first] else len(array)
     return codes, levels
 
 

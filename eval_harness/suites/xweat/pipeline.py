@@ -25,7 +25,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from ...contract import WordEmbedder
 from ...errors import InputError
@@ -254,6 +253,8 @@ def run_xweat(
         load: reads one language's word sets (default: the ``xweat`` dataset).
         weat_options: passed to :func:`eval_harness.stats.weat.weat`.
     """
+    from tqdm.auto import tqdm  # here: tqdm.auto imports asyncio, which `xbias list` (it lists this suite) never needs
+
     _check_min_coverage(min_coverage)
     languages = sorted({language for pair in pairs for language in pair})
     sets = {language: (word_sets or {}).get(language) or load(language) for language in languages}
