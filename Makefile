@@ -67,6 +67,7 @@ KERNEL_TESTS ?= tests/stats tests/suites/gender_space tests/suites/eec_crossling
 test: install chromium
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 	$(if $(SECOND_KERNELS),@echo "== numerical tests under $(SECOND_KERNELS)")
 	$(if $(SECOND_KERNELS),$(OFFLINE) $(SECOND_KERNELS) $(BIN)/python -m pytest $(PYTEST_ARGS) -q -m "not slow" \
 		--durations=0 --durations-min=1000 $(KERNEL_TESTS))
@@ -76,6 +77,7 @@ test: install chromium
 test-fast: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 	$(OFFLINE) $(BIN)/python -m pytest $(PYTEST_ARGS) -m "not slow"
 
 # Headless Chromium for the report's browser test (tests/test_report_browser.py) and
@@ -104,6 +106,7 @@ bench: install
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache

@@ -21,13 +21,23 @@ Run: ``.venv/bin/python bench/betareg_aggregate.py`` (sizes 10^4-10^6) or ``--qu
 minute on a loaded machine). Prints; asserts nothing. Runs under the thread policy of ``xbias run``
 (:mod:`eval_harness.thread_policy`).
 
-Measured at 10^6 rows (2026-12-03, the shared 2-core Xeon at load average 14-15, so every time is several times
-a quiet machine's; the ratios come from the same process; idle, the row-wise fit took 10.5 s):
+Measured at 10^6 rows (2026-12-03, the shared 2-core Xeon; the ratios come from the same process, and they move
+with the load: the row-wise fit slows down more than ours on a busy machine; idle, it took 10.5 s):
 
-    row-wise 101.4 s    ours (model / clustered): categoricals 0.555 / 0.617 s (183x / 164x), numpy strings
-    0.570 / 0.737 s (178x / 138x), Python lists 1.534 / 1.723 s (66x / 59x)
+    load average 9-12: row-wise 90.2 s    ours (model / clustered): categoricals 0.148 / 0.172 s (610x / 525x),
+    numpy strings 0.237 / 0.308 s (380x / 293x), Python lists 0.361 / 0.426 s (250x / 212x)
+    load average 3-4 (close to idle): row-wise 10.8 s    categoricals 0.067 / 0.102 s (160x / 106x), numpy strings
+    0.131 / 0.161 s (82x / 67x), Python lists 0.187 / 0.202 s (58x / 53x)
+    load average 8: row-wise 27.6 s    categoricals 0.153 / 0.178 s (180x / 155x), numpy strings 0.231 / 0.284 s
+    (120x / 97x), Python lists 0.359 / 0.354 s (77x / 78x)
+    load average 14: row-wise 58.0 s    categoricals 0.197 / 0.290 s (294x / 200x), numpy strings 0.406 / 0.477 s
+    (143x / 122x), Python lists 0.589 / 0.694 s (99x / 84x)
     max |ours - row-wise|: coefficients 6.8e-14, model SEs 1.4e-16, clustered SEs 6.0e-15, effects 1.5e-14, effect
     SEs 2.9e-17, LR statistic 2.1e-14 relative to 1 + |loglik|; every label kind gives the same numbers (0.0).
+    CPU time of the model-based fit (best of 9, load average 10): categoricals 0.07 s, numpy strings 0.12 s, lists
+    0.18 s (0.23 s when list labels went through the comparison loop on an object array, and the scores were copied).
+    At load average 3-4, before lists were coded from their set: row-wise 18.5 s, categoricals 0.073 s (255x),
+    numpy strings 0.267 s (69x), lists 0.371 s (50x).
 
     1,000 template-bootstrap refits of one EEC x emotion unit (1,400 rows, 280 blocks): 0.049 s, against 15.9 ms a
     refit for fit_intersectional on the resampled rows (321x; load average 4-14).
@@ -36,8 +46,11 @@ a quiet machine's; the ratios come from the same process; idle, the row-wise fit
     the lists evaluate hands back) 0.03, 0.08 and 0.54 s of it, evaluate's per-row encoding and Arrow round trip
     the rest (81-98 %; load average 4-14).
 
-From categoricals and numpy string arrays the fit is >= 100x the row-wise one at 10^6 rows; from Python lists the
-per-row conversion of the scores and labels to arrays (one pass over Python objects each) costs more than the fit.
+From Python lists the labels are coded from their set (one hashing pass, k - 1 comparisons of the object array) and
+the scores checked and converted in two passes; these per-row passes over Python objects are what lists cost more
+than categoricals (about 0.11 CPU s at 10^6 rows). The list route is >= 100x the row-wise fit at load average 9-14,
+77x at load average 8 and 58x close to idle (the lighter the load, the lower every ratio); close to idle only
+categoricals reach 100x: numpy strings and lists would need their coding in well under 0.05 s.
 """
 
 import argparse
@@ -56,6 +69,7 @@ import pandas as pd
 from scipy.special import expit
 
 from eval_harness.stats import factorial, stability
+from eval_harness.stats.beta_likelihood import Covariances
 from eval_harness.stats.betareg import EFFECTS, cluster_robust_covariance, factorial_effect_names, fit_intersectional
 
 GROUPS, GENDERS = ("European", "African-American"), ("male", "female")
@@ -122,8 +136,9 @@ def compare_fit(n: int) -> None:
     specs = {spec.name: spec for spec in factorial.effect_specs(design, counts / n)}
     names = factorial_effect_names(GROUPS, GENDERS)
     weights = np.stack([specs[names[name]].weights for name in EFFECTS])
-    row_effects, row_effect_se = factorial.effect_values(
-        weights, params[None], np.asarray(fitted.cov_params())[None], design.mean_design
+    row_cov = np.asarray(fitted.cov_params())[None]
+    row_effects, row_effect_se, _ = factorial.effect_values(
+        weights, params[None], Covariances(row_cov, row_cov, np.empty((1, 0, *row_cov.shape[1:]))), design.mean_design
     )
     differences = {
         "coefficients": np.max(np.abs(np.array([c.estimate for c in ours.coefficients]) - params[:4])),

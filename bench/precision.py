@@ -177,7 +177,7 @@ def probe_numbers(
             cov_type=cov_type,
             clusters=clusters,
         )
-        fits[cov_type] = {f"coefficient {item.term}": item for item in result.coefficients} | {
+        fits[cov_type] = {f"coefficient {item.name}": item for item in result.coefficients} | {
             f"effect {item.name}": item for item in result.effects
         }
     return {"r": scores.pearson_test, "fits": fits}

@@ -336,6 +336,10 @@ def _cmd_report(args: argparse.Namespace) -> None:
         raise ConfigError("--eval-results needs --dataset-namespace ORG: each result names its Hub dataset, ORG/eec")
     dataset_ids = dataset_ids_in(args.dataset_namespace)
     out = report_folder(args.run_dir, args.out)  # a folder the report cannot go into: one line, before any work
+    _check_targets_apart(
+        {"the report folder": out, "--details": args.details},
+        {"--model-card": args.model_card, "--eval-results": args.eval_results},
+    )
     run = load_run(args.run_dir)  # once: what it warns of (an edited results.jsonl) is said once, before any number
     # Every other target too, before anything is written (the write rule: docs/run_folder.md).
     if args.model_card:
@@ -441,6 +445,25 @@ def _cmd_power(args: argparse.Namespace) -> None:
     if args.target is None and table["planner"].eq("").all():
         print("xbias: no --target and no equivalence_margin in the run: give --target 0.01", file=sys.stderr)
     print(markdown_table(Table(table, f"{args.run_dir}: equivalence and the power planner")))
+
+
+def _check_targets_apart(whole: dict[str, str | Path | None], others: dict[str, str | Path | None]) -> None:
+    """Refuse a report's targets that lie inside a folder it writes whole (the report folder, ``--details``): the
+    folder would then hold a file its marker does not list, and the next report would refuse it or lose the file.
+
+    Raises:
+        ConfigError: one line naming both targets.
+    """
+    from .errors import ConfigError
+
+    places = {name: Path(os.path.abspath(path)) for name, path in {**whole, **others}.items() if path}
+    for outer in whole:
+        for inner, path in places.items():
+            if inner != outer and outer in places and path.is_relative_to(places[outer]):
+                raise ConfigError(
+                    f"{inner} {path} lies inside {outer} {places[outer]}, which is written whole: give a path "
+                    "outside it"
+                )
 
 
 def _names(text: str) -> list[str]:

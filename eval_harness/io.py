@@ -36,6 +36,7 @@ import glob
 import hashlib
 import json
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -83,6 +84,21 @@ def _new_temporary(path: Path) -> tuple[int, Path]:
             return os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666), temporary
         except FileExistsError:
             continue
+
+
+# The name of an atomic write's temporary file (:func:`_new_temporary`): ``.<name>.<12 hex digits>.tmp``.
+_TEMPORARY_NAME = re.compile(r"\..+\.[0-9a-f]{12}\.tmp")
+
+
+def leftover_temporaries(folder: Path) -> list[Path]:
+    """The temporary files a killed atomic write left in ``folder`` (regular files named as
+    :func:`_new_temporary` names them): what a writer holding the folder's lock may remove. A user's own
+    ``.notes.tmp``, or a link, is not one."""
+    return sorted(
+        path
+        for path in folder.glob(".*.tmp")
+        if _TEMPORARY_NAME.fullmatch(path.name) and path.is_file() and not path.is_symlink()
+    )
 
 
 def atomic_write_text(path: str | os.PathLike, text: str) -> Path:

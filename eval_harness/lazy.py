@@ -2,15 +2,17 @@
 dependencies: reading a config or printing ``xbias list`` imports neither torch nor transformers."""
 
 from collections.abc import Callable, Mapping
+from typing import Any
 
 from .registry import resolve
 
 
-def lazy_exports(package: str, exports: Mapping[str, str]) -> Callable[[str], object]:
+def lazy_exports(package: str, exports: Mapping[str, str]) -> Callable[[str], Any]:
     """A module ``__getattr__`` for ``package``: ``exports`` maps each exported name to the submodule that
-    defines it (``"factory"``), or to ``"submodule:attribute"`` when the name differs there."""
+    defines it (``"factory"``), or to ``"submodule:attribute"`` when the name differs there. A type checker sees
+    each name as ``Any`` (it is known only once imported)."""
 
-    def __getattr__(name: str) -> object:
+    def __getattr__(name: str) -> Any:
         if name not in exports:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
         module, _, attribute = exports[name].partition(":")

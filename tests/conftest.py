@@ -44,11 +44,14 @@ def source_dir() -> Path:
 
 
 @pytest.fixture(scope="session")
-def multilingual_e5(tmp_path_factory) -> Path:
-    """The packaged multilingual e5-small converted once per test process (every real-model e5 test shares it)."""
+def multilingual_e5() -> Path:
+    """The packaged multilingual e5-small converted once per test process into the session's xbias cache, where
+    ``pypi:multilingual-e5-small`` resolves to it too: every real-model e5 test shares this one build."""
     from helpers.multilingual_e5 import build_multilingual_e5
 
-    return build_multilingual_e5(tmp_path_factory.mktemp("multilingual-e5"))
+    from eval_harness.models.model_builds import models_root
+
+    return build_multilingual_e5(models_root())
 
 
 @pytest.fixture(scope="session")

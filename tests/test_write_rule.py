@@ -170,6 +170,37 @@ def test_force_deletes_only_unit_files_and_never_through_a_linked_units_folder(t
     check_refused(capsys, toy_run(folder, "--force"), folder, notes, "units is a symbolic link", untouched=[elsewhere])
 
 
+def test_a_cache_dir_holding_what_no_cache_holds_or_a_link_is_refused(toy, tmp_path, capsys):
+    """Guards: --cache-dir onto a foreign folder was only checked for writability (the cache's files went beside
+    the user's)."""
+    cache = tmp_path / "cache"
+    assert main(toy_run(tmp_path / "first", "--cache-dir", str(cache))) == 0
+    assert main(toy_run(tmp_path / "second", "--cache-dir", str(cache))) == 0  # a cache xbias wrote is reused
+    folder, target = plant(cache, "notes.txt", "regressors/planted")
+    second = tmp_path / "third"
+    check_refused(
+        capsys, toy_run(second, "--cache-dir", str(cache)), folder, target, "regressors/planted is a symbolic link"
+    )
+    (cache / "regressors" / "planted").unlink()
+    check_refused(capsys, toy_run(second, "--cache-dir", str(cache)), folder, target, "notes.txt, which xbias did")
+    assert not second.exists()  # refused before the run folder was made
+
+
+def test_a_resumed_run_removes_only_its_own_leftover_temporaries(toy, tmp_path):
+    """Guards: a run removed every ``.*.tmp`` at the top of its folder and in units/, a user's own included."""
+    folder = tmp_path / "run"
+    assert main(toy_run(folder)) == 0
+    mine = [folder / ".notes.tmp", folder / "units" / ".draft.tmp", folder / ".a.json.not-hex-12.tmp"]
+    for path in mine:
+        path.write_text(KEPT)
+    leftovers = [folder / ".run.json.0123456789ab.tmp", folder / "units" / ".x.json.fedcba987654.tmp"]
+    for path in leftovers:
+        path.write_text("half-written")
+    assert main(toy_run(folder)) == 0
+    assert all(path.read_text() == KEPT for path in mine)
+    assert not any(path.exists() for path in leftovers)
+
+
 # -- xbias report ---------------------------------------------------------------------------------------------------
 
 
@@ -218,6 +249,21 @@ def test_model_card_refuses_a_run_json_and_a_planted_link(run_dir, tmp_path, cap
     assert snapshot(run) == before
     folder, target = plant(tmp_path / "card", "notes.txt", "README.md")
     check_refused(capsys, [*argv, str(folder / "README.md")], folder, target, "README.md is a symbolic link")
+    assert not report.exists()
+
+
+@pytest.mark.parametrize(
+    ("option", "inside"), [("--model-card", "README.md"), ("--details", "details"), ("--eval-results", ".")]
+)
+def test_a_target_inside_the_report_folder_is_refused_before_anything_is_written(
+    run_dir, tmp_path, capsys, option, inside
+):
+    """Guards: a model card (or details, eval results) written into the report folder, which is written whole:
+    its marker would not list the file, and the next report would refuse the folder."""
+    report = tmp_path / "report"
+    extra = ["--dataset-namespace", "org"] if option == "--eval-results" else []
+    argv = ["report", str(run_dir), "--out", str(report), option, str(report / inside), *extra]
+    fails_with_one_line(capsys, argv, f"{option} ", "lies inside the report folder", "written whole")
     assert not report.exists()
 
 

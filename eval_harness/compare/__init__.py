@@ -18,7 +18,7 @@ from ..errors import InputError
 from ..stats.equivalence import check_margin
 from ..stats.vectors import is_whole_number
 from ..stats.weat import check_draw_counts
-from ..suites.eec_crosslingual.pipeline import check_cluster_by
+from ..suites.eec.paired.fit import check_cluster_by
 from .contrasts import CLUSTER_SOURCES, eec_differences, paired_samples, pooled_over_seeds, weat_difference
 from .output import ComparisonFiles, comparison_folder, write_comparison
 from .pairing import RunsDiffer, Side, sides, unfinished_run, unit_pairs

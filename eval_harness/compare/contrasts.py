@@ -1,8 +1,8 @@
 """The paired tests of a comparison, one unit pair at a time.
 
 EEC (per EEC x emotion x seed both sides measured): the sentences' scores under A and under B in one joint Beta
-regression with a ``model`` factor (:func:`eval_harness.suites.eec_crosslingual.pipeline.paired_contrasts`, on
-:func:`eval_harness.stats.condition_contrasts.fit_condition_contrasts`): every identity effect of the EEC (its
+regression with a ``model`` factor (:func:`eval_harness.suites.eec.paired.fit.paired_contrasts`, the paired
+difference the cross-language suite fits for languages): every identity effect of the EEC (its
 conditional contrasts, AMEs and interaction contrast) gets its difference B minus A on the predicted-intensity
 scale, its delta-method test clustered by template (default) or sentence (a row's two scores share its
 cluster: that is the pairing), and its minimum detectable difference at 80 % power (``mde``).
@@ -27,8 +27,8 @@ from ..contract.seeds import pool_seeds
 from ..errors import InputError
 from ..stats.paired_weat import paired_effect_size_difference
 from ..stats.significance import significance_stars
-from ..suites.eec_crosslingual.pipeline import paired_contrasts
-from ..suites.eec_crosslingual.records import DIFFERENCE_FIELDS, difference_records, skipped_record
+from ..suites.eec.paired.fit import paired_contrasts
+from ..suites.eec.paired.records import DIFFERENCE_FIELDS, difference_records, skipped_record
 from .pairing import Side, UnitPair, paired_sentences, paired_words
 
 EEC_METRIC = "model_difference"
@@ -93,7 +93,7 @@ def eec_differences(
     cov_type: str = "cluster",
     cluster_by: Sequence[str] = ("template_id",),
 ) -> list[dict]:
-    """The difference records (:func:`~eval_harness.suites.eec_crosslingual.records.difference_records`, metric
+    """The difference records (:func:`~eval_harness.suites.eec.paired.records.difference_records`, metric
     ``model_difference``) of one EEC unit pair on its paired ``rows`` (:func:`.pairing.paired_sentences`), or its
     one skipped record when the joint fit cannot be made."""
     rows = rows[rows["group"].notna()].reset_index(drop=True)  # noun phrases: no group, not in the fit

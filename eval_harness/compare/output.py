@@ -2,8 +2,10 @@
 sides, the table, plain sentences, the figures), ``eec_differences.png`` (forest plot of the EEC differences, one
 panel per emotion, one colour per EEC) and ``weat_differences.png``.
 
-Holm's adjustment runs over every test of the comparison (``p_holm``, ``survives_holm`` at 0.05): the sentences
-say the differences that survive it, and for the others the range of differences the design could have detected.
+Holm's adjustment runs over every test of the comparison (``p_holm``, ``survives_holm`` at the report's ``ALPHA``,
+0.05: :func:`eval_harness.stats.multiple_testing.holm_of_tested`): the sentences say the differences that survive
+it, and for the others the range of differences the design could have detected. ``comparison.md`` is a
+:class:`~eval_harness.report.document.Document` rendered as the report's Markdown is.
 
 The folder is written whole, with the marker that says xbias's compare wrote it: a folder that is not new, empty
 or an earlier comparison holding only its own files is refused before any work (:func:`comparison_folder`, the
@@ -23,18 +25,18 @@ import pandas as pd
 from ..contract.records import ESTIMAND_SENTENCES
 from ..errors import InputError
 from ..io import folder_problem, write_folder_whole, write_problem
-from ..report.document import markdown_cell, markdown_text, spreadsheet_safe
+from ..report.document import Bullets, Document, Image, Section, Table, csv_bytes, render_markdown
+from ..report.findings import ALPHA
 from ..report.plots import interval_95, marker_fill, to_png
-from ..stats.multiple_testing import holm
+from ..stats.multiple_testing import holm_of_tested
 from ..suites.eec.measurement import INTENSITY_SCALE_WIDTH, WHAT_WOULD_FIX_IT, format_interval, format_mde
+from ..suites.eec.paired.plots import difference_plot
+from ..suites.eec.paired.sentences import difference_claim, effect_label
 from ..suites.eec.planner import equivalence_of
-from ..suites.eec.sentences import format_effect
-from ..suites.eec_crosslingual.plots import difference_plot
-from ..suites.eec_crosslingual.sentences import difference_claim, effect_label
+from ..suites.eec.wording import format_effect
 from .contrasts import EEC_METRIC, WEAT_METRIC
 from .pairing import Side
 
-ALPHA = 0.05
 CSV_NAME, MARKDOWN_NAME = "comparison.csv", "comparison.md"
 EEC_FIGURE, WEAT_FIGURE = "eec_differences.png", "weat_differences.png"
 # What a comparison folder's marker says: only a folder with it (or a new or empty one) is replaced.
@@ -53,18 +55,16 @@ class ComparisonFiles:
     results: pd.DataFrame
 
 
-def with_holm(records: list[dict]) -> pd.DataFrame:
-    """The records as a table with ``p_holm`` and ``survives_holm`` over every tested row."""
+def comparison_table(records: list[dict], margin: float | None = None) -> pd.DataFrame:
+    """The records as one table, with ``p_holm`` and ``survives_holm`` (Holm over every tested row, at ``ALPHA``)
+    and, with a ``margin``, each EEC difference's equivalence (:func:`with_equivalence`)."""
     table = pd.DataFrame(records)
     for column in ("value", "p_value", "note"):
         if column not in table:
             table[column] = np.nan
-    tested = table["p_value"].notna()
-    table["p_holm"] = np.nan
-    if tested.any():
-        table.loc[tested, "p_holm"] = holm(table.loc[tested, "p_value"].to_numpy(dtype=float))
+    table["p_holm"] = holm_of_tested(table["p_value"].to_numpy(dtype=float))
     table["survives_holm"] = table["p_holm"] <= ALPHA
-    return table
+    return with_equivalence(table, margin)
 
 
 def with_equivalence(table: pd.DataFrame, margin: float | None) -> pd.DataFrame:
@@ -150,28 +150,33 @@ def seeds_line(table: pd.DataFrame) -> list[str]:
     if "seeds" not in table or not table["n_seeds"].notna().any():
         return []
     seeds = sorted({seed for listed in table["seeds"].dropna() for seed in listed})
-    return [f"- Seeds {', '.join(map(str, seeds))}: {ESTIMAND_SENTENCES['seed_mean']} (both models' training noise)."]
+    return [f"Seeds {', '.join(map(str, seeds))}: {ESTIMAND_SENTENCES['seed_mean']} (both models' training noise)."]
 
 
-def markdown_table(table: pd.DataFrame) -> str:
+def difference_table(table: pd.DataFrame) -> pd.DataFrame:
     """One line per tested difference: unit, effect, A, B, B - A, its interval, p, Holm and MDE (and, with a margin,
-    the equivalence verdict with its TOST p)."""
-    margin = "equivalence" in table
-    header = "| unit | effect | A | B | B − A | 95% CI | p | Holm | MDE |" + (" ±δ (TOST p) |" if margin else "")
-    lines = [header, "|---" * (10 if margin else 9) + "|"]
+    the equivalence verdict with its TOST p), as display strings."""
+    lines = []
     for _, row in table[table["p_value"].notna()].iterrows():
         if row["metric"] == EEC_METRIC:
             unit, effect = f"{row['config']} {row['emotion']}", effect_label(row)
         else:
             unit, effect = f"WEAT {row['test']} {row['language']}", "effect size d"
-        mark = " ✓" if row["survives_holm"] else ""
-        lines.append(
-            f"| {markdown_cell(unit)} | {markdown_cell(effect)} | {row['reference_estimate']:.4f} | "
-            f"{row['other_estimate']:.4f} | "
-            f"{row['value']:+.4f}{mark} | {_interval_cell(row)} | {row['p_value']:.3g} | "
-            f"{row['p_holm']:.3g} | {_mde_cell(row)} |" + (f" {_equivalence_cell(row)} |" if margin else "")
-        )
-    return "\n".join(lines)
+        line = {
+            "unit": unit,
+            "effect": effect,
+            "A": f"{row['reference_estimate']:.4f}",
+            "B": f"{row['other_estimate']:.4f}",
+            "B − A": f"{row['value']:+.4f}" + (" ✓" if row["survives_holm"] else ""),
+            "95% CI": _interval_cell(row),
+            "p": f"{row['p_value']:.3g}",
+            "Holm": f"{row['p_holm']:.3g}",
+            "MDE": _mde_cell(row),
+        }
+        if "equivalence" in table:
+            line["±δ (TOST p)"] = _equivalence_cell(row)
+        lines.append(line)
+    return pd.DataFrame(lines)
 
 
 def _equivalence_cell(row: pd.Series) -> str:
@@ -241,34 +246,45 @@ def write_comparison(
 ) -> ComparisonFiles:
     """Write the comparison's files into ``folder`` (:func:`comparison_folder`), whole; the two runs are only read."""
     folder = comparison_folder(folder)
-    table = with_equivalence(with_holm(records), equivalence_margin)
+    table = comparison_table(records, equivalence_margin)
     eec = table[(table["metric"] == EEC_METRIC) & table["value"].notna()]
     eec_png = difference_plot(
         eec, "config", f"EEC effects: model B ({b.label}) minus model A ({a.label})", "difference (B − A)"
     )
     weat_png = weat_figure(table, a, b)
     figures = {name: data for name, data in ((EEC_FIGURE, eec_png), (WEAT_FIGURE, weat_png)) if data is not None}
-    text = [
-        f"# Comparison: model B ({b.label}) minus model A ({a.label})",
-        "",
-        f"- A: model `{a.model}` of `{a.run}`",
-        f"- B: model `{b.model}` of `{b.run}`",
-        "- EEC: one joint Beta regression per EEC x emotion with a model factor over the same sentences, "
+    filled = " (filled: survives Holm)"
+    captions = {
+        EEC_FIGURE: f"Each EEC effect's difference B − A with its 95 % interval, one panel per emotion{filled}",
+        WEAT_FIGURE: f"Each WEAT effect size's difference B − A with its bootstrap 95 % interval{filled}",
+    }
+    sides = (
+        f"A: model `{a.model}` of `{a.run}`",
+        f"B: model `{b.model}` of `{b.run}`",
+        "EEC: one joint Beta regression per EEC x emotion with a model factor over the same sentences, "
         "clustered as the table's records say; WEAT: paired swaps and bootstrap over words. "
         "✓: survives Holm over every test here.",
         *seeds_line(table),
-        "",
-        *[f"- {markdown_text(line)}" for line in sentences(table, a, b)],
-        "",
-        markdown_table(table),
-        "",
-        *[f"![{name}]({name})" for name in figures],
-        "",
-    ]
+    )
+    differences = Table(difference_table(table), "Every tested difference, B minus A (✓: survives Holm)")
+    document = Document(
+        f"Comparison: model B ({b.label}) minus model A ({a.label})",
+        (
+            Section("What was compared", (Bullets(sides),)),
+            Section(
+                "Differences",
+                (
+                    Bullets(tuple(sentences(table, a, b))),
+                    *((differences,) if len(differences.frame) else ()),
+                    *(Image(Path(name).stem, png, captions[name]) for name, png in figures.items()),
+                ),
+            ),
+        ),
+    )
     contents = {
         **figures,
-        CSV_NAME: spreadsheet_safe(csv_table(table)).to_csv(index=False).encode("utf-8"),
-        MARKDOWN_NAME: "\n".join(text).encode("utf-8"),
+        CSV_NAME: csv_bytes(csv_table(table)),
+        MARKDOWN_NAME: render_markdown(document, figure_folder=".").encode("utf-8"),
     }
     try:
         write_folder_whole(folder, contents, COMPARE_OWNER)

@@ -21,43 +21,12 @@ Loading them (one line; every file of one suite shares its columns)::
     datasets.load_dataset("parquet", data_files="runs/demo/units/*__eec__*.samples.parquet", split="train")
     read_samples("runs/demo", unit_id)  # verified against the unit file first (a pandas DataFrame)
 
-Columns. Every file starts with the unit's ``model`` (string) and ``seed`` (int64); the suite declares the rest
-(:class:`SampleSchema`, ``Suite.samples``). Those of the built-in suites (``tests/contract/test_samples.py``
-keeps this list equal to their declarations):
-
-``eec`` units of an EEC (``dataset="eec"``; the regressor-quality units, ``dataset="semeval2018_affect"``,
-keep none): one row per sentence the unit scored, in the corpus' order (a ``sample:`` keeps the drawn rows):
-
-- ``config`` (string): the EEC config (``en_arab_anglo``, or a generated corpus's name);
-- ``language`` (string): the sentence's language;
-- ``sentence_id`` (int64): the row's position in the EEC config (``load_eec(config)[sentence_id]``);
-- ``template_id`` (int64): the template, 1-11 in the shipped EECs (what the clustered tests cluster by);
-- ``person`` (string): the person term (a name, or a noun phrase such as "my mother");
-- ``group`` (string, null for noun phrases: the fit leaves those rows out), ``gender`` (string);
-- ``other_factors`` (string, null but for a generated corpus with further identity factors): the person's level of
-  each, a JSON object (``{"age": "young"}``);
-- ``emotion`` (string), ``emotion_word`` (string): the unit's emotion and the sentence's emotion word;
-- ``sentence`` (string): the text scored;
-- ``sentence_en`` (string, null where the EEC has none): the aligned English sentence (the English sentence
-  itself in an English EEC; the row-by-row source of a translated one), for pairing across languages;
-- ``score`` (float64): the model's predicted intensity in [0, 1], exactly the Beta regression's input (float64,
-  so that a refit from the file reproduces the unit's coefficients);
-- ``numeral_mass`` (float64, null for regressors): a zero-shot judge's probability that its answer starts with a
-  numeral of its scale (its validity on this sentence).
-
-``xweat`` units (one test on one language or language pair): one row per word of the test's four sets, in set
-order X, Y, A, B and word order within a set:
-
-- ``test`` (string): ``T1`` .. ``T10``;
-- ``language`` (string): the unit's language, ``de``, or ``en-de`` (targets in English, attributes in German);
-- ``role`` (string): ``X``, ``Y`` (targets), ``A``, ``B`` (attributes); ``set_name`` (string): the set's name;
-- ``word_language`` (string): the language of the word's set; ``word`` (string);
-- ``found`` (bool): whether the model has a vector for the word (the coverage rule counts these);
-- ``association`` (float64, null for attribute words, for words not found, and when A or B has no word found):
-  ``s(w, A, B) = mean_a sim(w, a) - mean_b sim(w, b)`` over the found attribute words, with the unit's
-  ``similarity``; WEAT's effect size is ``(mean_X s - mean_Y s) / std_{X u Y}(s)`` of these (reported only when
-  the test passes the coverage rule);
-- ``similarity`` (string): ``cosine``, ``euclidean`` or ``csls``.
+Columns. Every file starts with the unit's ``model`` (string) and ``seed`` (int64) (:data:`UNIT_COLUMNS`); the
+suite declares the rest (:class:`SampleSchema`, ``Suite.samples``), each with its type, whether it may be null and
+what it holds. That declaration is the one list of a suite's columns (the contract names no method's columns):
+``eec`` in :mod:`eval_harness.suites.eec.samples` (one row per sentence scored), ``xweat`` in
+:mod:`eval_harness.suites.xweat.samples` (one row per word of the test's four sets), ``eec_crosslingual`` in
+:mod:`eval_harness.suites.eec_crosslingual.samples` (one row per aligned pair); ``schema.describe()`` prints one.
 
 This module holds no method: a suite declares its columns, :meth:`SampleSchema.table` checks what the suite
 gives against them, :func:`samples_bytes` and :func:`samples_entry` are what the harness writes, and
@@ -133,6 +102,13 @@ class SampleSchema:
         names = self.names
         if len(set(names)) != len(names):
             raise InputError(f"a samples schema names a column twice: {list(names)}")
+
+    def describe(self) -> str:
+        """Every column of the file, the unit's first, one line each: ``- name (type[, null allowed]): its doc``."""
+        return "\n".join(
+            f"- {c.name} ({c.type}{', null allowed' if c.nullable else ''}): {c.doc}"
+            for c in (*UNIT_COLUMNS, *self.columns)
+        )
 
     @property
     def names(self) -> tuple[str, ...]:

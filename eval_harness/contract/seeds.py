@@ -35,6 +35,7 @@ left as it is, one record per seed (``pooling`` None): it cannot be pooled witho
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
+from typing import TypeGuard
 
 from ..errors import InputError
 from ..stats.pooling import pool_estimates, pool_statistic
@@ -76,14 +77,14 @@ def pool_seeds(
     schemas = schemas or {}
     groups: dict[tuple, list[Mapping]] = {}
     for record in records:
-        groups.setdefault(pool_key(record, schemas.get(record.get("suite"))), []).append(record)
+        groups.setdefault(pool_key(record, schemas.get(record.get("suite", ""))), []).append(record)
     pooled = []
     for group in groups.values():
         seeds = seeds_of(group)
         if len(seeds) < 2 or len(seeds) != len(group):  # one seed, or a key that repeats within a seed
             pooled += [dict(record) for record in group]
         else:
-            schema = schemas.get(group[0].get("suite"))
+            schema = schemas.get(group[0].get("suite", ""))
             pooled += pool_group(
                 group,
                 alpha,
@@ -123,7 +124,8 @@ def pool_group(
     return [dict(record) for record in group]
 
 
-def _number(value) -> bool:
+def _number(value: object) -> TypeGuard[int | float]:
+    """A finite number (a bool counts as one: callers that mean a quantity refuse bools themselves)."""
     return not is_missing(value) and isinstance(value, int | float) and math.isfinite(value)
 
 
@@ -162,9 +164,10 @@ def _degrees_of_freedom(group: Sequence[Mapping], kind_field: str, df_field: str
     dfs = [record.get(df_field) for record in group]
     if kind_field and any(record.get(kind_field) != "t" for record in group):
         return None
-    if any(not _number(df) for df in dfs):
+    numbers = [df for df in dfs if _number(df)]
+    if len(numbers) < len(dfs):
         return None
-    return float(min(dfs))
+    return float(min(numbers))
 
 
 def _tested(group: Sequence[Mapping], alpha: float, tests: Sequence[Test], mde: str | None, estimand: str) -> dict:
@@ -221,11 +224,12 @@ def _pooled(
     """The seeds' ``test`` pooled for ``estimand`` (its standard errors; its p-values when every seed has one; its t
     degrees of freedom as the sampling variance's df, when every seed's is a t test)."""
     p_values = [record.get(test.p_value) for record in group]
+    numbers = [float(p) for p in p_values if _number(p)]
     return pool_estimates(
         values,
         [float(record[test.std_err]) for record in group],
         alpha=alpha,
-        p_values=[float(p) for p in p_values] if all(_number(p) for p in p_values) else None,
+        p_values=numbers if len(numbers) == len(p_values) else None,
         df_complete=_degrees_of_freedom(group, kind_field, test.df) if test.df else None,
         estimand=estimand,
     )
@@ -245,8 +249,9 @@ def _mean(group: Sequence[Mapping]) -> dict:
     for key in dict.fromkeys(key for r in group for key in r):
         if key in record or key == "seed":
             continue
-        numbers = [r.get(key) for r in group]
-        if all(_number(number) and not isinstance(number, bool) for number in numbers):
+        given = [r.get(key) for r in group]
+        numbers = [number for number in given if _number(number) and not isinstance(number, bool)]
+        if len(numbers) == len(given):
             record[key] = sum(numbers) / len(numbers)
     values = [float(r["value"]) for r in group]
     record["value"] = pool_statistic(values).mean

@@ -26,9 +26,12 @@ import hashlib
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import numpy as np
+
+from ..errors import InputError
+from .capabilities import EmotionScorer, StaticSpace, WordEmbedder
 
 if TYPE_CHECKING:
     from .records import RecordSchema
@@ -68,6 +71,18 @@ class Unit:
     def fields(self) -> dict:
         return asdict(self)
 
+    def part(self, name: Literal["config", "emotion", "test"]) -> str:
+        """The key part ``name`` of a unit whose suite's plan always sets it (the EEC's ``config`` and ``emotion``,
+        XWEAT's ``test``): a ``str`` where the field may be None.
+
+        Raises:
+            InputError: the unit has no such part (a unit its suite did not plan).
+        """
+        value = getattr(self, name)
+        if value is None:
+            raise InputError(f"unit {self.id} of suite {self.suite!r} has no {name}")
+        return value
+
 
 @dataclass(frozen=True)
 class Task:
@@ -98,15 +113,18 @@ class ModelProvider(Protocol):
     what it returns shards its heavy work (``encode``, ``predict``) over the ranks.
     """
 
-    def word_embedder(self, model: Any) -> Any:
-        """The config model's word vectors: ``embed_words(words, language[, mode=...]) -> (vectors, found)``."""
+    def word_embedder(self, model: Any) -> WordEmbedder:
+        """The config model's word vectors (a model with the ``word_vectors`` capability); an encoder's is also a
+        :class:`~.capabilities.ModalWordEmbedder`, :class:`~.capabilities.SentenceEncoder` and, with
+        ``context_vectors``, a :class:`~.capabilities.ContextEmbedder`."""
 
-    def static_vectors(self, source: str) -> Any:
+    def static_vectors(self, source: str) -> StaticSpace:
         """Static word vectors from a file or a packaged name (e.g. ``"glove"``), not tied to a config model."""
 
-    def emotion_regressor(self, model: Any, language: str, emotion: str, seed: int) -> Any:
+    def emotion_regressor(self, model: Any, language: str, emotion: str, seed: int) -> EmotionScorer:
         """The config model's emotion-intensity regressor for (language, emotion): loaded when a verified copy
-        is cached, else trained now. ``predict(texts)`` scores texts; ``scores`` holds its SemEval quality."""
+        is cached, else trained now. ``predict(texts)`` scores texts; ``scores`` holds its SemEval quality. A model
+        with the ``judge`` capability gives a :class:`~.capabilities.Judge`."""
 
 
 class SuiteContext(Protocol):

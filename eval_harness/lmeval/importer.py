@@ -139,8 +139,8 @@ def _document_scores(line, low: int, high: int, where: str) -> tuple[str, dict]:
 
 
 class LoggedJudge:
-    """A judge that answers with numbers lm-eval logged (what the ``eec`` suite asks of a ``judge`` model:
-    ``score(texts)``, ``prompt_names()``; ``scores`` is None: no SemEval fit was logged)."""
+    """A judge that answers with numbers lm-eval logged: a :class:`~eval_harness.contract.Judge` with the one prompt
+    lm-eval asked (``scores`` is None: no SemEval fit was logged)."""
 
     scores = None
 
@@ -149,6 +149,15 @@ class LoggedJudge:
 
     def prompt_names(self) -> tuple[str, ...]:
         return (self.prompt,)
+
+    def with_prompt(self, name: str) -> "LoggedJudge":
+        """This judge for its own prompt; lm-eval logged no other paraphrase."""
+        if name != self.prompt:
+            raise InputError(f"{self.where} logged the prompt {self.prompt!r} only, not {name!r}")
+        return self
+
+    def predict(self, texts: Sequence[str]) -> np.ndarray:
+        return self.score(texts).value
 
     def score(self, texts: Sequence[str]) -> PromptScores:
         missing = [text for text in texts if text not in self.by_sentence]

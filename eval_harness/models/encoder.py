@@ -13,8 +13,8 @@ Sentence vectors (:meth:`TransformerEncoder.encode`), with ``pooling``:
 ``layer=-1`` is the last layer; ``layer=k`` is ``hidden_states[k]`` (0 = the embedding output).
 ``prefix`` is prepended to every text the model reads (e.g. e5's ``"query: "``).
 
-Word vectors (the ``WordEmbedder`` protocol, :meth:`TransformerEncoder.embed_words`), with the
-subword choice explicit:
+Word vectors (the ``WordEmbedder`` and ``ModalWordEmbedder`` protocols of :mod:`eval_harness.contract`,
+:meth:`TransformerEncoder.embed_words`), with the subword choice explicit:
 
 - ``mode="static"``: the mean of the input-embedding rows of the word's subword tokens
   (tokenised as it would be inside a sentence, after a space; no special tokens).

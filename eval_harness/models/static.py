@@ -1,4 +1,5 @@
-"""Static word vectors (word2vec, fastText, GloVe, numpy) behind the ``WordEmbedder`` protocol.
+"""Static word vectors (word2vec, fastText, GloVe, numpy) behind the ``WordEmbedder`` protocol
+(:class:`eval_harness.contract.WordEmbedder`; a :class:`~eval_harness.contract.StaticSpace` with its ``words``).
 
 A :class:`StaticVectors` is a vocabulary (``words``) and a float32 matrix (one row per
 word). It implements ``embed_words(words, language=None) -> (vectors, found)``, the

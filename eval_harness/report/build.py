@@ -31,10 +31,10 @@ from .document import (
     Paragraph,
     Section,
     Table,
+    csv_bytes,
     figure_file,
     render_html,
     render_markdown,
-    spreadsheet_safe,
 )
 from .findings import ALPHA, DEFAULT_FAMILY, FAMILY_WORDS, MIN_REGRESSOR_R, annotate, check_family
 from .run_folder import RunFolder, load_run
@@ -246,7 +246,7 @@ def write_report(
 def report_contents(document: Document, results: pd.DataFrame, formats: tuple[str, ...]) -> dict[str, bytes]:
     """The report's files, path in the report folder -> bytes: ``results.csv``, then ``report.html`` and
     ``report.md`` with its ``figures/*.png`` as ``formats`` ask."""
-    contents = {CSV_FILE: spreadsheet_safe(results).to_csv(index=False).encode("utf-8")}
+    contents = {CSV_FILE: csv_bytes(results)}
     if "html" in formats:
         contents[HTML_FILE] = render_html(document).encode("utf-8")
     if "md" in formats:

@@ -181,6 +181,13 @@ def spreadsheet_safe(frame: pd.DataFrame) -> pd.DataFrame:
     return safe
 
 
+def csv_bytes(frame: pd.DataFrame) -> bytes:
+    """``frame`` as a CSV file safe to open (:func:`spreadsheet_safe`), in UTF-8 with RFC 4180's CRLF line ends: the
+    CSV writer then quotes every cell holding a ``\r`` or ``\n``, so a label with a carriage return stays one cell
+    of one row (with ``\n`` line ends a bare ``\r`` went unquoted and split the row)."""
+    return spreadsheet_safe(frame).to_csv(index=False, lineterminator="\r\n").encode("utf-8")
+
+
 def markdown_cell(value) -> str:
     """``value`` as the text of a pipe table's cell: no raw HTML (:func:`markdown_text`), no ``|``, one line."""
     return markdown_text(value).replace("|", "\\|").replace("\n", " ")

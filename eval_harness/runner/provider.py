@@ -16,6 +16,9 @@ from typing import Any
 
 import numpy as np
 
+# The two folders of a cache (``--cache-dir``, or a run folder's ``cache/``): all that a cache holds.
+EMBEDDING_CACHE, REGRESSOR_CACHE = "embeddings", "regressors"
+
 ENCODE_CHUNK = 1024
 # ctx.shared keys of what lives for the whole run (a key whose first item is None outlives every model's tasks).
 RUN_SEMEVAL = (None, "semeval-splits")
@@ -42,6 +45,19 @@ class ShardedEncoder:
             desc=f"encoding ({self.encoder.name})" if self.progress else None,
         )
 
+    # The members of the capability protocols (eval_harness.contract.capabilities) by name: from Python 3.12 on,
+    # isinstance() with a protocol looks attributes up statically, past __getattr__.
+    word_modes = property(lambda self: self.encoder.word_modes)
+    dim = property(lambda self: self.encoder.dim)
+    fingerprint = property(lambda self: self.encoder.fingerprint)
+    cache = property(lambda self: self.encoder.cache)
+
+    def embed_words(self, *args, **kwargs):
+        return self.encoder.embed_words(*args, **kwargs)
+
+    def embed_words_in_contexts(self, *args, **kwargs):
+        return self.encoder.embed_words_in_contexts(*args, **kwargs)
+
     def __getattr__(self, name: str) -> Any:
         return getattr(self.encoder, name)
 
@@ -56,6 +72,8 @@ class ShardedPredictions:
 
     def predict(self, texts) -> np.ndarray:
         return self.dist.map(self.model.predict, list(texts), chunk_size=self.chunk_size)
+
+    scores = property(lambda self: self.model.scores)  # by name, as ShardedEncoder's protocol members
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.model, name)
@@ -74,6 +92,9 @@ class ShardedJudge(ShardedPredictions):
     def with_prompt(self, name: str) -> "ShardedJudge":
         """The judge asking with another paraphrase of its prompt, its scores shared out the same way."""
         return ShardedJudge(self.model.with_prompt(name), self.dist, self.chunk_size)
+
+    def prompt_names(self, *args, **kwargs) -> tuple[str, ...]:
+        return self.model.prompt_names(*args, **kwargs)
 
 
 class RunModels:
@@ -99,7 +120,7 @@ class RunModels:
 
         # The encoders' own bars would count one chunk at a time: ShardedEncoder shows one bar per call.
         return RunResources(
-            EmbeddingCache(Path(self.ctx.cache_dir) / "embeddings"),
+            EmbeddingCache(Path(self.ctx.cache_dir) / EMBEDDING_CACHE),
             device=str(dist.accelerator.device),
             progress=False,
             trust_remote_code=trust_remote_code,
@@ -143,7 +164,7 @@ class RunModels:
             self.model_config(model, seed),
             language,
             emotion,
-            Path(self.ctx.cache_dir) / "regressors",
+            Path(self.ctx.cache_dir) / REGRESSOR_CACHE,
             self.resources(model),
             group=self.ctx.dist,
         )

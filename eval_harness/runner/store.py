@@ -47,7 +47,7 @@ from typing import Any
 from ..contract import Unit
 from ..contract.unit_file import SAMPLES_KEY, samples_file_name, unit_file_problem, unit_payload
 from ..errors import ConfigError, XBiasError
-from ..io import atomic_write_bytes, atomic_write_text, read_json, write_problem
+from ..io import atomic_write_bytes, atomic_write_text, leftover_temporaries, read_json, write_problem
 from .config import RunConfig
 
 LOCK_NAME = "run.lock"
@@ -306,7 +306,7 @@ class RunStore:
                 self.write_run_info(config, status="starting")
             self.units_dir.mkdir(parents=True, exist_ok=True)
             # What a killed writer left (an atomic write's temporary file); no one else writes here under the lock.
-            for temporary in [*self.root.glob(".*.tmp"), *self.units_dir.glob(".*.tmp")]:
+            for temporary in [*leftover_temporaries(self.root), *leftover_temporaries(self.units_dir)]:
                 temporary.unlink(missing_ok=True)
             atomic_write_text(self.root / "config.yaml", config.to_yaml())
         except OSError as error:

@@ -33,7 +33,7 @@ from ..contract import Suite, Unit, make_record
 from ..contract.records import TESTED_POOLINGS
 from ..contract.samples import samples_bytes, samples_entry
 from ..errors import ConfigError, InputError, XBiasError
-from ..io import folder_problem
+from ..io import folder_problem, write_problem
 from ..models.packaged import pin_source
 from ..models.registry import model_type
 from ..suites import get_suite
@@ -41,6 +41,7 @@ from .config import RunConfig
 from .context import RunContext
 from .distributed import Distributed
 from .plan import Plan, plan_units
+from .provider import EMBEDDING_CACHE, REGRESSOR_CACHE
 from .store import DISK_FULL, RunFolderError, RunLock, RunStore
 
 
@@ -193,19 +194,27 @@ def write_run(
 
 def _check_before_writing(config: RunConfig, cache_dir: str | Path | None) -> None:
     """What only the models and the file system can tell, checked before the run folder exists: every model's
-    option values (those its class checks without loading it) and a ``--cache-dir`` that can be written.
+    option values (those its class checks without loading it) and a ``--cache-dir`` that can be written and is a
+    cache under the write rule (:func:`cache_folder_problem`).
 
     Raises:
         ConfigError: an option value the model would refuse (naming the model and the values allowed).
-        RunFolderError: the cache folder is a file, lies below one, or cannot be written.
+        RunFolderError: the cache folder is a file, lies below one, cannot be written, or holds what no cache does.
     """
     from ..models.factory import check_option_values  # the emotion models' classes: imported when a run starts
 
     for model in config.models:
         check_option_values(model.type, model.options, where=f"model {model.name!r} options")
-    problem = folder_problem(cache_dir) if cache_dir is not None else None
+    problem = (folder_problem(cache_dir) or cache_folder_problem(Path(cache_dir))) if cache_dir is not None else None
     if problem is not None:
         raise RunFolderError(f"cannot use {cache_dir} as the cache folder (--cache-dir): {problem}; give another")
+
+
+def cache_folder_problem(folder: Path) -> str | None:
+    """Why ``folder`` is not a cache xbias may write into, or None (the write rule, docs/run_folder.md): a cache is
+    missing, empty, or holds only the cache's own folders (``embeddings/``, ``regressors/``), with no symbolic
+    link anywhere below it. A cache written by an older xbias has no marker, so its layout is what marks it."""
+    return write_problem(folder, lambda path: path.relative_to(folder).parts[0] in (EMBEDDING_CACHE, REGRESSOR_CACHE))
 
 
 def _take_folder(

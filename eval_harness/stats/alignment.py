@@ -18,10 +18,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InputError
+from .results import Result
 
 
 @dataclass(frozen=True)
-class ProcrustesAlignment:
+class ProcrustesAlignment(Result):
     """An orthogonal map of a source space onto a target space.
 
     Attributes:

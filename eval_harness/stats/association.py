@@ -26,11 +26,12 @@ Conventions of WEFE 1.0.1 (Badilla et al. 2020), where they differ from ours, ar
 import math
 import numbers
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import numpy as np
 
 from ..errors import InputError
+from .results import Result
 
 # weat's input checks, shared so that every measure rejects bad vectors with the same messages.
 from .vectors import is_whole_number, matrix, unit_rows, vector_sets
@@ -50,7 +51,7 @@ ATTRIBUTE_ROLES = ("A", "B")
 
 
 @dataclass(frozen=True)
-class RNDResult:
+class RNDResult(Result):
     """Relative norm distance of two target groups with respect to one attribute set.
 
     Attributes:
@@ -68,9 +69,6 @@ class RNDResult:
     n_y: int
     n_attributes: int
     normalize: bool
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
     def summary(self) -> str:
         side = "X" if self.value < 0 else "Y"
@@ -115,7 +113,7 @@ def relative_norm_distance(x, y, attributes, normalize: bool = True) -> RNDResul
 
 
 @dataclass(frozen=True)
-class MACResult:
+class MACResult(Result):
     """Mean average cosine distance of target words to attribute sets.
 
     Attributes:
@@ -131,9 +129,6 @@ class MACResult:
     by_attribute_set: tuple[float, ...]
     target_set_sizes: tuple[int, ...]
     attribute_set_sizes: tuple[int, ...]
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
     def summary(self) -> str:
         targets = ", ".join(f"{v:.4f}" for v in self.by_target_set)
@@ -179,7 +174,7 @@ def mean_average_cosine(target_sets: Sequence, attribute_sets: Sequence) -> MACR
 
 
 @dataclass(frozen=True)
-class ECTResult:
+class ECTResult(Result):
     """Embedding coherence test: do the two groups rank the attribute words alike?
 
     Attributes:
@@ -195,9 +190,6 @@ class ECTResult:
     n_x: int
     n_y: int
     n_attributes: int
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
     def summary(self) -> str:
         return (
@@ -243,7 +235,7 @@ def embedding_coherence(x, y, attributes) -> ECTResult:
 
 
 @dataclass(frozen=True)
-class RIPAResult:
+class RIPAResult(Result):
     """Relational inner product association of words with the relation defined by (x_i, y_i) pairs.
 
     Attributes:
@@ -264,9 +256,6 @@ class RIPAResult:
     explained_variance: float | None
     n_pairs: int
     n_words: int
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
     def summary(self) -> str:
         how = f"first principal component, {self.explained_variance:.0%} of the pairs' variance"
@@ -346,7 +335,7 @@ def relational_inner_product(x_pairs, y_pairs, words, relation: str = "pca") -> 
 
 
 @dataclass(frozen=True)
-class RNSBResult:
+class RNSBResult(Result):
     """Relative negative sentiment bias over target groups, over several seeded classifier fits.
 
     Attributes:
@@ -379,9 +368,6 @@ class RNSBResult:
     group_sizes: tuple[int, ...]
     n_positive: int
     n_negative: int
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
     def summary(self) -> str:
         accuracy = "" if self.holdout_accuracy is None else f", held-out accuracy {self.holdout_accuracy:.2f}"

@@ -27,8 +27,9 @@ Conventions:
   full and the reduced (no ``b3``) fit. A relative, likelihood-scale criterion: the raw score grows with
   ``phi``, so well-separated low-noise cells (``phi`` ~ 1e5) sit at the optimum with a per-row score far
   above any fixed absolute tolerance. This is the 2 x 2 case of
-  :func:`eval_harness.stats.factorial.fit_factorial` (k-level factors, any number of them), with the
-  names and words of the paper's design.
+  :func:`eval_harness.stats.factorial.fit_factorial` (k-level factors, any number of them), and its result is
+  that fit's :class:`~eval_harness.stats.factorial.FactorialBetaRegression` under the names and words of the
+  paper's design (:class:`IntersectionalBetaRegression`, a named view: no numbers of its own).
 * Coefficients are on the logit scale of the mean and condition on the reference
   levels: ``group`` (``b1``) is the difference between the minority and the
   reference group **among the reference gender**; ``gender`` (``b2``) the
@@ -97,7 +98,8 @@ Conventions:
 """
 
 from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, replace
+from dataclasses import fields as dataclass_fields
 
 import numpy as np
 
@@ -108,19 +110,22 @@ from .beta_likelihood import DECREMENT_TOLERANCE  # noqa: F401 (part of this mod
 from .factorial import (  # noqa: F401 (re-exported: names of the 2 x 2 API)
     BOUNDARY_MODES,
     COV_TYPES,
+    LOG_PHI,
     MAX_PRECISION,
     MIN_ROWS_PER_CELL,
     BetaRegressionWarning,
+    Cell,
+    Coefficient,
+    Effect,
     LikelihoodRatioTest,
     squeeze_boundary,
 )
 from .fit_options import CLUSTER_COLUMNS, clusters_from_columns  # noqa: F401 (re-exported: the metric's API)
-from .results import Result, is_missing
+from .results import is_missing
 from .significance import significance_stars
-from .wald import CONFIDENCE
 
 TERMS = ("intercept", "group", "gender", "group:gender")
-PARAMETERS = (*TERMS, "log_phi")
+PARAMETERS = (*TERMS, LOG_PHI)
 EFFECTS = (
     "group_within_reference_gender",
     "group_within_other_gender",
@@ -137,175 +142,79 @@ _PEOPLE = {"male": "men", "female": "women"}
 
 
 @dataclass(frozen=True)
-class Coefficient(Result):
-    """One term of the mean model, on the logit scale, with its Wald test.
+class IntersectionalBetaRegression(factorial.FactorialBetaRegression):
+    """Result of :func:`fit_intersectional`: the 2 x 2 factorial fit under the paper's names and words.
 
-    ``contrast`` says in words, with the level names, what the term compares and what it conditions on (e.g.
-    "logit difference, Arab vs Anglo, among men (the reference gender)"). ``z`` is estimate / std_err, compared
-    with t when the fit's ``test`` is ``"t"``; ``mde`` the smallest true value its test detects with 80 % power.
+    A named view, as statsmodels' results wrapper attaches names to the same numbers: every field is that of
+    :class:`~eval_harness.stats.factorial.FactorialBetaRegression`, but the coefficients are named by ``TERMS``
+    (``parameter_names`` by ``PARAMETERS``) and the effects by ``EFFECTS`` (the interaction contrast's ``kind``
+    is ``"difference-in-differences"``), each with the paper's ``contrast`` ("Arab vs Anglo, among men").
+    ``group_levels`` and ``gender_levels`` are ``(reference, coded-1 level)``; ``intersection_lr_test`` is the
+    one likelihood-ratio test (of ``group:gender``); ``phi`` the precision. ``to_dict()`` is the eec_bias
+    metric's output (its card).
     """
 
-    term: str
-    contrast: str
-    estimate: float
-    std_err: float
-    z: float
-    p_value: float
-    ci_low: float
-    ci_high: float
-    mde: float
-    stars: str
+    @property
+    def group_levels(self) -> tuple[str, str]:
+        return self.factors[0].levels
 
+    @property
+    def gender_levels(self) -> tuple[str, str]:
+        return self.factors[1].levels
 
-@dataclass(frozen=True)
-class Effect(Result):
-    """A difference of predicted mean intensities with its own delta-method test (see the module docstring).
+    @property
+    def intersection_lr_test(self) -> LikelihoodRatioTest:
+        (test,) = self.lr_tests
+        return test
 
-    ``name`` is one of ``EFFECTS``; ``term`` the factor it is about (``"group"``, ``"gender"`` or
-    ``"group:gender"``); ``kind`` is ``"conditional"`` (one level of the other factor),
-    ``"average"`` (AME over the fitted rows) or ``"difference-in-differences"``; ``contrast`` says
-    it in words with the level names (e.g. "Arab vs Anglo, among men"). ``statistic`` is
-    estimate / std_err, compared with the fit's reference distribution (``test``, ``df``), so
-    ``statistic``, ``estimate``, ``ci_low``/``ci_high`` always agree in sign; ``mde`` as for
-    :class:`Coefficient`, on the intensity scale.
-    """
-
-    name: str
-    term: str
-    kind: str
-    contrast: str
-    estimate: float
-    std_err: float
-    statistic: float
-    p_value: float
-    ci_low: float
-    ci_high: float
-    mde: float
-    stars: str
-
-
-@dataclass(frozen=True)
-class Precision(Result):
-    """The fitted precision ``phi`` and its log (the estimated parameter, with its std_err)."""
-
-    phi: float
-    log_phi: float
-    log_phi_std_err: float
-
-
-@dataclass(frozen=True)
-class Cell(Result):
-    """One group x gender cell: its rows, the observed mean of y and the model's predicted mean."""
-
-    group: str
-    gender: str
-    n: int
-    observed_mean: float
-    predicted_mean: float
-
-
-@dataclass(frozen=True)
-class IntersectionalBetaRegression:
-    """Result of :func:`fit_intersectional`.
-
-    ``group_levels`` and ``gender_levels`` are ``(reference, coded-1 level)``.
-    ``effects`` are the differences of predicted means of ``EFFECTS``, each with its own test.
-    ``covariance`` is the covariance of the parameters ``PARAMETERS`` used for every standard
-    error (``cov_type`` ``"model"``: inverse expected information; ``"cluster"``: CR1 sandwich
-    clustered by ``cluster_by``, with ``n_clusters`` clusters each).
-    ``test`` is ``"z"`` or ``"t"``; ``df`` is the t degrees of freedom (None for z).
-    ``squeezed`` says whether the boundary squeeze changed the data.
-    """
-
-    coefficients: tuple[Coefficient, ...]
-    effects: tuple[Effect, ...]
-    precision: Precision
-    log_likelihood: float
-    n: int
-    n_excluded: int
-    converged: bool
-    test: str
-    df: int | None
-    cov_type: str
-    cluster_by: tuple[str, ...]
-    n_clusters: tuple[int, ...]
-    covariance: tuple[tuple[float, ...], ...]
-    group_levels: tuple[str, str]
-    gender_levels: tuple[str, str]
-    cells: tuple[Cell, ...]
-    intersection_lr_test: LikelihoodRatioTest
-    squeezed: bool
-
-    def coefficient(self, term: str) -> Coefficient:
-        """The coefficient named ``term`` (one of ``TERMS``)."""
-        for coefficient in self.coefficients:
-            if coefficient.term == term:
-                return coefficient
-        raise InputError(f"unknown term {term!r}; terms are {list(TERMS)}")
-
-    def effect(self, name: str) -> Effect:
-        """The effect named ``name`` (one of ``EFFECTS``)."""
-        for effect in self.effects:
-            if effect.name == name:
-                return effect
-        raise InputError(f"unknown effect {name!r}; effects are {list(EFFECTS)}")
+    @property
+    def phi(self) -> float:
+        return float(np.exp(self.coefficient(LOG_PHI).estimate))
 
     def to_dict(self) -> dict:
-        """Plain nested dict: ``["coefficients"][term]`` and ``["effects"][name]`` -> their fields but the key."""
-        result = asdict(self)
-        result["coefficients"] = {
-            c.term: {k: v for k, v in c.to_dict().items() if k != "term"} for c in self.coefficients
-        }
-        result["effects"] = {e.name: {k: v for k, v in e.to_dict().items() if k != "name"} for e in self.effects}
-        for key in ("group_levels", "gender_levels", "cluster_by", "n_clusters"):
-            result[key] = list(getattr(self, key))
-        result["covariance"] = [list(row) for row in self.covariance]
-        result["cells"] = [cell.to_dict() for cell in self.cells]
-        return result
+        """Plain nested dict: ``["coefficients"][term]`` (with ``z``) and ``["effects"][name]`` -> their fields
+        and stars, ``precision`` as ``phi``, ``log_phi`` and ``log_phi_std_err``, each cell's ``group`` and
+        ``gender``, the rest as fields."""
 
-    def summary(self) -> str:
-        """A readable table of the coefficients, the effects, the precision and the tests."""
-        ci = f"{CONFIDENCE:.0%} CI"
-        lines = [
-            "Intersectional Beta regression: logit(mean) = intercept + group + gender + group:gender, log(precision)",
-            f"group: {self.group_levels[1]} = 1 (reference {self.group_levels[0]}); "
-            f"gender: {self.gender_levels[1]} = 1 (reference {self.gender_levels[0]})",
-            f"n = {self.n} ({self.n_excluded} rows without a group excluded)"
-            + ("; boundary values squeezed" if self.squeezed else ""),
-            factorial.covariance_words(self.cov_type, self.cluster_by, self.n_clusters, self.test, self.df),
-            "",
-            "Coefficients (logit scale of the mean; each conditions on the reference levels):",
-            f"{'term':<14}{'estimate':>10}{'std_err':>10}{self.test:>9}{'p_value':>10}{ci:>22}{'mde':>9}  "
-            f"{'stars':<6}contrast",
-        ]
-        for c in self.coefficients:
-            interval = f"[{c.ci_low:.4f}, {c.ci_high:.4f}]"
-            lines.append(
-                f"{c.term:<14}{c.estimate:>10.4f}{c.std_err:>10.4f}{c.z:>9.3f}{c.p_value:>10.4f}"
-                f"{interval:>22}{c.mde:>9.4f}  {c.stars:<6}{c.contrast}"
-            )
-        lines += [
-            "",
-            "Effects (differences of predicted mean intensity; each with its own delta-method test):",
-            f"{'effect':<31}{'estimate':>10}{'std_err':>10}{self.test:>9}{'p_value':>10}{ci:>22}{'mde':>9}  "
-            f"{'stars':<6}contrast",
-        ]
-        for e in self.effects:
-            interval = f"[{e.ci_low:.4f}, {e.ci_high:.4f}]"
-            lines.append(
-                f"{e.name:<31}{e.estimate:>10.4f}{e.std_err:>10.4f}{e.statistic:>9.3f}{e.p_value:>10.4f}"
-                f"{interval:>22}{e.mde:>9.4f}  {e.stars:<6}{e.contrast}"
-            )
-        lr = self.intersection_lr_test
-        lines += [
-            "",
-            f"precision phi = {self.precision.phi:.4g} (log phi = {self.precision.log_phi:.4f}, "
-            f"std_err {self.precision.log_phi_std_err:.4f})",
-            f"log-likelihood = {self.log_likelihood:.4f}; converged = {self.converged}",
-            f"likelihood-ratio test of {lr.term} (assumes independent rows): chi2({lr.df}) = {lr.statistic:.4f}, "
-            f"p = {lr.p_value:.4g}",
-        ]
-        return "\n".join(lines)
+        def tested(item, statistic: str) -> dict:
+            """The item's test, its statistic called ``statistic``, and its stars."""
+            return {
+                "estimate": item.estimate,
+                "std_err": item.std_err,
+                statistic: item.statistic,
+                **{name: getattr(item, name) for name in ("p_value", "ci_low", "ci_high", "mde")},
+                "stars": significance_stars(item.p_value),
+            }
+
+        log_phi = self.coefficient(LOG_PHI)
+        return {
+            "coefficients": {c.name: {"contrast": c.contrast, **tested(c, "z")} for c in self.coefficients},
+            "effects": {
+                e.name: {"term": e.term, "kind": e.kind, "contrast": e.contrast, **tested(e, "statistic")}
+                for e in self.effects
+            },
+            "precision": {"phi": self.phi, "log_phi": log_phi.estimate, "log_phi_std_err": log_phi.std_err},
+            **{
+                key: getattr(self, key)
+                for key in ("log_likelihood", "n", "n_excluded", "converged", "test", "df", "cov_type")
+            },
+            "cluster_by": list(self.cluster_by),
+            "n_clusters": list(self.n_clusters),
+            "covariance": [list(row) for row in self.covariance],
+            "group_levels": list(self.group_levels),
+            "gender_levels": list(self.gender_levels),
+            "cells": [
+                {
+                    **dict(cell.levels),
+                    "n": cell.n,
+                    "observed_mean": cell.observed_mean,
+                    "predicted_mean": cell.predicted_mean,
+                }
+                for cell in self.cells
+            ],  # fmt: skip
+            "intersection_lr_test": self.intersection_lr_test.to_dict(),
+            "squeezed": self.squeezed,
+        }
 
 
 def infer_reference_level(factor: str, labels: Sequence[str | None], two_levels: bool = True) -> str:
@@ -430,7 +339,7 @@ def _check_two_by_two(coded, reference_group: str, reference_gender: str) -> Non
 
 
 def _two_by_two(result: factorial.FactorialBetaRegression, names: Mapping[str, str]) -> IntersectionalBetaRegression:
-    """The factorial result under this module's names and words."""
+    """The factorial result under this module's names and words (``names``: ours -> the factorial's)."""
     group_levels, gender_levels = (tuple(f.levels) for f in result.factors)
     words = _Levels(
         group_levels,
@@ -438,63 +347,16 @@ def _two_by_two(result: factorial.FactorialBetaRegression, names: Mapping[str, s
         share_female=sum(c.n for c in result.cells if dict(c.levels)["gender"] != gender_levels[0]) / result.n,
         share_minority=sum(c.n for c in result.cells if dict(c.levels)["group"] != group_levels[0]) / result.n,
     )
-
-    def tested(item) -> dict:
-        fields = {k: getattr(item, k) for k in ("estimate", "std_err", "p_value", "ci_low", "ci_high", "mde")}
-        return {**fields, "stars": significance_stars(item.p_value)}
-
     coefficients = tuple(
-        Coefficient(
-            term=term,
-            contrast=words.coefficient_contrast(term),
-            z=result.coefficient(names[term]).statistic,
-            **tested(result.coefficient(names[term])),
-        )
-        for term in TERMS
+        replace(result.coefficient(names[term]), name=term, contrast=words.coefficient_contrast(term)) for term in TERMS
     )
     effects = tuple(
-        Effect(
-            name=name,
-            term=term,
-            kind=kind,
-            contrast=contrast,
-            statistic=result.effect(names[name]).statistic,
-            **tested(result.effect(names[name])),
-        )
-        for name, term, kind, contrast in words.effects()
+        replace(result.effect(names[name]), name=name, kind=kind, contrast=contrast)
+        for name, kind, contrast in words.effects()
     )
-    log_phi = result.precision[0]
-    (lr_test,) = result.lr_tests
+    fields = {field.name: getattr(result, field.name) for field in dataclass_fields(result)}
     return IntersectionalBetaRegression(
-        coefficients=coefficients,
-        effects=effects,
-        precision=Precision(
-            phi=float(np.exp(log_phi.estimate)), log_phi=log_phi.estimate, log_phi_std_err=log_phi.std_err
-        ),
-        log_likelihood=result.log_likelihood,
-        n=result.n,
-        n_excluded=result.n_excluded,
-        converged=result.converged,
-        test=result.test,
-        df=result.df,
-        cov_type=result.cov_type,
-        cluster_by=result.cluster_by,
-        n_clusters=result.n_clusters,
-        covariance=result.covariance,
-        group_levels=group_levels,
-        gender_levels=gender_levels,
-        cells=tuple(
-            Cell(
-                group=dict(cell.levels)["group"],
-                gender=dict(cell.levels)["gender"],
-                n=cell.n,
-                observed_mean=cell.observed_mean,
-                predicted_mean=cell.predicted_mean,
-            )
-            for cell in result.cells
-        ),
-        intersection_lr_test=lr_test,
-        squeezed=result.squeezed,
+        **{**fields, "coefficients": coefficients, "effects": effects, "parameter_names": PARAMETERS}
     )
 
 
@@ -546,19 +408,17 @@ class _Levels:
             f"- ({reference} {women} - {reference} {men})",
         }[term]
 
-    def effects(self) -> tuple[tuple[str, str, str, str], ...]:
-        """(name, term, kind, contrast) for every effect of ``EFFECTS``."""
+    def effects(self) -> tuple[tuple[str, str, str], ...]:
+        """(name, kind, contrast) for every effect of ``EFFECTS``."""
         (reference, minority), (men, women) = self.group_levels, self.people
         p_f, p_m = self.share_female, self.share_minority
         return (
-            ("group_within_reference_gender", "group", "conditional", f"{minority} vs {reference}, among {men}"),
-            ("group_within_other_gender", "group", "conditional", f"{minority} vs {reference}, among {women}"),
-            ("gender_within_reference_group", "gender", "conditional", f"{women} vs {men}, within {reference}"),
-            ("gender_within_other_group", "gender", "conditional", f"{women} vs {men}, within {minority}"),
-            ("group_ame", "group", "average",
-             f"{minority} vs {reference}, averaged over the fitted rows ({p_f:.0%} {women})"),
-            ("gender_ame", "gender", "average",
-             f"{women} vs {men}, averaged over the fitted rows ({p_m:.0%} {minority})"),
-            ("group:gender_did", "group:gender", "difference-in-differences",
+            ("group_within_reference_gender", "conditional", f"{minority} vs {reference}, among {men}"),
+            ("group_within_other_gender", "conditional", f"{minority} vs {reference}, among {women}"),
+            ("gender_within_reference_group", "conditional", f"{women} vs {men}, within {reference}"),
+            ("gender_within_other_group", "conditional", f"{women} vs {men}, within {minority}"),
+            ("group_ame", "average", f"{minority} vs {reference}, averaged over the fitted rows ({p_f:.0%} {women})"),
+            ("gender_ame", "average", f"{women} vs {men}, averaged over the fitted rows ({p_m:.0%} {minority})"),
+            ("group:gender_did", "difference-in-differences",
              f"({minority} {women} - {minority} {men}) - ({reference} {women} - {reference} {men})"),
         )  # fmt: skip

@@ -42,12 +42,13 @@ and 0.220, the percentile interval 0.965 when contexts vary as much as words do 
 """
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import numpy as np
 
 from ..errors import InputError
 from .meta_analysis import MetaAnalysisResult, dersimonian_laird, random_effects
+from .results import Result
 from .weat import bootstrap_generator
 
 DEFAULT_SAMPLES = 10_000
@@ -61,7 +62,7 @@ _BOOTSTRAP_FLOATS = 8_000_000
 
 
 @dataclass(frozen=True)
-class WordContextBootstrap:
+class WordContextBootstrap(Result):
     """The interval of the combined effect size from a bootstrap over words and contexts (module docstring).
 
     Attributes:
@@ -81,12 +82,9 @@ class WordContextBootstrap:
     n_undefined: int
     samples_per_replicate: int
 
-    def to_dict(self) -> dict:
-        return asdict(self)
-
 
 @dataclass(frozen=True)
-class CEATResult:
+class CEATResult(Result):
     """A CEAT test: the random-effects combination of ``n_samples`` sampled WEAT effect sizes.
 
     Attributes:

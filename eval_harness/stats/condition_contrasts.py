@@ -26,6 +26,7 @@ import numpy as np
 
 from ..errors import InputError
 from . import factorial
+from .results import Result, keyed, named
 from .wald import wald_test
 
 
@@ -41,7 +42,7 @@ class EffectDifference(factorial.Effect):
 
 
 @dataclass(frozen=True)
-class ConditionContrasts:
+class ConditionContrasts(Result):
     """Result of :func:`fit_condition_contrasts`.
 
     ``condition``: the condition factor (name, ``(reference, other)``); ``joint``: the joint fit with every
@@ -57,17 +58,14 @@ class ConditionContrasts:
 
     def difference(self, name: str) -> EffectDifference:
         """The difference of the effect called ``name`` (e.g. ``"group[Arab]|gender=female"``)."""
-        for difference in self.differences:
-            if difference.name == name:
-                return difference
-        raise InputError(f"unknown effect {name!r}; there are {[d.name for d in self.differences]}")
+        return named(self.differences, name, "effect")
 
     def effects_in(self, level: str) -> tuple[factorial.Effect, ...]:
         """The identity effects within condition ``level``."""
-        for found, effects in self.effects_by_condition:
-            if found == level:
-                return effects
-        raise InputError(f"unknown condition {level!r}; conditions are {list(self.condition.levels)}")
+        found = dict(self.effects_by_condition)
+        if level not in found:
+            raise InputError(f"unknown condition {level!r}; conditions are {list(self.condition.levels)}")
+        return found[level]
 
     def to_dict(self) -> dict:
         """``condition`` (name and levels), ``joint`` (its to_dict), ``effects_by_condition`` ({level: {name:
@@ -75,11 +73,8 @@ class ConditionContrasts:
         return {
             "condition": {"name": self.condition.name, "levels": list(self.condition.levels)},
             "joint": self.joint.to_dict(),
-            "effects_by_condition": {
-                level: {e.name: {k: v for k, v in e.to_dict().items() if k != "name"} for e in effects}
-                for level, effects in self.effects_by_condition
-            },
-            "differences": {d.name: {k: v for k, v in d.to_dict().items() if k != "name"} for d in self.differences},
+            "effects_by_condition": {level: keyed(effects) for level, effects in self.effects_by_condition},
+            "differences": keyed(self.differences),
         }
 
     def summary(self) -> str:
@@ -144,8 +139,8 @@ def condition_specs(
 
 
 def fit_condition_contrasts(
-    y: Sequence[float],
-    factors: Mapping[str, Sequence[str | None]],
+    y: Sequence[float] | np.ndarray,
+    factors: Mapping[str, Sequence[str | None] | np.ndarray],
     reference_levels: Mapping[str, str],
     condition: Sequence[str | None],
     reference_condition: str,
@@ -156,7 +151,7 @@ def fit_condition_contrasts(
     use_t: bool | None = None,
     boundary: str = "squeeze",
     cov_type: str = "cluster",
-    clusters: Mapping[str, Sequence[Hashable]] | None = None,
+    clusters: Mapping[str, Sequence[Hashable] | np.ndarray] | None = None,
 ) -> ConditionContrasts:
     """Fit the joint model of the module docstring and test every identity effect's difference between conditions.
 
@@ -215,18 +210,13 @@ def fit_condition_contrasts(
     reference, other = condition_factor.levels
     differences = tuple(
         EffectDifference(
-            name=a.name,
-            kind=a.kind,
-            term=a.term,
-            levels=a.levels,
-            given=a.given,
-            contrast=f"{a.contrast}: {condition_name} {other} minus {reference}",
+            **{label: getattr(in_a, label) for label in ("name", "kind", "term", "levels", "given")},
+            contrast=f"{in_a.contrast}: {condition_name} {other} minus {reference}",
             reference_estimate=in_a.estimate,
             other_estimate=in_b.estimate,
-            **wald_test(float(estimate), float(std_err), fit.df, f"the difference of {a.name}"),
+            **wald_test(float(estimate), float(std_err), fit.df, f"the difference of {in_a.name}"),
         )
-        for a, in_a, in_b, estimate, std_err in zip(
-            reference_specs,
+        for in_a, in_b, estimate, std_err in zip(
             effects_by_condition[0][1],
             effects_by_condition[1][1],
             estimates[0],

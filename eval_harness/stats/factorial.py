@@ -61,13 +61,20 @@ from scipy.special import expit
 from ..errors import InputError
 from . import beta_likelihood as likelihood
 from .fit_options import COV_TYPES
-from .results import Result
+from .results import Result, estimates_table, keyed, named
 from .wald import CONFIDENCE, wald_test
 
 MIN_ROWS_PER_CELL = 2
 MAX_PRECISION = 1e10
 BOUNDARY_MODES = ("squeeze", "error")
 EFFECT_KINDS = ("conditional", "average", "interaction")
+# The summary's heading of each kind of effect (the 2 x 2 view's interaction contrast: a difference-in-differences).
+EFFECT_TITLES = {
+    "conditional": "Conditional contrasts against the reference",
+    "average": "Average marginal effects over the fitted rows",
+    "interaction": "Interaction contrasts",
+    "difference-in-differences": "Difference-in-differences",
+}
 INTERCEPT = "intercept"
 LOG_PHI = "log_phi"
 
@@ -399,14 +406,14 @@ def checked_scores(y) -> np.ndarray:
             raise InputError(f"predictions must be numbers, found {found}")
         values = np.asarray(y, dtype=float)
     else:
-        items = y.tolist() if hasattr(y, "tolist") else list(y)
+        items = y if isinstance(y, list) else y.tolist() if hasattr(y, "tolist") else list(y)
         odd = sorted(kind.__name__ for kind in set(map(type, items)) if not _is_number_type(kind))
         if odd:
             raise InputError(
                 f"predictions must be numbers, found values of type {odd}"
                 + (" (booleans are not intensities)" if {"bool", "bool_"} & set(odd) else "")
             )
-        values = np.asarray(items, dtype=float)
+        values = np.fromiter(items, dtype=float, count=len(items))  # numbers only: no shape to discover
     if values.ndim != 1:
         raise InputError(f"predictions must be one-dimensional, got shape {values.shape}")
     if not len(values):
@@ -446,48 +453,72 @@ def code_labels(name: str, labels: Sequence[str | None]) -> tuple[np.ndarray, li
 
     Labels must be strings: the levels found are checked (not every row), so any other value, a number or a
     list, is an :class:`InputError` naming the types found. A pandas categorical column is taken as it is
-    coded (no per-row work at all); other labels are coded by :func:`compared_codes` (time linear in the
-    rows, no hashing), and hashed only past ``MAX_COMPARED_LEVELS`` levels or where a label is not a string.
+    coded (no per-row work at all); a list or object array of strings by :func:`distinct_codes`, a fixed-width
+    string array by :func:`compared_codes` (both linear in the rows, no conversion to or from objects); labels
+    are hashed (pandas) only past ``MAX_COMPARED_LEVELS`` levels or where a label is missing or not a string.
     """
     if isinstance(getattr(labels, "dtype", None), pd.CategoricalDtype):
         categorical = labels.array if isinstance(labels, pd.Series | pd.Index) else labels
         codes, levels = categorical.codes, categorical.categories
     else:
         array = _label_array(name, labels)
-        compared = compared_codes(array)
-        codes, levels = compared if compared is not None else _hashed_codes(name, array)
+        items = labels if isinstance(labels, list) else array.tolist() if array.dtype.kind == "O" else None
+        coded = distinct_codes(array, items) if items is not None else compared_codes(array)
+        codes, levels = coded if coded is not None else _hashed_codes(name, array)
     odd = {type(level).__name__ for level in levels if not isinstance(level, str)}
     if odd:
         raise InputError(f"{name} labels must be strings (or None), found values of type {sorted(odd)}")
     return np.asarray(codes, dtype=np.intp), [str(level) for level in levels]
 
 
-def compared_codes(array: np.ndarray) -> tuple[np.ndarray, list] | None:
-    """Codes of string labels by comparison: the first uncoded row's label is the next level, every row equal
-    to it gets its code (one vectorised pass, ``array == level``), until every row is coded.
+def distinct_codes(array: np.ndarray, items: list) -> tuple[np.ndarray, list] | None:
+    """Codes of Python string labels (``items``, and ``array`` their object array) from their set of distinct labels.
 
-    k levels cost k passes over the n rows (linear in n; a fixed-width string array is compared as it is, with no
-    conversion to Python objects). None (the caller hashes instead) for a label that is not a string (missing
-    values included) or more than ``MAX_COMPARED_LEVELS`` levels.
+    The set is one pass of hashing (a string caches its hash); its levels are ordered by first appearance
+    (``list.index``), and the rows equal to each of the first k - 1 levels get its code by one comparison
+    ``array == level`` each (a label compared with itself is equal at once). The remaining rows hold the last
+    level: the set says there is no other. None (the caller hashes instead) for a missing, non-string or
+    unhashable label, or more than ``MAX_COMPARED_LEVELS`` levels.
     """
-    if array.dtype.kind not in "UO":
+    try:
+        distinct = set(items)
+    except TypeError:  # unhashable labels: hashing names their types
         return None
-    codes = np.full(len(array), -1, dtype=np.intp)
+    if len(distinct) > MAX_COMPARED_LEVELS or not all(isinstance(level, str) for level in distinct):
+        return None
+    levels = sorted(distinct, key=items.index)
+    codes = np.full(len(array), len(levels) - 1, dtype=np.intp)
+    for code, level in enumerate(levels[:-1]):
+        np.copyto(codes, code, where=array == level)
+    return codes, levels
+
+
+def compared_codes(array: np.ndarray) -> tuple[np.ndarray, list] | None:
+    """Codes of a fixed-width string array by comparison: the first uncoded row's label is the next level, every
+    row equal to it gets its code (one vectorised pass, ``array == level``, on the array as it is, no conversion
+    to Python objects), until every row is coded.
+
+    k levels cost k passes over the n rows (linear in n). None (the caller hashes instead) for another dtype or
+    more than ``MAX_COMPARED_LEVELS`` levels.
+    """
+    if array.dtype.kind != "U":
+        return None
+    codes = np.zeros(len(array), dtype=np.intp)
+    uncoded = np.ones(len(array), dtype=bool)  # a byte a row: cheaper to update and scan than the codes
     levels: list = []
     start = 0
     while start < len(array):
-        level = array[start]
-        if not isinstance(level, str) or len(levels) == MAX_COMPARED_LEVELS:
+        if len(levels) == MAX_COMPARED_LEVELS:
             return None
-        try:
-            equal = array[start:] == level
-        except (TypeError, ValueError):  # an element that compares as an array: hash, which names its type
-            return None
-        np.copyto(codes[start:], len(levels), where=equal)
+        level = str(array[start])
+        equal = array[start:] == level
+        if levels:
+            np.add(codes[start:], len(levels), out=codes[start:], where=equal)
         levels.append(level)
-        uncoded = codes[start:] < 0
-        first = int(np.argmax(uncoded))
-        start = start + first if uncoded[first] else len(array)
+        rest = uncoded[start:]
+        np.greater(rest, equal, out=rest)  # uncoded and not equal
+        first = int(np.argmax(rest))
+        start = start + first if rest[first] else len(array)
     return codes, levels
 
 
@@ -1018,7 +1049,7 @@ def precision_contrasts(design: FactorialDesign) -> tuple[str, ...]:
 
 
 @dataclass(frozen=True)
-class FactorialBetaRegression:
+class FactorialBetaRegression(Result):
     """Result of :func:`fit_factorial` (every convention in the module docstring).
 
     ``factors`` with their levels (reference first); ``terms`` of the mean model (``"group:gender"``) up to
@@ -1052,14 +1083,14 @@ class FactorialBetaRegression:
 
     def coefficient(self, name: str) -> Coefficient:
         """The mean or precision coefficient called ``name`` (e.g. ``"group[Arab]"``, ``"log_phi"``)."""
-        return _named(self.coefficients + self.precision, name, "coefficient")
+        return named(self.coefficients + self.precision, name, "coefficient")
 
     def effect(self, name: str) -> Effect:
         """The effect called ``name`` (e.g. ``"group[Arab]|gender=female"``, ``"group[Arab]|average"``)."""
-        return _named(self.effects, name, "effect")
+        return named(self.effects, name, "effect")
 
     def lr_test(self, term: str) -> LikelihoodRatioTest:
-        return _named(self.lr_tests, term, "likelihood-ratio test", key="term")
+        return named(self.lr_tests, term, "likelihood-ratio test", key="term")
 
     def to_dict(self) -> dict:
         """Plain nested dict: ``coefficients``, ``precision``, ``effects`` keyed by name, ``lr_tests`` by term,
@@ -1068,10 +1099,10 @@ class FactorialBetaRegression:
             "factors": {f.name: list(f.levels) for f in self.factors},
             "terms": list(self.terms),
             "order": self.order,
-            "coefficients": _keyed(self.coefficients),
-            "precision": _keyed(self.precision),
-            "effects": _keyed(self.effects),
-            "lr_tests": {t.term: {k: v for k, v in t.to_dict().items() if k != "term"} for t in self.lr_tests},
+            "coefficients": keyed(self.coefficients),
+            "precision": keyed(self.precision),
+            "effects": keyed(self.effects),
+            "lr_tests": keyed(self.lr_tests, key="term"),
             "cells": [cell.to_dict() for cell in self.cells],
             "log_likelihood": self.log_likelihood,
             "n": self.n,
@@ -1103,16 +1134,11 @@ class FactorialBetaRegression:
             + ("; boundary values squeezed" if self.squeezed else ""),
             covariance_words(self.cov_type, self.cluster_by, self.n_clusters, self.test, self.df),
         ]
-        lines += ["", "Coefficients (logit scale of the mean):", *_table(self.coefficients, self.test)]
-        for kind, title in (
-            ("conditional", "Conditional contrasts against the reference (intensity scale)"),
-            ("average", "Average marginal effects over the fitted rows (intensity scale)"),
-            ("interaction", "Interaction contrasts (intensity scale)"),
-        ):
-            chosen = [e for e in self.effects if e.kind == kind]
-            if chosen:
-                lines += ["", f"{title}:", *_table(chosen, self.test)]
-        lines += ["", "Precision:", *_table(self.precision, self.test), ""]
+        lines += ["", "Coefficients (logit scale of the mean):", *self._table(self.coefficients)]
+        for kind in dict.fromkeys(e.kind for e in self.effects):
+            lines += ["", f"{EFFECT_TITLES.get(kind, kind)} (intensity scale):"]
+            lines += self._table([e for e in self.effects if e.kind == kind])
+        lines += ["", "Precision:", *self._table(self.precision), ""]
         lines += [
             f"likelihood-ratio test of {t.term} (assumes independent rows): chi2({t.df}) = {t.statistic:.4f}, "
             f"p = {t.p_value:.4g}"
@@ -1121,16 +1147,8 @@ class FactorialBetaRegression:
         lines.append(f"log-likelihood = {self.log_likelihood:.4f}; converged = {self.converged}")
         return "\n".join(lines)
 
-
-def _named(items, name: str, what: str, key: str = "name"):
-    for item in items:
-        if getattr(item, key) == name:
-            return item
-    raise InputError(f"unknown {what} {name!r}; there are {[getattr(item, key) for item in items]}")
-
-
-def _keyed(items) -> dict:
-    return {item.name: {k: v for k, v in item.to_dict().items() if k != "name"} for item in items}
+    def _table(self, items) -> list[str]:
+        return estimates_table(items, self.test, CONFIDENCE)
 
 
 def covariance_words(cov_type, cluster_by, n_clusters, test, df) -> str:
@@ -1140,19 +1158,6 @@ def covariance_words(cov_type, cluster_by, n_clusters, test, df) -> str:
     else:
         covariance = "model-based (expected-information) standard errors"
     return f"{covariance}; " + (f"t tests with df = {df}" if test == "t" else "z tests")
-
-
-def _table(items, test: str) -> list[str]:
-    width = max([len(item.name) for item in items] + [4]) + 2
-    ci = f"{CONFIDENCE:.0%} CI"
-    rows = [f"{'name':<{width}}{'estimate':>10}{'std_err':>10}{test:>9}{'p_value':>10}{ci:>22}{'mde':>9}  contrast"]
-    for item in items:
-        interval = f"[{item.ci_low:.4f}, {item.ci_high:.4f}]"
-        rows.append(
-            f"{item.name:<{width}}{item.estimate:>10.4f}{item.std_err:>10.4f}{item.statistic:>9.3f}"
-            f"{item.p_value:>10.4f}{interval:>22}{item.mde:>9.4f}  {item.contrast}"
-        )
-    return rows
 
 
 def fit_factorial(

@@ -32,7 +32,8 @@ from sklearn.cluster import KMeans
 from sklearn.svm import SVC
 
 from ..errors import InputError
-from .vectors import float_rows, unit_length_rows
+from .results import Result
+from .vectors import check_matrix_size, float_rows, unit_length_rows
 
 __all__ = [
     "DEFAULT_COMPONENTS",
@@ -155,7 +156,7 @@ def _frozen(array) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class GenderSubspace:
+class GenderSubspace(Result):
     """PCA of definitional-pair differences, with the random-pair baseline.
 
     Attributes:
@@ -209,7 +210,7 @@ class GenderSubspace:
 
 
 @dataclass(frozen=True)
-class DirectBias:
+class DirectBias(Result):
     """Direct bias ``DB_c = (1/|N|) sum_w |cos(w, g)|^c`` (Bolukbasi et al. 2016).
 
     Attributes:
@@ -240,7 +241,7 @@ class DirectBias:
 
 
 @dataclass(frozen=True)
-class RepeatedAccuracy:
+class RepeatedAccuracy(Result):
     """An accuracy measured in several runs (context draws or random splits).
 
     Attributes:
@@ -289,7 +290,7 @@ class RepeatedAccuracy:
 
 
 @dataclass(frozen=True)
-class KnnProfessionBias:
+class KnnProfessionBias(Result):
     """Neighbourhood bias of professions (Gonen & Goldberg 2019), per run.
 
     Attributes:
@@ -683,6 +684,8 @@ def knn_profession_bias(
     if np.ptp(bias) == 0:
         raise InputError("every profession has the same original bias: the correlation is undefined")
 
+    check_matrix_size(professions.shape[1], candidates.shape[1], "the profession-by-candidate similarity matrix")
+
     correlations, p_values, shares = [], [], []
     rows = np.arange(len(bias))
     for run in range(runs):
@@ -716,7 +719,7 @@ ROLES = ("pair_male", "pair_female", "random_first", "random_second", "neutral",
 
 
 @dataclass(frozen=True)
-class GenderSpaceMeasures:
+class GenderSpaceMeasures(Result):
     """The five measures computed from one set of labelled vectors (``None``: no input for it)."""
 
     subspace: GenderSubspace | None

@@ -15,17 +15,18 @@ Given :math:`k \ge 2` effect sizes :math:`\theta_i` with within-study variances 
   code), ``"less"``, or two-sided :math:`2 P(Z \ge |z|)`.
 """
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import numpy as np
 
 from ..errors import InputError
+from .results import Result
 
 ALTERNATIVES = ("greater", "less", "two-sided")
 
 
 @dataclass(frozen=True)
-class MetaAnalysisResult:
+class MetaAnalysisResult(Result):
     """A DerSimonian–Laird random-effects combination; ``to_dict()`` gives plain JSON-ready values.
 
     Attributes:
@@ -53,9 +54,6 @@ class MetaAnalysisResult:
     fixed_std_err: float
     n: int
     alternative: str
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
     def summary(self) -> str:
         return (

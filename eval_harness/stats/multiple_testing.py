@@ -12,6 +12,9 @@ p-values, at least as large as them, and capped at 1. A test is rejected at leve
 ``alpha`` when its adjusted p-value is ``<= alpha``. Both are computed by
 ``statsmodels.stats.multitest.multipletests`` (methods ``"holm"`` and ``"fdr_bh"``)
 after the validation here.
+
+A family some of whose tests could not be made (a skipped fit: no p-value, NaN) is adjusted over the tests that
+were made (:func:`holm_of_tested`: ``m`` counts those), the others left NaN.
 """
 
 from collections.abc import Sequence
@@ -32,11 +35,25 @@ def benjamini_hochberg(p_values: Sequence[float]) -> np.ndarray:
     return multipletests(_validate(p_values), method="fdr_bh")[1]
 
 
-def _validate(p_values: Sequence[float]) -> np.ndarray:
+def holm_of_tested(p_values: Sequence[float]) -> np.ndarray:
+    """Holm-adjusted p-values of the tests that have one, over those tests alone; NaN where a test has none."""
+    p = _floats(p_values)
+    adjusted = np.full(p.shape, np.nan)
+    tested = ~np.isnan(p)
+    if tested.any():
+        adjusted[tested] = holm(p[tested])
+    return adjusted
+
+
+def _floats(p_values: Sequence[float]) -> np.ndarray:
     try:
-        p = np.asarray(p_values, dtype=float)
+        return np.asarray(p_values, dtype=float)
     except (TypeError, ValueError) as error:
         raise InputError(f"p-values must be numbers: {error}") from None
+
+
+def _validate(p_values: Sequence[float]) -> np.ndarray:
+    p = _floats(p_values)
     if p.ndim != 1 or p.size == 0:
         raise InputError(f"p-values must be a non-empty one-dimensional sequence, got shape {p.shape}")
     bad = ~np.isfinite(p) | (p < 0) | (p > 1)

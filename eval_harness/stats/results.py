@@ -1,15 +1,49 @@
-"""What every result object of :mod:`eval_harness.stats` shares: frozen dataclasses with ``to_dict()``, and one
-test for a missing value."""
+"""What every result object of :mod:`eval_harness.stats` shares: frozen dataclasses with ``to_dict()``, one lookup
+of an item by its name, one nested dict of named items, one table of tested estimates, and one test for a missing
+value."""
 
 import math
+from collections.abc import Sequence
 from dataclasses import asdict
+
+from ..errors import InputError
 
 
 class Result:
-    """Mixin of the frozen result dataclasses: ``to_dict()`` gives their fields as a plain dict."""
+    """Base of the frozen result dataclasses: ``to_dict()`` gives their fields as a plain dict (nested results as
+    dicts too); a result with named parts overrides it with :func:`keyed`."""
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+def named(items: Sequence, name, what: str, key: str = "name"):
+    """The item of ``items`` whose ``key`` attribute is ``name``; an :class:`InputError` naming ``what`` and
+    every name there is otherwise."""
+    for item in items:
+        if getattr(item, key) == name:
+            return item
+    raise InputError(f"unknown {what} {name!r}; there are {[getattr(item, key) for item in items]}")
+
+
+def keyed(items: Sequence[Result], key: str = "name") -> dict:
+    """``{item.<key>: the item's to_dict() without that key}``: named results as a nested plain dict."""
+    return {getattr(item, key): {k: v for k, v in item.to_dict().items() if k != key} for item in items}
+
+
+def estimates_table(items: Sequence, test: str, confidence: float) -> list[str]:
+    """Rows of a fixed-width table of tested estimates (``name``, ``estimate``, ``std_err``, ``statistic`` headed by
+    ``test``, ``p_value``, the ``confidence`` interval ``ci_low``/``ci_high``, ``mde`` and ``contrast``)."""
+    width = max([len(item.name) for item in items] + [4]) + 2
+    ci = f"{confidence:.0%} CI"
+    rows = [f"{'name':<{width}}{'estimate':>10}{'std_err':>10}{test:>9}{'p_value':>10}{ci:>22}{'mde':>9}  contrast"]
+    for item in items:
+        interval = f"[{item.ci_low:.4f}, {item.ci_high:.4f}]"
+        rows.append(
+            f"{item.name:<{width}}{item.estimate:>10.4f}{item.std_err:>10.4f}{item.statistic:>9.3f}"
+            f"{item.p_value:>10.4f}{interval:>22}{item.mde:>9.4f}  {item.contrast}"
+        )
+    return rows
 
 
 def is_missing(value) -> bool:

@@ -39,7 +39,7 @@ from ..errors import InputError
 from . import beta_likelihood as likelihood
 from . import factorial
 from .fit_options import MAX_BOOTSTRAP  # noqa: F401 (re-exported: the resamples' limit)
-from .results import Result
+from .results import Result, keyed, named
 
 SCHEMES = ("template_bootstrap", "template_leave_one_out", "person_bootstrap", "person_leave_one_out")
 FRAGILE_SHARE = 0.2
@@ -82,10 +82,7 @@ class FindingStability(Result):
     template_share: float | None
 
     def scheme(self, scheme: str) -> ResampleSummary:
-        for summary in self.resamples:
-            if summary.scheme == scheme:
-                return summary
-        raise InputError(f"scheme {scheme!r} was not run; schemes run: {[s.scheme for s in self.resamples]}")
+        return named(self.resamples, scheme, "scheme", key="scheme")
 
     def fragile(self, threshold: float = FRAGILE_SHARE) -> bool:
         """Whether a significant finding's sign flips, or its verdict changes, in at least ``threshold`` of the
@@ -95,14 +92,12 @@ class FindingStability(Result):
 
     def to_dict(self) -> dict:
         result = asdict(self)
-        result["resamples"] = {
-            s.scheme: {k: v for k, v in s.to_dict().items() if k != "scheme"} for s in self.resamples
-        }
+        result["resamples"] = keyed(self.resamples, key="scheme")
         return result
 
 
 @dataclass(frozen=True)
-class Stability:
+class Stability(Result):
     """Result of :func:`resampling_stability`: the full ``fit``, the ``alpha`` of the verdicts, ``n_bootstrap``,
     the ``seed`` of the draws, and one :class:`FindingStability` per mean coefficient and per effect."""
 
@@ -114,10 +109,7 @@ class Stability:
 
     def finding(self, name: str) -> FindingStability:
         """The finding called ``name`` (a coefficient's or an effect's name in ``fit``)."""
-        for finding in self.findings:
-            if finding.name == name:
-                return finding
-        raise InputError(f"unknown finding {name!r}; there are {[f.name for f in self.findings]}")
+        return named(self.findings, name, "finding")
 
     def to_dict(self) -> dict:
         return {
@@ -125,7 +117,7 @@ class Stability:
             "n_bootstrap": self.n_bootstrap,
             "seed": self.seed,
             "fit": self.fit.to_dict(),
-            "findings": {f.name: {k: v for k, v in f.to_dict().items() if k != "name"} for f in self.findings},
+            "findings": keyed(self.findings),
         }
 
     def summary(self, threshold: float = FRAGILE_SHARE) -> str:

@@ -71,11 +71,12 @@ import math
 import numbers
 import os
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 
 from ..errors import InputError
+from .results import Result
 from .vectors import (
     bad_rows,
     check_matrix_size,
@@ -104,7 +105,7 @@ _BOOTSTRAP_STREAM = 0x626F6F74  # "boot"
 
 
 @dataclass(frozen=True)
-class PermutationTest:
+class PermutationTest(Result):
     """The permutation p-value of a WEAT statistic.
 
     Attributes:
@@ -121,12 +122,9 @@ class PermutationTest:
     mc_std_err: float | None
     alternative: str
 
-    def to_dict(self) -> dict:
-        return asdict(self)
-
 
 @dataclass(frozen=True)
-class WEATResult:
+class WEATResult(Result):
     """Result of one WEAT test; ``to_dict()`` gives plain JSON-ready values.
 
     Attributes:
@@ -604,7 +602,7 @@ def _check_bootstrap_options(n_bootstrap: int, confidence_level: float, allow_no
 
 
 @dataclass(frozen=True)
-class EffectSizeBootstrap:
+class EffectSizeBootstrap(Result):
     """Percentile bootstrap interval of the WEAT effect size, resampling words within X, Y, A and B.
 
     Attributes:
@@ -638,7 +636,7 @@ class EffectSizeBootstrap:
 
 
 @dataclass(frozen=True)
-class WordInfluence:
+class WordInfluence(Result):
     """How the effect size changes when one word is left out.
 
     Attributes:
@@ -655,16 +653,13 @@ class WordInfluence:
     effect_size_without: float
     change: float
 
-    def to_dict(self) -> dict:
-        return asdict(self)
-
     @property
     def label(self) -> str:
         return f"{self.role}[{self.index}]" + ("" if self.word is None else f" {self.word!r}")
 
 
 @dataclass(frozen=True)
-class LeaveOneOutInfluence:
+class LeaveOneOutInfluence(Result):
     """Leave-one-word-out influence on the WEAT effect size, the words that move ``d`` most first.
 
     Attributes:

@@ -4,8 +4,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..contract import ContextEmbedder
 
-def embed_in_contexts(encoder, requests: Sequence[tuple[str, str]]) -> tuple[np.ndarray, np.ndarray]:
+
+def embed_in_contexts(encoder: ContextEmbedder, requests: Sequence[tuple[str, str]]) -> tuple[np.ndarray, np.ndarray]:
     """Contextual vectors for ``(word, sentence)`` requests, in request order, and a ``found``
     mask: False where the encoder could not locate the word (e.g. cut off by truncation).
 

@@ -1,13 +1,15 @@
-"""The dependency rule at run time: a process that imports one module of a method, of the report or of the
-contract holds, of the package, only modules of the layers that module's row of docs/architecture.md allows
-(and those rows allow, and so on). Importing a suite loads no ``runner.sweep``, no ``runner.store`` and no
-``models.*``; the contract loads nothing of the runner; no such module loads a model library."""
+"""The dependency rule at run time: a process that imports one module of a method, of the report, of the contract
+or of ``xbias compare`` holds, of the package, only modules of the layers that module's row of docs/architecture.md
+allows (and those rows allow, and so on). Importing a suite loads no ``runner.sweep``, no ``runner.store`` and no
+``models.*``; the contract loads nothing of the runner; no such module loads a model library; ``compare`` loads no
+method but those its row names (the eec method, whose ``paired`` package holds the paired difference), none of
+``eec_crosslingual``."""
 
 import pytest
 from helpers.imports import modules_after_each
-from helpers.layers import PACKAGE, PACKAGE_ROOT, layer, reachable_layers
+from helpers.layers import ALLOWED, METHOD_LAYER, PACKAGE, PACKAGE_ROOT, layer, method_package, reachable_layers
 
-CHECKED = ("contract", "suites", "report")
+CHECKED = ("contract", "suites", "report", "compare")
 # Third-party libraries the checked modules may use, imported once before the children fork (time only).
 PRELOAD = ("numpy", "scipy.stats", "pandas", "yaml", "matplotlib.figure")
 MODEL_LIBRARIES = ("torch", "transformers", "accelerate")
@@ -46,6 +48,21 @@ def test_a_suite_loads_neither_the_sweep_nor_the_store_nor_a_model(loaded):
         assert "eval_harness.suites" in modules and "eval_harness.contract.suite" in modules
         assert not {"eval_harness.runner.sweep", "eval_harness.runner.store"} & modules
         assert not [name for name in modules if name.startswith("eval_harness.models")], suite
+
+
+def test_compare_loads_only_the_methods_its_row_names(loaded):
+    for module in (name for name in checked_modules() if layer(name) == "compare"):
+        methods = {method_package(name) for name in loaded[module] if layer(name) == METHOD_LAYER}
+        assert methods and methods <= ALLOWED["compare"], f"importing {module} loads the methods {sorted(methods)}"
+        crosslingual = sorted(
+            name for name in loaded[module] if name.startswith("eval_harness.suites.eec_crosslingual")
+        )
+        assert not crosslingual, f"importing {module} loads {crosslingual}"
+
+
+def test_the_compare_check_itself_sees_another_method(loaded):
+    methods = {method_package(name) for name in loaded["eval_harness.suites.eec_crosslingual.report"]}
+    assert "suites.eec_crosslingual" in methods - ALLOWED["compare"]
 
 
 def test_the_check_itself_sees_a_forbidden_module():

@@ -97,7 +97,7 @@ def test_the_output_has_a_table_sentences_a_plot_and_the_run_is_unchanged(two_mo
     assert text.count("✓ |") == 3 and "| en_latino_anglo joy | Latino vs Anglo, averaged |" in text
     assert "25 other EEC effect differences are not significant after Holm" in text
     assert (out / "eec_differences.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert "![eec_differences.png](eec_differences.png)" in text
+    assert "](./eec_differences.png)" in text
 
 
 def test_runs_of_other_sentences_are_refused_with_one_line(two_models, tmp_path, capsys):
@@ -248,7 +248,7 @@ def test_an_mde_wider_than_the_intensity_scale_is_said_so():
     mean intensities on the 0-1 scale: the sentence counts them as no measurement, says what would fix it, and
     quotes only the MDEs that are sizes the scale allows; the table shows "> scale" for them."""
     from eval_harness.compare.contrasts import EEC_METRIC
-    from eval_harness.compare.output import _interval_cell, _mde_cell, sentences, with_holm
+    from eval_harness.compare.output import _interval_cell, _mde_cell, comparison_table, sentences
     from eval_harness.compare.pairing import Side
 
     rows = [
@@ -256,7 +256,7 @@ def test_an_mde_wider_than_the_intensity_scale_is_said_so():
         for mde in (0.08, 1.4, 20.3)
     ]
     a, b = Side(Path("a"), "m1", "m1"), Side(Path("b"), "m2", "m2")
-    (line,) = sentences(with_holm(rows), a, b)
+    (line,) = sentences(comparison_table(rows), a, b)
     assert "differences of 0.08 to 0.08" in line and "20.3" not in line and "1.4" not in line
     assert "2 of them are no measurement: their MDE is larger than the whole 0-1 intensity scale" in line
     assert "what would fix it: more templates or names" in line

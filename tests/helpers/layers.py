@@ -51,11 +51,24 @@ def layer(module: str) -> str:
     return parts[0]
 
 
+def method_package(module: str) -> str | None:
+    """The method a module belongs to, as a row of the table names it: ``suites.eec`` for
+    ``eval_harness.suites.eec.paired.fit``; None for a module of no method (the suite registry included)."""
+    parts = module.split(".")[1:]
+    return f"suites.{parts[1]}" if len(parts) > 1 and parts[0] == "suites" else None
+
+
+def as_layer(name: str) -> str:
+    """A name of the table as a layer: one method's package (``suites.eec``) is of the layer of every method."""
+    return METHOD_LAYER if name.startswith("suites.") else name
+
+
 def reachable_layers(start: str) -> set[str]:
-    """The layers a module of layer ``start`` may end up loading: those its row allows, theirs, and so on."""
+    """The layers a module of layer ``start`` may end up loading: those its row allows, theirs, and so on (a row
+    that names one method's package reaches what the methods' row allows)."""
     seen, todo = {start}, [start]
     while todo:
-        for name in ALLOWED[todo.pop()]:
+        for name in map(as_layer, ALLOWED[todo.pop()]):
             if name not in seen:
                 seen.add(name)
                 todo.append(name)

@@ -31,7 +31,8 @@ def main(folder: str, head_kind: str) -> None:
     splits = SemEvalSplits().splits("en", EMOTION, preprocess="tweet", max_train=TRAIN, seed=0)
     rows = load_eec(CONFIG).to_pandas()
     rows = stratified_sample(rows[rows["emotion"] == EMOTION], PER_CELL, SAMPLE_SEED)
-    features = {name: encoder.encode(split.texts) for name, split in splits.items()}
+    # The head needs train and validation only: the test split (1,002 tweets, most of the texts) is not encoded.
+    features = {name: encoder.encode(splits[name].texts) for name in ("train", "validation")}
     eec = encoder.encode(rows["sentence"].tolist())
     options = {"seed": 0, "max_epochs": 30} if head_kind == "mlp" else {}
     head = make_head(head_kind, options)

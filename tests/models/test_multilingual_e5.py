@@ -12,13 +12,15 @@ from eval_harness.io import verify_checksums
 from eval_harness.models import TransformerEncoder
 from eval_harness.models.multilingual_e5 import E5_ENCODER_OPTIONS, WEIGHTS_SHA256, multilingual_e5_folder
 from eval_harness.models.packaged import resolve_source
+from eval_harness.paths import cache_root
 
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture(scope="module")
-def e5_folder(tmp_path_factory):
-    return multilingual_e5_folder(root=tmp_path_factory.mktemp("models"), progress=False)
+@pytest.fixture
+def e5_folder(multilingual_e5):
+    """The test session's one build (tests/conftest.py), in its xbias cache."""
+    return multilingual_e5
 
 
 def test_the_build_has_the_expected_weights_and_is_reused(e5_folder):
@@ -30,10 +32,10 @@ def test_the_build_has_the_expected_weights_and_is_reused(e5_folder):
     assert (e5_folder / "model.safetensors").stat().st_mtime_ns == modified
 
 
-def test_the_packaged_name_resolves_to_a_build_in_the_xbias_cache(monkeypatch, tmp_path):
-    monkeypatch.setenv("XBIAS_CACHE_DIR", str(tmp_path))
+def test_the_packaged_name_resolves_to_a_build_in_the_xbias_cache(e5_folder):
     folder = resolve_source("pypi:multilingual-e5-small")
-    assert folder.startswith(str(tmp_path / "models")) and verify_checksums(folder)["files"]["model.safetensors"]
+    assert folder == str(e5_folder)  # the session's build, not a second one
+    assert folder.startswith(str(cache_root() / "models")) and verify_checksums(folder)["files"]["model.safetensors"]
     by_name = TransformerEncoder.from_pretrained("pypi:multilingual-e5-small", **E5_ENCODER_OPTIONS)
     assert by_name.fingerprint == TransformerEncoder.from_pretrained(folder, **E5_ENCODER_OPTIONS).fingerprint
 

@@ -11,7 +11,7 @@ from eval_harness.contract import Unit, make_record
 from eval_harness.report import annotate
 from eval_harness.stats.factorial import fit_factorial
 from eval_harness.suites.eec.plots import forest_figure
-from eval_harness.suites.eec.records import EEC_RECORDS, factorial_records
+from eval_harness.suites.eec.records import EEC_RECORDS, beta_regression_records
 from eval_harness.suites.eec.report import eec_section
 from eval_harness.suites.eec.sentences import effect_sentences
 from eval_harness.suites.eec.tables import eec_coefficient_tables
@@ -40,7 +40,7 @@ def simulated_records() -> list[dict]:
     result = fit_factorial(y, factors, references)
     clustered = fit_factorial(y, factors, references, cov_type="cluster", clusters={"template_id": template})
     unit = Unit(model="probe", suite="eec", language="en", dataset="eec", config=CONFIG, emotion="anger")
-    return [make_record(unit, record, EEC_RECORDS) for record in factorial_records(result, clustered=clustered)]
+    return [make_record(unit, record, EEC_RECORDS) for record in beta_regression_records(result, clustered=clustered)]
 
 
 @pytest.fixture(scope="module")

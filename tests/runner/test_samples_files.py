@@ -91,17 +91,17 @@ def test_a_refit_from_the_samples_reproduces_the_units_numbers(eec_run):
     effects = {r["term"]: r for r in records if r["metric"] == "effect"}
     assert len(estimates) == 4 and len(effects) == 7
     for coefficient in refit.coefficients:
-        record = estimates[coefficient.term]
+        record = estimates[coefficient.name]
         for field, value in (("value", coefficient.estimate), ("std_err", coefficient.std_err)):
-            assert abs(record[field] - value) <= TOLERANCE, (coefficient.term, field)
+            assert abs(record[field] - value) <= TOLERANCE, (coefficient.name, field)
         assert abs(record["p_value"] - coefficient.p_value) <= TOLERANCE
-        assert abs(record["clustered_std_err"] - clustered.coefficient(coefficient.term).std_err) <= TOLERANCE
+        assert abs(record["clustered_std_err"] - clustered.coefficient(coefficient.name).std_err) <= TOLERANCE
     for effect in refit.effects:
         assert abs(effects[effect.name]["value"] - effect.estimate) <= TOLERANCE
         assert abs(effects[effect.name]["std_err"] - effect.std_err) <= TOLERANCE
         assert abs(effects[effect.name]["clustered_p_value"] - clustered.effect(effect.name).p_value) <= TOLERANCE
     (log_phi,) = [r for r in records if r["metric"] == "log_phi"]
-    assert abs(log_phi["value"] - refit.precision.log_phi) <= TOLERANCE
+    assert abs(log_phi["value"] - refit.coefficient("log_phi").estimate) <= TOLERANCE
 
 
 def test_every_xweat_unit_keeps_its_words_and_their_associations_give_its_effect_size(xweat_run):

@@ -17,6 +17,7 @@ from scipy.special import expit
 
 from eval_harness.errors import InputError
 from eval_harness.stats.betareg import EFFECTS, PARAMETERS, TERMS, fit_intersectional
+from eval_harness.stats.significance import significance_stars
 
 
 def fit(y, group, gender, **kwargs):
@@ -85,7 +86,7 @@ def test_delta_method_standard_errors_match_a_parametric_bootstrap():
     result = fit(y, group, gender)
     theta = np.array([result.coefficient(t).estimate for t in TERMS])
     mu = expit(theta[0] + theta[1] * minority + theta[2] * female + theta[3] * minority * female)
-    phi = result.precision.phi
+    phi = result.phi
     draws = np.array(
         [
             [refit.effect(name).estimate for name in EFFECTS]
@@ -115,9 +116,13 @@ def test_planted_opposite_conditional_effects_are_reported_with_their_own_signs(
     among_men, among_women = result.effect("group_within_reference_gender"), result.effect("group_within_other_gender")
     assert among_men.contrast == "Arab vs Anglo, among men"
     assert among_women.contrast == "Arab vs Anglo, among women"
-    assert among_men.estimate == pytest.approx(0.10, abs=0.03) and among_men.ci_low > 0 and among_men.stars == "***"
+    assert (
+        among_men.estimate == pytest.approx(0.10, abs=0.03)
+        and among_men.ci_low > 0
+        and significance_stars(among_men.p_value) == "***"
+    )
     assert among_women.estimate == pytest.approx(-0.10, abs=0.03) and among_women.ci_high < 0
-    assert among_women.stars == "***"
+    assert significance_stars(among_women.p_value) == "***"
     # The average over genders washes out: the AME is between the two, near 0, and says which rows it averages.
     ame = result.effect("group_ame")
     assert among_women.estimate < ame.estimate < among_men.estimate and abs(ame.estimate) < 0.03
@@ -141,8 +146,10 @@ def test_effects_in_to_dict_and_summary():
     result = fit_intersectional(y, group, gender, reference_group="Anglo", reference_gender="male")
     d = result.to_dict()
     assert list(d["effects"]) == list(EFFECTS)
+    among_women = result.effect("group_within_other_gender")
     assert d["effects"]["group_within_other_gender"] == {
-        k: v for k, v in result.effect("group_within_other_gender").to_dict().items() if k != "name"
+        **{k: v for k, v in among_women.to_dict().items() if k not in ("name", "levels", "given")},
+        "stars": significance_stars(among_women.p_value),
     }
     assert set(d["effects"]["group_ame"]) == {
         "term",

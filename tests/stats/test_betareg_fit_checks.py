@@ -73,7 +73,7 @@ def test_low_noise_optimum_is_converged_and_agrees_with_an_independent_maximisat
         method="BFGS",
         options={"gtol": 1e-9, "maxiter": 10_000},
     )
-    ours = np.array([result.coefficient(t).estimate for t in TERMS] + [result.precision.log_phi])
+    ours = np.array([result.coefficient(t).estimate for t in TERMS] + [result.coefficient("log_phi").estimate])
     delta = loglik_rounding(ours, y, X)
     decrement = DECREMENT_TOLERANCE * (1 + abs(result.log_likelihood))
     std_errs = np.sqrt(np.diag(np.array(result.covariance)))

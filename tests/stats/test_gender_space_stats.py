@@ -282,3 +282,13 @@ def test_unit_rows_rejects_zero_vectors():
     with pytest.raises(InputError, match="1 zero vector"):
         unit_rows(np.array([[1.0, 0.0], [0.0, 0.0]]))
     np.testing.assert_allclose(np.linalg.norm(unit_rows(np.array([[3.0, 4.0]])), axis=1), [1.0])
+
+
+def test_knn_refuses_a_similarity_matrix_too_large_to_allocate():
+    """20,000 professions by 20,000 candidates is 4e8 float64 entries (3 GiB): refused before the product."""
+    n = 20_000
+    is_male = np.arange(n) % 2 == 0
+    bias = np.linspace(-1.0, 1.0, n)
+    vectors = np.ones((n, 2)) + np.arange(n)[:, None] * [0.0, 1e-3]
+    with pytest.raises(InputError, match=r"profession-by-candidate similarity matrix would be 20,000 x 20,000"):
+        knn_profession_bias(vectors, vectors, is_male, bias, k=5)

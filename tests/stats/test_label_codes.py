@@ -1,6 +1,7 @@
 """code_labels: the same codes and levels (order of appearance, -1 missing) from numpy fixed-width strings, object
-arrays, lists, pandas columns and categoricals, checked against a dict built row by row; strings are coded by
-comparison (no pandas hashing) up to MAX_COMPARED_LEVELS levels, and by np.unique (still no objects) beyond."""
+arrays, lists, pandas columns and categoricals, checked against a dict built row by row; strings are coded without
+pandas hashing up to MAX_COMPARED_LEVELS levels (lists and object arrays from their set, fixed-width arrays by
+comparison), and by np.unique (still no objects) beyond; the Beta regression is the same from every kind."""
 
 import math
 
@@ -10,6 +11,7 @@ import pytest
 
 from eval_harness.errors import InputError
 from eval_harness.stats import factorial
+from eval_harness.stats.betareg import fit_intersectional
 
 
 def brute_force(labels) -> tuple[list[int], list[str]]:
@@ -54,6 +56,39 @@ def test_string_labels_are_coded_as_row_by_row_without_hashing(no_hashing, kind,
     expected_codes, expected_levels = brute_force(strings.tolist())
     assert codes.tolist() == expected_codes and levels == expected_levels
     assert all(type(level) is str for level in levels)
+
+
+def test_a_level_seen_once_in_the_last_row_is_coded_from_equal_strings_that_are_not_the_same_object():
+    """A list's last level is the rows equal to no other level; here every label is its own str object."""
+    labels = ["".join(["gr", "oup-a"]) if k % 3 else "".join(["gr", "oup-b"]) for k in range(200)]
+    labels.append("".join(["gr", "oup-c"]))
+    codes, levels = factorial.code_labels("group", labels)
+    assert (codes.tolist(), levels) == brute_force(labels)
+
+
+def test_the_beta_regression_is_the_same_from_every_kind_of_label_column():
+    """Lists, object and fixed-width arrays, pandas columns and categoricals (whose categories are sorted, not in
+    order of appearance): the same codes after ordering, so the same fit, bit for bit."""
+    rng = np.random.default_rng(3)
+    n = 400
+    group = np.array(["European", "African-American"])[rng.integers(0, 2, n)]
+    gender = np.array(["male", "female"])[rng.integers(0, 2, n)]
+    scores = rng.beta(3 + (group == "European"), 7 - (gender == "male"))
+    kinds = {
+        "list": lambda column: column.tolist(),
+        "object array": lambda column: column.astype(object),
+        "numpy strings": lambda column: column,
+        "pandas column": pd.Series,
+        "categorical": pd.Categorical,
+    }
+    fits = {
+        kind: fit_intersectional(scores.tolist(), make(group), make(gender), "European", "male")
+        for kind, make in kinds.items()
+    }
+    expected = [(e.estimate, e.std_err) for e in fits["list"].effects]
+    for kind, fit in fits.items():
+        assert [(e.estimate, e.std_err) for e in fit.effects] == expected, kind
+        assert fit.intersection_lr_test.statistic == fits["list"].intersection_lr_test.statistic, kind
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from eval_harness.errors import InputError
-from eval_harness.stats.multiple_testing import benjamini_hochberg, holm
+from eval_harness.stats.multiple_testing import benjamini_hochberg, holm, holm_of_tested
 
 # p = [0.01, 0.04, 0.03, 0.005], m = 4; sorted: 0.005 (#3), 0.01 (#0), 0.03 (#2), 0.04 (#1).
 # Holm: (m - j + 1) p_(j) = 4*0.005, 3*0.01, 2*0.03, 1*0.04 = 0.02, 0.03, 0.06, 0.04;
@@ -59,6 +59,22 @@ def test_agrees_with_the_formulas_written_out(size):
     p[: size // 4] = p[size // 4 : 2 * (size // 4)]  # some ties
     np.testing.assert_allclose(holm(p), brute_force(p.tolist(), "holm"), rtol=0, atol=1e-14)
     np.testing.assert_allclose(benjamini_hochberg(p), brute_force(p.tolist(), "bh"), rtol=0, atol=1e-14)
+
+
+@pytest.mark.parametrize("size", [1, 7, 60])
+def test_holm_of_tested_adjusts_over_the_tests_made_alone(size):
+    """A family with tests that could not be made (NaN, a skipped fit): each made test's adjusted p is the
+    written-out Holm over the made tests alone (m counts them, not the skipped ones), which stay NaN."""
+    rng = np.random.default_rng(size)
+    p = rng.uniform(0, 0.05, 2 * size)
+    skipped = rng.permutation(2 * size) < size
+    p[skipped] = np.nan
+    adjusted = holm_of_tested(p)
+    assert np.isnan(adjusted[skipped]).all()
+    np.testing.assert_allclose(adjusted[~skipped], brute_force(p[~skipped].tolist(), "holm"), rtol=0, atol=1e-14)
+    assert np.isnan(holm_of_tested([np.nan, np.nan])).all()
+    with pytest.raises(InputError, match=r"1 of 2 p-values are NaN, infinite or outside \[0, 1\]"):
+        holm_of_tested([0.1, 1.5, np.nan])
 
 
 @pytest.mark.parametrize("adjust", [holm, benjamini_hochberg])

@@ -65,8 +65,8 @@ def check_generated(generated: Any, languages: tuple[str, ...]) -> None:
         clash = [factor for factor in factors if factor in (*IDENTITY_COLUMNS, "template_id", "person")]
         if clash:
             raise ConfigError(f"{where}: factors {clash} would shadow a column of the corpus; name them otherwise")
-        persons = spec.get("persons") if isinstance(spec.get("persons"), list) else []
-        for person in persons:
+        persons = spec.get("persons")
+        for person in persons if isinstance(persons, list) else []:
             absent = [f for f in factors if isinstance(person, Mapping) and person.get("group") and f not in person]
             if absent:
                 raise ConfigError(f"{where}: person {person.get('term')!r} has a group but no {', '.join(absent)}")

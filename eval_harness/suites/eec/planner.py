@@ -143,20 +143,23 @@ def components_of(row: Mapping) -> VarianceComponents | None:
     from ...stats.design_power import VarianceComponents
 
     names = ("planner_template_var", "planner_within_var", "planner_weight_square_sum", "planner_per_cell")
-    values = [finite_number(row.get(name)) for name in names]
+    template_var, within_var, weight_square_sum, per_cell = (finite_number(row.get(name)) for name in names)
     templates = finite_number(row.get("planner_templates"))
-    if any(value is None for value in values) or templates is None:
+    if template_var is None or within_var is None or weight_square_sum is None or per_cell is None or templates is None:
         return None
     seeds = finite_number(row.get("n_seeds"))
     between = finite_number(row.get("between_seed_sd"))
-    seeded = seeds is not None and seeds >= 2 and between is not None
+    if seeds is None or seeds < 2 or between is None:  # one seed: no between-seed variance known
+        seeds, between = 1, 0.0
     residual = finite_number(row.get("planner_residual_var"))
     return VarianceComponents(
-        *values[:3],
+        template_var,
+        within_var,
+        weight_square_sum,
         templates=int(templates),
-        per_cell=values[3],
-        seed_var=between**2 if seeded else 0.0,
-        seeds=int(seeds) if seeded else 1,
+        per_cell=per_cell,
+        seed_var=between**2,
+        seeds=int(seeds),
         residual_var=residual,
         pool=finite_number(row.get("planner_pool")) if residual is not None else None,
     )

@@ -4,7 +4,6 @@
 checks each record against it; the report section :mod:`.report` reads these fields).
 """
 
-import math
 import re
 from typing import Any
 
@@ -45,7 +44,7 @@ EEC_RECORDS = RecordSchema(
         "squeezed": Field(bool, "whether scores at 0 or 1 were squeezed into (0, 1)"),
         "group_levels": Field(list, "the group levels, reference first"),
         "gender_levels": Field(list, "the gender levels, reference first"),
-        # another design than the paper's 2 x 2 (factorial_records)
+        # another design than the paper's 2 x 2
         "factor_levels": Field(dict, "every identity factor's levels, reference first (factor order)"),
         "order": Field(int, "the highest order of interaction in the fit"),
         "model_term": Field(str, "estimate: the model term the coefficient belongs to (group, group:gender)"),
@@ -123,46 +122,82 @@ def _with_clustered(record: dict, clustered, estimate) -> dict:
 
 
 def beta_regression_records(result, note: str | None = None, clustered=None) -> list[dict]:
-    """The records of one Beta regression (one EEC x emotion), each number with its own test:
+    """The records of one Beta regression (one EEC x emotion: a
+    :class:`~eval_harness.stats.factorial.FactorialBetaRegression`, or the paper's 2 x 2 view of one,
+    :class:`~eval_harness.stats.betareg.IntersectionalBetaRegression`), each number with its own test:
 
-    - ``metric="estimate"``: one per coefficient (``term`` intercept, group, gender, group:gender) on
-      the logit scale; ``contrast`` says what it conditions on ("Arab vs Anglo, among men");
-    - ``metric="effect"``: one per effect on the predicted-intensity scale (``term`` one of
-      :data:`~eval_harness.stats.betareg.EFFECTS`: the group difference among men and among women, the
-      gender difference within each group, the two average marginal effects, the interaction as a
-      difference-in-differences), with ``kind`` and ``coefficient`` (the term it is about);
-    - ``metric="log_phi"`` (the precision) and ``metric="cell_mean"`` per group x gender cell.
+    - ``metric="estimate"``: one per coefficient on the logit scale (``term`` its name: intercept, group, gender,
+      group:gender in the paper's design; ``intercept``, ``group[Arab]``, ``group[Arab]:gender[non-binary]`` in
+      another, with ``model_term`` the term it belongs to); ``contrast`` says what it conditions on ("Arab vs
+      Anglo, among men");
+    - ``metric="effect"``: one per effect on the predicted-intensity scale (``term`` its name, in the paper's
+      design one of :data:`~eval_harness.stats.betareg.EFFECTS`: the group difference among men and among
+      women, the gender difference within each group, the two average marginal effects, the interaction as a
+      difference-in-differences; in another every conditional contrast against the reference, AME and
+      interaction contrast, with ``effect_levels`` and ``given``), with ``kind`` and ``coefficient`` (the term
+      it is about);
+    - ``metric="log_phi"`` (the precision) and ``metric="cell_mean"`` per cell (``term`` its levels joined by
+      ``|``, in factor order: ``Arab|female``).
 
+    ``group_levels``/``gender_levels`` ride on each coefficient and effect; in another design than the paper's
+    also ``factor_levels`` (every factor's levels, reference first) and ``order``.
     ``clustered``: the same fit with template-clustered standard errors; its ``std_err`` and
     ``p_value`` ride on each estimate and effect as ``clustered_std_err``/``clustered_p_value`` (so the
     report can say which findings do not survive clustering), and its minimum detectable effect at 80 %
-    power as ``mde`` (what a "not significant" result could have detected). The intersection's likelihood-ratio test
-    rides on the ``group:gender`` estimate (``lr_statistic``, ``lr_p_value``), not in a record of its
-    own, so that a run's multiple-testing family counts the intersection once.
+    power as ``mde`` (what a "not significant" result could have detected). The likelihood-ratio test of each
+    highest interaction rides on its term's estimates (``lr_statistic``, ``lr_p_value``; ``lr_df`` beyond the
+    paper's design), not in a record of its own, so that a run's multiple-testing family counts the
+    intersection once.
     """
-    design = {"group_levels": list(result.group_levels), "gender_levels": list(result.gender_levels)}
-    fit = _fit_fields(result, note, design)
+    from ...stats.betareg import IntersectionalBetaRegression  # here: scipy is slow to import (xbias list)
 
+    general = not isinstance(result, IntersectionalBetaRegression)  # another design than the paper's 2 x 2
+    levels = {factor.name: list(factor.levels) for factor in result.factors}
+    design: dict[str, Any] = {f"{name}_levels": levels[name] for name in ("group", "gender") if name in levels}
+    if general:
+        design.update(factor_levels=levels, order=result.order)
+    fit = _fit_fields(result, note, design)
+    lr_tests = {test.term: test for test in result.lr_tests}
     records = []
     for coefficient in result.coefficients:
+        term = model_term(coefficient.name)
         record = {
-            "term": coefficient.term,
+            "term": coefficient.name,
             "metric": "estimate",
             "value": coefficient.estimate,
-            "statistic": coefficient.z,
+            "statistic": coefficient.statistic,
             **_tested(coefficient),
+            **({"model_term": term} if general else {}),
             **fit,
         }
-        if coefficient.term == result.intersection_lr_test.term:
+        if term in lr_tests:
+            test = lr_tests[term]
             record.update(
-                lr_statistic=result.intersection_lr_test.statistic, lr_p_value=result.intersection_lr_test.p_value
+                lr_statistic=test.statistic, lr_p_value=test.p_value, **({"lr_df": test.df} if general else {})
             )
-        other = clustered.coefficient(coefficient.term) if clustered is not None else None
+        other = clustered.coefficient(coefficient.name) if clustered is not None else None
         records.append(_with_clustered(record, clustered, other))
-    records += _effect_records(result.effects, fit, clustered)
-    precision = result.precision
-    cells = [(f"{cell.group}|{cell.gender}", cell) for cell in result.cells]
-    return records + _fit_records(result.n, precision.log_phi, precision.log_phi_std_err, precision.phi, cells)
+    records += _effect_records(result.effects, fit, clustered, levels=general)
+    (log_phi,) = result.precision
+    records.append(
+        {
+            "metric": "log_phi",
+            "value": log_phi.estimate,
+            "std_err": log_phi.std_err,
+            "phi": float(np.exp(log_phi.estimate)),
+            "n": result.n,
+        }
+    )
+    return records + [
+        {
+            "term": "|".join(level for _, level in cell.levels),
+            "metric": "cell_mean",
+            "value": cell.observed_mean,
+            "predicted_mean": cell.predicted_mean,
+            "n": cell.n,
+        }
+        for cell in result.cells
+    ]
 
 
 def _fit_fields(result, note: str | None, design: dict) -> dict:
@@ -182,7 +217,7 @@ def _fit_fields(result, note: str | None, design: dict) -> dict:
     }
 
 
-def _effect_records(effects, fit: dict, clustered, levels: bool = False) -> list[dict]:
+def _effect_records(effects, fit: dict, clustered, levels: bool) -> list[dict]:
     """The ``metric="effect"`` records of ``effects`` (with a factorial effect's ``effect_levels`` and ``given``
     when ``levels``), each with its clustered test."""
     records = []
@@ -201,66 +236,6 @@ def _effect_records(effects, fit: dict, clustered, levels: bool = False) -> list
         other = clustered.effect(effect.name) if clustered is not None else None
         records.append(_with_clustered(record, clustered, other))
     return records
-
-
-def _fit_records(n: int, log_phi: float, std_err: float, phi: float, cells: list[tuple[str, Any]]) -> list[dict]:
-    """The precision's record and a ``cell_mean`` record per ``(term, cell)``."""
-    records = [{"metric": "log_phi", "value": log_phi, "std_err": std_err, "phi": phi, "n": n}]
-    return records + [
-        {
-            "term": term,
-            "metric": "cell_mean",
-            "value": cell.observed_mean,
-            "predicted_mean": cell.predicted_mean,
-            "n": cell.n,
-        }
-        for term, cell in cells
-    ]
-
-
-def factorial_records(result, note: str | None = None, clustered=None) -> list[dict]:
-    """The records of one factorial Beta regression (an EEC x emotion of any other design than the paper's 2 x 2:
-    :class:`~eval_harness.stats.factorial.FactorialBetaRegression`), each number with its own test, in the
-    shape of :func:`beta_regression_records`:
-
-    - ``metric="estimate"``: every coefficient (``term`` its name, ``intercept``, ``group[Arab]``,
-      ``group[Arab]:gender[non-binary]``; ``model_term`` the term it belongs to), logit scale; the
-      likelihood-ratio test of each highest interaction term rides on that term's coefficients
-      (``lr_statistic``, ``lr_p_value``, ``lr_df``);
-    - ``metric="effect"``: every conditional contrast against the reference, AME and interaction contrast on
-      the intensity scale (``term`` its name, ``kind``, ``coefficient`` the term it is about, ``effect_levels``
-      and ``given``);
-    - ``metric="log_phi"`` and ``metric="cell_mean"`` per cell (``term`` its levels joined by ``|``, in factor
-      order: ``Arab|non-binary``).
-
-    ``factor_levels`` (every factor's levels, reference first), ``order`` and, for the factors the EECs name,
-    ``group_levels``/``gender_levels`` ride on each coefficient and effect. ``clustered``: as there.
-    """
-    levels = {factor.name: list(factor.levels) for factor in result.factors}
-    named = {f"{name}_levels": levels[name] for name in ("group", "gender") if name in levels}
-    fit = _fit_fields(result, note, {**named, "factor_levels": levels, "order": result.order})
-    lr_tests = {test.term: test for test in result.lr_tests}
-    records = []
-    for coefficient in result.coefficients:
-        term = model_term(coefficient.name)
-        record = {
-            "term": coefficient.name,
-            "metric": "estimate",
-            "value": coefficient.estimate,
-            "statistic": coefficient.statistic,
-            **_tested(coefficient),
-            "model_term": term,
-            **fit,
-        }
-        if term in lr_tests:
-            test = lr_tests[term]
-            record.update(lr_statistic=test.statistic, lr_p_value=test.p_value, lr_df=test.df)
-        other = clustered.coefficient(coefficient.name) if clustered is not None else None
-        records.append(_with_clustered(record, clustered, other))
-    records += _effect_records(result.effects, fit, clustered, levels=True)
-    (log_phi,) = result.precision
-    cells = [("|".join(level for _, level in cell.levels), cell) for cell in result.cells]
-    return records + _fit_records(result.n, log_phi.estimate, log_phi.std_err, math.exp(log_phi.estimate), cells)
 
 
 def model_term(name: str) -> str:

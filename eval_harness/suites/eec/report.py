@@ -14,6 +14,7 @@ import pandas as pd
 
 from ...contract.records import ESTIMAND_SENTENCES, TESTED_POOLINGS
 from ...data.catalog import EEC_CONFIGS, EEC_EMOTIONS
+from ...errors import InputError
 from ...report.document import Bullets, Image, Paragraph, Section, Table
 from ...report.findings import ALPHA, DEFAULT_FAMILY, MIN_REGRESSOR_R, column, is_finding
 from ...report.sections import (
@@ -381,6 +382,8 @@ def card_where(row: pd.Series, label: str) -> tuple[str | None, str | None, str,
     if row["metric"] == QUALITY_METRIC:
         config = f"{config}_{emotion}"
         return config, _text(row.get("split")), config, label
+    if config is None or emotion is None or term is None:
+        raise InputError(f"an EEC {row['metric']} record lacks its config, emotion or term: not one of this run's")
     return config, SINGLE_SPLIT, eec_task_id(config, emotion, term), f"{emotion} {term} {label}"
 
 

@@ -10,8 +10,9 @@ When the group difference among men and among women (or the gender difference wi
 have opposite signs, the sentences of those conditional effects, and of the average over both, say so:
 an average of opposite effects describes neither.
 
-An EEC of another design (more groups or genders, further factors: :func:`~.records.factorial_records`) gets
-the same sentences from its effects' levels (:func:`factorial_claim`): "sentences about Arab non-binary people
+An EEC of another design (more groups or genders, further factors: :func:`~.records.beta_regression_records`) gets
+the same sentences from its effects' levels (:func:`effect_levels`, which reads the paper's effects the same way):
+"sentences about Arab non-binary people
 are predicted 0.0312 angrier than about Anglo non-binary people", the average over the other factors' levels,
 and each interaction as a difference of differences; the opposite-sign notes compare a contrast's strata.
 A fragile finding says why (:mod:`.report_stability`: "¶ fragile: its sign flips in 31% of the template
@@ -33,38 +34,20 @@ from ...stats.betareg import EFFECTS
 from .measurement import measurement_problem, no_measurement_words
 from .planner import equivalence_words
 from .report_stability import mde_words, stability_words
-from .tables import (
-    describe,
-    eec_effect_rows,
-    factor_levels,
-    gender_levels,
-    gender_people,
-    group_levels,
-    level_words,
-    people,
-)
+from .tables import eec_effect_rows, factor_levels, gender_levels, group_levels, level_words
+from .wording import MAX_P, comparative, describe, format_effect, gender_people, people, verdict
 
-# conditional effect -> the effect of the same factor at the other level of the other factor
-OPPOSITE_PAIRS = {
-    "group_within_reference_gender": "group_within_other_gender",
-    "group_within_other_gender": "group_within_reference_gender",
-    "gender_within_reference_group": "gender_within_other_group",
-    "gender_within_other_group": "gender_within_reference_group",
+# The paper's 2 x 2 effects (stats.betareg.EFFECTS) as a factorial effect's levels: (the factors contrasted, each
+# against its reference, {another factor: the index of the level it is held at}; none: averaged over).
+PAPER_EFFECTS = {
+    "group_within_reference_gender": (("group",), {"gender": 0}),
+    "group_within_other_gender": (("group",), {"gender": 1}),
+    "gender_within_reference_group": (("gender",), {"group": 0}),
+    "gender_within_other_group": (("gender",), {"group": 1}),
+    "group_ame": (("group",), {}),
+    "gender_ame": (("gender",), {}),
+    "group:gender_did": (("group", "gender"), {}),
 }
-# average marginal effect -> the two conditional effects it averages
-AVERAGE_OF = {
-    "group_ame": ("group_within_reference_gender", "group_within_other_gender"),
-    "gender_ame": ("gender_within_reference_group", "gender_within_other_group"),
-}
-# emotion -> (comparative when higher, when lower)
-COMPARATIVES = {
-    "anger": ("angrier", "less angry"),
-    "fear": ("more afraid", "less afraid"),
-    "joy": ("more joyful", "less joyful"),
-    "sadness": ("sadder", "less sad"),
-    "valence": ("more positive", "less positive"),
-}
-MAX_P = 0.10
 
 
 @dataclass(frozen=True)
@@ -82,55 +65,62 @@ class EffectSentence:
     text: str
 
 
-def format_effect(value: float) -> str:
-    """An effect's size, 3 significant digits (``0.0488``, ``0.195``)."""
-    return f"{abs(value):.3g}"
+@dataclass(frozen=True)
+class EffectLevels:
+    """What an effect record contrasts: every factor's ``factors`` levels (reference first), the contrasted factors'
+    ``levels`` (against their references), the levels of the other factors it is ``given`` (none: averaged), and
+    its ``kind`` (conditional, average, interaction; the paper's difference-in-differences)."""
+
+    factors: dict[str, list[str]]
+    levels: dict[str, str]
+    given: dict[str, str]
+    kind: str
+
+    @property
+    def references(self) -> dict[str, str]:
+        return {factor: found[0] for factor, found in self.factors.items()}
+
+    def averaged_over(self) -> str:
+        """``"men, women and non-binary people"``: the levels of the factors an average effect averages over."""
+        others = [(f, found) for f, found in self.factors.items() if f not in self.levels]
+        return "; ".join(_level_words(factor, found) for factor, found in others)
 
 
-def _comparative(emotion: str, value: float) -> str:
-    higher, lower = COMPARATIVES.get(emotion, (f"higher in {emotion}", f"lower in {emotion}"))
-    return higher if value > 0 else lower
+def effect_levels(row: pd.Series) -> EffectLevels:
+    """The :class:`EffectLevels` of an effect record: a factorial record's own ``factor_levels``, ``effect_levels``
+    and ``given``; a paper 2 x 2 record's from its name (``PAPER_EFFECTS``) and its group and gender levels."""
+    if is_factorial(row):
+        return EffectLevels(factor_levels(row), dict(row["effect_levels"]), dict(row.get("given") or {}), row["kind"])
+    factors = {"group": list(group_levels(row)), "gender": list(gender_levels(row))}
+    contrasted, held = PAPER_EFFECTS[row["term"]]
+    kind = "difference-in-differences" if len(contrasted) > 1 else "conditional" if held else "average"
+    return EffectLevels(
+        factors,
+        {factor: factors[factor][1] for factor in contrasted},
+        {factor: factors[factor][k] for factor, k in held.items()},
+        kind,
+    )
 
 
 def claim(row: pd.Series) -> str:
-    """What the effect record says, in the direction of its estimate (see the module docstring)."""
-    if is_factorial(row):
-        return factorial_claim(row)
+    """What an effect record says, in the direction of its estimate (see the module docstring)."""
     value, emotion = float(row["value"]), str(row["emotion"])
-    reference, minority = group_levels(row)
-    men, women = (people(level) for level in gender_levels(row))
-    name = row["term"]
-    if name == "group:gender_did":
-        difference = f"difference-in-differences: the predicted {emotion} of {minority} {women} minus {minority} {men}"
-        baseline = f"that of {reference} {women} minus {reference} {men}"
-        if value == 0:
-            return f"{difference} equals {baseline}"
-        return f"{difference} is {format_effect(value)} {'higher' if value > 0 else 'lower'} than {baseline}"
-    subject, other = {
-        "group_within_reference_gender": (f"{minority} {men}", f"{reference} {men}"),
-        "group_within_other_gender": (f"{minority} {women}", f"{reference} {women}"),
-        "gender_within_reference_group": (f"{reference} {women}", f"{reference} {men}"),
-        "gender_within_other_group": (f"{minority} {women}", f"{minority} {men}"),
-        "group_ame": (f"{minority} people", f"{reference} people"),
-        "gender_ame": (women, men),
-    }[name]
-    prefix = {
-        "group_ame": f"averaged over {men} and {women}, ",
-        "gender_ame": f"averaged over {reference} and {minority} people, ",
-    }.get(name, "")
+    design = effect_levels(row)
+    kind = design.kind
+    if kind in ("interaction", "difference-in-differences"):
+        return _interaction_claim(row, design)
+    subject = describe({**design.given, **design.levels})
+    other = describe({**design.given, **{factor: design.references[factor] for factor in design.levels}})
+    prefix = f"averaged over {design.averaged_over()}, " if kind == "average" else ""
     if value == 0:
         return f"{prefix}sentences about {subject} are predicted as {emotion} as about {other}"
-    amount = f"{format_effect(value)} {_comparative(emotion, value)}"
+    amount = f"{format_effect(value)} {comparative(emotion, value)}"
     return f"{prefix}sentences about {subject} are predicted {amount} than about {other}"
 
 
 def is_factorial(row: pd.Series) -> bool:
     """Whether an effect record is of a factorial fit (another design than the paper's 2 x 2)."""
     return isinstance(row.get("effect_levels"), dict)
-
-
-def _references(row: pd.Series) -> dict[str, str]:
-    return {factor: found[0] for factor, found in factor_levels(row).items()}
 
 
 def _level_words(factor: str, levels: list[str]) -> str:
@@ -145,110 +135,54 @@ def _level_words(factor: str, levels: list[str]) -> str:
     return ", ".join(named[:-1]) + f" and {named[-1]}"
 
 
-def _averaged_over(row: pd.Series) -> str:
-    """``"averaged over men, women and non-binary people"``: the factors an average effect averages over."""
-    others = [(f, found) for f, found in factor_levels(row).items() if f not in row["effect_levels"]]
-    return "averaged over " + "; ".join(_level_words(factor, found) for factor, found in others)
-
-
-def factorial_claim(row: pd.Series) -> str:
-    """What a factorial effect record says, in the direction of its estimate (see the module docstring)."""
-    value, emotion, kind = float(row["value"]), str(row["emotion"]), row["kind"]
-    levels, given = dict(row["effect_levels"]), dict(row.get("given") or {})
-    references = _references(row)
-    if kind == "interaction":
-        return _interaction_claim(row, levels, given, references)
-    subject = describe({**given, **levels})
-    other = describe({**given, **{factor: references[factor] for factor in levels}})
-    prefix = f"{_averaged_over(row)}, " if kind == "average" else ""
-    if value == 0:
-        return f"{prefix}sentences about {subject} are predicted as {emotion} as about {other}"
-    amount = f"{format_effect(value)} {_comparative(emotion, value)}"
-    return f"{prefix}sentences about {subject} are predicted {amount} than about {other}"
-
-
-def _interaction_claim(row: pd.Series, levels: dict, given: dict, references: dict) -> str:
+def _interaction_claim(row: pd.Series, design: EffectLevels) -> str:
     """A two-factor interaction contrast as a difference of differences of four cells (within a stratum of the
     other factors, or averaged over them); a higher-order one in the record's own words."""
     value, emotion = float(row["value"]), str(row["emotion"])
-    if len(levels) != 2:
+    if len(design.levels) != 2:
         return f"the {row['contrast']} of the predicted {emotion} is {value:+.3g}"
-    (first, a), (second, b) = levels.items()
-    a0, b0 = references[first], references[second]
+    (first, a), (second, b) = design.levels.items()
+    a0, b0 = design.references[first], design.references[second]
 
     def cell(x, y):
-        return describe({**given, first: x, second: y})
+        return describe({**design.given, first: x, second: y})
 
-    difference = f"difference of differences: the predicted {emotion} of {cell(a, b)} minus {cell(a, b0)}"
+    # The paper's 2 x 2 names its interaction contrast a difference-in-differences (its record's kind).
+    words = "difference-in-differences" if design.kind == "difference-in-differences" else "difference of differences"
+    difference = f"{words}: the predicted {emotion} of {cell(a, b)} minus {cell(a, b0)}"
     baseline = f"that of {cell(a0, b)} minus {cell(a0, b0)}"
-    averaged = f", {_averaged_over(row)}" if not given and len(references) > 2 else ""
+    averaged = f", averaged over {design.averaged_over()}" if not design.given and len(design.factors) > 2 else ""
     if value == 0:
         return f"{difference} equals {baseline}{averaged}"
     return f"{difference} is {format_effect(value)} {'higher' if value > 0 else 'lower'} than {baseline}{averaged}"
 
 
-def _factorial_opposite_note(row: pd.Series, effects: dict[str, pd.Series]) -> str:
-    """The notes of :func:`_opposite_note` for a factorial effect: the same contrast in other strata (of a
-    conditional effect) or in the strata an average averages over, when their estimates have the other sign."""
-    strata = [
-        other
-        for other in effects.values()
-        if other["kind"] == "conditional" and other["effect_levels"] == row["effect_levels"]
-    ]
-    if row["kind"] == "average":
-        signs = {math.copysign(1.0, other["value"]) for other in strata if other["value"] != 0}
-        if len(signs) > 1:
-            return "; this average hides differences of opposite sign across the other factors' levels"
+def _opposite_note(row: pd.Series, effects: dict[str, pd.Series]) -> str:
+    """``"; among women the estimated difference has the opposite sign"`` when the same contrast in another stratum
+    (of a conditional effect) has the other sign; for an average, when the strata it averages over disagree in sign."""
+    design = effect_levels(row)
+    if design.kind not in ("conditional", "average"):
         return ""
-    if row["kind"] != "conditional":
+    strata = [
+        (other, levels)
+        for other, levels in ((other, effect_levels(other)) for other in effects.values())
+        if levels.kind == "conditional" and levels.levels == design.levels
+    ]
+    if design.kind == "average":
+        signs = {math.copysign(1.0, other["value"]) for other, _ in strata if other["value"] != 0}
+        if len(signs) > 1:
+            return f"; this average hides differences of opposite sign among {design.averaged_over()}"
         return ""
     opposite = [
-        ", ".join(level_words(factor, level) for factor, level in other["given"].items())
-        for other in strata
+        ", ".join(level_words(factor, level) for factor, level in levels.given.items())
+        for other, levels in strata
         if _opposite(row["value"], other["value"])
     ]
     return f"; {' and '.join(opposite)} the estimated difference has the opposite sign" if opposite else ""
 
 
-def _opposite_note(row: pd.Series, effects: dict[str, pd.Series]) -> str:
-    """``"; among women the difference runs the other way"`` when the paired conditional effect has the other sign."""
-    if is_factorial(row):
-        return _factorial_opposite_note(row, effects)
-    name = row["term"]
-    men, women = (people(level) for level in gender_levels(row))
-    reference, minority = group_levels(row)
-    where = {
-        "group_within_reference_gender": f"among {women}",
-        "group_within_other_gender": f"among {men}",
-        "gender_within_reference_group": f"within {minority}",
-        "gender_within_other_group": f"within {reference}",
-    }
-    if name in OPPOSITE_PAIRS and OPPOSITE_PAIRS[name] in effects:
-        if _opposite(row["value"], effects[OPPOSITE_PAIRS[name]]["value"]):
-            return f"; {where[name]} the estimated difference has the opposite sign"
-    if name in AVERAGE_OF and all(part in effects for part in AVERAGE_OF[name]):
-        first, second = (effects[part] for part in AVERAGE_OF[name])
-        if _opposite(first["value"], second["value"]):
-            split = f"{men} and {women}" if name == "group_ame" else f"{reference} and {minority} people"
-            return f"; this average hides differences of opposite sign among {split}"
-    return ""
-
-
 def _opposite(first: float, second: float) -> bool:
     return first * second < 0
-
-
-def verdict(row: pd.Series) -> str:
-    """The multiple-testing verdict of a finding, and what clustering by template does to it."""
-    if bool(row.get("survives_holm")):
-        text = "survives Holm"
-    elif bool(row.get("survives_bh")):
-        text = "survives Benjamini-Hochberg only"
-    else:
-        text = "does not survive multiple-testing control"
-    if bool(row.get("loses_under_clustering")):
-        text += f"; not significant once clustered by template, p = {format_p(row['clustered_p_value'])}"
-    return text
 
 
 def _seeds_note(row: pd.Series) -> str:

@@ -30,11 +30,15 @@ resamples, of the other prompts, or of the seeds; the report marks it (:mod:`.re
 """
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ...contract.records import Field
 from ...errors import InputError
+
+if TYPE_CHECKING:
+    from ...stats.betareg import IntersectionalBetaRegression
 
 STABILITY_RESAMPLES = 1000
 SOURCES = ("template", "person")
@@ -97,7 +101,7 @@ def with_stability(records: list[dict], *fields: Mapping[tuple[str, str], dict])
     for record in records:
         key = record_key(record)
         for table in fields:
-            if key in table:
+            if key is not None and key in table:
                 record.update(table[key])
     return records
 
@@ -145,7 +149,7 @@ def template_and_person_stability(
     for key, name in _record_names(result.group_levels, result.gender_levels).items():
         coefficient = key[0] == "estimate"
         (finding,) = [f for f in stability.findings if f.name == name and (f.kind == "coefficient") == coefficient]
-        record = {"stability_resamples": n_bootstrap, "stability_alpha": alpha}
+        record: dict[str, Any] = {"stability_resamples": n_bootstrap, "stability_alpha": alpha}
         for source in SOURCES:
             boot, out = (finding.scheme(scheme) for scheme in _SCHEMES[source])
             variance = finding.template_variance if source == "template" else finding.person_variance
@@ -169,7 +173,9 @@ def _finite(value):
     return None if isinstance(value, float) and not np.isfinite(value) else value
 
 
-def prompt_spread(fits: Mapping[str, object], reported: str, alpha: float = 0.05) -> dict[tuple[str, str], dict]:
+def prompt_spread(
+    fits: Mapping[str, "IntersectionalBetaRegression"], reported: str, alpha: float = 0.05
+) -> dict[tuple[str, str], dict]:
     """The prompt-spread fields of every coefficient and effect (module docstring) from one fit per paraphrase
     of the judge's prompt (``fits``: paraphrase name -> :func:`~eval_harness.stats.betareg.fit_intersectional`
     result, all with the reported standard errors), ``reported`` the name of the reported prompt's."""
@@ -177,7 +183,7 @@ def prompt_spread(fits: Mapping[str, object], reported: str, alpha: float = 0.05
         raise InputError(f"a prompt spread needs the reported prompt {reported!r} and another; got {list(fits)}")
     fields = {}
     first = fits[reported]
-    keys = [("estimate", c.term) for c in first.coefficients] + [("effect", e.name) for e in first.effects]
+    keys = [("estimate", c.name) for c in first.coefficients] + [("effect", e.name) for e in first.effects]
     for key in keys:
         tested = {
             name: (fit.coefficient(key[1]) if key[0] == "estimate" else fit.effect(key[1]))

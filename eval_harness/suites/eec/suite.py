@@ -31,19 +31,21 @@ and, in the 2 x 2 design, the power planner's variance components (:mod:`.planne
 ``prompt_spread``) prompt paraphrases (:mod:`.stability`).
 
 Records: see :func:`~.records.beta_regression_records` (coefficients, effects on the intensity
-scale, precision, cell means), :func:`~.records.factorial_records` (the same for any other design) and
+scale, precision, cell means; of the paper's design or any other) and
 :func:`~.records.regressor_records` (Pearson r per split). Samples: every
-EEC unit keeps the score of each sentence it scored beside its unit file (:mod:`.samples`; the columns are
-listed in :mod:`eval_harness.contract.samples`), so a reader can refit it without the model.
+EEC unit keeps the score of each sentence it scored beside its unit file (:mod:`.samples`, whose schema
+declares the columns), so a reader can refit it without the model.
 """
 
 import warnings
 from collections.abc import Mapping, Sequence
-from typing import Any
+from functools import partial
+from typing import Any, cast
 
 import numpy as np
 
-from ...contract import Suite, Task, Unit, UnitKey
+from ...contract import Judge, Suite, SuiteContext, Task, Unit, UnitKey
+from ...contract.capabilities import JudgeScores
 from ...data.catalog import EEC_CONFIGS, EEC_CONFIGS_BY_LANGUAGE, EEC_EMOTIONS
 from ...errors import ConfigError, InputError
 from ...stats.results import is_missing
@@ -56,7 +58,7 @@ from .corpora import (
     load_corpus,
 )
 from .planner import EQUIVALENCE_MARGIN, planner_fields, with_margin
-from .records import EEC_RECORDS, beta_regression_records, factorial_records, regressor_records, validity_records
+from .records import EEC_RECORDS, beta_regression_records, regressor_records, validity_records
 from .samples import EEC_SAMPLES, eec_samples
 from .stability import STABILITY_RESAMPLES, prompt_spread, template_and_person_stability, with_stability
 
@@ -161,16 +163,16 @@ class EECSuite(Suite):
         available = corpus_names(language, options)
         return [config for config in options["configs"] if config in available] or available
 
-    def prepare(self, task: Task, ctx) -> dict:
+    def prepare(self, task: Task, ctx: SuiteContext) -> dict:
         """Per emotion of the pending units: the regressor (fitted or loaded) and its scores on the EECs."""
         emotions = [e for e in self._emotions(task.options) if any(unit.emotion == e for unit in task.units)]
-        eec_configs = sorted({unit.config for unit in task.units if unit.dataset == "eec"})
+        eec_configs = sorted({unit.part("config") for unit in task.units if unit.dataset == "eec"})
         # Read once per run (every model and seed scores the same corpora): a key led by None outlives the models.
         corpora = {
-            name: ctx.shared((None, "eec-corpus", name), lambda name=name: load_corpus(name, task.options))
+            name: ctx.shared((None, "eec-corpus", name), partial(load_corpus, name, task.options))
             for name in eec_configs
         }
-        prepared = {"options": task.options, "scores": {}, "eec": {}}
+        prepared: dict[str, Any] = {"options": task.options, "scores": {}, "eec": {}}
         for emotion in emotions:
             ctx.status(
                 f"{task.model.name} {task.language} {emotion}: the emotion regressor (trained once, then cached)"
@@ -192,10 +194,11 @@ class EECSuite(Suite):
                 validity, mass, prompts = None, None, None
                 if "judge" in task.model.capabilities:
                     # A zero-shot judge: how much of its answer fell on the scale's numerals, on these sentences.
-                    scores = regressor.score(texts)
+                    judge = cast(Judge, regressor)  # what the capability promises (tests/contract)
+                    scores = judge.score(texts)
                     y, validity, mass = scores.value, scores.validity(), scores.numeral_mass
                     if task.options["prompt_spread"]:
-                        prompts = paraphrase_scores(regressor, texts, scores, ctx, f"{task.model.name} {name}")
+                        prompts = paraphrase_scores(judge, texts, scores, ctx, f"{task.model.name} {name}")
                 else:
                     y = regressor.predict(texts)
                 prepared["eec"][name, emotion] = {
@@ -212,11 +215,11 @@ class EECSuite(Suite):
                 }
         return prepared
 
-    def evaluate(self, unit: Unit, prepared: dict, ctx) -> list[dict]:
+    def evaluate(self, unit: Unit, prepared: dict, ctx: SuiteContext) -> list[dict]:
         if unit.dataset == QUALITY_DATASET:
             return regressor_records(prepared["scores"][unit.emotion])
         data, options = prepared["eec"][unit.config, unit.emotion], prepared["options"]
-        fit, make_records = identity_fit(data, options)
+        fit, paper = identity_fit(data, options)
 
         notes = set()
         with warnings.catch_warnings(record=True) as caught:
@@ -243,7 +246,7 @@ class EECSuite(Suite):
                 # SVM-tfidf): no between-template variation, so the sandwich is singular. The reported,
                 # model-based fit stands; the records say why they carry no clustered test.
                 notes.add(f"no template-clustered standard errors: {error}")
-        if make_records is beta_regression_records:  # the paper's 2 x 2 design
+        if paper:  # the paper's 2 x 2 design
             # the same resamples for every seed, as the same sample: seeds then differ by training alone
             stability = finding_stability(data, result, options, SAMPLE_SEED, notes)
             spread = judge_prompt_spread(data.get("prompts"), result, lambda y: fit(result.cluster_by, y), notes)
@@ -252,7 +255,7 @@ class EECSuite(Suite):
             stability, spread, planner = {}, {}, {}
             if options["stability_resamples"] or data.get("prompts"):
                 notes.add("no stability or prompt-spread fields: they are computed for 2 x 2 designs only")
-        records = make_records(result, note="; ".join(sorted(notes)) or None, clustered=clustered)
+        records = beta_regression_records(result, note="; ".join(sorted(notes)) or None, clustered=clustered)
         records = with_margin(with_stability(records, stability, spread, planner), options["equivalence_margin"])
         return records + validity_records(data["validity"], data.get("prompts"))
 
@@ -260,10 +263,10 @@ class EECSuite(Suite):
         """An EEC unit keeps its sentences' scores; a regressor's SemEval r keeps none."""
         return unit.dataset == "eec"
 
-    def unit_samples(self, unit: Unit, prepared: dict, ctx) -> dict | None:
+    def unit_samples(self, unit: Unit, prepared: dict, ctx: SuiteContext) -> dict | None:
         if not self.keeps_samples(unit):
             return None
-        return eec_samples(unit.config, prepared["eec"][unit.config, unit.emotion])
+        return eec_samples(unit.part("config"), prepared["eec"][unit.config, unit.emotion])
 
     def headline(self, records: Sequence[dict]) -> dict | None:
         """The intersection coefficient for an EEC unit (for another design: the first coefficient of its highest
@@ -275,19 +278,20 @@ class EECSuite(Suite):
                 return record
         estimates = [r for r in records if r["metric"] == "estimate" and r.get("model_term") not in (None, "intercept")]
         tested = [r for r in estimates if r.get("lr_statistic") is not None]
-        return (tested or estimates or [None])[0] or super().headline(records)
+        chosen = tested or estimates
+        return chosen[0] if chosen else super().headline(records)
 
 
 def identity_fit(data: Mapping[str, Any], options: Mapping[str, Any]):
-    """``(fit, records)`` for one EEC x emotion: ``fit(cluster_by, y)`` fits the Beta regression (``cluster_by``:
-    the cluster columns, None: model-based; ``y``: the scores, by default the unit's) and
-    ``records(result, note, clustered)`` makes its records.
+    """``(fit, paper)`` for one EEC x emotion: ``fit(cluster_by, y)`` fits the Beta regression (``cluster_by``:
+    the cluster columns, None: model-based; ``y``: the scores, by default the unit's); ``paper``: whether it is
+    the paper's 2 x 2 design.
 
     Two factors of two levels each (group and gender, as in the shipped EECs) get the paper's intersectional
-    fit and records (:func:`~eval_harness.stats.betareg.fit_intersectional`,
-    :func:`~.records.beta_regression_records`); any other design (more levels, more factors, or ``order`` 1)
-    the factorial fit of every main effect and interaction up to ``order``
-    (:func:`~eval_harness.stats.factorial.fit_factorial`, :func:`~.records.factorial_records`).
+    fit (:func:`~eval_harness.stats.betareg.fit_intersectional`: the factorial fit under the paper's names);
+    any other design (more levels, more factors, or ``order`` 1) the factorial fit of every main effect and
+    interaction up to ``order`` (:func:`~eval_harness.stats.factorial.fit_factorial`). Either result's records
+    are :func:`~.records.beta_regression_records`.
     """
     # Here, not at the top: statsmodels and scipy are slow to import (xbias list).
     from ...stats.betareg import fit_intersectional
@@ -312,7 +316,7 @@ def identity_fit(data: Mapping[str, Any], options: Mapping[str, Any]):
                 clusters=clusters(cluster_by),
             )
 
-        return intersectional, beta_regression_records
+        return intersectional, True
 
     def factorial(cluster_by, y=data["y"]):
         return fit_factorial(
@@ -325,7 +329,7 @@ def identity_fit(data: Mapping[str, Any], options: Mapping[str, Any]):
             clusters=clusters(cluster_by),
         )
 
-    return factorial, factorial_records
+    return factorial, False
 
 
 def is_two_by_two(factors: Mapping[str, list]) -> bool:
@@ -337,7 +341,9 @@ def is_two_by_two(factors: Mapping[str, list]) -> bool:
     return all(len({labels[k] for labels in kept}) == 2 for k in range(len(factors)))
 
 
-def paraphrase_scores(judge, texts: list[str], scores, ctx, what: str) -> dict[str, object]:
+def paraphrase_scores(
+    judge: Judge, texts: list[str], scores: JudgeScores, ctx: SuiteContext, what: str
+) -> dict[str, JudgeScores] | None:
     """The judge's scores of ``texts`` under each of its prompts (paraphrase name -> ``PromptScores``), the
     reported prompt's (``scores``) first; None when the judge has a single prompt for the language."""
     names = judge.prompt_names()

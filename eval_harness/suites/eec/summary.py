@@ -75,7 +75,6 @@ def effects_heatmap(results: pd.DataFrame) -> bytes | None:
     height = max(len(effect_grid(rows, model)[0]) for model in models) * 0.32 + 1.2
     figure = Figure(figsize=(5.6 * n_columns + 0.9, height * n_rows), layout="constrained")
     axes = figure.subplots(n_rows, n_columns, squeeze=False).ravel()
-    image = None
     for axis, model in zip(axes, models, strict=False):
         configs, columns, values, records = effect_grid(rows, model)
         image = axis.imshow(values, cmap="RdBu_r", norm=norm, aspect="auto")

@@ -2,8 +2,8 @@
 EEC (Tables 3-5), the effects on the intensity scale, the cell means, what each coefficient compares, the
 covariance in words, and the regressors' Pearson r (Table 2). Cells are display strings, marked as every table
 of the report is (:func:`eval_harness.report.tables.marked_value`). An EEC of another design than the paper's
-2 x 2 (more groups or genders, more factors: :func:`~.records.factorial_records`) has a column per coefficient,
-headed by what it compares (:func:`factorial_term_label`)."""
+2 x 2 (more groups or genders, more factors: :func:`~.records.beta_regression_records`) has a column per
+coefficient, headed by what it compares (:func:`term_label`, the one labeller of both designs)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import pandas as pd
 
 from ...contract.records import TESTED_POOLINGS
 from ...report.tables import format_number, marked_value
+from .wording import gender_people, people
 
 EEC_SUITE = "eec"
 EEC_METRIC = "estimate"
@@ -22,7 +23,6 @@ BIAS_TERMS = ("group", "gender", "group:gender")  # the 2 x 2 design's; bias_ter
 INTERCEPT = "intercept"
 CLUSTER_MARK = "§"
 POOR_MARK = "(poor r)"
-PEOPLE = {"male": "men", "female": "women"}
 # A factorial coefficient's parts, factor[level] (stats.factorial's names: group[Arab]:gender[non-binary]).
 LEVELLED = re.compile(r"([^:\[\]]+)\[([^\]]*)\]")
 
@@ -43,25 +43,6 @@ def gender_levels(row: pd.Series) -> tuple[str, str]:
     return _levels(row, "gender_levels", ("male", "female"))
 
 
-def people(level: str) -> str:
-    """``"men"`` for ``"male"``, ``"women"`` for ``"female"``, other levels as they are."""
-    return PEOPLE.get(level, level)
-
-
-def gender_people(level: str) -> str:
-    """The people of a gender level: ``men``, ``women``, else ``<level> people`` (``non-binary people``)."""
-    return PEOPLE.get(level, f"{level} people")
-
-
-def describe(cell: dict) -> str:
-    """The people of an identity cell, ``{factor: level}`` (any of its factors): ``Arab women``, ``Arab
-    people``, ``non-binary people``, ``Latino men (age young)``."""
-    gender = cell.get("gender")
-    words = " ".join(filter(None, (cell.get("group"), gender_people(gender) if gender else "people")))
-    others = [f"{factor} {level}" for factor, level in cell.items() if factor not in ("group", "gender")]
-    return words + (f" ({', '.join(others)})" if others else "")
-
-
 def factor_levels(row: pd.Series) -> dict[str, list[str]]:
     """A factorial record's ``factor_levels`` (factor -> levels, reference first), or ``{}`` for a 2 x 2 one."""
     levels = row.get("factor_levels")
@@ -75,31 +56,28 @@ def bias_terms(rows: pd.DataFrame) -> list[str]:
 
 def term_label(term: str, row: pd.Series) -> str:
     """A column header that says what the coefficient compares and conditions on, with the level names:
-    ``African-American vs European, among men``, ``women vs men, within European``, ...; for a factorial
-    coefficient (another design) :func:`factorial_term_label`."""
-    if LEVELLED.search(term):
-        return factorial_term_label(term, row)
-    reference_group, minority = group_levels(row)
-    men, women = (people(level) for level in gender_levels(row))
-    return {
-        "group": f"{minority} vs {reference_group}, among {men}",
-        "gender": f"{women} vs {men}, within {reference_group}",
-        "group:gender": f"{minority} × {women} (interaction)",
-    }.get(term, term)
+    ``Arab vs Anglo, among men`` (a main effect holds the factors it interacts with at their reference),
+    ``women vs men, within Anglo``, ``non-binary people vs men, within Anglo``, ``Arab × women (interaction)``.
 
-
-def factorial_term_label(term: str, row: pd.Series) -> str:
-    """A factorial coefficient's header: ``Arab vs Anglo, among men`` (a main effect holds the factors it interacts
-    with at their reference), ``non-binary people vs men, within Anglo``, ``Arab × non-binary people (interaction)``."""
+    ``term`` is a factorial coefficient's name (``group[Arab]:gender[female]``), whose levels are its own, or one of
+    the paper's 2 x 2 terms (``group``, ``gender``, ``group:gender``), which contrast the row's ``group_levels``
+    and ``gender_levels`` (coded-1 level against the reference); another term (the intercept) is its own label.
+    """
+    levels = factor_levels(row) or {"group": list(group_levels(row)), "gender": list(gender_levels(row))}
     parts = LEVELLED.findall(term)
-    levels = factor_levels(row)
+    if not parts:
+        if not all(factor in levels for factor in term.split(":")):
+            return term
+        parts = [(factor, levels[factor][1]) for factor in term.split(":")]
     if len(parts) > 1:
         return " × ".join(gender_people(level) if f == "gender" else level for f, level in parts) + " (interaction)"
     ((factor, level),) = parts
     reference = levels.get(factor, ["the reference"])[0]
     if factor == "gender":
         level, reference = gender_people(level), gender_people(reference)
-    held = [name for name in levels if name != factor] if (row.get("order") or 1) > 1 else []
+    order = row.get("order")
+    saturated = len(levels) if order is None or pd.isna(order) else int(order)  # the paper's 2 x 2 is saturated
+    held = [name for name in levels if name != factor] if saturated > 1 else []
     where = [level_words(name, levels[name][0]) for name in held]
     return f"{level} vs {reference}" + (f", {', '.join(where)}" if where else "")
 
@@ -122,7 +100,7 @@ def eec_rows(results: pd.DataFrame) -> pd.DataFrame:
 def _term_lines(coefficients: pd.DataFrame, cell) -> dict[str, list[tuple[dict, pd.DataFrame]]]:
     """Per EEC: one line per emotion x model, a column per bias term (headed by :func:`term_label`) holding
     ``cell(row)`` of that term's coefficient row; each line with its coefficient rows."""
-    lines = {}
+    lines: dict[str, list[tuple[dict, pd.DataFrame]]] = {}
     for config, rows in coefficients.groupby("config", sort=True):
         first, terms, lines[config] = rows.iloc[0], bias_terms(rows), []
         for (emotion, model), cell_rows in rows.groupby(["emotion", "model"], sort=True):

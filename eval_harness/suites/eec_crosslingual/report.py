@@ -16,13 +16,27 @@ from ...report.findings import column
 from ...report.sections import ReportSection, ReportSettings
 from ...report.tables import format_number, format_p, marked_value, significance_legend
 from ..eec.measurement import format_interval, format_mde, no_measurement_words
+from ..eec.paired.plots import difference_plot
+from ..eec.paired.sentences import difference_claim, effect_label
 from ..eec.report import MIN_NUMERAL_MASS
-from ..eec.sentences import MAX_P, verdict
-from .plots import difference_plot
+from ..eec.wording import MAX_P, verdict
 from .records import DIFFERENCE_METRIC
-from .sentences import difference_claim, effect_label, language_name
 
 SUITE_NAME = "eec_crosslingual"
+LANGUAGE_NAMES = {
+    "en": "English",
+    "es": "Spanish",
+    "ar": "Arabic",
+    "de": "German",
+    "it": "Italian",
+    "hr": "Croatian",
+    "ru": "Russian",
+    "tr": "Turkish",
+}
+
+
+def language_name(code: str) -> str:
+    return LANGUAGE_NAMES.get(code, code)
 
 
 def difference_rows(results: pd.DataFrame) -> pd.DataFrame:

@@ -17,16 +17,18 @@ cell, the same pairs for every seed (0: every pair).
 
 import warnings
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
-from ...contract import Suite, Task, Unit, UnitKey
+from ...contract import EmotionScorer, Judge, Suite, SuiteContext, Task, Unit, UnitKey
 from ...data.catalog import EEC_CONFIGS_BY_LANGUAGE, EEC_EMOTIONS, EEC_REFERENCE_GROUP, EEC_TRANSLATIONS
 from ...errors import ConfigError, InputError
+from ..eec.paired.fit import check_cluster_by
+from ..eec.paired.records import difference_records, skipped_record
 from ..eec.suite import SAMPLE_SEED, stratified_sample
-from .pipeline import ENGLISH, align, check_cluster_by, language_contrasts
-from .records import CROSSLINGUAL_RECORDS, difference_records, skipped_record
+from .pipeline import CLUSTER_SOURCES, ENGLISH, align, language_contrasts
+from .records import CROSSLINGUAL_RECORDS, DIFFERENCE_METRIC
 from .samples import CROSSLINGUAL_SAMPLES, crosslingual_samples
 
 # A translated language -> its translated EEC configs.
@@ -67,7 +69,7 @@ class EECCrosslingualSuite(Suite):
         if not (options["use_t"] is None or isinstance(options["use_t"], bool)):
             raise ConfigError(f"use_t must be true, false or null (automatic), got {options['use_t']!r}")
         try:
-            check_cluster_by(options["cov_type"], options["cluster_by"])
+            check_cluster_by(options["cov_type"], options["cluster_by"], tuple(CLUSTER_SOURCES))
         except InputError as error:
             raise ConfigError(str(error)) from None
         unknown = [emotion for emotion in options["emotions"] if emotion not in EEC_EMOTIONS]
@@ -88,12 +90,12 @@ class EECCrosslingualSuite(Suite):
             for emotion in options["emotions"]
         ]
 
-    def prepare(self, task: Task, ctx) -> dict:
+    def prepare(self, task: Task, ctx: SuiteContext) -> dict:
         """Per emotion of the pending units: both languages' regressors and their scores on the aligned pairs."""
         from ...data import load_eec  # here, not at the top: `datasets` is slow to import (xbias list)
 
         options, languages = task.options, pair_languages(task.language)
-        configs = sorted({unit.config for unit in task.units})
+        configs = sorted({unit.part("config") for unit in task.units})
         alignments = {
             config: align(load_eec(EEC_TRANSLATIONS[config]).to_pandas(), load_eec(config).to_pandas())
             for config in configs
@@ -118,15 +120,15 @@ class EECCrosslingualSuite(Suite):
                 prepared["fits"][config, emotion] = {"pairs": pairs, "scores": scored, "regressors": regressors}
         return prepared
 
-    def evaluate(self, unit: Unit, prepared: dict, ctx) -> list[dict]:
-        options, (english, other) = prepared["options"], pair_languages(unit.language)
-        data = prepared["fits"][unit.config, unit.emotion]
-        alignment = prepared["alignments"][unit.config]
+    def evaluate(self, unit: Unit, prepared: dict, ctx: SuiteContext) -> list[dict]:
+        options, (english, other), config = prepared["options"], pair_languages(unit.language), unit.part("config")
+        data = prepared["fits"][config, unit.emotion]
+        alignment = prepared["alignments"][config]
         english_scores, other_scores = data["scores"][english], data["scores"][other]
         fields = {
             "reference_language": english,
             "other_language": other,
-            "english_config": EEC_TRANSLATIONS[unit.config],
+            "english_config": EEC_TRANSLATIONS[config],
             "n_pairs": len(data["pairs"]),
             "n_english_only": alignment.n_english_only,
             "n_translation_only": alignment.n_translation_only,
@@ -142,7 +144,7 @@ class EECCrosslingualSuite(Suite):
                 english_scores["y"],
                 other_scores["y"],
                 other,
-                {"group": EEC_REFERENCE_GROUP[unit.config], "gender": "male"},
+                {"group": EEC_REFERENCE_GROUP[config], "gender": "male"},
                 cov_type=cov_type,
                 cluster_by=options["cluster_by"],
                 use_t=options["use_t"],
@@ -159,15 +161,15 @@ class EECCrosslingualSuite(Suite):
                 result, notes = _noting_warnings(fit, "model")
                 notes.add(f"no clustered standard errors ({error}); model-based ones instead")
         except InputError as error:  # no fit at all (e.g. scores constant within the cells): the unit says why
-            return [skipped_record(f"no joint fit: {error}", fields)]
-        return difference_records(result, {**fields, "note": "; ".join(sorted(notes)) or None})
+            return [skipped_record(f"no joint fit: {error}", fields, DIFFERENCE_METRIC)]
+        return difference_records(result, {**fields, "note": "; ".join(sorted(notes)) or None}, DIFFERENCE_METRIC)
 
-    def unit_samples(self, unit: Unit, prepared: dict, ctx) -> dict:
-        english, other = pair_languages(unit.language)
-        data = prepared["fits"][unit.config, unit.emotion]
+    def unit_samples(self, unit: Unit, prepared: dict, ctx: SuiteContext) -> dict:
+        (english, other), config = pair_languages(unit.language), unit.part("config")
+        data = prepared["fits"][config, unit.emotion]
         return crosslingual_samples(
-            unit.config,
-            EEC_TRANSLATIONS[unit.config],
+            config,
+            EEC_TRANSLATIONS[config],
             unit.language,
             data["pairs"],
             data["scores"][english],
@@ -190,11 +192,11 @@ def _noting_warnings(fit, cov_type: str):
     return result, {str(warning.message) for warning in caught}
 
 
-def _scores(regressor, texts: list[str], judge: bool) -> dict:
+def _scores(regressor: EmotionScorer, texts: list[str], judge: bool) -> dict:
     """The predicted intensities of ``texts`` (``y``) and, for a zero-shot judge, its numeral mass on each."""
     if not judge:
         return {"y": regressor.predict(texts), "numeral_mass": None}
-    scores = regressor.score(texts)
+    scores = cast(Judge, regressor).score(texts)  # what the judge capability promises (tests/contract)
     return {"y": scores.value, "numeral_mass": scores.numeral_mass}
 
 

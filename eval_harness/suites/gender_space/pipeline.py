@@ -2,11 +2,11 @@
 
 Two entry points, one report:
 
-- :func:`evaluate_static` -- a static space (anything with ``embed_words(words, language)``,
-  the ``WordEmbedder`` protocol: :class:`~eval_harness.models.static.StaticVectors`, an
+- :func:`evaluate_static` -- a static space (a :class:`~eval_harness.contract.WordEmbedder`,
+  ``embed_words(words, language)``: :class:`~eval_harness.models.static.StaticVectors`, an
   aligned multilingual space, an encoder's word modes);
-- :func:`evaluate_contextual` -- contextual vectors of words in sentences of a corpus (an
-  encoder with ``embed_words_in_contexts(words, sentences_per_word)``).
+- :func:`evaluate_contextual` -- contextual vectors of words in sentences of a corpus (a
+  :class:`~eval_harness.contract.ContextEmbedder`: ``embed_words_in_contexts(words, sentences_per_word)``).
 
 Both need the word lists (:class:`GenderWordLists`, Bolukbasi et al. 2016 and Zhao et
 al. 2018, from the ``gender_lists`` dataset) and the biased words of a *reference* static
@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from tqdm.auto import tqdm
 
+from ...contract import ContextEmbedder, StaticSpace, WordEmbedder
 from ...errors import InputError
 from ...stats import gender_space as space_stats
 from ..contexts import embed_in_contexts
@@ -114,7 +115,7 @@ class GenderWordLists:
 
 def _words_of(dataset) -> list[str]:
     """Every string of a word-list dataset's string columns (pairs give both words)."""
-    words = []
+    words: list[str] = []
     for name, feature in dataset.features.items():
         if getattr(feature, "dtype", None) == "string":
             words.extend(value for value in dataset[name] if value)
@@ -146,7 +147,7 @@ class BiasedWords:
 
 
 def reference_biased_words(
-    reference, lists: GenderWordLists, settings: GenderSpaceSettings | None = None
+    reference: WordEmbedder, lists: GenderWordLists, settings: GenderSpaceSettings | None = None
 ) -> BiasedWords:
     """The biased-word lists of Gonen & Goldberg (2019) from a reference static space.
 
@@ -161,12 +162,11 @@ def reference_biased_words(
         settings: the measures' settings (vocabulary size and list lengths).
     """
     settings = settings or GenderSpaceSettings()
-    words = getattr(reference, "words", None)
-    if words is None:
+    if not isinstance(reference, StaticSpace):
         raise InputError("the reference space must be a static space with a frequency-ordered `words` list (GloVe)")
     vocabulary = [
         word
-        for word in words[: settings.vocabulary_size]
+        for word in reference.words[: settings.vocabulary_size]
         if _WORD_SHAPE.fullmatch(word) and len(word) <= settings.max_word_length and word not in lists.gender_specific
     ]
     anchors, found = reference.embed_words([lists.male_word, lists.female_word], None)
@@ -321,7 +321,7 @@ def _profession_bias(biased: BiasedWords, professions: Sequence[str]) -> list[fl
 
 
 def evaluate_static(
-    space,
+    space: WordEmbedder,
     biased: BiasedWords,
     lists: GenderWordLists,
     settings: GenderSpaceSettings | None = None,
@@ -334,7 +334,7 @@ def evaluate_static(
     sample of the reference vocabulary (the words of it the space knows).
 
     Args:
-        space: a ``WordEmbedder`` (``embed_words(words, language) -> (vectors, found)``).
+        space: a :class:`~eval_harness.contract.WordEmbedder` (``embed_words(words, language) -> (vectors, found)``).
         biased: the reference's biased words (:func:`reference_biased_words`).
         lists: the word lists.
         settings: the measures' settings.
@@ -379,8 +379,8 @@ def evaluate_static(
     rows.add(list(profession_vectors.values()), "neutral", professions, bias=_profession_bias(biased, professions))
 
     biased_vectors = present(biased.extended_male + biased.extended_female, skipped["biased_words"])
-    for role, words in (("male", biased.extended_male), ("female", biased.extended_female)):
-        kept = [w for w in words if w in biased_vectors]
+    for role, listed in (("male", biased.extended_male), ("female", biased.extended_female)):
+        kept = [w for w in listed if w in biased_vectors]
         rows.add([biased_vectors[w] for w in kept], role, kept)
     result = rows.measure(settings, n_runs=settings.n_runs)
     return GenderSpaceReport(
@@ -391,7 +391,7 @@ def evaluate_static(
             "definitional_pairs": len(pairs),
             "baseline_pool": len(pool_words),
             "professions": len(professions),
-            "cluster_words": result.clustering.n_words,
+            "cluster_words": 0 if result.clustering is None else result.clustering.n_words,
             "extended_words": len(biased_vectors),
         },
         settings=settings,
@@ -476,7 +476,7 @@ def _pair_contexts(index: ContextIndex, pairs, n_per_pair: int, rng) -> list[tup
     return swaps
 
 
-def _swapped_pair_vectors(encoder, swaps) -> tuple[np.ndarray, np.ndarray, int]:
+def _swapped_pair_vectors(encoder: ContextEmbedder, swaps) -> tuple[np.ndarray, np.ndarray, int]:
     """Vectors of both sides of each swap; swaps the encoder could not locate on a side are dropped."""
     vectors, found = embed_in_contexts(encoder, [(m, s) for m, _, s, _ in swaps] + [(f, s) for _, f, _, s in swaps])
     n = len(swaps)
@@ -484,18 +484,21 @@ def _swapped_pair_vectors(encoder, swaps) -> tuple[np.ndarray, np.ndarray, int]:
     return vectors[:n][both], vectors[n:][both], int((~both).sum())
 
 
-def _per_run_vectors(encoder, contexts: Mapping[str, list[str]], n_runs: int) -> tuple[dict[str, np.ndarray], list]:
+def _per_run_vectors(
+    encoder: ContextEmbedder, contexts: Mapping[str, list[str]], n_runs: int
+) -> tuple[dict[str, np.ndarray], list]:
     """``word -> (n_runs, d)`` vectors, one context per run; words the encoder could not locate
     in one of their sentences are returned separately (they cannot take part in every run)."""
     words = [w for w, sentences in contexts.items() if sentences]
     vectors, found = embed_in_contexts(encoder, [(w, s) for w in words for s in contexts[w]])
     vectors, found = vectors.reshape(len(words), n_runs, -1), found.reshape(len(words), n_runs)
-    kept = {w: v for w, v, ok in zip(words, vectors, found.all(axis=1), strict=True) if ok}
-    return kept, [w for w, ok in zip(words, found.all(axis=1), strict=True) if not ok]
+    complete = np.asarray(found.all(axis=1))
+    kept = {w: v for w, v, ok in zip(words, vectors, complete, strict=True) if ok}
+    return kept, [w for w, ok in zip(words, complete, strict=True) if not ok]
 
 
 def evaluate_contextual(
-    encoder,
+    encoder: ContextEmbedder,
     corpus: Iterable[str] | ContextIndex,
     biased: BiasedWords,
     lists: GenderWordLists,
@@ -617,7 +620,7 @@ def evaluate_contextual(
             "pair_differences": n_differences,
             "pair_contexts_unlocated": lost_pairs,
             "professions": len(professions),
-            "cluster_words": result.clustering.n_words,
+            "cluster_words": 0 if result.clustering is None else result.clustering.n_words,
             "extended_words": len(word_vectors),
         },
         settings=settings,

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ...contract.records import Field, RecordSchema
+from ...errors import InputError
 
 if TYPE_CHECKING:
     from .pipeline import GenderSpaceReport
@@ -49,26 +50,35 @@ def gender_space_records(report: "GenderSpaceReport") -> list[dict]:
       ``p_value`` the largest (least significant) of the runs' p-values.
     """
     m = report.measures
-    subspace, direct, knn = m.subspace, m.direct_bias, m.knn
+    subspace, direct, clustering, classification, knn = m.subspace, m.direct_bias, m.clustering, m.classification, m.knn
+    if subspace is None or direct is None or clustering is None or classification is None or knn is None:
+        missing = [name for name, value in vars(m).items() if value is None]
+        raise InputError(
+            f"gender_space: no {', '.join(missing)}: the vectors lack every word of a list it needs (see skipped: "
+            f"{', '.join(f'{name} {len(items)}' for name, items in report.skipped.items())})"
+        )
     records = [
         _record("subspace", "explained_variance_ratio", value, term=f"pc{i + 1}", n=subspace.n_differences)
         for i, value in enumerate(subspace.explained_variance_ratio)
     ]
-    draws = subspace.n_baseline_draws
-    records += [
-        _record(
-            "subspace",
-            "baseline_explained_variance_ratio",
-            value,
-            term=f"pc{i + 1}",
-            std_err=float(std) / np.sqrt(draws),
-            std=float(std),
-            n=draws,
-        )
-        for i, (value, std) in enumerate(
-            zip(subspace.baseline_explained_variance_ratio, subspace.baseline_std, strict=True)
-        )
-    ]
+    draws, baseline, spread = (
+        subspace.n_baseline_draws,
+        subspace.baseline_explained_variance_ratio,
+        subspace.baseline_std,
+    )
+    if baseline is not None and spread is not None:  # a subspace without random-pair draws has no baseline
+        records += [
+            _record(
+                "subspace",
+                "baseline_explained_variance_ratio",
+                value,
+                term=f"pc{i + 1}",
+                std_err=float(std) / np.sqrt(draws),
+                std=float(std),
+                n=draws,
+            )
+            for i, (value, std) in enumerate(zip(baseline, spread, strict=True))
+        ]
     records.append(_record("direct_bias", "direct_bias", direct.value, n=direct.n_words, c=direct.c))
     records += [
         _record(
@@ -80,7 +90,7 @@ def gender_space_records(report: "GenderSpaceReport") -> list[dict]:
             runs=len(result.values),
             n=result.n_words,
         )
-        for result in (m.clustering, m.classification)
+        for result in (clustering, classification)
     ]
     records.append(
         _record(

@@ -24,7 +24,9 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from ...contract import Suite, Task, Unit, UnitKey
+import numpy as np
+
+from ...contract import ContextEmbedder, ModalWordEmbedder, Suite, SuiteContext, Task, Unit, UnitKey, WordEmbedder
 from ...errors import ConfigError
 from .records import GENDER_SPACE_RECORDS, gender_space_records
 from .settings import GenderSpaceSettings
@@ -49,12 +51,12 @@ SETTING_NAMES = tuple(f.name for f in fields(GenderSpaceSettings) if f.name != "
 
 
 class WordModeEmbedder:
-    """An encoder's ``embed_words`` in one word mode, as a plain WordEmbedder."""
+    """An encoder's ``embed_words`` in one word mode, as a plain :class:`~eval_harness.contract.WordEmbedder`."""
 
-    def __init__(self, encoder, mode: str):
+    def __init__(self, encoder: ModalWordEmbedder, mode: str):
         self.encoder, self.mode = encoder, mode
 
-    def embed_words(self, words: Sequence[str], language: str | None = None):
+    def embed_words(self, words: Sequence[str], language: str | None = None) -> tuple[np.ndarray, np.ndarray]:
         return self.encoder.embed_words(words, language, mode=self.mode)
 
 
@@ -103,7 +105,7 @@ class GenderSpaceSuite(Suite):
         mode = _mode(model, options)
         return [UnitKey(dataset="gender_lists", config=mode, test=measure) for measure in MEASURES]
 
-    def prepare(self, task: Task, ctx) -> dict:
+    def prepare(self, task: Task, ctx: SuiteContext) -> dict:
         # Here, not at the top: the numerics and `datasets` are slow to import (xbias list, config checks).
         from ...data import load_corpus
         from .pipeline import GenderWordLists, evaluate_contextual, evaluate_static, reference_biased_words
@@ -116,6 +118,8 @@ class GenderSpaceSuite(Suite):
         biased = reference_biased_words(ctx.models.static_vectors(options["reference"]), lists, settings)
         embedder = ctx.models.word_embedder(task.model)
         if _mode(task.model, options) == "context":
+            if not isinstance(embedder, ContextEmbedder):
+                raise ConfigError(f"gender_space: model {task.model.name!r} gives no context vectors")
             corpus = load_corpus(
                 options["corpus"],
                 column=options["corpus_column"],
@@ -128,8 +132,9 @@ class GenderSpaceSuite(Suite):
             )
         else:
             # A model with word modes (an encoder) gives its vectors in the configured mode.
-            has_modes = bool(getattr(embedder, "word_modes", ()))
-            space = WordModeEmbedder(embedder, options["word_mode"]) if has_modes else embedder
+            space: WordEmbedder = embedder
+            if isinstance(embedder, ModalWordEmbedder) and embedder.word_modes:
+                space = WordModeEmbedder(embedder, options["word_mode"])
             report = evaluate_static(space, biased, lists, settings, language=task.language)
         by_measure: dict[str, list[dict]] = {measure: [] for measure in MEASURES}
         for record in gender_space_records(report):
@@ -139,12 +144,12 @@ class GenderSpaceSuite(Suite):
             records[0]["counts"] = dict(report.counts)
         return {"records": by_measure}
 
-    def evaluate(self, unit: Unit, prepared: dict, ctx) -> list[dict]:
+    def evaluate(self, unit: Unit, prepared: dict, ctx: SuiteContext) -> list[dict]:
         return prepared["records"][unit.test]
 
     def headline(self, records: Sequence[dict]) -> dict | None:
         for record in records:
-            if record["metric"] == HEADLINE_METRICS.get(record.get("test")):
+            if record["metric"] == HEADLINE_METRICS.get(record.get("test") or ""):
                 return record
         return records[0] if records else None
 

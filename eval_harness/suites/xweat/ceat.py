@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...contract import ContextEmbedder
 from ...errors import InputError
 from ...stats.ceat import DEFAULT_SAMPLES, CEATResult, ceat
 from ..contexts import embed_in_contexts
@@ -57,9 +58,14 @@ class CEATTestResult:
         return "skipped" if self.ceat is None else "ok"
 
     def confidence_interval(self, level: float = CONFIDENCE_LEVEL) -> tuple[float, float]:
-        """The normal ``level`` interval of the combined effect size: CES -/+ z_{(1+level)/2} SE."""
+        """The normal ``level`` interval of the combined effect size: CES -/+ z_{(1+level)/2} SE.
+
+        Raises:
+            InputError: the test was skipped (no combined effect size)."""
         from scipy import stats as scipy_stats  # scipy on use: `xbias list` and config checks load none
 
+        if self.ceat is None:
+            raise InputError(f"CEAT {self.test} was skipped ({self.skip_reason}): it has no confidence interval")
         half = scipy_stats.norm.ppf((1 + level) / 2) * self.ceat.meta.std_err
         return self.ceat.meta.combined_effect - half, self.ceat.meta.combined_effect + half
 
@@ -90,7 +96,7 @@ def sample_contexts(
     return contexts
 
 
-def embed_contexts(encoder, requests: Sequence[tuple[str, str]], dim: int) -> np.ndarray:
+def embed_contexts(encoder: ContextEmbedder, requests: Sequence[tuple[str, str]], dim: int) -> np.ndarray:
     """``(len(requests), dim + 1)``: for each ``(word, sentence)``, the word's context vector and, in the last
     column, 1 where the encoder located the word in the sentence (else 0 and a zero vector)."""
     rows = np.zeros((len(requests), dim + 1), dtype=np.float32)
@@ -136,4 +142,5 @@ def run_ceat(
     if reasons:
         reason = "words without a context vector (not in the corpus, or not located by the encoder): "
         return CEATTestResult(*unit, None, unit_seed, reason + "; ".join(reasons))
-    return CEATTestResult(*unit, ceat(*found, n_samples=n_samples, seed=unit_seed), unit_seed)
+    x, y, a, b = found
+    return CEATTestResult(*unit, ceat(x, y, a, b, n_samples=n_samples, seed=unit_seed), unit_seed)

@@ -36,9 +36,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...contract import WordEmbedder
 from ...errors import InputError
 from ...stats.association import (
     MEASURES,
+    ECTResult,
+    MACResult,
+    RIPAResult,
+    RNDResult,
+    RNSBResult,
     embedding_coherence,
     mean_average_cosine,
     relational_inner_product,
@@ -57,6 +63,7 @@ from .pipeline import (
 
 WORD_MEASURES = MEASURES  # ("rnd", "mac", "ect", "ripa", "rnsb"): those over the word vectors
 RIPA_RELATION = "attribute_centroids"
+MeasureResult = RNDResult | MACResult | ECTResult | RIPAResult | RNSBResult
 
 
 @dataclass(frozen=True)
@@ -79,7 +86,7 @@ class AssociationResult:
     attribute_language: str
     coverage: tuple[SetCoverage, ...]
     measures: tuple[str, ...]
-    results: Mapping[str, Mapping[str | None, object]]
+    results: Mapping[str, Mapping[str | None, MeasureResult]]
     words: Mapping[str, tuple[str, ...]]
     seeds: Mapping[str, int]
     skip_reason: str | None = None
@@ -119,7 +126,7 @@ SEEDED = ("rnsb",)
 
 
 def run_association(
-    embedder,
+    embedder: WordEmbedder,
     test: str,
     targets: Mapping[str, WordSet],
     attributes: Mapping[str, WordSet],

@@ -1,6 +1,7 @@
 """XWEAT (Lauscher & Glavaš 2019): the ten WEAT tests per language and across languages, over any WordEmbedder.
 
-A *WordEmbedder* has ``embed_words(words, language) -> (vectors (n, d), found (n,) bool)``:
+A :class:`~eval_harness.contract.WordEmbedder` (a capability protocol of the contract) has
+``embed_words(words, language) -> (vectors (n, d), found (n,) bool)``:
 :class:`~eval_harness.models.static.StaticVectors` (one language),
 :class:`~eval_harness.models.static.AlignedStaticSpaces` (monolingual spaces aligned by Procrustes) or a
 multilingual encoder's word mode.
@@ -24,8 +25,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 
 import numpy as np
-from tqdm.auto import tqdm
 
+from ...contract import WordEmbedder
 from ...errors import InputError
 from ...stats.weat import WEATResult, weat
 from ...stats.word_sets import distinct_rows
@@ -187,7 +188,7 @@ def language_pairs(
     return pairs
 
 
-def set_coverage(embedder, word_set: WordSet) -> tuple[np.ndarray, SetCoverage]:
+def set_coverage(embedder: WordEmbedder, word_set: WordSet) -> tuple[np.ndarray, SetCoverage]:
     """The vectors of the words ``embedder`` knows, and the set's coverage report."""
     vectors, found = embedder.embed_words(list(word_set.words), word_set.language)
     found = np.asarray(found, dtype=bool)
@@ -197,7 +198,7 @@ def set_coverage(embedder, word_set: WordSet) -> tuple[np.ndarray, SetCoverage]:
 
 
 def run_test(
-    embedder,
+    embedder: WordEmbedder,
     test: str,
     targets: Mapping[str, WordSet],
     attributes: Mapping[str, WordSet],
@@ -212,8 +213,8 @@ def run_test(
     sets = [targets["X"], targets["Y"], attributes["A"], attributes["B"]]
     embedded = [set_coverage(embedder, word_set) for word_set in sets]
     coverage = tuple(report for _, report in embedded)
-    reasons = [_coverage_problem(report, min_coverage) for report in coverage]
-    reasons = [reason for reason in reasons if reason] + [
+    problems = (_coverage_problem(report, min_coverage) for report in coverage)
+    reasons = [reason for reason in problems if reason] + [
         f"target set {report.role} keeps {len(vectors)} word(s); an effect size needs at least two in each"
         for vectors, report in embedded[:2]
         if len(vectors) < 2
@@ -225,12 +226,13 @@ def run_test(
     words = {
         ws.role: [w for w in ws.words if w not in report.missing] for ws, report in zip(sets, coverage, strict=True)
     }
-    result = weat(*(vectors for vectors, _ in embedded), words=words, **weat_options)
+    x, y, a, b = (vectors for vectors, _ in embedded)
+    result = weat(x, y, a, b, words=words, **weat_options)
     return XWEATResult(test, target_language, attribute_language, coverage, result)
 
 
 def run_xweat(
-    embedder,
+    embedder: WordEmbedder,
     pairs: Sequence[tuple[str, str]],
     tests: Sequence[str] | None = None,
     word_sets: WordSets | None = None,
@@ -251,6 +253,8 @@ def run_xweat(
         load: reads one language's word sets (default: the ``xweat`` dataset).
         weat_options: passed to :func:`eval_harness.stats.weat.weat`.
     """
+    from tqdm.auto import tqdm  # here: tqdm.auto imports asyncio, which `xbias list` (it lists this suite) never needs
+
     _check_min_coverage(min_coverage)
     languages = sorted({language for pair in pairs for language in pair})
     sets = {language: (word_sets or {}).get(language) or load(language) for language in languages}

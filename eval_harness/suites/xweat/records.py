@@ -46,6 +46,8 @@ A unit (one test on one language ``"de"`` or pair ``"en-de"``) writes, for the m
 sections of :mod:`.report` read these fields).
 """
 
+from typing import Any
+
 import numpy as np
 
 from ...contract.records import Field, RecordSchema
@@ -161,7 +163,7 @@ def _languages(result) -> dict:
     return {"targets_language": result.target_language, "attributes_language": result.attribute_language}
 
 
-def _skipped(metric: str, result, reason: str) -> dict:
+def _skipped(metric: str, result, reason: str | None) -> dict:
     return {"metric": metric, "value": None, "status": "skipped", "note": reason, **_languages(result)}
 
 
@@ -201,7 +203,7 @@ def xweat_records(result: XWEATResult) -> list[dict]:
 
 
 def _uncertainty(weat_result) -> dict:
-    fields = {}
+    fields: dict[str, Any] = {}
     if weat_result.bootstrap is not None:
         bootstrap = weat_result.bootstrap
         fields.update(
@@ -292,7 +294,7 @@ def seat_records(result: SEATResult) -> list[dict]:
             "value": result.weat.effect_size,
             **_weat_details(result.weat),
             "statistic": result.weat.statistic,
-            "templates": dict(result.templates),
+            "templates": dict(result.templates or {}),
             "measure_seed": result.seed,
             "status": "ok",
             **_languages(result),

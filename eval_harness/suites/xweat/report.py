@@ -237,7 +237,6 @@ def xweat_heatmap(results: pd.DataFrame, family: str = DEFAULT_FAMILY) -> bytes 
     widths = [max(2, len(rows[rows["model"] == model]["language"].unique())) for model in models]
     figure = Figure(figsize=(0.75 * sum(widths) + 2.5, 0.45 * len(tests) + 1.8))
     axes = figure.subplots(1, len(models), squeeze=False, gridspec_kw={"width_ratios": widths})[0]
-    image = None
     for axis, model in zip(axes, models, strict=True):
         model_rows = rows[rows["model"] == model]
         model_languages = [language for language in languages if language in set(model_rows["language"])]

@@ -135,7 +135,7 @@ def association_section(results: pd.DataFrame, alpha: float = ALPHA, family: str
                 )
             )
         subsections.append(Section(f"Association measures: {model}", tuple(blocks)))
-    blocks: list = [Paragraph(LEGEND)]
+    blocks = [Paragraph(LEGEND)]
     if (measured["metric"] == "ceat").any():
         blocks.append(
             Paragraph(

@@ -1,7 +1,9 @@
 """The xweat suite's samples: every word of a unit's test with whether the model knows it and, for a target
-word, its association ``s(w, A, B)``, one row per word.
+word, its association ``s(w, A, B)``, one row per word (a unit is one test on one language or language pair;
+its four sets in order X, Y, A, B, words in set order).
 
-:data:`XWEAT_SAMPLES` declares the columns (:mod:`eval_harness.contract.samples` says what each holds);
+:data:`XWEAT_SAMPLES` declares the columns, what each holds and whether it may be null (the one list of them:
+``XWEAT_SAMPLES.describe()`` prints it);
 :func:`xweat_samples` computes them from the unit's word vectors with the unit's similarity, the same
 ``s(w, A, B)`` that :func:`eval_harness.stats.weat.weat` computes from them (the rows of X u Y against A u B),
 so that WEAT's effect size is ``(mean_X s - mean_Y s) / std_{X u Y}(s)`` of the file's ``association``.
@@ -11,26 +13,39 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from ...contract import WordEmbedder
 from ...contract.samples import SampleColumn, SampleSchema
 from ...stats.weat import word_associations
 from .pipeline import SET_ROLES, WordSet
 
 XWEAT_SAMPLES = SampleSchema(
     (
-        SampleColumn("test", "string", "the WEAT test"),
-        SampleColumn("language", "string", "the unit's language or language pair"),
+        SampleColumn("test", "string", "the WEAT test, T1 .. T10"),
+        SampleColumn("language", "string", "the unit's language, de, or language pair, en-de (English targets)"),
         SampleColumn("role", "string", "X, Y (targets), A, B (attributes)"),
         SampleColumn("set_name", "string", "the word set's name"),
         SampleColumn("word_language", "string", "the language of the word's set"),
         SampleColumn("word", "string", "the word"),
-        SampleColumn("found", "bool", "whether the model has a vector for the word", True),
-        SampleColumn("association", "float64", "s(w, A, B) of a found target word (else null)", True),
-        SampleColumn("similarity", "string", "the similarity of s(w, A, B)"),
+        SampleColumn(
+            "found", "bool", "whether the model has a vector for the word (the coverage rule counts these)", True
+        ),
+        SampleColumn(
+            "association",
+            "float64",
+            "s(w, A, B) = mean_a sim(w, a) - mean_b sim(w, b) over the found attribute words, with the unit's "
+            "similarity (null for attribute words, for words not found, and when A or B has no word found); WEAT's "
+            "effect size is (mean_X s - mean_Y s) / std_{X u Y}(s) of these (reported only when the test passes "
+            "the coverage rule)",
+            True,
+        ),
+        SampleColumn("similarity", "string", "the similarity of s(w, A, B): cosine, euclidean or csls"),
     )
 )
 
 
-def xweat_samples(test: str, language: str, sets: Mapping[str, WordSet], embedder, similarity: str) -> dict[str, list]:
+def xweat_samples(
+    test: str, language: str, sets: Mapping[str, WordSet], embedder: WordEmbedder | None, similarity: str
+) -> dict[str, list]:
     """The sample columns of one unit: ``sets`` its four word sets by role, ``embedder`` the unit's word vectors
     (``embed_words(words, language) -> (vectors, found)``), or None when the unit computed none (then ``found``
     and ``association`` are null)."""

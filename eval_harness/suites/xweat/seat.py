@@ -22,9 +22,11 @@ convention: docs/conventions.md lists them beside WEFE's.
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
+from ...contract import SentenceEncoder
 from ...data.seat import SeatTemplates, load_seat_templates, seat_languages
 from ...errors import ConfigError, InputError
 from ...stats.weat import WEATResult, weat
@@ -77,7 +79,7 @@ def set_sentences(word_set: WordSet, templates: SeatTemplates) -> list[str]:
 
 
 def run_seat(
-    encoder,
+    encoder: SentenceEncoder,
     test: str,
     targets: Mapping[str, WordSet],
     attributes: Mapping[str, WordSet],
@@ -99,8 +101,8 @@ def run_seat(
     target_language, attribute_language = sets[0].language, sets[2].language
     sentences = [set_sentences(word_set, templates[word_set.language]) for word_set in sets]
     unit_seed = measure_seed(seed, test, target_language, attribute_language, "seat")
-    vectors = (np.asarray(encoder.encode(rows)) for rows in sentences)
-    result = weat(*vectors, seed=unit_seed, ddof=ddof, **weat_options)
+    x, y, a, b = (np.asarray(encoder.encode(rows)) for rows in sentences)
+    result = weat(x, y, a, b, seed=unit_seed, ddof=ddof, **weat_options)
     return SEATResult(
         test,
         target_language,
@@ -112,7 +114,7 @@ def run_seat(
     )
 
 
-def resolve_templates(language: str, given: Mapping[str, object] | None) -> SeatTemplates:
+def resolve_templates(language: str, given: Mapping[str, Any] | None) -> SeatTemplates:
     """The SEAT templates of ``language`` for a run: the ``seat_templates`` option's entry for it (a list, a
     mapping ``kind -> list``, or the path of a YAML/JSON file), else the packaged ones.
 

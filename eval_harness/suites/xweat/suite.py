@@ -15,8 +15,7 @@ sets, languages, language pairs, coverage rule and seeds; only what a word's row
 the word's template sentences, its sampled contexts). One unit per test then holds every measure of the test,
 one run computes them side by side, and the report puts them next to each other; and the runner's registry
 stays as it is. Records: :mod:`.records`. Samples: every unit keeps each word's coverage and association
-``s(w, A, B)`` beside its unit file (:mod:`.samples`; the columns are listed in
-:mod:`eval_harness.contract.samples`).
+``s(w, A, B)`` beside its unit file (:mod:`.samples`, whose schema declares the columns).
 
 A test asks for at most 10^7 Monte-Carlo draws of each kind (``permutations``, ``n_bootstrap``, ``ceat_samples``;
 about 10 s a test): a config asking for more is refused when it is read, saying what it would take;
@@ -24,12 +23,24 @@ about 10 s a test): a config asking for more is refused when it is read, saying 
 """
 
 from collections.abc import Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ...contract import Suite, Task, Unit, UnitKey
+from ...contract import (
+    CachedEmbedder,
+    ContextEmbedder,
+    ModalWordEmbedder,
+    SentenceEncoder,
+    Suite,
+    SuiteContext,
+    Task,
+    Unit,
+    UnitKey,
+    WordEmbedder,
+)
 from ...data.catalog import SEMEVAL_LANGUAGES, XWEAT_LANGUAGES
 from ...errors import ConfigError, InputError
 from ...stats.ceat import DEFAULT_SAMPLES
@@ -48,12 +59,15 @@ MEASURE_OF_OPTION = {TEMPLATES_KEY: "seat", "corpus": "ceat"}
 
 
 class PrecomputedWords:
-    """A WordEmbedder over vectors computed beforehand: ``(language, word) -> (vector, found)``."""
+    """A :class:`~eval_harness.contract.WordEmbedder` over vectors computed beforehand: ``(language, word) -> (vector,
+    found)``."""
 
     def __init__(self, table: Mapping[tuple[str, str], tuple[np.ndarray, bool]]):
         self.table = table
 
     def embed_words(self, words: Sequence[str], language: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+        if language is None:
+            raise InputError("the precomputed word vectors are per language: give the words' language")
         rows = [self.table[(language, word)] for word in words]
         return np.stack([vector for vector, _ in rows]), np.array([found for _, found in rows], dtype=bool)
 
@@ -178,20 +192,18 @@ class XWEATSuite(Suite):
             )
         return [UnitKey(dataset="xweat", config=language, test=test) for test in options["tests"] or XWEAT_TESTS]
 
-    def prepare(self, task: Task, ctx) -> dict:
+    def prepare(self, task: Task, ctx: SuiteContext) -> dict:
         options, measures = task.options, task.options["measures"]
         # Sorted: every rank must compute the languages' vectors (collective steps) in the same order.
         languages = sorted(set(_pair(task.language)))
         # Read once per run (every model and language pair uses a language's sets): a key led by None outlives models.
         sets = {
-            language: ctx.shared(
-                (None, "xweat-word-sets", language), lambda language=language: load_word_sets(language)
-            )
+            language: ctx.shared((None, "xweat-word-sets", language), partial(load_word_sets, language))
             for language in languages
         }
         tests = options["tests"] or XWEAT_TESTS
         embedder = ctx.models.word_embedder(task.model)
-        prepared = {"sets": sets, "options": options}
+        prepared: dict[str, Any] = {"sets": sets, "options": options}
         if set(measures) & {"weat", *WORD_MEASURES}:
             table = {}
             for language in languages:
@@ -202,7 +214,7 @@ class XWEATSuite(Suite):
                 task, ctx, embedder, {lang: sets[lang] for lang in languages}, tests
             )
         if "ceat" in measures:
-            if not callable(getattr(embedder, "embed_words_in_contexts", None)):
+            if not isinstance(embedder, ContextEmbedder):
                 raise ConfigError(f"measure 'ceat': model {task.model.name!r} gives no context vectors")
             prepared["contexts"] = {
                 language: self._context_vectors(task, ctx, embedder, language, sets[language], tests)
@@ -211,7 +223,9 @@ class XWEATSuite(Suite):
         return prepared
 
     @staticmethod
-    def _language_vectors(task: Task, ctx, embedder, language: str, word_sets) -> dict:
+    def _language_vectors(
+        task: Task, ctx: SuiteContext, embedder: WordEmbedder, language: str, word_sets: Mapping
+    ) -> dict:
         """Vectors of every word of ``language``'s tests, keyed ``(language, word)``.
 
         Computed once per run and language (the language pairs of a cross-lingual sweep share
@@ -220,22 +234,22 @@ class XWEATSuite(Suite):
         """
         # A model with word modes (an encoder's template / static vectors) reads them in the chosen mode and
         # keeps them in its embedding cache; static vectors are simply looked up.
-        has_modes = bool(getattr(embedder, "word_modes", ()))
-        mode = task.options["word_mode"] if has_modes else "static"
+        modal = embedder if isinstance(embedder, ModalWordEmbedder) and embedder.word_modes else None
+        mode = task.options["word_mode"] if modal is not None else "static"
         words = sorted({word for roles in word_sets.values() for role in roles.values() for word in role.words})
-        cache = getattr(embedder, "cache", None) if has_modes else None
+        cache = modal.cache if isinstance(modal, CachedEmbedder) else None
 
         def embed(chunk: list[str]) -> np.ndarray:
             def compute(chunk: list[str]) -> np.ndarray:
-                if has_modes:
-                    vectors, found = embedder.embed_words(chunk, language, mode=mode)
+                if modal is not None:
+                    vectors, found = modal.embed_words(chunk, language, mode=mode)
                 else:
                     vectors, found = embedder.embed_words(chunk, language)
                 return np.column_stack([vectors, found]).astype(np.float32)  # last column: found
 
-            if cache is None:
+            if not isinstance(modal, CachedEmbedder) or cache is None:
                 return compute(chunk)
-            return cache.get_or_compute(embedder.fingerprint, f"words-{mode}-{language}", chunk, compute)
+            return cache.get_or_compute(modal.fingerprint, f"words-{mode}-{language}", chunk, compute)
 
         def build() -> dict:
             rows = ctx.dist.map(embed, words, chunk_size=64, desc="word vectors" if ctx.show_progress else None)
@@ -244,10 +258,12 @@ class XWEATSuite(Suite):
         return ctx.shared((task.model.name, "xweat-words", language, mode), build)
 
     @staticmethod
-    def _seat_sentences(task: Task, ctx, embedder, sets: Mapping, tests: Sequence[str]) -> dict:
+    def _seat_sentences(
+        task: Task, ctx: SuiteContext, embedder: WordEmbedder, sets: Mapping, tests: Sequence[str]
+    ) -> dict:
         """SEAT's templates per language and the sentence vectors of the tests' words in them (``encoder``: a
         :class:`.seat.PrecomputedSentences`), or the reason the model cannot run SEAT (``skip_reason``)."""
-        if not callable(getattr(embedder, "encode", None)):
+        if not isinstance(embedder, SentenceEncoder):
             return {
                 "skip_reason": f"model {task.model.name!r} ({task.model.type}) gives no sentence vectors "
                 "(no encode(texts)); SEAT needs a sentence encoder"
@@ -264,14 +280,21 @@ class XWEATSuite(Suite):
                 }
             )
 
-            def build(sentences=sentences) -> dict:
+            def build(sentences: list[str] = sentences) -> dict:
                 return dict(zip(sentences, np.asarray(embedder.encode(sentences)), strict=True))
 
             table.update(ctx.shared((task.model.name, "xweat-seat", language, tuple(tests)), build))
         return {"encoder": PrecomputedSentences(table), "templates": templates}
 
     @staticmethod
-    def _context_vectors(task: Task, ctx, embedder, language: str, word_sets, tests: Sequence[str]) -> dict:
+    def _context_vectors(
+        task: Task,
+        ctx: SuiteContext,
+        embedder: ContextEmbedder,
+        language: str,
+        word_sets: Mapping,
+        tests: Sequence[str],
+    ) -> dict:
         """word -> its ``(n, dim)`` context vectors in ``language``'s corpus (CEAT), for the words of ``tests``.
 
         The contexts are drawn with the task's seed (:func:`.ceat.sample_contexts`); the (word, sentence) pairs
@@ -279,11 +302,11 @@ class XWEATSuite(Suite):
         """
         options = task.options
         words = sorted({word for test in tests for role in word_sets[test].values() for word in role.words})
-        cache = getattr(embedder, "cache", None)
+        cache = embedder.cache if isinstance(embedder, CachedEmbedder) else None
         dim = int(embedder.dim)
 
         def embed(chunk: list[tuple[str, str]]) -> np.ndarray:
-            if cache is None:
+            if not isinstance(embedder, CachedEmbedder) or cache is None:
                 return embed_contexts(embedder, chunk, dim)
             keys = [f"{word}\t{sentence}" for word, sentence in chunk]  # a word holds no tab
             return cache.get_or_compute(
@@ -307,17 +330,17 @@ class XWEATSuite(Suite):
         key = (task.model.name, "xweat-ceat", language, options["corpus"], options["corpus_column"])
         return ctx.shared((*key, options["contexts_per_word"], tuple(tests), task.seed), build)
 
-    def evaluate(self, unit: Unit, prepared: dict, ctx) -> list[dict]:
+    def evaluate(self, unit: Unit, prepared: dict, ctx: SuiteContext) -> list[dict]:
         options = prepared["options"]
         measures = options["measures"]
-        pair = _pair(unit.language)
-        targets, attributes = prepared["sets"][pair[0]][unit.test], prepared["sets"][pair[1]][unit.test]
+        pair, test = _pair(unit.language), unit.part("test")
+        targets, attributes = prepared["sets"][pair[0]][test], prepared["sets"][pair[1]][test]
         records = []
         if "weat" in measures:
             (result,) = run_xweat(
                 prepared["embedder"],
                 [pair],
-                tests=[unit.test],
+                tests=[test],
                 word_sets=prepared["sets"],
                 min_coverage=options["min_coverage"],
                 seed=unit.seed,
@@ -331,7 +354,7 @@ class XWEATSuite(Suite):
         if word_measures:
             association = run_association(
                 prepared["embedder"],
-                unit.test,
+                test,
                 targets,
                 attributes,
                 word_measures,
@@ -342,11 +365,11 @@ class XWEATSuite(Suite):
         if "seat" in measures:
             seat = prepared["seat"]
             if "skip_reason" in seat:
-                result = SEATResult(unit.test, *pair, weat=None, skip_reason=seat["skip_reason"])
+                seat_result = SEATResult(test, *pair, weat=None, skip_reason=seat["skip_reason"])
             else:
-                result = run_seat(
+                seat_result = run_seat(
                     seat["encoder"],
-                    unit.test,
+                    test,
                     targets,
                     attributes,
                     seat["templates"],
@@ -354,27 +377,27 @@ class XWEATSuite(Suite):
                     permutations=options["permutations"],
                     similarity=options["similarity"],
                 )
-            records += seat_records(result)
+            records += seat_records(seat_result)
         if "ceat" in measures:
-            result = run_ceat(
+            ceat_result = run_ceat(
                 prepared["contexts"],
-                unit.test,
+                test,
                 targets,
                 attributes,
                 n_samples=options["ceat_samples"],
                 seed=unit.seed,
                 min_coverage=options["min_coverage"],
             )
-            records += ceat_records(result, options["corpus"], options["contexts_per_word"])
+            records += ceat_records(ceat_result, options["corpus"], options["contexts_per_word"])
         return records
 
-    def unit_samples(self, unit: Unit, prepared: dict, ctx) -> dict:
+    def unit_samples(self, unit: Unit, prepared: dict, ctx: SuiteContext) -> dict:
         """Every word of the unit's test: found or not, and a target word's ``s(w, A, B)`` (:mod:`.samples`)."""
-        pair = _pair(unit.language)
-        targets, attributes = prepared["sets"][pair[0]][unit.test], prepared["sets"][pair[1]][unit.test]
+        pair, test = _pair(unit.language), unit.part("test")
+        targets, attributes = prepared["sets"][pair[0]][test], prepared["sets"][pair[1]][test]
         sets = {"X": targets["X"], "Y": targets["Y"], "A": attributes["A"], "B": attributes["B"]}
         similarity = prepared["options"]["similarity"]
-        return xweat_samples(unit.test, unit.language, sets, prepared.get("embedder"), similarity)
+        return xweat_samples(test, unit.language, sets, prepared.get("embedder"), similarity)
 
 
 def _check_ceat_options(options: Mapping[str, Any]) -> None:

@@ -71,9 +71,9 @@ def test_eec_records_resume_and_corrupted_caches(config_path, tmp_path):
         clusters={"template_id": anger["template_id"]},
     )
     for coefficient in direct.coefficients:
-        record = estimates[coefficient.term]
+        record = estimates[coefficient.name]
         assert record["value"] == pytest.approx(coefficient.estimate, rel=1e-5, abs=1e-7)
-        assert record["p_value"] == pytest.approx(clustered.coefficient(coefficient.term).p_value, rel=1e-4, abs=1e-9)
+        assert record["p_value"] == pytest.approx(clustered.coefficient(coefficient.name).p_value, rel=1e-4, abs=1e-9)
     # every effect on the intensity scale is a record of its own, with its template-clustered test
     effects = {r["term"]: r for r in first if r["metric"] == "effect"}
     assert list(effects) == [effect.name for effect in direct.effects]

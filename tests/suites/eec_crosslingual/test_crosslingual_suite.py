@@ -17,7 +17,7 @@ from eval_harness.contract.samples import read_samples, samples_units
 from eval_harness.data import load_eec
 from eval_harness.errors import ConfigError
 from eval_harness.runner import load_config, plan_units
-from eval_harness.suites.eec.sentences import format_effect
+from eval_harness.suites.eec.wording import format_effect
 from eval_harness.suites.eec_crosslingual import SUITE
 from eval_harness.suites.eec_crosslingual.pipeline import align, language_contrasts
 

@@ -176,6 +176,17 @@ def test_context_professions_avoid_definitional_sentences(world):
     assert [item["word"] for item in report.skipped["professions"]] == ["ghostjob", job]
 
 
+@pytest.mark.filterwarnings("ignore:gender_space. n_components=10")
+def test_a_space_without_the_professions_gives_records_no_attribute_error_but_one_line(world):
+    biased = reference_biased_words(world.reference, world.lists, SMALL)
+    jobless = {word: vector for word, vector in world.vectors.items() if word not in world.professions}
+    space = StaticVectors.from_arrays(list(jobless), np.array(list(jobless.values())))
+    report = evaluate_static(space, biased, world.lists, SMALL)
+    assert report.measures.direct_bias is None and report.measures.knn is None
+    with pytest.raises(InputError, match=r"^gender_space: no direct_bias, knn: .*professions 25"):
+        gender_space_records(report)
+
+
 def test_definitional_pair_missing_from_vocabulary_is_reported_and_skipped(world):
     lists = GenderWordLists(
         definitional_pairs=PAIRS + (("zzmale", "zzfemale"), ("king", "queen")),

@@ -5,9 +5,11 @@ import pytest
 from helpers.association_run import FILLERS, encoder_model, hand_seed, run_records, write_corpus, xweat_config
 from helpers.tiny_models import build_tiny_bert
 
+from eval_harness.errors import InputError
 from eval_harness.models import TransformerEncoder
 from eval_harness.stats.ceat import ceat
 from eval_harness.suites.xweat import load_word_sets, sample_contexts
+from eval_harness.suites.xweat.ceat import run_ceat
 
 SAMPLES, CONTEXTS = 200, 3
 
@@ -99,3 +101,12 @@ def test_ceat_repeats_per_seed_and_skips_a_test_whose_words_have_no_context(tiny
     assert "set Y (insects, en) keeps 15 of 25 words (60%), below the 80% coverage rule" in t1["note"]
     # the tiny BERT reads "-" as [UNK], so it locates "blue-bell" in none of its sentences
     assert t1["missing"] == {"X": ["blue-bell"], "Y": list(insects[:10])}
+
+
+def test_a_skipped_ceat_test_has_no_confidence_interval_and_says_why():
+    sets = load_word_sets("en")["T1"]
+    targets, attributes = {"X": sets["X"], "Y": sets["Y"]}, {"A": sets["A"], "B": sets["B"]}
+    result = run_ceat({"en": {}}, "T1", targets, attributes)  # no word has a context vector
+    assert result.ceat is None and result.skip_reason
+    with pytest.raises(InputError, match=r"CEAT T1 was skipped \(words without a context vector.*no confidence"):
+        result.confidence_interval()

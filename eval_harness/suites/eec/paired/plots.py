@@ -7,8 +7,8 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
 
-from ...report.plots import MODEL_COLOURS, interval_95, marker_fill, to_png
-from ..eec.measurement import INTENSITY_SCALE_WIDTH
+from ....report.plots import MODEL_COLOURS, interval_95, marker_fill, to_png
+from ..measurement import INTENSITY_SCALE_WIDTH
 from .sentences import effect_label
 
 # The axis shows differences within +-1, the width of the 0-1 intensity scale: an interval reaching beyond (a test

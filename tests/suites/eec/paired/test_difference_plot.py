@@ -3,7 +3,7 @@ few degrees of freedom) is cut at the axis with its cut end marked, instead of s
 
 import pandas as pd
 
-from eval_harness.suites.eec_crosslingual.plots import AXIS_BOUND, difference_figure
+from eval_harness.suites.eec.paired.plots import AXIS_BOUND, difference_figure
 
 
 def rows(half_widths):

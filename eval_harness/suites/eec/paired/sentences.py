@@ -11,44 +11,18 @@ people on both sides, gives the difference in the direction of its sign and says
         higher in Arabic than in English
 
 Any number of levels and factors: a gender level names people ("women"), a group level qualifies them ("Arab
-women"), any other factor is added in brackets ("Arab women (age 60+)").
+women"), any other factor is added in brackets ("Arab women (age 60+)"): the EEC's words
+(:func:`eval_harness.suites.eec.wording.describe`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
-import pandas as pd
+from ..wording import comparative, describe, format_effect
 
-from ..eec.sentences import COMPARATIVES, format_effect
-from ..eec.tables import people
-
-LANGUAGE_NAMES = {
-    "en": "English",
-    "es": "Spanish",
-    "ar": "Arabic",
-    "de": "German",
-    "it": "Italian",
-    "hr": "Croatian",
-    "ru": "Russian",
-    "tr": "Turkish",
-}
-
-
-def language_name(code: str) -> str:
-    return LANGUAGE_NAMES.get(code, code)
-
-
-def describe(assignment: Mapping[str, str]) -> str:
-    """The people of one cell (or margin) of the design: ``{"group": "Arab", "gender": "female"}`` -> ``Arab women``;
-    ``{"group": "Arab"}`` -> ``Arab people``; ``{"gender": "female"}`` -> ``women``."""
-    gender = assignment.get("gender")
-    noun = "people" if gender is None else people(gender)
-    if gender is not None and noun == gender:  # a level with no noun of its own: "non-binary people"
-        noun = f"{gender} people"
-    words = f"{assignment['group']} {noun}" if assignment.get("group") is not None else noun
-    others = [f"{name} {level}" for name, level in assignment.items() if name not in ("group", "gender")]
-    return words + (f" ({', '.join(others)})" if others else "")
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def _pairs(value) -> dict[str, str]:
@@ -88,8 +62,7 @@ def difference_claim(row: pd.Series, other: str, reference: str) -> str:
         prefix = f"averaged over {' and '.join(averaged)}, "
     if value == 0:
         return f"{prefix}relative to {baseline}, sentences about {subject} are predicted alike {other} and {reference}"
-    higher, lower = COMPARATIVES.get(emotion, (f"higher in {emotion}", f"lower in {emotion}"))
-    amount = f"{format_effect(value)} {higher if value > 0 else lower}"
+    amount = f"{format_effect(value)} {comparative(emotion, value)}"
     return f"{prefix}relative to {baseline}, sentences about {subject} are predicted {amount} {where}"
 
 
