@@ -48,8 +48,9 @@ import scipy.sparse as sp
 from eval_harness.errors import InputError
 from eval_harness.io import atomic_write_json, read_json
 from eval_harness.models.registry import HEADS
-from eval_harness.models.reproducible import single_blas_thread, single_thread
+from eval_harness.models.reproducible import single_thread
 from eval_harness.paths import cache_root
+from eval_harness.stats.blas import single_blas_thread
 
 # Ridge penalties on standardised features: from nearly unpenalised least squares to nearly the mean alone.
 RIDGE_PENALTIES = tuple(float(a) for a in np.logspace(-2, 6, 41))

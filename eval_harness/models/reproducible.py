@@ -18,7 +18,7 @@ docs/reproducibility.md has the whole finding):
   a different chosen epoch. Heads therefore train and predict under :func:`single_thread`: one
   intra-op thread, whatever the process's setting (a small network gains nothing from more).
 - The ridge head's SVD and products run in numpy's BLAS (OpenBLAS), which also splits its sums by thread: they run
-  under :func:`single_blas_thread` (a few hundred columns need no second thread either).
+  under :func:`eval_harness.stats.blas.single_blas_thread` (a few hundred columns need no second thread either).
 """
 
 import contextlib
@@ -45,13 +45,3 @@ def single_thread() -> Iterator[None]:
         yield
     finally:
         torch.set_num_threads(previous)
-
-
-@contextlib.contextmanager
-def single_blas_thread() -> Iterator[None]:
-    """numpy's BLAS and LAPACK (OpenBLAS, MKL) on one thread inside the block, restored after it (threadpoolctl,
-    a scikit-learn dependency)."""
-    from threadpoolctl import threadpool_limits
-
-    with threadpool_limits(limits=1, user_api="blas"):
-        yield

@@ -49,6 +49,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ..errors import InputError
+from .blas import single_blas_thread
 from .power import ALPHA, POWER, minimum_detectable_effect
 from .results import Result
 
@@ -188,16 +189,16 @@ def additive_fit(y, templates, cells, names, words, order) -> AdditiveFit | None
     size = means.shape[1] * 4
     template_word = np.char.add(templates.astype(str), np.char.add("|", words.astype(str)))
     x = np.hstack([means.reshape(len(y), size).astype(float), indicators(names), indicators(template_word)])
-    values, vectors = np.linalg.eigh(x.T @ x)
-    kept = values > values.max() * len(values) * np.finfo(float).eps  # numpy's matrix_rank tolerance
-    gram_inverse = (vectors[:, kept] / values[kept]) @ vectors[:, kept].T  # the pseudo-inverse
-    residual = y - x @ (gram_inverse @ (x.T @ y))
+    with single_blas_thread():  # the same bits on any thread count, and no threads contending for a small matrix
+        values, vectors = np.linalg.eigh(x.T @ x)
+        kept = values > values.max() * len(values) * np.finfo(float).eps  # numpy's matrix_rank tolerance
+        gram_inverse = (vectors[:, kept] / values[kept]) @ vectors[:, kept].T  # the pseudo-inverse
+        coefficients = gram_inverse @ (x.T @ y)
+        residual = y - x @ coefficients
     dof = len(y) - int(kept.sum())
     if dof <= 0:
         return None
-    return AdditiveFit(
-        (gram_inverse @ (x.T @ y))[:size].reshape(-1, 4), gram_inverse[:size, :size], float(residual @ residual) / dof
-    )
+    return AdditiveFit(coefficients[:size].reshape(-1, 4), gram_inverse[:size, :size], float(residual @ residual) / dof)
 
 
 def adjusted_template_var(fit: AdditiveFit, weights) -> float:

@@ -13,7 +13,7 @@ import pandas as pd
 
 from ...contract.records import TESTED_POOLINGS
 from ...report.tables import format_number, marked_value
-from .wording import gender_people, people
+from .wording import gender_people
 
 EEC_SUITE = "eec"
 EEC_METRIC = "estimate"
