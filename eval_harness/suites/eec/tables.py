@@ -188,14 +188,20 @@ def eec_effect_tables(results: pd.DataFrame) -> dict[str, pd.DataFrame]:
     for config, rows in effects.groupby("config", sort=True):
         names = list(dict.fromkeys(rows["term"]))
         headers = {name: str(rows.loc[rows["term"] == name, "contrast"].iloc[0]) for name in names}
-        body = []
-        for (emotion, model), cell_rows in rows.groupby(["emotion", "model"], sort=True):
-            by_name = {row["term"]: row for _, row in cell_rows.iterrows()}
-            line = {"emotion": emotion, "model": model}
-            line.update({headers[name]: marked_value(by_name[name]) if name in by_name else "" for name in names})
-            body.append(line)
-        tables[config] = pd.DataFrame(body)
+        tables[config] = marked_effects_table(rows, headers)
     return tables
+
+
+def marked_effects_table(rows: pd.DataFrame, headers: dict[str, str]) -> pd.DataFrame:
+    """Rows emotion x model, a column per effect (``headers``: term -> column title, in order), each cell the
+    record's value with its stars and marks (empty where the model has no such record)."""
+    body = []
+    for (emotion, model), cell_rows in rows.groupby(["emotion", "model"], sort=True):
+        by_name = {row["term"]: row for _, row in cell_rows.iterrows()}
+        line = {"emotion": emotion, "model": model}
+        line.update({title: marked_value(by_name[name]) if name in by_name else "" for name, title in headers.items()})
+        body.append(line)
+    return pd.DataFrame(body)
 
 
 def coefficient_contrasts(results: pd.DataFrame, config: str) -> list[str]:

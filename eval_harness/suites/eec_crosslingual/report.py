@@ -19,6 +19,7 @@ from ..eec.measurement import format_interval, format_mde, no_measurement_words
 from ..eec.paired.plots import difference_plot
 from ..eec.paired.sentences import difference_claim, effect_label
 from ..eec.report import MIN_NUMERAL_MASS
+from ..eec.tables import marked_effects_table
 from ..eec.wording import MAX_P, verdict
 from .records import DIFFERENCE_METRIC
 
@@ -65,14 +66,7 @@ def difference_sentence(row: pd.Series) -> str:
 def summary_table(rows: pd.DataFrame) -> pd.DataFrame:
     """Rows emotion x model, a column per effect, each cell the difference with its stars and marks."""
     names = list(dict.fromkeys(rows["term"]))
-    headers = {name: effect_label(rows[rows["term"] == name].iloc[0]) for name in names}
-    body = []
-    for (emotion, model), cell_rows in rows.groupby(["emotion", "model"], sort=True):
-        by_name = {row["term"]: row for _, row in cell_rows.iterrows()}
-        line = {"emotion": emotion, "model": model}
-        line.update({headers[name]: marked_value(by_name[name]) if name in by_name else "" for name in names})
-        body.append(line)
-    return pd.DataFrame(body)
+    return marked_effects_table(rows, {name: effect_label(rows[rows["term"] == name].iloc[0]) for name in names})
 
 
 def detail_table(rows: pd.DataFrame) -> pd.DataFrame:
