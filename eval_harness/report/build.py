@@ -186,7 +186,7 @@ def build_document(
     results: pd.DataFrame,
     alpha: float = ALPHA,
     family: str = DEFAULT_FAMILY,
-    options: Mapping[str, object] | None = None,
+    options: Mapping[str, float] | None = None,
 ) -> Document:
     """The report of ``run`` as a :class:`Document`; sections without results are left out.
 
@@ -209,7 +209,7 @@ def write_report(
     alpha: float = ALPHA,
     family: str = DEFAULT_FAMILY,
     seed_estimand: str = "seed_mean",
-    options: Mapping[str, object] | None = None,
+    options: Mapping[str, float] | None = None,
 ) -> ReportFiles:
     """Write the report of the run folder ``run_dir`` (a path, or one :func:`load_run` has read) into ``out_dir``
     (default ``<run_dir>/report``), whole: the files are written into a staging folder beside it and put in its

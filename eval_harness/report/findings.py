@@ -89,7 +89,7 @@ def annotate(
     alpha: float = ALPHA,
     family: str = DEFAULT_FAMILY,
     seed_estimand: str = "seed_mean",
-    options: Mapping[str, object] | None = None,
+    options: Mapping[str, float] | None = None,
 ) -> pd.DataFrame:
     """The results table every part of the report reads from: seeds pooled (for ``seed_estimand``), p-values
     adjusted within each ``family``, then each method's section's flags added

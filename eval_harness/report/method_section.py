@@ -34,12 +34,12 @@ STABILITY_COLUMN = "stability (sign/verdict kept)"
 @dataclass(frozen=True)
 class ReportSettings:
     """What the reader chose: the significance level, the multiple-testing family (:data:`~.families.FAMILIES`) and
-    the methods' report options (name -> value; a section reads the ones it declares with
-    :meth:`ReportSection.option`, the EEC's ``min_regressor_r``), those not given at their sections' defaults."""
+    the methods' report options (name -> a number, a section's threshold; a section reads the ones it declares
+    with :meth:`ReportSection.option`, the EEC's ``min_regressor_r``), those not given at their sections' defaults."""
 
     alpha: float
     family: str
-    options: Mapping[str, object] = field(default_factory=dict)
+    options: Mapping[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -125,9 +125,9 @@ class ReportSection:
     findings_p_values: Mapping[str, str] = {}
     card_metrics: Mapping[str, CardMetric] = {}
     dataset_titles: Mapping[str, str] = {}
-    options: Mapping[str, object] = {}
+    options: Mapping[str, float] = {}
 
-    def option(self, settings: ReportSettings, name: str) -> object:
+    def option(self, settings: ReportSettings, name: str) -> float:
         """The value of the report option ``name`` (one of :attr:`options`): the reader's, else the default."""
         return settings.options.get(name, self.options[name])
 

@@ -13,6 +13,7 @@ without a section has its records shown in the generic "Other results" table. Im
 from __future__ import annotations
 
 import copy
+import math
 from collections.abc import Mapping
 
 from ..errors import ConfigError, InputError
@@ -72,24 +73,20 @@ def _resolved(suite: str, reference) -> ReportSection:
         raise ConfigError(f"suite {suite!r}: its report section {reference!r} does not import ({error})") from None
 
 
-def report_options(options: Mapping[str, object] | None) -> dict[str, object]:
-    """The reader's report ``options`` (name -> value), checked against what the known sections read
-    (:attr:`~.method_section.ReportSection.options`): a value of its default's type (an int for a float default).
+def report_options(options: Mapping[str, float] | None) -> dict[str, float]:
+    """The reader's report ``options`` (name -> a finite number), checked against what the known sections read
+    (:attr:`~.method_section.ReportSection.options`).
 
     Raises:
-        InputError: an option no section reads, or a value of another type: one line.
+        InputError: an option no section reads, or a value that is no finite number: one line.
     """
     defaults = {name: value for section in report_sections().sections for name, value in section.options.items()}
     for name, value in (options or {}).items():
         if name not in defaults:
             known = ", ".join(sorted(defaults)) or "none"
             raise InputError(f"unknown report option {name!r}; the report's sections read: {known}")
-        default = defaults[name]
-        numeric = isinstance(default, float) and isinstance(value, int) and not isinstance(value, bool)
-        if not (numeric or type(value) is type(default)):
-            raise InputError(
-                f"report option {name!r} takes a {type(default).__name__} (default {default!r}); got {value!r}"
-            )
+        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+            raise InputError(f"report option {name!r} takes a finite number (default {defaults[name]}); got {value!r}")
     return dict(options or {})
 
 

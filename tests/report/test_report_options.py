@@ -58,8 +58,12 @@ def test_the_crosslingual_section_reads_the_eec_option():
             {"min_regresor_r": 0.5},
             "unknown report option 'min_regresor_r'; the report's sections read: min_regressor_r",
         ),
-        ({"min_regressor_r": "high"}, "report option 'min_regressor_r' takes a float (default 0.4); got 'high'"),
-        ({"min_regressor_r": True}, "takes a float"),
+        (
+            {"min_regressor_r": "high"},
+            "report option 'min_regressor_r' takes a finite number (default 0.4); got 'high'",
+        ),
+        ({"min_regressor_r": True}, "takes a finite number"),
+        ({"min_regressor_r": float("nan")}, "takes a finite number"),
     ],
 )
 def test_an_option_no_section_reads_or_of_another_type_is_one_line(run_dir, tmp_path, options, message):
