@@ -97,7 +97,7 @@ def annotate(
     (:func:`~.sections.report_options`: the EEC's ``{"min_regressor_r": 0.4}``).
 
     Raises:
-        InputError: an unknown family, or an option no section reads, or of another type than its default.
+        InputError: an unknown family, an option no section reads, or an option that is no finite number.
     """
     check_family(family)
     settings = ReportSettings(alpha, family, report_options(options))
