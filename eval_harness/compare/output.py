@@ -26,7 +26,7 @@ from ..contract.records import ESTIMAND_SENTENCES
 from ..errors import InputError
 from ..io import folder_problem, write_folder_whole, write_problem
 from ..report.document import Bullets, Document, Image, Section, Table, csv_bytes, render_markdown
-from ..report.findings import ALPHA
+from ..report.families import ALPHA
 from ..report.plots import interval_95, marker_fill, to_png
 from ..stats.multiple_testing import holm_of_tested
 from ..suites.eec.measurement import INTENSITY_SCALE_WIDTH, WHAT_WOULD_FIX_IT, format_interval, format_mde

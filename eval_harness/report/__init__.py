@@ -1,16 +1,30 @@
 """Reports of a run folder: HTML / Markdown / CSV with the methods' tables and plots, and model-card metadata.
 
-The report assembles the sections the methods own (``suites/<method>/report.py``, found through the registries of
-:mod:`.sections`) around what every run has: an overview, the findings after multiple-testing control and the
-records no section shows. :mod:`.document`, :mod:`.tables`, :mod:`.plots` and :mod:`.sections` are the building
-blocks a method's section uses.
+The report is two levels in one package (docs/architecture.md). Its building blocks, which a method's section
+uses and which import nothing of the rest: :mod:`.document`, :mod:`.tables`, :mod:`.plots`, :mod:`.families`
+and :mod:`.method_section`. Its assembly, which finds the sections the methods own
+(``suites/<method>/report.py``) through the registries of :mod:`.sections` and puts them around what every run
+has (an overview, the findings after multiple-testing control, the records no section shows): :mod:`.build`,
+:mod:`.findings`, :mod:`.model_card` and the rest. The names below are imported on first use (PEP 562), so that
+importing a building block loads no assembly and no suite.
 """
 
-from .build import FORMATS, ReportFiles, build_document, write_report
-from .findings import adjust_p_values, annotate
-from .run_folder import RunFolder, load_run
-from .sections import ReportSection, register_section, unregister_section
+from ..lazy import lazy_exports
 
+# name -> the submodule that defines it (imported on first use)
+_EXPORTS = {
+    "FORMATS": "build",
+    "ReportFiles": "build",
+    "build_document": "build",
+    "write_report": "build",
+    "adjust_p_values": "findings",
+    "annotate": "findings",
+    "RunFolder": "run_folder",
+    "load_run": "run_folder",
+    "ReportSection": "method_section",
+    "register_section": "sections",
+    "unregister_section": "sections",
+}
 __all__ = [
     "FORMATS",
     "ReportFiles",
@@ -24,3 +38,4 @@ __all__ = [
     "unregister_section",
     "write_report",
 ]
+__getattr__ = lazy_exports(__name__, _EXPORTS)

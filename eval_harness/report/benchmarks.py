@@ -13,7 +13,7 @@ The Hub's evaluation results (https://huggingface.co/docs/hub/eval-results) link
         split: train                     # and the split
 
 Which datasets are benchmarks and what their tasks are, each method's section says
-(:meth:`~.sections.ReportSection.benchmarks`); the same section gives its card numbers those task ids, so what
+(:meth:`~.method_section.ReportSection.benchmarks`); the same section gives its card numbers those task ids, so what
 :mod:`.eval_results` writes always names a task of the shipped ``eval.yaml``. ``xbias datasets build`` writes
 the file into the dataset's folder, and ``--push-to-hub`` uploads it with the data.
 
@@ -30,7 +30,8 @@ from collections.abc import Mapping
 import yaml
 
 from ..errors import ConfigError
-from .sections import Benchmark, report_sections
+from .method_section import Benchmark
+from .sections import report_sections
 
 EVAL_YAML = "eval.yaml"
 EVALUATION_FRAMEWORK = "xbias"

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import errno
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,9 +37,11 @@ from .document import (
     render_html,
     render_markdown,
 )
-from .findings import ALPHA, DEFAULT_FAMILY, FAMILY_WORDS, MIN_REGRESSOR_R, annotate, check_family
+from .families import ALPHA, DEFAULT_FAMILY, FAMILY_WORDS, check_family
+from .findings import annotate
+from .method_section import ReportSettings
 from .run_folder import RunFolder, load_run
-from .sections import ReportSettings, report_sections
+from .sections import report_options, report_sections
 
 FORMATS = ("html", "md")
 FIGURE_FOLDER = "figures"
@@ -99,7 +102,7 @@ def overview_section(run: RunFolder, results: pd.DataFrame) -> Section:
 
 def summary_section(run: RunFolder, results: pd.DataFrame, settings: ReportSettings) -> Section:
     """The one-screen summary on top: what the run holds and how many findings survive, then what each method's
-    section puts there (:meth:`~.sections.ReportSection.summary`); the full tables follow."""
+    section puts there (:meth:`~.method_section.ReportSection.summary`); the full tables follow."""
     n_tests = int(results["p_holm"].notna().sum()) if "p_holm" in results.columns else 0
     n_holm = int(results["survives_holm"].sum()) if "survives_holm" in results.columns else 0
     models = tables.distinct(results, "model")
@@ -182,15 +185,15 @@ def build_document(
     run: RunFolder,
     results: pd.DataFrame,
     alpha: float = ALPHA,
-    min_regressor_r: float = MIN_REGRESSOR_R,
     family: str = DEFAULT_FAMILY,
+    options: Mapping[str, float] | None = None,
 ) -> Document:
     """The report of ``run`` as a :class:`Document`; sections without results are left out.
 
-    ``results`` is ``annotate(run.results, alpha, min_regressor_r, family)`` (see :mod:`findings`).
+    ``results`` is ``annotate(run.results, alpha, family, options=options)`` (see :mod:`.findings`).
     """
     results = tables.label_seeds(results)
-    settings = ReportSettings(alpha, min_regressor_r, family)
+    settings = ReportSettings(alpha, family, report_options(options))
     sections = [summary_section(run, results, settings), overview_section(run, results)]
     sections.append(findings_section(results, settings))
     for section in report_sections().sections:
@@ -204,9 +207,9 @@ def write_report(
     formats: tuple[str, ...] = FORMATS,
     out_dir: str | Path | None = None,
     alpha: float = ALPHA,
-    min_regressor_r: float = MIN_REGRESSOR_R,
     family: str = DEFAULT_FAMILY,
     seed_estimand: str = "seed_mean",
+    options: Mapping[str, float] | None = None,
 ) -> ReportFiles:
     """Write the report of the run folder ``run_dir`` (a path, or one :func:`load_run` has read) into ``out_dir``
     (default ``<run_dir>/report``), whole: the files are written into a staging folder beside it and put in its
@@ -214,22 +217,24 @@ def write_report(
     never a mix, whatever stops the writing (a signal, a full disk). What is checked first, before any work: the
     formats, the family, and that ``out_dir`` can be written and holds nothing but a report (it is replaced whole).
 
-    ``family``: over which tests the p-values are adjusted together (:data:`~.findings.FAMILIES`:
+    ``family``: over which tests the p-values are adjusted together (:data:`~.families.FAMILIES`:
     ``"model"``, ``"model-suite"`` or ``"run"``). ``seed_estimand``: what a number pooled over seeds estimates
-    (:mod:`eval_harness.contract.seeds`): ``"seed_mean"``, or ``"one_head"`` (Rubin's rules).
+    (:mod:`eval_harness.contract.seeds`): ``"seed_mean"``, or ``"one_head"`` (Rubin's rules). ``options``: the
+    methods' sections' report options, name -> value (the EEC's ``{"min_regressor_r": 0.4}``).
 
     Raises:
-        InputError: an unknown format or family, a run folder without results, an ``out_dir`` that is a file,
-            not writable or holds other files, or a write that failed (a full disk): one line each.
+        InputError: an unknown format, family or report option, a run folder without results, an ``out_dir``
+            that is a file, not writable or holds other files, or a write that failed (a full disk): one line each.
     """
     unknown = sorted(set(formats) - set(FORMATS))
     if unknown or not formats:
         raise InputError(f"unknown report formats {unknown or list(formats)}; choose from {list(FORMATS)}")
     check_family(family)
+    report_options(options)
     folder = report_folder(run_dir.path if isinstance(run_dir, RunFolder) else run_dir, out_dir)
     run = run_dir if isinstance(run_dir, RunFolder) else load_run(run_dir)
-    results = annotate(run.results, alpha, min_regressor_r, family, seed_estimand)
-    document = build_document(run, results, alpha, min_regressor_r, family)
+    results = annotate(run.results, alpha, family, seed_estimand, options)
+    document = build_document(run, results, alpha, family, options)
     contents = report_contents(document, results, formats)
     _write_whole(folder, contents)
     paths = {name: folder / name for name in contents}

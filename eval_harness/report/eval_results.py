@@ -11,7 +11,7 @@ same numbers as the model card (:func:`.model_card.reported_numbers`): ``dataset
 ``dataset.revision`` the dataset's fingerprint, ``value`` the number, ``date`` when the run's last unit finished.
 The spec has a single ``value`` and no field for its uncertainty, so ``notes`` carries it, in a fixed form:
 ``std err 0.0123; 95% CI [0.0012, 0.0501]; p-value 0.0312; p_clustered 0.081`` after what the number is, then what
-the method's section adds (:meth:`~.sections.ReportSection.card_notes`: an EEC coefficient's equivalence verdicts on
+the method's section adds (``ReportSection.card_notes``: an EEC coefficient's equivalence verdicts on
 the intensity scale, "equivalence (TOST, intensity scale): group_within_reference_gender within ±0.01 (TOST p =
 0.003), ..."), and then the compute() arguments; ``source`` can link the full details (``--source-url``, e.g. the
 per-sentence details dataset). Numbers on datasets that are no benchmark (a regressor's Pearson r on SemEval-2018,

@@ -3,21 +3,21 @@
 A run tests many hypotheses at once (EECs x emotions x terms x models, XWEAT tests x languages x
 models, ...), so a report that reads each p-value alone overstates what it found. Every record with a
 p-value is a finding, except those its method's report section says are no test of their own
-(:meth:`~.sections.ReportSection.not_a_finding`: the EEC regressors' Pearson r, a quality check, and the
+(:meth:`~.method_section.ReportSection.not_a_finding`: the EEC regressors' Pearson r, a quality check, and the
 Beta-regression intercept, the reference cell's level; the WEAT test statistic, whose test its effect size's
 record carries). An EEC fit contributes its three bias coefficients (logit scale) and its seven effects
 (predicted-intensity scale), each with its own test: the report makes claims on both scales, so both count
 (counting both only makes Holm stricter, never laxer).
 
-The *family* the p-values are adjusted over is a choice (:data:`FAMILIES`): ``"model"`` (default: each
+The *family* the p-values are adjusted over is a choice (:data:`~.families.FAMILIES`): ``"model"`` (default: each
 model's tests together, so adding a model to a run does not change another model's verdicts),
 ``"model-suite"`` (each model x suite) or ``"run"`` (every test of the run). Within each family, Holm
 (family-wise error rate) and Benjamini-Hochberg (false discovery rate) from
 :mod:`eval_harness.stats.multiple_testing`.
 
-The methods' sections then flag findings not to read at face value (:class:`~.sections.Flag`): the EEC's
+The methods' sections then flag findings not to read at face value (:class:`~.method_section.Flag`): the EEC's
 ``poor_regressor`` (measured through an emotion regressor whose test-split Pearson r is below
-``min_regressor_r``, or a zero-shot judge that was not answering) and ``loses_under_clustering``
+its report option ``min_regressor_r``, or a zero-shot judge that was not answering) and ``loses_under_clustering``
 (significant with model-based standard errors, not with the template-clustered ones), XWEAT's
 ``bootstrap_ci_spans_zero`` (a small permutation p, a bootstrap interval of d across 0).
 
@@ -27,28 +27,17 @@ With several seeds, :func:`pool_over_seeds` first makes one row per quantity (se
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 import pandas as pd
 
 from ..contract.seeds import SPREAD_FIELDS, pool_seeds
-from ..errors import InputError
 from ..stats.multiple_testing import benjamini_hochberg, holm
 from ..suites import record_schemas
-from .sections import ReportSettings, report_sections
-
-ALPHA = 0.05
-# Below this test-split Pearson r an emotion regressor tracks intensity too loosely for its bias coefficients to
-# speak about the model (the paper's weakest methods sit near 0.4-0.5); the EEC section reads it.
-MIN_REGRESSOR_R = 0.4
-# family name -> the columns whose values make one family
-FAMILIES = {"model": ("model",), "model-suite": ("model", "suite"), "run": ()}
-FAMILY_WORDS = {"model": "per model", "model-suite": "per model × suite", "run": "the whole run"}
-DEFAULT_FAMILY = "model"
-
-
-def check_family(family: str) -> None:
-    if family not in FAMILIES:
-        raise InputError(f"unknown multiple-testing family {family!r}; choose from {', '.join(FAMILIES)}")
+from .families import ALPHA, DEFAULT_FAMILY, check_family, family_labels
+from .method_section import ReportSettings
+from .sections import report_options, report_sections
 
 
 def finding_mask(results: pd.DataFrame) -> pd.Series:
@@ -58,25 +47,6 @@ def finding_mask(results: pd.DataFrame) -> pd.Series:
         rows = section.rows(results)
         mask.loc[rows.index] = mask.loc[rows.index] & ~section.not_a_finding(rows)
     return mask
-
-
-def is_finding(results: pd.DataFrame) -> pd.Series:
-    """True for the findings of annotated results (:func:`adjust_p_values` gave them a family)."""
-    return results["family"].notna()
-
-
-def column(results: pd.DataFrame, name: str) -> pd.Series:
-    """The column ``name``, or missing values where the results have none (a field no record carries)."""
-    return results[name] if name in results.columns else pd.Series(np.nan, index=results.index, dtype=object)
-
-
-def family_labels(results: pd.DataFrame, family: str = DEFAULT_FAMILY) -> pd.Series:
-    """Each row's family: ``"all-MiniLM-L6-v2"``, ``"all-MiniLM-L6-v2 × eec"`` or ``"run"``."""
-    check_family(family)
-    columns = FAMILIES[family]
-    if not columns:
-        return pd.Series("run", index=results.index, dtype=object)
-    return results[list(columns)].astype(str).agg(" × ".join, axis=1)
 
 
 def adjust_p_values(results: pd.DataFrame, alpha: float = ALPHA, family: str = DEFAULT_FAMILY) -> pd.DataFrame:
@@ -117,15 +87,20 @@ def pool_over_seeds(results: pd.DataFrame, alpha: float = ALPHA, seed_estimand: 
 def annotate(
     results: pd.DataFrame,
     alpha: float = ALPHA,
-    min_regressor_r: float = MIN_REGRESSOR_R,
     family: str = DEFAULT_FAMILY,
     seed_estimand: str = "seed_mean",
+    options: Mapping[str, float] | None = None,
 ) -> pd.DataFrame:
     """The results table every part of the report reads from: seeds pooled (for ``seed_estimand``), p-values
     adjusted within each ``family``, then each method's section's flags added
-    (:meth:`~.sections.ReportSection.annotate`)."""
+    (:meth:`~.method_section.ReportSection.annotate`), with the sections' report ``options``
+    (:func:`~.sections.report_options`: the EEC's ``{"min_regressor_r": 0.4}``).
+
+    Raises:
+        InputError: an unknown family, an option no section reads, or an option that is no finite number.
+    """
     check_family(family)
-    settings = ReportSettings(alpha, min_regressor_r, family)
+    settings = ReportSettings(alpha, family, report_options(options))
     annotated = adjust_p_values(pool_over_seeds(results, alpha, seed_estimand), alpha, family)
     for section in report_sections().sections:
         annotated = section.annotate(annotated, settings)

@@ -25,7 +25,7 @@ arguments and, beside them, the number's uncertainty (:data:`UNCERTAINTY_FIELDS`
 section declares, such as the EEC's template-clustered ``p_clustered``): a p-value is no metric of
 its own, since a metric type names an evaluate module. ``dataset.revision`` is the dataset's
 fingerprint (the tag ``xbias datasets build --push-to-hub`` gives the pushed commit). Which numbers are reported,
-and where each was measured, each method's report section says (:class:`~.sections.CardMetric`): the EEC
+and where each was measured, each method's report section says (:class:`~.method_section.CardMetric`): the EEC
 Beta-regression coefficients of the bias terms, the regressors' Pearson r (test split), XWEAT effect sizes
 and the gender-space measures. :func:`push_model_card` uploads the card
 when online; :mod:`.eval_results` writes the same numbers as ``.eval_results/*.yaml`` files.
@@ -44,7 +44,8 @@ from huggingface_hub.repocard import REGEX_YAML_BLOCK
 
 from ..errors import ConfigError, InputError, XBiasError, unreadable_file
 from ..io import folder_problem, load_yaml, read_bytes, write_problem
-from .sections import CardMetric, ReportSection, report_sections
+from .method_section import CardMetric, ReportSection
+from .sections import report_sections
 from .tables import natural_order
 
 # The metric type the earlier format gave a p-value; xbias writes none now and removes those it wrote.

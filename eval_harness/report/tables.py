@@ -1,12 +1,13 @@
-"""The report's building blocks for tables, from a run's annotated results (see :func:`findings.annotate`), and
-the tables no method owns: the findings and the records no section shows.
+"""The report's building blocks for tables, from a run's annotated results (see :func:`.findings.annotate`), and
+the tables no method owns: the findings and the records no section shows. What every section declares (its flags'
+marks, its further columns of the findings tables) comes from :func:`~.method_section.known_sections`.
 
 Each builder takes the long-format results and returns flat :class:`pandas.DataFrame` objects of display
 strings (the raw numbers go to the CSV). Significance is marked the paper's way, from the record's ``stars``
 when present, else from its p-value (:func:`eval_harness.stats.significance.significance_stars`: ``***``
 p <= 0.01, ``**`` p <= 0.05, ``*`` p <= 0.10); ``†`` marks a finding that survives Holm within its
 multiple-testing family and ``‡`` one that survives only Benjamini-Hochberg; then come the marks of the
-methods' flags (:class:`~.sections.Flag`: the EEC's ``§`` for a finding significant with model-based standard
+methods' flags (:class:`~.method_section.Flag`: the EEC's ``§`` for a finding significant with model-based standard
 errors but not once clustered by template, XWEAT's ``‖`` for a WEAT effect size whose bootstrap interval spans
 0 although its permutation p is small). With several seeds a pooled number is followed by ``±`` its
 between-seed SD. The methods' own tables live in their folders (``suites/<method>/report.py``).
@@ -16,13 +17,14 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 
 from ..contract.records import TESTED_POOLINGS
 from ..errors import InputError
 from ..stats.significance import significance_stars
-from .findings import ALPHA, DEFAULT_FAMILY, FAMILY_WORDS
-from .sections import report_sections
+from .families import ALPHA, DEFAULT_FAMILY, FAMILY_WORDS
+from .method_section import known_sections
 
 HOLM_MARK = "†"
 BH_ONLY_MARK = "‡"
@@ -36,7 +38,7 @@ def significance_legend(alpha: float = ALPHA, family: str = DEFAULT_FAMILY) -> s
         f"{HOLM_MARK} survives Holm (family-wise error {alpha:g}) and {BH_ONLY_MARK} survives Benjamini-Hochberg "
         f"(false discovery rate {alpha:g}) but not Holm, the p-values adjusted {FAMILY_WORDS[family]}."
     )
-    flags = [flag.legend.format(mark=flag.mark, alpha=alpha) for flag in report_sections().flags() if flag.legend]
+    flags = [flag.legend.format(mark=flag.mark, alpha=alpha) for flag in known_sections().flags() if flag.legend]
     return " ".join([legend, *flags])
 
 
@@ -84,7 +86,7 @@ def survival_mark(row: pd.Series) -> str:
     mark = HOLM_MARK if bool(row.get("survives_holm", False)) else ""
     if not mark and bool(row.get("survives_bh", False)):
         mark = BH_ONLY_MARK
-    for flag in report_sections().flags():
+    for flag in known_sections().flags():
         if flag.mark and bool(row.get(flag.column, False)):
             mark += flag.mark
     return mark
@@ -111,6 +113,11 @@ def has_interval(row: pd.Series) -> bool:
     return low is not None and high is not None and not (pd.isna(low) or pd.isna(high))
 
 
+def column(results: pd.DataFrame, name: str) -> pd.Series:
+    """The column ``name``, or missing values where the results have none (a field no record carries)."""
+    return results[name] if name in results.columns else pd.Series(np.nan, index=results.index, dtype=object)
+
+
 def distinct(frame: pd.DataFrame, name: str) -> list[str]:
     """The column's values, each once, in the order they first appear (missing ones left out)."""
     return [str(value) for value in dict.fromkeys(frame[name].dropna())]
@@ -123,7 +130,7 @@ def natural_order(label: str) -> tuple:
 
 
 def _flags(row: pd.Series) -> str:
-    return "; ".join(flag.note for flag in report_sections().flags() if bool(row.get(flag.column)))
+    return "; ".join(flag.note for flag in known_sections().flags() if bool(row.get(flag.column)))
 
 
 def _share(value, n_seeds) -> str:
@@ -133,9 +140,9 @@ def _share(value, n_seeds) -> str:
 
 
 def findings_table(results: pd.DataFrame, which: str = "all") -> pd.DataFrame:
-    """The findings (see :mod:`findings`) sorted by p-value, with raw, Holm and BH p-values, the further
-    p-values the methods' sections name (:attr:`~.sections.ReportSection.findings_p_values`: the EEC's
-    template-clustered one) and their own columns (:meth:`~.sections.ReportSection.findings_columns`: how stable a
+    """The findings (see :mod:`.findings`) sorted by p-value, with raw, Holm and BH p-values, the further
+    p-values the methods' sections name (:attr:`~.method_section.ReportSection.findings_p_values`: the EEC's
+    template-clustered one) and their own columns (:meth:`~.method_section.ReportSection.findings_columns`: how stable a
     finding is), the flags, and (seeds pooled) how many seeds agree in sign and significance.
 
     ``which``: ``"all"`` findings, those that survive ``"holm"``, those that survive Benjamini-Hochberg but not
@@ -146,7 +153,7 @@ def findings_table(results: pd.DataFrame, which: str = "all") -> pd.DataFrame:
         "holm": results["survives_holm"],
         "bh_only": results["survives_bh"] & ~results["survives_holm"],
     }
-    flags = [flag.column for flag in report_sections().flags()]
+    flags = [flag.column for flag in known_sections().flags()]
     if which not in selections and which not in flags:
         raise InputError(f"unknown findings selection {which!r}; choose from {[*selections, *flags]}")
     chosen = selections.get(which)
@@ -156,10 +163,10 @@ def findings_table(results: pd.DataFrame, which: str = "all") -> pd.DataFrame:
     table = rows[FINDING_COLUMNS].astype(object).where(rows[FINDING_COLUMNS].notna(), "")
     further = {
         name: (rows[field] if field in rows.columns else pd.Series(None, rows.index)).map(format_p)
-        for section in report_sections().sections
+        for section in known_sections().sections
         for name, field in section.findings_p_values.items()
     }
-    for section in report_sections().sections:  # the sections' own columns (a finding's stability)
+    for section in known_sections().sections:  # the sections' own columns (a finding's stability)
         for name, cells in section.findings_columns(section.rows(rows)).items():
             further.setdefault(name, pd.Series("", index=rows.index, dtype=object)).update(cells)
     table = table.assign(
@@ -179,7 +186,7 @@ def findings_table(results: pd.DataFrame, which: str = "all") -> pd.DataFrame:
 def covered_mask(results: pd.DataFrame) -> pd.Series:
     """True for the records some method's section shows (or knowingly leaves to the CSV)."""
     covered = pd.Series(False, index=results.index)
-    for section in report_sections().sections:
+    for section in known_sections().sections:
         covered |= section.shows(results)
     return covered
 

@@ -19,11 +19,13 @@ from helpers.layers import (
     ALLOWED_NAMED,
     ARCHITECTURE,
     EVERYTHING,
+    MEMBERS,
     METHOD_LAYER,
     PACKAGE,
     PACKAGE_ROOT,
     RULE_HEADING,
     layer,
+    layer_members,
     method_package,
     rule_table,
 )
@@ -218,6 +220,12 @@ def test_every_reference_names_a_module_of_the_package():
         ("eval_harness.suites.eec.suite", "eval_harness.contract.suite", True),
         ("eval_harness.suites.eec.suite", "eval_harness.models.factory", False),
         ("eval_harness.suites.eec.report", "eval_harness.report.document", True),
+        ("eval_harness.suites.eec.report", "eval_harness.report.findings", False),
+        ("eval_harness.suites.eec.report", "eval_harness.report.sections", False),
+        ("eval_harness.report.tables", "eval_harness.report.sections", False),
+        ("eval_harness.report.tables", "eval_harness.suites", False),
+        ("eval_harness.report.tables", "eval_harness.report.method_section", True),
+        ("eval_harness.report.findings", "eval_harness.report.families", True),
         ("eval_harness.report.build", "eval_harness.suites", True),
         ("eval_harness.report.build", "eval_harness.suites.eec.report", False),
         ("eval_harness.report.build", "eval_harness.models.encoder", False),
@@ -253,6 +261,16 @@ def test_the_table_reader_itself():
     imports, references = rule_table(text)
     assert imports == {"a": {"c"}, "b": {"c"}, "c": set(), "e": {EVERYTHING}}
     assert references == {"a": {"c", "e"}, "b": {"c", "e"}, "c": set(), "e": {EVERYTHING}}
+    cut = text.replace("| `c` | nothing |", "| `c.kit` = `c.x`, `c.y` | nothing |")
+    assert rule_table(cut)[0]["c.kit"] == set() and layer_members(cut) == {"c.x": "c.kit", "c.y": "c.kit"}
+
+
+def test_a_layer_cut_out_of_a_package_holds_its_members_and_their_submodules_only():
+    assert MEMBERS, "the table names no layer by its modules"
+    for member, layer_name in MEMBERS.items():
+        assert is_module(f"{PACKAGE}.{member}"), f"{ARCHITECTURE.name}: {layer_name} names {member}, no module"
+        assert layer(f"{PACKAGE}.{member}") == layer_name
+    assert layer("eval_harness.report.tables") == "report.kit" and layer("eval_harness.report") == "report"
 
 
 def test_the_edge_reader_sees_references_and_importlib():

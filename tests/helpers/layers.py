@@ -19,33 +19,54 @@ def _names(cell: str) -> set[str]:
     return {EVERYTHING} if before.strip().startswith(EVERYTHING) else set(re.findall(r"`([^`]+)`", before))
 
 
+def _rows(text: str) -> list[list[str]]:
+    """The cells of the dependency rule's table rows (those whose first cell names a layer)."""
+    section = text.split(RULE_HEADING, 1)[1].split("\n## ", 1)[0]
+    rows = [[cell.strip() for cell in line.strip().strip("|").split("|")] for line in section.splitlines()]
+    return [cells for cells in rows if len(cells) >= 3 and cells[0].startswith("`")]
+
+
 def rule_table(text: str) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
     """The dependency rule's table of docs/architecture.md: layer -> the layers it may import (besides itself),
     and layer -> those it may also name lazily.
 
     A row is ``| `layer`[, `layer`...] | `imported`, ... [— why] | `named`, ... [— why] | never |``: the
-    backticked names of a cell before its dash; ``nothing`` for none, ``anything`` for every layer."""
-    section = text.split(RULE_HEADING, 1)[1].split("\n## ", 1)[0]
+    backticked names of a cell before its dash; ``nothing`` for none, ``anything`` for every layer. A layer cut
+    out of a package is ``| `layer` = `module`, ... |`` (:func:`layer_members`)."""
     imports, references = {}, {}
-    for line in section.splitlines():
-        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
-        if len(cells) < 3 or not cells[0].startswith("`"):
-            continue
-        for layer_name in re.findall(r"`([^`]+)`", cells[0]):
+    for cells in _rows(text):
+        for layer_name in re.findall(r"`([^`]+)`", cells[0].split("=")[0]):
             imports[layer_name] = _names(cells[1])
             references[layer_name] = _names(cells[1]) | _names(cells[2])
     return imports, references
 
 
+def layer_members(text: str) -> dict[str, str]:
+    """Module -> its layer, for the layers a row names as ``| `layer` = `package.module`, ... |`` (the report's
+    building blocks, ``report.kit``, which are modules of ``report``); a member's submodules belong to it too."""
+    members = {}
+    for cells in _rows(text):
+        if "=" in cells[0]:
+            named, listed = cells[0].split("=", 1)
+            (layer_name,) = re.findall(r"`([^`]+)`", named)
+            members.update(dict.fromkeys(re.findall(r"`([^`]+)`", listed), layer_name))
+    return members
+
+
 ALLOWED, ALLOWED_NAMED = rule_table(ARCHITECTURE.read_text(encoding="utf-8"))
+MEMBERS = layer_members(ARCHITECTURE.read_text(encoding="utf-8"))
 
 
 def layer(module: str) -> str:
-    """A module's layer: its top-level package or root module below ``eval_harness``; the suite registry
-    ``eval_harness.suites`` is ``suites`` and everything below it (the methods) ``suites.<method>``."""
+    """A module's layer: the layer a row names it (or a package above it) a member of (:func:`layer_members`),
+    else its top-level package or root module below ``eval_harness``; the suite registry ``eval_harness.suites``
+    is ``suites`` and everything below it (the methods) ``suites.<method>``."""
     parts = module.split(".")[1:]
     if not parts:
         return PACKAGE
+    for end in range(len(parts), 1, -1):
+        if ".".join(parts[:end]) in MEMBERS:
+            return MEMBERS[".".join(parts[:end])]
     if parts[0] == "suites" and len(parts) > 1:
         return METHOD_LAYER
     return parts[0]

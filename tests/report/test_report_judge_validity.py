@@ -3,8 +3,7 @@ are marked, and the report says why (mean numeral mass), even when its SemEval r
 
 import pandas as pd
 
-from eval_harness.report.findings import MIN_REGRESSOR_R
-from eval_harness.suites.eec.report import flag_poor_regressors, regressor_section
+from eval_harness.suites.eec.report import MIN_REGRESSOR_R, flag_poor_regressors, regressor_section
 
 
 def row(model, metric, value, **fields):

@@ -22,7 +22,7 @@ from eval_harness.errors import InputError
 from eval_harness.report import annotate, load_run, write_report
 from eval_harness.report import plots as report_plots
 from eval_harness.report import tables as report_tables
-from eval_harness.report.findings import FAMILIES, check_family
+from eval_harness.report.families import FAMILIES, check_family
 from eval_harness.report.tables import format_p
 from eval_harness.suites.eec import plots as eec_plots
 from eval_harness.suites.eec import tables as eec_tables

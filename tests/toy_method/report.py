@@ -6,8 +6,8 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from eval_harness.report.document import Bullets, Image, Paragraph, Section, Table
+from eval_harness.report.method_section import ReportSection
 from eval_harness.report.plots import to_png
-from eval_harness.report.sections import ReportSection
 from eval_harness.report.tables import format_p, marked_value
 
 TITLE = "Toy method"

@@ -16,8 +16,8 @@ from ...contract.records import ESTIMAND_SENTENCES, TESTED_POOLINGS
 from ...data.catalog import EEC_CONFIGS, EEC_EMOTIONS
 from ...errors import InputError
 from ...report.document import Bullets, Image, Paragraph, Section, Table
-from ...report.findings import ALPHA, DEFAULT_FAMILY, MIN_REGRESSOR_R, column, is_finding
-from ...report.sections import (
+from ...report.families import ALPHA, DEFAULT_FAMILY, is_finding
+from ...report.method_section import (
     SINGLE_SPLIT,
     Benchmark,
     BenchmarkTask,
@@ -26,7 +26,7 @@ from ...report.sections import (
     ReportSection,
     ReportSettings,
 )
-from ...report.tables import findings_table, significance_legend
+from ...report.tables import column, findings_table, significance_legend
 from .planner import card_equivalence_notes, equivalence_paragraph, power_table
 from .plots import forest_plot
 from .report_stability import (
@@ -66,6 +66,11 @@ from .tables import (
 # A zero-shot judge's validity: the mean probability its answer starts with a numeral of the scale.
 VALIDITY_METRIC = "numeral_mass"
 MIN_NUMERAL_MASS = 0.5
+# Below this test-split Pearson r an emotion regressor tracks intensity too loosely for its bias coefficients to
+# speak about the model (the paper's weakest methods sit near 0.4-0.5). A reader sets it with the section's report
+# option (write_report(options={MIN_R_OPTION: 0.5})); the cross-lingual section reads the same option.
+MIN_REGRESSOR_R = 0.4
+MIN_R_OPTION = "min_regressor_r"
 REGRESSOR_KEYS = ["model", "language", "emotion"]
 # The metrics the section shows; the others (a judge's numeral mass) go to "Other results".
 SHOWN_METRICS = (EEC_METRIC, EFFECT_METRIC, "cell_mean", "log_phi", QUALITY_METRIC)
@@ -441,6 +446,7 @@ class EECSection(ReportSection):
         ),
     }
     dataset_titles = {"eec": "Equity Evaluation Corpora", QUALITY_DATASET: "SemEval-2018 Affect in Tweets"}
+    options = {MIN_R_OPTION: MIN_REGRESSOR_R}
 
     def shows(self, results: pd.DataFrame) -> pd.Series:
         # A Pearson r is shown as a regressor's quality whichever suite wrote it.
@@ -450,7 +456,7 @@ class EECSection(ReportSection):
         return (rows["metric"] == QUALITY_METRIC) | (rows["term"] == "intercept")
 
     def annotate(self, results: pd.DataFrame, settings: ReportSettings) -> pd.DataFrame:
-        annotated = flag_clustering(flag_poor_regressors(results, settings.min_regressor_r), settings.alpha)
+        annotated = flag_clustering(flag_poor_regressors(results, self.option(settings, MIN_R_OPTION)), settings.alpha)
         return flag_fragile(annotated, settings.alpha)
 
     def findings_notes(self, results: pd.DataFrame, settings: ReportSettings) -> list:
@@ -462,7 +468,7 @@ class EECSection(ReportSection):
     def sections(self, results: pd.DataFrame, settings: ReportSettings) -> list[Section]:
         found = [
             eec_section(results, settings.alpha, settings.family),
-            regressor_section(results, settings.min_regressor_r),
+            regressor_section(results, self.option(settings, MIN_R_OPTION)),
         ]
         return [section for section in found if section is not None]
 
@@ -477,7 +483,8 @@ class EECSection(ReportSection):
     card_notes = staticmethod(card_equivalence_notes)
 
     def summary(self, results: pd.DataFrame, settings: ReportSettings) -> list:
-        return eec_summary(results, settings, regressor_quality(results), judge_validity(results), MIN_NUMERAL_MASS)
+        quality, validity = regressor_quality(results), judge_validity(results)
+        return eec_summary(results, self.option(settings, MIN_R_OPTION), quality, validity, MIN_NUMERAL_MASS)
 
     def benchmarks(self) -> tuple[Benchmark, ...]:
         return (EEC_BENCHMARK,)

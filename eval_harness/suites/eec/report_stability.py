@@ -30,9 +30,9 @@ import pandas as pd
 
 from ...contract.records import TESTED_POOLINGS
 from ...report.document import Paragraph, Table
-from ...report.findings import column, is_finding
-from ...report.sections import STABILITY_COLUMN
-from ...report.tables import findings_table, format_number, format_p, marked_value
+from ...report.families import is_finding
+from ...report.method_section import STABILITY_COLUMN
+from ...report.tables import column, findings_table, format_number, format_p, marked_value
 from ...stats.stability import FRAGILE_SHARE, is_fragile
 from .measurement import finite_number, format_mde
 from .planner import equivalence_words

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from ...contract.records import TESTED_POOLINGS
-from ...report.findings import ALPHA
+from ...report.families import ALPHA
 from ...report.tables import format_p
 from ...stats.betareg import EFFECTS
 from .measurement import measurement_problem, no_measurement_words

@@ -22,7 +22,6 @@ from matplotlib.figure import Figure
 
 from ...report.document import Bullets, Image, Paragraph, Table
 from ...report.plots import to_png
-from ...report.sections import ReportSettings
 from ...report.tables import format_number, stars_of, survival_mark
 from .sentences import MAX_P, effect_sentences
 from .tables import EEC_SUITE, EFFECT_METRIC
@@ -150,7 +149,7 @@ def quality_table(quality: pd.DataFrame, validity: pd.DataFrame, min_regressor_r
 
 def eec_summary(
     results: pd.DataFrame,
-    settings: ReportSettings,
+    min_regressor_r: float,
     quality: pd.DataFrame,
     validity: pd.DataFrame,
     min_numeral_mass: float,
@@ -180,15 +179,15 @@ def eec_summary(
             f"(≤ {MAX_P:.2f}):"
         )
         blocks += [Paragraph(lead), Bullets(tuple(sentences))]
-    table = quality_table(quality, validity, settings.min_regressor_r)
+    table = quality_table(quality, validity, min_regressor_r)
     if not table.empty:
-        poor = quality.loc[quality["regressor_r"] < settings.min_regressor_r, "model"].nunique()
+        poor = quality.loc[quality["regressor_r"] < min_regressor_r, "model"].nunique()
         unanswering = validity.loc[validity["numeral_mass"] < min_numeral_mass, "model"].nunique()
         blocks.append(
             Table(
                 table,
                 f"Regressor and judge quality: {poor} model(s) with a regressor below r = "
-                f"{settings.min_regressor_r:g}, {unanswering} judge(s) under {min_numeral_mass:.0%} numeral mass",
+                f"{min_regressor_r:g}, {unanswering} judge(s) under {min_numeral_mass:.0%} numeral mass",
             )
         )
     return blocks

@@ -12,13 +12,12 @@ import pandas as pd
 
 from ...contract.records import ESTIMAND_SENTENCES, TESTED_POOLINGS
 from ...report.document import Bullets, Image, Paragraph, Section, Table
-from ...report.findings import column
-from ...report.sections import ReportSection, ReportSettings
-from ...report.tables import format_number, format_p, marked_value, significance_legend
+from ...report.method_section import ReportSection, ReportSettings
+from ...report.tables import column, format_number, format_p, marked_value, significance_legend
 from ..eec.measurement import format_interval, format_mde, no_measurement_words
 from ..eec.paired.plots import difference_plot
 from ..eec.paired.sentences import difference_claim, effect_label
-from ..eec.report import MIN_NUMERAL_MASS
+from ..eec.report import MIN_NUMERAL_MASS, MIN_R_OPTION, MIN_REGRESSOR_R
 from ..eec.tables import marked_effects_table
 from ..eec.wording import MAX_P, verdict
 from .records import DIFFERENCE_METRIC
@@ -199,14 +198,14 @@ def crosslingual_section(results: pd.DataFrame, settings: ReportSettings) -> Sec
     return Section("Cross-language EEC contrasts (aligned sentences)", tuple(intro), tuple(subsections))
 
 
-def flag_poor_regressors(results: pd.DataFrame, settings: ReportSettings) -> pd.DataFrame:
+def flag_poor_regressors(results: pd.DataFrame, min_regressor_r: float = MIN_REGRESSOR_R) -> pd.DataFrame:
     """``poor_regressor`` (the EEC section's flag) also on the differences measured through a regressor of either
-    language whose test Pearson r is below the report's line, or a zero-shot judge that was not answering."""
+    language whose test Pearson r is below ``min_regressor_r``, or a zero-shot judge that was not answering."""
     annotated = results.copy()
     mine = annotated["suite"] == SUITE_NAME
     poor = pd.Series(False, index=annotated.index)
     for name in ("reference_regressor_r", "other_regressor_r"):
-        poor |= pd.to_numeric(column(annotated, name), errors="coerce") < settings.min_regressor_r
+        poor |= pd.to_numeric(column(annotated, name), errors="coerce") < min_regressor_r
     for name in ("reference_numeral_mass", "other_numeral_mass"):
         poor |= pd.to_numeric(column(annotated, name), errors="coerce") < MIN_NUMERAL_MASS
     flagged = column(annotated, "poor_regressor").astype(object).where(~mine, poor)
@@ -220,9 +219,10 @@ class CrosslingualSection(ReportSection):
     suite = SUITE_NAME
     order = 15
     findings_counting = ("a translated EEC x emotion counts the difference of each of its effects between languages",)
+    options = {MIN_R_OPTION: MIN_REGRESSOR_R}  # the EEC section's line: one value for both
 
     def annotate(self, results: pd.DataFrame, settings: ReportSettings) -> pd.DataFrame:
-        return flag_poor_regressors(results, settings)
+        return flag_poor_regressors(results, self.option(settings, MIN_R_OPTION))
 
     def sections(self, results: pd.DataFrame, settings: ReportSettings) -> list[Section]:
         section = crosslingual_section(results, settings)

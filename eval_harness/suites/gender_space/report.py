@@ -13,8 +13,8 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from ...report.document import Image, Section, Table
+from ...report.method_section import CardMetric, ReportSection, ReportSettings
 from ...report.plots import to_png
-from ...report.sections import CardMetric, ReportSection, ReportSettings
 from ...report.tables import format_number, marked_value, natural_order
 
 GENDER_SPACE_SUITE = "gender_space"

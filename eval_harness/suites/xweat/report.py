@@ -15,9 +15,8 @@ from matplotlib.figure import Figure
 
 from ...data.catalog import XWEAT_LANGUAGES
 from ...report.document import Bullets, Image, Paragraph, Section, Table
-from ...report.findings import ALPHA, DEFAULT_FAMILY, FAMILY_WORDS, column, is_finding
-from ...report.plots import to_png
-from ...report.sections import (
+from ...report.families import ALPHA, DEFAULT_FAMILY, FAMILY_WORDS, is_finding
+from ...report.method_section import (
     SINGLE_SPLIT,
     STABILITY_COLUMN,
     Benchmark,
@@ -27,9 +26,11 @@ from ...report.sections import (
     ReportSection,
     ReportSettings,
 )
+from ...report.plots import to_png
 from ...report.tables import (
     BH_ONLY_MARK,
     HOLM_MARK,
+    column,
     distinct,
     format_number,
     format_p,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ...report.document import Bullets, Paragraph, Section, Table
-from ...report.findings import ALPHA, DEFAULT_FAMILY
+from ...report.families import ALPHA, DEFAULT_FAMILY
 from ...report.tables import format_number, format_p, marked_value, natural_order, significance_legend
 
 XWEAT_SUITE = "xweat"

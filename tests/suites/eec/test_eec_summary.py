@@ -10,7 +10,6 @@ import pytest
 from helpers.synthetic_run import write_synthetic_run
 
 from eval_harness.report import annotate, load_run
-from eval_harness.report.sections import ReportSettings
 from eval_harness.suites.eec.report import judge_validity, regressor_quality
 from eval_harness.suites.eec.summary import (
     SUMMARY_EFFECTS,
@@ -76,12 +75,11 @@ def test_the_quality_table_gives_each_models_test_pearson_r(annotated, records):
 
 
 def test_a_run_without_eec_effects_has_no_eec_summary(annotated):
-    settings = ReportSettings(0.05, 0.4, "model")
     quality = regressor_quality(annotated), judge_validity(annotated), 0.5
-    assert [type(block).__name__ for block in eec_summary(annotated, settings, *quality)] == [
+    assert [type(block).__name__ for block in eec_summary(annotated, 0.4, *quality)] == [
         "Image",
         "Paragraph",
         "Bullets",
         "Table",
     ]
-    assert eec_summary(annotated[annotated["metric"] != "effect"], settings, *quality) == []
+    assert eec_summary(annotated[annotated["metric"] != "effect"], 0.4, *quality) == []
