@@ -4,7 +4,7 @@ regressors' quality (Table 2) and the zero-shot judges' validity; the flags ``po
 ``loses_under_clustering``; and the numbers an EEC run puts on a model card.
 
 It reads the records :data:`.records.EEC_RECORDS` declares and reaches the report only through its building
-blocks (:mod:`eval_harness.report.document`, ``tables``, ``plots``, ``sections``).
+blocks, the kit (:mod:`eval_harness.report.document`, ``tables``, ``plots``, ``families``, ``method_section``).
 """
 
 from __future__ import annotations

@@ -3,7 +3,8 @@ against random pairs (a plot and a table) and the other measures per model, lang
 a gender-space run puts on a model card.
 
 It reads the records :data:`.records.GENDER_SPACE_RECORDS` declares and reaches the report only through its
-building blocks (:mod:`eval_harness.report.document`, ``tables``, ``plots``, ``sections``).
+building blocks, the kit (:mod:`eval_harness.report.document`, ``tables``, ``plots``, ``families``,
+``method_section``).
 """
 
 from __future__ import annotations

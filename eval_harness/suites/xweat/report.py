@@ -4,7 +4,7 @@ coverage), the cross-lingual matrices (the paper's Table 6), the flag ``bootstra
 association measures' section (:mod:`.report_measures`), and the numbers an XWEAT run puts on a model card.
 
 It reads the records :data:`.records.XWEAT_RECORDS` declares and reaches the report only through its building
-blocks (:mod:`eval_harness.report.document`, ``tables``, ``plots``, ``sections``).
+blocks, the kit (:mod:`eval_harness.report.document`, ``tables``, ``plots``, ``families``, ``method_section``).
 """
 
 from __future__ import annotations
