@@ -44,7 +44,7 @@ the seeds' estimates (ddof 1), known only when the run trained two or more seeds
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -287,8 +287,10 @@ def variance_components(
             residual, template_var = fit.residual_var, adjusted_template_var(fit, weights)
             if is_crossed(templates[kept], cells, names, words):
                 pool = per_cell
-    components = VarianceComponents(
-        template_var=0.0,
+    if template_var is None:  # no names and words: the raw spread less the within-cell noise's share of it
+        template_var = max(0.0, spread - weight_squares * within / per_cell)
+    return VarianceComponents(
+        template_var=template_var,
         within_var=within,
         weight_square_sum=weight_squares,
         templates=len(contrasts),
@@ -298,6 +300,3 @@ def variance_components(
         residual_var=residual,
         pool=float(pool) if residual is not None and pool is not None else None,
     )
-    if template_var is None:  # no names and words: the raw spread less the within-cell noise's share of it
-        template_var = max(0.0, spread - weight_squares * within / per_cell)
-    return replace(components, template_var=template_var)
