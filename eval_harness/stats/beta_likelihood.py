@@ -114,6 +114,26 @@ class Blocks:
         }
 
 
+def _block_keys(
+    cell: np.ndarray, n_cells: int, groups: dict[str, np.ndarray], n_groups: dict[str, int]
+) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct block keys ``cell + n_cells (g_1 + G_1 (g_2 + ...))`` (sorted) and each row's block."""
+    if not groups:  # the blocks are the cells
+        return np.arange(n_cells, dtype=np.int64), cell
+    key = np.array(cell, dtype=np.int64)
+    radix = n_cells
+    for name, codes in groups.items():
+        key += radix * codes
+        radix *= n_groups[name]
+    if radix <= max(4 * len(key), 1 << 20):  # a small key space: count it, no sort or hash needed
+        present = np.flatnonzero(np.bincount(key, minlength=radix))
+        index = np.full(radix, -1, dtype=np.intp)
+        index[present] = np.arange(len(present))
+        return present.astype(np.int64), index[key]
+    block, unique_keys = pd.factorize(key, sort=True)
+    return unique_keys, np.asarray(block, dtype=np.intp)
+
+
 def aggregate_rows(
     y: np.ndarray, cell: np.ndarray, n_cells: int, groups: dict[str, np.ndarray] | None = None
 ) -> Blocks:
@@ -122,33 +142,24 @@ def aggregate_rows(
     # log(1 - y) as statsmodels computes it (numpy's log1p is 5x slower and differs by < 1e-16 absolute here).
     groups = dict(groups or {})
     n_groups = {name: int(codes.max()) + 1 if len(codes) else 0 for name, codes in groups.items()}
-    key = np.array(cell, dtype=np.int64)
-    radix = n_cells
-    for name, codes in groups.items():
-        key += radix * codes
-        radix *= n_groups[name]
-    if not groups:  # the blocks are the cells
-        unique_keys, block = np.arange(n_cells, dtype=np.int64), cell
-    elif radix <= max(4 * len(key), 1 << 20):  # a small key space: count it, no sort or hash needed
-        present = np.flatnonzero(np.bincount(key, minlength=radix))
-        index = np.full(radix, -1, dtype=np.intp)
-        index[present] = np.arange(len(present))
-        unique_keys, block = present.astype(np.int64), index[key]
-    else:
-        block, unique_keys = pd.factorize(key, sort=True)
-        block = np.asarray(block, dtype=np.intp)
+    unique_keys, block = _block_keys(cell, n_cells, groups, n_groups)
     n_blocks = len(unique_keys)
-    columns = {"count": None, "sum_y": y, "sum_y2": y * y, "sum_log_y": np.log(y), "sum_log1m_y": np.log(1 - y)}
-    sums = {
-        name: np.bincount(block, weights=values, minlength=n_blocks).astype(float) for name, values in columns.items()
-    }
+    sums, totals = {}, {}
+
+    def add(name: str, terms: np.ndarray | None) -> None:
+        sums[name] = np.bincount(block, weights=terms, minlength=n_blocks).astype(float)
+        if groups:  # the cells' totals from the rows, as without groupings: the same estimates to the last bit
+            totals[name] = np.bincount(cell, weights=terms, minlength=n_cells).astype(float)
+
+    add("count", None)
+    add("sum_y", y)
+    scratch = np.empty_like(y)  # one buffer for the other terms: each new array of n floats costs page faults
+    add("sum_y2", np.multiply(y, y, out=scratch))
+    add("sum_log_y", np.log(y, out=scratch))
+    add("sum_log1m_y", np.log(np.subtract(1, y, out=scratch), out=scratch))
     block_cell = (unique_keys % n_cells).astype(np.intp)
-    if groups:
-        totals = {
-            name: np.bincount(cell, weights=values, minlength=n_cells).astype(float) for name, values in columns.items()
-        }
-    else:  # the blocks are the cells: the same sums, in the same order of rows
-        totals = {name: np.zeros(n_cells) for name in columns}
+    if not groups:  # the blocks are the cells: the same sums, in the same order of rows
+        totals = {name: np.zeros(n_cells) for name in sums}
         for name, values in sums.items():
             totals[name][block_cell] = values
     block_groups, rest = {}, unique_keys // n_cells

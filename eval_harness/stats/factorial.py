@@ -45,6 +45,7 @@ Rows with a missing label (None or NaN) in any factor are left out and counted i
 the cells (implied precision above ``MAX_PRECISION``) are refused: their likelihood has no usable maximum.
 """
 
+import array as pyarray
 import functools
 import itertools
 import math
@@ -398,7 +399,11 @@ def _is_number_type(kind: type) -> bool:
 
 def checked_scores(y) -> np.ndarray:
     """``y`` as a 1-D float array, refusing what is not a number (strings, booleans), empty input, NaN or
-    infinite values, and values outside [0, 1]; each with an :class:`InputError` that says what was found."""
+    infinite values, and values outside [0, 1]; each with an :class:`InputError` that says what was found.
+
+    A list is converted by the standard library's ``array.array("d")`` (one C pass that refuses strings and None);
+    its items' types are looked at one by one only where a value is exactly 0 or 1, the only values a boolean
+    converts to."""
     if hasattr(y, "dtype") and getattr(y.dtype, "kind", "O") != "O":
         kind = y.dtype.kind
         if kind not in "fiu":
@@ -407,17 +412,22 @@ def checked_scores(y) -> np.ndarray:
         values = np.asarray(y, dtype=float)
     else:
         items = y if isinstance(y, list) else y.tolist() if hasattr(y, "tolist") else list(y)
-        odd = sorted(kind.__name__ for kind in set(map(type, items)) if not _is_number_type(kind))
-        if odd:
-            raise InputError(
-                f"predictions must be numbers, found values of type {odd}"
-                + (" (booleans are not intensities)" if {"bool", "bool_"} & set(odd) else "")
-            )
-        values = np.fromiter(items, dtype=float, count=len(items))  # numbers only: no shape to discover
+        try:
+            values = np.frombuffer(pyarray.array("d", items), dtype=float)
+        except OverflowError:
+            raise InputError("predictions must be numbers in [0, 1], found an integer too large for a float") from None
+        except TypeError:  # a string, None or another non-number: named below
+            values = None
+        if values is None or (len(values) and (values.min() == 0 or values.max() == 1)):
+            _check_number_types(items)
+        if values is None:
+            values = np.fromiter(items, dtype=float, count=len(items))
     if values.ndim != 1:
         raise InputError(f"predictions must be one-dimensional, got shape {values.shape}")
     if not len(values):
         raise InputError("no predictions were given (empty input): the Beta regression needs scored sentences")
+    if values.min() >= 0 and values.max() <= 1:  # NaN compares false: one pass each for every check
+        return values
     bad = ~np.isfinite(values)
     if bad.any():
         raise InputError(
@@ -425,19 +435,29 @@ def checked_scores(y) -> np.ndarray:
             f"{int(np.argmax(bad))}); the model must return a finite score for every sentence"
         )
     outside = (values < 0) | (values > 1)
-    if outside.any():
+    raise InputError(
+        f"{int(outside.sum())} of {len(values)} predictions are outside [0, 1] (min {values.min():.4g}, "
+        f"max {values.max():.4g}); Beta regression needs intensities in [0, 1]: clip or rescale them first"
+    )
+
+
+def _check_number_types(items: list) -> None:
+    """Refuse items that are not real numbers (booleans, strings, None), naming their types."""
+    odd = sorted(kind.__name__ for kind in set(map(type, items)) if not _is_number_type(kind))
+    if odd:
         raise InputError(
-            f"{int(outside.sum())} of {len(values)} predictions are outside [0, 1] (min {values.min():.4g}, "
-            f"max {values.max():.4g}); Beta regression needs intensities in [0, 1]: clip or rescale them first"
+            f"predictions must be numbers, found values of type {odd}"
+            + (" (booleans are not intensities)" if {"bool", "bool_"} & set(odd) else "")
         )
-    return values
 
 
 def _label_array(name: str, labels) -> np.ndarray:
     """A factor's labels as a 1-D array, without per-row Python work for numpy or pandas columns (a fixed-width
-    string array stays one: no conversion to objects)."""
+    string array stays one: no conversion to objects); a list becomes an object array of its own labels."""
     if isinstance(labels, pd.Series | pd.Index | pd.Categorical):
         labels = np.asarray(labels, dtype=object)
+    if isinstance(labels, list):  # its items as they are: no search for nested sequences
+        return np.fromiter(labels, dtype=object, count=len(labels))
     array = labels if isinstance(labels, np.ndarray) else np.asarray(labels, dtype=object)
     if array.ndim != 1:
         raise InputError(f"{name} labels must be strings (or None), one per row; got an array of shape {array.shape}")
@@ -453,22 +473,116 @@ def code_labels(name: str, labels: Sequence[str | None]) -> tuple[np.ndarray, li
 
     Labels must be strings: the levels found are checked (not every row), so any other value, a number or a
     list, is an :class:`InputError` naming the types found. A pandas categorical column is taken as it is
-    coded (no per-row work at all); a list or object array of strings by :func:`distinct_codes`, a fixed-width
-    string array by :func:`compared_codes` (both linear in the rows, no conversion to or from objects); labels
-    are hashed (pandas) only past ``MAX_COMPARED_LEVELS`` levels or where a label is missing or not a string.
+    coded (no per-row work at all); a list or object array by :func:`object_codes` (its labels are a few shared
+    objects) or else :func:`distinct_codes`, a fixed-width string array by :func:`compared_codes` (all linear in
+    the rows, no conversion to or from objects); labels are hashed (pandas) only past ``MAX_COMPARED_LEVELS``
+    levels or where a label is not a string.
     """
     if isinstance(getattr(labels, "dtype", None), pd.CategoricalDtype):
         categorical = labels.array if isinstance(labels, pd.Series | pd.Index) else labels
         codes, levels = categorical.codes, categorical.categories
     else:
         array = _label_array(name, labels)
-        items = labels if isinstance(labels, list) else array.tolist() if array.dtype.kind == "O" else None
-        coded = distinct_codes(array, items) if items is not None else compared_codes(array)
+        if array.dtype.kind == "O":
+            coded = object_codes(array)
+            if coded is None:
+                coded = distinct_codes(array, labels if isinstance(labels, list) else array.tolist())
+        else:
+            coded = fixed_width_codes(array)
         codes, levels = coded if coded is not None else _hashed_codes(name, array)
     odd = {type(level).__name__ for level in levels if not isinstance(level, str)}
     if odd:
         raise InputError(f"{name} labels must be strings (or None), found values of type {sorted(odd)}")
     return np.asarray(codes, dtype=np.intp), [str(level) for level in levels]
+
+
+def compared_codes(array: np.ndarray) -> tuple[np.ndarray, list[int]] | None:
+    """Codes of an array whose ``==`` is one vectorised pass (fixed-width strings, object addresses), and the
+    first row of each level: the first uncoded row's value is the next level, and every row equal to it gets its
+    code, until every row is coded.
+
+    k levels cost k passes over the n rows (linear in n). None (the caller hashes instead) past
+    ``MAX_COMPARED_LEVELS`` levels.
+    """
+    codes = np.zeros(len(array), dtype=np.uint8)  # a byte a row (at most MAX_COMPARED_LEVELS levels)
+    uncoded = np.ones(len(array), dtype=bool)
+    firsts: list[int] = []
+    start = 0
+    while start < len(array):
+        if len(firsts) == MAX_COMPARED_LEVELS:
+            return None
+        equal = array[start:] == array[start]
+        if firsts:  # the rows equal to this level were uncoded, 0: add its code (a masked ufunc is 20x slower)
+            codes[start:] += equal.view(np.uint8) * len(firsts)
+        firsts.append(start)
+        rest = uncoded[start:]
+        np.greater(rest, equal, out=rest)  # uncoded and not equal
+        first = int(np.argmax(rest))
+        start = start + first if rest[first] else len(array)
+    return codes, firsts
+
+
+def fixed_width_codes(array: np.ndarray) -> tuple[np.ndarray, list] | None:
+    """:func:`compared_codes` of a fixed-width string array, on the array as it is (no conversion to Python
+    objects); None for another dtype."""
+    if array.dtype.kind != "U":
+        return None
+    coded = compared_codes(array)
+    return None if coded is None else (coded[0], [str(array[row]) for row in coded[1]])
+
+
+class _Pointers:
+    """An object array's buffer of pointers described as unsigned integers (numpy refuses to view it as such);
+    an array made from it keeps the object array, and so its elements, alive."""
+
+    def __init__(self, objects: np.ndarray):
+        self.objects = objects
+        self.__array_interface__ = {
+            "data": (objects.__array_interface__["data"][0], True),
+            "shape": objects.shape,
+            "typestr": np.dtype(np.uintp).str,
+            "version": 3,
+        }
+
+
+def object_addresses(objects: np.ndarray) -> np.ndarray:
+    """The addresses of an object array's elements (read-only unsigned integers, no copy of a contiguous array):
+    equal exactly where two elements are the same object."""
+    return np.asarray(_Pointers(np.ascontiguousarray(objects)))
+
+
+def object_codes(objects: np.ndarray) -> tuple[np.ndarray, list] | None:
+    """Codes of an object array's labels that are a few shared objects (literals, a column's ``tolist()``, a
+    pyarrow column's deduplicated strings): :func:`compared_codes` of the objects' addresses (one integer
+    comparison a row per object, no string compared), then the objects' values: equal strings in different objects
+    are one level, None and NaN are missing (-1).
+
+    None (the caller compares values instead) when the labels are more than ``MAX_COMPARED_LEVELS`` objects (the
+    first rows tell at once when each is its own object) or one of them is not a string, None or NaN.
+    """
+    addresses = object_addresses(objects)
+    if len(np.unique(addresses[:PROBED_ROWS])) > MAX_COMPARED_LEVELS:
+        return None
+    coded = compared_codes(addresses)
+    if coded is None:
+        return None
+    codes, firsts = coded
+    labels = [objects[row] for row in firsts]
+    if not all(_is_missing(label) or isinstance(label, str) for label in labels):
+        return None
+    levels = list(dict.fromkeys(label for label in labels if isinstance(label, str)))  # in order of appearance
+    level_of_object = np.array([levels.index(label) if isinstance(label, str) else -1 for label in labels])
+    if not np.array_equal(level_of_object, np.arange(len(labels))):
+        codes = level_of_object[codes]
+    return codes, levels
+
+
+# The rows :func:`object_codes` looks at first to tell labels that are each their own object.
+PROBED_ROWS = 1024
+
+
+def _is_missing(label) -> bool:
+    return label is None or (isinstance(label, float) and math.isnan(label))
 
 
 def distinct_codes(array: np.ndarray, items: list) -> tuple[np.ndarray, list] | None:
@@ -490,35 +604,6 @@ def distinct_codes(array: np.ndarray, items: list) -> tuple[np.ndarray, list] | 
     codes = np.full(len(array), len(levels) - 1, dtype=np.intp)
     for code, level in enumerate(levels[:-1]):
         np.copyto(codes, code, where=array == level)
-    return codes, levels
-
-
-def compared_codes(array: np.ndarray) -> tuple[np.ndarray, list] | None:
-    """Codes of a fixed-width string array by comparison: the first uncoded row's label is the next level, every
-    row equal to it gets its code (one vectorised pass, ``array == level``, on the array as it is, no conversion
-    to Python objects), until every row is coded.
-
-    k levels cost k passes over the n rows (linear in n). None (the caller hashes instead) for another dtype or
-    more than ``MAX_COMPARED_LEVELS`` levels.
-    """
-    if array.dtype.kind != "U":
-        return None
-    codes = np.zeros(len(array), dtype=np.intp)
-    uncoded = np.ones(len(array), dtype=bool)  # a byte a row: cheaper to update and scan than the codes
-    levels: list = []
-    start = 0
-    while start < len(array):
-        if len(levels) == MAX_COMPARED_LEVELS:
-            return None
-        level = str(array[start])
-        equal = array[start:] == level
-        if levels:
-            np.add(codes[start:], len(levels), out=codes[start:], where=equal)
-        levels.append(level)
-        rest = uncoded[start:]
-        np.greater(rest, equal, out=rest)  # uncoded and not equal
-        first = int(np.argmax(rest))
-        start = start + first if rest[first] else len(array)
     return codes, levels
 
 
@@ -704,9 +789,9 @@ def squeeze_boundary(y: np.ndarray) -> np.ndarray:
 
 
 def _handle_boundary(y: np.ndarray, boundary: str, stacklevel: int) -> tuple[np.ndarray, bool]:
-    at_boundary = int(np.sum((y == 0) | (y == 1)))
-    if not at_boundary:
+    if not len(y) or (y.min() > 0 and y.max() < 1):  # two reductions, no mask
         return y, False
+    at_boundary = int(np.sum((y == 0) | (y == 1)))
     if boundary == "error":
         raise InputError(
             f"{at_boundary} of {len(y)} predictions are exactly 0 or 1, which a Beta distribution cannot take; "

@@ -7,6 +7,7 @@ from helpers.betareg_reference import crossed_rows
 from scipy.special import expit
 
 from eval_harness.errors import InputError
+from eval_harness.stats import factorial
 from eval_harness.stats.factorial import EFFECT_KINDS, FactorialDesign, fit_factorial
 
 LEVELS = {"group": ("European", "Arab", "Latino"), "gender": ("male", "female", "non-binary")}
@@ -74,6 +75,9 @@ def test_order_one_is_additive_and_says_so():
     [
         (lambda r: {**r, "y": []}, r"no predictions were given \(empty input\)"),
         (lambda r: {**r, "y": ["0.4"] * len(r["y"])}, r"predictions must be numbers, found values of type \['str'\]"),
+        (lambda r: {**r, "y": [10**400] + r["y"][1:]}, r"found an integer too large for a float"),
+        (lambda r: {**r, "y": r["y"][:-1] + [True]}, r"found values of type \['bool'\] \(booleans are not"),
+        (lambda r: {**r, "y": [None] + r["y"][1:]}, r"found values of type \['NoneType'\]"),
         (lambda r: {**r, "y": r["y"][:-1]}, r"predictions, group and gender must have the same length, got 107"),
         (lambda r: {**r, "order": 3}, r"order must be a whole number from 1 to the number of factors \(2\), got 3"),
         (lambda r: {**r, "order": True}, r"order must be a whole number"),
@@ -113,3 +117,14 @@ def test_a_design_refuses_unknown_or_repeated_terms():
         FactorialDesign(rows.factors, (("group",), ("age",)))
     with pytest.raises(InputError, match=r"the design repeats a term"):
         FactorialDesign(rows.factors, (("group",), ("group",)))
+
+
+def test_any_real_numbers_in_a_list_are_the_floats_they_convert_to():
+    """A list goes through array.array("d"): ints, numpy scalars and fractions are numbers like floats."""
+    from fractions import Fraction
+
+    y = data()["y"].tolist()
+    mixed = [Fraction(value).limit_denominator(10**12) if k % 3 == 0 else value for k, value in enumerate(y)]
+    mixed[1] = np.float32(mixed[1])
+    expected = np.array([float(value) for value in mixed])
+    assert np.array_equal(factorial.checked_scores(mixed), expected)

@@ -122,3 +122,47 @@ def test_pandas_columns_and_categoricals_give_the_codes_of_their_strings():
 def test_labels_that_are_not_strings_are_refused_by_type(labels, found):
     with pytest.raises(InputError, match=f"labels must be strings.*{found}"):
         factorial.code_labels("group", labels)
+
+
+@pytest.fixture
+def no_value_comparison(monkeypatch):
+    """distinct_codes (the set of values and comparisons of strings) refused: what is coded anyway was coded by
+    the labels' identity."""
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("labels were compared by value")
+
+    monkeypatch.setattr(factorial, "distinct_codes", refuse)
+
+
+def test_shared_label_objects_are_coded_by_identity_with_missing_ones(no_hashing, no_value_comparison):
+    """A column's tolist(): a few shared str objects, None and NaN among them (missing, -1)."""
+    objects = np.array(["b", "a", None, float("nan"), "c"], dtype=object)
+    labels = objects[np.random.default_rng(1).integers(0, len(objects), 5000)].tolist()
+    codes, levels = factorial.code_labels("group", labels)
+    assert (codes.tolist(), levels) == brute_force(labels)
+
+
+def test_equal_strings_in_different_objects_are_one_level():
+    """Shared objects mixed with equal copies (the identity classes merge by value), in order of appearance."""
+    rng = np.random.default_rng(2)
+    shared = ["group-a", "group-b"]
+    labels = [shared[k] if rng.random() < 0.5 else "".join(["group-", "ab"[k]]) for k in rng.integers(0, 2, 3000)]
+    assert len({id(label) for label in labels}) > 2  # copies that are not the shared objects
+    codes, levels = factorial.code_labels("group", labels)
+    assert (codes.tolist(), levels) == brute_force(labels)
+
+
+def test_labels_that_are_each_their_own_object_are_compared_by_value(no_hashing):
+    """Strings made one by one (as a CSV reader makes them): more objects than MAX_COMPARED_LEVELS, two values."""
+    labels = ["".join(["gr", "oup-a" if k % 3 else "oup-b"]) for k in range(5000)]
+    assert len({id(label) for label in labels}) > factorial.MAX_COMPARED_LEVELS
+    assert factorial.object_codes(np.array(labels, dtype=object)) is None
+    codes, levels = factorial.code_labels("group", labels)
+    assert (codes.tolist(), levels) == brute_force(labels)
+
+
+def test_object_addresses_tell_the_same_object_apart_from_an_equal_one():
+    a, b = "".join(["x", "y"]), "".join(["x", "y"])
+    addresses = factorial.object_addresses(np.array([a, b, a, None], dtype=object))
+    assert addresses.tolist() == [id(a), id(b), id(a), id(None)]
