@@ -185,9 +185,10 @@ class EECSuite(Suite):
                 rows = corpora[name][corpora[name]["emotion"] == emotion]
                 factors = identity_factors(name, task.options)
                 per_cell = rows_per_cell(task.options, judge="judge" in task.model.capabilities)
-                pool = None  # how many sentences each template x cell drew from (the planner's M; None: all)
+                pool = pool_names = None  # the sentences and names each template x cell drew from (planner's M, P)
                 if per_cell:
                     pool = sentences_per_cell(rows, tuple(factors))
+                    pool_names = sentences_per_cell(rows.drop_duplicates(["template_id", "person"]), tuple(factors))
                     rows = stratified_sample(rows, per_cell, SAMPLE_SEED, tuple(factors))
                 texts = rows["sentence"].tolist()
                 ctx.status(f"{task.model.name} {task.language} {emotion}: scoring {len(texts)} sentences of {name}")
@@ -212,6 +213,7 @@ class EECSuite(Suite):
                     "template_id": rows["template_id"].tolist(),
                     "person": rows["person"].tolist(),
                     "pool": pool,
+                    "pool_names": pool_names,
                 }
         return prepared
 
