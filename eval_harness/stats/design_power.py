@@ -185,7 +185,7 @@ def smallest_design(
     start = current_design(components)
     # A crossed layout stays crossed: more sentences per cell are more names, with the same words, in every template.
     crossed = start.pool is not None and start.pool == start.per_cell
-    words = start.pool / start.names if crossed and start.names else None
+    words = start.pool / start.names if crossed and start.pool and start.names else None
 
     def changed(count: int) -> Design:
         grown = {"pool": count, "names": count / words if words else None} if crossed and vary == "per_cell" else {}
