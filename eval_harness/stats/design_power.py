@@ -47,16 +47,16 @@ and the MDE is :func:`~eval_harness.stats.power.minimum_detectable_effect` of ``
 Estimates from one unit (one seed), by the method of moments (ANOVA): ``sigma2_W`` the pooled within-cell variance
 (ddof 1 per template x cell); ``sigma2_R`` the pooled residual variance of the additive least-squares fit
 ``y = m_{t c} + p_n + k_w`` within each identity cell (residual sum of squares over ``n - rank``; ``sigma2_W`` when
-names and words are not given, which makes every layout count as sampled from an unlimited pool);
-``sigma2_TN`` by Henderson's method III: the residual sum of squares of the additive fit less that of the fit with
-template x name terms added, over its expectation (``sigma2_E`` is the larger fit's residual variance; None when
-no name recurs within a template, and then taken as 0: all of ``sigma2_R`` averages over sentences);
+names and words are not given, which makes every layout count as sampled from an unlimited pool); ``sigma2_TN`` by
+Henderson's method III: the residual sum of squares of the additive fit less that of the fit with template x name
+terms added, over its expectation (``sigma2_E`` is the larger fit's residual variance; None when no name recurs
+within a template, and then taken as 0: all of ``sigma2_R`` averages over sentences);
 ``sigma2_T = max(0, var_t(theta_t) - sum_c w_c^2 (sigma2_N / N + k sigma2_TN))`` (ddof 1): the per-template
 contrasts' spread less the within-cell noise's expected share of it in the *measured* layout (crossed when every
 template of a cell holds the same names x words; else sampled from the pool the caller names), truncated at 0;
-``sigma2_B`` the variance of
-the seeds' estimates (ddof 1), known only when the run trained two or more seeds. More sentences shrink only the
-``sigma2_N / N`` part: the floor ``sigma2_T / T + sigma2_B / m`` is what more names alone can never lower.
+``sigma2_B`` the variance of the seeds' estimates (ddof 1), known only when the run trained two or more seeds. More
+sentences shrink only the ``sigma2_N / N`` part (and, as names are added, the ``k sigma2_TN`` part): the floor
+``sigma2_T / T + sigma2_B / m`` is what more names alone can never lower.
 """
 
 from __future__ import annotations
@@ -216,6 +216,11 @@ class AdditiveFit:
     name_template_var: float | None = None  # sigma2_TN (module docstring; None: no name recurs in a template)
 
 
+def indicators(labels) -> np.ndarray:
+    """One 0/1 column per distinct label."""
+    return (labels[:, None] == np.unique(labels)[None, :]).astype(float)
+
+
 @dataclass(frozen=True)
 class LeastSquares:
     """A least-squares fit by the normal equations: ``gram_inverse`` ``pinv(X'X)``, the ``coefficients``, the
@@ -236,11 +241,6 @@ def least_squares(x, y) -> LeastSquares:
         coefficients = gram_inverse @ (x.T @ y)
         residual = y - x @ coefficients
     return LeastSquares(gram_inverse, coefficients, float(residual @ residual), int(kept.sum()))
-
-
-def indicators(labels) -> np.ndarray:
-    """One 0/1 column per distinct label."""
-    return (labels[:, None] == np.unique(labels)[None, :]).astype(float)
 
 
 def within_template(templates, labels) -> np.ndarray:
@@ -296,7 +296,7 @@ def adjusted_template_var(fit: AdditiveFit, weights) -> float:
     rows = np.kron(np.eye(templates), cell_weights)  # L: theta_t from the means, template-major
     centring = np.eye(templates) - 1.0 / templates
     noise = np.trace(centring @ rows @ fit.gram_inverse @ rows.T @ centring) / (templates - 1)
-    return float(np.var(contrasts, ddof=1)) - fit.residual_var * noise
+    return float(np.var(contrasts, ddof=1) - fit.residual_var * noise)
 
 
 def is_crossed(templates, cells, names, words) -> bool:
@@ -374,7 +374,7 @@ def variance_components(
                 pool_names = harmonic_mean([len(set(names[cells == cell])) for cell in np.unique(cells)])
             # the template x name part of the spread, beyond its sigma2_TN / N in sigma2_R / N (module docstring)
             names_share = weight_squares * name_share(per_cell, pool, pool_names) * (name_var or 0.0)
-            template_var = max(0.0, adjusted_template_var(fit, weights) - float(names_share))
+            template_var = max(0.0, adjusted_template_var(fit, weights) - names_share)
     if template_var is None:  # no names and words: the raw spread less the within-cell noise's share of it
         template_var = max(0.0, spread - weight_squares * within / per_cell)
     return VarianceComponents(
