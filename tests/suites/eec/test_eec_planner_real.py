@@ -17,7 +17,7 @@ from helpers.e5_eec_scores import e5_eec_scores
 from eval_harness.contract import Unit
 from eval_harness.stats.design_power import Design, design_mde
 from eval_harness.suites.eec.planner import components_of
-from eval_harness.suites.eec.suite import SAMPLE_SEED, SUITE, sentences_per_cell, stratified_sample
+from eval_harness.suites.eec.suite import SAMPLE_SEED, SUITE, names_per_cell, sentences_per_cell, stratified_sample
 
 pytestmark = pytest.mark.slow
 
@@ -55,7 +55,7 @@ def whole_and_sample(multilingual_e5):
     whole, sample = [], []
     for emotion, rows in e5_eec_scores(multilingual_e5, CONFIG, EMOTIONS).items():
         pool = sentences_per_cell(rows)  # M and P as the suite's prepare counts them before it samples
-        pool_names = sentences_per_cell(rows.drop_duplicates(["template_id", "person"]))
+        pool_names = names_per_cell(rows)
         drawn = stratified_sample(rows, SAMPLE, SAMPLE_SEED, tuple(FACTORS))  # the rows a sample: 4 run scores
         whole += effects(rows[rows["group"].notna()], None, emotion)
         sample += effects(drawn[drawn["group"].notna()], pool, emotion, pool_names)
