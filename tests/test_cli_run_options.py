@@ -150,6 +150,14 @@ def test_limit_scores_exactly_n_sentences_per_cell(tmp_path, capsys):
     assert {record["n_excluded"] for record in estimates} == {left_out}
     # Each group x gender cell of the fit: 7 templates x 5 sentences.
     assert {record["n"] for record in fits if record["metric"] == "cell_mean"} == {7 * 5}
+    # The power planner's pool: the sentences and names of each template x cell the 5 were drawn from.
+    from eval_harness.data import load_eec
+
+    rows = load_eec("es_latino_anglo").to_pandas()
+    cells = rows[(rows["emotion"] == "anger") & rows["group"].notna()].groupby(["template_id", "group", "gender"])
+    pools = {(float(size), float(names)) for size, names in zip(cells.size(), cells["person"].nunique(), strict=True)}
+    effects = [record for record in fits if record["metric"] == "effect"]
+    assert effects and {(record["planner_pool"], record["planner_pool_names"]) for record in effects} == pools
 
 
 @pytest.mark.slow

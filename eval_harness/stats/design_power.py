@@ -9,6 +9,8 @@ contrasts of its fitted means). The model behind the planner (docs/conventions.m
     g_{c s} = p_{c n} + k_w                                     the sentence's name n and emotion word w
     Var(g + e) = sigma2_W,  Var(e) = sigma2_R                   within cells: all of it, and what names and words
                                                                 do not explain (the template x sentence residual)
+    e_{t c i} = u_{t n} + r_{t c i}                             of which a name's own reading in the template
+    Var(u) = sigma2_TN,  Var(r) = sigma2_E = sigma2_R - sigma2_TN
     theta_s = theta + b_s,  Var(b_s) = sigma2_B                 seeds: each trained regressor's own shift
 
 Templates are exchangeable draws and a seed's shift is the same on every sentence set. The template-clustered
@@ -22,10 +24,22 @@ the within-cell variance reaches ``theta_t`` depends on how the sentences are la
   the mean of ``g`` over the ``N`` drawn varies between templates by ``sigma2_G (1 - N/M) / N`` (the finite
   population correction), ``sigma2_G = sigma2_W - sigma2_R``; ``M`` None: an unlimited pool (new names each time).
 
+The template x name part ``u`` is shared by a name's ``W = M / P`` sentences in a template (``P`` names per cell in
+the pool, ``Design.names``), so it averages over the ``P`` names, not the ``M`` sentences: for a fixed template the
+``M`` values ``u_{t n(i)}`` are a finite population whose mean varies between templates by ``sigma2_TN / P`` and
+whose expected spread is ``sigma2_TN (M - W) / (M - 1)``, and a draw of ``N`` of them adds ``(1/N - 1/M)`` of that
+spread. Taking ``sigma2_TN / N`` of it into ``sigma2_R / N`` as before, ``u`` adds to the template spread
+
+    k(N, M, P) sigma2_TN,   k = 1/P + (M - W)/(M - 1) (1/N - 1/M) - 1/N        (crossed, N = M: 1/P - 1/M)
+
+(``k = 0`` for an unlimited pool or ``P = M``, one sentence per name). In the shipped EECs (``P = 10`` names x
+``W = 5`` words) a whole EEC's ``u`` reaches its template spread by ``sigma2_TN (1/10 - 1/50)``, four times what
+``sigma2_R / 50`` gives it; a sample estimates ``sigma2_TN`` from its within-template residuals and carries it over.
+
 So with ``T`` templates, ``m`` seeds scored on the same sentences (the estimand: the mean over seeds) and
 
     sigma2_N(N, M) = sigma2_G (1 - N/M) + sigma2_R            (sigma2_W when M is None)
-    Var(theta_hat) = a + b,   a = (sigma2_T + sum_c w_c^2 sigma2_N / N) / T,   b = sigma2_B / m,
+    Var(theta_hat) = a + b,   a = (sigma2_T + sum_c w_c^2 (sigma2_N / N + k sigma2_TN)) / T,   b = sigma2_B / m,
     df = (a + b)^2 / (a^2 / (T - 1) + b^2 / (m - 1))          (Satterthwaite; T - 1 when m = 1 or b = 0)
 
 and the MDE is :func:`~eval_harness.stats.power.minimum_detectable_effect` of ``sqrt(a + b)`` on ``df``.
@@ -33,12 +47,16 @@ and the MDE is :func:`~eval_harness.stats.power.minimum_detectable_effect` of ``
 Estimates from one unit (one seed), by the method of moments (ANOVA): ``sigma2_W`` the pooled within-cell variance
 (ddof 1 per template x cell); ``sigma2_R`` the pooled residual variance of the additive least-squares fit
 ``y = m_{t c} + p_n + k_w`` within each identity cell (residual sum of squares over ``n - rank``; ``sigma2_W`` when
-names and words are not given, which makes every layout count as sampled from an unlimited pool);
-``sigma2_T = max(0, var_t(theta_t) - sum_c w_c^2 sigma2_N / N)`` (ddof 1): the per-template contrasts' spread less
-the within-cell noise's expected share of it in the *measured* layout (crossed when every template of a cell holds
-the same names x words; else sampled from the pool the caller names), truncated at 0; ``sigma2_B`` the variance of
-the seeds' estimates (ddof 1), known only when the run trained two or more seeds. More sentences shrink only the
-``sigma2_N / N`` part: the floor ``sigma2_T / T + sigma2_B / m`` is what more names alone can never lower.
+names and words are not given, which makes every layout count as sampled from an unlimited pool); ``sigma2_TN`` by
+Henderson's method III: the residual sum of squares of the additive fit less that of the fit with template x name
+terms added, over its expectation (``sigma2_E`` is the larger fit's residual variance; None when no name recurs
+within a template, and then taken as 0: all of ``sigma2_R`` averages over sentences);
+``sigma2_T = max(0, var_t(theta_t) - sum_c w_c^2 (sigma2_N / N + k sigma2_TN))`` (ddof 1): the per-template
+contrasts' spread less the within-cell noise's expected share of it in the *measured* layout (crossed when every
+template of a cell holds the same names x words; else sampled from the pool the caller names), truncated at 0;
+``sigma2_B`` the variance of the seeds' estimates (ddof 1), known only when the run trained two or more seeds. More
+sentences shrink only the ``sigma2_N / N`` part (and, as names are added, the ``k sigma2_TN`` part): the floor
+``sigma2_T / T + sigma2_B / m`` is what more names alone can never lower.
 """
 
 from __future__ import annotations
@@ -81,6 +99,8 @@ class VarianceComponents(Result):
     seeds: int = 1
     residual_var: float | None = None  # sigma2_R (None: not measured, taken as sigma2_W)
     pool: float | None = None  # M of the run: the names x words each template x cell drew from (None: unlimited)
+    name_template_var: float | None = None  # sigma2_TN (None: not measured, taken as 0)
+    names: float | None = None  # P of the run: the names per template x cell in its pool (None: unknown)
 
     def noise_var(self, per_cell: float, pool: float | None) -> float:
         """``sigma2_N(N, M)``: the within-cell variance that reaches a per-template cell mean of ``per_cell`` N
@@ -90,17 +110,36 @@ class VarianceComponents(Result):
         shared = max(0.0, self.within_var - self.residual_var)  # sigma2_G
         return shared * max(0.0, 1 - per_cell / pool) + self.residual_var
 
+    def cell_var(self, design: Design) -> float:
+        """``sum_c w_c^2 (sigma2_N / N + k sigma2_TN)``: the within-cell variance that reaches a per-template
+        contrast of ``design`` (module docstring)."""
+        noise = self.noise_var(design.per_cell, design.pool) / design.per_cell
+        if self.name_template_var is not None and self.residual_var is not None:
+            noise += name_share(design.per_cell, design.pool, design.names) * self.name_template_var
+        return self.weight_square_sum * noise
+
 
 @dataclass(frozen=True)
 class Design:
     """Another design: ``templates`` T, ``per_cell`` sentences N per template x cell drawn from a ``pool`` of M names
-    x words (the same in every template: ``pool == per_cell`` is the crossed layout; None: an unlimited pool), and
-    ``seeds`` m (module docstring)."""
+    x words (the same in every template: ``pool == per_cell`` is the crossed layout; None: an unlimited pool) with
+    ``names`` P names per cell (None: as many as sentences), and ``seeds`` m (module docstring)."""
 
     templates: int
     per_cell: float
     seeds: int = 1
     pool: float | None = None
+    names: float | None = None
+
+
+def name_share(per_cell: float, pool: float | None, names: float | None) -> float:
+    """``k(N, M, P) = 1/P + (M - W)/(M - 1) (1/N - 1/M) - 1/N``, ``W = M / P``: how much more of ``sigma2_TN`` than
+    ``sigma2_TN / N`` reaches a template x cell mean of ``N`` sentences drawn from ``M`` (``P`` names x ``W`` words;
+    module docstring); 0 for an unlimited pool, unknown names or one sentence per name."""
+    if pool is None or names is None or pool <= names or pool <= 1:
+        return 0.0
+    words = pool / names
+    return 1 / names + (pool - words) / (pool - 1) * (1 / per_cell - 1 / pool) - 1 / per_cell
 
 
 def harmonic_mean(sizes) -> float:
@@ -113,9 +152,7 @@ def design_variance(components: VarianceComponents, design: Design) -> tuple[flo
     """``(Var(theta_hat), df)`` of ``design`` (module docstring)."""
     if design.templates < 2 or design.per_cell <= 0 or design.seeds < 1:
         raise InputError(f"a design needs >= 2 templates, > 0 sentences per cell and >= 1 seed, got {design}")
-    noise = components.noise_var(design.per_cell, design.pool)
-    cells = components.template_var + components.weight_square_sum * noise / design.per_cell
-    a = cells / design.templates
+    a = (components.template_var + components.cell_var(design)) / design.templates
     b = components.seed_var / design.seeds if design.seeds > 1 else 0.0
     if b == 0:
         return a, float(design.templates - 1)
@@ -130,7 +167,7 @@ def design_mde(components: VarianceComponents, design: Design, alpha: float = AL
 
 def current_design(components: VarianceComponents) -> Design:
     """The design the components were measured on."""
-    return Design(components.templates, components.per_cell, components.seeds, components.pool)
+    return Design(components.templates, components.per_cell, components.seeds, components.pool, components.names)
 
 
 def smallest_design(
@@ -146,11 +183,13 @@ def smallest_design(
         raise InputError(f"vary must be one of {', '.join(limits)}, got {vary!r}")
     low, high = limits[vary]
     start = current_design(components)
-    # A crossed layout stays crossed: more sentences per cell are more names x words in every template.
+    # A crossed layout stays crossed: more sentences per cell are more names, with the same words, in every template.
     crossed = start.pool is not None and start.pool == start.per_cell
+    words = start.pool / start.names if crossed and start.pool and start.names else None
 
     def changed(count: int) -> Design:
-        return Design(**{**start.__dict__, vary: count, **({"pool": count} if crossed and vary == "per_cell" else {})})
+        grown = {"pool": count, "names": count / words if words else None} if crossed and vary == "per_cell" else {}
+        return Design(**{**start.__dict__, vary: count, **grown})
 
     def reaches(count: int) -> bool:
         return design_mde(components, changed(count), alpha, power) <= target
@@ -174,6 +213,7 @@ class AdditiveFit:
     means: np.ndarray
     gram_inverse: np.ndarray
     residual_var: float
+    name_template_var: float | None = None  # sigma2_TN (module docstring; None: no name recurs in a template)
 
 
 def indicators(labels) -> np.ndarray:
@@ -181,31 +221,73 @@ def indicators(labels) -> np.ndarray:
     return (labels[:, None] == np.unique(labels)[None, :]).astype(float)
 
 
-def additive_fit(y, templates, cells, names, words, order) -> AdditiveFit | None:
-    """:class:`AdditiveFit` of rows with ``cells`` 0-3 (``minority * 2 + female``) and ``templates`` among ``order``;
-    None without residual degrees of freedom. Solved by the normal equations: the indicator columns keep ``X'X``
-    small."""
-    means = (templates[:, None] == np.asarray(order)[None, :])[:, :, None] & (cells[:, None, None] == np.arange(4))
-    size = means.shape[1] * 4
-    template_word = np.char.add(templates.astype(str), np.char.add("|", words.astype(str)))
-    x = np.hstack([means.reshape(len(y), size).astype(float), indicators(names), indicators(template_word)])
+@dataclass(frozen=True)
+class LeastSquares:
+    """A least-squares fit by the normal equations: ``gram_inverse`` ``pinv(X'X)``, the ``coefficients``, the
+    residual sum of squares and the rank of ``X``."""
+
+    gram_inverse: np.ndarray
+    coefficients: np.ndarray
+    residual_squares: float
+    rank: int
+
+
+def least_squares(x, y) -> LeastSquares:
+    """:class:`LeastSquares` of ``y`` on ``x`` (the indicator columns keep ``X'X`` small)."""
     with single_blas_thread():  # the same bits on any thread count, and no threads contending for a small matrix
         values, vectors = np.linalg.eigh(x.T @ x)
         kept = values > values.max() * len(values) * np.finfo(float).eps  # numpy's matrix_rank tolerance
         gram_inverse = (vectors[:, kept] / values[kept]) @ vectors[:, kept].T  # the pseudo-inverse
         coefficients = gram_inverse @ (x.T @ y)
         residual = y - x @ coefficients
-    dof = len(y) - int(kept.sum())
+    return LeastSquares(gram_inverse, coefficients, float(residual @ residual), int(kept.sum()))
+
+
+def within_template(templates, labels) -> np.ndarray:
+    """Each row's ``template|label``: a label's own level in each template."""
+    return np.char.add(templates.astype(str), np.char.add("|", labels.astype(str)))
+
+
+def name_template_var(y, x, fit: LeastSquares, templates, names) -> float | None:
+    """``sigma2_TN`` by Henderson's method III: with ``Z`` the template x name indicators and ``sigma2_E`` the
+    residual variance of the fit on ``[X Z]``, ``E[RSS_X] = (n - rank X) sigma2_E + sigma2_TN tr(Z' (I - H_X) Z)``
+    solved for ``sigma2_TN``, truncated at 0; None without a residual degree of freedom or a template x name term
+    beyond ``X`` (no name recurs within a template)."""
+    z = indicators(within_template(templates, names))
+    larger = least_squares(np.hstack([x, z]), y)
+    if larger.rank == fit.rank or larger.rank >= len(y):
+        return None
+    error_var = larger.residual_squares / (len(y) - larger.rank)
+    cross = x.T @ z
+    spread = float(np.sum(z * z) - np.sum(cross * (fit.gram_inverse @ cross)))  # tr(Z'Z) - tr(Z'X G X'Z)
+    return max(0.0, (fit.residual_squares - (len(y) - fit.rank) * error_var) / spread)
+
+
+def additive_fit(y, templates, cells, names, words, order) -> AdditiveFit | None:
+    """:class:`AdditiveFit` of rows with ``cells`` 0-3 (``minority * 2 + female``) and ``templates`` among ``order``,
+    with ``sigma2_TN`` (:func:`name_template_var`); None without residual degrees of freedom."""
+    means = (templates[:, None] == np.asarray(order)[None, :])[:, :, None] & (cells[:, None, None] == np.arange(4))
+    size = means.shape[1] * 4
+    x = np.hstack(
+        [means.reshape(len(y), size).astype(float), indicators(names), indicators(within_template(templates, words))]
+    )
+    fit = least_squares(x, y)
+    dof = len(y) - fit.rank
     if dof <= 0:
         return None
-    return AdditiveFit(coefficients[:size].reshape(-1, 4), gram_inverse[:size, :size], float(residual @ residual) / dof)
+    return AdditiveFit(
+        fit.coefficients[:size].reshape(-1, 4),
+        fit.gram_inverse[:size, :size],
+        fit.residual_squares / dof,
+        name_template_var(y, x, fit, templates, names),
+    )
 
 
 def adjusted_template_var(fit: AdditiveFit, weights) -> float:
     """``sigma2_T`` from the additive fit: the spread (ddof 1) over templates of ``theta_t = sum_c w_c m_{t c}``, the
     template x cell means freed of the names' and words' effects, less its expected noise ``sigma2_R tr(C L G L'
     C) / (T - 1)`` (``L`` the contrast's weights over the means, ``G`` their ``gram_inverse``, ``C`` the centring
-    over templates), truncated at 0: the method of moments with names and words as crossed factors."""
+    over templates), not yet truncated: the method of moments with names and words as crossed factors."""
     templates = fit.means.shape[0]
     cell_weights = np.zeros(4)
     for (minority, female), weight in weights.items():
@@ -214,7 +296,7 @@ def adjusted_template_var(fit: AdditiveFit, weights) -> float:
     rows = np.kron(np.eye(templates), cell_weights)  # L: theta_t from the means, template-major
     centring = np.eye(templates) - 1.0 / templates
     noise = np.trace(centring @ rows @ fit.gram_inverse @ rows.T @ centring) / (templates - 1)
-    return max(0.0, float(np.var(contrasts, ddof=1)) - fit.residual_var * noise)
+    return float(np.var(contrasts, ddof=1) - fit.residual_var * noise)
 
 
 def is_crossed(templates, cells, names, words) -> bool:
@@ -244,13 +326,15 @@ def variance_components(
     names=None,
     words=None,
     pool: float | None = None,
+    pool_names: float | None = None,
 ) -> VarianceComponents:
     """The components of ``effect`` (one of :data:`EFFECT_WEIGHTS`) from one unit's scores ``y``, their
     ``templates`` and 0/1 ``minority`` and ``female`` codes (module docstring). Templates that lack a cell are
     left out; ``seed_var``/``seeds``: the between-seed variance and seed count, when the run has several seeds;
     ``names``/``words``: each sentence's name and emotion word, for ``sigma2_R`` and the layout (crossed when every
     template of a cell holds the same ones); ``pool``: for a layout that is not crossed, how many names x words each
-    template x cell drew from (None: an unlimited pool)."""
+    template x cell drew from (None: an unlimited pool), and ``pool_names`` how many names per cell that pool holds
+    (a crossed layout's own are counted)."""
     y, templates = np.asarray(y, dtype=float), np.asarray(templates)
     minority, female = np.asarray(minority, dtype=int), np.asarray(female, dtype=int)
     if not (len(y) == len(templates) == len(minority) == len(female)) or not np.all(np.isfinite(y)):
@@ -278,15 +362,19 @@ def variance_components(
     per_cell = harmonic_mean(sizes)
     weight_squares = float(sum(weight**2 for weight in weights.values()))
     spread = float(np.var(contrasts, ddof=1))
-    residual, template_var = None, None
+    residual, template_var, name_var = None, None, None
     if names is not None:
         kept = np.isin(templates, used)
         cells, names, words = (minority * 2 + female)[kept], np.asarray(names)[kept], np.asarray(words)[kept]
         fit = additive_fit(y[kept], templates[kept], cells, names, words, used)
         if fit is not None:
-            residual, template_var = fit.residual_var, adjusted_template_var(fit, weights)
+            residual, name_var = fit.residual_var, fit.name_template_var
             if is_crossed(templates[kept], cells, names, words):
                 pool = per_cell
+                pool_names = harmonic_mean([len(set(names[cells == cell])) for cell in np.unique(cells)])
+            # the template x name part of the spread, beyond its sigma2_TN / N in sigma2_R / N (module docstring)
+            names_share = weight_squares * name_share(per_cell, pool, pool_names) * (name_var or 0.0)
+            template_var = max(0.0, adjusted_template_var(fit, weights) - names_share)
     if template_var is None:  # no names and words: the raw spread less the within-cell noise's share of it
         template_var = max(0.0, spread - weight_squares * within / per_cell)
     return VarianceComponents(
@@ -299,4 +387,6 @@ def variance_components(
         seeds=int(seeds),
         residual_var=residual,
         pool=float(pool) if residual is not None and pool is not None else None,
+        name_template_var=name_var,
+        names=float(pool_names) if residual is not None and pool is not None and pool_names is not None else None,
     )

@@ -135,19 +135,23 @@ def test_bad_planner_inputs_are_one_line_errors():
 NAME_SD, WORD_SD, RESIDUAL_SD = 0.05, 0.03, 0.05
 
 
-def crossed_eec(rng, templates: int, names: int = 5, words: int = 3):
+def crossed_eec(
+    rng, templates: int, names: int = 5, words: int = 3, name_template_sd: float = 0.0, template_sd: float = TEMPLATE_SD
+):
     """An EEC laid out as the shipped ones: every template x (minority, female) cell holds the same ``names`` x
     ``words`` sentences (its own names; the emotion words shared by the cells). Each template shifts each cell by
-    N(0, TEMPLATE_SD^2 / 2), each name and word its sentences by N(0, NAME_SD^2) and N(0, WORD_SD^2), each sentence
-    by N(0, RESIDUAL_SD^2). Returns (y, template, minority, female, name, word)."""
+    N(0, ``template_sd``^2 / 2), each name and word its sentences by N(0, NAME_SD^2) and N(0, WORD_SD^2), each name its
+    sentences in each template by N(0, ``name_template_sd``^2) (sigma2_TN), each sentence by N(0, RESIDUAL_SD^2).
+    Returns (y, template, minority, female, name, word)."""
     t, m, f, n, w = np.meshgrid(np.arange(templates), [0, 1], [0, 1], np.arange(names), np.arange(words), indexing="ij")
     t, m, f, n, w = (a.ravel() for a in (t, m, f, n, w))
     name = (m * 2 + f) * names + n  # each cell its own names
     y = (
         np.array([MEANS[int(a), int(b)] for a, b in zip(m, f, strict=True)])
-        + rng.normal(0, TEMPLATE_SD / math.sqrt(2), (templates, 2, 2))[t, m, f]
+        + rng.normal(0, template_sd / math.sqrt(2), (templates, 2, 2))[t, m, f]
         + rng.normal(0, NAME_SD, 4 * names)[name]
         + rng.normal(0, WORD_SD, words)[w]
+        + rng.normal(0, name_template_sd, (templates, 4 * names))[t, name]
         + rng.normal(0, RESIDUAL_SD, t.size)
     )
     return y, t, m, f, name, w
@@ -204,3 +208,68 @@ def test_more_sentences_in_a_crossed_layout_are_a_larger_crossed_pool():
     found = smallest_design(components, 0.006, "per_cell")
     assert found.pool == found.per_cell > 50
     assert design_mde(components, found) <= 0.006 < design_mde(components, Design(7, found.per_cell - 1, pool=50))
+
+
+def test_a_names_reading_in_a_template_is_measured_and_carried_between_layouts():
+    """Known truth with a template x name component (sigma2_TN = 0.04^2, near the residual's 0.05^2): 150 simulated
+    crossed EECs (20 templates, 5 names x 3 words per cell, sigma2_T = 0.05^2: the template spread rarely falls below
+    the noise, where the estimate is clipped at 0) and a sample of 5 sentences per template x cell of each. Within
+    three Monte-Carlo standard errors: sigma2_TN's estimates from both layouts average to the truth; the whole EEC's
+    sigma2_T to 0.05^2 (a planner that took the names' share 2 sigma2_TN (1/5 - 1/15) = 4.3e-4 for template spread
+    is about 5 standard errors above it); and the planner's variance of the other design, each way, to the
+    clustered estimator's squared standard error on it."""
+    rng = np.random.default_rng(6)
+    truth, template_var_truth, effect = 0.04**2, 0.05**2, "group_within_reference_gender"
+    whole_name_var, sample_name_var, template_var, forward, backward = [], [], [], [], []
+    with threadpool_limits(1):  # small matrices: BLAS threads only contend for the cores
+        for _ in range(150):
+            whole = crossed_eec(rng, 20, name_template_sd=math.sqrt(truth), template_sd=math.sqrt(template_var_truth))
+            sample = sampled(rng, whole, 5)
+            from_whole = variance_components(*whole[:4], effect, names=whole[4], words=whole[5])
+            from_sample = variance_components(
+                *sample[:4], effect, names=sample[4], words=sample[5], pool=15, pool_names=5
+            )
+            assert (from_whole.pool, from_whole.names, from_sample.names) == (15, 5, 5)
+            whole_name_var.append(from_whole.name_template_var)
+            sample_name_var.append(from_sample.name_template_var)
+            template_var.append(from_whole.template_var)
+            actual_sample, actual_whole = clustered_variance(*sample[:4]), clustered_variance(*whole[:4])
+            forward.append(design_variance(from_whole, Design(20, 5, pool=15, names=5))[0] - actual_sample)
+            backward.append(design_variance(from_sample, Design(20, 15, pool=15, names=5))[0] - actual_whole)
+    for values, expected in (
+        (whole_name_var, truth),
+        (sample_name_var, truth),
+        (template_var, template_var_truth),
+        (forward, 0.0),
+        (backward, 0.0),
+    ):
+        assert np.mean(values) == pytest.approx(expected, abs=3 * np.std(values) / math.sqrt(len(values)))
+
+
+def test_the_names_share_of_a_template_mean_is_the_finite_population_variance():
+    """k(N, M, P) sigma2_TN + sigma2_TN / N is the variance of the mean of u over N of a template's M = P x W
+    sentences drawn without replacement (the mean over templates of the population mean's and the draw's parts),
+    computed here by enumerating every name count of a draw of N = 2 from P = 3 names x W = 2 words, with u_n iid
+    of variance 1: Var = E_draw[sum_n c_n^2] / N^2 for counts c_n."""
+    from itertools import combinations
+
+    from eval_harness.stats.design_power import name_share
+
+    items = [name for name in range(3) for _ in range(2)]  # M = 6 sentences: each name twice
+    draws = list(combinations(range(6), 2))
+    brute = np.mean([sum(np.bincount([items[i] for i in draw], minlength=3) ** 2) / 4 for draw in draws])
+    assert name_share(2, 6, 3) + 1 / 2 == pytest.approx(brute, rel=1e-12)
+    assert name_share(6, 6, 3) == pytest.approx(1 / 3 - 1 / 6, rel=1e-12)  # crossed: 1/P - 1/M
+    assert name_share(2, None, 3) == name_share(2, 6, None) == 0.0
+
+
+def test_more_sentences_in_a_crossed_layout_are_more_names_with_the_same_words():
+    """With P names x W words per cell, a crossed plan for more sentences keeps the W = 5 words and adds names, so the
+    names' share sigma2_TN (1/P - 1/M) of its template spread is that of P = N / 5 names."""
+    components = VarianceComponents(
+        1e-5, 6.4e-3, 2.0, templates=7, per_cell=50, residual_var=1e-3, pool=50, name_template_var=5e-4, names=10
+    )
+    found = smallest_design(components, 0.01, "per_cell")
+    assert found.pool == found.per_cell > 50 and found.names == pytest.approx(found.per_cell / 5)
+    cells = 1e-5 + 2.0 * (1e-3 / found.per_cell + 5e-4 * (1 / found.names - 1 / found.pool))
+    assert design_variance(components, found)[0] == pytest.approx(cells / 7, rel=1e-12)

@@ -46,9 +46,16 @@ PLANNER_FIELDS = {
         "effect: the within-cell variance names and emotion words do not explain (the power planner's sigma2_R)",
         seed_mean=True,
     ),
+    "planner_name_template_var": Field(
+        float,
+        "effect: the part of planner_residual_var that is a name's own reading in a template (the power planner's "
+        "sigma2_TN)",
+        seed_mean=True,
+    ),
     "planner_pool": Field(
         float, "effect: the names x words each template x cell drew from (= planner_per_cell: crossed; none: unknown)"
     ),
+    "planner_pool_names": Field(float, "effect: the names per template x cell of that pool (the power planner's P)"),
     "planner_weight_square_sum": Field(float, "effect: the sum of its squared cell weights"),
     "planner_templates": Field(int, "effect: the templates the planner's components come from"),
     "planner_per_cell": Field(float, "effect: sentences per template x cell (harmonic mean)"),
@@ -91,6 +98,7 @@ def planner_fields(data: Mapping) -> dict[tuple[str, str], dict]:
                 names=frame.get("name"),
                 words=frame.get("word"),
                 pool=data.get("pool"),
+                pool_names=data.get("pool_names"),
             )
         except InputError:
             continue  # too few templates or sentences: the report says nothing of other designs
@@ -98,7 +106,9 @@ def planner_fields(data: Mapping) -> dict[tuple[str, str], dict]:
             "planner_template_var": found.template_var,
             "planner_within_var": found.within_var,
             "planner_residual_var": found.residual_var,
+            "planner_name_template_var": found.name_template_var,
             "planner_pool": found.pool,
+            "planner_pool_names": found.names,
             "planner_weight_square_sum": found.weight_square_sum,
             "planner_templates": found.templates,
             "planner_per_cell": found.per_cell,
@@ -162,6 +172,8 @@ def components_of(row: Mapping) -> VarianceComponents | None:
         seeds=int(seeds),
         residual_var=residual,
         pool=finite_number(row.get("planner_pool")) if residual is not None else None,
+        name_template_var=finite_number(row.get("planner_name_template_var")) if residual is not None else None,
+        names=finite_number(row.get("planner_pool_names")) if residual is not None else None,
     )
 
 

@@ -185,9 +185,10 @@ class EECSuite(Suite):
                 rows = corpora[name][corpora[name]["emotion"] == emotion]
                 factors = identity_factors(name, task.options)
                 per_cell = rows_per_cell(task.options, judge="judge" in task.model.capabilities)
-                pool = None  # how many sentences each template x cell drew from (the planner's M; None: all)
+                pool = pool_names = None  # the sentences and names each template x cell drew from (planner's M, P)
                 if per_cell:
                     pool = sentences_per_cell(rows, tuple(factors))
+                    pool_names = names_per_cell(rows, tuple(factors))
                     rows = stratified_sample(rows, per_cell, SAMPLE_SEED, tuple(factors))
                 texts = rows["sentence"].tolist()
                 ctx.status(f"{task.model.name} {task.language} {emotion}: scoring {len(texts)} sentences of {name}")
@@ -212,6 +213,7 @@ class EECSuite(Suite):
                     "template_id": rows["template_id"].tolist(),
                     "person": rows["person"].tolist(),
                     "pool": pool,
+                    "pool_names": pool_names,
                 }
         return prepared
 
@@ -404,6 +406,11 @@ def sentences_per_cell(rows, factors: tuple[str, ...] = IDENTITY_COLUMNS) -> flo
     from ...stats.design_power import harmonic_mean  # here: the planner's numerics stay out of a config check
 
     return harmonic_mean(rows.dropna(subset=list(factors)).groupby(["template_id", *factors]).size())
+
+
+def names_per_cell(rows, factors: tuple[str, ...] = IDENTITY_COLUMNS) -> float:
+    """The harmonic mean of the distinct names (``person``) per template x identity cell, before a sample."""
+    return sentences_per_cell(rows.drop_duplicates(["template_id", "person"]), factors)
 
 
 def stratified_sample(rows, per_cell: int, seed: int, factors: tuple[str, ...] = IDENTITY_COLUMNS):
