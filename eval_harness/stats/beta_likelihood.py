@@ -123,10 +123,12 @@ def _block_keys(
     key = np.array(cell, dtype=np.int64)
     radix = n_cells
     for name, codes in groups.items():
-        key += radix * codes
+        key += np.multiply(codes, radix, dtype=np.int64)
         radix *= n_groups[name]
     if radix <= max(4 * len(key), 1 << 20):  # a small key space: count it, no sort or hash needed
         present = np.flatnonzero(np.bincount(key, minlength=radix))
+        if len(present) == radix:  # every key is a block: the keys are the block indices
+            return present.astype(np.int64), key
         index = np.full(radix, -1, dtype=np.intp)
         index[present] = np.arange(len(present))
         return present.astype(np.int64), index[key]

@@ -656,9 +656,12 @@ def group_codes(what: str, labels, n_rows: int, fitted: np.ndarray) -> tuple[np.
     if kept.dtype.kind in "iu" and len(kept) and 0 <= kept.min() and kept.max() < 4 * len(kept):
         # Small non-negative integers (template ids): code them by counting, no hashing.
         present = np.flatnonzero(np.bincount(kept))
-        index = np.zeros(present[-1] + 1, dtype=np.intp)
-        index[present] = np.arange(len(present))
-        codes, uniques = index[kept], present.tolist()
+        if len(present) == present[-1] + 1:  # the ids are 0 .. G - 1 already: they are the codes
+            codes, uniques = kept, present.tolist()
+        else:
+            index = np.zeros(present[-1] + 1, dtype=np.intp)
+            index[present] = np.arange(len(present))
+            codes, uniques = index[kept], present.tolist()
     else:
         try:
             codes, uniques = pd.factorize(kept)

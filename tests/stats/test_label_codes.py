@@ -166,3 +166,24 @@ def test_object_addresses_tell_the_same_object_apart_from_an_equal_one():
     a, b = "".join(["x", "y"]), "".join(["x", "y"])
     addresses = factorial.object_addresses(np.array([a, b, a, None], dtype=object))
     assert addresses.tolist() == [id(a), id(b), id(a), id(None)]
+
+
+def test_cluster_ids_give_the_same_fit_whether_they_are_0_to_g_or_have_gaps_or_are_strings():
+    """Template ids 0 .. G - 1 are their own codes (no remapping); ids with gaps, strings, and a template that
+    lacks a cell (fewer blocks than keys) give the same clustered fit."""
+    rng = np.random.default_rng(4)
+    n = 600
+    template = rng.integers(0, 6, n)
+    group = np.array(["European", "African-American"])[rng.integers(0, 2, n)]
+    gender = np.array(["male", "female"])[rng.integers(0, 2, n)]
+    gender[(template == 5) & (group == "European")] = "female"  # template 5 lacks the European men's cell
+    scores = rng.beta(3 + (group == "European") + 0.3 * template, 7)
+    fits = [
+        fit_intersectional(scores, group, gender, "European", "male", cov_type="cluster", clusters={"template_id": ids})
+        for ids in (template, template * 7 + 3, np.array([f"t{k}" for k in template], dtype=object))
+    ]
+    expected = [(e.estimate, e.std_err) for e in fits[0].effects]
+    assert [(e.estimate, e.std_err) for e in fits[1].effects] == expected  # the same clusters in the same order
+    # Strings are coded in order of appearance: the clusters' scores are summed in another order (rounding).
+    assert np.allclose([(e.estimate, e.std_err) for e in fits[2].effects], expected, rtol=1e-12, atol=0)
+    assert fits[0].n_clusters == fits[1].n_clusters == fits[2].n_clusters == (6,)
