@@ -21,36 +21,32 @@ Run: ``.venv/bin/python bench/betareg_aggregate.py`` (sizes 10^4-10^6) or ``--qu
 minute on a loaded machine). Prints; asserts nothing. Runs under the thread policy of ``xbias run``
 (:mod:`eval_harness.thread_policy`).
 
-Measured at 10^6 rows (2026-12-03, the shared 2-core Xeon; the ratios come from the same process, and they move
-with the load: the row-wise fit slows down more than ours on a busy machine; idle, it took 10.5 s):
+Measured at 10^6 rows (2026-12-03, the shared 2-core Xeon with AMX, nothing else running, load average 0.6-1.0;
+the ratios come from the same process, and they rise with the load: the row-wise fit slows down more than ours):
 
-    load average 9-12: row-wise 90.2 s    ours (model / clustered): categoricals 0.148 / 0.172 s (610x / 525x),
-    numpy strings 0.237 / 0.308 s (380x / 293x), Python lists 0.361 / 0.426 s (250x / 212x)
-    load average 3-4 (close to idle): row-wise 10.8 s    categoricals 0.067 / 0.102 s (160x / 106x), numpy strings
-    0.131 / 0.161 s (82x / 67x), Python lists 0.187 / 0.202 s (58x / 53x)
-    load average 8: row-wise 27.6 s    categoricals 0.153 / 0.178 s (180x / 155x), numpy strings 0.231 / 0.284 s
-    (120x / 97x), Python lists 0.359 / 0.354 s (77x / 78x)
-    load average 14: row-wise 58.0 s    categoricals 0.197 / 0.290 s (294x / 200x), numpy strings 0.406 / 0.477 s
-    (143x / 122x), Python lists 0.589 / 0.694 s (99x / 84x)
+    row-wise 10.26 s    ours (model-based / clustered): categoricals 0.039 / 0.064 s (265x / 161x), numpy strings
+    0.083 / 0.104 s (124x / 99x), Python lists 0.074 / 0.109 s (139x / 94x). The row-wise time is its fit alone:
+    the clustered ratios also charge ours for the CR1 sandwich, which the row-wise side computes untimed.
     max |ours - row-wise|: coefficients 6.8e-14, model SEs 1.4e-16, clustered SEs 6.0e-15, effects 1.5e-14, effect
     SEs 2.9e-17, LR statistic 2.1e-14 relative to 1 + |loglik|; every label kind gives the same numbers (0.0).
-    CPU time of the model-based fit (best of 9, load average 10): categoricals 0.07 s, numpy strings 0.12 s, lists
-    0.18 s (0.23 s when list labels went through the comparison loop on an object array, and the scores were copied).
-    At load average 3-4, before lists were coded from their set: row-wise 18.5 s, categoricals 0.073 s (255x),
-    numpy strings 0.267 s (69x), lists 0.371 s (50x).
+    Before this round's label coding (load average 3-4): row-wise 10.8 s, categoricals 0.067 / 0.102 s (160x /
+    106x), numpy strings 0.131 / 0.161 s (82x / 67x), lists 0.187 / 0.202 s (58x / 53x).
 
-    1,000 template-bootstrap refits of one EEC x emotion unit (1,400 rows, 280 blocks): 0.049 s, against 15.9 ms a
-    refit for fit_intersectional on the resampled rows (321x; load average 4-14).
+    1,000 template-bootstrap refits of one EEC x emotion unit (1,400 rows, 280 blocks): 0.043 s, against 2.6 ms a
+    refit for fit_intersectional on the resampled rows (61x).
 
-    evaluate.load("eec_bias").compute: 10^4 rows 0.14 s, 10^5 1.28 s, 10^6 28.5 s; ours (the stats-layer call on
-    the lists evaluate hands back) 0.03, 0.08 and 0.54 s of it, evaluate's per-row encoding and Arrow round trip
-    the rest (81-98 %; load average 4-14).
+    evaluate.load("eec_bias").compute: 10^4 rows 0.04 s, 10^5 0.23 s, 10^6 2.62 s; ours (the stats-layer call on
+    the lists evaluate hands back) 0.00, 0.01 and 0.07 s of it, evaluate's per-row encoding and Arrow round trip
+    the rest (92-97 %).
 
-From Python lists the labels are coded from their set (one hashing pass, k - 1 comparisons of the object array) and
-the scores checked and converted in two passes; these per-row passes over Python objects are what lists cost more
-than categoricals (about 0.11 CPU s at 10^6 rows). The list route is >= 100x the row-wise fit at load average 9-14,
-77x at load average 8 and 58x close to idle (the lighter the load, the lower every ratio); close to idle only
-categoricals reach 100x: numpy strings and lists would need their coding in well under 0.05 s.
+Where a list's time goes (model-based fit, 10^6 rows, about 70 ms): the scores' conversion by ``array.array("d")``
+(13 ms: one C pass, which also refuses strings and None; the items' types are looked at only where a value is
+exactly 0 or 1, the values a boolean converts to), each label column's object array (8 ms) and its coding by the
+objects' addresses (1 ms a level: a list's labels are a few shared objects), and the fit from the rows (about
+35 ms, what categoricals cost too). A fixed-width string array is compared level by level (10 ms a level a column).
+Three things cost most before: a masked ``np.add`` (5.6 ms a level), the set of the scores' types (15 ms) and
+comparisons of strings on an object array (12 ms a level); and each new array of 10^6 floats costs page faults, so
+the per-row terms of the sums share one buffer.
 """
 
 import argparse
