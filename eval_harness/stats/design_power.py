@@ -57,12 +57,19 @@ template of a cell holds the same names x words; else sampled from the pool the 
 ``sigma2_B`` the variance of the seeds' estimates (ddof 1), known only when the run trained two or more seeds. More
 sentences shrink only the ``sigma2_N / N`` part (and, as names are added, the ``k sigma2_TN`` part): the floor
 ``sigma2_T / T + sigma2_B / m`` is what more names alone can never lower.
+
+``sigma2_T`` rests on ``T - 1`` df (6 in the shipped EECs), so each prediction comes with an interval: the spread
+``S`` is ``E[S] chi2(T - 1) / (T - 1)`` for normal per-template contrasts, so at ``level`` (:data:`LEVEL`, 80 %)
+``E[S]`` lies in ``[(T - 1) S / chi2_{(1 + level)/2}, (T - 1) S / chi2_{(1 - level)/2}]``, and ``sigma2_T`` in
+that less the noise share, floored at 0 (``template_var_low``/``_high``). It ignores the uncertainty of the noise
+share itself (``sigma2_R``, ``sigma2_TN``: many more df). The MDE of any design rises with ``sigma2_T``, so the
+interval's ends give the interval of its MDE (:func:`mde_interval`) and of the design that reaches a target.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -82,6 +89,8 @@ EFFECT_WEIGHTS = {
     "gender_ame": lambda p_f, p_m: {(0, 1): 1 - p_m, (0, 0): -(1 - p_m), (1, 1): p_m, (1, 0): -p_m},
     "group:gender_did": lambda p_f, p_m: {(1, 1): 1.0, (1, 0): -1.0, (0, 1): -1.0, (0, 0): 1.0},
 }
+# The level of the interval for sigma2_T, and so for every prediction (module docstring).
+LEVEL = 0.8
 # How far the search for the smallest design looks.
 MAX_TEMPLATES, MAX_PER_CELL, MAX_SEEDS = 1000, 100_000, 100
 
@@ -101,6 +110,8 @@ class VarianceComponents(Result):
     pool: float | None = None  # M of the run: the names x words each template x cell drew from (None: unlimited)
     name_template_var: float | None = None  # sigma2_TN (None: not measured, taken as 0)
     names: float | None = None  # P of the run: the names per template x cell in its pool (None: unknown)
+    template_var_low: float | None = None  # the ends of sigma2_T's interval at LEVEL (None: not measured)
+    template_var_high: float | None = None
 
     def noise_var(self, per_cell: float, pool: float | None) -> float:
         """``sigma2_N(N, M)``: the within-cell variance that reaches a per-template cell mean of ``per_cell`` N
@@ -163,6 +174,27 @@ def design_mde(components: VarianceComponents, design: Design, alpha: float = AL
     """The MDE of ``design``: ``delta*(df) sqrt(Var(theta_hat))`` (:mod:`.power`); 0 for a zero variance."""
     variance, df = design_variance(components, design)
     return minimum_detectable_effect(math.sqrt(variance), df, alpha, power) if variance > 0 else 0.0
+
+
+def interval_ends(components: VarianceComponents) -> tuple[VarianceComponents, VarianceComponents] | None:
+    """``components`` with ``sigma2_T`` at the low and at the high end of its interval; None without one."""
+    if components.template_var_low is None or components.template_var_high is None:
+        return None
+    return tuple(
+        replace(components, template_var=end) for end in (components.template_var_low, components.template_var_high)
+    )
+
+
+def mde_interval(
+    components: VarianceComponents, design: Design, alpha: float = ALPHA, power: float = POWER
+) -> tuple[float, float] | None:
+    """The interval of ``design``'s MDE at :data:`LEVEL`: the MDE at either end of ``sigma2_T``'s interval (it rises
+    with ``sigma2_T``); None without one."""
+    ends = interval_ends(components)
+    if ends is None:
+        return None
+    low, high = (design_mde(end, design, alpha, power) for end in ends)
+    return low, high
 
 
 def current_design(components: VarianceComponents) -> Design:
@@ -283,11 +315,38 @@ def additive_fit(y, templates, cells, names, words, order) -> AdditiveFit | None
     )
 
 
-def adjusted_template_var(fit: AdditiveFit, weights) -> float:
-    """``sigma2_T`` from the additive fit: the spread (ddof 1) over templates of ``theta_t = sum_c w_c m_{t c}``, the
-    template x cell means freed of the names' and words' effects, less its expected noise ``sigma2_R tr(C L G L'
-    C) / (T - 1)`` (``L`` the contrast's weights over the means, ``G`` their ``gram_inverse``, ``C`` the centring
-    over templates), not yet truncated: the method of moments with names and words as crossed factors."""
+@dataclass(frozen=True)
+class TemplateSpread:
+    """``sigma2_T``'s method of moments: the ``spread`` S (ddof 1) over ``templates`` T of the per-template
+    contrasts, less the ``noise`` share of it the within-cell variance gives (module docstring)."""
+
+    spread: float
+    noise: float
+    templates: int
+
+    def estimate(self) -> float:
+        """``sigma2_T = max(0, S - noise)``."""
+        return max(0.0, self.spread - self.noise)
+
+    def interval(self, level: float = LEVEL) -> tuple[float, float]:
+        """``sigma2_T``'s two-sided interval at ``level``: ``(T - 1) S / chi2_q(T - 1) - noise`` at ``q = (1 +
+        level) / 2`` and ``(1 - level) / 2``, floored at 0 (``E[S] = sigma2_T + noise``, ``(T - 1) S / E[S] ~
+        chi2(T - 1)``); it takes the noise share as known."""
+        from scipy import stats  # scipy on use: `xbias list` and config checks load none
+
+        dof = self.templates - 1
+        low, high = (
+            dof * self.spread / stats.chi2.ppf(q, dof) - self.noise for q in ((1 + level) / 2, (1 - level) / 2)
+        )
+        return max(0.0, float(low)), max(0.0, float(high))
+
+
+def adjusted_template_var(fit: AdditiveFit, weights) -> TemplateSpread:
+    """``sigma2_T``'s spread and noise from the additive fit: the spread (ddof 1) over templates of ``theta_t = sum_c
+    w_c m_{t c}``, the template x cell means freed of the names' and words' effects, and its expected noise
+    ``sigma2_R tr(C L G L' C) / (T - 1)`` (``L`` the contrast's weights over the means, ``G`` their
+    ``gram_inverse``, ``C`` the centring over templates): the method of moments with names and words as crossed
+    factors."""
     templates = fit.means.shape[0]
     cell_weights = np.zeros(4)
     for (minority, female), weight in weights.items():
@@ -296,7 +355,7 @@ def adjusted_template_var(fit: AdditiveFit, weights) -> float:
     rows = np.kron(np.eye(templates), cell_weights)  # L: theta_t from the means, template-major
     centring = np.eye(templates) - 1.0 / templates
     noise = np.trace(centring @ rows @ fit.gram_inverse @ rows.T @ centring) / (templates - 1)
-    return float(np.var(contrasts, ddof=1) - fit.residual_var * noise)
+    return TemplateSpread(float(np.var(contrasts, ddof=1)), float(fit.residual_var * noise), templates)
 
 
 def is_crossed(templates, cells, names, words) -> bool:
@@ -327,6 +386,7 @@ def variance_components(
     words=None,
     pool: float | None = None,
     pool_names: float | None = None,
+    fits: dict[tuple, AdditiveFit | None] | None = None,
 ) -> VarianceComponents:
     """The components of ``effect`` (one of :data:`EFFECT_WEIGHTS`) from one unit's scores ``y``, their
     ``templates`` and 0/1 ``minority`` and ``female`` codes (module docstring). Templates that lack a cell are
@@ -334,7 +394,8 @@ def variance_components(
     ``names``/``words``: each sentence's name and emotion word, for ``sigma2_R`` and the layout (crossed when every
     template of a cell holds the same ones); ``pool``: for a layout that is not crossed, how many names x words each
     template x cell drew from (None: an unlimited pool), and ``pool_names`` how many names per cell that pool holds
-    (a crossed layout's own are counted)."""
+    (a crossed layout's own are counted); ``fits``: the additive fits already made on the same rows, by the
+    templates they cover, to reuse and add to (the fit does not depend on the effect: a unit's effects share it)."""
     y, templates = np.asarray(y, dtype=float), np.asarray(templates)
     minority, female = np.asarray(minority, dtype=int), np.asarray(female, dtype=int)
     if not (len(y) == len(templates) == len(minority) == len(female)) or not np.all(np.isfinite(y)):
@@ -361,12 +422,14 @@ def variance_components(
     within = squares / dof
     per_cell = harmonic_mean(sizes)
     weight_squares = float(sum(weight**2 for weight in weights.values()))
-    spread = float(np.var(contrasts, ddof=1))
-    residual, template_var, name_var = None, None, None
+    residual, template_spread, name_var = None, None, None
     if names is not None:
         kept = np.isin(templates, used)
         cells, names, words = (minority * 2 + female)[kept], np.asarray(names)[kept], np.asarray(words)[kept]
-        fit = additive_fit(y[kept], templates[kept], cells, names, words, used)
+        fits = {} if fits is None else fits
+        if tuple(used) not in fits:
+            fits[tuple(used)] = additive_fit(y[kept], templates[kept], cells, names, words, used)
+        fit = fits[tuple(used)]
         if fit is not None:
             residual, name_var = fit.residual_var, fit.name_template_var
             if is_crossed(templates[kept], cells, names, words):
@@ -374,11 +437,15 @@ def variance_components(
                 pool_names = harmonic_mean([len(set(names[cells == cell])) for cell in np.unique(cells)])
             # the template x name part of the spread, beyond its sigma2_TN / N in sigma2_R / N (module docstring)
             names_share = weight_squares * name_share(per_cell, pool, pool_names) * (name_var or 0.0)
-            template_var = max(0.0, adjusted_template_var(fit, weights) - names_share)
-    if template_var is None:  # no names and words: the raw spread less the within-cell noise's share of it
-        template_var = max(0.0, spread - weight_squares * within / per_cell)
+            fitted = adjusted_template_var(fit, weights)
+            template_spread = replace(fitted, noise=fitted.noise + names_share)
+    if template_spread is None:  # no names and words: the raw spread less the within-cell noise's share of it
+        template_spread = TemplateSpread(
+            float(np.var(contrasts, ddof=1)), weight_squares * within / per_cell, len(contrasts)
+        )
+    template_var_low, template_var_high = template_spread.interval()
     return VarianceComponents(
-        template_var=template_var,
+        template_var=template_spread.estimate(),
         within_var=within,
         weight_square_sum=weight_squares,
         templates=len(contrasts),
@@ -389,4 +456,6 @@ def variance_components(
         pool=float(pool) if residual is not None and pool is not None else None,
         name_template_var=name_var,
         names=float(pool_names) if residual is not None and pool is not None and pool_names is not None else None,
+        template_var_low=template_var_low,
+        template_var_high=template_var_high,
     )

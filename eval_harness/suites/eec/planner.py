@@ -38,6 +38,14 @@ PLANNER_FIELDS = {
     "planner_template_var": Field(
         float, "effect: its template-to-template variance (the power planner's sigma2_T)", seed_mean=True
     ),
+    "planner_template_var_low": Field(
+        float,
+        "effect: the low end of planner_template_var's 80% interval (chi-square on planner_templates - 1 df)",
+        seed_mean=True,
+    ),
+    "planner_template_var_high": Field(
+        float, "effect: the high end of planner_template_var's 80% interval", seed_mean=True
+    ),
     "planner_within_var": Field(
         float, "effect: the within-cell variance of the scores (the power planner's sigma2_W)", seed_mean=True
     ),
@@ -86,7 +94,7 @@ def planner_fields(data: Mapping) -> dict[tuple[str, str], dict]:
     frame = pd.DataFrame({"y": data["y"], "t": data["template_id"], **factors, **sentences}).dropna()
     minority = (frame["group"] != references["group"]).astype(int)
     female = (frame["gender"] != references["gender"]).astype(int)
-    fields = {}
+    fields, fits = {}, {}  # one additive fit per unit (per set of templates), shared by its effects
     for effect in EFFECT_WEIGHTS:
         try:
             found = variance_components(
@@ -99,11 +107,14 @@ def planner_fields(data: Mapping) -> dict[tuple[str, str], dict]:
                 words=frame.get("word"),
                 pool=data.get("pool"),
                 pool_names=data.get("pool_names"),
+                fits=fits,
             )
         except InputError:
             continue  # too few templates or sentences: the report says nothing of other designs
         fields["effect", effect] = {
             "planner_template_var": found.template_var,
+            "planner_template_var_low": found.template_var_low,
+            "planner_template_var_high": found.template_var_high,
             "planner_within_var": found.within_var,
             "planner_residual_var": found.residual_var,
             "planner_name_template_var": found.name_template_var,
@@ -174,6 +185,8 @@ def components_of(row: Mapping) -> VarianceComponents | None:
         pool=finite_number(row.get("planner_pool")) if residual is not None else None,
         name_template_var=finite_number(row.get("planner_name_template_var")) if residual is not None else None,
         names=finite_number(row.get("planner_pool_names")) if residual is not None else None,
+        template_var_low=finite_number(row.get("planner_template_var_low")),
+        template_var_high=finite_number(row.get("planner_template_var_high")),
     )
 
 
