@@ -234,6 +234,19 @@ def smallest_design(
     return changed(low)
 
 
+def smallest_design_interval(
+    components: VarianceComponents, target: float, vary: str, alpha: float = ALPHA, power: float = POWER
+) -> tuple[Design | None, Design | None] | None:
+    """The interval of the smallest design that reaches ``target`` (:func:`smallest_design`) at :data:`LEVEL`: the
+    smallest designs at the low and at the high end of ``sigma2_T``'s interval (None where that end reaches no
+    design in the search range); None without an interval."""
+    ends = interval_ends(components)
+    if ends is None:
+        return None
+    low, high = (smallest_design(end, target, vary, alpha, power) for end in ends)
+    return low, high
+
+
 @dataclass(frozen=True)
 class AdditiveFit:
     """The least-squares fit ``y = m_{t c} + p_n + k_w + (tk)_{t w} + e`` over a unit's rows (template x cell means,

@@ -25,7 +25,7 @@ from .measurement import finite_number
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ...stats.design_power import VarianceComponents
+    from ...stats.design_power import Design, VarianceComponents
 
 # pandas and the planner's numerics (scipy) are imported where they are used: the schema (PLANNER_FIELDS) is read
 # when a config is checked, which loads neither.
@@ -190,39 +190,64 @@ def components_of(row: Mapping) -> VarianceComponents | None:
     )
 
 
+def design_needed(components: VarianceComponents, target: float, vary: str, unit: str) -> str:
+    """How many ``unit`` (``vary`` of :func:`~eval_harness.stats.design_power.smallest_design`) reach ``target``,
+    with the interval of that count: ``"about 30 templates (12-80)"``; ``"cannot tell from this run how many
+    templates (at least 12)"`` when the interval's high end reaches no design in the search range; ``""`` when
+    even its low end reaches none (the point estimate's words without an interval)."""
+    from ...stats.design_power import smallest_design, smallest_design_interval
+
+    def count(design: Design) -> int:
+        return math.ceil(getattr(design, vary))
+
+    point = smallest_design(components, target, vary)
+    ends = smallest_design_interval(components, target, vary)
+    if ends is None:
+        return f"about {count(point)} {unit}" if point else ""
+    low, high = ends
+    if low is None:
+        return ""
+    if point is None or high is None:
+        return f"cannot tell from this run how many {unit} (at least {count(low)})"
+    return f"about {count(point)} {unit} ({count(low)}-{count(high)})"
+
+
 def templates_needed(row: Mapping, target: float) -> str:
-    """``"about 30 templates would"`` (with this many sentences per cell and seeds), ``"no number of templates up to
-    1000 would"``, or ``""`` without planner fields."""
-    from ...stats.design_power import MAX_TEMPLATES, smallest_design
+    """``"about 30 templates (12-80) would"`` (with this many sentences per cell and seeds; the interval at the
+    planner's level), ``"cannot tell from this run how many templates (at least 12) would"``, ``"no number of
+    templates up to 1000 would"``, or ``""`` without planner fields."""
+    from ...stats.design_power import MAX_TEMPLATES
 
     components = components_of(row)
     if components is None:
         return ""
-    design = smallest_design(components, target, "templates")
-    if design is None:
-        return f"no number of templates up to {MAX_TEMPLATES} would"
-    return f"about {design.templates} templates would"
+    needed = design_needed(components, target, "templates", "templates")
+    return f"{needed} would" if needed else f"no number of templates up to {MAX_TEMPLATES} would"
 
 
 def plan_words(row: Mapping, target: float) -> str:
-    """``"MDE 0.021 now; 0.01 needs about 30 templates, or 12 sentences per template x cell"`` (or "cannot be
-    reached by more names alone"; with seeds, "or N seeds"): the planner's line for one effect record."""
-    from ...stats.design_power import current_design, design_mde, smallest_design
+    """``"MDE 0.021 (0.015-0.032) now; 0.01 needs about 30 templates (12-80), or about 12 sentences per template x
+    cell (5-40)"`` (or "cannot be reached by more names alone", "cannot tell from this run how many ..."; with
+    seeds, "or N seeds"): the planner's line for one effect record, each count with its interval at the planner's
+    level (none for a record without one)."""
+    from ...stats.design_power import current_design, design_mde, mde_interval
 
     components = components_of(row)
     if components is None:
         return ""
     now = design_mde(components, current_design(components))
+    interval = mde_interval(components, current_design(components))
+    now_words = f"{now:.2g} ({interval[0]:.2g}-{interval[1]:.2g})" if interval else f"{now:.2g}"
     options = []
     for vary, unit in (("templates", "templates"), ("per_cell", "sentences per template × cell"), ("seeds", "seeds")):
         if vary == "seeds" and components.seeds < 2:
             continue  # one seed: its variance is unknown
-        design = smallest_design(components, target, vary)
-        if design is not None:
-            options.append(f"about {math.ceil(getattr(design, vary))} {unit}")
+        needed = design_needed(components, target, vary, unit)
+        if needed:
+            options.append(needed)
         elif vary == "per_cell":
             options.append("cannot be reached by more names alone")
-    return f"MDE {now:.2g} now; {target:g} needs " + ", or ".join(options or ["a larger design in every respect"])
+    return f"MDE {now_words} now; {target:g} needs " + ", or ".join(options or ["a larger design in every respect"])
 
 
 def power_table(results: pd.DataFrame, target: float | None = None, alpha: float = 0.05) -> pd.DataFrame:
