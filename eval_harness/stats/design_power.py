@@ -330,45 +330,65 @@ def additive_fit(y, templates, cells, names, words, order) -> AdditiveFit | None
 
 @dataclass(frozen=True)
 class TemplateSpread:
-    """``sigma2_T``'s method of moments: the ``spread`` S (ddof 1) over ``templates`` T of the per-template
-    contrasts, less the ``noise`` share of it the within-cell variance gives (module docstring)."""
+    """``sigma2_T``'s method of moments: the ``spread`` S (ddof 1) over T templates of the per-template contrasts
+    ``theta_t``, and the ``noise_covariance`` (T x T) of the centred ``C theta`` that the within-cell variance gives,
+    whose trace over ``T - 1`` is its ``noise`` share of S (module docstring)."""
 
     spread: float
-    noise: float
-    templates: int
+    noise_covariance: np.ndarray
+
+    @property
+    def noise(self) -> float:
+        """The within-cell noise's expected share of S: ``tr(noise_covariance) / (T - 1)``."""
+        return float(np.trace(self.noise_covariance)) / (len(self.noise_covariance) - 1)
 
     def estimate(self) -> float:
         """``sigma2_T = max(0, S - noise)``."""
         return max(0.0, self.spread - self.noise)
 
+    def dof(self) -> float:
+        """S's chi-square df, Satterthwaite's ``tr(A)^2 / tr(A^2)``, ``A = sigma2_T C + noise_covariance`` the
+        covariance of ``C theta`` at the estimate (``(T - 1) S = theta' C theta``): ``T - 1`` when the noise is
+        the same in every template and uncorrelated between them (a crossed layout), fewer when a sample's fitted
+        means carry unequal, correlated noise."""
+        size = len(self.noise_covariance)
+        covariance = self.estimate() * (np.eye(size) - 1.0 / size) + self.noise_covariance
+        trace = float(np.trace(covariance))
+        return trace**2 / float(np.sum(covariance * covariance.T)) if trace > 0 else float(size - 1)
+
     def interval(self, level: float = LEVEL) -> tuple[float, float]:
-        """``sigma2_T``'s two-sided interval at ``level``: ``(T - 1) S / chi2_q(T - 1) - noise`` at ``q = (1 +
-        level) / 2`` and ``(1 - level) / 2``, floored at 0 (``E[S] = sigma2_T + noise``, ``(T - 1) S / E[S] ~
-        chi2(T - 1)``); it takes the noise share as known."""
+        """``sigma2_T``'s two-sided interval at ``level``: ``nu S / chi2_q(nu) - noise`` at ``q = (1 + level) / 2``
+        and ``(1 - level) / 2``, floored at 0, with ``nu`` :meth:`dof` (``E[S] = sigma2_T + noise``, ``nu S / E[S]
+        ~ chi2(nu)``). It takes the noise share as known: the uncertainty of ``sigma2_R`` and ``sigma2_TN``, on more
+        df than S, is not in it."""
         from scipy import stats  # scipy on use: `xbias list` and config checks load none
 
-        dof = self.templates - 1
+        dof = self.dof()
         low, high = (
             dof * self.spread / stats.chi2.ppf(q, dof) - self.noise for q in ((1 + level) / 2, (1 - level) / 2)
         )
         return max(0.0, float(low)), max(0.0, float(high))
 
 
+def centring(templates: int) -> np.ndarray:
+    """``C = I - 1/T``: the centring over ``templates`` T."""
+    return np.eye(templates) - 1.0 / templates
+
+
 def adjusted_template_var(fit: AdditiveFit, weights) -> TemplateSpread:
     """``sigma2_T``'s spread and noise from the additive fit: the spread (ddof 1) over templates of ``theta_t = sum_c
-    w_c m_{t c}``, the template x cell means freed of the names' and words' effects, and its expected noise
-    ``sigma2_R tr(C L G L' C) / (T - 1)`` (``L`` the contrast's weights over the means, ``G`` their
-    ``gram_inverse``, ``C`` the centring over templates): the method of moments with names and words as crossed
-    factors."""
+    w_c m_{t c}``, the template x cell means freed of the names' and words' effects, and its noise covariance
+    ``sigma2_R C L G L' C`` (``L`` the contrast's weights over the means, ``G`` their ``gram_inverse``, ``C`` the
+    centring over templates; its share of S ``sigma2_R tr(C L G L' C) / (T - 1)``): the method of moments with
+    names and words as crossed factors."""
     templates = fit.means.shape[0]
     cell_weights = np.zeros(4)
     for (minority, female), weight in weights.items():
         cell_weights[minority * 2 + female] = weight
     contrasts = fit.means @ cell_weights
     rows = np.kron(np.eye(templates), cell_weights)  # L: theta_t from the means, template-major
-    centring = np.eye(templates) - 1.0 / templates
-    noise = np.trace(centring @ rows @ fit.gram_inverse @ rows.T @ centring) / (templates - 1)
-    return TemplateSpread(float(np.var(contrasts, ddof=1)), float(fit.residual_var * noise), templates)
+    centred = centring(templates) @ rows
+    return TemplateSpread(float(np.var(contrasts, ddof=1)), fit.residual_var * (centred @ fit.gram_inverse @ centred.T))
 
 
 def is_crossed(templates, cells, names, words) -> bool:
@@ -451,11 +471,12 @@ def variance_components(
             # the template x name part of the spread, beyond its sigma2_TN / N in sigma2_R / N (module docstring)
             names_share = weight_squares * name_share(per_cell, pool, pool_names) * (name_var or 0.0)
             fitted = adjusted_template_var(fit, weights)
-            template_spread = replace(fitted, noise=fitted.noise + names_share)
+            template_spread = replace(
+                fitted, noise_covariance=fitted.noise_covariance + names_share * centring(len(used))
+            )
     if template_spread is None:  # no names and words: the raw spread less the within-cell noise's share of it
-        template_spread = TemplateSpread(
-            float(np.var(contrasts, ddof=1)), weight_squares * within / per_cell, len(contrasts)
-        )
+        noise = weight_squares * within / per_cell
+        template_spread = TemplateSpread(float(np.var(contrasts, ddof=1)), noise * centring(len(contrasts)))
     template_var_low, template_var_high = template_spread.interval()
     return VarianceComponents(
         template_var=template_spread.estimate(),
