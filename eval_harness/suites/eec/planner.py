@@ -304,6 +304,8 @@ def equivalence_paragraph(results: pd.DataFrame, alpha: float = 0.05) -> str:
     """What the equivalence column and the planner's lines mean, with the margin(s); empty without a margin."""
     import pandas as pd
 
+    from ...stats.design_power import LEVEL
+
     if "equivalence_margin" not in results.columns:
         return ""
     margins = sorted(pd.to_numeric(results["equivalence_margin"], errors="coerce").dropna().unique())
@@ -317,5 +319,7 @@ def equivalence_paragraph(results: pd.DataFrame, alpha: float = 0.05) -> str:
         "margin (TOST p ≤ alpha), 'not within ±δ' when it lies beyond it, 'cannot tell' otherwise. No effect is "
         "called 'no bias' without its δ. The power planner (docs/conventions.md) measures each effect's "
         "template-to-template, within-cell and between-seed variance on this run's scores and gives the MDE of "
-        "another design: how many templates, sentences per template × cell or seeds would detect δ."
+        "another design: how many templates, sentences per template × cell or seeds would detect δ; in brackets, "
+        f"each one's {LEVEL:.0%} interval from the template spread's few df (\"cannot tell from this run\" when "
+        "its high end reaches no design)."
     )
