@@ -25,7 +25,7 @@ from .measurement import finite_number
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ...stats.design_power import Design, VarianceComponents
+    from ...stats.design_power import AdditiveFit, Design, VarianceComponents
 
 # pandas and the planner's numerics (scipy) are imported where they are used: the schema (PLANNER_FIELDS) is read
 # when a config is checked, which loads neither.
@@ -94,7 +94,10 @@ def planner_fields(data: Mapping) -> dict[tuple[str, str], dict]:
     frame = pd.DataFrame({"y": data["y"], "t": data["template_id"], **factors, **sentences}).dropna()
     minority = (frame["group"] != references["group"]).astype(int)
     female = (frame["gender"] != references["gender"]).astype(int)
-    fields, fits = {}, {}  # one additive fit per unit (per set of templates), shared by its effects
+    fields = {}
+    fits: dict[
+        tuple, AdditiveFit | None
+    ] = {}  # one additive fit per unit (per set of templates), shared by its effects
     for effect in EFFECT_WEIGHTS:
         try:
             found = variance_components(
