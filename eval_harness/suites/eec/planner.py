@@ -95,9 +95,8 @@ def planner_fields(data: Mapping) -> dict[tuple[str, str], dict]:
     minority = (frame["group"] != references["group"]).astype(int)
     female = (frame["gender"] != references["gender"]).astype(int)
     fields = {}
-    fits: dict[
-        tuple, AdditiveFit | None
-    ] = {}  # one additive fit per unit (per set of templates), shared by its effects
+    # one additive fit per unit (per set of templates), shared by its effects
+    fits: dict[tuple, AdditiveFit | None] = {}
     for effect in EFFECT_WEIGHTS:
         try:
             found = variance_components(
