@@ -59,11 +59,13 @@ sentences shrink only the ``sigma2_N / N`` part (and, as names are added, the ``
 ``sigma2_T / T + sigma2_B / m`` is what more names alone can never lower.
 
 ``sigma2_T`` rests on ``T - 1`` df (6 in the shipped EECs), so each prediction comes with an interval: the spread
-``S`` is ``E[S] chi2(T - 1) / (T - 1)`` for normal per-template contrasts, so at ``level`` (:data:`LEVEL`, 80 %)
-``E[S]`` lies in ``[(T - 1) S / chi2_{(1 + level)/2}, (T - 1) S / chi2_{(1 - level)/2}]``, and ``sigma2_T`` in
-that less the noise share, floored at 0 (``template_var_low``/``_high``). It ignores the uncertainty of the noise
-share itself (``sigma2_R``, ``sigma2_TN``: many more df). The MDE of any design rises with ``sigma2_T``, so the
-interval's ends give the interval of its MDE (:func:`mde_interval`) and of the design that reaches a target.
+``S`` is ``E[S] chi2(nu) / nu`` for normal per-template contrasts (``nu = T - 1`` in a crossed layout; Satterthwaite's
+df for a sample's fitted means, :meth:`TemplateSpread.dof`), so at ``level`` (:data:`LEVEL`, 80 %) ``E[S]`` lies in
+``[nu S / chi2_{(1 + level)/2}(nu), nu S / chi2_{(1 - level)/2}(nu)]``, and ``sigma2_T`` in that less the noise
+share, floored at 0 (``template_var_low``/``_high``). It ignores the uncertainty of the noise share itself and of
+the other components (``sigma2_R``, ``sigma2_TN``, ``sigma2_G``): small in a whole EEC, not in a small sample, where
+the interval is too narrow (docs/conventions.md). The MDE of any design rises with ``sigma2_T``, so the interval's
+ends give the interval of its MDE (:func:`mde_interval`) and of the design that reaches a target.
 """
 
 from __future__ import annotations
@@ -180,9 +182,8 @@ def interval_ends(components: VarianceComponents) -> tuple[VarianceComponents, V
     """``components`` with ``sigma2_T`` at the low and at the high end of its interval; None without one."""
     if components.template_var_low is None or components.template_var_high is None:
         return None
-    return tuple(
-        replace(components, template_var=end) for end in (components.template_var_low, components.template_var_high)
-    )
+    low = replace(components, template_var=components.template_var_low)
+    return low, replace(components, template_var=components.template_var_high)
 
 
 def mde_interval(
@@ -352,15 +353,15 @@ class TemplateSpread:
         the same in every template and uncorrelated between them (a crossed layout), fewer when a sample's fitted
         means carry unequal, correlated noise."""
         size = len(self.noise_covariance)
-        covariance = self.estimate() * (np.eye(size) - 1.0 / size) + self.noise_covariance
+        covariance = self.estimate() * centring(size) + self.noise_covariance
         trace = float(np.trace(covariance))
         return trace**2 / float(np.sum(covariance * covariance.T)) if trace > 0 else float(size - 1)
 
     def interval(self, level: float = LEVEL) -> tuple[float, float]:
         """``sigma2_T``'s two-sided interval at ``level``: ``nu S / chi2_q(nu) - noise`` at ``q = (1 + level) / 2``
         and ``(1 - level) / 2``, floored at 0, with ``nu`` :meth:`dof` (``E[S] = sigma2_T + noise``, ``nu S / E[S]
-        ~ chi2(nu)``). It takes the noise share as known: the uncertainty of ``sigma2_R`` and ``sigma2_TN``, on more
-        df than S, is not in it."""
+        ~ chi2(nu)``). It takes the noise share as known: the uncertainty of ``sigma2_R`` and ``sigma2_TN`` is not in
+        it (module docstring)."""
         from scipy import stats  # scipy on use: `xbias list` and config checks load none
 
         dof = self.dof()
