@@ -57,12 +57,21 @@ template of a cell holds the same names x words; else sampled from the pool the 
 ``sigma2_B`` the variance of the seeds' estimates (ddof 1), known only when the run trained two or more seeds. More
 sentences shrink only the ``sigma2_N / N`` part (and, as names are added, the ``k sigma2_TN`` part): the floor
 ``sigma2_T / T + sigma2_B / m`` is what more names alone can never lower.
+
+``sigma2_T`` rests on ``T - 1`` df (6 in the shipped EECs), so each prediction comes with an interval: the spread
+``S`` is ``E[S] chi2(nu) / nu`` for normal per-template contrasts (``nu = T - 1`` in a crossed layout; Satterthwaite's
+df for a sample's fitted means, :meth:`TemplateSpread.dof`), so at ``level`` (:data:`LEVEL`, 80 %) ``E[S]`` lies in
+``[nu S / chi2_{(1 + level)/2}(nu), nu S / chi2_{(1 - level)/2}(nu)]``, and ``sigma2_T`` in that less the noise
+share, floored at 0 (``template_var_low``/``_high``). It ignores the uncertainty of the noise share itself and of
+the other components (``sigma2_R``, ``sigma2_TN``, ``sigma2_G``): small in a whole EEC, not in a small sample, where
+the interval is too narrow (docs/conventions.md). The MDE of any design rises with ``sigma2_T``, so the interval's
+ends give the interval of its MDE (:func:`mde_interval`) and of the design that reaches a target.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -82,6 +91,8 @@ EFFECT_WEIGHTS = {
     "gender_ame": lambda p_f, p_m: {(0, 1): 1 - p_m, (0, 0): -(1 - p_m), (1, 1): p_m, (1, 0): -p_m},
     "group:gender_did": lambda p_f, p_m: {(1, 1): 1.0, (1, 0): -1.0, (0, 1): -1.0, (0, 0): 1.0},
 }
+# The level of the interval for sigma2_T, and so for every prediction (module docstring).
+LEVEL = 0.8
 # How far the search for the smallest design looks.
 MAX_TEMPLATES, MAX_PER_CELL, MAX_SEEDS = 1000, 100_000, 100
 
@@ -101,6 +112,8 @@ class VarianceComponents(Result):
     pool: float | None = None  # M of the run: the names x words each template x cell drew from (None: unlimited)
     name_template_var: float | None = None  # sigma2_TN (None: not measured, taken as 0)
     names: float | None = None  # P of the run: the names per template x cell in its pool (None: unknown)
+    template_var_low: float | None = None  # the ends of sigma2_T's interval at LEVEL (None: not measured)
+    template_var_high: float | None = None
 
     def noise_var(self, per_cell: float, pool: float | None) -> float:
         """``sigma2_N(N, M)``: the within-cell variance that reaches a per-template cell mean of ``per_cell`` N
@@ -165,6 +178,26 @@ def design_mde(components: VarianceComponents, design: Design, alpha: float = AL
     return minimum_detectable_effect(math.sqrt(variance), df, alpha, power) if variance > 0 else 0.0
 
 
+def interval_ends(components: VarianceComponents) -> tuple[VarianceComponents, VarianceComponents] | None:
+    """``components`` with ``sigma2_T`` at the low and at the high end of its interval; None without one."""
+    if components.template_var_low is None or components.template_var_high is None:
+        return None
+    low = replace(components, template_var=components.template_var_low)
+    return low, replace(components, template_var=components.template_var_high)
+
+
+def mde_interval(
+    components: VarianceComponents, design: Design, alpha: float = ALPHA, power: float = POWER
+) -> tuple[float, float] | None:
+    """The interval of ``design``'s MDE at :data:`LEVEL`: the MDE at either end of ``sigma2_T``'s interval (it rises
+    with ``sigma2_T``); None without one."""
+    ends = interval_ends(components)
+    if ends is None:
+        return None
+    low, high = (design_mde(end, design, alpha, power) for end in ends)
+    return low, high
+
+
 def current_design(components: VarianceComponents) -> Design:
     """The design the components were measured on."""
     return Design(components.templates, components.per_cell, components.seeds, components.pool, components.names)
@@ -200,6 +233,19 @@ def smallest_design(
         middle = (low + high) // 2
         low, high = (low, middle) if reaches(middle) else (middle + 1, high)
     return changed(low)
+
+
+def smallest_design_interval(
+    components: VarianceComponents, target: float, vary: str, alpha: float = ALPHA, power: float = POWER
+) -> tuple[Design | None, Design | None] | None:
+    """The interval of the smallest design that reaches ``target`` (:func:`smallest_design`) at :data:`LEVEL`: the
+    smallest designs at the low and at the high end of ``sigma2_T``'s interval (None where that end reaches no
+    design in the search range); None without an interval."""
+    ends = interval_ends(components)
+    if ends is None:
+        return None
+    low, high = (smallest_design(end, target, vary, alpha, power) for end in ends)
+    return low, high
 
 
 @dataclass(frozen=True)
@@ -283,20 +329,67 @@ def additive_fit(y, templates, cells, names, words, order) -> AdditiveFit | None
     )
 
 
-def adjusted_template_var(fit: AdditiveFit, weights) -> float:
-    """``sigma2_T`` from the additive fit: the spread (ddof 1) over templates of ``theta_t = sum_c w_c m_{t c}``, the
-    template x cell means freed of the names' and words' effects, less its expected noise ``sigma2_R tr(C L G L'
-    C) / (T - 1)`` (``L`` the contrast's weights over the means, ``G`` their ``gram_inverse``, ``C`` the centring
-    over templates), not yet truncated: the method of moments with names and words as crossed factors."""
+@dataclass(frozen=True)
+class TemplateSpread:
+    """``sigma2_T``'s method of moments: the ``spread`` S (ddof 1) over T templates of the per-template contrasts
+    ``theta_t``, and the ``noise_covariance`` (T x T) of the centred ``C theta`` that the within-cell variance gives,
+    whose trace over ``T - 1`` is its ``noise`` share of S (module docstring)."""
+
+    spread: float
+    noise_covariance: np.ndarray
+
+    @property
+    def noise(self) -> float:
+        """The within-cell noise's expected share of S: ``tr(noise_covariance) / (T - 1)``."""
+        return float(np.trace(self.noise_covariance)) / (len(self.noise_covariance) - 1)
+
+    def estimate(self) -> float:
+        """``sigma2_T = max(0, S - noise)``."""
+        return max(0.0, self.spread - self.noise)
+
+    def dof(self) -> float:
+        """S's chi-square df, Satterthwaite's ``tr(A)^2 / tr(A^2)``, ``A = sigma2_T C + noise_covariance`` the
+        covariance of ``C theta`` at the estimate (``(T - 1) S = theta' C theta``): ``T - 1`` when the noise is
+        the same in every template and uncorrelated between them (a crossed layout), fewer when a sample's fitted
+        means carry unequal, correlated noise."""
+        size = len(self.noise_covariance)
+        covariance = self.estimate() * centring(size) + self.noise_covariance
+        trace = float(np.trace(covariance))
+        return trace**2 / float(np.sum(covariance * covariance.T)) if trace > 0 else float(size - 1)
+
+    def interval(self, level: float = LEVEL) -> tuple[float, float]:
+        """``sigma2_T``'s two-sided interval at ``level``: ``nu S / chi2_q(nu) - noise`` at ``q = (1 + level) / 2``
+        and ``(1 - level) / 2``, floored at 0, with ``nu`` :meth:`dof` (``E[S] = sigma2_T + noise``, ``nu S / E[S]
+        ~ chi2(nu)``). It takes the noise share as known: the uncertainty of ``sigma2_R`` and ``sigma2_TN`` is not in
+        it (module docstring)."""
+        from scipy import stats  # scipy on use: `xbias list` and config checks load none
+
+        dof = self.dof()
+        low, high = (
+            dof * self.spread / stats.chi2.ppf(q, dof) - self.noise for q in ((1 + level) / 2, (1 - level) / 2)
+        )
+        return max(0.0, float(low)), max(0.0, float(high))
+
+
+def centring(templates: int) -> np.ndarray:
+    """``C = I - 1/T``: the centring over ``templates`` T."""
+    return np.eye(templates) - 1.0 / templates
+
+
+def adjusted_template_var(fit: AdditiveFit, weights) -> TemplateSpread:
+    """``sigma2_T``'s spread and noise from the additive fit: the spread (ddof 1) over templates of ``theta_t = sum_c
+    w_c m_{t c}``, the template x cell means freed of the names' and words' effects, and its noise covariance
+    ``sigma2_R C L G L' C`` (``L`` the contrast's weights over the means, ``G`` their ``gram_inverse``, ``C`` the
+    centring over templates; its share of S ``sigma2_R tr(C L G L' C) / (T - 1)``): the method of moments with
+    names and words as crossed factors."""
     templates = fit.means.shape[0]
     cell_weights = np.zeros(4)
     for (minority, female), weight in weights.items():
         cell_weights[minority * 2 + female] = weight
     contrasts = fit.means @ cell_weights
     rows = np.kron(np.eye(templates), cell_weights)  # L: theta_t from the means, template-major
-    centring = np.eye(templates) - 1.0 / templates
-    noise = np.trace(centring @ rows @ fit.gram_inverse @ rows.T @ centring) / (templates - 1)
-    return float(np.var(contrasts, ddof=1) - fit.residual_var * noise)
+    centred = centring(templates) @ rows
+    return TemplateSpread(float(np.var(contrasts, ddof=1)), fit.residual_var * (centred @ fit.gram_inverse @ centred.T))
 
 
 def is_crossed(templates, cells, names, words) -> bool:
@@ -327,6 +420,7 @@ def variance_components(
     words=None,
     pool: float | None = None,
     pool_names: float | None = None,
+    fits: dict[tuple, AdditiveFit | None] | None = None,
 ) -> VarianceComponents:
     """The components of ``effect`` (one of :data:`EFFECT_WEIGHTS`) from one unit's scores ``y``, their
     ``templates`` and 0/1 ``minority`` and ``female`` codes (module docstring). Templates that lack a cell are
@@ -334,7 +428,8 @@ def variance_components(
     ``names``/``words``: each sentence's name and emotion word, for ``sigma2_R`` and the layout (crossed when every
     template of a cell holds the same ones); ``pool``: for a layout that is not crossed, how many names x words each
     template x cell drew from (None: an unlimited pool), and ``pool_names`` how many names per cell that pool holds
-    (a crossed layout's own are counted)."""
+    (a crossed layout's own are counted); ``fits``: the additive fits already made on the same rows, by the
+    templates they cover, to reuse and add to (the fit does not depend on the effect: a unit's effects share it)."""
     y, templates = np.asarray(y, dtype=float), np.asarray(templates)
     minority, female = np.asarray(minority, dtype=int), np.asarray(female, dtype=int)
     if not (len(y) == len(templates) == len(minority) == len(female)) or not np.all(np.isfinite(y)):
@@ -361,12 +456,14 @@ def variance_components(
     within = squares / dof
     per_cell = harmonic_mean(sizes)
     weight_squares = float(sum(weight**2 for weight in weights.values()))
-    spread = float(np.var(contrasts, ddof=1))
-    residual, template_var, name_var = None, None, None
+    residual, template_spread, name_var = None, None, None
     if names is not None:
         kept = np.isin(templates, used)
         cells, names, words = (minority * 2 + female)[kept], np.asarray(names)[kept], np.asarray(words)[kept]
-        fit = additive_fit(y[kept], templates[kept], cells, names, words, used)
+        fits = {} if fits is None else fits
+        if tuple(used) not in fits:
+            fits[tuple(used)] = additive_fit(y[kept], templates[kept], cells, names, words, used)
+        fit = fits[tuple(used)]
         if fit is not None:
             residual, name_var = fit.residual_var, fit.name_template_var
             if is_crossed(templates[kept], cells, names, words):
@@ -374,11 +471,16 @@ def variance_components(
                 pool_names = harmonic_mean([len(set(names[cells == cell])) for cell in np.unique(cells)])
             # the template x name part of the spread, beyond its sigma2_TN / N in sigma2_R / N (module docstring)
             names_share = weight_squares * name_share(per_cell, pool, pool_names) * (name_var or 0.0)
-            template_var = max(0.0, adjusted_template_var(fit, weights) - names_share)
-    if template_var is None:  # no names and words: the raw spread less the within-cell noise's share of it
-        template_var = max(0.0, spread - weight_squares * within / per_cell)
+            fitted = adjusted_template_var(fit, weights)
+            template_spread = replace(
+                fitted, noise_covariance=fitted.noise_covariance + names_share * centring(len(used))
+            )
+    if template_spread is None:  # no names and words: the raw spread less the within-cell noise's share of it
+        noise = weight_squares * within / per_cell
+        template_spread = TemplateSpread(float(np.var(contrasts, ddof=1)), noise * centring(len(contrasts)))
+    template_var_low, template_var_high = template_spread.interval()
     return VarianceComponents(
-        template_var=template_var,
+        template_var=template_spread.estimate(),
         within_var=within,
         weight_square_sum=weight_squares,
         templates=len(contrasts),
@@ -389,4 +491,6 @@ def variance_components(
         pool=float(pool) if residual is not None and pool is not None else None,
         name_template_var=name_var,
         names=float(pool_names) if residual is not None and pool is not None and pool_names is not None else None,
+        template_var_low=template_var_low,
+        template_var_high=template_var_high,
     )

@@ -293,14 +293,23 @@ def test_an_equivalence_margin_tests_each_difference_on_its_own_standard_error(t
 
 def test_xbias_power_gives_each_effects_planner_line_from_the_run(two_models, capsys):
     """`xbias power RUN --target 0.02` on the two models' run: one line per model x EEC x emotion x effect, each
-    with the MDE now and the design that reaches 0.02; a target that is no size is one line and exit 2."""
+    with the MDE now and the design that reaches 0.02, each with its 80 % interval; a target that is no size is one
+    line and exit 2."""
     folder, _, _ = two_models
     capsys.readouterr()
     assert main(["power", str(folder), "--target", "0.02"]) == 0
     lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| en_")]
     assert len(lines) == 2 * 2 * 2 * 7
-    assert all(
-        re.search(r"MDE [0-9.e-]+ now; 0\.02 needs (about \d+ templates|a larger design)", line) for line in lines
-    )
+    plans = [
+        re.search(
+            r"MDE ([0-9.e-]+) \(([0-9.e-]+)-([0-9.e-]+)\) now; 0\.02 needs "
+            r"(about \d+ templates \(\d+-\d+\)|cannot tell from this run how many templates|a larger design)",
+            line,
+        )
+        for line in lines
+    ]
+    assert all(plans), lines
+    # each prediction with its 80 % interval around it (rounded to 2 significant digits)
+    assert all(float(p[2]) <= float(p[1]) <= float(p[3]) for p in plans)
     assert main(["power", str(folder), "--target", "-1"]) == 2
     assert capsys.readouterr().err.count("\n") == 1

@@ -25,7 +25,7 @@ from .measurement import finite_number
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ...stats.design_power import VarianceComponents
+    from ...stats.design_power import AdditiveFit, Design, VarianceComponents
 
 # pandas and the planner's numerics (scipy) are imported where they are used: the schema (PLANNER_FIELDS) is read
 # when a config is checked, which loads neither.
@@ -37,6 +37,14 @@ PLANNER_FIELDS = {
     "equivalence_margin": Field(float, "effect: the margin delta of its equivalence test (TOST), intensity scale"),
     "planner_template_var": Field(
         float, "effect: its template-to-template variance (the power planner's sigma2_T)", seed_mean=True
+    ),
+    "planner_template_var_low": Field(
+        float,
+        "effect: the low end of planner_template_var's 80% interval (chi-square on planner_templates - 1 df)",
+        seed_mean=True,
+    ),
+    "planner_template_var_high": Field(
+        float, "effect: the high end of planner_template_var's 80% interval", seed_mean=True
     ),
     "planner_within_var": Field(
         float, "effect: the within-cell variance of the scores (the power planner's sigma2_W)", seed_mean=True
@@ -87,6 +95,8 @@ def planner_fields(data: Mapping) -> dict[tuple[str, str], dict]:
     minority = (frame["group"] != references["group"]).astype(int)
     female = (frame["gender"] != references["gender"]).astype(int)
     fields = {}
+    # one additive fit per unit (per set of templates), shared by its effects
+    fits: dict[tuple, AdditiveFit | None] = {}
     for effect in EFFECT_WEIGHTS:
         try:
             found = variance_components(
@@ -99,11 +109,14 @@ def planner_fields(data: Mapping) -> dict[tuple[str, str], dict]:
                 words=frame.get("word"),
                 pool=data.get("pool"),
                 pool_names=data.get("pool_names"),
+                fits=fits,
             )
         except InputError:
             continue  # too few templates or sentences: the report says nothing of other designs
         fields["effect", effect] = {
             "planner_template_var": found.template_var,
+            "planner_template_var_low": found.template_var_low,
+            "planner_template_var_high": found.template_var_high,
             "planner_within_var": found.within_var,
             "planner_residual_var": found.residual_var,
             "planner_name_template_var": found.name_template_var,
@@ -174,42 +187,69 @@ def components_of(row: Mapping) -> VarianceComponents | None:
         pool=finite_number(row.get("planner_pool")) if residual is not None else None,
         name_template_var=finite_number(row.get("planner_name_template_var")) if residual is not None else None,
         names=finite_number(row.get("planner_pool_names")) if residual is not None else None,
+        template_var_low=finite_number(row.get("planner_template_var_low")),
+        template_var_high=finite_number(row.get("planner_template_var_high")),
     )
 
 
+def design_needed(components: VarianceComponents, target: float, vary: str, unit: str) -> str:
+    """How many ``unit`` (``vary`` of :func:`~eval_harness.stats.design_power.smallest_design`) reach ``target``,
+    with the interval of that count: ``"about 30 templates (12-80)"``; ``"cannot tell from this run how many
+    templates (at least 12)"`` when the interval's high end reaches no design in the search range; ``""`` when
+    even its low end reaches none (the point estimate's words without an interval)."""
+    from ...stats.design_power import smallest_design, smallest_design_interval
+
+    def count(design: Design) -> int:
+        return math.ceil(getattr(design, vary))
+
+    point = smallest_design(components, target, vary)
+    ends = smallest_design_interval(components, target, vary)
+    if ends is None:
+        return f"about {count(point)} {unit}" if point else ""
+    low, high = ends
+    if low is None:
+        return ""
+    if point is None or high is None:
+        return f"cannot tell from this run how many {unit} (at least {count(low)})"
+    return f"about {count(point)} {unit} ({count(low)}-{count(high)})"
+
+
 def templates_needed(row: Mapping, target: float) -> str:
-    """``"about 30 templates would"`` (with this many sentences per cell and seeds), ``"no number of templates up to
-    1000 would"``, or ``""`` without planner fields."""
-    from ...stats.design_power import MAX_TEMPLATES, smallest_design
+    """``"about 30 templates (12-80) would"`` (with this many sentences per cell and seeds; the interval at the
+    planner's level), ``"cannot tell from this run how many templates (at least 12) would"``, ``"no number of
+    templates up to 1000 would"``, or ``""`` without planner fields."""
+    from ...stats.design_power import MAX_TEMPLATES
 
     components = components_of(row)
     if components is None:
         return ""
-    design = smallest_design(components, target, "templates")
-    if design is None:
-        return f"no number of templates up to {MAX_TEMPLATES} would"
-    return f"about {design.templates} templates would"
+    needed = design_needed(components, target, "templates", "templates")
+    return f"{needed} would" if needed else f"no number of templates up to {MAX_TEMPLATES} would"
 
 
 def plan_words(row: Mapping, target: float) -> str:
-    """``"MDE 0.021 now; 0.01 needs about 30 templates, or 12 sentences per template x cell"`` (or "cannot be
-    reached by more names alone"; with seeds, "or N seeds"): the planner's line for one effect record."""
-    from ...stats.design_power import current_design, design_mde, smallest_design
+    """``"MDE 0.021 (0.015-0.032) now; 0.01 needs about 30 templates (12-80), or about 12 sentences per template x
+    cell (5-40)"`` (or "cannot be reached by more names alone", "cannot tell from this run how many ..."; with
+    seeds, "or N seeds"): the planner's line for one effect record, each count with its interval at the planner's
+    level (none for a record without one)."""
+    from ...stats.design_power import current_design, design_mde, mde_interval
 
     components = components_of(row)
     if components is None:
         return ""
     now = design_mde(components, current_design(components))
+    interval = mde_interval(components, current_design(components))
+    now_words = f"{now:.2g} ({interval[0]:.2g}-{interval[1]:.2g})" if interval else f"{now:.2g}"
     options = []
     for vary, unit in (("templates", "templates"), ("per_cell", "sentences per template × cell"), ("seeds", "seeds")):
         if vary == "seeds" and components.seeds < 2:
             continue  # one seed: its variance is unknown
-        design = smallest_design(components, target, vary)
-        if design is not None:
-            options.append(f"about {math.ceil(getattr(design, vary))} {unit}")
+        needed = design_needed(components, target, vary, unit)
+        if needed:
+            options.append(needed)
         elif vary == "per_cell":
             options.append("cannot be reached by more names alone")
-    return f"MDE {now:.2g} now; {target:g} needs " + ", or ".join(options or ["a larger design in every respect"])
+    return f"MDE {now_words} now; {target:g} needs " + ", or ".join(options or ["a larger design in every respect"])
 
 
 def power_table(results: pd.DataFrame, target: float | None = None, alpha: float = 0.05) -> pd.DataFrame:
@@ -266,6 +306,8 @@ def equivalence_paragraph(results: pd.DataFrame, alpha: float = 0.05) -> str:
     """What the equivalence column and the planner's lines mean, with the margin(s); empty without a margin."""
     import pandas as pd
 
+    from ...stats.design_power import LEVEL
+
     if "equivalence_margin" not in results.columns:
         return ""
     margins = sorted(pd.to_numeric(results["equivalence_margin"], errors="coerce").dropna().unique())
@@ -279,5 +321,7 @@ def equivalence_paragraph(results: pd.DataFrame, alpha: float = 0.05) -> str:
         "margin (TOST p ≤ alpha), 'not within ±δ' when it lies beyond it, 'cannot tell' otherwise. No effect is "
         "called 'no bias' without its δ. The power planner (docs/conventions.md) measures each effect's "
         "template-to-template, within-cell and between-seed variance on this run's scores and gives the MDE of "
-        "another design: how many templates, sentences per template × cell or seeds would detect δ."
+        "another design: how many templates, sentences per template × cell or seeds would detect δ; in brackets, "
+        f"each one's {LEVEL:.0%} interval from the template spread's few df (\"cannot tell from this run\" when "
+        "its high end reaches no design)."
     )

@@ -192,7 +192,7 @@ def eec_section(results: pd.DataFrame, alpha: float = ALPHA, family: str = DEFAU
                 Table(
                     plan.drop(columns="config"),
                     f"{config}: equivalence (TOST at each effect's margin ±δ) and the power planner (the MDE now, "
-                    "and the design whose MDE is δ)",
+                    "and the design whose MDE is δ, each with its 80% interval in brackets)",
                     collapsed=True,
                 )
             )

@@ -59,10 +59,11 @@ def test_every_effect_carries_the_margin_and_the_planners_components():
     assert not any("equivalence_margin" in r for r in unmarked)
 
 
-def templates_for_80_percent_power(record: dict, effect: float) -> int:
+def templates_for_80_percent_power(record: dict, effect: float, template_var: str = "planner_template_var") -> int:
     """The smallest T whose two-sided 5 % t test (T - 1 df) has 80 % power at ``effect``, by scipy's noncentral t,
-    with the per-template variance the planner's components give: template_var + k within_var / N."""
-    per_template = record["planner_template_var"] + (
+    with the per-template variance the planner's components give: ``template_var`` (the estimate or an end of its
+    interval) + k within_var / N."""
+    per_template = record[template_var] + (
         record["planner_weight_square_sum"] * record["planner_within_var"] / record["planner_per_cell"]
     )
     for templates in range(2, 5000):
@@ -83,10 +84,13 @@ def test_a_result_that_is_not_significant_says_its_equivalence_test_and_the_temp
         stats.t.cdf((row["value"] - 0.01) / row["std_err"], 10),
     )
     found = re.search(r"Arab vs Anglo \(averaged [^)]*\) .*?not shown within ±0\.01 either \(TOST p = ([0-9.e-]+)\); "
-                      r"about (\d+) templates would detect 0\.01", line)  # fmt: skip
+                      r"about (\d+) templates \((\d+)-(\d+)\) would detect 0\.01", line)  # fmt: skip
     assert found, line
     assert found.group(1) == f"{max(tails):.2g}"  # printed to 2 significant digits
     assert int(found.group(2)) == templates_for_80_percent_power(row, 0.01)
+    # the interval of that count: the same scan at either end of sigma2_T's 80 % interval
+    low, high = (templates_for_80_percent_power(row, 0.01, f"planner_template_var_{end}") for end in ("low", "high"))
+    assert (int(found.group(3)), int(found.group(4))) == (low, high) and low <= int(found.group(2)) <= high
 
 
 def test_a_bad_margin_is_a_config_error():
