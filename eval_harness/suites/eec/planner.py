@@ -89,7 +89,9 @@ def planner_fields(data: Mapping) -> dict[tuple[str, str], dict]:
 
     factors, references = data["factors"], data["references"]
     rows = data.get("rows")
-    words = list(rows["emotion_word"]) if rows is not None and "emotion_word" in rows else None
+    # A word's slot, where the suite counted it: the same in every cell where a language inflects the word by gender
+    word_column = "emotion_slot" if rows is not None and "emotion_slot" in rows else "emotion_word"
+    words = list(rows[word_column]) if rows is not None and word_column in rows else None
     sentences = {"name": data.get("person"), "word": words} if data.get("person") is not None and words else {}
     frame = pd.DataFrame({"y": data["y"], "t": data["template_id"], **factors, **sentences}).dropna()
     minority = (frame["group"] != references["group"]).astype(int)

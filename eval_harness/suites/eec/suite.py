@@ -182,7 +182,7 @@ class EECSuite(Suite):
             for name in eec_configs:
                 if not any(unit.config == name and unit.emotion == emotion for unit in task.units):
                     continue
-                rows = corpora[name][corpora[name]["emotion"] == emotion]
+                rows = with_emotion_slots(corpora[name][corpora[name]["emotion"] == emotion])
                 factors = identity_factors(name, task.options)
                 per_cell = rows_per_cell(task.options, judge="judge" in task.model.capabilities)
                 pool = pool_names = None  # the sentences and names each template x cell drew from (planner's M, P)
@@ -399,6 +399,14 @@ def rows_per_cell(options: Mapping[str, Any], judge: bool) -> int:
     """How many rows of each template x identity cell a model scores (0: all): ``judge_sample`` for a zero-shot
     judge when it is set, else ``sample``."""
     return options["judge_sample"] if judge and options["judge_sample"] else options["sample"]
+
+
+def with_emotion_slots(rows):
+    """``rows`` with ``emotion_slot``: each sentence's place among its name's sentences in its template (0 .. W - 1,
+    in corpus order), counted before a sample. The planner's word: the same slot in every identity cell even where
+    the language inflects the emotion word by gender (Spanish ``enojado``/``enojada``, Arabic), so that it sees the
+    layout as crossed and a template's own word effects cancel in a contrast of its cells."""
+    return rows.assign(emotion_slot=rows.groupby(["template_id", "person"], sort=False).cumcount())
 
 
 def sentences_per_cell(rows, factors: tuple[str, ...] = IDENTITY_COLUMNS) -> float:
