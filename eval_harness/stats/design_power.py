@@ -54,6 +54,8 @@ within a template, and then taken as 0: all of ``sigma2_R`` averages over senten
 ``sigma2_T = max(0, var_t(theta_t) - sum_c w_c^2 (sigma2_N / N + k sigma2_TN))`` (ddof 1): the per-template
 contrasts' spread less the within-cell noise's expected share of it in the *measured* layout (crossed when every
 template of a cell holds the same names x words; else sampled from the pool the caller names), truncated at 0;
+where the spread is significantly below that noise share alone (:func:`noise_scale`), ``sigma2_R`` and ``sigma2_TN``
+are scaled down to what the spread allows (a sentence effect fixed in every template is not template noise);
 ``sigma2_B`` the variance of the seeds' estimates (ddof 1), known only when the run trained two or more seeds. More
 sentences shrink only the ``sigma2_N / N`` part (and, as names are added, the ``k sigma2_TN`` part): the floor
 ``sigma2_T / T + sigma2_B / m`` is what more names alone can never lower.
@@ -371,6 +373,27 @@ class TemplateSpread:
         return max(0.0, float(low)), max(0.0, float(high))
 
 
+# The one-sided level at which a template spread below its noise share refutes that share (:func:`noise_scale`).
+REFUTING_ALPHA = 0.05
+
+
+def noise_scale(spread: TemplateSpread, alpha: float = REFUTING_ALPHA) -> float:
+    """1, or ``S / noise`` where the spread S is below what the within-template noise alone gives at level ``alpha``
+    (``nu S / noise`` below ``chi2_alpha(nu)``, ``nu`` Satterthwaite's at ``sigma2_T = 0``): the residual that the
+    additive fit leaves is then not all template-to-template noise. In a crossed layout a name x word interaction is
+    the same in every template, so it stays out of S but inflates ``sigma2_R``; scaling ``sigma2_R`` and
+    ``sigma2_TN`` by this factor keeps only the part S allows, and the planner's MDE of the measured design equals
+    the test's (module docstring)."""
+    from scipy import stats  # scipy on use: `xbias list` and config checks load none
+
+    if spread.noise <= 0 or spread.spread >= spread.noise:
+        return 1.0
+    dof = spread.dof()
+    if stats.chi2.cdf(dof * spread.spread / spread.noise, dof) >= alpha:
+        return 1.0
+    return spread.spread / spread.noise
+
+
 def centring(templates: int) -> np.ndarray:
     """``C = I - 1/T``: the centring over ``templates`` T."""
     return np.eye(templates) - 1.0 / templates
@@ -475,6 +498,10 @@ def variance_components(
             template_spread = replace(
                 fitted, noise_covariance=fitted.noise_covariance + names_share * centring(len(used))
             )
+            scale = noise_scale(template_spread)
+            if scale < 1:  # the spread refutes the noise share: only this much of it varies between templates
+                template_spread = replace(template_spread, noise_covariance=template_spread.noise_covariance * scale)
+                residual, name_var = residual * scale, None if name_var is None else name_var * scale
     if template_spread is None:  # no names and words: the raw spread less the within-cell noise's share of it
         noise = weight_squares * within / per_cell
         template_spread = TemplateSpread(float(np.var(contrasts, ddof=1)), noise * centring(len(contrasts)))

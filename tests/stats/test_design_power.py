@@ -12,11 +12,15 @@ from threadpoolctl import threadpool_limits
 from eval_harness.errors import InputError
 from eval_harness.stats.design_power import (
     EFFECT_WEIGHTS,
+    REFUTING_ALPHA,
     Design,
     VarianceComponents,
+    additive_fit,
+    adjusted_template_var,
     current_design,
     design_mde,
     design_variance,
+    noise_scale,
     smallest_design,
     variance_components,
 )
@@ -321,7 +325,6 @@ def test_the_template_variance_interval_is_the_spreads_chi_square_interval_less_
     """Without names and words, sigma2_T's 80 % interval is [(T - 1) S / chi2_0.9(T - 1), (T - 1) S / chi2_0.1(T -
     1)] less sum w^2 sigma2_W / N, floored at 0, S the per-template contrasts' spread computed here; a crossed
     layout's fitted contrasts carry the same noise in every template, so its chi-square df are T - 1 too."""
-    from eval_harness.stats.design_power import additive_fit, adjusted_template_var
 
     y, t, m, f = simulated_eec(np.random.default_rng(8), 9, 30)
     found = variance_components(y, t, m, f, "group_within_reference_gender")
@@ -348,3 +351,31 @@ def test_a_units_effects_share_one_additive_fit():
         alone = variance_components(y, t, m, f, effect, names=name, words=word)
         assert variance_components(y, t, m, f, effect, names=name, words=word, fits=fits) == alone
     assert len(fits) == 1
+
+
+def test_a_sentence_effect_fixed_in_every_template_is_not_counted_as_template_noise():
+    """A name x word interaction, the same in every template of a crossed EEC, stays out of the template spread but
+    inflates sigma2_R: the spread refutes that noise share, which is scaled to what the spread allows, so that the
+    planner's variance of the measured design is the clustered estimator's (17x it without the scaling)."""
+    rng = np.random.default_rng(11)
+    ratios = []
+    for _ in range(20):
+        y, t, m, f, name, word = crossed_eec(rng, 7, names=5, words=3, template_sd=0.0)
+        y = y + rng.normal(0, 0.2, (20, 3))[name, word]  # each (name, word) sentence its own fixed shift
+        c = variance_components(y, t, m, f, "group_within_reference_gender", names=name, words=word)
+        assert c.pool == 15 and c.template_var < 1e-12  # the spread is all noise
+        ratios.append(design_variance(c, current_design(c))[0] / clustered_variance(y, t, m, f))
+    assert np.median(ratios) == pytest.approx(1.0, abs=0.05)
+
+
+def test_the_noise_share_is_kept_where_the_spread_does_not_refute_it():
+    """Without the fixed sentence effects the spread refutes the noise share at about REFUTING_ALPHA, no more."""
+    rng = np.random.default_rng(12)
+    refuted = []
+    for _ in range(300):
+        y, t, m, f, name, word = crossed_eec(rng, 7, names=5, words=3, template_sd=0.0)
+        fit = additive_fit(y, t, m * 2 + f, name, word, list(range(7)))
+        spread = adjusted_template_var(fit, EFFECT_WEIGHTS["group_within_reference_gender"](0.5, 0.5))
+        refuted.append(noise_scale(spread) < 1)
+    se = math.sqrt(REFUTING_ALPHA * (1 - REFUTING_ALPHA) / len(refuted))
+    assert np.mean(refuted) <= REFUTING_ALPHA + 3 * se
