@@ -421,7 +421,10 @@ def is_crossed(templates, cells, names, words) -> bool:
     (so the words' effects, and a template's own word effects, cancel in a contrast of its cells). The shipped EECs
     are: their later templates use other words than the first, but every cell of a template the same ones."""
     for cell in np.unique(cells):
-        lists = [sorted(names[(cells == cell) & (templates == t)]) for t in np.unique(templates[cells == cell])]
+        # the names as a set: a template with fewer emotion words holds each name fewer times
+        lists = [
+            np.unique(names[(cells == cell) & (templates == t)]).tolist() for t in np.unique(templates[cells == cell])
+        ]
         if any(other != lists[0] for other in lists[1:]):
             return False
     for template in np.unique(templates):
