@@ -6,6 +6,7 @@ editable install) reads them there; a wheel carries copies under ``eval_harness/
 step in ``setup.py``), which an installed copy reads. ``--config demo`` names a packaged config.
 """
 
+import functools
 from pathlib import Path
 
 from .errors import ConfigError
@@ -16,6 +17,7 @@ SHIPPED_DIR = PACKAGE_DIR / "_shipped"
 CONFIG_SUFFIXES = (".yaml", ".yml")
 
 
+@functools.cache  # where the package runs from does not change in a process: stat the checkout once
 def _folder(name: str) -> Path:
     """``<checkout>/<name>`` when this package runs from a checkout, else the copy shipped in the package."""
     checkout = CHECKOUT_ROOT / name
@@ -40,6 +42,7 @@ def docs_dir() -> Path:
     return _folder("docs")
 
 
+@functools.cache
 def readme_path() -> Path:
     """The project's README.md (the checkout's, or the copy an installed package carries)."""
     checkout = CHECKOUT_ROOT / "README.md"

@@ -12,6 +12,7 @@ import pytest
 import yaml
 from toy_method import register_toy_suite
 
+from eval_harness import shipped
 from eval_harness.cli import main
 from eval_harness.runner import store as store_module
 from eval_harness.suites import unregister_suite
@@ -268,7 +269,10 @@ def test_a_model_free_type_runs_without_model_and_refuses_one(toy, tmp_path, cap
 
 @contextmanager
 def unwritable(folder):
-    """``folder`` read-only for this process (as root, which writes anywhere, by acting as user nobody)."""
+    """``folder`` read-only for this process (as root, which writes anywhere, by acting as user nobody). The CLI's
+    help names the checkout's README and folders: found first, as root, since nobody may not enter a checkout
+    cloned into a 0700 folder (``mktemp -d``)."""
+    shipped.readme_path(), shipped.docs_dir(), shipped.metrics_dir()
     folder.chmod(0o555)
     as_root = os.geteuid() == 0
     if as_root:
