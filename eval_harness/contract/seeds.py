@@ -16,7 +16,8 @@ the first rule that applies:
    ``between_seed_share`` is how much of ``std_err``'s square is training noise; ``share_same_sign``, and, when
    every seed's record has a p-value (a test; none is invented for a standard error without one), ``p_value``,
    ``ci_low``/``ci_high``, ``statistic``, ``stars`` of the pooled test (``statistic_kind`` ``"t"`` with
-   Satterthwaite's / Barnard-Rubin's ``df``, ``"z"`` when the seeds agree exactly), ``share_significant`` and
+   Satterthwaite's ``df`` (the training variance at its upper 75 % limit: ``pooling.seed_mean_df``) /
+   Barnard-Rubin's, ``"z"`` when the seeds agree exactly), ``share_significant`` and
    ``share_same_significance`` (at ``alpha``). The further tests the suite's schema declares (``tests``: the
    EEC's template-clustered ``clustered_std_err`` / ``clustered_p_value`` / ``clustered_df``) are pooled the
    same way when every seed has them, with the pooled test's minimum detectable effect (the test's ``mde``

@@ -165,7 +165,7 @@ def seed_mean_tost_power(
     shares; ``between_var`` V_B, the seeds' training variance), and the test's variance and df are estimated:
 
         W ~ V_W chi2_nu / nu   (nu = within_df; W = V_W when None),   B ~ V_B chi2_{m-1} / (m - 1),
-        s^2 = W + B / m,   df = s^4 / (W^2 / nu + (B / m)^2 / (m - 1))   (Satterthwaite, as pooling computes it),
+        s^2 = W + B / m,   df = :func:`~eval_harness.stats.pooling.seed_mean_df` (as pooling computes it),
         power = E_{W,B} [ Phi((h - effect) / sigma) - Phi((-h - effect) / sigma) ]_+,   h = margin - t_{1-alpha}(df) s,
 
     W, B and the estimate independent (a normal sample's mean and variance). The expectation is the midpoint rule
@@ -174,6 +174,8 @@ def seed_mean_tost_power(
     """
     import numpy as np
     from scipy import stats
+
+    from .pooling import seed_mean_df
 
     margin = check_margin(margin)
     if not (within_var >= 0 and between_var >= 0 and within_var + between_var > 0) or seeds < 2:
@@ -185,9 +187,7 @@ def seed_mean_tost_power(
     b = between_var * stats.chi2.ppf(levels, seeds - 1) / (seeds - 1) / seeds
     w, b = np.meshgrid(w, b, indexing="ij")
     variance = w + b
-    inverse_df = b**2 / (seeds - 1) + (w**2 / within_df if finite else 0.0)
-    with np.errstate(divide="ignore"):
-        df = np.where(inverse_df > 0, variance**2 / np.where(inverse_df > 0, inverse_df, 1.0), np.inf)
+    df = seed_mean_df(w, b, within_df if finite else None, seeds)
     half = margin - stats.t.ppf(1 - alpha, df) * np.sqrt(variance)
     given = stats.norm.cdf((half - effect) / sigma) - stats.norm.cdf((-half - effect) / sigma)
     return float(np.mean(np.where(half > 0, given, 0.0)))

@@ -55,7 +55,10 @@ def test_estimates_with_standard_errors_are_pooled_as_the_mean_over_seeds():
     between = sum((q - q_bar) ** 2 for q in values) / (m - 1)
     within = sum(u**2 for u in std_errs) / m
     total = within + between / m  # the sentences are shared: only the training noise averages out
-    df = total**2 / ((between / m) ** 2 / (m - 1))  # Satterthwaite; the z tests' sampling variance has infinite df
+    # Satterthwaite's df with B/m at its upper 75 % limit, (B/m) 2 / chi2_2(0.25) = (B/m) / ln(4/3) (chi2_2's
+    # quantile is -2 ln(1 - p)); the z tests' sampling variance has infinite df
+    upper = between / m / math.log(4 / 3)
+    df = (within + upper) ** 2 / (upper**2 / (m - 1))
     assert pooled["value"] == pytest.approx(q_bar, rel=1e-12)
     assert pooled["std_err"] == pytest.approx(math.sqrt(total), rel=1e-12)
     assert pooled["between_seed_share"] == pytest.approx(between / m / total, rel=1e-12)
@@ -73,7 +76,7 @@ def test_estimates_with_standard_errors_are_pooled_as_the_mean_over_seeds():
     # the template-clustered test the same way, its sampling variance with the seeds' t(10) df
     clustered_within = sum(c**2 for c in clustered) / m
     clustered_total = clustered_within + between / m
-    clustered_df = clustered_total**2 / (clustered_within**2 / 10 + (between / m) ** 2 / (m - 1))
+    clustered_df = (clustered_within + upper) ** 2 / (clustered_within**2 / 10 + upper**2 / (m - 1))
     assert pooled["clustered_std_err"] == pytest.approx(math.sqrt(clustered_total), rel=1e-12)
     assert pooled["clustered_df"] == pytest.approx(clustered_df, rel=1e-10)
     # without the suite's schema the clustered test is one field among others that differ between seeds: dropped
@@ -265,7 +268,8 @@ def test_a_difference_pooled_over_seeds_keeps_each_sides_effect_and_its_own_test
     m, within, between = 3, np.mean(np.square(std_errs)), np.var(values, ddof=1)
     (mean,) = pool_seeds(records, schemas=schemas)
     mean_total = within + between / m
-    mean_df = mean_total**2 / (within**2 / 6 + (between / m) ** 2 / (m - 1))
+    upper = between / m / math.log(4 / 3)  # B/m at its upper 75 % limit (the df only)
+    mean_df = (within + upper) ** 2 / (within**2 / 6 + upper**2 / (m - 1))
     assert mean["pooling"] == "seed_mean" and mean["std_err"] == pytest.approx(math.sqrt(mean_total), rel=1e-12)
     assert mean["df"] == pytest.approx(mean_df, rel=1e-10) and mean_df > 2
     assert mean["mde"] == pytest.approx(minimum_detectable_effect(math.sqrt(mean_total), mean_df), rel=1e-12)

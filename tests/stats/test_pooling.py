@@ -76,20 +76,23 @@ def test_identical_seeds_give_the_within_variance_and_a_normal_reference():
 def test_seed_mean_hand_example():
     # q = [0.10, 0.14, 0.12], u = [0.01, 0.02, 0.02], m = 3: W = 0.0003, B = 0.0004, B/m = 4/30000;
     # T = W + B/m = 13/30000; the training noise's share (B/m)/T = 4/13;
-    # Satterthwaite without df_complete: T^2 / ((B/m)^2 / 2) = 2 * 169 / 16 = 21.125;
-    # with df_complete = 6 (7 templates): 169 / (81/6 + 16/2) = 169 / 21.5.
+    # the df: Satterthwaite's with B/m at its upper 75 % limit, (B/m) * 2 / chi2_2(0.25) = (B/m) k, k = 1 / ln(4/3)
+    # (chi2_2's quantile is -2 ln(1 - p)): without df_complete (9 + 4k)^2 / ((4k)^2 / 2);
+    # with df_complete = 6 (7 templates): (9 + 4k)^2 / (81/6 + (4k)^2 / 2).
+    k = 1 / math.log(4 / 3)
+    df, clustered_df = 2 * (9 + 4 * k) ** 2 / (4 * k) ** 2, (9 + 4 * k) ** 2 / (81 / 6 + (4 * k) ** 2 / 2)
     pooled = pool_estimates([0.10, 0.14, 0.12], [0.01, 0.02, 0.02])
     assert pooled.estimand == "seed_mean" and pooled.estimate == pytest.approx(0.12, abs=1e-15)
     assert pooled.total_variance == pytest.approx(13 / 30000, abs=1e-15)
     assert pooled.std_err == pytest.approx(math.sqrt(13 / 30000), abs=1e-15)
     assert pooled.between_share == pytest.approx(4 / 13, abs=1e-12)
     assert pooled.relative_increase_in_variance == pytest.approx(4 / 9, abs=1e-12)
-    assert pooled.df == pytest.approx(21.125, abs=1e-12)
+    assert pooled.df == pytest.approx(df, rel=1e-12)
     clustered = pool_estimates([0.10, 0.14, 0.12], [0.01, 0.02, 0.02], df_complete=6)
-    assert clustered.df == pytest.approx(169 / 21.5, abs=1e-12)
+    assert clustered.df == pytest.approx(clustered_df, rel=1e-12)
     statistic = 0.12 / math.sqrt(13 / 30000)
-    assert clustered.p_value == pytest.approx(2 * stats.t.sf(statistic, 169 / 21.5), abs=1e-12)
-    half_width = stats.t.ppf(0.975, 169 / 21.5) * math.sqrt(13 / 30000)
+    assert clustered.p_value == pytest.approx(2 * stats.t.sf(statistic, clustered_df), abs=1e-12)
+    half_width = stats.t.ppf(0.975, clustered_df) * math.sqrt(13 / 30000)
     assert clustered.ci_high - clustered.ci_low == pytest.approx(2 * half_width, abs=1e-12)
     # Rubin's variance is larger: the mean's variance drops the between-seed part that one new head would add.
     assert pooled.std_err < pool_estimates([0.10, 0.14, 0.12], [0.01, 0.02, 0.02], estimand="one_head").std_err
