@@ -224,18 +224,16 @@ class EECSuite(Suite):
         fit, paper = identity_fit(data, options)
 
         notes = set()
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            if options["cov_type"] == "cluster":
-                try:
-                    result = fit(options["cluster_by"])
-                except InputError as error:
-                    # A singular clustered covariance (see the except below): report the model-based fit.
-                    notes.add(f"no template-clustered standard errors: {error}; model-based ones reported")
-                    result = fit(None)
-            else:
-                result = fit(None)
-        notes |= {str(warning.message) for warning in caught}
+        if options["cov_type"] == "cluster":
+            try:
+                result, fit_notes = noted_fit(fit, options["cluster_by"])
+            except InputError as error:
+                # A singular clustered covariance (see the except below): report the model-based fit.
+                notes.add(f"no template-clustered standard errors: {error}; model-based ones reported")
+                result, fit_notes = noted_fit(fit, None)
+        else:
+            result, fit_notes = noted_fit(fit, None)
+        notes |= fit_notes
         # The template-clustered test of every number, beside the reported one (see the module docstring).
         clustered = result if result.cov_type == "cluster" else None
         if clustered is None and options["cov_type"] == "model":
@@ -282,6 +280,16 @@ class EECSuite(Suite):
         tested = [r for r in estimates if r.get("lr_statistic") is not None]
         chosen = tested or estimates
         return chosen[0] if chosen else super().headline(records)
+
+
+def noted_fit(fit, covariance) -> tuple[Any, set[str]]:
+    """``fit(covariance)`` and its warnings' messages (the records' notes: a squeeze, a fit that did not converge, a
+    one-way variance standing in): a fit that raises takes its warnings with it, so that the notes describe the fit
+    reported, not one abandoned (the two-way fit's stand-ins on a unit reported with model-based standard errors)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = fit(covariance)
+    return result, {str(warning.message) for warning in caught}
 
 
 def identity_fit(data: Mapping[str, Any], options: Mapping[str, Any]):

@@ -15,7 +15,6 @@ Options: ``emotions``; ``cov_type`` (``cluster``, the default: the comparison is
 cell, the same pairs for every seed (0: every pair).
 """
 
-import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
@@ -26,7 +25,7 @@ from ...data.catalog import EEC_CONFIGS_BY_LANGUAGE, EEC_EMOTIONS, EEC_REFERENCE
 from ...errors import ConfigError, InputError
 from ..eec.paired.fit import check_cluster_by
 from ..eec.paired.records import difference_records, skipped_record
-from ..eec.suite import SAMPLE_SEED, stratified_sample
+from ..eec.suite import SAMPLE_SEED, noted_fit, stratified_sample
 from .pipeline import CLUSTER_SOURCES, ENGLISH, align, language_contrasts
 from .records import CROSSLINGUAL_RECORDS, DIFFERENCE_METRIC
 from .samples import CROSSLINGUAL_SAMPLES, crosslingual_samples
@@ -152,13 +151,13 @@ class EECCrosslingualSuite(Suite):
 
         try:
             try:
-                result, notes = _noting_warnings(fit, options["cov_type"])
+                result, notes = noted_fit(fit, options["cov_type"])
             except InputError as error:
                 if options["cov_type"] != "cluster":
                     raise
                 # E.g. a model that scores both groups alike within every template (names SVM-tfidf never saw): the
                 # clustered covariance is singular. Model-based standard errors stand in, as in the eec suite.
-                result, notes = _noting_warnings(fit, "model")
+                result, notes = noted_fit(fit, "model")
                 notes.add(f"no clustered standard errors ({error}); model-based ones instead")
         except InputError as error:  # no fit at all (e.g. scores constant within the cells): the unit says why
             return [skipped_record(f"no joint fit: {error}", fields, DIFFERENCE_METRIC)]
@@ -182,14 +181,6 @@ class EECCrosslingualSuite(Suite):
             if record.get("kind") == "average" and record.get("effect_term") == "group":
                 return record
         return super().headline(records)
-
-
-def _noting_warnings(fit, cov_type: str):
-    """``fit(cov_type)`` and the messages of the warnings it gave (a squeeze, a fit that did not converge)."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        result = fit(cov_type)
-    return result, {str(warning.message) for warning in caught}
 
 
 def _scores(regressor: EmotionScorer, texts: list[str], judge: bool) -> dict:

@@ -34,3 +34,21 @@ def test_a_singular_clustered_fit_leaves_the_reported_fit_and_a_note():
     assert all("no template-clustered standard errors" in r["note"] for r in tested)
     group = next(r for r in tested if r["term"] == "group" and r["metric"] == "estimate")
     assert abs(group["value"]) < 1e-6  # the groups were scored alike
+
+
+def test_a_unit_reported_with_model_based_standard_errors_carries_no_note_of_the_two_way_fit_it_abandoned():
+    # Scores set by template and gender alone: every person's residuals cancel over the templates and every
+    # template's over the persons, so the two-way variance V_template + V_person - V_row is negative, a one-way one
+    # (0) stands in, and the clustered fit fails; the model-based fit is reported, without the two-way fit's notes.
+    rng = np.random.default_rng(0)
+    scores = {
+        (t, g): rng.uniform(0.3, 0.6) + (0.05 if g == "female" else 0.0) for t in range(7) for g in ("male", "female")
+    }
+    prepared = prepared_for(scores)
+    prepared["options"].update(cov_type="cluster", cluster_by=["template_id", "person"])
+    unit = Unit(model="m", suite="eec", language="en", dataset="eec", config="en_black_white", emotion="anger")
+    records = SUITE.evaluate(unit, prepared, ctx=None)
+    tested = [r for r in records if r["metric"] in ("estimate", "effect")]
+    assert tested and all(r["cov_type"] == "model" and r["cluster_by"] in (None, []) for r in tested)
+    assert all("model-based ones reported" in r["note"] for r in tested)
+    assert not any("one-way" in r["note"] or "two-way" in r["note"] for r in tested)
