@@ -5,7 +5,11 @@ regression with a ``model`` factor (:func:`eval_harness.suites.eec.paired.fit.pa
 difference the cross-language suite fits for languages): every identity effect of the EEC (its
 conditional contrasts, AMEs and interaction contrast) gets its difference B minus A on the predicted-intensity
 scale, its delta-method test clustered by template (default) or sentence (a row's two scores share its
-cluster: that is the pairing), and its minimum detectable difference at 80 % power (``mde``).
+cluster: that is the pairing), and its minimum detectable difference at 80 % power (``mde``). What is tested is the
+difference, on its own standard error: a model that scores two groups alike within every template (names it does
+not know, as SVM-tfidf) has a zero standard error on its own group effects, which the note names
+(:func:`tested_on_its_own`); only a difference whose own standard error is 0 is left untested, as a skipped record
+of its term that says so.
 
 WEAT (per test x language x seed): ``d_B - d_A`` over the words both sides found, with the paired-swap test
 and paired bootstrap over words (:func:`eval_harness.stats.paired_weat.paired_effect_size_difference`).
@@ -113,11 +117,35 @@ def eec_differences(
                 cluster_sources=CLUSTER_SOURCES,
                 cov_type=cov_type,
                 cluster_by=tuple(cluster_by),
+                zero_untested=True,
             )
     except InputError as error:
         return [skipped_record(str(error), fields, EEC_METRIC)]
     note = "; ".join(sorted({str(warning.message) for warning in caught})) or None
-    return difference_records(result, {**fields, "n_sentences": len(rows), "note": note}, EEC_METRIC)
+    fields = {**fields, "n_sentences": len(rows)}
+    records = difference_records(result, {**fields, "note": note}, EEC_METRIC)
+    return [tested_on_its_own(record, fields, a, b) for record in records]
+
+
+def tested_on_its_own(record: dict, fields: dict, a: Side, b: Side) -> dict:
+    """A difference record as compare shows it: tested on the difference's own standard error, with a note that names
+    the side whose own effect has a standard error of 0 (a model that scores the groups alike within every template:
+    names it does not know); a difference whose own standard error is 0 is one skipped record of its term, which
+    says so (with the unit pair's ``fields``; the unit's other differences keep their tests)."""
+    term = record["term"]
+    if not record["std_err"] > 0:
+        reason = (
+            f"{term}: the difference B − A has a standard error of 0 (within every cluster the two models' scores "
+            "differ alike, e.g. names neither model knows): nothing to test"
+        )
+        return skipped_record(reason, {**fields, "term": term}, EEC_METRIC)
+    zero = [side.label for side, name in ((a, "reference_std_err"), (b, "other_std_err")) if not record[name] > 0]
+    if not zero:
+        return record
+    said = f"{' and '.join(zero)}'s own {term} has a standard error of 0 (scored alike within every cluster): " + (
+        "the difference is tested on its own standard error"
+    )
+    return {**record, "note": "; ".join(filter(None, (record.get("note"), said)))}
 
 
 def weat_difference(

@@ -152,6 +152,7 @@ def fit_condition_contrasts(
     boundary: str = "squeeze",
     cov_type: str = "cluster",
     clusters: Mapping[str, Sequence[Hashable] | np.ndarray] | None = None,
+    zero_untested: bool = False,
 ) -> ConditionContrasts:
     """Fit the joint model of the module docstring and test every identity effect's difference between conditions.
 
@@ -167,13 +168,17 @@ def fit_condition_contrasts(
         cov_type: ``"cluster"`` (default; needs ``clusters``) or ``"model"``.
         clusters: one or two ``{name: per-row labels}``: the aligned template (or sentence) id, shared by the
             rows of both conditions, and optionally the person.
+        zero_untested: a quantity whose standard error is 0 (an effect within a condition whose model scores two
+            groups alike within every template, a joint coefficient, a difference) gets no test of its own
+            (``std_err`` 0, NaN test fields: :func:`~.wald.untested`) instead of an InputError, so that every
+            difference whose own standard error is positive is tested.
 
     Returns:
         :class:`ConditionContrasts`.
 
     Raises:
         InputError: as ``fit_factorial``; a condition with other than two levels; ``condition_name`` that is
-            also an identity factor.
+            also an identity factor; a standard error of 0 (unless ``zero_untested``).
     """
     if condition_name in factors:
         raise InputError(f"condition_name {condition_name!r} is also an identity factor: pick another name")
@@ -194,10 +199,10 @@ def fit_condition_contrasts(
     identity = factorial.FactorialDesign.up_to_order(rows.factors[:-1], order)
     design = joint_design(identity, condition_factor, precision_by_condition)
     fit = factorial.fit_design(rows, design, cov_type, tuple(rows.groups), use_t)
-    joint = factorial.result_of(fit, rows, ())
+    joint = factorial.result_of(fit, rows, (), zero_untested=zero_untested)
     reference_specs, other_specs = condition_specs(identity, design, fit.cell_counts)
     effects_by_condition = tuple(
-        (level, factorial.effects_of(fit, specs))
+        (level, factorial.effects_of(fit, specs, zero_untested))
         for level, specs in zip(condition_factor.levels, (reference_specs, other_specs), strict=True)
     )
     weights = np.stack([b.weights - a.weights for a, b in zip(reference_specs, other_specs, strict=True)])
@@ -214,7 +219,7 @@ def fit_condition_contrasts(
             contrast=f"{in_a.contrast}: {condition_name} {other} minus {reference}",
             reference_estimate=in_a.estimate,
             other_estimate=in_b.estimate,
-            **wald_test(float(estimate), float(std_err), fit.df, f"the difference of {in_a.name}"),
+            **wald_test(float(estimate), float(std_err), fit.df, f"the difference of {in_a.name}", zero_untested),
         )
         for in_a, in_b, estimate, std_err in zip(
             effects_by_condition[0][1],

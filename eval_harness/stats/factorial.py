@@ -1016,12 +1016,18 @@ class Cell(LevelledResult):
     precision: float
 
 
-def coefficients_of(fit: Fit, names: Sequence[str], contrasts: Sequence[str]) -> tuple[Coefficient, ...]:
+def coefficients_of(
+    fit: Fit, names: Sequence[str], contrasts: Sequence[str], zero_untested: bool = False
+) -> tuple[Coefficient, ...]:
     variance, raised = fit.covariances.variances(np.eye(len(fit.params))[None])
     std_err = np.sqrt(variance[0])
     warn_one_way_stand_ins([name for name, flag in zip(names, raised[0], strict=True) if flag])
     return tuple(
-        Coefficient(name=name, contrast=contrast, **wald_test(float(fit.params[k]), float(std_err[k]), fit.df, name))
+        Coefficient(
+            name=name,
+            contrast=contrast,
+            **wald_test(float(fit.params[k]), float(std_err[k]), fit.df, name, zero_untested),
+        )
         for k, (name, contrast) in enumerate(zip(names, contrasts, strict=True))
     )
 
@@ -1038,7 +1044,9 @@ def warn_one_way_stand_ins(names: Sequence[str]) -> None:
         )
 
 
-def effects_of(fit: Fit, specs: Sequence[EffectSpec]) -> tuple[Effect, ...]:
+def effects_of(fit: Fit, specs: Sequence[EffectSpec], zero_untested: bool = False) -> tuple[Effect, ...]:
+    """Each effect of ``specs`` with its Wald test; ``zero_untested``: an effect whose standard error is 0 gets none
+    (:func:`~.wald.untested`) instead of an InputError (one side of a comparison, whose difference is tested)."""
     if not specs:
         return ()
     weights = np.stack([spec.weights for spec in specs])
@@ -1052,7 +1060,7 @@ def effects_of(fit: Fit, specs: Sequence[EffectSpec]) -> tuple[Effect, ...]:
             levels=spec.levels,
             given=spec.given,
             contrast=spec.contrast,
-            **wald_test(float(estimate), float(std_err), fit.df, spec.name),
+            **wald_test(float(estimate), float(std_err), fit.df, spec.name, zero_untested),
         )
         for spec, estimate, std_err in zip(specs, estimates[0], std_errs[0], strict=True)
     )
@@ -1289,9 +1297,12 @@ def fit_factorial(
     return result_of(fit, rows, effect_specs(design, fit.cell_counts / fit.n))
 
 
-def result_of(fit: Fit, rows: Rows, specs: Sequence[EffectSpec], stacklevel: int = 3) -> FactorialBetaRegression:
+def result_of(
+    fit: Fit, rows: Rows, specs: Sequence[EffectSpec], stacklevel: int = 3, zero_untested: bool = False
+) -> FactorialBetaRegression:
     """The :class:`FactorialBetaRegression` of a fitted design; warns (:class:`BetaRegressionWarning`) when the
-    fit or a reduced fit of the likelihood-ratio tests did not converge."""
+    fit or a reduced fit of the likelihood-ratio tests did not converge. ``zero_untested``: a coefficient or effect
+    whose standard error is 0 gets no test instead of an InputError (:func:`~.wald.untested`)."""
     design = fit.design
     tests, reduced_converged = lr_tests(fit)
     converged = bool(fit.optimum.converged[0]) and reduced_converged
@@ -1303,7 +1314,10 @@ def result_of(fit: Fit, rows: Rows, specs: Sequence[EffectSpec], stacklevel: int
         )
     p = design.mean_design.shape[1]
     everything = coefficients_of(
-        fit, design.mean_names + design.precision_names, coefficient_contrasts(design) + precision_contrasts(design)
+        fit,
+        design.mean_names + design.precision_names,
+        coefficient_contrasts(design) + precision_contrasts(design),
+        zero_untested,
     )
     return FactorialBetaRegression(
         factors=design.factors,
@@ -1311,7 +1325,7 @@ def result_of(fit: Fit, rows: Rows, specs: Sequence[EffectSpec], stacklevel: int
         order=max(len(term) for term in design.terms),
         coefficients=everything[:p],
         precision=everything[p:],
-        effects=effects_of(fit, specs),
+        effects=effects_of(fit, specs, zero_untested),
         lr_tests=tests,
         cells=cells_of(fit),
         log_likelihood=float(fit.optimum.log_likelihood[0]),

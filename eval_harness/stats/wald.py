@@ -20,13 +20,16 @@ def quantile(probability: float, df: int | None) -> float:
     return float(special.ndtri(probability) if df is None else special.stdtrit(df, probability))
 
 
-def wald_test(estimate: float, std_err: float, df: int | None, name: str) -> dict:
+def wald_test(estimate: float, std_err: float, df: int | None, name: str, zero_untested: bool = False) -> dict:
     """``estimate``, ``std_err``, ``statistic = estimate / std_err``, two-sided ``p_value``, ``ci_low``/``ci_high``
     (95 %) and ``mde`` (80 % power at alpha = 0.05, :func:`~eval_harness.stats.power.minimum_detectable_effect`).
 
     Raises InputError, naming the quantity (``name``), when ``std_err`` is not positive: 0 where a clustered
-    variance is at rounding level (``beta_likelihood.Covariances.variances``).
+    variance is at rounding level (``beta_likelihood.Covariances.variances``); with ``zero_untested``, such an
+    estimate gets no test instead (:func:`untested`).
     """
+    if zero_untested and not std_err > 0:
+        return untested(estimate)
     if not std_err > 0:
         raise InputError(
             f"the standard error of {name} is {std_err:g}: its clustered variance is at rounding level (e.g. scores "
@@ -42,4 +45,19 @@ def wald_test(estimate: float, std_err: float, df: int | None, name: str) -> dic
         "ci_low": float(estimate - critical * std_err),
         "ci_high": float(estimate + critical * std_err),
         "mde": float(minimum_detectable_effect(float(std_err), df)),
+    }
+
+
+def untested(estimate: float) -> dict:
+    """:func:`wald_test`'s fields for an estimate whose standard error is 0, which has no test of its own: ``std_err``
+    0, the statistic, p-value, interval and MDE NaN (one side of a comparison, whose difference is tested)."""
+    nan = float("nan")
+    return {
+        "estimate": float(estimate),
+        "std_err": 0.0,
+        "statistic": nan,
+        "p_value": nan,
+        "ci_low": nan,
+        "ci_high": nan,
+        "mde": nan,
     }

@@ -52,12 +52,15 @@ def paired_contrasts(
     cov_type: str = "cluster",
     cluster_by: Sequence[str] = ("template_id",),
     use_t: bool | None = None,
+    zero_untested: bool = False,
 ):
     """One joint fit over the same ``rows`` (their ``group`` and ``gender``) scored under two conditions:
     ``first_scores[i]`` is row ``i``'s score under ``levels[0]`` (the reference), ``second_scores[i]`` under
     ``levels[1]``; the condition factor is called ``condition`` (``language``, ``model``). ``cluster_sources`` maps
     each allowed ``cluster_by`` name to the column of ``rows`` that labels it, the same label for a row under both
-    conditions (what makes the comparison paired). Returns the
+    conditions (what makes the comparison paired); ``zero_untested``: a quantity whose standard error is 0 gets no
+    test instead of an InputError (:func:`~eval_harness.stats.condition_contrasts.fit_condition_contrasts`).
+    Returns the
     :class:`~eval_harness.stats.condition_contrasts.ConditionContrasts` (differences: second minus first).
 
     Raises:
@@ -89,4 +92,5 @@ def paired_contrasts(
         use_t=use_t,
         cov_type=cov_type,
         clusters=clusters,
+        zero_untested=zero_untested,
     )
