@@ -415,6 +415,7 @@ def _cmd_lm_eval_tasks(args: argparse.Namespace) -> None:
         languages=_names(args.languages),
         emotions=_names(args.emotions),
         sample=args.limit or 0,
+        trust_remote_code=args.trust_remote_code,
     )
     print(f"{len(pack.tasks)} tasks, {len(pack.groups)} groups in {pack.folder} (lm_eval --include_path {pack.folder})")
 
@@ -433,8 +434,8 @@ def _cmd_power(args: argparse.Namespace) -> None:
     from .report.findings import pool_over_seeds
     from .suites.eec.planner import power_table
 
-    if args.target is not None and not (math.isfinite(args.target) and args.target > 0):
-        raise InputError(f"--target must be a number > 0 on the intensity scale, got {args.target!r}")
+    if args.target is not None and not (math.isfinite(args.target) and 0 < args.target < 1):
+        raise InputError(f"--target must be a number between 0 and 1 (the intensity scale), got {args.target!r}")
     results = pool_over_seeds(load_run(args.run_dir).results)
     table = power_table(results, args.target)
     if table.empty:
@@ -725,6 +726,11 @@ def build_parser() -> argparse.ArgumentParser:
     tasks.add_argument("--emotions", default="anger,fear,joy,sadness", help="comma-separated emotions")
     tasks.add_argument(
         "--limit", type=int, metavar="N", help="N sentences per template x group x gender cell (as xbias run --limit)"
+    )
+    tasks.add_argument(
+        "--trust-remote-code",
+        action="store_true",
+        help="let a tokenizer that ships its own Python (its config's auto_map) run it (only one you trust)",
     )
     tasks.set_defaults(func=_cmd_lm_eval_tasks)
     imports = lm_eval.add_parser(

@@ -18,6 +18,7 @@ written once; the end reuses the records the run holds (reading only a unit whos
 its bookkeeping), and the summary table reads no file (``bench/bookkeeping.py`` measures it).
 """
 
+import os
 import signal
 import time
 import traceback
@@ -132,7 +133,7 @@ def run_sweep(
     """
     started = time.time()
     plan = plan_units(config)
-    _check_before_writing(config, cache_dir)
+    _check_before_writing(config, out, cache_dir)
     # Every model pinned before anything is written: a Hub model to the commit its revision resolves to now.
     pins = {
         model.name: pin_source(
@@ -192,10 +193,10 @@ def write_run(
         dist.close()
 
 
-def _check_before_writing(config: RunConfig, cache_dir: str | Path | None) -> None:
+def _check_before_writing(config: RunConfig, out: str | Path, cache_dir: str | Path | None) -> None:
     """What only the models and the file system can tell, checked before the run folder exists: every model's
     option values (those its class checks without loading it) and a ``--cache-dir`` that can be written and is a
-    cache under the write rule (:func:`cache_folder_problem`).
+    cache under the write rule (:func:`cache_folder_problem`), as the run folder's own ``cache/`` must be.
 
     Raises:
         ConfigError: an option value the model would refuse (naming the model and the values allowed).
@@ -206,8 +207,13 @@ def _check_before_writing(config: RunConfig, cache_dir: str | Path | None) -> No
     for model in config.models:
         check_option_values(model.type, model.options, where=f"model {model.name!r} options")
     problem = (folder_problem(cache_dir) or cache_folder_problem(Path(cache_dir))) if cache_dir is not None else None
+    if cache_dir is not None and os.path.abspath(cache_dir) == os.path.abspath(out):
+        problem = "it is the run folder itself (--out), whose run.json and units/ no cache holds"
     if problem is not None:
         raise RunFolderError(f"cannot use {cache_dir} as the cache folder (--cache-dir): {problem}; give another")
+    own_cache = Path(out) / "cache"  # the run folder's own cache: the same rule (no link to follow below it)
+    if cache_dir is None and os.path.lexists(own_cache) and (problem := cache_folder_problem(own_cache)):
+        raise RunFolderError(f"cannot use the run folder's cache {own_cache}: {problem}; delete it (it is recomputed)")
 
 
 def cache_folder_problem(folder: Path) -> str | None:
