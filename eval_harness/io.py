@@ -573,7 +573,11 @@ def whole_folder_problem(folder: str | os.PathLike, owner: Mapping[str, Any]) ->
     """Why ``owner`` may not put a folder of its own in the place of ``folder`` (:func:`write_folder_whole`), or None:
     the one check of every folder written whole (a report, its details, a comparison, an lm-eval task pack). It
     must be writable and replaceable here (:func:`folder_problem`), not a symbolic link nor hold one, and be new,
-    empty, or hold only files a complete marker of ``owner``'s lists (:func:`write_problem`). Reads only."""
+    empty, or hold only files a complete marker of ``owner``'s lists (:func:`write_problem`); the lock file it is
+    written under (``.<name>.lock`` beside it) must not be a link either. Reads only."""
+    lock = Path(os.path.abspath(folder)).parent / f".{Path(folder).name}.lock"
+    if lock.is_symlink():
+        return f"its lock file {lock} is a symbolic link, which xbias did not create"
     return folder_problem(folder, replace=True) or write_problem(folder, owner)
 
 

@@ -116,10 +116,13 @@ def _tokenizer(model: str, trust_remote_code: bool = False):
     """``model``'s tokenizer, with ``trust_remote_code`` always passed (so transformers never asks on standard
     input): a tokenizer that ships its own code is one line unless ``trust_remote_code``."""
     from transformers import AutoTokenizer
+    from transformers.utils import logging as transformers_logging
 
     from ..models.loading import asks_for_code, remote_code_refused
     from ..models.packaged import resolve_source
 
+    verbosity = transformers_logging.get_verbosity()
+    transformers_logging.set_verbosity_error()  # its guesses about an unknown model type: the error says what matters
     try:
         return AutoTokenizer.from_pretrained(resolve_source(model), trust_remote_code=bool(trust_remote_code))
     except XBiasError:
@@ -129,6 +132,8 @@ def _tokenizer(model: str, trust_remote_code: bool = False):
             raise remote_code_refused(model) from None
         first_line = (str(error).strip().splitlines() or [type(error).__name__])[0]
         raise InputError(f"cannot load the tokenizer of {model!r}: {type(error).__name__}: {first_line}") from None
+    finally:
+        transformers_logging.set_verbosity(verbosity)
 
 
 def choices(
