@@ -428,7 +428,7 @@ def _cmd_lm_eval_import(args: argparse.Namespace) -> None:
 
 
 def _cmd_power(args: argparse.Namespace) -> None:
-    from .errors import InputError
+    from .errors import InputError, shown
     from .report import load_run
     from .report.document import Table, markdown_table
     from .report.findings import pool_over_seeds
@@ -436,7 +436,17 @@ def _cmd_power(args: argparse.Namespace) -> None:
 
     if args.target is not None and not (math.isfinite(args.target) and 0 < args.target < 1):
         raise InputError(f"--target must be a number between 0 and 1 (the intensity scale), got {args.target!r}")
-    results = pool_over_seeds(load_run(args.run_dir).results)
+    run = load_run(args.run_dir)
+    status = (run.run_info or {}).get("status")
+    if status != "complete" or run.missing:
+        said = f"run.json says {shown(status)}" if status is not None else "no readable run.json"
+        warnings.warn(
+            f"{args.run_dir} is not a complete run ({said}; {len(run.missing)} part(s) missing or damaged): the "
+            "planner reads its finished units only; resume it with the same `xbias run` for the whole design",
+            RuntimeWarning,
+            stacklevel=1,
+        )
+    results = pool_over_seeds(run.results)
     table = power_table(results, args.target)
     if table.empty:
         raise InputError(

@@ -501,6 +501,8 @@ def folder_problem(folder: str | os.PathLike, replace: bool = False) -> str | No
     ``"it is a file, not a folder"``, ``"it lies below the file P"``, ``"P is not writable (...)"``."""
     path = Path(os.path.abspath(folder))
     try:
+        if path.is_symlink():  # the write probe below would write through it
+            return f"it is a symbolic link (to {os.readlink(path)}), which xbias did not create"
         if path.exists() and not path.is_dir():
             return "it is a file, not a folder"
         existing = path

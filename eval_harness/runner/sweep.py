@@ -220,7 +220,12 @@ def cache_folder_problem(folder: Path) -> str | None:
     """Why ``folder`` is not a cache xbias may write into, or None (the write rule, docs/run_folder.md): a cache is
     missing, empty, or holds only the cache's own folders (``embeddings/``, ``regressors/``), with no symbolic
     link anywhere below it. A cache written by an older xbias has no marker, so its layout is what marks it."""
-    return write_problem(folder, lambda path: path.relative_to(folder).parts[0] in (EMBEDDING_CACHE, REGRESSOR_CACHE))
+
+    def is_cache_entry(path: Path) -> bool:
+        parts = path.relative_to(folder).parts  # the cache's own folders are folders (a FIFO or file is foreign)
+        return parts[0] in (EMBEDDING_CACHE, REGRESSOR_CACHE) and (len(parts) > 1 or path.is_dir())
+
+    return write_problem(folder, is_cache_entry)
 
 
 def _take_folder(
