@@ -336,3 +336,30 @@ def test_margins_and_targets_beyond_the_intensity_scale_are_refused(tmp_path, ca
         with pytest.raises(InputError, match="below the scale's width"):
             check_margin(margin, INTENSITY_WIDTH)
     fails_with_one_line(capsys, ["power", str(tmp_path), "--target", "2"], "--target must be a number between 0 and 1")
+
+
+def test_a_repetition_count_is_checked_against_its_time_not_only_its_count(monkeypatch):
+    """Guards: n_runs or n_seeds of 10^7 passed the draw limit (10^7) but took about 11 hours."""
+    from eval_harness.stats.weat import check_draw_counts
+
+    check_draw_counts({"n_runs": 2_500, "n_seeds": 2_500, "permutations": 10_000_000})  # 10 s each, the default limit
+    for name in ("n_runs", "n_seeds"):
+        with pytest.raises(InputError, match=r"would take at least 11\.1 hours .* XBIAS_MAX_DRAWS=40000000000"):
+            check_draw_counts({name: 10_000_000})
+    monkeypatch.setenv("XBIAS_MAX_DRAWS", "40000000000")
+    check_draw_counts({"n_runs": 10_000_000})  # the limit the message names lets it run
+
+
+def test_eec_bias_on_predictions_at_the_scales_ends_is_one_line_not_a_linalg_error():
+    """Guards: eec_bias with predictions at 1e-300 and 1 - 1e-16 raised a raw LinAlgError (a singular information)."""
+    import evaluate
+
+    from eval_harness.metric_modules import metric_path
+
+    n = 40
+    group, gender = ["a", "b"] * (n // 2), ["f", "f", "m", "m"] * (n // 4)
+    predictions = [1e-300] * (n // 2) + [1 - 1e-16] * (n // 2)
+    with pytest.raises(InputError, match="information matrix is singular"):
+        evaluate.load(metric_path("eec_bias")).compute(
+            predictions=predictions, group=group, gender=gender, reference_group="a", reference_gender="m"
+        )
