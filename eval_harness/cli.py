@@ -43,9 +43,16 @@ def _cmd_datasets_build(args: argparse.Namespace) -> None:
         raise ConfigError("--private goes with --push-to-hub REPO")
     started = time.perf_counter()
     # A benchmark dataset (eec, xweat) gets the eval.yaml whose task ids the .eval_results of `xbias report` name.
-    folders = build_datasets(
-        args.names or None, out_dir=args.out, source_dir=args.source_dir, added_files=eval_yaml_files()
-    )
+    try:
+        folders = build_datasets(
+            args.names or None, out_dir=args.out, source_dir=args.source_dir, added_files=eval_yaml_files()
+        )
+    except OSError as error:  # a full disk, a read-only file system: every folder is as it was (built aside)
+        where = error.filename or args.out or "the datasets folder"
+        raise ConfigError(
+            f"cannot build the datasets ({error.strerror or error}, at {where}); what was built before is as it "
+            "was: free some space or give another --out, and run the command again"
+        ) from None
     print(f"built {len(folders)} dataset(s) in {time.perf_counter() - started:.1f} s (dataset, configs, rows):")
     print(build_summary(folders))
     if args.push_to_hub:

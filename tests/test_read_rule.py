@@ -363,3 +363,25 @@ def test_eec_bias_on_predictions_at_the_scales_ends_is_one_line_not_a_linalg_err
         evaluate.load(metric_path("eec_bias")).compute(
             predictions=predictions, group=group, gender=gender, reference_group="a", reference_gender="m"
         )
+
+
+@pytest.mark.parametrize("command", ["datasets", "lm-eval"])
+def test_a_full_disk_while_a_folder_is_built_is_one_line(tmp_path, capsys, monkeypatch, command):
+    """Guards: `datasets build` and `lm-eval tasks` on a full disk ended in a traceback."""
+    import errno
+
+    from eval_harness import io as xbias_io
+
+    def full(folder, stamp=None):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(folder))
+
+    monkeypatch.setattr(xbias_io, "write_checksums", full)
+    monkeypatch.setattr("eval_harness.lmeval.tasks._tokenizer", lambda model, trust_remote_code=False: None)
+    monkeypatch.setattr("eval_harness.lmeval.tasks._write", lambda *args: {"tasks": [], "groups": [], "sentences": {}})
+    argv = {
+        "datasets": ["datasets", "build", "xweat", "--out", str(tmp_path / "out"), "-q"],
+        "lm-eval": ["lm-eval", "tasks", "--model", "m", "--languages", "en", "--out", str(tmp_path / "out")],
+    }[command]
+    fails_with_one_line(capsys, argv, "No space left on device")
+    built = tmp_path / "out" / ("xweat" if command == "datasets" else "")
+    assert not built.exists() or not [path for path in built.iterdir() if not path.name.endswith(".lock")]
