@@ -154,7 +154,7 @@ def run_sweep(
     owns_dist = dist is None
     dist = dist or Distributed()
     provenance["precisions"] = _precisions(config, str(dist.accelerator.device))
-    lock, finished = _take_folder(store, config, plan, force, dist, provenance["precisions"])
+    lock, finished = _take_folder(store, config, plan, force, dist, provenance["precisions"], cache_dir is None)
     try:
         summary = _run_plan(config, plan, store, dist, finished, cache_dir, progress, started, provenance)
     finally:
@@ -196,7 +196,7 @@ def write_run(
 def _check_before_writing(config: RunConfig, out: str | Path, cache_dir: str | Path | None) -> None:
     """What only the models and the file system can tell, checked before the run folder exists: every model's
     option values (those its class checks without loading it) and a ``--cache-dir`` that can be written and is a
-    cache under the write rule (:func:`cache_folder_problem`), as the run folder's own ``cache/`` must be.
+    cache under the write rule (:func:`cache_folder_problem`), and is not the run folder itself.
 
     Raises:
         ConfigError: an option value the model would refuse (naming the model and the values allowed).
@@ -211,9 +211,6 @@ def _check_before_writing(config: RunConfig, out: str | Path, cache_dir: str | P
         problem = "it is the run folder itself (--out), whose run.json and units/ no cache holds"
     if problem is not None:
         raise RunFolderError(f"cannot use {cache_dir} as the cache folder (--cache-dir): {problem}; give another")
-    own_cache = Path(out) / "cache"  # the run folder's own cache: the same rule (no link to follow below it)
-    if cache_dir is None and os.path.lexists(own_cache) and (problem := cache_folder_problem(own_cache)):
-        raise RunFolderError(f"cannot use the run folder's cache {own_cache}: {problem}; delete it (it is recomputed)")
 
 
 def cache_folder_problem(folder: Path) -> str | None:
@@ -228,18 +225,40 @@ def cache_folder_problem(folder: Path) -> str | None:
     return write_problem(folder, is_cache_entry)
 
 
+def _check_own_cache(store: RunStore) -> None:
+    """Refuse a run folder's own ``cache/`` that is not a cache under the write rule (:func:`cache_folder_problem`:
+    a link below it would have the run write its regressors and their locks elsewhere), before anything is written.
+
+    Raises:
+        RunFolderError: one line naming the cache and what is wrong.
+    """
+    if os.path.lexists(store.cache_dir) and (problem := cache_folder_problem(store.cache_dir)):
+        raise RunFolderError(
+            f"cannot use the run folder's cache {store.cache_dir}: {problem}; delete it (it is recomputed)"
+        )
+
+
 def _take_folder(
-    store: RunStore, config: RunConfig, plan: Plan, force: bool, dist: Distributed, precisions: Mapping[str, str]
+    store: RunStore,
+    config: RunConfig,
+    plan: Plan,
+    force: bool,
+    dist: Distributed,
+    precisions: Mapping[str, str],
+    own_cache: bool = False,
 ) -> tuple[RunLock | None, dict[str, dict | None]]:
     """Rank 0 locks the folder for the run, checks whose it is, opens it, builds the datasets the suites read,
     finds the finished units and writes ``results.jsonl`` of those; the other ranks wait for that answer.
     Returns the lock (rank 0's) and the finished units by id, with their files' content on rank 0 (None on the
     others). An error of rank 0 (the folder is locked, another run's...) is raised on every rank, so all stop
-    together; only rank 0 holds the lock."""
+    together; only rank 0 holds the lock. ``own_cache``: the run uses the folder's own ``cache/`` (no --cache-dir),
+    checked under the write rule first."""
     lock, outcome, finished = None, None, {}
     if dist.is_main:
         try:
             store.check_owner(force)  # before run.lock: a folder that is not xbias's gets nothing written into it
+            if own_cache:
+                _check_own_cache(store)
             lock = store.lock()
             if not force:
                 _refuse_other_commits(store, config)
