@@ -592,10 +592,11 @@ def check_draw_counts(counts: Mapping[str, object]) -> None:
             check_draw_budget(name, count, limit, limit=MAX_DRAWS_VARIABLE)
         elif count * seconds * DRAWS_PER_SECOND > limit:
             needed, allowed = math.ceil(count * seconds * DRAWS_PER_SECOND), _duration(limit / DRAWS_PER_SECOND)
+            taken = _duration(count * seconds)
             raise InputError(
-                f"{name}={int(count):,} would take at least {_duration(count * seconds)} (about {seconds * 1000:g} ms "
-                f"each), more than {MAX_DRAWS_VARIABLE}={int(limit):,} draws allow a test ({allowed}); lower {name}, "
-                f"or set {MAX_DRAWS_VARIABLE}={needed} to run it anyway"
+                f"{name}={int(count):,} is more than {MAX_DRAWS_VARIABLE}={int(limit):,} draws allow a test "
+                f"({allowed}): at about {seconds * 1000:g} ms each it would take at least {taken}; "
+                f"lower {name}, or set {MAX_DRAWS_VARIABLE}={needed} to run it anyway"
             )
 
 
