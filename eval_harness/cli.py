@@ -43,9 +43,16 @@ def _cmd_datasets_build(args: argparse.Namespace) -> None:
         raise ConfigError("--private goes with --push-to-hub REPO")
     started = time.perf_counter()
     # A benchmark dataset (eec, xweat) gets the eval.yaml whose task ids the .eval_results of `xbias report` name.
-    folders = build_datasets(
-        args.names or None, out_dir=args.out, source_dir=args.source_dir, added_files=eval_yaml_files()
-    )
+    try:
+        folders = build_datasets(
+            args.names or None, out_dir=args.out, source_dir=args.source_dir, added_files=eval_yaml_files()
+        )
+    except OSError as error:  # a full disk, a read-only file system: every folder is as it was (built aside)
+        where = error.filename or args.out or "the datasets folder"
+        raise ConfigError(
+            f"cannot build the datasets ({error.strerror or error}, at {where}); what was built before is as it "
+            "was: free some space or give another --out, and run the command again"
+        ) from None
     print(f"built {len(folders)} dataset(s) in {time.perf_counter() - started:.1f} s (dataset, configs, rows):")
     print(build_summary(folders))
     if args.push_to_hub:
@@ -415,6 +422,7 @@ def _cmd_lm_eval_tasks(args: argparse.Namespace) -> None:
         languages=_names(args.languages),
         emotions=_names(args.emotions),
         sample=args.limit or 0,
+        trust_remote_code=args.trust_remote_code,
     )
     print(f"{len(pack.tasks)} tasks, {len(pack.groups)} groups in {pack.folder} (lm_eval --include_path {pack.folder})")
 
@@ -427,15 +435,25 @@ def _cmd_lm_eval_import(args: argparse.Namespace) -> None:
 
 
 def _cmd_power(args: argparse.Namespace) -> None:
-    from .errors import InputError
+    from .errors import InputError, shown
     from .report import load_run
     from .report.document import Table, markdown_table
     from .report.findings import pool_over_seeds
     from .suites.eec.planner import power_table
 
-    if args.target is not None and not (math.isfinite(args.target) and args.target > 0):
-        raise InputError(f"--target must be a number > 0 on the intensity scale, got {args.target!r}")
-    results = pool_over_seeds(load_run(args.run_dir).results)
+    if args.target is not None and not (math.isfinite(args.target) and 0 < args.target < 1):
+        raise InputError(f"--target must be a number between 0 and 1 (the intensity scale), got {args.target!r}")
+    run = load_run(args.run_dir)
+    status = (run.run_info or {}).get("status")
+    if status != "complete" or run.missing:
+        said = f"run.json says {shown(status)}" if status is not None else "no readable run.json"
+        warnings.warn(
+            f"{args.run_dir} is not a complete run ({said}; {len(run.missing)} part(s) missing or damaged): the "
+            "planner reads its finished units only; resume it with the same `xbias run` for the whole design",
+            RuntimeWarning,
+            stacklevel=1,
+        )
+    results = pool_over_seeds(run.results)
     table = power_table(results, args.target)
     if table.empty:
         raise InputError(
@@ -725,6 +743,11 @@ def build_parser() -> argparse.ArgumentParser:
     tasks.add_argument("--emotions", default="anger,fear,joy,sadness", help="comma-separated emotions")
     tasks.add_argument(
         "--limit", type=int, metavar="N", help="N sentences per template x group x gender cell (as xbias run --limit)"
+    )
+    tasks.add_argument(
+        "--trust-remote-code",
+        action="store_true",
+        help="let a tokenizer that ships its own Python (its config's auto_map) run it (only one you trust)",
     )
     tasks.set_defaults(func=_cmd_lm_eval_tasks)
     imports = lm_eval.add_parser(

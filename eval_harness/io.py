@@ -9,7 +9,8 @@ package's one home for all three.
 - Bounded reading, for every document a user or a folder hands over: :func:`read_bytes` / :func:`read_text`
   read only a regular file (never a FIFO that blocks or a device that never ends), up to a size;
   :func:`parse_json` treats JSON nested too deep as damaged; :func:`load_yaml` is ``safe_load`` that refuses
-  alias bombs, a key written twice and nesting too deep (:class:`RefusedDocument`).
+  alias bombs, a key written twice and nesting too deep (:class:`RefusedDocument`); :func:`read_cache_entry`
+  is the read rule for a cache entry: those bytes, and only when they match the checksum they were stored with.
 - :func:`file_sha256`: a file's sha256, read in blocks.
 - The storage kit, for every folder xbias builds into a cache (datasets, converted models, fitted
   regressors): :func:`build_folder` builds a folder in a temporary sibling, under an exclusive
@@ -22,7 +23,8 @@ package's one home for all three.
   never a half-built folder where a finished one is looked for.
 - :func:`replace_folder`: a whole folder put in the place of another in one step; :func:`write_folder_whole`: a
   folder of given files built and put in place that way, sealed with its writer's marker (report, compare, details).
-- :func:`folder_problem`: why a folder could not be created or written here, checked before any work.
+- :func:`folder_problem`: why a folder could not be created or written here, checked before any work;
+  :func:`whole_folder_problem`: that and the write rule, for a folder replaced whole.
 - :func:`write_problem`: the write rule every command that writes follows (docs/run_folder.md): xbias writes
   into a folder it created or one whose marker says it is xbias's, never through a symbolic link, and replaces
   only the files it wrote; checked before anything is written.
@@ -55,6 +57,8 @@ MAX_DOCUMENT_BYTES = 256 << 20
 # The most nodes a YAML document may hold once its aliases are expanded: a hand-written config has hundreds; an
 # "alias bomb" (nine lists of nine aliases of the one before, 500 bytes) has billions.
 MAX_YAML_NODES = 100_000
+# The largest cache entry read (an embeddings array, a fitted head's arrays): a sweep's largest is some hundred MB.
+MAX_CACHE_ENTRY_BYTES = 4 << 30
 
 
 def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
@@ -156,6 +160,22 @@ def read_bytes(path: str | os.PathLike, limit: int = MAX_DOCUMENT_BYTES) -> byte
     return data
 
 
+def read_cache_entry(
+    path: str | os.PathLike, sha256: str | None = None, limit: int = MAX_CACHE_ENTRY_BYTES
+) -> bytes | None:
+    """The bytes of the cache entry ``path`` when it is a regular file of at most ``limit`` bytes whose sha256 is
+    ``sha256`` (None: the entry checks itself, as an embeddings file's header does); None otherwise (missing, a
+    FIFO, a device, too large, unreadable, or another digest): the caller computes the entry again. Never blocks.
+    """
+    try:
+        data = read_bytes(path, limit)
+    except OSError:
+        return None
+    if sha256 is not None and hashlib.sha256(data).hexdigest() != sha256:
+        return None
+    return data
+
+
 def read_text(path: str | os.PathLike, limit: int = MAX_DOCUMENT_BYTES) -> str:
     """:func:`read_bytes` decoded as UTF-8 (a ``UnicodeDecodeError``, a ``ValueError``, where it is not)."""
     return read_bytes(path, limit).decode("utf-8")
@@ -254,9 +274,16 @@ def _strict_yaml_loader() -> type:
 
 
 def file_sha256(path: str | os.PathLike) -> str:
-    """Hex sha256 of a file's bytes, read in 1 MiB blocks."""
+    """Hex sha256 of a regular file's bytes, read in 1 MiB blocks.
+
+    Raises:
+        OSError: missing, unreadable, or not a regular file (a FIFO is never waited on, a device never read).
+    """
     digest = hashlib.sha256()
-    with open(path, "rb") as stream:
+    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    with os.fdopen(descriptor, "rb") as stream:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file (a FIFO, a device or a folder)", str(path))
         for block in iter(lambda: stream.read(_BLOCK), b""):
             digest.update(block)
     return digest.hexdigest()
@@ -474,6 +501,8 @@ def folder_problem(folder: str | os.PathLike, replace: bool = False) -> str | No
     ``"it is a file, not a folder"``, ``"it lies below the file P"``, ``"P is not writable (...)"``."""
     path = Path(os.path.abspath(folder))
     try:
+        if path.is_symlink():  # the write probe below would write through it
+            return f"it is a symbolic link (to {os.readlink(path)}), which xbias did not create"
         if path.exists() and not path.is_dir():
             return "it is a file, not a folder"
         existing = path
@@ -542,6 +571,18 @@ def write_problem(
     return None
 
 
+def whole_folder_problem(folder: str | os.PathLike, owner: Mapping[str, Any]) -> str | None:
+    """Why ``owner`` may not put a folder of its own in the place of ``folder`` (:func:`write_folder_whole`), or None:
+    the one check of every folder written whole (a report, its details, a comparison, an lm-eval task pack). It
+    must be writable and replaceable here (:func:`folder_problem`), not a symbolic link nor hold one, and be new,
+    empty, or hold only files a complete marker of ``owner``'s lists (:func:`write_problem`); the lock file it is
+    written under (``.<name>.lock`` beside it) must not be a link either. Reads only."""
+    lock = Path(os.path.abspath(folder)).parent / f".{Path(folder).name}.lock"
+    if lock.is_symlink():
+        return f"its lock file {lock} is a symbolic link, which xbias did not create"
+    return folder_problem(folder, replace=True) or write_problem(folder, owner)
+
+
 def _entries(folder: Path) -> list[Path]:
     """Every file and folder below ``folder`` (symbolic links included, never followed), sorted."""
     found = []
@@ -552,12 +593,12 @@ def _entries(folder: Path) -> list[Path]:
 
 def _listed_in_marker(folder: Path, owner: Mapping[str, Any]) -> Callable[[Path], bool]:
     """Whether an entry of ``folder`` is one its marker lists (the marker itself, a listed file, a folder holding
-    one), when the marker's stamp has ``owner``'s items; nothing is, otherwise. The marker of an xbias before
-    :data:`MARKER_FORMAT` (the stamp alone, no file list) makes every entry the writer's."""
+    one), when the marker's stamp has ``owner``'s items; nothing is, otherwise (a marker of an xbias before
+    :data:`MARKER_FORMAT` included: it lists no file)."""
     marker = read_json(folder / BUILD_MARKER)
     marker = marker if isinstance(marker, dict) else {}
-    if "format" not in marker and marker and all(marker.get(k) == v for k, v in owner.items()):
-        return lambda path: True  # an older xbias's build: it wrote the whole folder
+    # An older xbias's marker (its stamp alone, no file list) proves nothing about the files beside it (a user's
+    # notes.md may have joined them): none of them is the writer's, so such a folder is refused, never replaced.
     stamp, files = marker.get("stamp"), marker.get("files")
     if not isinstance(stamp, dict) or not isinstance(files, dict) or any(stamp.get(k) != v for k, v in owner.items()):
         return lambda path: False

@@ -37,7 +37,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import InputError, XBiasError
+from .errors import InputError, XBiasError, shown
 from .shipped import metrics_dir
 
 # evaluate's package of dynamic modules (evaluate.config.MODULE_NAME_FOR_DYNAMIC_MODULES in 0.4.6).
@@ -242,9 +242,18 @@ def register_metrics(names: list[str] | None = None, folder: Path | None = None)
 
 
 def unregister_metrics(names: list[str] | None = None, folder: Path | None = None) -> list[Path]:
-    """Remove every registration of the project's modules from evaluate's modules cache; return what was removed."""
+    """Remove every registration of the project's modules from evaluate's modules cache; return what was removed.
+
+    Raises:
+        InputError: a name that is not one of the project's modules (a path such as ``../x`` included): only
+            its registrations are ever removed.
+    """
+    known = metric_names(folder)
+    unknown = [name for name in names or () if name not in known]
+    if unknown:
+        raise InputError(f"no evaluation module {shown(unknown[0])} to unregister; the modules: {', '.join(known)}")
     removed = []
-    for name in metric_names(folder) if names is None else names:
+    for name in known if names is None else names:
         for hash_folder in registrations(name):
             _remove(hash_folder)
             removed.append(hash_folder)

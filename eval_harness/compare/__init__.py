@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ..errors import InputError
-from ..stats.equivalence import check_margin
+from ..stats.equivalence import INTENSITY_WIDTH, check_margin
 from ..stats.vectors import is_whole_number
 from ..stats.weat import check_draw_counts
 from ..suites.eec.paired.fit import check_cluster_by
@@ -60,7 +60,7 @@ def compare_runs(
     """
     check_cluster_by(cov_type, list(cluster_by), tuple(CLUSTER_SOURCES))
     if equivalence_margin is not None:
-        check_margin(equivalence_margin)
+        check_margin(equivalence_margin, INTENSITY_WIDTH)
     if not is_whole_number(n_bootstrap) or n_bootstrap < 2:
         raise InputError(
             f"--bootstrap takes a whole number of replicates, at least 2 (default 10000); got {n_bootstrap}"

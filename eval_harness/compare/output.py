@@ -24,7 +24,7 @@ import pandas as pd
 
 from ..contract.records import ESTIMAND_SENTENCES
 from ..errors import InputError
-from ..io import folder_problem, write_folder_whole, write_problem
+from ..io import whole_folder_problem, write_folder_whole
 from ..report.document import Bullets, Document, Image, Section, Table, csv_bytes, render_markdown
 from ..report.families import ALPHA
 from ..report.plots import interval_95, marker_fill, to_png
@@ -235,7 +235,7 @@ def comparison_folder(out: str | Path) -> Path:
         InputError: one line naming the folder, the cause and the fix.
     """
     folder = Path(os.path.abspath(out))
-    problem = folder_problem(folder, replace=True) or write_problem(folder, COMPARE_OWNER)
+    problem = whole_folder_problem(folder, COMPARE_OWNER)
     if problem is not None:
         raise InputError(f"cannot write the comparison into {folder}: {problem}; give a new or empty --out")
     return folder

@@ -23,8 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import InputError, unreadable_file
-from ..io import file_sha256
+from ..errors import InputError, shown, unreadable_file
+from ..io import file_sha256, parse_json, read_text
 from ..models.prompt_judge import DEFAULT_PROMPT, PromptScores
 from ..runner.config import PLAIN_NAME, parse_config
 from ..runner.plan import Plan, plan_units
@@ -67,23 +67,27 @@ def read_samples(path: str | Path) -> LoggedTask:
         )
     task, results_path = match["task"], path.with_name(f"results_{match['time']}.json")
     results = _read_json(results_path, "lm-eval results file (written beside its samples)")
-    config = (results.get("configs") or {}).get(task) if isinstance(results, dict) else None
-    if not isinstance(config, dict):
+    config = _field(_field(results, "configs"), task)
+    if not config:
         raise SamplesFileError(f"{results_path} has no task {task!r}: {path} belongs to another lm-eval run")
-    identity = (config.get("metadata") or {}).get("xbias")
-    if not isinstance(identity, dict) or identity.get("format") != PACK_FORMAT:
+    identity = _field(_field(config, "metadata"), "xbias")
+    if not identity or identity.get("format") != PACK_FORMAT:
         raise SamplesFileError(f"task {task!r} of {path} is not an xbias task (written by `xbias lm-eval tasks`)")
+    _check_identity(identity, f"{results_path} (task {task!r}, metadata.xbias)")
     low, high = identity["scale"]
-    scores = {}
+    scores: dict[str, dict] = {}
     for number, line in enumerate(_lines(path), 1):
-        sentence, row = _document_scores(line, low, high, f"{path} line {number}")
-        scores.setdefault(sentence, row)
-    expected = ((results.get("n-samples") or {}).get(task) or {}).get("effective")
+        where = f"{path} line {number}"
+        sentence, row = _document_scores(line, low, high, where)
+        first = scores.setdefault(sentence, row)
+        if any(abs(first[key] - row[key]) > SAME_SCORE for key in ("value", "numeral_mass")):
+            raise SamplesFileError(f"{where} logs the sentence {shown(sentence)} again, with other log-likelihoods")
+    expected = _field(_field(results, "n-samples"), task).get("effective")
     if not scores or (expected is not None and number != expected):
         raise SamplesFileError(
-            f"{path} holds {number if scores else 0} documents, lm-eval logged {expected}: cut short?"
+            f"{path} holds {number if scores else 0} documents, lm-eval logged {shown(expected)}: cut short?"
         )
-    lm_config = results.get("config") or {}
+    lm_config = _field(results, "config")
     lm_eval = {
         "version": results.get("lm_eval_version"),
         "backend": results.get("model_source") or lm_config.get("model"),
@@ -95,22 +99,57 @@ def read_samples(path: str | Path) -> LoggedTask:
     return LoggedTask(path, task, identity, scores, lm_eval)
 
 
+def _field(document, key: str) -> dict:
+    """``document[key]`` when both are JSON objects, else an empty one (a missing or malformed part of lm-eval's
+    results reads as absent, and the caller says what is missing)."""
+    value = document.get(key) if isinstance(document, dict) else None
+    return value if isinstance(value, dict) else {}
+
+
+# What each field of a task's ``metadata.xbias`` must be (:func:`.tasks.write_tasks` writes them).
+IDENTITY_FIELDS = {"config": str, "language": str, "emotion": str, "prompt": str, "model": str, "sample": int}
+# Two logs of one sentence agree when their numbers differ by no more than this (a batch's float noise).
+SAME_SCORE = 1e-6
+# A log-likelihood above this is not a log-probability (lm-eval's float32 sums may round a sure token to just above 0).
+MAX_LOGLIK = 1e-6
+
+
+def _check_identity(identity: dict, where: str) -> None:
+    """Refuse a ``metadata.xbias`` that `xbias lm-eval tasks` could not have written (a field missing, of another
+    type, a scale that is not two whole numbers low < high)."""
+    wrong = [
+        name
+        for name, kind in IDENTITY_FIELDS.items()
+        if not isinstance(identity.get(name), kind) or isinstance(identity.get(name), bool)
+    ]
+    scale = identity.get("scale")
+    if not (
+        isinstance(scale, list)
+        and len(scale) == 2
+        and all(isinstance(end, int) and not isinstance(end, bool) for end in scale)
+        and scale[0] < scale[1]
+    ):
+        wrong.append("scale")
+    if wrong or identity["sample"] < 0:
+        raise SamplesFileError(f"{where} is malformed ({', '.join(wrong) or 'sample'}): not an xbias task's metadata")
+
+
 def _read_json(path: Path, what: str):
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return parse_json(read_text(path))  # the read rule: a regular file, bounded in size and depth
     except (OSError, ValueError) as error:
         raise SamplesFileError(unreadable_file(path, error, what)) from None
 
 
 def _lines(path: Path) -> list:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path)
     except (OSError, ValueError) as error:
         raise SamplesFileError(unreadable_file(path, error, "lm-eval samples file")) from None
     lines = []
     for number, line in enumerate(text.splitlines(), 1):
         try:
-            lines.append(json.loads(line))
+            lines.append(parse_json(line))
         except ValueError:
             raise SamplesFileError(
                 f"{path} line {number} is not JSON: not lm-eval's samples file, or cut short"
@@ -128,12 +167,21 @@ def _document_scores(line, low: int, high: int, where: str) -> tuple[str, dict]:
         raise SamplesFileError(f"{where} is not a logged document of an xbias task (doc, filtered_resps)") from None
     if len(logliks) != len(numerals) or not np.isfinite(logliks).all() or not isinstance(sentence, str):
         raise SamplesFileError(f"{where}: {len(logliks)} log-likelihoods for {len(numerals)} choices, or not finite")
+    if (logliks > MAX_LOGLIK).any():
+        raise SamplesFileError(f"{where}: a log-likelihood above 0 ({logliks.max():.6g}) is no log-probability")
+    if not all(isinstance(numeral, int) and not isinstance(numeral, bool) for numeral in numerals):
+        raise SamplesFileError(f"{where}: its choice_numerals are not whole numbers")
     numerals = np.array(numerals)
     scored = numerals != NORMALISER
     shift = logliks[~scored].sum() if (~scored).any() else 0.0
     if sorted(set(numerals[scored])) != list(range(low, high + 1)):
         raise SamplesFileError(f"{where}: its choices are not the numerals {low}..{high} of the task's scale")
     expected, mass, argmax = numeral_statistics((logliks[scored] - shift)[None, :], numerals[scored], low, high)
+    if not mass[0] <= 1 + SAME_SCORE:  # each numeral's log-likelihood holds the white space's: its p is at most 1
+        raise SamplesFileError(
+            f"{where}: the numerals' probabilities after the white space sum to {mass[0]:.6g} > 1: not log-likelihoods "
+            "lm-eval computed"
+        )
     row = {"value": expected[0], "expected": expected[0], "numeral_mass": mass[0], "argmax": int(argmax[0])}
     return sentence, row
 

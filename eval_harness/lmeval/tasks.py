@@ -18,6 +18,7 @@ The folder is a plain artefact (its YAML, ``utils.py``, ``data/*.parquet`` and a
 kit (:func:`eval_harness.io.build_folder`: staged, then renamed into place, sealed with every file's sha256).
 """
 
+import os
 import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -26,8 +27,8 @@ from pathlib import Path
 import yaml
 
 from ..data.catalog import EEC_CONFIGS_BY_LANGUAGE, EEC_EMOTIONS
-from ..errors import ConfigError, InputError
-from ..io import build_folder, verify_checksums
+from ..errors import ConfigError, InputError, XBiasError
+from ..io import build_folder, whole_folder_problem
 
 PACK_KIND = "xbias lm-eval task pack"
 PACK_FORMAT = 1
@@ -36,6 +37,8 @@ TASK_PREFIX = "xbias_eec_"
 TESTED_LM_EVAL = ("0.4.13",)
 NORMALISER = -1  # the numeral of the empty choice (see task_utils)
 UTILS = Path(__file__).with_name("task_utils.py")
+# What a task pack's marker stamp says (the write rule: a folder replaced only when such a marker lists every file).
+PACK_OWNER = {"kind": PACK_KIND, "format": PACK_FORMAT}
 
 
 @dataclass(frozen=True)
@@ -59,8 +62,11 @@ def write_tasks(
     emotions: Sequence[str] = EEC_EMOTIONS,
     sample: int = 0,
     scale: tuple[int, int] = (0, 9),
+    trust_remote_code: bool = False,
 ) -> TaskPack:
     """Write the task pack for ``model``'s tokenizer into ``out`` (see the module docstring).
+
+    ``trust_remote_code``: let a tokenizer that ships its own Python run it (``--trust-remote-code``); never asked.
 
     ``sample``: rows per template x group x gender cell (0: every row), drawn as the ``eec`` suite's ``sample``.
 
@@ -78,39 +84,56 @@ def write_tasks(
         )
     if isinstance(sample, bool) or not isinstance(sample, int) or sample < 0:
         raise ConfigError(f"lm-eval tasks: --limit must be a whole number of rows per cell (0: all), got {sample!r}")
-    folder = Path(out).resolve()
+    folder = Path(os.path.abspath(out))  # not resolved: a link at --out is refused, never followed
     _check_folder(folder)
-    tokenizer = _tokenizer(model)
-    stamp = {"kind": PACK_KIND, "format": PACK_FORMAT}
+    tokenizer = _tokenizer(model, trust_remote_code)
     written: dict = {}
 
     def build(staging: Path) -> dict:
         written.update(_write(staging, folder, tokenizer, model, languages, emotions, sample, scale))
         return {"tasks": len(written["tasks"])}
 
-    build_folder(folder, build, stamp, rebuild=True)
+    try:
+        build_folder(folder, build, rebuild=True, owner=PACK_OWNER)
+    except OSError as error:  # a link planted at its lock, a folder put there since, a full disk, /proc
+        raise ConfigError(
+            f"cannot write the task pack into {folder} ({error.strerror or error}, at {error.filename or folder}); "
+            "it is as it was: give another --out, or free some space"
+        ) from None
     return TaskPack(folder, tuple(written["tasks"]), tuple(written["groups"]), written["sentences"])
 
 
 def _check_folder(folder: Path) -> None:
-    """Refuse an ``out`` that is a file, or a non-empty folder that is not a task pack (it would be replaced)."""
-    if folder.exists() and not folder.is_dir():
-        raise ConfigError(f"{folder} is a file, not a folder; give another --out")
-    if folder.is_dir() and any(folder.iterdir()):
-        marker = verify_checksums(folder)
-        if marker is None or (marker.get("stamp") or {}).get("kind") != PACK_KIND:
-            raise ConfigError(f"{folder} is not empty and is not an xbias lm-eval task pack; give a new or empty --out")
+    """Refuse, before the tokenizer loads, an ``out`` the write rule does not let a task pack replace whole: a file,
+    a symbolic link (dangling or not) or a folder holding one, a folder that cannot be written, or one that is not
+    empty and holds a file its task pack's marker does not list (:func:`eval_harness.io.whole_folder_problem`)."""
+    problem = whole_folder_problem(folder, PACK_OWNER)
+    if problem is not None:
+        raise ConfigError(f"cannot write the task pack into {folder}: {problem}; give a new or empty --out")
 
 
-def _tokenizer(model: str):
+def _tokenizer(model: str, trust_remote_code: bool = False):
+    """``model``'s tokenizer, with ``trust_remote_code`` always passed (so transformers never asks on standard
+    input): a tokenizer that ships its own code is one line unless ``trust_remote_code``."""
     from transformers import AutoTokenizer
+    from transformers.utils import logging as transformers_logging
 
+    from ..models.loading import asks_for_code, remote_code_refused
     from ..models.packaged import resolve_source
 
+    verbosity = transformers_logging.get_verbosity()
+    transformers_logging.set_verbosity_error()  # its guesses about an unknown model type: the error says what matters
     try:
-        return AutoTokenizer.from_pretrained(resolve_source(model))
-    except OSError as error:
-        raise InputError(f"cannot load the tokenizer of {model!r}: {str(error).splitlines()[0]}") from None
+        return AutoTokenizer.from_pretrained(resolve_source(model), trust_remote_code=bool(trust_remote_code))
+    except XBiasError:
+        raise
+    except Exception as error:  # noqa: BLE001 - every loader failure is the user's model problem
+        if not trust_remote_code and asks_for_code(error):
+            raise remote_code_refused(model) from None
+        first_line = (str(error).strip().splitlines() or [type(error).__name__])[0]
+        raise InputError(f"cannot load the tokenizer of {model!r}: {type(error).__name__}: {first_line}") from None
+    finally:
+        transformers_logging.set_verbosity(verbosity)
 
 
 def choices(

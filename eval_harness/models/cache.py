@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from eval_harness.errors import InputError
-from eval_harness.io import atomic_write_bytes
+from eval_harness.io import atomic_write_bytes, read_cache_entry
 from eval_harness.paths import cache_root
 
 _MAGIC = b"XBIAS-EMB1 "
@@ -68,11 +68,11 @@ class EmbeddingCache:
     def get(self, fingerprint: str, mode: str, texts: Sequence[str]) -> np.ndarray | None:
         """The stored array, or None when there is none or the stored file fails its checksum (it is then deleted)."""
         path = self.path(fingerprint, mode, texts)
-        try:
-            blob = path.read_bytes()
-        except FileNotFoundError:
+        if not path.exists() and not path.is_symlink():
             return None
-        array = _decode(blob)
+        # The read rule (io.read_cache_entry): a FIFO, a device or an oversized file in its place counts as damaged.
+        blob = read_cache_entry(path)
+        array = _decode(blob) if blob is not None else None
         if array is None or array.shape[0] != len(texts):
             warnings.warn(
                 f"embedding cache file {path} is corrupted (checksum or shape mismatch); it is deleted and "

@@ -37,7 +37,9 @@ perfect, 0 is no better than predicting ȳ, negative is worse); 0.0 when ``y`` i
 import hashlib
 import itertools
 import json
+import math
 import os
+import warnings
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, ClassVar
@@ -164,9 +166,39 @@ class RidgeHead(_Head):
         self._state = fit.state(best)
         return self
 
+    @classmethod
+    def from_state(cls, state: dict) -> "RidgeHead":
+        """A fitted ridge head from its saved state, checked: standardiser and weights one finite vector each, of
+        one length, every scale positive, a finite intercept.
+
+        Raises:
+            InputError: a state that is not one a fit makes (the cache then fits the head again).
+        """
+        head = super().from_state(state)
+        fitted = head._fitted()
+        try:
+            vectors = [np.asarray(fitted[name], dtype=np.float64) for name in ("mean", "scale", "coef")]
+            intercept = float(fitted["intercept"])
+        except (KeyError, TypeError, ValueError):
+            raise InputError("a ridge head's state lacks its mean, scale, coef or intercept") from None
+        shapes = {vector.shape for vector in vectors}
+        if len(shapes) != 1 or len(next(iter(shapes))) != 1:
+            raise InputError(f"a ridge head's mean, scale and coef are not three vectors of one length: {shapes}")
+        if not all(np.isfinite(vector).all() for vector in vectors) or not math.isfinite(intercept):
+            raise InputError("a ridge head's state holds a weight that is not finite (NaN or infinite)")
+        if not (vectors[1] > 0).all():
+            raise InputError("a ridge head's state holds a scale that is not positive")
+        return head
+
     def predict(self, x) -> np.ndarray:
         state = self._fitted()
-        z = (_dense(x, np.float64) - state["mean"]) / state["scale"]
+        x = _dense(x, np.float64)
+        if x.ndim != 2 or x.shape[1] != len(state["coef"]):
+            raise InputError(
+                f"this ridge head takes {len(state['coef'])} features per text, got an array of shape {x.shape} (a "
+                "saved head from another featuriser? delete its cache entry)"
+            )
+        z = (x - state["mean"]) / state["scale"]
         with single_blas_thread():
             return z @ state["coef"] + float(state["intercept"])
 
@@ -323,7 +355,7 @@ class SvrHead(_Head):
         x_train, x_validation = _scaled(x_train, scaler), _scaled(x_validation, scaler)
         points = self.grid_points()
         cache_path = self._cache_path(x_train, y_train, x_validation, y_validation, points)
-        scores = _read_scores(cache_path) if cache_path is not None else None
+        scores = _read_scores(cache_path, len(points)) if cache_path is not None else None
         if scores is None:
             jobs = min(len(points), _cpu_count() if self.n_jobs in (-1, None) else max(1, self.n_jobs))
             # Threads: libsvm fits without the GIL, and no process start-up or matrix copies are paid.
@@ -446,15 +478,37 @@ def _hash_matrix(digest, array: Any) -> None:
         digest.update(array.tobytes())
 
 
-def _read_scores(path: Path) -> list[float] | None:
-    try:
-        return [float(score) for score in read_json(path)["scores"]]
-    except (ValueError, KeyError, TypeError):
+def _read_scores(path: Path, points: int) -> list[float] | None:
+    """The grid's cached validation scores in ``path``, or None when there is no entry; an entry that fails its
+    checksum, holds another number of scores or a score that is not finite is named in one warning and computed
+    again (a hand-edited score would otherwise choose another SVR for every record of a run)."""
+    if not os.path.lexists(path):
         return None
+    entry = read_json(path)  # the read rule: a regular file, bounded; None when it is not one, or not JSON
+    try:
+        scores = [float(score) for score in entry["scores"]]
+        intact = entry["sha256"] == _scores_digest(path, scores)
+    except (ValueError, KeyError, TypeError):
+        intact = False
+    if intact and len(scores) == points and all(math.isfinite(score) for score in scores):
+        return scores
+    warnings.warn(
+        f"SVR grid-score cache entry {path} is damaged or edited (checksum, count or a score that is not finite); "
+        "the grid is fitted again",
+        RuntimeWarning,
+        stacklevel=3,
+    )
+    return None
 
 
 def _write_scores(path: Path, scores: list[float]) -> None:
-    atomic_write_json(path, {"scores": [float(score) for score in scores]})
+    scores = [float(score) for score in scores]
+    atomic_write_json(path, {"scores": scores, "sha256": _scores_digest(path, scores)})
+
+
+def _scores_digest(path: Path, scores: list[float]) -> str:
+    """The checksum of an SVR grid-score entry: its key (the file's name) and its scores, exactly (repr)."""
+    return hashlib.sha256(f"{path.stem}\n{[repr(score) for score in scores]}".encode()).hexdigest()
 
 
 def _cpu_count() -> int:

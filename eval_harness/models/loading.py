@@ -105,7 +105,7 @@ def hub_reachable(timeout: float = 3.0) -> bool:
         return False
 
 
-def _asks_for_code(error: BaseException) -> bool:
+def asks_for_code(error: BaseException) -> bool:
     """Whether a transformers load failed because the model needs its own code (``trust_remote_code`` off)."""
     return "trust_remote_code" in str(error) or "contains custom code" in str(error)
 
@@ -144,7 +144,7 @@ def load_pretrained(
         _pass_load_report(held, info, os.fspath(name_or_path))
     except Exception as error:  # noqa: BLE001 - every loader failure is the user's model problem
         first_line = (str(error).strip().splitlines() or [type(error).__name__])[0]
-        if not trust_remote_code and _asks_for_code(error):
+        if not trust_remote_code and asks_for_code(error):
             raise remote_code_refused(name_or_path) from None
         raise ModelLoadError(
             f"cannot load model {os.fspath(name_or_path)!r} with {getattr(model_class, '__name__', model_class)}: "

@@ -31,7 +31,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from eval_harness.errors import InputError, ModelLoadError
-from eval_harness.io import atomic_write_bytes, atomic_write_json, read_json
+from eval_harness.io import MAX_CACHE_ENTRY_BYTES, atomic_write_bytes, atomic_write_json, read_bytes, read_json
 from eval_harness.registry import Registry
 
 STATE_FORMAT = 1
@@ -80,7 +80,8 @@ def load_state(folder: str | Path, name: str) -> Any:
     if not isinstance(document, dict) or document.get("format") != STATE_FORMAT:
         raise ModelLoadError(f"{folder / name}.json is missing, unreadable or not of state format {STATE_FORMAT}")
     try:
-        arrays = load((folder / f"{name}.safetensors").read_bytes())
+        # The read rule: a regular file only, bounded (a FIFO or /dev/zero in its place is an unreadable state)
+        arrays = load(read_bytes(folder / f"{name}.safetensors", MAX_CACHE_ENTRY_BYTES))
         return _decode(document["tree"], arrays)
     except (OSError, SafetensorError) as error:
         raise ModelLoadError(f"cannot read {folder / name}.safetensors: {error}") from None

@@ -24,7 +24,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import InputError
-from ..io import folder_problem, write_folder_whole, write_problem
+from ..io import whole_folder_problem, write_folder_whole
 from . import tables
 from .document import (
     Bullets,
@@ -273,7 +273,7 @@ def report_folder(run_dir: str | Path, out_dir: str | Path | None = None) -> Pat
     folder = Path(os.path.abspath(out_dir if out_dir else Path(run_dir) / "report"))
     if folder.parent == folder:
         raise InputError(f"the report folder cannot be the root {folder}; give another --out")
-    problem = folder_problem(folder, replace=True) or write_problem(folder, REPORT_OWNER)
+    problem = whole_folder_problem(folder, REPORT_OWNER)
     if problem is not None:
         raise InputError(f"cannot write the report into {folder}: {problem}; give a new or empty --out")
     return folder

@@ -27,7 +27,7 @@ import yaml
 
 from ..contract.samples import UNIT_COLUMNS, read_samples_table, samples_units
 from ..errors import InputError
-from ..io import folder_problem, read_json, write_folder_whole, write_problem
+from ..io import read_json, whole_folder_problem, write_folder_whole
 from ..suites import get_suite
 
 DATA_DIR = "data"
@@ -148,7 +148,7 @@ def details_folder(out_dir: str | Path) -> Path:
         InputError: one line naming the folder, the cause and the fix.
     """
     folder = Path(os.path.abspath(out_dir))
-    problem = folder_problem(folder, replace=True) or write_problem(folder, DETAILS_OWNER)
+    problem = whole_folder_problem(folder, DETAILS_OWNER)
     if problem is not None:
         raise InputError(f"cannot write the details into {folder}: {problem}; give a new or empty --details")
     return folder

@@ -306,8 +306,8 @@ def card_model(results: pd.DataFrame, model: str | None) -> str:
 
 def check_model_card(path: str | Path) -> Path:
     """``path``, once a model card may be written there (the write rule, :func:`eval_harness.io.write_problem`): a
-    Markdown file (``README.md``), new or a plain file, never a symbolic link, a folder or another kind of file
-    (a run's ``run.json`` is no model card).
+    Markdown file (``README.md``), new or a plain file that reads as a card, never a symbolic link, a folder or
+    another kind of file (a run's ``run.json`` is no model card).
 
     Raises:
         InputError: one line naming the path, the cause and the fix.
@@ -325,6 +325,8 @@ def check_model_card(path: str | Path) -> Path:
     problem = folder_problem(folder) or write_problem(folder, lambda entry: entry.is_file(), [card_path.name])
     if problem is not None:
         raise InputError(f"cannot write the model card {card_path}: {problem}; give another --model-card")
+    if card_path.is_file():
+        _read_card(card_path)  # a card too large or damaged is refused now, before the report is written
     return card_path
 
 

@@ -280,13 +280,19 @@ class RunStore:
             return self.is_ours()  # a folder that is not xbias's passed check_owner: nothing of it is wiped
         this_hash = config.config_hash()
         previous = self.run_info().get("config_hash")
-        others = sorted(
-            {payload["config_hash"] for payload in self._intact_units().values() if payload["config_hash"] != this_hash}
-        )
+        hashes = {payload["config_hash"] for payload in self._intact_units().values()}
+        others = sorted(hashes - {this_hash})
         if others:
             raise ConfigError(
                 f"{self.root} holds the results of a different run (config hash {str(others[0])[:12]}, this "
                 f"config {this_hash[:12]}); use --force to replace them, or another --out"
+            )
+        if hashes and previous is not None and previous != this_hash:
+            # Its units are this config's, so run.json was edited or swapped: wiping would delete finished units.
+            raise ConfigError(
+                f"{self.root}/{RUN_INFO_NAME} names config hash {str(previous)[:12]}, but its finished units are "
+                f"this config's ({this_hash[:12]}): run.json was edited; delete it (the next run rebuilds it from "
+                "the units) or use --force to start over"
             )
         return previous is not None and previous != this_hash  # another config's run that finished no unit
 

@@ -18,6 +18,7 @@ written once; the end reuses the records the run holds (reading only a unit whos
 its bookkeeping), and the summary table reads no file (``bench/bookkeeping.py`` measures it).
 """
 
+import os
 import signal
 import time
 import traceback
@@ -132,7 +133,7 @@ def run_sweep(
     """
     started = time.time()
     plan = plan_units(config)
-    _check_before_writing(config, cache_dir)
+    _check_before_writing(config, out, cache_dir)
     # Every model pinned before anything is written: a Hub model to the commit its revision resolves to now.
     pins = {
         model.name: pin_source(
@@ -153,7 +154,7 @@ def run_sweep(
     owns_dist = dist is None
     dist = dist or Distributed()
     provenance["precisions"] = _precisions(config, str(dist.accelerator.device))
-    lock, finished = _take_folder(store, config, plan, force, dist, provenance["precisions"])
+    lock, finished = _take_folder(store, config, plan, force, dist, provenance["precisions"], cache_dir is None)
     try:
         summary = _run_plan(config, plan, store, dist, finished, cache_dir, progress, started, provenance)
     finally:
@@ -192,10 +193,10 @@ def write_run(
         dist.close()
 
 
-def _check_before_writing(config: RunConfig, cache_dir: str | Path | None) -> None:
+def _check_before_writing(config: RunConfig, out: str | Path, cache_dir: str | Path | None) -> None:
     """What only the models and the file system can tell, checked before the run folder exists: every model's
     option values (those its class checks without loading it) and a ``--cache-dir`` that can be written and is a
-    cache under the write rule (:func:`cache_folder_problem`).
+    cache under the write rule (:func:`cache_folder_problem`), and is not the run folder itself.
 
     Raises:
         ConfigError: an option value the model would refuse (naming the model and the values allowed).
@@ -206,6 +207,8 @@ def _check_before_writing(config: RunConfig, cache_dir: str | Path | None) -> No
     for model in config.models:
         check_option_values(model.type, model.options, where=f"model {model.name!r} options")
     problem = (folder_problem(cache_dir) or cache_folder_problem(Path(cache_dir))) if cache_dir is not None else None
+    if cache_dir is not None and os.path.abspath(cache_dir) == os.path.abspath(out):
+        problem = "it is the run folder itself (--out), whose run.json and units/ no cache holds"
     if problem is not None:
         raise RunFolderError(f"cannot use {cache_dir} as the cache folder (--cache-dir): {problem}; give another")
 
@@ -214,21 +217,48 @@ def cache_folder_problem(folder: Path) -> str | None:
     """Why ``folder`` is not a cache xbias may write into, or None (the write rule, docs/run_folder.md): a cache is
     missing, empty, or holds only the cache's own folders (``embeddings/``, ``regressors/``), with no symbolic
     link anywhere below it. A cache written by an older xbias has no marker, so its layout is what marks it."""
-    return write_problem(folder, lambda path: path.relative_to(folder).parts[0] in (EMBEDDING_CACHE, REGRESSOR_CACHE))
+
+    def is_cache_entry(path: Path) -> bool:
+        parts = path.relative_to(folder).parts  # the cache's own folders are folders (a FIFO or file is foreign)
+        return parts[0] in (EMBEDDING_CACHE, REGRESSOR_CACHE) and (len(parts) > 1 or path.is_dir())
+
+    return write_problem(folder, is_cache_entry)
+
+
+def _check_own_cache(store: RunStore) -> None:
+    """Refuse a run folder's own ``cache/`` that is not a cache under the write rule (:func:`cache_folder_problem`:
+    a link below it would have the run write its regressors and their locks elsewhere), before anything is written.
+
+    Raises:
+        RunFolderError: one line naming the cache and what is wrong.
+    """
+    if os.path.lexists(store.cache_dir) and (problem := cache_folder_problem(store.cache_dir)):
+        raise RunFolderError(
+            f"cannot use the run folder's cache {store.cache_dir}: {problem}; delete it (it is recomputed)"
+        )
 
 
 def _take_folder(
-    store: RunStore, config: RunConfig, plan: Plan, force: bool, dist: Distributed, precisions: Mapping[str, str]
+    store: RunStore,
+    config: RunConfig,
+    plan: Plan,
+    force: bool,
+    dist: Distributed,
+    precisions: Mapping[str, str],
+    own_cache: bool = False,
 ) -> tuple[RunLock | None, dict[str, dict | None]]:
     """Rank 0 locks the folder for the run, checks whose it is, opens it, builds the datasets the suites read,
     finds the finished units and writes ``results.jsonl`` of those; the other ranks wait for that answer.
     Returns the lock (rank 0's) and the finished units by id, with their files' content on rank 0 (None on the
     others). An error of rank 0 (the folder is locked, another run's...) is raised on every rank, so all stop
-    together; only rank 0 holds the lock."""
+    together; only rank 0 holds the lock. ``own_cache``: the run uses the folder's own ``cache/`` (no --cache-dir),
+    checked under the write rule first."""
     lock, outcome, finished = None, None, {}
     if dist.is_main:
         try:
             store.check_owner(force)  # before run.lock: a folder that is not xbias's gets nothing written into it
+            if own_cache:
+                _check_own_cache(store)
             lock = store.lock()
             if not force:
                 _refuse_other_commits(store, config)

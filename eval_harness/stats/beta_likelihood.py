@@ -58,6 +58,8 @@ import pandas as pd
 from scipy import sparse
 from scipy.special import digamma, expit, gammaln, zeta
 
+from ..errors import InputError
+
 DECREMENT_TOLERANCE = 1e-10
 STEP_TOLERANCE = 1e-12
 MAX_ITERATIONS = 100
@@ -410,8 +412,20 @@ def block_scores(params: np.ndarray, blocks: Blocks, mean_design, precision_desi
 
 
 def model_covariance(information: np.ndarray) -> np.ndarray:
-    """Inverse expected information (R, k, k)."""
-    return np.linalg.inv(information)
+    """Inverse expected information (R, k, k).
+
+    Raises:
+        InputError: the information is singular (scores at the scale's ends to within rounding, 1e-300 and
+            1 - 1e-16, leave the likelihood flat in some direction): no standard error exists.
+    """
+    try:
+        return np.linalg.inv(information)
+    except np.linalg.LinAlgError:
+        raise InputError(
+            "the Beta regression's information matrix is singular: the predictions sit at the scale's ends (0 or 1 to "
+            "within rounding), where the fit has no curvature and no standard error; the scorer must give values "
+            "inside (0, 1)"
+        ) from None
 
 
 @dataclass(frozen=True)

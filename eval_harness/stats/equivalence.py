@@ -62,10 +62,17 @@ class Equivalence(Result):
         return f"{verdict} ±{self.margin:g}" + (p if with_p else "")
 
 
-def check_margin(margin) -> float:
-    """``margin`` as a float, or InputError unless it is a finite number > 0."""
+# The width of the emotion-intensity scale (0 to 1) every EEC score and difference lies on.
+INTENSITY_WIDTH = 1.0
+
+
+def check_margin(margin, width: float = math.inf) -> float:
+    """``margin`` as a float, or InputError unless it is a finite number > 0 and below ``width``, the width of the
+    scale it is on (1 for the intensity scale: a margin that wide calls every difference equivalent)."""
     if isinstance(margin, bool) or not isinstance(margin, numbers.Real) or not (math.isfinite(margin) and margin > 0):
         raise InputError(f"the equivalence margin must be a finite number > 0, got {margin!r}")
+    if margin >= width:
+        raise InputError(f"the equivalence margin must be below the scale's width {width:g}, got {margin!r}")
     return float(margin)
 
 

@@ -208,7 +208,8 @@ class EecBias(evaluate.Measurement):
         equivalence_margin=None,
     ):
         if equivalence_margin is not None:
-            _equivalence.check_margin(equivalence_margin)  # before the fit: a bad margin is one line, at once
+            # before the fit: a bad margin is one line, at once
+            _equivalence.check_margin(equivalence_margin, _equivalence.INTENSITY_WIDTH)
         if not predictions:
             raise InputError("eec_bias got no predictions: add rows with add_batch or pass them to compute")
         clusters = betareg.clusters_from_columns(cov_type, cluster_by, {"template_id": template_id, "person": person})

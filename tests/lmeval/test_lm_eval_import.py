@@ -158,7 +158,7 @@ def test_samples_of_two_prompts_are_one_run_each(tmp_path, capsys):
 def test_tasks_are_never_written_over_a_folder_that_is_not_a_task_pack(tmp_path):
     (tmp_path / "mine").mkdir()
     (tmp_path / "mine" / "notes.txt").write_text("mine")
-    with pytest.raises(ConfigError, match="not an xbias lm-eval task pack"):
+    with pytest.raises(ConfigError, match="holds notes.txt, which xbias did not write"):
         write_tasks(tmp_path / "mine", "pypi:smollm2-135m-instruct", languages=["en"], emotions=["anger"])
     assert (tmp_path / "mine" / "notes.txt").read_text() == "mine"
 

@@ -109,7 +109,7 @@ class EECSuite(Suite):
 
     def validate_options(self, options: Mapping[str, Any]) -> None:
         # The fit's own checks, here before anything runs (from the light module: no pandas or scipy).
-        from ...stats.equivalence import check_margin
+        from ...stats.equivalence import INTENSITY_WIDTH, check_margin
         from ...stats.fit_options import CLUSTER_COLUMNS, MAX_BOOTSTRAP, clusters_from_columns
 
         if not (options["use_t"] is None or isinstance(options["use_t"], bool)):
@@ -134,7 +134,7 @@ class EECSuite(Suite):
             raise ConfigError(f"order must be a whole number >= 1 (null: every interaction), got {order!r}")
         if options["equivalence_margin"] != 0:
             try:
-                check_margin(options["equivalence_margin"])
+                check_margin(options["equivalence_margin"], INTENSITY_WIDTH)
             except InputError as error:
                 raise ConfigError(f"eec: {error} (0: no equivalence tests)") from None
         check_generated(options["generated"], self.languages)
