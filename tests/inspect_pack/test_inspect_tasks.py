@@ -14,7 +14,7 @@ import pytest
 from helpers.judge_numerals import direct_reading
 from inspect_ai import eval as inspect_eval
 from inspect_ai import list_tasks
-from inspect_ai.model import ChatMessageUser, Logprob, Logprobs, ModelOutput, TopLogprob, get_model
+from inspect_ai.model import ChatMessageUser, Logprob, Logprobs, ModelOutput, ModelUsage, TopLogprob, get_model
 
 from eval_harness.cli import main
 from eval_harness.data.eec_benchmark import SCORER, SOLVER, inspect_task_id, inspect_task_ids
@@ -40,16 +40,22 @@ def answer(messages, tools, tool_choice, config) -> ModelOutput:
     sentence = messages[-1].text.rsplit("\n", 1)[-1]
     ranked = sorted(zip(TOKENS, probabilities(sentence), strict=True), key=lambda pair: -pair[1])
     top = [TopLogprob(token=token, logprob=math.log(p)) for token, p in ranked][: config.top_logprobs]
-    output = ModelOutput.from_content(model="mockllm", content=top[0].token)
-    output.choices[0].logprobs = Logprobs(
-        content=[Logprob(token=top[0].token, logprob=top[0].logprob, top_logprobs=top)]
-    )
+    output = plain_output(top[0].token)
+    first = Logprob(token=top[0].token, logprob=top[0].logprob, top_logprobs=top)
+    output.choices[0].logprobs = Logprobs(content=[first])
+    return output
+
+
+def plain_output(text: str) -> ModelOutput:
+    """mockllm's answer ``text`` with its token counts (else mockllm counts with tiktoken, which downloads)."""
+    output = ModelOutput.from_content(model="mockllm", content=text)
+    output.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
     return output
 
 
 def run_inspect(tmp_path, name: str, custom_outputs=answer, **options):
     logs = inspect_eval(
-        eec_task(CONFIG, EMOTION, sample=1),
+        eec_task(CONFIG, EMOTION, sample=1, top_logprobs=len(TOKENS)),  # every numeral returned
         model=get_model("mockllm/model", custom_outputs=custom_outputs),
         log_dir=str(tmp_path / name),
         display="none",
@@ -85,7 +91,7 @@ def test_a_task_logs_the_eec_sentences_with_their_labels_and_asks_the_judges_pro
     for sample in log.samples:
         row = rows.loc[sample.id]
         labels = {key: sample.metadata[key] for key in ("sentence", "group", "gender", "template_id", "emotion")}
-        assert labels == {key: row[key] for key in labels}
+        assert labels == {key: None if pd.isna(row[key]) else row[key] for key in labels}  # a noun phrase: no group
         system, user = sample.messages[:2]
         question = spec["questions"][EMOTION].format(low=0, high=9)
         assert (system.role, system.text) == ("system", spec["system"])
@@ -93,7 +99,7 @@ def test_a_task_logs_the_eec_sentences_with_their_labels_and_asks_the_judges_pro
             question=question, text=row["sentence"]
         )
     assert [step.solver for step in log.plan.steps] == [SOLVER, "generate"]  # the names eval.yaml gives
-    assert [score.name for score in log.results.scores] == [SCORER, SCORER]  # (score, numeral_mass)
+    assert [(score.scorer, score.name) for score in log.results.scores] == [(SCORER, "score"), (SCORER, "numeral_mass")]
 
 
 def test_imported_scores_equal_a_direct_computation_from_the_answers_probabilities(logged):
@@ -119,8 +125,7 @@ def test_the_run_names_inspect_and_report_and_power_read_it(logged, tmp_path):
 
 
 def test_a_log_without_log_probabilities_or_cut_by_limit_is_refused_in_one_line(tmp_path, capsys):
-    plain = ModelOutput.from_content(model="mockllm", content="7")
-    _, path = run_inspect(tmp_path, "plain", custom_outputs=lambda *args: plain)
+    _, path = run_inspect(tmp_path, "plain", custom_outputs=lambda *args: plain_output("7"))
     assert main(["inspect", "import", str(path), "--out", str(tmp_path / "a")]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "no top log-probabilities" in err
