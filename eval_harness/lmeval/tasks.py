@@ -14,8 +14,9 @@ space the prompt ends with, plus that white space alone (:mod:`.task_utils` says
 sentence, the log-likelihoods the judge reads; :mod:`.importer` turns them into the judge's numbers. A pack is
 therefore written for one tokenizer (``--model``): give the model lm-eval will run.
 
-The folder is a plain artefact (its YAML, ``utils.py``, ``data/*.parquet`` and a README), built with the storage
-kit (:func:`eval_harness.io.build_folder`: staged, then renamed into place, sealed with every file's sha256).
+The folder is a plain artefact (its YAML, ``utils.py`` with ``judge_rule.py``, ``data/*.parquet`` and a README),
+built with the storage kit (:func:`eval_harness.io.build_folder`: staged, then renamed into place, sealed with every
+file's sha256).
 """
 
 import shutil
@@ -175,12 +176,15 @@ def _write(staging, folder, tokenizer, model, languages, emotions, sample, scale
     from ..data.emotion_splits import clean_tweet
     from ..models.judge_definition import DEFAULT_PROMPT, prompt_names
     from ..models.prompt_judge import judge_prompts, paraphrased_prompt, render_prompt
+    from ..stats import judge as judge_rule
     from ..suites.eec.corpora import load_corpus
+    from .task_utils import RULE_FILE
 
     low, high = scale
     table = judge_prompts()
     (staging / "data").mkdir()
     shutil.copyfile(UTILS, staging / "utils.py")
+    shutil.copyfile(judge_rule.__file__, staging / RULE_FILE)  # the judge's scoring rule, which utils.py reads
     tasks, groups, sentences = [], {}, {}
     for language in languages:
         spec = table[language]
