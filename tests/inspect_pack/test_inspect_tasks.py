@@ -28,17 +28,17 @@ CONFIG, EMOTION = "en_black_white", "anger"
 TOKENS = [*map(str, range(10)), *(f"Ġ{n}" for n in range(10)), "The", "ĠThe", "Text", "I", "Ċ"]
 
 
-def probabilities(sentence: str) -> np.ndarray:
-    """A sentence's answer distribution over :data:`TOKENS` (seeded by the sentence; the rest of the vocabulary
-    gets a tenth of the mass)."""
-    rng = np.random.default_rng(zlib.crc32(sentence.encode()))
+def probabilities(sentence: str, model: str = "") -> np.ndarray:
+    """A sentence's answer distribution over :data:`TOKENS` (seeded by the sentence and a model's name; the rest of
+    the vocabulary gets a tenth of the mass)."""
+    rng = np.random.default_rng(zlib.crc32((model + sentence).encode()))
     return rng.dirichlet(np.ones(len(TOKENS))) * 0.9
 
 
-def answer(messages, tools, tool_choice, config) -> ModelOutput:
+def answer(messages, tools, tool_choice, config, model: str = "") -> ModelOutput:
     """mockllm's answer: one token, with the sentence's distribution as its top log-probabilities."""
     sentence = messages[-1].text.rsplit("\n", 1)[-1]
-    ranked = sorted(zip(TOKENS, probabilities(sentence), strict=True), key=lambda pair: -pair[1])
+    ranked = sorted(zip(TOKENS, probabilities(sentence, model), strict=True), key=lambda pair: -pair[1])
     top = [TopLogprob(token=token, logprob=math.log(p)) for token, p in ranked][: config.top_logprobs]
     output = plain_output(top[0].token)
     first = Logprob(token=top[0].token, logprob=top[0].logprob, top_logprobs=top)
@@ -122,6 +122,17 @@ def test_the_run_names_inspect_and_report_and_power_read_it(logged, tmp_path):
     assert set(inspect["tasks"]) == {inspect_task_id("en", CONFIG, EMOTION)}
     assert main(["report", str(logged["run"])]) == 0 and (logged["run"] / "report" / "report.html").exists()
     assert main(["power", str(logged["run"])]) == 0
+
+
+def test_compare_pairs_two_imported_runs(logged, tmp_path):
+    from eval_harness.compare import compare_runs
+
+    _, path = run_inspect(tmp_path, "other", custom_outputs=lambda *args: answer(*args, model="other"))
+    assert main(["inspect", "import", str(path), "--out", str(tmp_path / "run"), "--name", "other"]) == 0
+    files = compare_runs(logged["run"], tmp_path / "run", out=tmp_path / "compare", n_bootstrap=200)
+    tested = files.results[files.results["p_value"].notna()]
+    assert len(tested) > 0 and tested["p_value"].between(0, 1).all() and (tested["std_err"] > 0).all()
+    assert "other" in files.markdown.read_text()
 
 
 def test_a_log_without_log_probabilities_or_cut_by_limit_is_refused_in_one_line(tmp_path, capsys):
