@@ -27,7 +27,7 @@ from inspect_ai.solver import generate, solver
 from ..data.eec_benchmark import INSPECT_TASK_PREFIX, SCORER, SOLVER, TOP_LOGPROBS, inspect_task_id, inspect_task_ids
 from ..data.emotion_splits import clean_tweet
 from ..errors import ConfigError
-from ..io import atomic_write_text
+from ..io import atomic_write_text, folder_problem, write_problem
 from ..lmeval.tasks import judged_rows
 from ..models.judge_definition import DEFAULT_PROMPT, DEFAULT_SCALE, TEXT_MARK, judge_messages, prompt_names
 from ..models.prompt_judge import judge_prompts, paraphrased_prompt
@@ -36,6 +36,7 @@ from .reading import read_numerals
 
 PACK_FORMAT = 1
 TASK_FILE = "xbias_eec.py"
+TASK_FILE_HEADER = '"""xbias: the EEC judge as Inspect tasks,'
 # The sample metadata's labels: the EEC's columns that say who a sentence is about and how it is built.
 LABELS = ("template", "template_id", "person", "person_kind", "gender", "group", "minority", "emotion", "emotion_word")
 
@@ -153,21 +154,30 @@ def write_task_file(out: str | Path) -> Path:
     (``-T prompt=... -T sample=... -T top_logprobs=...``). Returns the file's path.
 
     Raises:
-        ConfigError: ``out`` is a file.
+        ConfigError: xbias may not write there (a file, not writable, or an ``xbias_eec.py`` it did not write).
     """
     folder = Path(out)
-    if folder.exists() and not folder.is_dir():
-        raise ConfigError(f"{folder} is a file, not a folder; give another --out")
+    problem = folder_problem(folder) or write_problem(folder, _written_by_xbias, [TASK_FILE])
+    if problem:
+        raise ConfigError(f"cannot write the task file into {folder}: {problem}")
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / TASK_FILE
     atomic_write_text(path, task_file_text())
     return path
 
 
+def _written_by_xbias(path: Path) -> bool:
+    """Whether ``path`` is a task file this command wrote (its first line says so)."""
+    try:
+        return path.read_text(encoding="utf-8").startswith(TASK_FILE_HEADER)
+    except (OSError, ValueError):
+        return False
+
+
 def task_file_text() -> str:
     """The text of the task file (:func:`write_task_file`)."""
     parts = [
-        f'"""xbias: the EEC judge as Inspect tasks, one per EEC config and emotion (written by\n'
+        f"{TASK_FILE_HEADER} one per EEC config and emotion (written by\n"
         "`xbias inspect tasks`; it needs xbias installed). Run one with any Inspect provider, e.g.\n\n"
         f"    inspect eval {TASK_FILE}@{INSPECT_TASK_PREFIX}en_black_white_anger --model hf/MODEL\n\n"
         "and read its log into an xbias run folder with `xbias inspect import LOG --out RUN`.\n"

@@ -82,6 +82,16 @@ def test_inspects_task_discovery_lists_one_task_per_eec_config_and_emotion(tmp_p
     assert inspect_task_id("es", "es_latino_anglo", "joy") in {task.name for task in found}
 
 
+def test_a_task_file_xbias_did_not_write_is_never_replaced(tmp_path, capsys):
+    assert main(["inspect", "tasks", "--out", str(tmp_path)]) == 0
+    assert main(["inspect", "tasks", "--out", str(tmp_path)]) == 0  # its own file: written again
+    (tmp_path / TASK_FILE).write_text("my tasks")
+    assert main(["inspect", "tasks", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "which xbias did not write" in err
+    assert (tmp_path / TASK_FILE).read_text() == "my tasks"
+
+
 def test_a_task_logs_the_eec_sentences_with_their_labels_and_asks_the_judges_prompt(logged):
     log = logged["log"]
     rows = judged_rows(load_corpus(CONFIG, {}), CONFIG, EMOTION, 1)
