@@ -48,7 +48,9 @@ def read_inspect_log(path: str | Path) -> LoggedTask:
     if not isinstance(identity, dict) or identity.get("format") != PACK_FORMAT:
         raise InspectLogError(f"{path} is not a log of an xbias task (written by `xbias inspect tasks`)")
     low, high = identity["scale"]
-    scores, bounds, sizes = {}, [], set()
+    scores: dict[str, dict] = {}
+    bounds: list[float] = []
+    sizes: set[int] = set()
     for sample in samples:
         where = f"{path} sample {sample.id}"
         choices = sample.output.choices if sample.output else []
