@@ -34,19 +34,20 @@ PACKAGE_LOGGER = "eval_harness"
 
 def _cmd_datasets_build(args: argparse.Namespace) -> None:
     from .data import build_datasets, build_summary, push_dataset
+    from .data.eec_benchmark import eec_eval_yaml
     from .errors import ConfigError
-    from .report.benchmarks import eval_yaml_files
+    from .report.benchmarks import EVAL_YAML, eval_yaml_files
 
     if args.push_to_hub and len(args.names) != 1:
         raise ConfigError("--push-to-hub REPO takes one dataset: xbias datasets build eec --push-to-hub ORG/eec")
     if args.private and not args.push_to_hub:
         raise ConfigError("--private goes with --push-to-hub REPO")
     started = time.perf_counter()
-    # A benchmark dataset (eec, xweat) gets the eval.yaml whose task ids the .eval_results of `xbias report` name.
+    # A benchmark dataset (eec, xweat) gets the eval.yaml whose task ids the .eval_results of `xbias report` name;
+    # the EEC's is an inspect-ai benchmark, whose tasks are xbias's Inspect pack (the Hub lists inspect-ai, not xbias).
+    added = {**eval_yaml_files(), "eec": {EVAL_YAML: eec_eval_yaml()}}
     try:
-        folders = build_datasets(
-            args.names or None, out_dir=args.out, source_dir=args.source_dir, added_files=eval_yaml_files()
-        )
+        folders = build_datasets(args.names or None, out_dir=args.out, source_dir=args.source_dir, added_files=added)
     except OSError as error:  # a full disk, a read-only file system: every folder is as it was (built aside)
         where = error.filename or args.out or "the datasets folder"
         raise ConfigError(
@@ -434,6 +435,31 @@ def _cmd_lm_eval_import(args: argparse.Namespace) -> None:
     print(summary.summary())
 
 
+def _inspect_ai() -> None:
+    """Refuse the ``inspect`` commands in one line when inspect-ai is not installed."""
+    from importlib.util import find_spec
+
+    from .errors import ConfigError
+
+    if find_spec("inspect_ai") is None:
+        raise ConfigError("xbias inspect needs inspect-ai: pip install 'xbias[inspect]'")
+
+
+def _cmd_inspect_tasks(args: argparse.Namespace) -> None:
+    _inspect_ai()
+    from .inspect_pack.tasks import write_task_file
+
+    path = write_task_file(args.out)
+    print(f"wrote {path} (inspect list tasks {path}; inspect eval {path}@TASK --model PROVIDER/MODEL)")
+
+
+def _cmd_inspect_import(args: argparse.Namespace) -> None:
+    _inspect_ai()
+    from .inspect_pack.importer import import_logs
+
+    print(import_logs(args.logs, args.out, name=args.name, force=args.force).summary())
+
+
 def _cmd_power(args: argparse.Namespace) -> None:
     from .errors import InputError, shown
     from .report import load_run
@@ -499,6 +525,8 @@ EXAMPLES = """examples:
   xbias lm-eval tasks --model ID --out tasks   the EEC judge as lm-evaluation-harness tasks (docs/llm.md)
   xbias lm-eval import OUT/*/samples_xbias_eec_*.jsonl --out runs/lm
                                                lm-eval's logged samples as a run folder
+  xbias inspect tasks --out tasks              the EEC judge as Inspect tasks (docs/llm.md)
+  xbias inspect import LOG --out runs/inspect  an Inspect log of those tasks as a run folder
 
 Errors you can cause print one line and exit with code 2.
 Docs (in this installation): {readme}; {docs}/ (models.md, llm.md, run_folder.md, model_card.md, ...);
@@ -760,6 +788,23 @@ def build_parser() -> argparse.ArgumentParser:
     imports.add_argument("--name", help="the model's name in the run (default: lm-eval's model name)")
     imports.add_argument("--force", action="store_true", help="replace the results already in --out")
     imports.set_defaults(func=_cmd_lm_eval_import)
+
+    inspect_commands = commands.add_parser(
+        "inspect", help="the EEC judge as Inspect tasks, and Inspect's logs of them as a run folder"
+    ).add_subparsers(dest="inspect_command", required=True)
+    inspect_tasks = inspect_commands.add_parser(
+        "tasks", parents=[verbosity], help="write xbias_eec.py: one Inspect task per EEC config x emotion"
+    )
+    inspect_tasks.add_argument("--out", required=True, help="the folder to write xbias_eec.py into")
+    inspect_tasks.set_defaults(func=_cmd_inspect_tasks)
+    inspect_import = inspect_commands.add_parser(
+        "import", parents=[verbosity], help="Inspect logs of xbias tasks as an xbias run folder"
+    )
+    inspect_import.add_argument("logs", nargs="+", help="Inspect logs (.eval or .json), one per task, of one prompt")
+    inspect_import.add_argument("--out", required=True, help="the run folder to write")
+    inspect_import.add_argument("--name", help="the model's name in the run (default: Inspect's model name)")
+    inspect_import.add_argument("--force", action="store_true", help="replace the results already in --out")
+    inspect_import.set_defaults(func=_cmd_inspect_import)
 
     power = commands.add_parser(
         "power",

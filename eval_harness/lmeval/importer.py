@@ -241,26 +241,41 @@ def import_samples(
     logged = [read_samples(path) for path in dict.fromkeys(Path(path) for path in paths)]
     if not logged:
         raise InputError("lm-eval import: give at least one samples_<task>_<time>.jsonl file")
+    return write_logged_run(logged, out, name, force, runner="lm_eval")
+
+
+def write_logged_run(
+    logged: Sequence[LoggedTask], out: str | Path, name: str | None, force: bool, runner: str
+) -> RunSummary:
+    """Write the run folder ``out`` from the logged tasks of one runner (``runner``: ``lm_eval`` or ``inspect``,
+    the key under which run.json's provenance says what ran the model; each task's ``lm_eval`` holds that runner's
+    account: version, backend, model, model arguments). ``name``: the model's name in the run (default: the
+    runner's model's).
+
+    Raises:
+        InputError: tasks that do not form one run (two prompts, models, samples; a config x emotion twice or
+            missing from the grid).
+    """
     for field in ("prompt", "sample", "scale", "model"):
         values = {json.dumps(task.identity[field]) for task in logged}
         if len(values) > 1:
             raise InputError(
-                f"the samples files come from tasks of different {field}s ({', '.join(sorted(values))}): import each "
+                f"the logs come from tasks of different {field}s ({', '.join(sorted(values))}): import each "
                 "as its own run (xbias compare then pairs them)"
             )
     models = {json.dumps([task.lm_eval["backend"], task.lm_eval["model"]]) for task in logged}
     if len(models) > 1:
-        raise InputError(f"the samples files come from different lm-eval models ({', '.join(sorted(models))})")
+        raise InputError(f"the logs come from different models ({', '.join(sorted(models))})")
     cells = [(task.identity["config"], task.identity["emotion"]) for task in logged]
     repeated = sorted({cell for cell in cells if cells.count(cell) > 1})
     if repeated:
-        raise InputError(f"the samples files measure {' x '.join(repeated[0])} twice: import one of them")
+        raise InputError(f"the logs measure {' x '.join(repeated[0])} twice: import one of them")
     identity, lm_eval = logged[0].identity, logged[0].lm_eval
     name = name or _model_name(lm_eval["model"], identity["prompt"])
     digest = hashlib.sha256("".join(sorted(file_sha256(task.path) for task in logged)).encode()).hexdigest()
     config = parse_config(
         {
-            "name": "lm-eval-import",
+            "name": f"{runner.replace('_', '-')}-import",
             "seeds": [0],
             "models": [
                 {"name": name, "path": str(lm_eval["model"]), "type": "llm", "options": {"scale": identity["scale"]}}
@@ -275,9 +290,9 @@ def import_samples(
                 }
             },
         },
-        where="lm-eval import",
+        where=f"{runner} import",
     )
-    pinned = f"lm-eval samples sha256:{digest}"
+    pinned = f"{runner.replace('_', '-')} {'samples' if runner == 'lm_eval' else 'log'} sha256:{digest}"
     config = replace(config, pinned={name: pinned})
     plan = _sampled_units(plan_units(config), set(cells))
     judges = {(task.identity["language"], task.identity["emotion"]): {} for task in logged}
@@ -285,8 +300,8 @@ def import_samples(
         judges[task.identity["language"], task.identity["emotion"]].update(task.scores)
     where = ", ".join(str(task.path) for task in logged)
     provenance = {
-        "models": {name: {"commit": pinned, "load": None, "lm_eval": lm_eval, "prompt": identity["prompt"]}},
-        "lm_eval": {**lm_eval, "tasks": {task.task: file_sha256(task.path) for task in logged}},
+        "models": {name: {"commit": pinned, "load": None, runner: lm_eval, "prompt": identity["prompt"]}},
+        runner: {**lm_eval, "tasks": {task.task: file_sha256(task.path) for task in logged}},
         "precisions": {name: precision} if (precision := lm_eval_precision(lm_eval.get("model_args"))) else {},
     }
     return write_run(

@@ -14,8 +14,9 @@ space the prompt ends with, plus that white space alone (:mod:`.task_utils` says
 sentence, the log-likelihoods the judge reads; :mod:`.importer` turns them into the judge's numbers. A pack is
 therefore written for one tokenizer (``--model``): give the model lm-eval will run.
 
-The folder is a plain artefact (its YAML, ``utils.py``, ``data/*.parquet`` and a README), built with the storage
-kit (:func:`eval_harness.io.build_folder`: staged, then renamed into place, sealed with every file's sha256).
+The folder is a plain artefact (its YAML, ``utils.py`` with ``judge_rule.py``, ``data/*.parquet`` and a README),
+built with the storage kit (:func:`eval_harness.io.build_folder`: staged, then renamed into place, sealed with every
+file's sha256).
 """
 
 import os
@@ -183,20 +184,34 @@ def _check_split(tokenizer, context: str, options: list[str], token_ids: list[in
             )
 
 
+def judged_rows(corpus, config: str, emotion: str, sample: int):
+    """The rows of ``corpus`` (the EEC ``config``: ``load_corpus(config, {})``) for ``emotion`` that ``xbias run``'s
+    ``eec`` suite scores with ``sample`` rows per template x identity cell (0: every row), indexed by the sentence's
+    id in the corpus."""
+    from ..suites.eec.corpora import identity_factors
+    from ..suites.eec.suite import SAMPLE_SEED, stratified_sample
+
+    rows = corpus[corpus["emotion"] == emotion]
+    return stratified_sample(rows, sample, SAMPLE_SEED, tuple(identity_factors(config, {}))) if sample else rows
+
+
 def _write(staging, folder, tokenizer, model, languages, emotions, sample, scale) -> dict:
     from ..data.emotion_splits import clean_tweet
-    from ..models.prompt_judge import DEFAULT_PROMPT, judge_prompts, paraphrased_prompt, render_prompt
-    from ..suites.eec.corpora import identity_factors, load_corpus
-    from ..suites.eec.suite import SAMPLE_SEED, stratified_sample
+    from ..models.judge_definition import DEFAULT_PROMPT, prompt_names
+    from ..models.prompt_judge import judge_prompts, paraphrased_prompt, render_prompt
+    from ..stats import judge as judge_rule
+    from ..suites.eec.corpora import load_corpus
+    from .task_utils import RULE_FILE
 
     low, high = scale
     table = judge_prompts()
     (staging / "data").mkdir()
     shutil.copyfile(UTILS, staging / "utils.py")
+    shutil.copyfile(judge_rule.__file__, staging / RULE_FILE)  # the judge's scoring rule, which utils.py reads
     tasks, groups, sentences = [], {}, {}
     for language in languages:
         spec = table[language]
-        names = [DEFAULT_PROMPT, *(paraphrase["name"] for paraphrase in spec.get("paraphrases") or ())]
+        names = prompt_names(spec)
         rendered = {
             (name, emotion): render_prompt(tokenizer, paraphrased_prompt(spec, name), emotion, low, high)
             for name in names
@@ -206,9 +221,7 @@ def _write(staging, folder, tokenizer, model, languages, emotions, sample, scale
         for config in EEC_CONFIGS_BY_LANGUAGE[language]:
             corpus = load_corpus(config, {})
             for emotion in emotions:
-                rows = corpus[corpus["emotion"] == emotion]
-                if sample:
-                    rows = stratified_sample(rows, sample, SAMPLE_SEED, tuple(identity_factors(config, {})))
+                rows = judged_rows(corpus, config, emotion, sample)
                 data = rows.assign(
                     sentence_id=rows.index.to_numpy(),
                     text=[clean_tweet(text) for text in rows["sentence"]],  # as the judge cleans it (preprocess)

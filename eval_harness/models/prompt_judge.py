@@ -56,6 +56,13 @@ from eval_harness.models.cache import EmbeddingCache
 from eval_harness.models.causal_lm import CausalLM
 from eval_harness.models.encoder import unique_texts
 from eval_harness.models.heads import pearson_r
+from eval_harness.models.judge_definition import (
+    DEFAULT_PROMPT,
+    TEXT_MARK,
+    judge_messages,
+    numeral_spellings,
+    prompt_names,
+)
 from eval_harness.models.regressors import EmotionRegressor, RegressorScores
 from eval_harness.stats.judge import numeral_statistics
 
@@ -63,8 +70,6 @@ PROMPTS_FILE = Path(__file__).with_name("judge_prompts.yaml")
 ANSWERS = ("expected", "generate")
 PROMPT_KEYS = ("system", "user", "answer", "questions", "paraphrases")
 PARAPHRASE_KEYS = ("name", "system", "user", "answer", "questions")
-DEFAULT_PROMPT = "default"
-TEXT_MARK = "@@xbias-text@@"
 LOW_MASS = 0.5  # a text whose numerals get less probability than this was probably not answered
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
 _EASTERN_DIGITS = str.maketrans("٠١٢٣٤٥٦٧٨٩۰۱۲۳۴۵۶۷۸۹", "01234567890123456789")
@@ -125,8 +130,7 @@ def paraphrased_prompt(spec: Mapping, name: str) -> dict:
             prompt.update({key: value for key, value in paraphrase.items() if key not in ("name", "questions")})
             prompt["questions"] = {**prompt.get("questions", {}), **dict(paraphrase.get("questions") or {})}
             return prompt
-    names = [DEFAULT_PROMPT, *(p["name"] for p in spec.get("paraphrases") or ())]
-    raise InputError(f"no prompt paraphrase {name!r}; the prompts are {names}")
+    raise InputError(f"no prompt paraphrase {name!r}; the prompts are {list(prompt_names(spec))}")
 
 
 def _read_overrides(overrides: Mapping | str | Path | None) -> dict:
@@ -152,16 +156,7 @@ def render_prompt(tokenizer: Any, spec: Mapping, dimension: str, low: int, high:
     the template refuses a system role), else a plain prompt ending with ``spec["answer"]`` and a
     space (after the tokenizer's BOS when it adds one).
     """
-    questions = spec.get("questions") or {}
-    if dimension not in questions:
-        raise InputError(f"the judge prompts have no question for {dimension!r} (have {sorted(questions)})")
-    scale = {"low": str(low), "high": str(high)}
-    question = _fill(questions[dimension], scale)
-    user = spec.get("user") or ""
-    if user.count("{text}") != 1:
-        raise InputError(f"a judge prompt's `user` must hold {{text}} exactly once, got {user!r}")
-    user = _fill(user, {**scale, "question": question, "text": TEXT_MARK})
-    system = spec.get("system")
+    system, user = judge_messages(spec, dimension, low, high)
     if getattr(tokenizer, "chat_template", None):
         messages = [{"role": "user", "content": user}]
         try:
@@ -184,13 +179,6 @@ def _chat(tokenizer: Any, messages: list[dict]) -> str:
     return tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
 
 
-def _fill(template: str, values: Mapping[str, str]) -> str:
-    """``template`` with each ``{name}`` of ``values`` replaced (other braces left alone)."""
-    for name, value in values.items():
-        template = template.replace("{" + name + "}", value)
-    return template
-
-
 def numeral_candidates(tokenizer: Any, low: int, high: int) -> tuple[list[int], list[int]]:
     """``(token ids, numeral of each)``: every single-token spelling (``"7"``, ``" 7"``) of each numeral.
 
@@ -201,7 +189,7 @@ def numeral_candidates(tokenizer: Any, low: int, high: int) -> tuple[list[int], 
     for numeral in range(low, high + 1):
         spellings = {
             ids[0]
-            for ids in (tokenizer.encode(form, add_special_tokens=False) for form in (str(numeral), f" {numeral}"))
+            for ids in (tokenizer.encode(form, add_special_tokens=False) for form in numeral_spellings(numeral))
             if len(ids) == 1
         }
         if not spellings:
@@ -385,8 +373,7 @@ class PromptJudge(EmotionRegressor):
     def prompt_names(self, language: str | None = None) -> tuple[str, ...]:
         """The names of the prompt and its paraphrases for ``language`` (default: the fitted one), the prompt's
         (:data:`DEFAULT_PROMPT`) first."""
-        spec = self.prompts.get(language or self.language) or {}
-        return (DEFAULT_PROMPT, *(paraphrase["name"] for paraphrase in spec.get("paraphrases") or ()))
+        return prompt_names(self.prompts.get(language or self.language) or {})
 
     def with_prompt(self, name: str) -> "PromptJudge":
         """This judge (fitted as it is, on the same LM) asking with the paraphrase ``name`` of each language's

@@ -35,8 +35,9 @@ from .sections import report_sections
 
 EVAL_YAML = "eval.yaml"
 EVALUATION_FRAMEWORK = "xbias"
-# What the spec lets a task hold besides its id (the inspect-ai framework adds field_spec, solvers, scorers).
+# What the spec lets a task hold besides its id; the inspect-ai framework's tasks must also hold its keys.
 TASK_KEYS = ("id", "config", "split")
+INSPECT_TASK_KEYS = ("field_spec", "solvers", "scorers")
 
 
 def benchmarks() -> dict[str, Benchmark]:
@@ -89,7 +90,8 @@ def eval_yaml_files() -> dict[str, dict[str, str]]:
 def read_eval_yaml(text: str, where: str = EVAL_YAML) -> dict[str, dict]:
     """The tasks of an ``eval.yaml`` by id, after checking the file against the spec: ``name``, ``description``
     and ``evaluation_framework`` are non-empty strings, ``tasks`` a non-empty list of mappings whose ``id`` is a
-    non-empty string, unique, and whose other keys are the spec's.
+    non-empty string, unique, and whose other keys are the spec's (an ``inspect-ai`` benchmark's tasks also hold
+    ``field_spec``, ``solvers`` and ``scorers``).
 
     Raises:
         ConfigError: naming what breaks the spec.
@@ -107,9 +109,13 @@ def read_eval_yaml(text: str, where: str = EVAL_YAML) -> dict[str, dict]:
     for index, task in enumerate(tasks):
         if not isinstance(task, Mapping) or not isinstance(task.get("id"), str) or not task["id"].strip():
             raise ConfigError(f"{where}: tasks[{index}] needs an id (a non-empty string)")
-        unknown = sorted(set(task) - set(TASK_KEYS))
+        inspect = data["evaluation_framework"] == "inspect-ai"
+        unknown = sorted(set(task) - set(TASK_KEYS) - set(INSPECT_TASK_KEYS if inspect else ()))
         if unknown:
             raise ConfigError(f"{where}: tasks[{index}] has keys the spec does not know: {unknown}")
+        missing = [key for key in INSPECT_TASK_KEYS if inspect and not task.get(key)]
+        if missing:
+            raise ConfigError(f"{where}: tasks[{index}] of an inspect-ai benchmark needs {', '.join(missing)}")
         if task["id"] in by_id:
             raise ConfigError(f"{where}: task id {task['id']!r} appears twice")
         by_id[task["id"]] = dict(task)

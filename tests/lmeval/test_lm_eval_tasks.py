@@ -1,8 +1,12 @@
 """``xbias lm-eval tasks`` on a tiny chat model (fast): the pack's tasks, groups and data, and the token sequences
 lm-eval will score are the judge's own: the judge's prompt around the sentence, then each numeral candidate."""
 
-import ast
+import json
+import subprocess
+import sys
+from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 import yaml
@@ -10,6 +14,7 @@ from helpers.tiny_causal_lm import build_tiny_bpe_tokenizer, build_tiny_causal_l
 
 from eval_harness.lmeval.tasks import NORMALISER, write_tasks
 from eval_harness.models.prompt_judge import judge_prompts, numeral_candidates, paraphrased_prompt, render_prompt
+from eval_harness.stats import judge as judge_rule
 
 
 class Loader(yaml.SafeLoader):
@@ -44,10 +49,28 @@ def test_one_task_per_config_emotion_and_prompt_with_groups(pack):
     rows = pd.read_parquet(task["dataset_kwargs"]["data_files"]["test"])
     assert len(rows) == written.sentences["xbias_eec_en_black_white_anger_expert"] == 42  # 1 row a cell
     assert (rows["emotion"] == "anger").all() and rows["sentence_id"].is_unique
-    utils = ast.parse((written.folder / "utils.py").read_text())
-    imported = {alias.name for node in ast.walk(utils) if isinstance(node, ast.Import | ast.ImportFrom)
-                for alias in node.names}  # fmt: skip
-    assert imported == {"math"}  # lm-eval runs the pack without xbias
+
+    # lm-eval runs the pack without xbias: utils.py scores with the pack's copy of the judge's own rule
+    assert (written.folder / "judge_rule.py").read_bytes() == Path(judge_rule.__file__).read_bytes()
+    line = {"choice_numerals": [0, 1, 1, 2, 3, -1], "resps": [-2.1, -1.3, -4.0, -0.9, -3.3, -0.2]}
+    script = (
+        "import importlib.util, json, sys\n"
+        "sys.modules['eval_harness'] = None  # any import of xbias fails\n"
+        f"spec = importlib.util.spec_from_file_location('utils', {str(written.folder / 'utils.py')!r})\n"
+        "utils = importlib.util.module_from_spec(spec)\n"
+        "spec.loader.exec_module(utils)\n"
+        f"line = {line!r}\n"
+        "print(json.dumps(utils.process_results(line, [(value, False) for value in line['resps']])))\n"
+    )
+    numbers = json.loads(
+        subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
+    )
+    logprobs = np.array([line["resps"][:-1]]) - line["resps"][-1]
+    expected, mass, _ = judge_rule.numeral_statistics(logprobs, line["choice_numerals"][:-1], 0, 3)
+    assert numbers == {
+        "score": pytest.approx(expected[0], abs=1e-12),
+        "numeral_mass": pytest.approx(mass[0], rel=1e-12),
+    }
 
 
 def test_the_scored_tokens_are_the_judges(pack):
