@@ -29,6 +29,15 @@ class Bullets:
 
 
 @dataclass(frozen=True)
+class Link:
+    """A link to another page of the report: ``stem`` is its file name without the extension, which each rendering
+    adds (``tables`` -> ``tables.html`` in HTML, ``tables.md`` in Markdown)."""
+
+    text: str
+    stem: str
+
+
+@dataclass(frozen=True)
 class Table:
     frame: pd.DataFrame
     caption: str = ""
@@ -42,7 +51,7 @@ class Image:
     caption: str
 
 
-Block = Paragraph | Bullets | Table | Image
+Block = Paragraph | Bullets | Link | Table | Image
 
 
 @dataclass(frozen=True)
@@ -131,6 +140,8 @@ def _html_block(block: Block) -> str:
         return f"<ul{css}>{items}</ul>"
     if isinstance(block, Table):
         return html_table(block)
+    if isinstance(block, Link):
+        return f'<p><a href="{html.escape(block.stem)}.html">{html.escape(block.text)}</a></p>'
     source = "data:image/png;base64," + base64.b64encode(block.png).decode("ascii")
     caption = html.escape(block.caption)
     return f'<figure><img src="{source}" alt="{caption}"><figcaption>{caption}</figcaption></figure>'
@@ -212,6 +223,8 @@ def _markdown_block(block: Block, figure_folder: str) -> str:
         return "\n".join(f"- {markdown_text(item)}" for item in block.items)
     if isinstance(block, Table):
         return markdown_table(block)
+    if isinstance(block, Link):
+        return f"[{markdown_cell(block.text)}]({block.stem}.md)"
     caption = markdown_text(block.caption)
     return f"![{caption}]({figure_folder}/{figure_file(block.name)})\n\n*{caption}*"
 

@@ -62,6 +62,7 @@ from .tables import (
     eec_standard_error_tables,
     regressor_quality_table,
 )
+from .verdicts import with_verdicts
 
 # A zero-shot judge's validity: the mean probability its answer starts with a numeral of the scale.
 VALIDITY_METRIC = "numeral_mass"
@@ -457,7 +458,7 @@ class EECSection(ReportSection):
 
     def annotate(self, results: pd.DataFrame, settings: ReportSettings) -> pd.DataFrame:
         annotated = flag_clustering(flag_poor_regressors(results, self.option(settings, MIN_R_OPTION)), settings.alpha)
-        return flag_fragile(annotated, settings.alpha)
+        return with_verdicts(flag_fragile(annotated, settings.alpha), settings.alpha)
 
     def findings_notes(self, results: pd.DataFrame, settings: ReportSettings) -> list:
         return clustering_notes(results, settings.alpha) + fragile_notes(results, settings.alpha)
@@ -484,7 +485,8 @@ class EECSection(ReportSection):
 
     def summary(self, results: pd.DataFrame, settings: ReportSettings) -> list:
         quality, validity = regressor_quality(results), judge_validity(results)
-        return eec_summary(results, self.option(settings, MIN_R_OPTION), quality, validity, MIN_NUMERAL_MASS)
+        min_r = self.option(settings, MIN_R_OPTION)
+        return eec_summary(results, min_r, quality, validity, MIN_NUMERAL_MASS, settings.alpha)
 
     def benchmarks(self) -> tuple[Benchmark, ...]:
         return (EEC_BENCHMARK,)
