@@ -328,7 +328,14 @@ def _cmd_report(args: argparse.Namespace) -> None:
     from .report import load_run, write_report
     from .report.build import report_folder
     from .report.eval_results import check_eval_results, write_eval_results
-    from .report.model_card import check_model_card, dataset_ids_in, push_model_card, update_model_card
+    from .report.model_card import (
+        card_model,
+        check_model_card,
+        check_repo_id,
+        dataset_ids_in,
+        push_model_card,
+        update_model_card,
+    )
 
     if args.push and not args.model_card:
         raise ConfigError("--push needs --model-card PATH (the card to write and upload)")
@@ -342,8 +349,10 @@ def _cmd_report(args: argparse.Namespace) -> None:
     )
     run = load_run(args.run_dir)  # once: what it warns of (an edited results.jsonl) is said once, before any number
     # Every other target too, before anything is written (the write rule: docs/run_folder.md).
+    repo_id = check_repo_id(args.repo_id or args.push)
     if args.model_card:
         check_model_card(args.model_card)
+        card_model(run.results, args.card_model)
     if args.eval_results:
         check_eval_results(args.eval_results, run, args.dataset_namespace, args.card_model, args.source_url)
     if args.details:
@@ -363,7 +372,8 @@ def _cmd_report(args: argparse.Namespace) -> None:
         if path:
             print(f"{label}: {path}")
     if args.model_card:
-        print(update_model_card(args.model_card, run.results, model=args.card_model, dataset_ids=dataset_ids).summary())
+        card = update_model_card(args.model_card, run.results, args.card_model, repo_id, dataset_ids)
+        print(card.summary())
         if not dataset_ids:
             print(
                 "xbias: warning: the card's dataset.type values are the local dataset names (eec, xweat, ...), "
@@ -672,6 +682,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--card-model", help="the run's model the card / eval results describe (needed when the run has several)"
     )
     report.add_argument("--push", metavar="REPO_ID", help="upload the --model-card to this Hub model (online only)")
+    report.add_argument(
+        "--repo-id",
+        help="the name the card's model-index gives the model: its Hub repo id, ORG/NAME (default: --push's, else the "
+        "card's own, else the run's model name)",
+    )
     report.add_argument(
         "--details",
         metavar="DIR",

@@ -8,9 +8,9 @@ method's records.
 page a person reads (the answer first: the verdict per model, the verdict table, the findings' count), with the
 full per-EEC, per-test tables on the linked page ``tables.html``/``tables.md``, ``figures/*.png``, and
 ``results.csv`` (every record of the run, pooled over seeds when there are several, with its multiple-testing
-family, Holm and Benjamini-Hochberg adjusted p-values and the flags of :mod:`.findings`). The folder is written as one set: staged
-beside it and swapped in whole, so it holds the old report or the new one, never a mix; its marker
-(``.xbias-build.json``) says it is a report, and a folder that is not one is never replaced
+family, Holm and Benjamini-Hochberg adjusted p-values and the flags of :mod:`.findings`). The folder is written
+as one set: staged beside it and swapped in whole, so it holds the old report or the new one, never a mix; its
+marker (``.xbias-build.json``) says it is a report, and a folder that is not one is never replaced
 (:func:`eval_harness.io.write_problem`).
 """
 

@@ -235,6 +235,11 @@ def figure_file(name: str) -> str:
     return (re.sub(r"[^A-Za-z0-9._-]+", "-", name).lstrip(".") or "figure") + ".png"
 
 
+def markdown_blocks(blocks, figure_folder: str = "figures") -> str:
+    """``blocks`` as Markdown, one after another (a model card's section)."""
+    return "\n\n".join(_markdown_block(block, figure_folder) for block in blocks)
+
+
 def _markdown_section(section: Section, level: int, figure_folder: str) -> str:
     parts = ["#" * level + " " + markdown_text(section.title)]
     parts += [_markdown_block(block, figure_folder) for block in section.blocks]

@@ -141,28 +141,6 @@ def equivalence_of(row: Mapping, alpha: float = 0.05) -> Equivalence | None:
     return tost(value, std_err, df, margin, alpha)
 
 
-def card_equivalence_notes(row: Mapping, rows: pd.DataFrame, alpha: float = 0.05) -> str:
-    """What a model card's notes say of a coefficient's equivalence: the TOST verdict, margin and p of each effect
-    on the intensity scale of the same term, EEC, emotion and seed (the margin is on that scale, not the logit
-    scale of the coefficient): ``"equivalence (TOST, intensity scale): group_within_reference_gender within ±0.01
-    (TOST p = 0.003), ..."``; empty for a record that is no coefficient or has no effect with a margin."""
-    import pandas as pd
-
-    if row.get("metric") != "estimate" or "coefficient" not in rows.columns:
-        return ""
-    same = (rows["metric"] == "effect") & (rows["coefficient"] == row.get("term"))
-    for key in ("config", "emotion", "seed"):
-        if key in rows.columns:
-            value = row.get(key)
-            same &= rows[key].isna() if pd.isna(value) else rows[key] == value
-    verdicts = []
-    for _, effect in rows[same].iterrows():
-        equivalence = equivalence_of(effect, alpha)
-        if equivalence is not None:
-            verdicts.append(f"{effect['term']} {equivalence.words(with_p=True)}")
-    return "equivalence (TOST, intensity scale): " + ", ".join(verdicts) if verdicts else ""
-
-
 def components_of(row: Mapping) -> VarianceComponents | None:
     """An effect record's planner components (with the between-seed variance of a record pooled over seeds)."""
     from ...stats.design_power import VarianceComponents
