@@ -441,7 +441,7 @@ def _cmd_power(args: argparse.Namespace) -> None:
     from .report import load_run
     from .report.document import Table, markdown_table
     from .report.findings import pool_over_seeds
-    from .suites.eec.planner import power_table
+    from .suites.eec.planner import power_summary, power_table
 
     if args.target is not None and not (math.isfinite(args.target) and args.target > 0):
         raise InputError(f"--target must be a number > 0 on the intensity scale, got {args.target!r}")
@@ -454,7 +454,10 @@ def _cmd_power(args: argparse.Namespace) -> None:
         )
     if args.target is None and table["planner"].eq("").all():
         print("xbias: no --target and no equivalence_margin in the run: give --target 0.01", file=sys.stderr)
-    print(markdown_table(Table(table, f"{args.run_dir}: equivalence and the power planner")))
+    summary = power_summary(results, args.target)
+    if summary:
+        print(summary + "\n")
+    print(markdown_table(Table(table, f"{args.run_dir}: verdicts and the power planner")))
 
 
 def _check_targets_apart(whole: dict[str, str | Path | None], others: dict[str, str | Path | None]) -> None:

@@ -311,10 +311,8 @@ def test_eval_results_notes_carry_each_effects_verdict_computed_directly(run, tm
     words = set()
     for entry in parse_eval_result_entries(yaml.safe_load(path.read_text())):
         config, emotion, task = entry.task_id.split("-")
-        term = task.replace("_x_", ":")
-        effect = results.query(
-            "model == @MINILM and config == @config and emotion == @emotion and term == @term and metric == 'effect'"
-        ).iloc[0]
+        key = (MINILM, config, emotion, task.replace("_x_", ":"), "effect")
+        effect = results[(results[["model", "config", "emotion", "term", "metric"]] == key).all(axis=1)].iloc[0]
         dist = stats.t(effect["df"]) if effect["statistic_kind"] == "t" else stats.norm()
         value, std_err = effect["value"], effect["std_err"]
         p = max(dist.sf((value + margin) / std_err), dist.cdf((value - margin) / std_err))
