@@ -394,6 +394,8 @@ def _cmd_report(args: argparse.Namespace) -> None:
 
 def _cmd_compare(args: argparse.Namespace) -> None:
     from .compare import compare_runs
+    from .compare.output import nothing_compared
+    from .errors import InputError
 
     progress = None if args.verbosity < 0 else (lambda line: print(line, file=sys.stderr))
     files = compare_runs(
@@ -409,6 +411,9 @@ def _cmd_compare(args: argparse.Namespace) -> None:
         equivalence_margin=args.equivalence_margin,
     )
     tested = files.results["p_value"].notna()
+    nothing = nothing_compared(files.results)
+    if nothing is not None:  # exit 0 would read as "no difference"; the folder keeps the skipped records
+        raise InputError(nothing)
     print(f"compared {int(sum(tested))} differences, {int(files.results['survives_holm'].sum())} survive Holm")
     for label, path in (("markdown", files.markdown), ("csv", files.csv), ("eec plot", files.eec_figure),
                         ("weat plot", files.weat_figure)):  # fmt: skip

@@ -141,8 +141,33 @@ def sentences(table: pd.DataFrame, a: Side, b: Side) -> list[str]:
     lines += equivalence_line(table)
     skipped = table[table["p_value"].isna()]
     for _, row in skipped.iterrows():
-        lines.append(f"Not compared: {row.get('config') or row.get('test')} {row.get('emotion') or ''}: {row['note']}")
+        where = f"{row.get('config') or row.get('test')} {row.get('emotion') or ''}"
+        lines.append(f"Not compared: {where}: {as_flags(str(row['note']))}")
     return lines or ["Nothing was compared."]
+
+
+# What a skipped fit's note names in Python (the stats layer's words) -> the xbias compare flag that does it.
+PYTHON_TO_FLAG = {"cov_type='model'": "--cov-type model", "cov_type='cluster'": "--cov-type cluster"}
+
+
+def as_flags(note: str) -> str:
+    """``note`` with the Python option it names (``cov_type='model'``) written as the command's flag
+    (``--cov-type model``): the words a person at the command line can act on."""
+    for python, flag in PYTHON_TO_FLAG.items():
+        note = note.replace(python, flag)
+    return note
+
+
+def nothing_compared(table: pd.DataFrame) -> str | None:
+    """When every difference was skipped: one line saying why (the first note) and the flag that works; None when
+    at least one difference was tested or nothing was there to compare."""
+    skipped = table[table["p_value"].isna()] if "p_value" in table else table.iloc[:0]
+    if len(skipped) == 0 or len(skipped) < len(table):
+        return None
+    notes = skipped["note"].dropna().astype(str)
+    why = as_flags(notes.iloc[0]) if len(notes) else "every joint fit failed"
+    hint = "" if "--cov-type model" in why else "; try --cov-type model"
+    return f"compared 0 differences: all {len(skipped)} were skipped ({why}{hint})"
 
 
 def seeds_line(table: pd.DataFrame) -> list[str]:
