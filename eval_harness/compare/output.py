@@ -33,6 +33,7 @@ from ..suites.eec.measurement import INTENSITY_SCALE_WIDTH, WHAT_WOULD_FIX_IT, f
 from ..suites.eec.paired.plots import difference_plot
 from ..suites.eec.paired.sentences import difference_claim, effect_label
 from ..suites.eec.planner import equivalence_of
+from ..suites.eec.verdicts import effect_verdict
 from ..suites.eec.wording import format_effect
 from .contrasts import EEC_METRIC, WEAT_METRIC
 from .pairing import Side
@@ -70,7 +71,8 @@ def comparison_table(records: list[dict], margin: float | None = None) -> pd.Dat
 def with_equivalence(table: pd.DataFrame, margin: float | None) -> pd.DataFrame:
     """``table`` with, on each tested EEC difference, ``equivalence_margin``, ``tost_p_value`` and ``equivalence``
     (within, not within, cannot tell: :func:`eval_harness.stats.equivalence.tost` on the row's own standard error
-    and df); unchanged without a margin."""
+    and df), and ``verdict``, the difference's verdict at the margin by the one rule the report and the card use
+    (:mod:`eval_harness.stats.verdict`); unchanged without a margin."""
     if margin is None:
         return table
     table = table.copy()
@@ -79,6 +81,8 @@ def with_equivalence(table: pd.DataFrame, margin: float | None) -> pd.DataFrame:
     tests = {index: equivalence_of(row, ALPHA) for index, row in table[rows].iterrows()}
     table["tost_p_value"] = pd.Series({i: t.p_value for i, t in tests.items() if t is not None}, dtype=float)
     table["equivalence"] = pd.Series({i: t.verdict for i, t in tests.items() if t is not None}, dtype=object)
+    verdicts = {index: effect_verdict(row, ALPHA).words() for index, row in table[rows].iterrows()}
+    table["verdict"] = pd.Series(verdicts, dtype=object)  # the one rule (stats.verdict), as the report words it
     return table
 
 
