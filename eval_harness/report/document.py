@@ -26,6 +26,7 @@ class Paragraph:
 class Bullets:
     items: tuple[str, ...]
     warning: bool = False
+    role: str = ""  # HTML: the list's class (``verdict``: the verdict sentences a browser check finds)
 
 
 @dataclass(frozen=True)
@@ -137,7 +138,9 @@ def _html_block(block: Block) -> str:
         return f"<p{css}>{html.escape(block.text)}</p>"
     if isinstance(block, Bullets):
         items = "".join(f"<li>{html.escape(item)}</li>" for item in block.items)
-        return f"<ul{css}>{items}</ul>"
+        classes = " ".join(filter(None, ["warning" if block.warning else "", block.role]))
+        attribute = f' class="{classes}"' if classes else ""
+        return f"<ul{attribute}>{items}</ul>"
     if isinstance(block, Table):
         return html_table(block)
     if isinstance(block, Link):

@@ -178,16 +178,16 @@ def eec_summary(
     png = effects_heatmap(results, alpha)
     if png is None:
         return []
-    blocks: list = [Bullets(tuple(model_sentences(results)))]
+    blocks: list = [Bullets(tuple(model_sentences(results)), role="verdict")]
     verdicts = verdict_table(results)
     if not verdicts.empty:
         blocks.append(
             Table(
                 verdicts,
-                "Verdict per model and language (EEC effects on the 0-1 intensity scale, margin ±δ; "
-                "docs/conventions.md, 'The verdict'): beyond = the 95% CI lies wholly outside ±δ; within = TOST at "
-                "±δ; undecided = nonzero but not shown beyond ±δ, or cannot tell; robust = survives Holm, not "
-                "fragile, measured",
+                "Verdict per model and language: EEC effects on the 0-1 intensity scale counted as beyond / within "
+                "/ undecided per identity dimension (beyond: the 95% CI lies wholly outside ±δ; within: TOST at "
+                "±δ; undecided: nonzero but not shown beyond ±δ, or cannot tell; docs/conventions.md, 'The "
+                "verdict'); robust: survives Holm, not fragile, measured",
             )
         )
     blocks.append(Paragraph(method_sentences(min_regressor_r)))

@@ -115,30 +115,35 @@ def _margins(rows: pd.DataFrame) -> str:
 
 
 def _cell(counts: dict[str, int]) -> str:
+    """``"2 / 30 / 8"``: beyond / within / undecided."""
     undecided = sum(counts[name] for name in UNDECIDED)
-    return f"{counts[BEYOND]} beyond · {counts[WITHIN]} within · {undecided} undecided"
+    return f"{counts[BEYOND]} / {counts[WITHIN]} / {undecided}"
+
+
+def _short(row: Mapping) -> str:
+    """``"-0.088 [-0.1, -0.073] en_arab_anglo anger"``: a table cell's effect, interval and where (the sentence and
+    the card name what it compares)."""
+    value, low, high = (finite_number(row.get(name)) for name in ("value", "ci_low", "ci_high"))
+    interval = f" [{low:.2g}, {high:.2g}]" if low is not None and high is not None else ""
+    return f"{value:+.2g}{interval} {row.get('config')} {row.get('emotion')}"
 
 
 def verdict_table(results: pd.DataFrame) -> pd.DataFrame:
-    """Per model x language: for each identity dimension how many effects are beyond, within and undecided
-    (nonzero but not shown beyond, or cannot tell), how many were not measured, and the largest robust effect with
-    its 95 % interval and EEC. Reads the ``verdict`` column (:func:`with_verdicts`)."""
+    """Per model x language: the margin, for each identity dimension how many effects are beyond / within /
+    undecided (nonzero but not shown beyond, or cannot tell), how many were not measured, and the largest robust
+    effect with its 95 % interval, EEC and emotion. Reads the ``verdict`` column (:func:`with_verdicts`)."""
     rows = effect_rows(results)
     if rows.empty or VERDICT_COLUMN not in rows.columns:
         return pd.DataFrame()
     dimensions = rows["term"].map(dimension_of)
     lines = []
     for (model, language), own in rows.groupby(["model", "language"], sort=True):
-        line: dict[str, object] = {"model": model, "language": language, "margin": _margins(own)}
+        line: dict[str, object] = {"model": model, "lang.": language, "±δ": _margins(own)}
         for dimension in DIMENSIONS:
             line[dimension] = _cell(_counts(own[dimensions[own.index] == dimension]))
         line["not measured"] = _counts(own)[NOT_MEASURED]
         largest = largest_robust(own)
-        line["largest robust effect (95% CI)"] = (
-            f"{effect_with_interval(largest)} {largest['config']} {effect_name(largest)}"
-            if largest is not None
-            else "none"
-        )
+        line["largest robust effect [95% CI]"] = _short(largest) if largest is not None else "none"
         lines.append(line)
     return pd.DataFrame(lines)
 
