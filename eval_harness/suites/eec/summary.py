@@ -29,7 +29,7 @@ from ...report.tables import format_number, stars_of, survival_mark
 from ...stats.verdict import BEYOND, WITHIN
 from .sentences import effect_sentences
 from .tables import EEC_SUITE, EFFECT_METRIC
-from .verdicts import VERDICT_COLUMN, effect_rows, is_robust, model_sentences, verdict_table
+from .verdicts import VERDICT_COLUMN, effect_rows, few_df_note, is_robust, model_sentences, verdict_table
 
 # The effects the heatmap shows, in column order within an emotion, and their column labels.
 SUMMARY_EFFECTS = {
@@ -190,6 +190,9 @@ def eec_summary(
                 "verdict'); robust: survives Holm, not fragile, measured",
             )
         )
+    few = few_df_note(results, alpha)
+    if few:
+        blocks.append(Paragraph(few, warning=True))
     blocks.append(Paragraph(method_sentences(min_regressor_r)))
     blocks.append(
         Image(

@@ -14,7 +14,17 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from ...stats.verdict import BEYOND, CANNOT_TELL, NONZERO, NOT_MEASURED, VERDICTS, WITHIN, Verdict, verdict
+from ...stats.verdict import (
+    BEYOND,
+    CANNOT_TELL,
+    FEW_DF,
+    NONZERO,
+    NOT_MEASURED,
+    VERDICTS,
+    WITHIN,
+    Verdict,
+    verdict,
+)
 from .measurement import finite_number
 from .planner import EQUIVALENCE_MARGIN
 from .tables import EEC_SUITE, EFFECT_METRIC
@@ -146,6 +156,20 @@ def verdict_table(results: pd.DataFrame) -> pd.DataFrame:
         line["largest robust effect [95% CI]"] = _short(largest) if largest is not None else "none"
         lines.append(line)
     return pd.DataFrame(lines)
+
+
+def few_df_note(results: pd.DataFrame, alpha: float = 0.05) -> str:
+    """Where verdicts rest on few df (fewer than :data:`~eval_harness.stats.verdict.FEW_DF`: a mean over 2-3 seeds),
+    how many and what that means for their size; empty when none does."""
+    rows = effect_rows(results)
+    few = [effect_verdict(row, alpha).few_df for _, row in rows.iterrows()] if len(rows) else []
+    if not any(few):
+        return ""
+    return (
+        f"{sum(few)} verdict(s) rest on fewer than {FEW_DF:g} df (a mean over a few seeds): their tests' size holds "
+        "only as well as those df describe the estimate; at the margin a 'within' verdict can come more often than "
+        f"{alpha:g} (a simulation found 0.060 for 3 seeds on about 2.4 df; docs/conventions.md, 'The verdict')."
+    )
 
 
 def model_sentences(results: pd.DataFrame) -> list[str]:

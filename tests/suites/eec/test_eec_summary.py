@@ -19,7 +19,7 @@ from eval_harness.suites.eec.summary import (
     strongest_sentences,
     summary_effect_rows,
 )
-from eval_harness.suites.eec.verdicts import verdict_table
+from eval_harness.suites.eec.verdicts import few_df_note, verdict_table
 
 
 @pytest.fixture(scope="module")
@@ -122,3 +122,12 @@ def test_a_run_without_eec_effects_has_no_eec_summary(annotated):
         "Table",
     ]
     assert eec_summary(annotated[annotated["metric"] != "effect"], 0.4, *quality) == []
+
+
+def test_verdicts_on_few_df_are_said_to_be_so(annotated):
+    effects = annotated[annotated["metric"] == "effect"]
+    assert few_df_note(annotated) == ""  # the synthetic run's effects are z tests
+    few = annotated.copy()
+    few.loc[effects.index[:3], ["statistic_kind", "df"]] = ["t", 2.4]
+    note = few_df_note(few)
+    assert note.startswith("3 verdict(s) rest on fewer than 5 df") and "0.060" in note
