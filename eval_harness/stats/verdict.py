@@ -47,6 +47,8 @@ from ..errors import InputError
 from .results import Result
 
 ALPHA = 0.05
+# The margin an effect on the 0-1 intensity scale is read against when nothing else is given: a hundredth of the scale.
+DEFAULT_MARGIN = 0.01
 # Below this many df a verdict's size rests on the df rule that made them (module docstring).
 FEW_DF = 5.0
 BEYOND, WITHIN, NONZERO, CANNOT_TELL, NOT_MEASURED = "beyond", "within", "nonzero", "cannot tell", "not measured"

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from ...contract.records import Field
 from ...errors import InputError
 from ...stats.equivalence import NOT_WITHIN, WITHIN, Equivalence, tost
+from ...stats.verdict import DEFAULT_MARGIN
 from .measurement import finite_number
 
 if TYPE_CHECKING:
@@ -30,8 +31,8 @@ if TYPE_CHECKING:
 # pandas and the planner's numerics (scipy) are imported where they are used: the schema (PLANNER_FIELDS) is read
 # when a config is checked, which loads neither.
 
-# The suite's default equivalence margin on the 0-1 intensity scale: a hundredth of the scale.
-EQUIVALENCE_MARGIN = 0.01
+# The suite's default equivalence margin on the 0-1 intensity scale: a hundredth of the scale (the verdict's default).
+EQUIVALENCE_MARGIN = DEFAULT_MARGIN
 
 PLANNER_FIELDS = {
     "equivalence_margin": Field(float, "effect: the margin delta of its equivalence test (TOST), intensity scale"),

@@ -17,6 +17,7 @@ import pandas as pd
 from ...stats.verdict import (
     BEYOND,
     CANNOT_TELL,
+    DEFAULT_MARGIN,
     FEW_DF,
     NONZERO,
     NOT_MEASURED,
@@ -26,7 +27,6 @@ from ...stats.verdict import (
     verdict,
 )
 from .measurement import finite_number
-from .planner import EQUIVALENCE_MARGIN
 from .tables import EEC_SUITE, EFFECT_METRIC
 
 VERDICT_COLUMN, MARGIN_COLUMN = "verdict", "verdict_margin"
@@ -55,7 +55,7 @@ def effect_verdict(row: Mapping, alpha: float = 0.05) -> Verdict:
         finite_number(row.get("value")),
         finite_number(row.get("std_err")),
         df,
-        EQUIVALENCE_MARGIN if margin is None else margin,
+        DEFAULT_MARGIN if margin is None else margin,
         alpha,
         measured=not poor,
         reason="poor regressor or judge not answering" if poor else "",
@@ -121,7 +121,7 @@ def _counts(rows: pd.DataFrame) -> dict[str, int]:
 
 def _margins(rows: pd.DataFrame) -> str:
     margins = sorted(pd.to_numeric(rows[MARGIN_COLUMN], errors="coerce").dropna().unique())
-    return "/".join(f"±{margin:g}" for margin in margins) or f"±{EQUIVALENCE_MARGIN:g}"
+    return "/".join(f"±{margin:g}" for margin in margins) or f"±{DEFAULT_MARGIN:g}"
 
 
 def _cell(counts: dict[str, int]) -> str:
