@@ -33,12 +33,12 @@ from eval_harness.suites.xweat import report as xweat_report
 ARAB_ANGER = (MINILM, "en_arab_anglo", "anger")
 
 
-@pytest.fixture(scope="module")
 def both_pages(folder) -> str:
     """The report's Markdown: the main page and the linked page of full tables."""
     return (folder / "report.md").read_text(encoding="utf-8") + (folder / "tables.md").read_text(encoding="utf-8")
 
 
+@pytest.fixture(scope="module")
 def sentences(annotated):
     return effect_sentences(annotated)
 
