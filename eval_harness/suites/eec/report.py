@@ -441,7 +441,12 @@ def card_body(results: pd.DataFrame, model: str, min_regressor_r: float) -> list
     poor = poor[poor["verdict"] == "not measured"]
     unmeasured = sorted({f"{row.language} {row.emotion}" for row in poor.itertuples()})
     return [
-        Table(table.drop(columns="model"), f"{model}: verdict per language (EEC effects, intensity scale)"),
+        Table(
+            table.drop(columns="model"),
+            f"{model}: verdict per language: EEC effects on the 0-1 intensity scale counted as beyond / within / "
+            "undecided per identity dimension at the margin ±δ (beyond: the 95% CI lies wholly outside ±δ; within: "
+            "two one-sided tests at ±δ)",
+        ),
         Paragraph(method_sentences(min_regressor_r)),
         Paragraph(
             "Not measured: " + ", ".join(unmeasured) + "."
