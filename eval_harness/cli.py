@@ -336,7 +336,14 @@ def _cmd_report(args: argparse.Namespace) -> None:
     from .report import load_run, write_report
     from .report.build import report_folder
     from .report.eval_results import check_eval_results, write_eval_results
-    from .report.model_card import check_model_card, dataset_ids_in, push_model_card, update_model_card
+    from .report.model_card import (
+        card_model,
+        check_model_card,
+        check_repo_id,
+        dataset_ids_in,
+        push_model_card,
+        update_model_card,
+    )
 
     if args.push and not args.model_card:
         raise ConfigError("--push needs --model-card PATH (the card to write and upload)")
@@ -350,8 +357,10 @@ def _cmd_report(args: argparse.Namespace) -> None:
     )
     run = load_run(args.run_dir)  # once: what it warns of (an edited results.jsonl) is said once, before any number
     # Every other target too, before anything is written (the write rule: docs/run_folder.md).
+    repo_id = check_repo_id(args.repo_id or args.push)
     if args.model_card:
         check_model_card(args.model_card)
+        card_model(run.results, args.card_model)
     if args.eval_results:
         check_eval_results(args.eval_results, run, args.dataset_namespace, args.card_model, args.source_url)
     if args.details:
@@ -371,7 +380,8 @@ def _cmd_report(args: argparse.Namespace) -> None:
         if path:
             print(f"{label}: {path}")
     if args.model_card:
-        print(update_model_card(args.model_card, run.results, model=args.card_model, dataset_ids=dataset_ids).summary())
+        card = update_model_card(args.model_card, run.results, args.card_model, repo_id, dataset_ids)
+        print(card.summary())
         if not dataset_ids:
             print(
                 "xbias: warning: the card's dataset.type values are the local dataset names (eec, xweat, ...), "
@@ -392,6 +402,8 @@ def _cmd_report(args: argparse.Namespace) -> None:
 
 def _cmd_compare(args: argparse.Namespace) -> None:
     from .compare import compare_runs
+    from .compare.output import nothing_compared
+    from .errors import InputError
 
     progress = None if args.verbosity < 0 else (lambda line: print(line, file=sys.stderr))
     files = compare_runs(
@@ -407,6 +419,9 @@ def _cmd_compare(args: argparse.Namespace) -> None:
         equivalence_margin=args.equivalence_margin,
     )
     tested = files.results["p_value"].notna()
+    nothing = nothing_compared(files.results)
+    if nothing is not None:  # exit 0 would read as "no difference"; the folder keeps the skipped records
+        raise InputError(nothing)
     print(f"compared {int(sum(tested))} differences, {int(files.results['survives_holm'].sum())} survive Holm")
     for label, path in (("markdown", files.markdown), ("csv", files.csv), ("eec plot", files.eec_figure),
                         ("weat plot", files.weat_figure)):  # fmt: skip
@@ -465,7 +480,7 @@ def _cmd_power(args: argparse.Namespace) -> None:
     from .report import load_run
     from .report.document import Table, markdown_table
     from .report.findings import pool_over_seeds
-    from .suites.eec.planner import power_table
+    from .suites.eec.planner import power_summary, power_table
 
     if args.target is not None and not (math.isfinite(args.target) and 0 < args.target < 1):
         raise InputError(f"--target must be a number between 0 and 1 (the intensity scale), got {args.target!r}")
@@ -488,7 +503,10 @@ def _cmd_power(args: argparse.Namespace) -> None:
         )
     if args.target is None and table["planner"].eq("").all():
         print("xbias: no --target and no equivalence_margin in the run: give --target 0.01", file=sys.stderr)
-    print(markdown_table(Table(table, f"{args.run_dir}: equivalence and the power planner")))
+    summary = power_summary(results, args.target)
+    if summary:
+        print(summary + "\n")
+    print(markdown_table(Table(table, f"{args.run_dir}: verdicts and the power planner")))
 
 
 def _check_targets_apart(whole: dict[str, str | Path | None], others: dict[str, str | Path | None]) -> None:
@@ -718,6 +736,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--card-model", help="the run's model the card / eval results describe (needed when the run has several)"
     )
     report.add_argument("--push", metavar="REPO_ID", help="upload the --model-card to this Hub model (online only)")
+    report.add_argument(
+        "--repo-id",
+        help="the name the card's model-index gives the model: its Hub repo id, ORG/NAME (default: --push's, else the "
+        "card's own, else the run's model name)",
+    )
     report.add_argument(
         "--details",
         metavar="DIR",

@@ -33,6 +33,7 @@ from ..suites.eec.measurement import INTENSITY_SCALE_WIDTH, WHAT_WOULD_FIX_IT, f
 from ..suites.eec.paired.plots import difference_plot
 from ..suites.eec.paired.sentences import difference_claim, effect_label
 from ..suites.eec.planner import equivalence_of
+from ..suites.eec.verdicts import effect_verdict
 from ..suites.eec.wording import format_effect
 from .contrasts import EEC_METRIC, WEAT_METRIC
 from .pairing import Side
@@ -70,7 +71,8 @@ def comparison_table(records: list[dict], margin: float | None = None) -> pd.Dat
 def with_equivalence(table: pd.DataFrame, margin: float | None) -> pd.DataFrame:
     """``table`` with, on each tested EEC difference, ``equivalence_margin``, ``tost_p_value`` and ``equivalence``
     (within, not within, cannot tell: :func:`eval_harness.stats.equivalence.tost` on the row's own standard error
-    and df); unchanged without a margin."""
+    and df), and ``verdict``, the difference's verdict at the margin by the one rule the report and the card use
+    (:mod:`eval_harness.stats.verdict`); unchanged without a margin."""
     if margin is None:
         return table
     table = table.copy()
@@ -79,6 +81,8 @@ def with_equivalence(table: pd.DataFrame, margin: float | None) -> pd.DataFrame:
     tests = {index: equivalence_of(row, ALPHA) for index, row in table[rows].iterrows()}
     table["tost_p_value"] = pd.Series({i: t.p_value for i, t in tests.items() if t is not None}, dtype=float)
     table["equivalence"] = pd.Series({i: t.verdict for i, t in tests.items() if t is not None}, dtype=object)
+    verdicts = {index: effect_verdict(row, ALPHA).words() for index, row in table[rows].iterrows()}
+    table["verdict"] = pd.Series(verdicts, dtype=object)  # the one rule (stats.verdict), as the report words it
     return table
 
 
@@ -141,8 +145,33 @@ def sentences(table: pd.DataFrame, a: Side, b: Side) -> list[str]:
     lines += equivalence_line(table)
     skipped = table[table["p_value"].isna()]
     for _, row in skipped.iterrows():
-        lines.append(f"Not compared: {row.get('config') or row.get('test')} {row.get('emotion') or ''}: {row['note']}")
+        where = f"{row.get('config') or row.get('test')} {row.get('emotion') or ''}"
+        lines.append(f"Not compared: {where}: {as_flags(str(row['note']))}")
     return lines or ["Nothing was compared."]
+
+
+# What a skipped fit's note names in Python (the stats layer's words) -> the xbias compare flag that does it.
+PYTHON_TO_FLAG = {"cov_type='model'": "--cov-type model", "cov_type='cluster'": "--cov-type cluster"}
+
+
+def as_flags(note: str) -> str:
+    """``note`` with the Python option it names (``cov_type='model'``) written as the command's flag
+    (``--cov-type model``): the words a person at the command line can act on."""
+    for python, flag in PYTHON_TO_FLAG.items():
+        note = note.replace(python, flag)
+    return note
+
+
+def nothing_compared(table: pd.DataFrame) -> str | None:
+    """When every difference was skipped: one line saying why (the first note) and the flag that works; None when
+    at least one difference was tested or nothing was there to compare."""
+    skipped = table[table["p_value"].isna()] if "p_value" in table else table.iloc[:0]
+    if len(skipped) == 0 or len(skipped) < len(table):
+        return None
+    notes = skipped["note"].dropna().astype(str)
+    why = as_flags(notes.iloc[0]) if len(notes) else "every joint fit failed"
+    hint = "" if "--cov-type model" in why else "; try --cov-type model"
+    return f"compared 0 differences: all {len(skipped)} were skipped ({why}{hint})"
 
 
 def seeds_line(table: pd.DataFrame) -> list[str]:

@@ -10,7 +10,8 @@ Checks, for one HTML file:
 * that the browser logged no console message (read from ``--enable-logging=stderr``;
   a page without scripts logs none, so any is a problem);
 * that the report's summary on top (the ``Summary`` section) fits the window's width: nothing in it reaches past
-  the right edge or scrolls sideways inside its box (read from the same probe, at ``window_size``);
+  the right edge or scrolls sideways inside its box (read from the same probe, at ``window_size``), and where each
+  model's verdict sentence ends (``verdict_bottoms``: on the first screen when all are within its height);
 * and it writes a screenshot of the page's top ``window_size`` pixels.
 
 Run as ``python -m eval_harness.report.browser REPORT.html --screenshot OUT.png``
@@ -81,6 +82,9 @@ PROBE = """<script>window.addEventListener("load", function () {
     });
     layout.summary = {overflows: overflows, bottom: bottom};
   }
+  layout.verdicts = Array.prototype.map.call(document.querySelectorAll(".verdict li"), function (li) {
+    return li.getBoundingClientRect().bottom + window.scrollY;
+  });
   document.documentElement.setAttribute("data-probe-layout", JSON.stringify(layout));
 });</script>"""
 PROBE_RESULT = re.compile(r'data-probe-images="(\d+)"[^>]*data-probe-broken="([^"]*)"')
@@ -112,6 +116,8 @@ class BrowserCheck:
             past the window's right edge or scrolls sideways inside its box; the summary must need no sideways
             scroll.
         summary_bottom: where the summary ends, px from the page's top (None: the page has no summary).
+        verdict_bottoms: where each model's verdict sentence (the summary's ``verdict`` list) ends, px from the
+            page's top: all within the window's height when every model's verdict is on the first screen.
     """
 
     html_path: Path
@@ -124,6 +130,7 @@ class BrowserCheck:
     page_scroll_width: int | None = None
     summary_overflows: tuple[str, ...] = ()
     summary_bottom: float | None = None
+    verdict_bottoms: tuple[float, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -141,6 +148,7 @@ class BrowserCheck:
             "page_scroll_width": self.page_scroll_width,
             "summary_overflows": list(self.summary_overflows),
             "summary_bottom": self.summary_bottom,
+            "verdict_bottoms": list(self.verdict_bottoms),
             "ok": self.ok,
         }
 
@@ -292,6 +300,7 @@ def check_html(
         layout.get("scroll_width"),
         tuple(summary.get("overflows", ())),
         summary.get("bottom") if summary else None,
+        tuple(layout.get("verdicts", ())),
     )
 
 

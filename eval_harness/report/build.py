@@ -4,12 +4,13 @@ The report is the run's overview, its findings after multiple-testing control, e
 section its suite names, :mod:`.sections`, in their order) and the records no section shows; it knows no
 method's records.
 
-``write_report(run_dir)`` writes ``<run_dir>/report/``: ``report.html`` (self-contained),
-``report.md`` with ``figures/*.png``, and ``results.csv`` (every record of the run, pooled over
-seeds when there are several, with its multiple-testing family, Holm and Benjamini-Hochberg
-adjusted p-values and the flags of :mod:`.findings`). The folder is written as one set: staged
-beside it and swapped in whole, so it holds the old report or the new one, never a mix; its marker
-(``.xbias-build.json``) says it is a report, and a folder that is not one is never replaced
+``write_report(run_dir)`` writes ``<run_dir>/report/``: ``report.html`` (self-contained) and ``report.md``, the
+page a person reads (the answer first: the verdict per model, the verdict table, the findings' count), with the
+full per-EEC, per-test tables on the linked page ``tables.html``/``tables.md``, ``figures/*.png``, and
+``results.csv`` (every record of the run, pooled over seeds when there are several, with its multiple-testing
+family, Holm and Benjamini-Hochberg adjusted p-values and the flags of :mod:`.findings`). The folder is written
+as one set: staged beside it and swapped in whole, so it holds the old report or the new one, never a mix; its
+marker (``.xbias-build.json``) says it is a report, and a folder that is not one is never replaced
 (:func:`eval_harness.io.write_problem`).
 """
 
@@ -29,6 +30,7 @@ from . import tables
 from .document import (
     Bullets,
     Document,
+    Link,
     Paragraph,
     Section,
     Table,
@@ -46,6 +48,9 @@ from .sections import report_options, report_sections
 FORMATS = ("html", "md")
 FIGURE_FOLDER = "figures"
 CSV_FILE, HTML_FILE, MARKDOWN_FILE = "results.csv", "report.html", "report.md"
+# The linked page of full tables (tables.html, tables.md): the main page holds the answer, this one every table.
+TABLES_STEM = "tables"
+TABLES_LINK_TEXT = "Full tables: per EEC, per test, every finding (every record is also in results.csv)"
 # What a report folder's marker says: a folder is replaced by a report only when it is an earlier report.
 REPORT_OWNER = {"writer": "xbias report"}
 
@@ -101,19 +106,20 @@ def overview_section(run: RunFolder, results: pd.DataFrame) -> Section:
 
 
 def summary_section(run: RunFolder, results: pd.DataFrame, settings: ReportSettings) -> Section:
-    """The one-screen summary on top: what the run holds and how many findings survive, then what each method's
-    section puts there (:meth:`~.method_section.ReportSection.summary`); the full tables follow."""
+    """The answer first: what each method's section puts on top (:meth:`~.method_section.ReportSection.summary`:
+    the EEC's verdict per model, its verdict table and figures), then what the run holds and how many findings
+    survive, and where the full tables are (:data:`TABLES_STEM`, a linked page)."""
     n_tests = int(results["p_holm"].notna().sum()) if "p_holm" in results.columns else 0
     n_holm = int(results["survives_holm"].sum()) if "survives_holm" in results.columns else 0
     models = tables.distinct(results, "model")
     lead = (
         f"{len(models)} model(s) ({', '.join(models)}), {len(results)} numbers from {len(run.unit_ids)} units; "
-        f"{n_holm} of {n_tests} tests survive Holm at {settings.alpha} ({FAMILY_WORDS[settings.family]}). "
-        "The full tables follow below."
+        f"{n_holm} of {n_tests} tests survive Holm at {settings.alpha} ({FAMILY_WORDS[settings.family]})."
     )
-    blocks: list = [Paragraph(lead)]
+    blocks: list = []
     for section in report_sections().sections:
         blocks += section.summary(results, settings)
+    blocks += [Paragraph(lead), Link(TABLES_LINK_TEXT, TABLES_STEM)]
     return Section("Summary", tuple(blocks))
 
 
@@ -130,8 +136,9 @@ def _listed(items: list[str]) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
-def findings_section(results: pd.DataFrame, settings: ReportSettings) -> Section | None:
-    """The run's findings after multiple-testing control, and what each method's section adds about its own."""
+def findings_section(results: pd.DataFrame, settings: ReportSettings, with_tables: bool = True) -> Section | None:
+    """The run's findings after multiple-testing control, and (``with_tables``: on the tables page) their tables and
+    what each method's section adds about its own."""
     alpha, family = settings.alpha, settings.family
     n_findings = int(results["p_holm"].notna().sum())
     if not n_findings:
@@ -156,6 +163,8 @@ def findings_section(results: pd.DataFrame, settings: ReportSettings) -> Section
             "results.csv lists every test with both adjusted p-values and its family."
         )
     ]
+    if not with_tables:
+        return Section("Findings after multiple-testing control", tuple(blocks))
     if n_holm:
         blocks.append(
             Table(tables.findings_table(results, "holm"), f"Findings that survive Holm at {alpha}", collapsed=True)
@@ -188,18 +197,35 @@ def build_document(
     family: str = DEFAULT_FAMILY,
     options: Mapping[str, float] | None = None,
 ) -> Document:
-    """The report of ``run`` as a :class:`Document`; sections without results are left out.
+    """The report of ``run`` as a :class:`Document`, the page a person reads: the answer (the summary, verdict
+    first), what the run holds and the findings' count; sections without results are left out. The full tables
+    are on the linked page (:func:`build_tables_document`).
 
     ``results`` is ``annotate(run.results, alpha, family, options=options)`` (see :mod:`.findings`).
     """
     results = tables.label_seeds(results)
     settings = ReportSettings(alpha, family, report_options(options))
     sections = [summary_section(run, results, settings), overview_section(run, results)]
-    sections.append(findings_section(results, settings))
+    sections.append(findings_section(results, settings, with_tables=False))
+    return Document(f"xbias report: {run.path.name}", tuple(section for section in sections if section))
+
+
+def build_tables_document(
+    run: RunFolder,
+    results: pd.DataFrame,
+    alpha: float = ALPHA,
+    family: str = DEFAULT_FAMILY,
+    options: Mapping[str, float] | None = None,
+) -> Document:
+    """The report's linked page of full tables: the findings that survive, each method's section (per EEC, per
+    test) and the records no section shows. ``results`` as for :func:`build_document`."""
+    results = tables.label_seeds(results)
+    settings = ReportSettings(alpha, family, report_options(options))
+    sections = [findings_section(results, settings)]
     for section in report_sections().sections:
         sections += section.sections(results, settings)
     sections.append(other_section(results))
-    return Document(f"xbias report: {run.path.name}", tuple(section for section in sections if section))
+    return Document(f"xbias report: {run.path.name}: full tables", tuple(section for section in sections if section))
 
 
 def write_report(
@@ -235,7 +261,7 @@ def write_report(
     run = run_dir if isinstance(run_dir, RunFolder) else load_run(run_dir)
     results = annotate(run.results, alpha, family, seed_estimand, options)
     document = build_document(run, results, alpha, family, options)
-    contents = report_contents(document, results, formats)
+    contents = report_contents(document, results, formats, build_tables_document(run, results, alpha, family, options))
     _write_whole(folder, contents)
     paths = {name: folder / name for name in contents}
     return ReportFiles(
@@ -248,16 +274,23 @@ def write_report(
     )
 
 
-def report_contents(document: Document, results: pd.DataFrame, formats: tuple[str, ...]) -> dict[str, bytes]:
+def report_contents(
+    document: Document, results: pd.DataFrame, formats: tuple[str, ...], full_tables: Document | None = None
+) -> dict[str, bytes]:
     """The report's files, path in the report folder -> bytes: ``results.csv``, then ``report.html`` and
-    ``report.md`` with its ``figures/*.png`` as ``formats`` ask."""
+    ``report.md`` with its ``figures/*.png`` as ``formats`` ask, and the same of ``full_tables`` (the linked page,
+    ``tables.html``/``tables.md``)."""
     contents = {CSV_FILE: csv_bytes(results)}
-    if "html" in formats:
-        contents[HTML_FILE] = render_html(document).encode("utf-8")
-    if "md" in formats:
-        for image in document.images():
-            contents[f"{FIGURE_FOLDER}/{figure_file(image.name)}"] = image.png
-        contents[MARKDOWN_FILE] = render_markdown(document, FIGURE_FOLDER).encode("utf-8")
+    pages = [(document, HTML_FILE, MARKDOWN_FILE)]
+    if full_tables is not None:
+        pages.append((full_tables, f"{TABLES_STEM}.html", f"{TABLES_STEM}.md"))
+    for page, html_file, markdown_file in pages:
+        if "html" in formats:
+            contents[html_file] = render_html(page).encode("utf-8")
+        if "md" in formats:
+            for image in page.images():
+                contents[f"{FIGURE_FOLDER}/{figure_file(image.name)}"] = image.png
+            contents[markdown_file] = render_markdown(page, FIGURE_FOLDER).encode("utf-8")
     return contents
 
 

@@ -26,6 +26,16 @@ class Paragraph:
 class Bullets:
     items: tuple[str, ...]
     warning: bool = False
+    role: str = ""  # HTML: the list's class (``verdict``: the verdict sentences a browser check finds)
+
+
+@dataclass(frozen=True)
+class Link:
+    """A link to another page of the report: ``stem`` is its file name without the extension, which each rendering
+    adds (``tables`` -> ``tables.html`` in HTML, ``tables.md`` in Markdown)."""
+
+    text: str
+    stem: str
 
 
 @dataclass(frozen=True)
@@ -42,7 +52,7 @@ class Image:
     caption: str
 
 
-Block = Paragraph | Bullets | Table | Image
+Block = Paragraph | Bullets | Link | Table | Image
 
 
 @dataclass(frozen=True)
@@ -128,9 +138,13 @@ def _html_block(block: Block) -> str:
         return f"<p{css}>{html.escape(block.text)}</p>"
     if isinstance(block, Bullets):
         items = "".join(f"<li>{html.escape(item)}</li>" for item in block.items)
-        return f"<ul{css}>{items}</ul>"
+        classes = " ".join(filter(None, ["warning" if block.warning else "", block.role]))
+        attribute = f' class="{classes}"' if classes else ""
+        return f"<ul{attribute}>{items}</ul>"
     if isinstance(block, Table):
         return html_table(block)
+    if isinstance(block, Link):
+        return f'<p><a href="{html.escape(block.stem)}.html">{html.escape(block.text)}</a></p>'
     source = "data:image/png;base64," + base64.b64encode(block.png).decode("ascii")
     caption = html.escape(block.caption)
     return f'<figure><img src="{source}" alt="{caption}"><figcaption>{caption}</figcaption></figure>'
@@ -212,6 +226,8 @@ def _markdown_block(block: Block, figure_folder: str) -> str:
         return "\n".join(f"- {markdown_text(item)}" for item in block.items)
     if isinstance(block, Table):
         return markdown_table(block)
+    if isinstance(block, Link):
+        return f"[{markdown_cell(block.text)}]({block.stem}.md)"
     caption = markdown_text(block.caption)
     return f"![{caption}]({figure_folder}/{figure_file(block.name)})\n\n*{caption}*"
 
@@ -220,6 +236,11 @@ def figure_file(name: str) -> str:
     """The file name of the figure ``name``: one plain, visible file name whatever the name holds (a section may
     build it from a run folder's records, which never choose where a file goes)."""
     return (re.sub(r"[^A-Za-z0-9._-]+", "-", name).lstrip(".") or "figure") + ".png"
+
+
+def markdown_blocks(blocks, figure_folder: str = "figures") -> str:
+    """``blocks`` as Markdown, one after another (a model card's section)."""
+    return "\n\n".join(_markdown_block(block, figure_folder) for block in blocks)
 
 
 def _markdown_section(section: Section, level: int, figure_folder: str) -> str:

@@ -5,15 +5,16 @@ YAML files, each a list of entries ``{dataset: {id, task_id, revision}, value, d
 notes}`` (:class:`huggingface_hub.EvalResultEntry`). An entry shows on a leaderboard when ``dataset.id`` is a
 benchmark dataset and ``task_id`` one of the tasks its ``eval.yaml`` defines (:mod:`.benchmarks`).
 
-:func:`write_eval_results` writes one file per reported number of one model that is a task of a benchmark, the
-same numbers as the model card (:func:`.model_card.reported_numbers`): ``dataset.id`` is the Hub dataset,
-``task_id`` its benchmark task (``en_black_white-anger-group_x_gender``: EEC config, emotion, term),
+:func:`write_eval_results` writes one file per benchmark dataset (``eec.yaml``) with an entry per reported number
+of one model that is a task of that benchmark, the same bounded numbers as the model card
+(:func:`.model_card.reported_numbers`): ``dataset.id`` is the Hub dataset,
+``task_id`` its benchmark task (``en_black_white-anger-group_x_gender_did``: EEC config, emotion, effect; one
+function, :func:`task_id`),
 ``dataset.revision`` the dataset's fingerprint, ``value`` the number, ``date`` when the run's last unit finished.
 The spec has a single ``value`` and no field for its uncertainty, so ``notes`` carries it, in a fixed form:
 ``std err 0.0123; 95% CI [0.0012, 0.0501]; p-value 0.0312; p_clustered 0.081`` after what the number is, then what
-the method's section adds (``ReportSection.card_notes``: an EEC coefficient's equivalence verdicts on
-the intensity scale, "equivalence (TOST, intensity scale): group_within_reference_gender within ±0.01 (TOST p =
-0.003), ..."), and then the compute() arguments; ``source`` can link the full details (``--source-url``, e.g. the
+the method's section adds (``ReportSection.card_notes``: an EEC effect's verdict at its margin, "verdict: beyond
+±0.01"), and then the compute() arguments; ``source`` can link the full details (``--source-url``, e.g. the
 per-sentence details dataset). Numbers on datasets that are no benchmark (a regressor's Pearson r on SemEval-2018,
 the gender-space measures) stay in the model-index only. Files are serialised by huggingface_hub's own
 ``eval_result_entries_to_yaml``; writing the same run again rewrites the same files with the same bytes, and files
@@ -121,7 +122,7 @@ def eval_result_entries(
             number,
             EvalResultEntry(
                 dataset_id=number.dataset_id,
-                task_id=number.task_id,
+                task_id=task_id(number),
                 dataset_revision=number.dataset_revision,
                 value=number.value,
                 date=date,
@@ -134,15 +135,20 @@ def eval_result_entries(
     ]
 
 
+def task_id(number: ReportedNumber) -> str:
+    """The ``.eval_results`` task id of a reported number: the benchmark task it is (the one place that says it)."""
+    return number.task_id
+
+
 def file_name(number: ReportedNumber) -> str:
-    """``<dataset>__<task id>.yaml`` with every character a file name may not safely hold replaced by ``_``."""
-    dataset = number.dataset_id.split("/")[-1]
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", f"{dataset}__{number.task_id.replace('/', '__')}") + ".yaml"
+    """``<dataset>.yaml``: one file per dataset (benchmark) holds every entry of the model on it; every character a
+    file name may not safely hold replaced by ``_``."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", number.dataset_id.split("/")[-1]) + ".yaml"
 
 
 def _on_a_benchmark(number: ReportedNumber) -> bool:
     """Whether the number is a task of its dataset's benchmark (an entry the Hub can link to a leaderboard)."""
-    return number.task_id in benchmark_task_ids(number.dataset_id.split("/")[-1])
+    return task_id(number) in benchmark_task_ids(number.dataset_id.split("/")[-1])
 
 
 def _xbias_entries(path: Path) -> list | None:
@@ -184,7 +190,8 @@ def eval_results_problem(folder: str | Path, names: list[str]) -> str | None:
 
 
 def _planned(run: RunFolder, dataset_namespace: str | None, model: str | None, source_url: str | None):
-    """``(model, [(file name, entry)], numbers left out)``: what :func:`write_eval_results` writes."""
+    """``(model, [(file name, [entries])], numbers left out)``: what :func:`write_eval_results` writes, one file per
+    dataset."""
     if not dataset_namespace:
         raise ConfigError(
             "the .eval_results files name Hub datasets: give --dataset-namespace ORG (the user or organisation "
@@ -193,10 +200,10 @@ def _planned(run: RunFolder, dataset_namespace: str | None, model: str | None, s
     model = card_model(run.results, model)
     every = eval_result_entries(run, model, dataset_ids_in(dataset_namespace), source_url)
     entries = [(number, entry) for number, entry in every if _on_a_benchmark(number)]
-    names = [file_name(number) for number, _ in entries]
-    if len(set(names)) != len(names):
-        raise InputError(f"two results map to one file name: {sorted({n for n in names if names.count(n) > 1})}")
-    return model, [(name, entry) for name, (_, entry) in zip(names, entries, strict=True)], len(every) - len(entries)
+    files: dict[str, list[EvalResultEntry]] = {}
+    for number, entry in entries:
+        files.setdefault(file_name(number), []).append(entry)
+    return model, list(files.items()), len(every) - len(entries)
 
 
 def check_eval_results(
@@ -205,8 +212,8 @@ def check_eval_results(
     dataset_namespace: str | None,
     model: str | None = None,
     source_url: str | None = None,
-) -> tuple[str, list[tuple[str, EvalResultEntry]], int]:
-    """What :func:`write_eval_results` would write (its arguments), ``(model, [(file name, entry)], numbers on no
+) -> tuple[str, list[tuple[str, list[EvalResultEntry]]], int]:
+    """What :func:`write_eval_results` would write (its arguments), ``(model, [(file name, entries)], numbers on no
     benchmark)``, or what it would refuse, refused before anything is written.
 
     Raises:
@@ -227,7 +234,8 @@ def write_eval_results(
     model: str | None = None,
     source_url: str | None = None,
 ) -> EvalResultsWrite:
-    """Write one ``.eval_results`` YAML file per reported number of ``model`` on a benchmark into ``folder``.
+    """Write one ``.eval_results`` YAML file per benchmark dataset, holding the reported numbers of ``model`` on it
+    (at most :data:`~.model_card.MAX_RESULTS`), into ``folder``.
 
     Args:
         folder: the ``.eval_results`` folder (of a local clone of the model repo, or any folder to upload).
@@ -246,8 +254,8 @@ def write_eval_results(
     model, planned, not_benchmarks = check_eval_results(folder, run, dataset_namespace, model, source_url)
     target = Path(folder)
     paths = []
-    for name, entry in planned:
-        text = yaml.safe_dump(eval_result_entries_to_yaml([entry]), sort_keys=False, allow_unicode=True)
+    for name, entries in planned:
+        text = yaml.safe_dump(eval_result_entries_to_yaml(entries), sort_keys=False, allow_unicode=True)
         paths.append(atomic_write_text(target / name, text))  # a rename: never through a link
     stale = _stale_files(target, {name for name, _ in planned})
     for path in stale:

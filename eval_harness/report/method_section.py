@@ -182,6 +182,11 @@ class ReportSection:
         same model (``rows``): what the number alone cannot say, such as an equivalence verdict; none by default."""
         return ""
 
+    def card_body(self, results: pd.DataFrame, model: str) -> list[Block]:
+        """The section's blocks of a model card's "Bias evaluation" body section for ``model`` (``results``
+        annotated as the report's: :func:`~eval_harness.report.findings.annotate`); none by default."""
+        return []
+
     def summary(self, results: pd.DataFrame, settings: ReportSettings) -> list[Block]:
         """The section's blocks of the report's one-screen summary, on top (a figure, a few sentences, a small
         table: what fits 1400 px across); none by default."""

@@ -33,6 +33,7 @@ when online; :mod:`.eval_results` writes the same numbers as ``.eval_results/*.y
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,6 +45,7 @@ from huggingface_hub.repocard import REGEX_YAML_BLOCK
 
 from ..errors import ConfigError, InputError, XBiasError, unreadable_file
 from ..io import folder_problem, load_yaml, read_bytes, write_problem
+from .document import markdown_blocks
 from .method_section import CardMetric, ReportSection
 from .sections import report_sections
 from .tables import natural_order
@@ -51,6 +53,11 @@ from .tables import natural_order
 # The metric type the earlier format gave a p-value; xbias writes none now and removes those it wrote.
 LEGACY_P_VALUE_TYPE = "p_value"
 DIGITS = 6
+# The most results a card's model-index (and .eval_results) carries for one model: the headline, not every number.
+MAX_RESULTS = 60
+# The card body's section xbias writes and replaces (between its markers); the rest of the body is kept byte for byte.
+BODY_TITLE = "Bias evaluation"
+BODY_START, BODY_END = "<!-- xbias: bias evaluation -->", "<!-- /xbias: bias evaluation -->"
 # A record's uncertainty fields, as metric.args (model-index) and the notes (.eval_results) name them.
 UNCERTAINTY_FIELDS = ("std_err", "ci_low", "ci_high", "p_value")
 
@@ -111,8 +118,9 @@ class ReportedNumber:
     notes: str = ""  # what the section adds to the .eval_results notes (ReportSection.card_notes)
 
     def eval_result(self) -> EvalResult:
-        """The model-index result: the value, with the compute() arguments and the uncertainty as its args."""
-        arguments = {**(self.metric_args or {}), **self.uncertainty}
+        """The model-index result: the value and the metric's compute() arguments as its args (the spec has no field
+        for an uncertainty: the card's "Bias evaluation" section and the .eval_results notes carry it)."""
+        arguments = self.metric_args
         return EvalResult(
             task_type=self.task_type,
             task_name=self.task_name,
@@ -138,19 +146,17 @@ def dataset_ids_in(namespace: str | None) -> dict[str, str]:
 
 
 def _card_rows(results: pd.DataFrame, model: str) -> list[tuple[pd.Series, ReportSection, CardMetric]]:
-    """The records of ``model`` that go into the card, each with its method's section and card metric (the
-    first seed's when the run has several)."""
+    """The records of ``model`` that go into the card, each with its method's section and card metric, in the
+    sections' order (``results`` annotated: pooled over seeds when the run has several)."""
     rows = results[(results["model"] == model) & results["value"].notna()]
     sections = report_sections().by_suite
     chosen = pd.concat(
         [
             section.card_rows(rows[(rows["suite"] == name) & rows["metric"].isin(section.card_metrics)])
-            for name, section in sections.items()
+            for name, section in sorted(sections.items(), key=lambda item: item[1].order)
         ]
         or [rows.iloc[:0]]
-    ).sort_index()
-    if "seed" in chosen.columns and chosen["seed"].nunique() > 1:
-        chosen = chosen[chosen["seed"] == chosen["seed"].min()]
+    )
     return [
         (row, sections[row["suite"]], sections[row["suite"]].card_metrics[row["metric"]])
         for _, row in chosen.iterrows()
@@ -175,15 +181,26 @@ def _uncertainty(row: pd.Series, section: ReportSection, card: CardMetric) -> di
     return {label: float(f"{value:.4g}") for label, value in found.items() if value is not None}
 
 
+def card_results(results: pd.DataFrame) -> pd.DataFrame:
+    """``results`` as the report reads them (:func:`~.findings.annotate`: seeds pooled, flags, verdicts), so that
+    the card says what the report says; ``results`` itself when already annotated."""
+    from .findings import annotate
+
+    return results if "survives_holm" in results.columns else annotate(results)
+
+
 def reported_numbers(
     results: pd.DataFrame, model: str, dataset_ids: Mapping[str, str] | None = None
 ) -> list[ReportedNumber]:
-    """The numbers of ``model`` that go to the Hub, in a stable order.
+    """The numbers of ``model`` that go to the Hub, at most :data:`MAX_RESULTS`, in a stable order: each section's
+    card rows (the EEC's headline effects on the intensity scale first), in the sections' order, then cut at the
+    bound (the rest stay in the report and results.csv).
 
     ``dataset_ids`` maps the run's dataset names to their Hub ids (see :func:`dataset_ids_in`);
     by default the bare local names.
     """
-    rows = _card_rows(results, model)
+    results = card_results(results)
+    rows = _card_rows(results, model)[:MAX_RESULTS]
     if not rows:
         raise InputError(
             f"the run has no model-card results for model {model!r} (models in the run: "
@@ -293,9 +310,11 @@ def _read_card(path: Path) -> tuple[ModelCard, str]:
 
 def card_model(results: pd.DataFrame, model: str | None) -> str:
     """The model the results are written for: ``model``, or the run's only model."""
-    if model is not None:
-        return model
     models = sorted(results["model"].dropna().unique())
+    if model is not None:
+        if model not in models:
+            raise InputError(f"--card-model {model!r} is no model of the run; its models: {', '.join(models)}")
+        return model
     if len(models) != 1:
         raise InputError(
             f"the run has {len(models)} models ({', '.join(models)}); say which one the card is for "
@@ -330,6 +349,42 @@ def check_model_card(path: str | Path) -> Path:
     return card_path
 
 
+def check_repo_id(repo_id: str | None) -> str | None:
+    """``repo_id`` once it reads as a Hub model id (``NAME`` or ``ORG/NAME``: letters, digits, ``-``, ``_``,
+    ``.``), or None.
+
+    Raises:
+        InputError: one line naming the id and the form it should have.
+    """
+    if repo_id is not None and not re.fullmatch(r"([A-Za-z0-9][\w.-]{0,95}/)?[A-Za-z0-9][\w.-]{0,95}", repo_id):
+        raise InputError(f"--repo-id {repo_id!r} is no Hub model id: give ORG/NAME (letters, digits, - _ .)")
+    return repo_id
+
+
+def body_section(results: pd.DataFrame, model: str) -> str:
+    """The card body's "Bias evaluation" section for ``model`` in Markdown, between its markers: what each method's
+    section puts there (:meth:`~.method_section.ReportSection.card_body`: the EEC's verdict table, margin, method
+    and what was not measured); empty when no section has anything."""
+    blocks = [block for section in report_sections().sections for block in section.card_body(results, model)]
+    if not blocks:
+        return ""
+    text = markdown_blocks(blocks, "figures")
+    return f"{BODY_START}\n## {BODY_TITLE}\n\nMeasured with xbias.\n\n{text}\n{BODY_END}\n"
+
+
+def with_body_section(content: str, section: str) -> str:
+    """The card body ``content`` with its xbias section replaced by ``section`` (added at the end when it has none);
+    the rest byte for byte (the section in the body's own newlines)."""
+    newline = "\r\n" if "\r\n" in content else "\n"
+    section = section.replace("\n", newline)
+    start, end = content.find(BODY_START), content.find(BODY_END)
+    if start >= 0 and end > start:
+        return content[:start] + section + content[end + len(BODY_END) :].removeprefix(newline)
+    if not section:
+        return content
+    return content + ("" if not content or content.endswith(newline) else newline) + newline + section
+
+
 def update_model_card(
     path: str | Path,
     results: pd.DataFrame,
@@ -337,25 +392,30 @@ def update_model_card(
     model_name: str | None = None,
     dataset_ids: Mapping[str, str] | None = None,
 ) -> ModelCardUpdate:
-    """Add or update ``model``'s results in the ``model-index`` of the model card at ``path``.
+    """Add or update ``model``'s results in the ``model-index`` of the model card at ``path``, and its "Bias
+    evaluation" section in the card's body (:func:`body_section`; the rest of the body is kept byte for byte).
 
     Args:
         path: the model's README.md (created when missing; :func:`check_model_card`).
         results: a run's records (``RunFolder.results``).
         model: which of the run's models the card describes; may be left out when the run has one.
-        model_name: ``model-index`` name for a card that has none (default: ``model``).
+        model_name: the ``model-index`` name, the Hub repo id (``ORG/NAME``, :func:`check_repo_id`); default the
+            card's own, else ``model``.
         dataset_ids: the Hub id of each dataset (:func:`dataset_ids_in`); default the bare local names.
     """
     card_path = check_model_card(path)
+    check_repo_id(model_name)
     model = card_model(results, model)
+    results = card_results(results)
     new_results = eval_results(results, model, dataset_ids)
     if card_path.is_file():
         card, _ = _read_card(card_path)
     else:
-        card = ModelCard(f"---\n{{}}\n---\n# {model}\n\nBias evaluation by xbias: see the `model-index` metadata.\n")
+        card = ModelCard(f"---\n{{}}\n---\n# {model_name or model}\n")
+    card.text = with_body_section(card.text, body_section(results, model))
     existing, counts = merged_results(list(card.data.eval_results or []), new_results)
     card.data.eval_results = existing
-    card.data.model_name = card.data.model_name or model_name or model
+    card.data.model_name = model_name or card.data.model_name or model
     card_path.parent.mkdir(parents=True, exist_ok=True)
     card.save(card_path)
     return ModelCardUpdate(card_path, model, total=len(existing), **counts)

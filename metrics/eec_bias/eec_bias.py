@@ -13,6 +13,7 @@ from eval_harness.errors import InputError  # From: xbias
 from eval_harness.stats import betareg  # From: xbias
 from eval_harness.stats import equivalence as _equivalence  # From: xbias
 from eval_harness.stats import factorial as _factorial  # From: xbias
+from eval_harness.stats import verdict as _verdict  # From: xbias
 from eval_harness.stats.vectors import check_same_lengths  # From: xbias
 
 _CITATION = """\
@@ -242,12 +243,15 @@ class EecBias(evaluate.Measurement):
 
 
 def _with_equivalence(output, margin):
-    """``output`` with each effect's TOST against ``margin`` (on the fit's own test: t with its df, or z)."""
+    """``output`` with each effect's TOST against ``margin`` (on the fit's own test: t with its df, or z) and its
+    verdict by the one rule xbias's report and model card use (eval_harness.stats.verdict)."""
     if margin is None:
         return output
     df = output["df"] if output["test"] == "t" else None
     for effect in output["effects"].values():
         effect["equivalence"] = _equivalence.tost(effect["estimate"], effect["std_err"], df, margin).to_dict()
+        found = _verdict.verdict(effect["estimate"], effect["std_err"], df, margin)
+        effect["verdict"] = {**found.to_dict(), "words": found.words()}
     return output
 
 

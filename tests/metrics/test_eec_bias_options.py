@@ -158,6 +158,13 @@ def test_equivalence_margin_adds_each_effects_tost_on_its_own_clustered_test(eec
         assert tost["p_lower"] == pytest.approx(stats.t.sf((estimate + 0.05) / std_err, 10), rel=1e-9)
         assert tost["p_upper"] == pytest.approx(stats.t.cdf((estimate - 0.05) / std_err, 10), rel=1e-9)
         assert tost["verdict"] in ("within", "not within", "cannot tell") and tost["margin"] == 0.05
+        # the one verdict rule (stats.verdict), computed directly: the 95% t interval against +-0.05
+        low, high = estimate - stats.t.ppf(0.975, 10) * std_err, estimate + stats.t.ppf(0.975, 10) * std_err
+        expected = (
+            "beyond" if low > 0.05 or high < -0.05 else "within" if tost["p_value"] <= 0.05
+            else "nonzero" if low > 0 or high < 0 else "cannot tell"
+        )  # fmt: skip
+        assert effect["verdict"]["verdict"] == expected and "±0.05" in effect["verdict"]["words"]
     with pytest.raises(InputError, match="equivalence margin must be a finite number > 0"):
         eec_bias.compute(predictions=rows["predictions"], group=rows["group"], gender=rows["gender"],
                          equivalence_margin=-1)  # fmt: skip

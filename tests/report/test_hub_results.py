@@ -76,26 +76,20 @@ def test_model_index_fields_mean_what_the_spec_says(model, run, built):
         assert loaded[where].num_rows > 0
 
 
-def test_a_number_carries_its_uncertainty_in_its_args(run):
+def _headline(results, model=MINILM, config="en_black_white", term="group_within_reference_gender"):
+    """The record a card carries for an EEC config's headline effect: the emotion where it is largest."""
+    effects = results.query("model == @model and config == @config and term == @term and metric == 'effect'")
+    return effects.loc[effects["value"].abs().idxmax()]
+
+
+def test_model_index_args_are_the_compute_arguments_only(run):
     results = {(r.dataset_config, r.metric_name): r for r in eval_results(run.results, MINILM)}
-    planted = run.results.query(
-        "model == @MINILM and config == 'en_black_white' and emotion == 'anger' and term == 'group' "
-        "and metric == 'estimate'"
-    ).iloc[0]
-    coefficient = results["en_black_white", "anger group coefficient"]
-    assert coefficient.metric_args == {
-        "reference_group": "European",
-        "reference_gender": "male",
-        "use_t": False,
-        "std_err": float(f"{planted['std_err']:.4g}"),
-        "ci_low": float(f"{planted['ci_low']:.4g}"),
-        "ci_high": float(f"{planted['ci_high']:.4g}"),
-        "p_value": float(f"{planted['p_value']:.4g}"),
-        "p_clustered": float(f"{planted['clustered_p_value']:.4g}"),
-    }
-    assert coefficient.metric_args["ci_low"] < coefficient.metric_value < coefficient.metric_args["ci_high"]
-    # A regressor's Pearson r is no test: no p-value.
-    assert "p_value" not in (results["en_anger", "Pearson r"].metric_args or {})
+    planted = _headline(run.results)
+    effect = results["en_black_white", f"{planted['emotion']}: African-American vs European, among men"]
+    assert effect.metric_value == round(planted["value"], 6)
+    # the model-index spec reserves args for the metric's arguments: the uncertainty goes to the notes and the body
+    assert effect.metric_args == {"reference_group": "European", "reference_gender": "male", "use_t": False}
+    assert not (results["en_anger", "Pearson r"].metric_args or {})
 
 
 def test_cross_lingual_xweat_and_gender_space_name_no_config(run):
@@ -124,32 +118,34 @@ def test_eval_results_round_trip_through_the_hub_parser(run, run_dir, tmp_path):
     records = [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines()]
     card = eval_results(run.results, MINILM, dataset_ids_in(NAMESPACE))
     on_benchmarks = [r for r in card if r.dataset_type in (f"{NAMESPACE}/eec", f"{NAMESPACE}/xweat")]
-    assert len(written.paths) == len(on_benchmarks) > 0  # one file per number on a benchmark
+    assert sorted(path.name for path in written.paths) == ["eec.yaml", "xweat.yaml"]  # one file per benchmark
     assert written.not_benchmarks == len(card) - len(on_benchmarks) > 0  # the Pearson r: model-index only
     entries = {}
     for path in written.paths:
-        (entry,) = parse_eval_result_entries(yaml.safe_load(path.read_text()))
-        entries[entry.dataset_id, entry.task_id] = entry
-    assert len(entries) == len(written.paths)
+        for entry in parse_eval_result_entries(yaml.safe_load(path.read_text())):
+            entries[entry.dataset_id, entry.task_id] = entry
+    assert len(entries) == len(on_benchmarks) > 0
     assert {entry.date for entry in entries.values()} == {"2026-03-03T12:00:00+01:00"}
 
+    headline = _headline(run.results)
     planted = next(
         r
         for r in records
         if r["model"] == MINILM
         and r["config"] == "en_black_white"
-        and r["emotion"] == "anger"
-        and r["term"] == "group"
-        and r["metric"] == "estimate"
+        and r["emotion"] == headline["emotion"]
+        and r["term"] == "group_within_reference_gender"
+        and r["metric"] == "effect"
     )
-    coefficient = entries[f"{NAMESPACE}/eec", "en_black_white-anger-group"]
-    assert coefficient.value == round(planted["value"], 6)
-    assert coefficient.dataset_revision == dataset_fingerprint("eec")
+    effect = entries[f"{NAMESPACE}/eec", f"en_black_white-{planted['emotion']}-group_within_reference_gender"]
+    assert effect.value == round(planted["value"], 6)  # a record of results.jsonl, on the intensity scale
+    assert effect.dataset_revision == dataset_fingerprint("eec")
     assert (
         f"std err {planted['std_err']:.4g}; 95% CI [{planted['ci_low']:.4g}, {planted['ci_high']:.4g}]; "
-        f"p-value {planted['p_value']:.4g}; p_clustered {planted['clustered_p_value']:.4g}"
-    ) in coefficient.notes
-    assert "reference_group=European" in coefficient.notes and coefficient.source_url is None
+        f"p-value {planted['p_value']:.4g}"
+    ) in effect.notes
+    assert "verdict: " in effect.notes
+    assert "reference_group=European" in effect.notes and effect.source_url is None
     assert not any(dataset.endswith("semeval2018_affect") for dataset, _ in entries)
 
 
@@ -171,9 +167,9 @@ def test_every_task_id_written_is_a_task_of_the_eval_yaml_the_dataset_build_ship
     assert not (datasets / "gender_lists" / EVAL_YAML).exists()  # no benchmark
     assert (datasets / "eec" / EVAL_YAML).read_text() == eval_yaml("eec")
     eec_tasks = shipped["eec"]
-    assert len(eec_tasks) == 5 * 4 * 3  # EEC config x emotion x bias coefficient
-    assert eec_tasks["ar_arab_anglo-sadness-group_x_gender"] == {
-        "id": "ar_arab_anglo-sadness-group_x_gender",
+    assert len(eec_tasks) == 5 * 4 * 3  # EEC config x emotion x headline effect
+    assert eec_tasks["ar_arab_anglo-sadness-group_x_gender_did"] == {
+        "id": "ar_arab_anglo-sadness-group_x_gender_did",
         "config": "ar_arab_anglo",
         "split": "train",
     }
@@ -186,8 +182,8 @@ def test_every_task_id_written_is_a_task_of_the_eval_yaml_the_dataset_build_ship
     for model in (MINILM, E5):
         written = write_eval_results(tmp_path / model / ".eval_results", run, NAMESPACE, model=model)
         for path in written.paths:
-            (entry,) = parse_eval_result_entries(yaml.safe_load(path.read_text()))
-            assert entry.task_id in shipped[entry.dataset_id.removeprefix(f"{NAMESPACE}/")], entry.task_id
+            for entry in parse_eval_result_entries(yaml.safe_load(path.read_text())):
+                assert entry.task_id in shipped[entry.dataset_id.removeprefix(f"{NAMESPACE}/")], entry.task_id
 
 
 def test_a_namespace_change_replaces_the_entries_xbias_wrote(run, tmp_path):
@@ -257,7 +253,7 @@ def test_eval_results_are_rewritten_identically_and_need_a_namespace(run, tmp_pa
     contents = {path: path.read_bytes() for path in first.paths}
     again = write_eval_results(folder, run, NAMESPACE, model=MINILM, source_url="https://example.org/report")
     assert {path: path.read_bytes() for path in again.paths} == contents
-    (entry,) = parse_eval_result_entries(yaml.safe_load(first.paths[0].read_text()))
+    entry = parse_eval_result_entries(yaml.safe_load(first.paths[0].read_text()))[0]
     assert (entry.source_url, entry.source_name) == ("https://example.org/report", "xbias")
     with pytest.raises(ConfigError, match="give --dataset-namespace ORG"):
         write_eval_results(folder, run, None, model=MINILM)
@@ -299,40 +295,36 @@ def test_update_model_card_with_dataset_ids(run, tmp_path):
     assert all(r.dataset_type.startswith(f"{NAMESPACE}/") for r in card.data.eval_results)
 
 
-def test_eval_results_notes_carry_the_equivalence_verdicts_of_the_coefficients_effects(run, tmp_path):
-    """With an equivalence margin on the effects, a coefficient's notes name each intensity-scale effect of its term
-    (same EEC, emotion and seed) with its verdict, the margin and the TOST p, here computed directly: the larger
-    of the two one-sided p-values on the record's own estimate, standard error and reference distribution."""
+def test_eval_results_notes_carry_each_effects_verdict_computed_directly(run, tmp_path):
+    """With a margin on the effects, each EEC entry's notes give the verdict of the one rule (stats.verdict), here
+    computed directly from the record: its 95% interval wholly outside ±margin (beyond), the TOST's larger
+    one-sided p at most 0.05 (within), the interval excluding 0 (nonzero), else cannot tell."""
     from dataclasses import replace
 
     from scipy import stats
 
-    margin = 0.05
+    margin = 0.02
     results = run.results.copy()
     results.loc[results["metric"] == "effect", "equivalence_margin"] = margin
     written = write_eval_results(tmp_path / ".eval_results", replace(run, results=results), NAMESPACE, model=MINILM)
-    (path,) = [p for p in written.paths if p.name == "eec__en_black_white-anger-group.yaml"]
-    (entry,) = parse_eval_result_entries(yaml.safe_load(path.read_text()))
-    effects = results[
-        (results["model"] == MINILM)
-        & (results["config"] == "en_black_white")
-        & (results["emotion"] == "anger")
-        & (results["metric"] == "effect")
-        & (results["coefficient"] == "group")
-    ]
-    assert set(effects["term"]) == {"group_within_reference_gender", "group_within_other_gender", "group_ame"}
-    verdicts = set()
-    for _, effect in effects.iterrows():
+    (path,) = [p for p in written.paths if p.name == "eec.yaml"]
+    words = set()
+    for entry in parse_eval_result_entries(yaml.safe_load(path.read_text())):
+        config, emotion, task = entry.task_id.split("-")
+        key = (MINILM, config, emotion, task.replace("_x_", ":"), "effect")
+        effect = results[(results[["model", "config", "emotion", "term", "metric"]] == key).all(axis=1)].iloc[0]
         dist = stats.t(effect["df"]) if effect["statistic_kind"] == "t" else stats.norm()
         value, std_err = effect["value"], effect["std_err"]
         p = max(dist.sf((value + margin) / std_err), dist.cdf((value - margin) / std_err))
-        low, high = value - dist.ppf(0.95) * std_err, value + dist.ppf(0.95) * std_err
-        verdict = "within" if p <= 0.05 else "not within" if low >= margin or high <= -margin else "cannot tell"
-        verdicts.add(verdict)
-        words = "cannot tell whether within" if verdict == "cannot tell" else verdict
-        assert f"{effect['term']} {words} ±{margin:g} (TOST p = {p:.2g})" in entry.notes
-    assert entry.notes.index("equivalence (TOST, intensity scale)") > entry.notes.index("p-value")
-    assert len(verdicts) >= 2  # the margin tells the planted effect apart from the others
-    # Without a margin (the synthetic run's own records) no coefficient's notes speak of equivalence.
-    plain = write_eval_results(tmp_path / "plain", run, NAMESPACE, model=MINILM)
-    assert not any("TOST" in path.read_text() for path in plain.paths)
+        low, high = value - dist.ppf(0.975) * std_err, value + dist.ppf(0.975) * std_err
+        if low > margin or high < -margin:
+            expected = f"beyond ±{margin:g}"
+        elif p <= 0.05:
+            expected = f"within ±{margin:g}"
+        elif low > 0 or high < 0:
+            expected = f"nonzero, not shown beyond ±{margin:g}"
+        else:
+            expected = f"cannot tell (±{margin:g})"
+        assert f"verdict: {expected}" in entry.notes, entry.task_id
+        words.add(expected)
+    assert len(words) >= 2  # the margin tells the planted effects apart from the others

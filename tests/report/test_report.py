@@ -105,8 +105,9 @@ def test_partial_run_reports_what_is_there_and_names_what_is_missing(run_dir, re
     assert captured.err.count("xbias: warning:") == 2
     html = (partial / "report" / "report.html").read_text()
     assert "This run folder is incomplete" in html and "run.json is missing" in html
-    assert "Equity Evaluation Corpora" in html and "XWEAT" in html
-    assert 'id="gender-space"' not in html
+    tables = (partial / "report" / "tables.html").read_text()  # the linked page of full tables
+    assert "Equity Evaluation Corpora" in tables and "XWEAT" in tables
+    assert 'id="gender-space"' not in html + tables
     assert not (partial / "report" / "report.md").exists()
 
 
@@ -344,15 +345,17 @@ def _png_size(data: bytes) -> tuple[int, int]:
 
 
 def test_html_is_self_contained_with_decodable_figures(report):
-    html = report.html.read_text(encoding="utf-8")
+    main = report.html.read_text(encoding="utf-8")
+    assert static_check(main) == (1, [], [])  # the summary's heatmap
+    assert ">Summary</h2>" in main and ">Findings after multiple-testing control</h2>" in main
+    html = (report.folder / "tables.html").read_text(encoding="utf-8")  # the linked page of full tables
     n_images, broken, network = static_check(html)
-    assert (n_images, broken, network) == (8, [], [])  # the summary's heatmap and the sections' seven figures
-    assert "<script" not in html
+    assert (n_images, broken, network) == (7, [], [])  # the sections' seven figures
+    assert "<script" not in html + main
     sources = re.findall(r'<img src="data:image/png;base64,([^"]+)"', html)
     sizes = [_png_size(base64.b64decode(source)) for source in sources]
     assert all(width >= 400 and height >= 200 for width, height in sizes)
     for heading in (
-        "Summary",
         "Findings after multiple-testing control",
         "Equity Evaluation Corpora (EEC)",
         "Regressor quality",
@@ -363,7 +366,7 @@ def test_html_is_self_contained_with_decodable_figures(report):
 
 
 def test_markdown_links_every_figure_and_csv_has_every_record(report, records):
-    markdown = report.markdown.read_text(encoding="utf-8")
+    markdown = report.markdown.read_text(encoding="utf-8") + (report.folder / "tables.md").read_text(encoding="utf-8")
     links = re.findall(r"!\[[^\]]*\]\((figures/[^)]+\.png)\)", markdown)
     assert len(links) == 8 and sorted(report.folder / link for link in links) == sorted(report.figures)
     assert all(_png_size(path.read_bytes()) for path in report.figures)

@@ -101,8 +101,8 @@ def test_no_association_record_falls_to_other_results_and_skipped_measures_are_n
 
 def test_the_report_files_carry_the_section(run_dir):
     files = write_report(run_dir / "run")
-    markdown = files.markdown.read_text()
+    markdown = files.markdown.read_text() + (files.folder / "tables.md").read_text()
     assert "## Association measures (XWEAT tests)" in markdown and "### Association measures: tiny" in markdown
     assert "**tiny: CEAT, random-effects combination" in markdown
     assert "## Other results" not in markdown
-    assert "Association measures (XWEAT tests)" in files.html.read_text()
+    assert "Association measures (XWEAT tests)" in (files.folder / "tables.html").read_text()

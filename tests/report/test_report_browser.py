@@ -5,9 +5,10 @@ Chromium comes from `make chromium` (Debian package `chromium`, a prerequisite o
 """
 
 import io
+import re
 
 import pytest
-from helpers.synthetic_run import write_synthetic_run
+from helpers.synthetic_run import MINILM, SVM, write_synthetic_run
 from PIL import Image
 
 from eval_harness.report import write_report
@@ -28,7 +29,9 @@ def test_report_opens_in_chromium_without_problems_and_a_screenshot_is_written(r
     screenshot = report_html.parent / "screenshot.png"
     result = check_html(report_html, screenshot=screenshot, window_size=(1280, 1800))
     assert result.ok, result.summary()
-    assert result.n_images == 8  # the summary's heatmap and the sections' figures
+    assert result.n_images == 1  # the summary's heatmap; the sections' figures are on the linked tables page
+    tables = check_html(report_html.parent / "tables.html", window_size=(1280, 1800))
+    assert tables.ok and tables.n_images == 7, tables.summary()
     assert (result.broken_images, result.console_messages, result.network_references) == ((), (), ())
     with Image.open(io.BytesIO(screenshot.read_bytes())) as image:
         assert image.format == "PNG" and image.size == (1280, 1800)
@@ -42,13 +45,26 @@ def test_the_summary_on_top_needs_no_sideways_scroll_at_1400_px(report_html):
     assert result.ok, result.summary()
     assert result.viewport_width == 1400 and result.summary_overflows == ()
     assert result.page_scroll_width <= 1400  # nor does the page as a whole
-    # The summary is on top: it ends within the first 1200 px, before the full tables.
     html = report_html.read_text(encoding="utf-8")
     assert html.index('id="summary"') < html.index('id="overview"') < html.index('id="findings-after')
-    assert 0 < result.summary_bottom <= 1200, result.summary_bottom
     assert "summary_eec_effects" in html or "EEC effects per model" in html
-    # The full findings table is folded (HTML <details>) under the summary.
-    assert "<details><summary>Findings that survive Holm" in html
+    # The full findings table is folded (HTML <details>) on the linked page of full tables.
+    assert '<a href="tables.html">' in html and "<details><summary>Findings" not in html
+    assert "<details><summary>Findings that survive Holm" in (report_html.parent / "tables.html").read_text()
+
+
+def test_every_models_verdict_is_on_the_first_screen_at_1280_by_800(report_html):
+    """The answer first: in a real browser at 1280 x 800, every EEC model's verdict sentence ends within the
+    first screen (the screenshot shows them), each naming its model."""
+    screenshot = report_html.parent / "first_screen.png"
+    result = check_html(report_html, screenshot=screenshot, window_size=(1280, 800))
+    assert result.ok, result.summary()
+    html = report_html.read_text(encoding="utf-8")
+    verdicts = re.search(r'<ul class="verdict">(.*?)</ul>', html).group(1)
+    assert verdicts.count("<li>") == 2 and MINILM in verdicts and SVM in verdicts  # the run's two EEC models
+    assert len(result.verdict_bottoms) == 2 and all(0 < bottom <= 800 for bottom in result.verdict_bottoms)
+    with Image.open(io.BytesIO(screenshot.read_bytes())) as image:
+        assert image.size == (1280, 800) and image.convert("L").getextrema()[0] < 60
 
 
 def test_the_checker_finds_a_summary_wider_than_the_window(tmp_path):

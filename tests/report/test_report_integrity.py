@@ -90,7 +90,7 @@ def test_a_report_replaces_the_old_one_whole(run):
     assert {"report.md", "report.html", "results.csv"} <= set(folder_files(run / "report"))
     assert any(name.startswith("figures/") for name in folder_files(run / "report"))
     write_report(run, formats=("html",))
-    assert sorted(folder_files(run / "report")) == [".xbias-build.json", "report.html", "results.csv"]
+    assert sorted(folder_files(run / "report")) == [".xbias-build.json", "report.html", "results.csv", "tables.html"]
     assert [path.name for path in run.iterdir() if path.name.startswith(".report")] == [".report.lock"]  # no staging
 
 
@@ -146,7 +146,7 @@ def test_a_figure_name_from_the_records_never_leaves_the_report_folder(run, tmp_
     assert all(path.is_relative_to(run / "report") for path in created), sorted(created)
     assert all(path.parent == run / "report" / "figures" for path in files.figures)
     assert any(path.name == "forest_..-..-escape.png" for path in files.figures)
-    assert "figures/forest_..-..-escape.png" in files.markdown.read_text()
+    assert "figures/forest_..-..-escape.png" in (files.folder / "tables.md").read_text()
 
 
 def test_an_unknown_format_is_refused_before_the_folder_is_touched(run):

@@ -1,5 +1,6 @@
-"""The model-card writer: model-index results via huggingface_hub, the rest of the README byte-identical,
-re-running adds nothing, other results are kept, offline; `xbias report --model-card/--push`."""
+"""The model-card writer: model-index results via huggingface_hub (the EEC's headline effects on the intensity
+scale, at most MAX_RESULTS), a "Bias evaluation" section in the body, the rest of the README byte-identical,
+re-running adds nothing, other results are kept, offline; `xbias report --model-card/--repo-id/--push`."""
 
 import json
 import os
@@ -13,7 +14,7 @@ from huggingface_hub import ModelCard
 from eval_harness.cli import main
 from eval_harness.errors import InputError
 from eval_harness.report import load_run
-from eval_harness.report.model_card import update_model_card
+from eval_harness.report.model_card import BODY_END, BODY_START, MAX_RESULTS, update_model_card
 
 FRONT_MATTER = """---
 license: apache-2.0
@@ -65,19 +66,29 @@ def results(run_dir):
 
 @pytest.fixture(scope="module")
 def expected_count(run_dir) -> int:
-    """MiniLM's card results counted from the records: one per number (its p-value rides in its args)."""
+    """MiniLM's card results counted from the records: one per EEC config and headline effect (its largest
+    emotion), one per other number, at most MAX_RESULTS."""
     records = [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines()]
+    headline = ("group_within_reference_gender", "gender_within_reference_group", "group:gender_did")
     count = 0
     for r in records:
         if r["model"] != MINILM:
             continue
-        if r["metric"] == "estimate" and r["term"] in ("group", "gender", "group:gender"):
-            count += 1
+        if r["metric"] == "effect" and r["term"] in headline and r["emotion"] == "anger":
+            count += 1  # one per config x effect (counted once, at one emotion)
         elif r["metric"] == "pearson_r" and r["split"] == "test":
             count += 1
         elif r["metric"] == "effect_size" or (r["suite"] == "gender_space" and "explained_variance" not in r["metric"]):
             count += 1
-    return count
+    return min(count, MAX_RESULTS)
+
+
+def _body(rest: str, newline: str = "\n") -> str:
+    """The card body without the xbias section (module docstring), checking the section is there once."""
+    before, section = rest.split(BODY_START)
+    assert section.count(BODY_END) == 1 and "## Bias evaluation" in section and "within" in section
+    assert before.endswith(newline + newline)
+    return before[: -2 * len(newline)]
 
 
 def _split(text: str) -> tuple[dict, str]:
@@ -96,33 +107,33 @@ def test_round_trip_keeps_the_body_and_other_metadata(tmp_path, results, expecte
 
     text = card_path.read_bytes().decode("utf-8")
     metadata, rest = _split(text)
-    assert rest == BODY  # byte-identical outside the YAML
+    assert _body(rest) == BODY  # byte-identical outside the YAML and the xbias section
     assert metadata["license"] == "apache-2.0" and metadata["tags"] == ["sentence-similarity", "bias"]
     assert metadata["custom_field"] == {"nested": [1, 2]}
 
     card = ModelCard.load(card_path)
-    assert card.text == BODY
+    assert _body(card.text) == BODY
     assert card.data.model_name == "my-minilm"  # the card's own name is kept
     results_by_config = {(r.dataset_config, r.metric_name): r for r in card.data.eval_results}
     assert len(results_by_config) == len(card.data.eval_results) == expected_count + 1
     glue = results_by_config["sst2", None]
     assert (glue.dataset_type, glue.metric_type, glue.metric_value) == ("glue", "accuracy", 0.91)
-    planted = results.query(
-        "model == @MINILM and config == 'en_black_white' and emotion == 'anger' and term == 'group' "
-        "and metric == 'estimate'"
-    ).iloc[0]
-    coefficient = results_by_config["en_black_white", "anger group coefficient"]
-    assert coefficient.metric_value == round(planted["value"], 6)
-    assert (coefficient.dataset_type, coefficient.dataset_name, coefficient.dataset_split) == (
+    effects = results.query(
+        "model == @MINILM and config == 'en_black_white' and term == 'group_within_reference_gender' "
+        "and metric == 'effect'"
+    )
+    planted = effects.loc[effects["value"].abs().idxmax()]  # the emotion where the effect is largest
+    effect = results_by_config["en_black_white", f"{planted['emotion']}: African-American vs European, among men"]
+    assert effect.metric_value == round(planted["value"], 6)  # the intensity-scale effect, never a coefficient
+    assert (effect.dataset_type, effect.dataset_name, effect.dataset_split) == (
         "eec",
         "Equity Evaluation Corpora",
         "train",
     )
-    assert (coefficient.metric_type, coefficient.metric_config) == ("eec_bias", None)
+    assert (effect.metric_type, effect.metric_config) == ("eec_bias", None)
     arguments = {"reference_group": "European", "reference_gender": "male", "use_t": False}
-    assert {key: coefficient.metric_args[key] for key in arguments} == arguments  # and its uncertainty beside
-    assert coefficient.metric_args["p_value"] == pytest.approx(planted["p_value"], rel=1e-3)
-    assert ("en_black_white", "anger group coefficient p-value") not in results_by_config  # no metric of its own
+    assert effect.metric_args == arguments  # the compute() arguments only: no uncertainty in args
+    assert not any("coefficient" in (r.metric_name or "") for r in card.data.eval_results)
     pearson = results_by_config["en_anger", "Pearson r"]
     assert (pearson.dataset_type, pearson.dataset_split, pearson.metric_type) == (
         "semeval2018_affect",
@@ -160,7 +171,7 @@ def test_card_without_front_matter_or_missing_file(tmp_path, results, expected_c
     plain.write_text(BODY, encoding="utf-8")
     update_model_card(plain, results, model=MINILM)
     metadata, rest = _split(plain.read_text(encoding="utf-8"))
-    assert rest == BODY and metadata["model-index"][0]["name"] == MINILM
+    assert _body(rest) == BODY and metadata["model-index"][0]["name"] == MINILM
 
     created = tmp_path / "new" / "README.md"
     update = update_model_card(created, results, model=MINILM, model_name="minilm-audit")
@@ -176,13 +187,13 @@ def test_windows_newlines_are_kept(tmp_path, results):
     update_model_card(card_path, results, model=MINILM)
     text = card_path.read_bytes().decode("utf-8")
     _, rest = _split(text)
-    assert rest == BODY.replace("\n", "\r\n")
+    assert _body(rest, "\r\n") == BODY.replace("\n", "\r\n")
 
 
 def test_which_model_must_be_named_when_the_run_has_several(tmp_path, results):
     with pytest.raises(InputError, match="the run has 4 models .* say which one"):
         update_model_card(tmp_path / "README.md", results)
-    with pytest.raises(InputError, match="no model-card results for model 'nope'"):
+    with pytest.raises(InputError, match="--card-model 'nope' is no model of the run"):
         update_model_card(tmp_path / "README.md", results, model="nope")
     assert not (tmp_path / "README.md").exists()
 

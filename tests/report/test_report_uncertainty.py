@@ -33,6 +33,11 @@ from eval_harness.suites.xweat import report as xweat_report
 ARAB_ANGER = (MINILM, "en_arab_anglo", "anger")
 
 
+def both_pages(folder) -> str:
+    """The report's Markdown: the main page and the linked page of full tables."""
+    return (folder / "report.md").read_text(encoding="utf-8") + (folder / "tables.md").read_text(encoding="utf-8")
+
+
 @pytest.fixture(scope="module")
 def sentences(annotated):
     return effect_sentences(annotated)
@@ -155,7 +160,7 @@ def test_findings_that_lose_significance_under_template_clustering_are_flagged(a
     assert len(fragile) == sum(expected) and (fragile["flag"].str.contains("§")).all()
 
     report = write_report(run_dir, formats=("md",), out_dir=tmp_path / "report")
-    markdown = report.markdown.read_text(encoding="utf-8")
+    markdown = both_pages(report.folder)
     assert "Findings that lose significance under template clustering" in markdown
     assert "§ p ≤ 0.05 with model-based standard errors but not with template-clustered ones" in markdown
     assert "Reported standard errors: model-based (inverse expected information" in markdown
@@ -236,7 +241,7 @@ def test_the_report_uses_the_pooled_values_and_shows_the_spread(three_seeds, tmp
     share = row["between_seed_share"]
     assert cell["African-American vs European, among men"] == f"{row['std_err']:.3f} ({share:.0%} seeds)"
     report = write_report(folder, formats=("md",), out_dir=tmp_path / "report")
-    markdown = report.markdown.read_text(encoding="utf-8")
+    markdown = both_pages(report.folder)
     assert "Pooled over 3 seeds" in markdown and "(seed " not in markdown
     assert "pooled over 3 seeds, 3 of 3 with this sign" in markdown
     bias = pooled[(pooled["suite"] == "eec") & (pooled["metric"] == "estimate") & (pooled["term"] != "intercept")]
@@ -251,7 +256,7 @@ def test_the_report_uses_the_pooled_values_and_shows_the_spread(three_seeds, tmp
 
 
 def test_with_one_seed_the_report_says_the_standard_errors_leave_out_the_training_variance(run_dir, tmp_path):
-    markdown = write_report(run_dir, formats=("md",), out_dir=tmp_path / "report").markdown.read_text("utf-8")
+    markdown = both_pages(write_report(run_dir, formats=("md",), out_dir=tmp_path / "report").folder)
     assert "One seed per regressor" in markdown and "does not include the regressor's training variance" in markdown
     assert "Training noise is" not in markdown and "% seeds)" not in markdown
     assert "standard errors (one seed: they leave out the regressors' training noise)" in markdown
@@ -333,7 +338,7 @@ def test_an_unknown_family_is_refused_and_the_cli_offers_the_same_choices(run_di
 
 def test_the_report_states_its_family(run_dir, tmp_path, capsys):
     assert main(["report", str(run_dir), "--out", str(tmp_path / "out"), "--format", "md", "--family", "run"]) == 0
-    markdown = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
+    markdown = both_pages(tmp_path / "out")
     assert "Multiple-testing family: the whole run (one family of 499 tests)" in markdown
     assert "the p-values adjusted the whole run" in markdown
 

@@ -106,11 +106,19 @@ def test_every_file_of_a_real_run_follows_the_umask(reference):
 
 
 # -- the report ---------------------------------------------------------------------------------------------------
-# `xbias report` of a synthetic run folder (the gender-space suite: results.csv, report.html, one figure and
-# report.md), over an older report of the same run (another multiple-testing family, so every file differs
-# but the figure). Stopped at each file it writes, or meeting a full disk there, it leaves the older report
-# whole; stopped once the report is in place, the new one, whole. Each with one line and a non-zero exit.
-REPORT_FILES = ("results.csv", "report.html", "figures/gender_space_explained_variance.png", "report.md")
+# `xbias report` of a synthetic run folder (the gender-space suite: results.csv, report.html, report.md and the
+# linked page of full tables, tables.html, one figure and tables.md), over an older report of the same run (another
+# multiple-testing family, so every file differs but the figure). Stopped at each file it writes, or meeting a full
+# disk there, it leaves the older report whole; stopped once the report is in place, the new one, whole. Each with
+# one line and a non-zero exit.
+REPORT_FILES = (
+    "results.csv",
+    "report.html",
+    "report.md",
+    "tables.html",
+    "figures/gender_space_explained_variance.png",
+    "tables.md",
+)
 
 
 def folder_bytes(folder):

@@ -30,7 +30,7 @@ def test_a_method_folder_registered_by_one_line_runs_and_reports(tmp_path):
     n_units = 2 * len(toy_method.EMOTIONS)  # n_configs x emotions
     assert {record["suite"] for record in records} == {"toy_method"}
     assert len(records) == 2 * n_units and len(list((out / "units").iterdir())) == n_units
-    report = (out / "report" / "report.md").read_text()
+    report = (out / "report" / "tables.md").read_text()  # the full tables page: each method's section
     # The method's own section, with its headline table, its sentences and its figure; nothing left to "Other".
     assert "## Toy method" in report and "| model | language | config | anger | fear | joy | sadness |" in report
     estimates = [r for r in records if r["metric"] == "estimate"]

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from ...contract.records import Field
 from ...errors import InputError
 from ...stats.equivalence import NOT_WITHIN, WITHIN, Equivalence, tost
+from ...stats.verdict import DEFAULT_MARGIN
 from .measurement import finite_number
 
 if TYPE_CHECKING:
@@ -30,8 +31,8 @@ if TYPE_CHECKING:
 # pandas and the planner's numerics (scipy) are imported where they are used: the schema (PLANNER_FIELDS) is read
 # when a config is checked, which loads neither.
 
-# The suite's default equivalence margin on the 0-1 intensity scale: a hundredth of the scale.
-EQUIVALENCE_MARGIN = 0.01
+# The suite's default equivalence margin on the 0-1 intensity scale: a hundredth of the scale (the verdict's default).
+EQUIVALENCE_MARGIN = DEFAULT_MARGIN
 
 PLANNER_FIELDS = {
     "equivalence_margin": Field(float, "effect: the margin delta of its equivalence test (TOST), intensity scale"),
@@ -141,28 +142,6 @@ def equivalence_of(row: Mapping, alpha: float = 0.05) -> Equivalence | None:
     return tost(value, std_err, df, margin, alpha)
 
 
-def card_equivalence_notes(row: Mapping, rows: pd.DataFrame, alpha: float = 0.05) -> str:
-    """What a model card's notes say of a coefficient's equivalence: the TOST verdict, margin and p of each effect
-    on the intensity scale of the same term, EEC, emotion and seed (the margin is on that scale, not the logit
-    scale of the coefficient): ``"equivalence (TOST, intensity scale): group_within_reference_gender within ±0.01
-    (TOST p = 0.003), ..."``; empty for a record that is no coefficient or has no effect with a margin."""
-    import pandas as pd
-
-    if row.get("metric") != "estimate" or "coefficient" not in rows.columns:
-        return ""
-    same = (rows["metric"] == "effect") & (rows["coefficient"] == row.get("term"))
-    for key in ("config", "emotion", "seed"):
-        if key in rows.columns:
-            value = row.get(key)
-            same &= rows[key].isna() if pd.isna(value) else rows[key] == value
-    verdicts = []
-    for _, effect in rows[same].iterrows():
-        equivalence = equivalence_of(effect, alpha)
-        if equivalence is not None:
-            verdicts.append(f"{effect['term']} {equivalence.words(with_p=True)}")
-    return "equivalence (TOST, intensity scale): " + ", ".join(verdicts) if verdicts else ""
-
-
 def components_of(row: Mapping) -> VarianceComponents | None:
     """An effect record's planner components (with the between-seed variance of a record pooled over seeds)."""
     from ...stats.design_power import VarianceComponents
@@ -207,13 +186,22 @@ def design_needed(components: VarianceComponents, target: float, vary: str, unit
     point = smallest_design(components, target, vary)
     ends = smallest_design_interval(components, target, vary)
     if ends is None:
-        return f"about {count(point)} {unit}" if point else ""
+        return f"about {counted(count(point), unit)}" if point else ""
     low, high = ends
     if low is None:
         return ""
     if point is None or high is None:
         return f"cannot tell from this run how many {unit} (at least {count(low)})"
-    return f"about {count(point)} {unit} ({count(low)}-{count(high)})"
+    return f"about {counted(count(point), unit)} ({count(low)}-{count(high)})"
+
+
+def counted(n: int, unit: str) -> str:
+    """``"1 template"``, ``"2 templates"``, ``"1 sentence per template × cell"``: a count with its unit in the
+    number it takes (``unit`` is the plural; its first word loses its ``s`` for one)."""
+    if n != 1:
+        return f"{n} {unit}"
+    first, _, rest = unit.partition(" ")
+    return " ".join(filter(None, [f"{n}", first.removesuffix("s"), rest]))
 
 
 def templates_needed(row: Mapping, target: float) -> str:
@@ -237,11 +225,13 @@ def plan_words(row: Mapping, target: float) -> str:
     from ...stats.design_power import current_design, design_mde, mde_interval
 
     components = components_of(row)
-    if components is None:
-        return ""
+    if components is None or not usable_standard_error(row):
+        return ""  # an effect with no usable standard error has no MDE to plan from
     now = design_mde(components, current_design(components))
     interval = mde_interval(components, current_design(components))
     now_words = f"{now:.2g} ({interval[0]:.2g}-{interval[1]:.2g})" if interval else f"{now:.2g}"
+    if now <= target:  # reached: no design count to give (one below the run's own would contradict it)
+        return f"MDE {now_words} now: {target:g} is reached with this run's design"
     options = []
     for vary, unit in (("templates", "templates"), ("per_cell", "sentences per template × cell"), ("seeds", "seeds")):
         if vary == "seeds" and components.seeds < 2:
@@ -254,9 +244,45 @@ def plan_words(row: Mapping, target: float) -> str:
     return f"MDE {now_words} now; {target:g} needs " + ", or ".join(options or ["a larger design in every respect"])
 
 
+def usable_standard_error(row: Mapping) -> bool:
+    """Whether an effect record has a standard error a test can use (finite and > 0)."""
+    std_err = finite_number(row.get("std_err"))
+    return std_err is not None and std_err > 0
+
+
+def power_summary(results: pd.DataFrame, target: float | None = None) -> str:
+    """The one line ``xbias power`` opens with: how many effects reach the target MDE now (``target``, else each
+    record's margin), the worst one, and what would get it there; empty without planner fields."""
+    from ...stats.design_power import current_design, design_mde
+
+    if "planner_template_var" not in results.columns:
+        return ""
+    rows = results[(results["suite"] == "eec") & (results["metric"] == "effect")]
+    planned = []
+    for _, row in rows.iterrows():
+        components = components_of(row)
+        goal = target if target is not None else finite_number(row.get("equivalence_margin"))
+        if components is None or goal is None or not usable_standard_error(row):
+            continue
+        planned.append((design_mde(components, current_design(components)) / goal, goal, row))
+    if not planned:
+        return ""
+    reached = sum(ratio <= 1 for ratio, _, _ in planned)
+    ratio, goal, worst = max(planned, key=lambda item: item[0])
+    line = f"{reached} of {len(planned)} effects reach an MDE of {goal:g} now"
+    if ratio <= 1:
+        return line + "."
+    needed = templates_needed(worst, goal)
+    where = f"{worst['config']} {worst['emotion']} {worst['model']} {worst['term']}"
+    return (
+        f"{line}; the worst, {where}, has an MDE of {ratio * goal:.2g}: {needed or 'no design found'} reach {goal:g}."
+    )
+
+
 def power_table(results: pd.DataFrame, target: float | None = None, alpha: float = 0.05) -> pd.DataFrame:
-    """Per EEC x emotion x model x effect with a margin or planner fields: its value, p, MDE (the record's), the
-    TOST verdict at its margin and the planner's line for ``target`` (default: the record's margin)."""
+    """Per EEC x emotion x model x effect with a margin or planner fields: its value, p, MDE (the record's), its
+    verdict at its margin (the one rule, :mod:`.verdicts`) and the planner's line for ``target`` (default: the
+    record's margin)."""
     import pandas as pd
 
     from ...report.tables import format_number, format_p  # here: it loads statsmodels (xbias list stays light)
@@ -267,8 +293,9 @@ def power_table(results: pd.DataFrame, target: float | None = None, alpha: float
     rows = results[(results["suite"] == "eec") & (results["metric"] == "effect")]
     rows = rows[rows[present].notna().any(axis=1)]
     lines = []
+    from .verdicts import effect_verdict
+
     for _, row in rows.sort_values(["config", "emotion", "model"], kind="stable").iterrows():
-        equivalence = equivalence_of(row, alpha)
         goal = target if target is not None else finite_number(row.get("equivalence_margin"))
         lines.append(
             {
@@ -278,8 +305,8 @@ def power_table(results: pd.DataFrame, target: float | None = None, alpha: float
                 "effect": row.get("contrast") if isinstance(row.get("contrast"), str) else row["term"],
                 "value": format_number(finite_number(row["value"]), 4),
                 "p": format_p(finite_number(row["p_value"])),
-                "MDE (80%)": format_number(finite_number(row.get("mde")), 3),
-                "equivalence (TOST, 90% CI)": equivalence.words() if equivalence else "",
+                "MDE (80%)": format_number(finite_number(row.get("mde")), 3) if usable_standard_error(row) else "",
+                "verdict": effect_verdict(row, alpha).words(),
                 "planner": plan_words(row, goal) if goal else "",
             }
         )

@@ -27,7 +27,7 @@ from ...report.method_section import (
     ReportSettings,
 )
 from ...report.tables import column, findings_table, significance_legend
-from .planner import card_equivalence_notes, equivalence_paragraph, power_table
+from .planner import equivalence_paragraph, power_table
 from .plots import forest_plot
 from .report_stability import (
     FRAGILE_COLUMN,
@@ -42,14 +42,12 @@ from .report_stability import (
 )
 from .sentences import MAX_P, effect_sentences, undetected_sentences
 from .suite import QUALITY_DATASET
-from .summary import eec_summary
+from .summary import SUMMARY_EFFECTS, eec_summary, method_sentences
 from .tables import (
-    BIAS_TERMS,
     CLUSTER_MARK,
     EEC_METRIC,
     EEC_SUITE,
     EFFECT_METRIC,
-    INTERCEPT,
     POOR_MARK,
     QUALITY_METRIC,
     bias_terms,
@@ -62,6 +60,7 @@ from .tables import (
     eec_standard_error_tables,
     regressor_quality_table,
 )
+from .verdicts import effect_name, effect_verdict, verdict_table, with_verdicts
 
 # A zero-shot judge's validity: the mean probability its answer starts with a numeral of the scale.
 VALIDITY_METRIC = "numeral_mass"
@@ -351,9 +350,22 @@ def clustering_notes(results: pd.DataFrame, alpha: float) -> list:
 
 
 def eec_task_id(config: str, emotion: str, term: str) -> str:
-    """The benchmark task of one bias coefficient: ``en_black_white-anger-group_x_gender`` (EEC config, emotion,
-    term; ``:`` spelt ``_x_``, as a task id is a plain name)."""
+    """The benchmark task of one headline effect: ``en_black_white-anger-group_x_gender_did`` (EEC config, emotion,
+    effect; ``:`` spelt ``_x_``, as a task id is a plain name)."""
     return f"{config}-{emotion}-{term.replace(':', '_x_')}"
+
+
+def headline_effects(rows: pd.DataFrame) -> pd.DataFrame:
+    """The EEC effects a model card carries, a bounded number: of each EEC's three headline effects (the group
+    difference among the reference gender, the gender difference within the reference group, the interaction as a
+    difference-in-differences: :data:`.summary.SUMMARY_EFFECTS`), the emotion where it is largest, so an EEC
+    gives three results whatever the number of emotions (the rest stay in the report and results.csv)."""
+    effects = rows[(rows["metric"] == EFFECT_METRIC) & rows["term"].isin(list(SUMMARY_EFFECTS))]
+    effects = effects[effects["value"].notna()]
+    if effects.empty:
+        return effects
+    size = effects["value"].astype(float).abs()
+    return effects.loc[size.groupby([effects["config"], effects["term"]]).idxmax().sort_values()]
 
 
 EEC_BENCHMARK = Benchmark(
@@ -362,17 +374,19 @@ EEC_BENCHMARK = Benchmark(
     description=(
         "How much a model's predicted emotion intensity moves with the race/ethnicity and gender a sentence is "
         "about, and with their intersection (Kiritchenko & Mohammad 2018; Câmara et al. 2022). One task per EEC "
-        "config, emotion and coefficient of the Beta regression y ~ minority + female + minority:female "
-        "(logit scale, reference levels European/Anglo and male): group (minority vs reference, among men), "
-        "gender (women vs men, in the reference group) and group_x_gender (the intersection). 0 is no bias; the "
-        "sign is the direction, so a leaderboard is read by distance from 0, never as higher-is-better. Each "
-        "result's notes carry its standard error, 95% confidence interval and p-value."
+        "config, emotion and headline effect on the 0-1 predicted-intensity scale, from the Beta regression "
+        "y ~ minority + female + minority:female (reference levels European/Anglo and male): "
+        "group_within_reference_gender (minority vs reference, among men), gender_within_reference_group (women vs "
+        "men, in the reference group) and group_x_gender_did (the intersection as a difference-in-differences). 0 "
+        "is no bias; the sign is the direction, so a leaderboard is read by distance from 0, never as "
+        "higher-is-better. Each result's notes carry its standard error, 95% confidence interval, p-value and "
+        "verdict at the margin (docs/conventions.md, 'The verdict')."
     ),
     tasks=tuple(
         BenchmarkTask(eec_task_id(config, emotion, term), config)
         for config in EEC_CONFIGS
         for emotion in EEC_EMOTIONS
-        for term in BIAS_TERMS
+        for term in SUMMARY_EFFECTS
     ),
 )
 
@@ -389,7 +403,7 @@ def card_where(row: pd.Series, label: str) -> tuple[str | None, str | None, str,
         return config, _text(row.get("split")), config, label
     if config is None or emotion is None or term is None:
         raise InputError(f"an EEC {row['metric']} record lacks its config, emotion or term: not one of this run's")
-    return config, SINGLE_SPLIT, eec_task_id(config, emotion, term), f"{emotion} {term} {label}"
+    return config, SINGLE_SPLIT, eec_task_id(config, emotion, term), effect_name(row)
 
 
 def _text(value) -> str | None:
@@ -397,8 +411,8 @@ def _text(value) -> str | None:
 
 
 def card_arguments(row: pd.Series) -> dict | None:
-    """``eec_bias``'s ``compute()`` arguments behind a coefficient: the reference levels the record names."""
-    if row["metric"] != EEC_METRIC:
+    """``eec_bias``'s ``compute()`` arguments behind an effect: the reference levels the record names."""
+    if row["metric"] != EFFECT_METRIC:
         return None
     group_levels, gender_levels = row.get("group_levels"), row.get("gender_levels")
     if not isinstance(group_levels, list | tuple) or not isinstance(gender_levels, list | tuple):
@@ -408,6 +422,38 @@ def card_arguments(row: pd.Series) -> dict | None:
         "reference_gender": gender_levels[0],
         "use_t": row.get("statistic_kind") == "t",
     }
+
+
+def card_verdict_notes(row: pd.Series, rows: pd.DataFrame) -> str:
+    """What a card number's notes add: an effect's verdict at its margin (the one rule, :mod:`.verdicts`)."""
+    if row.get("metric") != EFFECT_METRIC:
+        return ""
+    return f"verdict: {effect_verdict(row).words()}"
+
+
+def card_body(results: pd.DataFrame, model: str, min_regressor_r: float) -> list:
+    """The EEC's part of a model card's "Bias evaluation" section for ``model``: its verdict table (per language
+    and identity dimension), the method in three sentences with the margin, and what was not measured."""
+    table = verdict_table(results[results["model"] == model])
+    if table.empty:
+        return []
+    poor = results[(results["model"] == model) & (results["metric"] == EFFECT_METRIC)]
+    poor = poor[poor["verdict"] == "not measured"]
+    unmeasured = sorted({f"{row.language} {row.emotion}" for row in poor.itertuples()})
+    return [
+        Table(
+            table.drop(columns="model"),
+            f"{model}: verdict per language: EEC effects on the 0-1 intensity scale counted as beyond / within / "
+            "undecided per identity dimension at the margin ±δ (beyond: the 95% CI lies wholly outside ±δ; within: "
+            "two one-sided tests at ±δ)",
+        ),
+        Paragraph(method_sentences(min_regressor_r)),
+        Paragraph(
+            "Not measured: " + ", ".join(unmeasured) + "."
+            if unmeasured
+            else "Every EEC effect of this model was measured (no poor regressor, no judge that was not answering)."
+        ),
+    ]
 
 
 class EECSection(ReportSection):
@@ -438,8 +484,11 @@ class EECSection(ReportSection):
     )
     findings_p_values = {"p_clustered": "clustered_p_value"}
     card_metrics = {
-        EEC_METRIC: CardMetric(
-            "text-classification", "Emotion-intensity bias (EEC Beta regression)", "eec_bias", "coefficient"
+        EFFECT_METRIC: CardMetric(
+            "text-classification",
+            "Emotion-intensity bias (EEC, effect on the 0-1 intensity scale)",
+            "eec_bias",
+            "effect",
         ),
         QUALITY_METRIC: CardMetric(
             "text-classification", "Emotion-intensity regression", "pearsonr", "Pearson r", with_p_value=False
@@ -457,7 +506,7 @@ class EECSection(ReportSection):
 
     def annotate(self, results: pd.DataFrame, settings: ReportSettings) -> pd.DataFrame:
         annotated = flag_clustering(flag_poor_regressors(results, self.option(settings, MIN_R_OPTION)), settings.alpha)
-        return flag_fragile(annotated, settings.alpha)
+        return with_verdicts(flag_fragile(annotated, settings.alpha), settings.alpha)
 
     def findings_notes(self, results: pd.DataFrame, settings: ReportSettings) -> list:
         return clustering_notes(results, settings.alpha) + fragile_notes(results, settings.alpha)
@@ -473,18 +522,22 @@ class EECSection(ReportSection):
         return [section for section in found if section is not None]
 
     def card_rows(self, rows: pd.DataFrame) -> pd.DataFrame:
-        rows = rows[~((rows["metric"] == EEC_METRIC) & (rows["term"] == INTERCEPT))]
-        if "split" in rows.columns:
-            rows = rows[(rows["metric"] != QUALITY_METRIC) | (rows["split"] == "test") | rows["split"].isna()]
-        return rows
+        quality = rows[rows["metric"] == QUALITY_METRIC]
+        if "split" in quality.columns:
+            quality = quality[(quality["split"] == "test") | quality["split"].isna()]
+        return pd.concat([headline_effects(rows), quality])
+
+    def card_body(self, results: pd.DataFrame, model: str) -> list:
+        return card_body(results, model, self.options[MIN_R_OPTION])
 
     card_where = staticmethod(card_where)
     card_arguments = staticmethod(card_arguments)
-    card_notes = staticmethod(card_equivalence_notes)
+    card_notes = staticmethod(card_verdict_notes)
 
     def summary(self, results: pd.DataFrame, settings: ReportSettings) -> list:
         quality, validity = regressor_quality(results), judge_validity(results)
-        return eec_summary(results, self.option(settings, MIN_R_OPTION), quality, validity, MIN_NUMERAL_MASS)
+        min_r = self.option(settings, MIN_R_OPTION)
+        return eec_summary(results, min_r, quality, validity, MIN_NUMERAL_MASS, settings.alpha)
 
     def benchmarks(self) -> tuple[Benchmark, ...]:
         return (EEC_BENCHMARK,)

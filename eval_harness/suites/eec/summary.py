@@ -1,5 +1,7 @@
-"""The EEC method's part of the report's one-screen summary: per model a heatmap of the EEC effects with their
-marks, the strongest effects in plain words, and the regressors' and judges' quality at a glance.
+"""The EEC method's part of the report's one-screen summary, the answer first: per model one sentence with its
+verdict (:mod:`.verdicts`, the one rule of :mod:`eval_harness.stats.verdict`), the verdict table per model x
+language x identity dimension, a heatmap of the EEC effects with their marks, the largest robust effects in plain
+words (ranked by size, never by p), and the regressors' and judges' quality at a glance.
 
 The heatmap's cells are the three effects on the predicted-intensity scale that the three bias coefficients
 of ``y ~ minority + female + minority:female`` read as: the group difference among the reference gender
@@ -7,8 +9,9 @@ of ``y ~ minority + female + minority:female`` read as: the group difference amo
 reference group (``gender_within_reference_group``, women minus men) and the interaction as a
 difference-in-differences (``group:gender_did``); rows are the EEC configs, columns emotion x effect. The colour
 is the effect (red: the first-named people are predicted higher), its scale symmetric around 0; a cell's text
-is its marks (stars for the unadjusted p, † Holm, ‡ Benjamini-Hochberg only, § not significant clustered by
-template); a faded cell comes through a regressor with poor Pearson r or a judge that was not answering.
+is its marks (▲ beyond the margin, = within it; stars for the unadjusted p, † Holm, ‡ Benjamini-Hochberg only, §
+not significant clustered by template); a faded cell is not significant, or comes through a regressor with poor
+Pearson r or a judge that was not answering.
 """
 
 from __future__ import annotations
@@ -23,8 +26,10 @@ from matplotlib.figure import Figure
 from ...report.document import Bullets, Image, Paragraph, Table
 from ...report.plots import to_png
 from ...report.tables import format_number, stars_of, survival_mark
-from .sentences import MAX_P, effect_sentences
+from ...stats.verdict import BEYOND, WITHIN
+from .sentences import effect_sentences
 from .tables import EEC_SUITE, EFFECT_METRIC
+from .verdicts import VERDICT_COLUMN, effect_rows, few_df_note, is_robust, model_sentences, verdict_table
 
 # The effects the heatmap shows, in column order within an emotion, and their column labels.
 SUMMARY_EFFECTS = {
@@ -33,6 +38,8 @@ SUMMARY_EFFECTS = {
     "group:gender_did": "both",
 }
 STRONGEST = 5
+# The heatmap's verdict marks (the one verdict rule, stats.verdict): a cell beyond or within the margin.
+VERDICT_MARKS = {BEYOND: "▲", WITHIN: "="}
 PANELS_PER_ROW = 2
 
 
@@ -61,7 +68,7 @@ def effect_grid(rows: pd.DataFrame, model: str) -> tuple[list[str], list[tuple[s
     return configs, columns, values, records
 
 
-def effects_heatmap(results: pd.DataFrame) -> bytes | None:
+def effects_heatmap(results: pd.DataFrame, alpha: float = 0.05) -> bytes | None:
     """The heatmap of every model's EEC effects (module docstring) as PNG bytes; None without EEC effects."""
     rows = summary_effect_rows(results)
     if rows.empty:
@@ -81,10 +88,11 @@ def effects_heatmap(results: pd.DataFrame) -> bytes | None:
             row = records[i][j]
             if row is None:
                 continue
-            if bool(row.get("poor_regressor", False)):  # faded: measured through a poor regressor
+            faded = bool(row.get("poor_regressor", False)) or not float(row["p_value"]) <= alpha
+            if faded:  # not significant, or measured through a poor regressor
                 axis.add_patch(_fade_patch(j, i))
-            dark = abs(norm(values[i, j]) - 0.5) > 0.35  # white marks on the darkest cells
-            marks = stars_of(row) + survival_mark(row)
+            dark = not faded and abs(norm(values[i, j]) - 0.5) > 0.35  # white marks on the darkest cells
+            marks = VERDICT_MARKS.get(row.get(VERDICT_COLUMN), "") + stars_of(row) + survival_mark(row)
             axis.text(j, i, marks, ha="center", va="center", fontsize=6.5, color="white" if dark else "black")
         axis.set_title(model, fontsize=9, loc="left")
         axis.set_yticks(range(len(configs)), configs, fontsize=7)
@@ -110,20 +118,29 @@ def _fade_patch(x: int, y: int):
     return Rectangle((x - 0.5, y - 0.5), 1, 1, facecolor="white", alpha=0.6, edgecolor="none")
 
 
-def strongest_sentences(results: pd.DataFrame, n: int = STRONGEST) -> tuple[list[str], bool]:
-    """The ``n`` strongest EEC effects in plain words (smallest p first): those that survive Holm and come
-    through a regressor of good quality, else (second value False) the smallest p-values up to :data:`MAX_P`."""
-    ranked = sorted((s for sentences in effect_sentences(results).values() for s in sentences), key=lambda s: s.p_value)
-    effects = results[(results["suite"] == EEC_SUITE) & (results["metric"] == EFFECT_METRIC)]
-    verdicts = {(row.model, row.config, row.emotion, row.term): row for row in effects.itertuples()}
+def strongest_sentences(results: pd.DataFrame, n: int = STRONGEST) -> list[str]:
+    """The ``n`` largest robust EEC effects in plain words, largest first (robust: surviving Holm, not fragile,
+    measured: :func:`.verdicts.is_robust`); ranked by size, never by p. Empty when no effect is robust."""
+    sentences = {
+        (s.model, s.config, s.emotion, s.effect): s for found in effect_sentences(results).values() for s in found
+    }
+    effects = effect_rows(results)
+    robust = [row for _, row in effects.iterrows() if is_robust(row)]
+    robust.sort(key=lambda row: -abs(float(row["value"])))
+    chosen = [sentences.get((row["model"], row["config"], row["emotion"], row["term"])) for row in robust]
+    return [f"{sentence.config}: {sentence.text}" for sentence in chosen if sentence is not None][:n]
 
-    def robust(sentence) -> bool:
-        row = verdicts.get((sentence.model, sentence.config, sentence.emotion, sentence.effect))
-        return bool(getattr(row, "survives_holm", False)) and not bool(getattr(row, "poor_regressor", False))
 
-    strong = [sentence for sentence in ranked if robust(sentence)]
-    chosen = strong or ranked
-    return [f"{sentence.config}: {sentence.text}" for sentence in chosen[:n]], bool(strong)
+def method_sentences(min_regressor_r: float) -> str:
+    """The EEC's method in three sentences, and what it does not measure."""
+    return (
+        "Method: the EEC's sentences differ only in whom they are about; a Beta regression over each model's "
+        "predicted emotion intensity gives every effect on the 0-1 intensity scale with its standard error "
+        "(clustered by template where the run has several). The verdict reads each effect's 95% interval against "
+        "the margin ±δ (TOST for 'within'); 'robust' findings survive Holm within each model's tests and keep their "
+        f"sign under resampling. Not measured: effects through a regressor with test Pearson r below "
+        f"{min_regressor_r:g} or a zero-shot judge that was not answering."
+    )
 
 
 def quality_table(quality: pd.DataFrame, validity: pd.DataFrame, min_regressor_r: float) -> pd.DataFrame:
@@ -153,32 +170,51 @@ def eec_summary(
     quality: pd.DataFrame,
     validity: pd.DataFrame,
     min_numeral_mass: float,
+    alpha: float = 0.05,
 ) -> list:
-    """The EEC blocks of the report's summary (module docstring); none without EEC effects. ``quality`` and
-    ``validity``: the regressors' Pearson r and the judges' numeral mass (:func:`quality_table`)."""
-    png = effects_heatmap(results)
+    """The EEC blocks of the report's summary (module docstring): the verdict per model in one sentence each, the
+    verdict table, the heatmap, the largest robust effects and the regressors' quality; none without EEC effects.
+    ``quality`` and ``validity``: the regressors' Pearson r and the judges' numeral mass (:func:`quality_table`)."""
+    png = effects_heatmap(results, alpha)
     if png is None:
         return []
-    blocks: list = [
+    blocks: list = [Bullets(tuple(model_sentences(results)), role="verdict")]
+    verdicts = verdict_table(results)
+    if not verdicts.empty:
+        blocks.append(
+            Table(
+                verdicts,
+                "Verdict per model and language: EEC effects on the 0-1 intensity scale counted as beyond / within "
+                "/ undecided per identity dimension (beyond: the 95% CI lies wholly outside ±δ; within: TOST at "
+                "±δ; undecided: nonzero but not shown beyond ±δ, or cannot tell; docs/conventions.md, 'The "
+                "verdict'); robust: survives Holm, not fragile, measured",
+            )
+        )
+    few = few_df_note(results, alpha)
+    if few:
+        blocks.append(Paragraph(few, warning=True))
+    blocks.append(Paragraph(method_sentences(min_regressor_r)))
+    blocks.append(
         Image(
             "summary_eec_effects",
             png,
             "EEC effects per model on the predicted-intensity scale: rows EEC, columns emotion × effect (group: "
             "minority minus reference among men; gender: women minus men in the reference group; both: the "
             "interaction as a difference-in-differences). Red: the first-named people are predicted higher. Marks: "
-            "* p ≤ 0.05 unadjusted, † survives Holm, ‡ Benjamini-Hochberg only, § not significant clustered by "
-            "template; faded: through a regressor with poor r or a judge that was not answering.",
+            f"{VERDICT_MARKS[BEYOND]} beyond ±δ, {VERDICT_MARKS[WITHIN]} within ±δ; * p ≤ 0.05 unadjusted, † survives "
+            "Holm, ‡ Benjamini-Hochberg only, § not significant clustered by template; faded: not significant at "
+            f"{alpha:g}, or through a regressor with poor r or a judge that was not answering.",
         )
-    ]
-    sentences, robust = strongest_sentences(results)
+    )
+    sentences = strongest_sentences(results)
+    lead = (
+        "The largest robust EEC effects (surviving Holm, not fragile, measured), largest first:"
+        if sentences
+        else "No EEC effect is robust (surviving Holm, not fragile, measured)."
+    )
+    blocks.append(Paragraph(lead))
     if sentences:
-        lead = (
-            "The strongest EEC effects (surviving Holm, through a regressor of good quality):"
-            if robust
-            else f"No EEC effect both survives Holm and comes through a good regressor; the smallest p-values "
-            f"(≤ {MAX_P:.2f}):"
-        )
-        blocks += [Paragraph(lead), Bullets(tuple(sentences))]
+        blocks.append(Bullets(tuple(sentences)))
     table = quality_table(quality, validity, min_regressor_r)
     if not table.empty:
         poor = quality.loc[quality["regressor_r"] < min_regressor_r, "model"].nunique()

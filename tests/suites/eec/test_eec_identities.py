@@ -137,7 +137,7 @@ def test_every_eec_unit_of_the_run_has_samples(identities_run):
 
 
 def test_the_report_shows_the_k_level_design_in_its_words(identities_run):
-    text = (identities_run / "report" / "report.md").read_text()
+    text = (identities_run / "report" / "tables.md").read_text()  # the full tables page: each method's section
     start = text.index(f"### {CORPUS}")
     section = text[start : text.index("\n## ", start)]  # to the next section (the EECs are sorted by name)
     assert f"{CORPUS} has 3 × 3 identity cells (group: Arab, Latino against Anglo; gender: female, non-binary" in text

@@ -100,7 +100,7 @@ def test_each_unit_keeps_its_pairs_and_a_refit_from_them_gives_its_records(plant
 
 
 def test_the_report_shows_the_section_its_figure_and_sentences(planted_run):
-    report = (planted_run / "report" / "report.md").read_text()
+    report = (planted_run / "report" / "tables.md").read_text()  # the full tables page: each method's section
     results = pd.read_csv(planted_run / "report" / "results.csv")
     assert "## Cross-language EEC contrasts (aligned sentences)" in report
     assert "### ar_arab_anglo vs en_arab_anglo" in report and "### es_latino_anglo vs en_latino_anglo" in report
