@@ -34,9 +34,8 @@ PACKAGE_LOGGER = "eval_harness"
 
 def _cmd_datasets_build(args: argparse.Namespace) -> None:
     from .data import build_datasets, build_summary, push_dataset
-    from .data.eec_benchmark import eec_eval_yaml
     from .errors import ConfigError
-    from .report.benchmarks import EVAL_YAML, eval_yaml_files
+    from .report.benchmarks import eval_yaml_files
 
     if args.push_to_hub and len(args.names) != 1:
         raise ConfigError("--push-to-hub REPO takes one dataset: xbias datasets build eec --push-to-hub ORG/eec")
@@ -45,9 +44,10 @@ def _cmd_datasets_build(args: argparse.Namespace) -> None:
     started = time.perf_counter()
     # A benchmark dataset (eec, xweat) gets the eval.yaml whose task ids the .eval_results of `xbias report` name;
     # the EEC's is an inspect-ai benchmark, whose tasks are xbias's Inspect pack (the Hub lists inspect-ai, not xbias).
-    added = {**eval_yaml_files(), "eec": {EVAL_YAML: eec_eval_yaml()}}
     try:
-        folders = build_datasets(args.names or None, out_dir=args.out, source_dir=args.source_dir, added_files=added)
+        folders = build_datasets(
+            args.names or None, out_dir=args.out, source_dir=args.source_dir, added_files=eval_yaml_files()
+        )
     except OSError as error:  # a full disk, a read-only file system: every folder is as it was (built aside)
         where = error.filename or args.out or "the datasets folder"
         raise ConfigError(

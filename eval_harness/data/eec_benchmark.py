@@ -36,6 +36,14 @@ def inspect_task_id(language: str, config: str, emotion: str) -> str:
     return f"{INSPECT_TASK_PREFIX}{config}_{emotion}"
 
 
+def eec_task_id(config: str, emotion: str) -> str:
+    """The Inspect task (and Hub benchmark task) of ``config`` and ``emotion``, its language read from the
+    config: every result xbias measures on that EEC config and emotion (a judge's or a regressor's) is an entry
+    on this task, its effect named in the entry's notes."""
+    languages = [language for language, configs in EEC_CONFIGS_BY_LANGUAGE.items() if config in configs]
+    return inspect_task_id(languages[0] if languages else "", config, emotion)
+
+
 def inspect_task_ids() -> dict[str, tuple[str, str, str]]:
     """Every task of the pack: ``{task id: (language, config, emotion)}``, language by language."""
     return {

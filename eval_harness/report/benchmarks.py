@@ -59,6 +59,8 @@ def benchmark_task_ids(dataset: str) -> frozenset[str]:
 
 def eval_yaml_data(benchmark: Benchmark) -> dict:
     """The ``eval.yaml`` of ``benchmark`` as a mapping, in the spec's field order."""
+    if benchmark.eval_yaml_data is not None:
+        return dict(benchmark.eval_yaml_data)
     tasks = []
     for task in benchmark.tasks:
         entry = {"id": task.id}

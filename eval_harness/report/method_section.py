@@ -92,6 +92,9 @@ class Benchmark:
     name: str
     description: str
     tasks: tuple[BenchmarkTask, ...]
+    # The whole eval.yaml when the benchmark runs on another framework whose tasks say more than an id, a config
+    # and a split (the EEC's: an inspect-ai benchmark); None: xbias's own, made from the fields above.
+    eval_yaml_data: Mapping | None = None
 
 
 class ReportSection:

@@ -175,8 +175,4 @@ def test_report_model_card_and_eval_results_read_an_imported_run(runs, tmp_path)
     arguments = ["--model-card", str(tmp_path / "card.md"), "--eval-results", str(tmp_path / "eval-results")]
     assert main(["report", str(runs["default"]), *arguments, "--dataset-namespace", "org"]) == 0
     assert (runs["default"] / "report" / "report.html").exists()
-    assert sorted(path.name for path in (tmp_path / "eval-results").iterdir()) == [
-        "eec__en_black_white-anger-gender.yaml",
-        "eec__en_black_white-anger-group.yaml",
-        "eec__en_black_white-anger-group_x_gender.yaml",
-    ]
+    assert sorted(path.name for path in (tmp_path / "eval-results").iterdir()) == ["eec.yaml"]

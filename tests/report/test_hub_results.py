@@ -24,6 +24,7 @@ from eval_harness.report import load_run
 from eval_harness.report.benchmarks import EVAL_YAML, eval_yaml, read_eval_yaml
 from eval_harness.report.eval_results import run_date, write_eval_results
 from eval_harness.report.model_card import dataset_ids_in, eval_results, update_model_card
+from eval_harness.suites.eec.verdicts import effect_name
 
 NAMESPACE = "my-org"
 
@@ -123,7 +124,8 @@ def test_eval_results_round_trip_through_the_hub_parser(run, run_dir, tmp_path):
     entries = {}
     for path in written.paths:
         for entry in parse_eval_result_entries(yaml.safe_load(path.read_text())):
-            entries[entry.dataset_id, entry.task_id] = entry
+            # An EEC task (config x emotion) carries up to three headline effects, each named in its notes.
+            entries[entry.dataset_id, entry.task_id, entry.notes] = entry
     assert len(entries) == len(on_benchmarks) > 0
     assert {entry.date for entry in entries.values()} == {"2026-03-03T12:00:00+01:00"}
 
@@ -137,7 +139,12 @@ def test_eval_results_round_trip_through_the_hub_parser(run, run_dir, tmp_path):
         and r["term"] == "group_within_reference_gender"
         and r["metric"] == "effect"
     )
-    effect = entries[f"{NAMESPACE}/eec", f"en_black_white-{planted['emotion']}-group_within_reference_gender"]
+    task = f"xbias_eec_en_black_white_{planted['emotion']}"
+    (effect,) = (
+        entry
+        for (dataset, task_id, notes), entry in entries.items()
+        if (dataset, task_id) == (f"{NAMESPACE}/eec", task) and f": {effect_name(planted)} (" in notes
+    )
     assert effect.value == round(planted["value"], 6)  # a record of results.jsonl, on the intensity scale
     assert effect.dataset_revision == dataset_fingerprint("eec")
     assert (
@@ -146,7 +153,7 @@ def test_eval_results_round_trip_through_the_hub_parser(run, run_dir, tmp_path):
     ) in effect.notes
     assert "verdict: " in effect.notes
     assert "reference_group=European" in effect.notes and effect.source_url is None
-    assert not any(dataset.endswith("semeval2018_affect") for dataset, _ in entries)
+    assert not any(dataset.endswith("semeval2018_affect") for dataset, _, _ in entries)
 
 
 def test_every_task_id_written_is_a_task_of_the_eval_yaml_the_dataset_build_ships(run, source_dir, tmp_path, capsys):
@@ -167,12 +174,10 @@ def test_every_task_id_written_is_a_task_of_the_eval_yaml_the_dataset_build_ship
     assert not (datasets / "gender_lists" / EVAL_YAML).exists()  # no benchmark
     assert (datasets / "eec" / EVAL_YAML).read_text() == eval_yaml("eec")
     eec_tasks = shipped["eec"]
-    assert len(eec_tasks) == 5 * 4 * 3  # EEC config x emotion x headline effect
-    assert eec_tasks["ar_arab_anglo-sadness-group_x_gender_did"] == {
-        "id": "ar_arab_anglo-sadness-group_x_gender_did",
-        "config": "ar_arab_anglo",
-        "split": "train",
-    }
+    assert len(eec_tasks) == 5 * 4  # EEC config x emotion: the Inspect pack's tasks
+    task = eec_tasks["xbias_eec_ar_arab_anglo_sadness"]
+    assert (task["id"], task["config"], task["split"]) == ("xbias_eec_ar_arab_anglo_sadness", "ar_arab_anglo", "train")
+    assert task["scorers"] == [{"name": "judge_numerals"}]
     assert len(shipped["xweat"]) == 7 * 10 + 7 * 6 * 10  # languages x tests, ordered pairs x tests
     import datasets as hf_datasets
 
@@ -309,10 +314,15 @@ def test_eval_results_notes_carry_each_effects_verdict_computed_directly(run, tm
     written = write_eval_results(tmp_path / ".eval_results", replace(run, results=results), NAMESPACE, model=MINILM)
     (path,) = [p for p in written.paths if p.name == "eec.yaml"]
     words = set()
+    effects = results[(results["model"] == MINILM) & (results["metric"] == "effect")]
     for entry in parse_eval_result_entries(yaml.safe_load(path.read_text())):
-        config, emotion, task = entry.task_id.split("-")
-        key = (MINILM, config, emotion, task.replace("_x_", ":"), "effect")
-        effect = results[(results[["model", "config", "emotion", "term", "metric"]] == key).all(axis=1)].iloc[0]
+        # The entry's task is its config and emotion; its notes name the effect.
+        (effect,) = (
+            row
+            for _, row in effects.iterrows()
+            if entry.task_id == f"xbias_eec_{row['config']}_{row['emotion']}"
+            and f": {effect_name(row)} (" in entry.notes
+        )
         dist = stats.t(effect["df"]) if effect["statistic_kind"] == "t" else stats.norm()
         value, std_err = effect["value"], effect["std_err"]
         p = max(dist.sf((value + margin) / std_err), dist.cdf((value - margin) / std_err))

@@ -13,7 +13,13 @@ import numpy as np
 import pandas as pd
 
 from ...contract.records import ESTIMAND_SENTENCES, TESTED_POOLINGS
-from ...data.catalog import EEC_CONFIGS, EEC_EMOTIONS
+from ...data.eec_benchmark import (
+    EEC_BENCHMARK_DESCRIPTION,
+    EEC_BENCHMARK_NAME,
+    eec_eval_yaml_data,
+    eec_task_id,
+    inspect_task_ids,
+)
 from ...errors import InputError
 from ...report.document import Bullets, Image, Paragraph, Section, Table
 from ...report.families import ALPHA, DEFAULT_FAMILY, is_finding
@@ -349,12 +355,6 @@ def clustering_notes(results: pd.DataFrame, alpha: float) -> list:
     ]
 
 
-def eec_task_id(config: str, emotion: str, term: str) -> str:
-    """The benchmark task of one headline effect: ``en_black_white-anger-group_x_gender_did`` (EEC config, emotion,
-    effect; ``:`` spelt ``_x_``, as a task id is a plain name)."""
-    return f"{config}-{emotion}-{term.replace(':', '_x_')}"
-
-
 def headline_effects(rows: pd.DataFrame) -> pd.DataFrame:
     """The EEC effects a model card carries, a bounded number: of each EEC's three headline effects (the group
     difference among the reference gender, the gender difference within the reference group, the interaction as a
@@ -370,24 +370,12 @@ def headline_effects(rows: pd.DataFrame) -> pd.DataFrame:
 
 EEC_BENCHMARK = Benchmark(
     dataset="eec",
-    name="Equity Evaluation Corpora: intersectional emotion-intensity bias",
-    description=(
-        "How much a model's predicted emotion intensity moves with the race/ethnicity and gender a sentence is "
-        "about, and with their intersection (Kiritchenko & Mohammad 2018; Câmara et al. 2022). One task per EEC "
-        "config, emotion and headline effect on the 0-1 predicted-intensity scale, from the Beta regression "
-        "y ~ minority + female + minority:female (reference levels European/Anglo and male): "
-        "group_within_reference_gender (minority vs reference, among men), gender_within_reference_group (women vs "
-        "men, in the reference group) and group_x_gender_did (the intersection as a difference-in-differences). 0 "
-        "is no bias; the sign is the direction, so a leaderboard is read by distance from 0, never as "
-        "higher-is-better. Each result's notes carry its standard error, 95% confidence interval, p-value and "
-        "verdict at the margin (docs/conventions.md, 'The verdict')."
-    ),
-    tasks=tuple(
-        BenchmarkTask(eec_task_id(config, emotion, term), config)
-        for config in EEC_CONFIGS
-        for emotion in EEC_EMOTIONS
-        for term in SUMMARY_EFFECTS
-    ),
+    name=EEC_BENCHMARK_NAME,
+    description=EEC_BENCHMARK_DESCRIPTION,
+    # The Inspect pack's tasks (one per config and emotion): the EEC's eval.yaml is an inspect-ai benchmark, and a
+    # headline effect is an entry on its config and emotion's task, named in the entry's notes.
+    tasks=tuple(BenchmarkTask(task, config) for task, (_, config, _) in inspect_task_ids().items()),
+    eval_yaml_data=eec_eval_yaml_data(),
 )
 
 
@@ -403,7 +391,7 @@ def card_where(row: pd.Series, label: str) -> tuple[str | None, str | None, str,
         return config, _text(row.get("split")), config, label
     if config is None or emotion is None or term is None:
         raise InputError(f"an EEC {row['metric']} record lacks its config, emotion or term: not one of this run's")
-    return config, SINGLE_SPLIT, eec_task_id(config, emotion, term), effect_name(row)
+    return config, SINGLE_SPLIT, eec_task_id(config, emotion), effect_name(row)
 
 
 def _text(value) -> str | None:
