@@ -235,24 +235,31 @@ def _with_run_options(data: dict, args: argparse.Namespace) -> dict:
 
 
 def _model_arguments(text: str) -> dict:
-    """``--model-args key=value,key=value`` as a mapping, each value read as a YAML scalar (``true``, ``16``,
-    ``bfloat16``), the way lm-evaluation-harness takes them."""
+    """``--model-args key=value,key=value`` as a mapping, the way lm-evaluation-harness takes them: the value of an
+    option whose kind is a string alone (``prefix``, ``pooling``: :data:`~.models.registry.OPTION_KINDS`) is kept as
+    it is, spaces included (``prefix=query: ``); any other is read as a YAML scalar (``true``, ``16``, ``bfloat16``)
+    and checked against its option's kind with the config."""
     from .errors import ConfigError
     from .io import RefusedDocument, load_yaml
+    from .models.registry import OPTION_KINDS
 
     arguments = {}
-    for item in _names(text):
+    for item in (part for part in text.split(",") if part.strip()):
         key, equals, value = item.partition("=")
-        if not equals or not key.strip():
+        key = key.strip()
+        if not equals or not key:
             raise ConfigError(
-                f"--model-args takes key=value pairs separated by commas, e.g. dtype=bfloat16; got {item!r}"
+                f"--model-args takes key=value pairs separated by commas, e.g. dtype=bfloat16; got {item.strip()!r}"
             )
+        if OPTION_KINDS.get(key) == (str,):
+            arguments[key] = value.lstrip()  # a trailing space is part of a prefix ("query: ")
+            continue
         try:
-            arguments[key.strip()] = load_yaml(value.strip()) if value.strip() else ""
+            arguments[key] = load_yaml(value.strip()) if value.strip() else ""
         except RefusedDocument as error:
-            raise ConfigError(f"--model-args {key.strip()}: {error}") from None
+            raise ConfigError(f"--model-args {key}: {error}") from None
         except yaml.YAMLError:
-            arguments[key.strip()] = value.strip()
+            arguments[key] = value.strip()
     return arguments
 
 

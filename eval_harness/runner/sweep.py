@@ -147,6 +147,11 @@ def run_sweep(
         if model.source is not None
     }
     config = replace(config, pinned={name: pin["commit"] for name, pin in pins.items()})
+    from ..models.factory import with_default_options
+
+    for model in config.models:
+        if model.name in pins:  # the settings it runs with: its own (default_options) under the config's
+            pins[model.name]["options"] = with_default_options(model.type, pins[model.name]["load"], model.options)
     provenance = {"models": pins, "datasets": _dataset_fingerprints(plan)}
     store = RunStore(out, config)
     store.make_folder()  # every rank (it is idempotent): a bad --out fails here, before torch loads
@@ -272,6 +277,7 @@ def _run_plan(
         progress=progress,
         sources={name: pin["load"] for name, pin in provenance["models"].items()},
         provenance=provenance,
+        emotions=tuple(sorted({unit.emotion for unit in plan.units if unit.emotion is not None})) or None,
     )
     if models is not None:
         ctx.models = models(ctx)
@@ -324,6 +330,7 @@ def _run_plan(
                 "units_finished": on_disk,
                 "tasks": timings,
                 "seconds": round(time.time() - started, 2),
+                "features": ctx.models.feature_use() if hasattr(ctx.models, "feature_use") else {},
             }
             try:
                 in_order = [saved.payloads[unit.id] for unit in plan.units if unit.id in saved.payloads]
@@ -505,6 +512,7 @@ def _evaluate(
             "model_commit": ctx.provenance["models"].get(unit.model, {}).get("commit"),
             "dataset_fingerprint": ctx.provenance["datasets"].get(unit.dataset),
             "precision": ctx.provenance["precisions"].get(unit.model),
+            **_encoder_settings(ctx.provenance["models"].get(unit.model, {}).get("options")),
         }
         records = [
             make_record(unit, {**record, **pinned}, suite.records) for record in suite.evaluate(unit, prepared, ctx)
@@ -519,6 +527,13 @@ def _evaluate(
             raise
         return None, 0.0, traceback.format_exc(), None
     return records, time.time() - started, None, samples
+
+
+def _encoder_settings(options: Mapping | None) -> dict:
+    """The records' ``encoder_pooling`` and ``encoder_prefix``: what a model that pools token states ran with."""
+    if not options or "pooling" not in options and "prefix" not in options:
+        return {}
+    return {"encoder_pooling": options.get("pooling", "cls"), "encoder_prefix": options.get("prefix", "")}
 
 
 def summary_table(
