@@ -30,7 +30,7 @@ sentence-transformers files state (:mod:`eval_harness.models.sentence_transforme
 import hashlib
 import json
 import warnings
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -50,13 +50,15 @@ CONFIG_KEYS = ("type", "id", "path", "options", "name")
 SELF_DESCRIBED_TYPES = ("encoder",)
 
 
-def default_options(type_name: str, source: str | None) -> dict[str, Any]:
+def default_options(type_name: str, source: str | None, given: Collection[str] = ()) -> dict[str, Any]:
     """The options a model of type ``type_name`` from ``source`` takes unless its config sets them: a packaged
     model's documented ones, else what a sentence-transformers folder states (pooling, prompt); ``{}`` for other
     types, a Hub id not yet on this machine (a run reads its pinned snapshot folder) and a folder that says nothing.
+    ``given``: the options the config sets (a pooling the folder states but xbias lacks is then no error).
 
     Raises:
-        ModelLoadError: a sentence-transformers file that cannot be read, or a pooling xbias does not compute.
+        ModelLoadError: a sentence-transformers file that cannot be read, or a pooling xbias does not compute
+            (when ``pooling`` is not given).
     """
     if source is None or type_name not in SELF_DESCRIBED_TYPES:
         return {}
@@ -66,12 +68,12 @@ def default_options(type_name: str, source: str | None) -> dict[str, Any]:
     from eval_harness.models.sentence_transformers_files import sentence_transformers_options
 
     folder = Path(resolve_source(source)).expanduser()
-    return sentence_transformers_options(folder) if folder.is_dir() else {}
+    return sentence_transformers_options(folder, pooling="pooling" not in given) if folder.is_dir() else {}
 
 
 def with_default_options(type_name: str, source: str | None, options: Mapping[str, Any]) -> dict[str, Any]:
     """``options`` over the model's own defaults (:func:`default_options`): what the user set wins."""
-    return {**default_options(type_name, source), **options}
+    return {**default_options(type_name, source, given=tuple(options)), **options}
 
 
 def _source(model_type_name: str, config: Mapping[str, Any]) -> str | None:

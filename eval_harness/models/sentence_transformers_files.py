@@ -39,9 +39,9 @@ POOLING_FLAGS = {
 PROMPT_PREFERENCE = ("classification", "query")
 
 
-def sentence_transformers_options(folder: str | Path) -> dict[str, str]:
+def sentence_transformers_options(folder: str | Path, pooling: bool = True) -> dict[str, str]:
     """``{"pooling": ..., "prefix": ...}`` as the sentence-transformers files in ``folder`` state them (either key
-    absent when the folder does not say it).
+    absent when the folder does not say it; ``pooling=False``: the pooling is not read, the user sets it).
 
     Raises:
         ModelLoadError: a settings file that is not JSON of the documented shape, or a pooling xbias does not
@@ -49,9 +49,9 @@ def sentence_transformers_options(folder: str | Path) -> dict[str, str]:
     """
     folder = Path(folder)
     options: dict[str, str] = {}
-    pooling = _pooling(folder)
-    if pooling is not None:
-        options["pooling"] = pooling
+    stated = _pooling(folder) if pooling else None
+    if stated is not None:
+        options["pooling"] = stated
     prefix = _prompt(folder)
     if prefix is not None:
         options["prefix"] = prefix

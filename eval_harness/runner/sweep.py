@@ -40,6 +40,7 @@ from ..suites import get_suite
 from .config import RunConfig
 from .context import RunContext
 from .distributed import Distributed
+from .library_bars import library_progress_bars
 from .plan import Plan, plan_units
 from .provider import EMBEDDING_CACHE, REGRESSOR_CACHE
 from .store import DISK_FULL, RunFolderError, RunLock, RunStore
@@ -130,6 +131,19 @@ def run_sweep(
         RunFolderError: ``out`` is not a folder one can write, another run holds it, or the disk is full.
         RunInterrupted: a signal stopped the run (finished units are kept).
     """
+    with library_progress_bars(shown=progress):
+        return _run_sweep(config, out, force, cache_dir, progress, dist)
+
+
+def _run_sweep(
+    config: RunConfig,
+    out: str | Path,
+    force: bool,
+    cache_dir: str | Path | None,
+    progress: bool,
+    dist: Distributed | None,
+) -> RunSummary:
+    """:func:`run_sweep`'s work, with the libraries' own progress bars already set as ``progress`` says."""
     started = time.time()
     plan = plan_units(config)
     _check_before_writing(config, cache_dir)
