@@ -43,7 +43,7 @@ from typing import Any
 
 import yaml
 
-from ..contract.seed_defaults import DEFAULT_SEEDS, default_seeds_words
+from ..contract.seed_defaults import DEFAULT_SEEDS
 from ..errors import ConfigError, shown, unreadable_file
 from ..io import load_yaml, read_text
 from ..models.registry import MODEL_TYPES, check_options, model_type
