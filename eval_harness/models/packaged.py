@@ -19,6 +19,8 @@ from ..errors import ModelLoadError
 from .model_builds import package_folder
 
 PYPI_PREFIX = "pypi:"
+# The e5 card: prefix every input with "query: " and mean-pool (the packaged e5's options unless a config sets them).
+E5_ENCODER_OPTIONS = {"pooling": "mean", "prefix": "query: "}
 
 
 @dataclass(frozen=True)
@@ -90,8 +92,7 @@ PACKAGED_MODELS: dict[str, PackagedModel] = {
             "multilingual e5-small sentence encoder (~100 languages), 384-d; built once into the xbias cache; "
             'pooling "mean", prefix "query: " unless options say otherwise',
             _multilingual_e5,
-            # The e5 card: prefix every input with "query: " and mean-pool.
-            {"pooling": "mean", "prefix": "query: "},
+            E5_ENCODER_OPTIONS,
         ),
         PackagedModel(
             "smollm2-135m-instruct",
