@@ -163,8 +163,8 @@ def text_key(text: str) -> str:
 
 
 class FeatureCache:
-    """Rows a model computed for texts, kept once per user and reused text by text, whatever run, folder or command
-    (``xbias run`` into any ``--out``, ``xbias compare``) asks again.
+    """Rows a model computed for texts, kept once per user and reused text by text, whatever run or folder
+    (``xbias run`` into any ``--out``) asks again.
 
     Keyed by the model's fingerprint (its weights' content, so a pinned revision, and every option that changes a
     vector: pooling, layer, prefix, max_length, autocast), the kind of row (``mode``) and each text: a request for

@@ -36,7 +36,7 @@ def assert_records_equal(first, second, tolerance=1e-9):
 def test_e5_without_options_is_the_demo_configs_e5_and_reuses_its_features(multilingual_e5, tmp_path, monkeypatch):
     monkeypatch.setenv("XBIAS_FEATURE_CACHE", str(tmp_path / "features"))
     demo, _ = read_config("demo")
-    (entry,) = [model for model in demo["models"] if model["path"] == "pypi:multilingual-e5-small"]
+    (entry,) = [model for model in demo["models"] if model.get("path") == "pypi:multilingual-e5-small"]
     assert entry["options"] == {"pooling": "mean", "prefix": "query: "}
     config_file = tmp_path / "demo-e5.yaml"
     config_file.write_text(yaml.safe_dump({"models": [entry], "suites": {"eec": {"languages": ["en"]}}}))
