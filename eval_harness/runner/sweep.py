@@ -172,7 +172,8 @@ def _run_sweep(
     owns_dist = dist is None
     dist = dist or Distributed()
     provenance["precisions"] = _precisions(config, str(dist.accelerator.device))
-    lock, finished = _take_folder(store, config, plan, force, dist, provenance["precisions"])
+    settings = {name: pin["options"] for name, pin in pins.items() if "options" in pin}
+    lock, finished = _take_folder(store, config, plan, force, dist, provenance["precisions"], settings)
     try:
         summary = _run_plan(config, plan, store, dist, finished, cache_dir, progress, started, provenance)
     finally:
@@ -237,7 +238,13 @@ def cache_folder_problem(folder: Path) -> str | None:
 
 
 def _take_folder(
-    store: RunStore, config: RunConfig, plan: Plan, force: bool, dist: Distributed, precisions: Mapping[str, str]
+    store: RunStore,
+    config: RunConfig,
+    plan: Plan,
+    force: bool,
+    dist: Distributed,
+    precisions: Mapping[str, str],
+    settings: Mapping[str, Mapping] | None = None,
 ) -> tuple[RunLock | None, dict[str, dict | None]]:
     """Rank 0 locks the folder for the run, checks whose it is, opens it, builds the datasets the suites read,
     finds the finished units and writes ``results.jsonl`` of those; the other ranks wait for that answer.
@@ -252,6 +259,7 @@ def _take_folder(
             if not force:
                 _refuse_other_commits(store, config)
                 _refuse_other_precisions(store, precisions)
+                _refuse_other_settings(store, config, settings or {})
             store.open(config, wipe=store.check(config, force=force))
             _build_datasets(plan)
             finished = store.finished_units(plan.units, keeps_samples=_keeps_samples)
@@ -424,6 +432,27 @@ def _precisions(config: RunConfig, device: str) -> dict[str, str]:
         for model in config.models
         if "precision" in model_type(model.type).options
     }
+
+
+def _refuse_other_settings(store: RunStore, config: RunConfig, settings: Mapping[str, Mapping]) -> None:
+    """A folder whose units a model computed with other options is not resumed: a model now takes its own settings
+    (e5's mean pooling and prefix, a sentence-transformers folder's), so the same config may run it otherwise than
+    an older xbias did (which recorded no ``options``: it ran with the config's alone).
+
+    Raises:
+        ConfigError: naming the model, both settings and the fixes (--force, another --out).
+    """
+    before = (store.run_info().get("provenance") or {}).get("models") or {}
+    for name, options in settings.items():
+        if not isinstance(before.get(name), dict):
+            continue
+        # A folder this config wrote (else store.check refuses it) has the config's options, and none of its own.
+        old = before[name].get("options", config.model(name).options)
+        if dict(old) != dict(options):
+            raise ConfigError(
+                f"model {name!r} now runs with options {dict(options)}, but the run in {store.root} computed its units "
+                f"with {dict(old)}: use --force to recompute, or give another --out"
+            )
 
 
 def _refuse_other_precisions(store: RunStore, precisions: Mapping[str, str]) -> None:
