@@ -138,8 +138,14 @@ def _cmd_run(args: argparse.Namespace) -> None:
     if args.dry_run or (args.verbosity >= 0 and os.environ.get("RANK", "0") == "0"):
         from .runner.plan import plan_units, work_plan
 
-        with library_progress_bars(shown=progress):
-            lines = work_plan(config, plan_units(config)).lines()
+        plan = plan_units(config)
+        try:
+            with library_progress_bars(shown=progress):
+                lines = work_plan(config, plan).lines()
+        except XBiasError as error:  # a run says what is wrong in its place (the plan only estimates); a dry run now
+            if args.dry_run:
+                raise
+            lines = [f"plan: {len(plan.units)} units; no estimate of the work ({_one_line(str(error))})"]
         print("\n".join(lines), file=sys.stdout if args.dry_run else sys.stderr, flush=True)
     if args.dry_run:
         return

@@ -32,6 +32,7 @@ from tqdm.auto import tqdm
 from ..contract import Suite, Unit, make_record
 from ..contract.records import TESTED_POOLINGS
 from ..contract.samples import samples_bytes, samples_entry
+from ..data.catalog import SEMEVAL_DIMENSIONS
 from ..errors import ConfigError, InputError, XBiasError
 from ..io import folder_problem, write_problem
 from ..models.packaged import pin_source
@@ -299,7 +300,8 @@ def _run_plan(
         progress=progress,
         sources={name: pin["load"] for name, pin in provenance["models"].items()},
         provenance=provenance,
-        emotions=tuple(sorted({unit.emotion for unit in plan.units if unit.emotion is not None})) or None,
+        emotions=tuple(dimension for dimension in SEMEVAL_DIMENSIONS if any(u.emotion == dimension for u in plan.units))
+        or None,
     )
     if models is not None:
         ctx.models = models(ctx)
