@@ -254,7 +254,7 @@ class FeatureCache:
                 f"the feature cache folder {folder} is or lies below a symbolic link, which xbias did not create; "
                 f"remove the link or set XBIAS_CACHE_DIR to another folder"
             )
-        name = hashlib.sha256("\n".join(keys).encode()).hexdigest()[:32] + FEATURE_SUFFIX
+        name = _keys_digest(keys)[:32] + FEATURE_SUFFIX
         path = folder / name
         if path.is_symlink():
             raise InputError(f"the feature cache file {path} is a symbolic link, which xbias did not create")
@@ -272,12 +272,14 @@ def _linked(folder: Path, root: Path) -> bool:
 
 
 def _encode_features(keys: list[str], array: np.ndarray) -> bytes:
-    payload = io.BytesIO()
-    np.save(payload, array, allow_pickle=False)
-    data = payload.getvalue()
-    header = {"sha256": hashlib.sha256(data).hexdigest(), "shape": list(array.shape), "dtype": str(array.dtype)}
-    header["texts"] = keys
-    return _FEATURE_MAGIC + json.dumps(header, sort_keys=True).encode() + b"\n" + data
+    """A feature file: a header line naming each row's text (with the sha256 of that list), then the rows as an
+    embedding-cache entry (:func:`_encode`: its own header with the payload's sha256)."""
+    header = {"texts": keys, "texts_sha256": _keys_digest(keys)}
+    return _FEATURE_MAGIC + json.dumps(header).encode() + b"\n" + _encode(array)
+
+
+def _keys_digest(keys: list[str]) -> str:
+    return hashlib.sha256("\n".join(keys).encode()).hexdigest()
 
 
 def _read_feature_file(path: Path) -> tuple[list[str], np.ndarray] | None:
@@ -301,22 +303,21 @@ def _read_feature_file(path: Path) -> tuple[list[str], np.ndarray] | None:
 
 
 def _decode_features(blob: bytes) -> tuple[list[str], np.ndarray] | None:
+    """``(text keys, rows)`` of a feature file's bytes, or None when its header, either checksum or a shape is wrong."""
     if not blob.startswith(_FEATURE_MAGIC) or b"\n" not in blob:
         return None
-    header_bytes, payload = blob[len(_FEATURE_MAGIC) :].split(b"\n", 1)
+    header_bytes, entry = blob[len(_FEATURE_MAGIC) :].split(b"\n", 1)
     try:
         header = json.loads(header_bytes)
-        if hashlib.sha256(payload).hexdigest() != header["sha256"]:
-            return None
-        array = np.load(io.BytesIO(payload), allow_pickle=False)
         keys = header["texts"]
-    except (ValueError, KeyError, TypeError, OSError):
+        if not isinstance(keys, list) or not all(isinstance(key, str) for key in keys):
+            return None
+        if _keys_digest(keys) != header["texts_sha256"]:
+            return None
+    except (ValueError, KeyError, TypeError):
         return None
-    if list(array.shape) != header["shape"] or str(array.dtype) != header["dtype"] or len(keys) != array.shape[0]:
-        return None
-    if not all(isinstance(key, str) for key in keys):
-        return None
-    return keys, array
+    array = _decode(entry)
+    return (keys, array) if array is not None and array.shape[0] == len(keys) else None
 
 
 def feature_cache_usage(root: str | Path | None = None) -> list[tuple[str, int, int]]:
