@@ -135,7 +135,7 @@ def _cmd_run(args: argparse.Namespace) -> None:
         data, where = _config_from_options(args), "the command line"
     config = parse_config(_with_run_options(data, args), where=where)
     progress = not args.no_progress and args.verbosity >= 0
-    if args.dry_run or (args.verbosity >= 0 and os.environ.get("RANK", "0") == "0"):
+    if args.dry_run or (args.verbosity >= 0 and os.environ.get("RANK", "0") == "0"):  # the log speaks on rank 0
         from .runner.plan import plan_units, work_plan
 
         plan = plan_units(config)
@@ -146,7 +146,11 @@ def _cmd_run(args: argparse.Namespace) -> None:
             if args.dry_run:
                 raise
             lines = [f"plan: {len(plan.units)} units; no estimate of the work ({_one_line(str(error))})"]
-        print("\n".join(lines), file=sys.stdout if args.dry_run else sys.stderr, flush=True)
+        if args.dry_run:
+            print("\n".join(lines))
+        else:
+            for line in lines:
+                logging.getLogger(PACKAGE_LOGGER).info(line)
     if args.dry_run:
         return
     summary = run_sweep(config, args.out, force=args.force, cache_dir=args.cache_dir, progress=progress)
