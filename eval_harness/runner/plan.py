@@ -91,9 +91,10 @@ def _seeds(config: RunConfig, trains: bool, seeded: bool) -> tuple[int, ...]:
 
 
 # What a run will encode, and roughly how long it takes (the plan `xbias run` prints before it starts; --dry-run
-# prints it alone). Throughput measured with bench/first_run.py: multilingual-e5-small (12 layers of width 384)
-# encodes about 49 texts (tweets, EEC sentences) per CPU-second; a transformer of another size is scaled by its
-# layers x width^2 (its weight matrices' size, which its arithmetic per token follows).
+# prints it alone). A whole first run of multilingual-e5-small (12 layers of width 384) goes at about 49 texts (tweets,
+# EEC sentences) per CPU-second, loading, fitting and the EEC's regression included: bench/first_run.py measured
+# 102 CPU-s for its 5,190 texts (its bare forward passes: 69 texts per CPU-second). A transformer of another size is
+# scaled by its layers x width^2 (its weight matrices' size, which its arithmetic per token follows).
 REFERENCE_TEXTS_PER_CPU_SECOND = 49.0
 REFERENCE_LAYERS_X_WIDTH2 = 12 * 384**2
 
