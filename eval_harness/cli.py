@@ -135,23 +135,11 @@ def _cmd_run(args: argparse.Namespace) -> None:
         data, where = _config_from_options(args), "the command line"
     config = parse_config(_with_run_options(data, args), where=where)
     progress = not args.no_progress and args.verbosity >= 0
-    if args.dry_run or (args.verbosity >= 0 and os.environ.get("RANK", "0") == "0"):  # the log speaks on rank 0
+    if args.dry_run:  # a run says the same at its start, once its folder and models are checked
         from .runner.plan import plan_units, work_plan
 
-        plan = plan_units(config)
-        try:
-            with library_progress_bars(shown=progress):
-                lines = work_plan(config, plan).lines()
-        except XBiasError as error:  # a run says what is wrong in its place (the plan only estimates); a dry run now
-            if args.dry_run:
-                raise
-            lines = [f"plan: {len(plan.units)} units; no estimate of the work ({_one_line(str(error))})"]
-        if args.dry_run:
-            print("\n".join(lines))
-        else:
-            for line in lines:
-                logging.getLogger(PACKAGE_LOGGER).info(line)
-    if args.dry_run:
+        with library_progress_bars(shown=progress):
+            print("\n".join(work_plan(config, plan_units(config)).lines()))
         return
     summary = run_sweep(config, args.out, force=args.force, cache_dir=args.cache_dir, progress=progress)
     if summary.is_main:

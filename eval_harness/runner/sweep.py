@@ -18,6 +18,7 @@ written once; the end reuses the records the run holds (reading only a unit whos
 its bookkeeping), and the summary table reads no file (``bench/bookkeeping.py`` measures it).
 """
 
+import logging
 import signal
 import time
 import traceback
@@ -42,9 +43,11 @@ from .config import RunConfig
 from .context import RunContext
 from .distributed import Distributed
 from .library_bars import library_progress_bars
-from .plan import Plan, plan_units
+from .plan import Plan, plan_units, work_plan
 from .provider import EMBEDDING_CACHE, REGRESSOR_CACHE
 from .store import DISK_FULL, RunFolderError, RunLock, RunStore
+
+logger = logging.getLogger(__name__)
 
 
 class RunInterrupted(KeyboardInterrupt):
@@ -175,6 +178,8 @@ def _run_sweep(
     provenance["precisions"] = _precisions(config, str(dist.accelerator.device))
     settings = {name: pin["options"] for name, pin in pins.items() if "options" in pin}
     lock, finished = _take_folder(store, config, plan, force, dist, provenance["precisions"], settings)
+    if dist.is_main:
+        _log_work_plan(config, plan, {name: pin["load"] for name, pin in pins.items()})
     try:
         summary = _run_plan(config, plan, store, dist, finished, cache_dir, progress, started, provenance)
     finally:
@@ -434,6 +439,17 @@ def _precisions(config: RunConfig, device: str) -> dict[str, str]:
         for model in config.models
         if "precision" in model_type(model.type).options
     }
+
+
+def _log_work_plan(config: RunConfig, plan: Plan, sources: Mapping[str, str]) -> None:
+    """Say what the run will do (units, texts to encode, estimated time: :func:`~.plan.work_plan`) in the log, at
+    INFO (``xbias run`` shows it, ``-q`` hides it); a plan that cannot be estimated says its unit count alone."""
+    try:
+        lines = work_plan(config, plan, dict(sources)).lines()
+    except XBiasError as error:  # the run meets the problem in its place and says it there
+        lines = [f"plan: {len(plan.units)} units; no estimate of the work ({str(error).splitlines()[0]})"]
+    for line in lines:
+        logger.info(line)
 
 
 def _refuse_other_settings(store: RunStore, config: RunConfig, settings: Mapping[str, Mapping]) -> None:

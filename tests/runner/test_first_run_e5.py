@@ -1,14 +1,17 @@
 """A new user's first run: `xbias run --model pypi:multilingual-e5-small` with no options runs the model as the demo
 config's entry for it does (mean pooling, the "query: " prefix), encodes only the emotion it is asked for, and a
-second run into a new folder takes every feature from the user's feature cache."""
+second run into a new folder takes every feature from the user's feature cache. The probes train on a small
+stand-in for SemEval-2018 (helpers.small_semeval), so that the test encodes about 150 texts, not 3,000."""
 
 import json
 import math
 
 import pytest
 import yaml
+from helpers.small_semeval import small_semeval
 
 from eval_harness.cli import main
+from eval_harness.data import emotion_splits
 from eval_harness.data.emotion_splits import SemEvalSplits
 from eval_harness.runner import parse_config, read_config
 from eval_harness.runner.plan import plan_units
@@ -35,6 +38,7 @@ def assert_records_equal(first, second, tolerance=1e-9):
 @pytest.mark.slow
 def test_e5_without_options_is_the_demo_configs_e5_and_reuses_its_features(multilingual_e5, tmp_path, monkeypatch):
     monkeypatch.setenv("XBIAS_FEATURE_CACHE", str(tmp_path / "features"))
+    monkeypatch.setattr(emotion_splits, "load_semeval", small_semeval)
     demo, _ = read_config("demo")
     (entry,) = [model for model in demo["models"] if model.get("path") == "pypi:multilingual-e5-small"]
     assert entry["options"] == {"pooling": "mean", "prefix": "query: "}
