@@ -442,10 +442,14 @@ def _precisions(config: RunConfig, device: str) -> dict[str, str]:
 
 
 def _log_work_plan(config: RunConfig, plan: Plan, sources: Mapping[str, str]) -> None:
-    """Say what the run will do (units, texts to encode, estimated time: :func:`~.plan.work_plan`) in the log, at
-    INFO (``xbias run`` shows it, ``-q`` hides it); a plan that cannot be estimated says its unit count alone."""
+    """Say what a run that encodes texts will do (units, texts to encode, estimated time: :func:`~.plan.work_plan`)
+    in the log, at INFO (``xbias run`` shows it, ``-q`` hides it); a plan that cannot be estimated says its unit
+    count alone. A run that encodes nothing (SVM-tfidf, static vectors, a judge) takes no time worth announcing."""
     try:
-        lines = work_plan(config, plan, dict(sources)).lines()
+        work = work_plan(config, plan, dict(sources))
+        if not any(model.texts for model in work.models):
+            return
+        lines = work.lines()
     except XBiasError as error:  # the run meets the problem in its place and says it there
         lines = [f"plan: {len(plan.units)} units; no estimate of the work ({str(error).splitlines()[0]})"]
     for line in lines:
