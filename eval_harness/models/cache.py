@@ -216,6 +216,8 @@ class FeatureCache:
         folder = self.folder(fingerprint, mode)
         index = self._folder_index(folder)
         keys = [text_key(text) for text in texts]
+        if any(key not in index for key in keys):  # another rank or run may have computed them since
+            index = self._folder_index(folder, rescan=True)
         missing = list({key: text for key, text in zip(keys, texts, strict=True) if key not in index}.items())
         if missing:
             computed = np.ascontiguousarray(compute([text for _, text in missing]))
@@ -228,14 +230,17 @@ class FeatureCache:
         self.reused_texts += len(texts) - len(missing)
         return np.stack([self._arrays[index[key][0]][index[key][1]] for key in keys]) if keys else np.zeros((0,))
 
-    def _folder_index(self, folder: Path) -> dict[str, tuple[Path, int]]:
-        """Text key -> (file, row) of every sound file of ``folder``, read once per process."""
+    def _folder_index(self, folder: Path, rescan: bool = False) -> dict[str, tuple[Path, int]]:
+        """Text key -> (file, row) of every sound file of ``folder``, each file read once per process; ``rescan``:
+        read the files written since (by another rank or run) too."""
         memo_key = (str(self.root), str(folder))
-        if memo_key in self._index:
+        if memo_key in self._index and not rescan:
             return self._index[memo_key]
-        index: dict[str, tuple[Path, int]] = {}
+        index = self._index.setdefault(memo_key, {})
         if folder.is_dir() and not _linked(folder, self.root):
             for path in sorted(folder.glob(f"*{FEATURE_SUFFIX}")):
+                if path in self._arrays:
+                    continue
                 if path.is_symlink():
                     warnings.warn(f"feature cache: {path} is a symbolic link; it is never read", RuntimeWarning, 2)
                     continue
@@ -245,7 +250,6 @@ class FeatureCache:
                 keys, array = entry
                 self._arrays[path] = array
                 index.update({key: (path, row) for row, key in enumerate(keys)})
-        self._index[memo_key] = index
         return index
 
     def _write(self, folder: Path, keys: list[str], array: np.ndarray) -> Path:

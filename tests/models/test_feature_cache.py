@@ -99,3 +99,14 @@ def test_xbias_cache_shows_the_size_and_clears_it(tmp_path, monkeypatch, capsys)
     monkeypatch.setenv("XBIAS_FEATURE_CACHE", "off")
     assert features_root() is None
     assert main(["cache"]) == 0 and "off" in capsys.readouterr().out
+
+
+def test_rows_another_rank_wrote_since_are_read_not_computed_again(tmp_path):
+    model = CountingModel()
+    first, second = FeatureCache(tmp_path), FeatureCache(tmp_path)
+    first.get_or_compute("m", "sentence", ["a"], model)  # indexes the folder in this object
+    second.get_or_compute("m", "sentence", ["b"], model)  # another rank writes "b"
+    model.computed.clear()
+    rows = first.get_or_compute("m", "sentence", ["b", "a"], model)
+    assert model.computed == []
+    np.testing.assert_array_equal(rows, CountingModel()(["b", "a"]))
