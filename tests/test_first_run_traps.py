@@ -10,7 +10,7 @@ import pytest
 from eval_harness.cli import _model_arguments, build_parser, main
 from eval_harness.contract.seed_defaults import DEFAULT_SEEDS, default_seeds_words
 from eval_harness.data import sources
-from eval_harness.errors import SourceDataError
+from eval_harness.errors import ConfigError, SourceDataError
 from eval_harness.runner import parse_config
 from eval_harness.runner import sweep as sweep_module
 from eval_harness.runner.config import RunConfig
@@ -42,6 +42,8 @@ def test_one_source_data_lookup_for_make_the_cli_and_the_python_api(tmp_path, mo
 
 @pytest.mark.parametrize("languages", ["en,sp", "sp", "de"])
 def test_a_language_no_requested_suite_has_is_an_error(languages, tmp_path, capsys):
+    with pytest.raises(ConfigError, match="has the language|has none of the languages"):
+        parse_config({"models": ["pypi:multilingual-e5-small"], "suites": ["eec"], "languages": languages.split(",")})
     command = ["run", "--model", "pypi:multilingual-e5-small", "--suite", "eec", "--languages", languages]
     assert main([*command, "--out", str(tmp_path / "run"), "--dry-run"]) == 2
     error = capsys.readouterr().err
@@ -145,7 +147,6 @@ def test_emotions_and_eec_configs_pick_the_work_and_the_dry_run_states_it(tmp_pa
 def test_a_folder_an_older_xbias_ran_without_the_models_own_settings_is_not_resumed_with_them():
     """Before, `--model pypi:multilingual-e5-small` ran with CLS pooling and no prefix, and run.json said no
     options: resuming that folder now would mix those units with mean-pooled ones."""
-    from eval_harness.errors import ConfigError
 
     class OlderFolder:
         def __init__(self, models):
