@@ -517,6 +517,7 @@ class _OneLineParser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     from .contract.seed_defaults import default_seeds_words
+    from .data.catalog import EEC_CONFIGS
 
     parser = _OneLineParser(
         prog="xbias",
@@ -616,13 +617,13 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--eec-configs",
         metavar="CONFIGS",
-        help="eec: comma-separated EEC configs to run, e.g. en_arab_anglo (default: every EEC of each language; "
-        "xbias list names them)",
+        help=f"eec: comma-separated EEC configs to run (default: every EEC of each language: {', '.join(EEC_CONFIGS)})",
     )
     run.add_argument(
         "--dry-run",
         action="store_true",
-        help="print the plan (units, texts to encode, estimated time) and stop; every run prints it when it starts",
+        help="print the plan (units, texts to encode, estimated time) and stop; a run that encodes texts logs it when "
+        "it starts",
     )
     run.add_argument("--cross-lingual", action="store_true", help="xweat: also the cross-lingual language pairs")
     run.add_argument(
