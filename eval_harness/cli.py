@@ -126,6 +126,7 @@ def _cmd_run(args: argparse.Namespace) -> None:
     apply_thread_policy()
     from .errors import ConfigError
     from .runner import parse_config, read_config, run_sweep
+    from .runner.library_bars import library_progress_bars
 
     if args.config:
         given = [
@@ -142,56 +143,15 @@ def _cmd_run(args: argparse.Namespace) -> None:
         data, where = _config_from_options(args), "the command line"
     config = parse_config(_with_run_options(data, args), where=where)
     progress = not args.no_progress and args.verbosity >= 0
-    with _library_progress_bars(shown=progress):
-        summary = run_sweep(config, args.out, force=args.force, cache_dir=args.cache_dir, progress=progress)
+    if args.dry_run:  # a run says the same at its start, once its folder and models are checked
+        from .runner.plan import plan_units, work_plan
+
+        with library_progress_bars(shown=progress):
+            print("\n".join(work_plan(config, plan_units(config)).lines()))
+        return
+    summary = run_sweep(config, args.out, force=args.force, cache_dir=args.cache_dir, progress=progress)
     if summary.is_main:
         print(summary.summary())
-
-
-def _progress_switches() -> list[tuple]:
-    """Each library's own switch for its progress bars (``datasets``' "Generating train split", huggingface_hub's
-    downloads, transformers' weight loading, evaluate's): "are they on?", turn off, turn on. Imported here, so
-    that only a run that hides them pays for the imports."""
-    import evaluate.utils.logging as evaluate_bars
-    import huggingface_hub.utils as hub_bars
-    import transformers.utils.logging as transformers_bars
-    from datasets import utils as datasets_bars  # (datasets.utils.tqdm is also the name of its tqdm class)
-
-    return [
-        (
-            lambda: not datasets_bars.are_progress_bars_disabled(),
-            datasets_bars.disable_progress_bars,
-            datasets_bars.enable_progress_bars,
-        ),
-        (
-            lambda: not hub_bars.are_progress_bars_disabled(),
-            hub_bars.disable_progress_bars,
-            hub_bars.enable_progress_bars,
-        ),
-        (
-            transformers_bars.is_progress_bar_enabled,
-            transformers_bars.disable_progress_bar,
-            transformers_bars.enable_progress_bar,
-        ),
-        (evaluate_bars.is_progress_bar_enabled, evaluate_bars.disable_progress_bar, evaluate_bars.enable_progress_bar),
-    ]
-
-
-@contextmanager
-def _library_progress_bars(shown: bool) -> Iterator[None]:
-    """With ``shown`` False (``-q``, ``--no-progress``) every library's progress bars are off while the block
-    runs, and those that were on are turned on again after it (``main`` may run in a caller's process)."""
-    turn_on_again = []
-    if not shown:
-        for is_on, disable, enable in _progress_switches():
-            if is_on():
-                disable()
-                turn_on_again.append(enable)
-    try:
-        yield
-    finally:
-        for enable in turn_on_again:
-            enable()
 
 
 def _with_run_options(data: dict, args: argparse.Namespace) -> dict:
@@ -221,6 +181,9 @@ def _with_run_options(data: dict, args: argparse.Namespace) -> dict:
         if whole:
             logging.getLogger(PACKAGE_LOGGER).warning("--limit limits %s; %s run whole", limited, whole)
         data["suites"] = suites
+    for flag, option in (("emotions", "emotions"), ("eec_configs", "configs")):
+        if getattr(args, flag, None) is not None:
+            data["suites"] = _suite_option(data.get("suites"), option, _names(getattr(args, flag)), flag)
     models = [dict(model) if isinstance(model, dict) else model for model in data.get("models") or []]
     for option, value in (("batch_size", args.batch_size), ("device", args.device)):
         if value is None:
@@ -242,25 +205,54 @@ def _with_run_options(data: dict, args: argparse.Namespace) -> dict:
     return data
 
 
+def _suite_option(suites, option: str, value: list[str], flag: str) -> dict:
+    """The config's ``suites`` with ``option`` set to ``value`` in every suite that takes it (``--emotions``,
+    ``--eec-configs``; the suites check the values).
+
+    Raises:
+        ConfigError: no suite of the run takes the option, or the flag names nothing.
+    """
+    from .errors import ConfigError
+    from .suites import get_suite
+
+    name = "--" + flag.replace("_", "-")
+    if not value:
+        raise ConfigError(f"{name} takes comma-separated names; got none")
+    suites = {suite: {} for suite in suites} if isinstance(suites, list) else dict(suites or {})
+    takers = [suite for suite in suites if option in get_suite(suite).options]
+    if not takers:
+        raise ConfigError(f"{name}: none of the suites {', '.join(suites)} takes {option}; drop {name}")
+    for suite in takers:
+        suites[suite] = {**(suites[suite] or {}), option: value}
+    return suites
+
+
 def _model_arguments(text: str) -> dict:
-    """``--model-args key=value,key=value`` as a mapping, each value read as a YAML scalar (``true``, ``16``,
-    ``bfloat16``), the way lm-evaluation-harness takes them."""
+    """``--model-args key=value,key=value`` as a mapping, the way lm-evaluation-harness takes them: the value of an
+    option whose kind is a string alone (``prefix``, ``pooling``: :data:`~.models.registry.OPTION_KINDS`) is kept as
+    it is, spaces included (``prefix=query: ``); any other is read as a YAML scalar (``true``, ``16``, ``bfloat16``)
+    and checked against its option's kind with the config."""
     from .errors import ConfigError
     from .io import RefusedDocument, load_yaml
+    from .models.registry import OPTION_KINDS
 
     arguments = {}
-    for item in _names(text):
+    for item in (part for part in text.split(",") if part.strip()):
         key, equals, value = item.partition("=")
-        if not equals or not key.strip():
+        key = key.strip()
+        if not equals or not key:
             raise ConfigError(
-                f"--model-args takes key=value pairs separated by commas, e.g. dtype=bfloat16; got {item!r}"
+                f"--model-args takes key=value pairs separated by commas, e.g. dtype=bfloat16; got {item.strip()!r}"
             )
+        if OPTION_KINDS.get(key) == (str,):
+            arguments[key] = value.lstrip()  # a trailing space is part of a prefix ("query: ")
+            continue
         try:
-            arguments[key.strip()] = load_yaml(value.strip()) if value.strip() else ""
+            arguments[key] = load_yaml(value.strip()) if value.strip() else ""
         except RefusedDocument as error:
-            raise ConfigError(f"--model-args {key.strip()}: {error}") from None
+            raise ConfigError(f"--model-args {key}: {error}") from None
         except yaml.YAMLError:
-            arguments[key.strip()] = value.strip()
+            arguments[key] = value.strip()
     return arguments
 
 
@@ -329,6 +321,24 @@ def _config_from_options(args: argparse.Namespace) -> dict:
             )
         config["seeds"] = [int(seed) for seed in seeds]
     return config
+
+
+def _cmd_cache(args: argparse.Namespace) -> None:
+    """``xbias cache``: where the user's feature cache is, its size per model; ``--clear`` deletes it."""
+    from .models.cache import FEATURE_CACHE_VARIABLE, clear_feature_cache, feature_cache_usage, features_root
+
+    root = features_root()
+    if root is None:
+        print(f"the feature cache is off (${FEATURE_CACHE_VARIABLE}=off): runs keep their features in OUT/cache")
+        return
+    if args.clear:
+        print(f"cleared the feature cache {root}: {clear_feature_cache(root) / 2**20:,.1f} MiB freed")
+        return
+    usage = feature_cache_usage(root)
+    total = sum(size for _, _, size in usage)
+    print(f"feature cache {root}: {len(usage)} model setting(s), {total / 2**20:,.1f} MiB")
+    for model, files, size in usage:
+        print(f"  {model}  {files} file(s)  {size / 2**20:,.1f} MiB")
 
 
 def _cmd_report(args: argparse.Namespace) -> None:
@@ -570,6 +580,9 @@ class _OneLineParser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from .contract.seed_defaults import default_seeds_words
+    from .data.catalog import EEC_CONFIGS
+
     parser = _OneLineParser(
         prog="xbias",
         description="Measure social bias in language models across languages and identities.",
@@ -658,8 +671,23 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--languages", help="comma-separated languages (with --model), e.g. en,es,ar")
     run.add_argument(
         "--seeds",
-        help="comma-separated seeds of every unit (with --model; default 0,1,2 where a regressor is trained, 0 "
-        "elsewhere)",
+        help=f"comma-separated seeds of every unit (with --model; default: {default_seeds_words()})",
+    )
+    run.add_argument(
+        "--emotions",
+        help="eec, eec_crosslingual: comma-separated emotions to run (default all: anger,fear,joy,sadness); a probe "
+        "then encodes only these emotions' SemEval tweets",
+    )
+    run.add_argument(
+        "--eec-configs",
+        metavar="CONFIGS",
+        help=f"eec: comma-separated EEC configs to run (default: every EEC of each language: {', '.join(EEC_CONFIGS)})",
+    )
+    run.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the plan (units, texts to encode, estimated time) and stop; a run that encodes texts logs it when "
+        "it starts",
     )
     run.add_argument("--cross-lingual", action="store_true", help="xweat: also the cross-lingual language pairs")
     run.add_argument(
@@ -686,9 +714,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--out", required=True, help="the run folder (re-running into it resumes)")
     run.add_argument("--force", action="store_true", help="recompute everything, replacing results in --out")
-    run.add_argument("--cache-dir", help="embeddings / regressor cache (default: OUT/cache)")
+    run.add_argument(
+        "--cache-dir",
+        help="trained-regressor cache (default: OUT/cache); the features go to the user's feature cache (xbias "
+        "cache), or here with XBIAS_FEATURE_CACHE=off",
+    )
     run.add_argument("--no-progress", action="store_true", help="no progress bars")
     run.set_defaults(func=_cmd_run)
+
+    cache = commands.add_parser(
+        "cache",
+        parents=[verbosity],
+        help="the feature cache: the features each model computed, reused by every run (its size; --clear)",
+    )
+    cache.add_argument("--clear", action="store_true", help="delete the feature cache (runs compute them again)")
+    cache.set_defaults(func=_cmd_cache)
 
     report = commands.add_parser(
         "report", parents=[verbosity], help="HTML / Markdown / CSV report of a run folder; model-card metadata"

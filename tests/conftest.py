@@ -24,6 +24,9 @@ os.environ.update(
     HF_HUB_DISABLE_TELEMETRY="1",
     TOKENIZERS_PARALLELISM="false",
 )
+# Each test's runs keep their features in their own run folder (cache/embeddings), so a test computes what it checks;
+# the tests of the user's feature cache (tests/models/test_feature_cache.py) point it at a folder of their own.
+os.environ["XBIAS_FEATURE_CACHE"] = "off"
 for _variable in ("HF_MODULES_CACHE", "HF_DATASETS_CACHE", "XBIAS_CACHE_DIR"):
     os.environ.pop(_variable, None)
 if "XBIAS_SOURCE_DIR" not in os.environ and SHARED_DATA.is_dir():

@@ -164,13 +164,24 @@ def test_a_cache_dir_that_takes_no_files_is_refused_before_the_run_folder_exists
 
 
 def test_model_args_with_an_alias_bomb_are_refused(tmp_path, capsys):
-    # Block style: --model-args splits at commas, so the bomb has none.
+    # Block style: --model-args splits at commas, so the bomb has none. head_options is read as YAML (a string option
+    # such as pooling is kept as written, never parsed).
     bomb = (
         "- &a\n"
         + "  - x\n" * 9
         + "".join(f"- &{b}\n" + f"  - *{a}\n" * 9 for a, b in zip("abcdefgh", "bcdefghi", strict=True))
     )
-    argv = ["run", "--model", str(tmp_path), "--suite", "eec", "--languages", "en", "--model-args", f"pooling={bomb}"]
+    argv = [
+        "run",
+        "--model",
+        str(tmp_path),
+        "--suite",
+        "eec",
+        "--languages",
+        "en",
+        "--model-args",
+        f"head_options={bomb}",
+    ]
     fails_with_one_line(capsys, [*argv, "--out", str(tmp_path / "run")], "expand to more than")
     assert not (tmp_path / "run").exists()
 

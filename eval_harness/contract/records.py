@@ -99,6 +99,8 @@ HARNESS_FIELDS = {
     "model_commit": Field(str, "the commit (or package==version) the model was loaded from"),
     "dataset_fingerprint": Field(str, "what the dataset the unit read was built from"),
     "precision": Field(str, "what the forward passes ran as: fp32, bf16 or fp16 (None: the model runs no network)"),
+    "encoder_pooling": Field(str, "how an encoder's token states became a sentence vector: cls, mean or last"),
+    "encoder_prefix": Field(str, "the text an encoder put before every input (e5's 'query: '; '' for none)"),
 }
 # The rules that pool a test over seeds (by estimand), and the estimand each answers.
 TESTED_POOLINGS = {"seed_mean": "seed_mean", "rubin": "one_head"}

@@ -216,6 +216,11 @@ class Suite:
         adds; None for a unit that keeps none (:meth:`keeps_samples`). Default: None."""
         return None
 
+    def texts_to_score(self, task: Task) -> Sequence[str] | None:
+        """The texts ``task``'s units have a model score or encode (read from the datasets, no model loaded), for the
+        plan a run prints before it starts; None when the suite does not say. Default: None."""
+        return None
+
     def headline(self, records: Sequence[dict]) -> dict | None:
         """The record the end-of-run summary shows for a unit. Default: the first."""
         return records[0] if records else None

@@ -8,6 +8,7 @@ space collapsed).
 import html
 import re
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -47,10 +48,14 @@ class SemEvalSplits:
     ``ModelResources.semeval``). ``loads`` counts the dataset loads by ``(language, dimension)``: each is one
     ``load_semeval`` of its three splits.
 
+    ``dimensions``: the dimensions a run's models will fit (a run with one emotion: that one); what
+    :meth:`language_texts` gathers for a probe that encodes them in one pass. None: all of them.
+
     The texts and arrays handed out are shared between callers: read them, never change them.
     """
 
-    def __init__(self):
+    def __init__(self, dimensions: Iterable[str] | None = None):
+        self.dimensions = tuple(SEMEVAL_DIMENSIONS if dimensions is None else dimensions)
         self._cleaned: dict[tuple[str, str, str | None], dict[str, TextSplit]] = {}
         self._raw: dict[tuple[str, str], dict[str, tuple[list[str], np.ndarray]]] = {}
         self.loads: Counter[tuple[str, str]] = Counter()
@@ -80,10 +85,11 @@ class SemEvalSplits:
         return result
 
     def language_texts(self, language: str, preprocess: str | None) -> list[str]:
-        """Every SemEval-2018 text of ``language`` over all dimensions and splits (cleaned), with repeats."""
+        """Every SemEval-2018 text of ``language`` over :attr:`dimensions` (all five unless the run said fewer) and
+        splits (cleaned), with repeats."""
         return [
             text
-            for dimension in SEMEVAL_DIMENSIONS
+            for dimension in self.dimensions
             for split in self.splits(language, dimension, preprocess=preprocess).values()
             for text in split.texts
         ]

@@ -2,9 +2,11 @@
 
 Every file has a path relative to the source directory, the sha256 of its bytes
 (``../shared/data/README.md``) and a canonical public address. The source
-directory is the ``source_dir`` argument (``--source-dir``), else
-``$XBIAS_SOURCE_DIR``; with neither, the files are downloaded from their
-addresses into the Hugging Face cache. Whatever the origin, a file whose sha256
+directory is the ``source_dir`` argument (``xbias datasets build --source-dir``),
+else ``$XBIAS_SOURCE_DIR``, else ``../shared/data`` beside the checkout xbias runs
+from when that folder exists (where ``make`` points the variable too): one lookup
+for ``make``, the CLI and the Python API. With none, the files are downloaded from
+their addresses into the Hugging Face cache. Whatever the origin, a file whose sha256
 differs from the registry's is refused with a one-line :class:`SourceDataError`
 that names the file, where it was expected and the variable to set.
 """
@@ -23,6 +25,10 @@ from ..errors import SourceDataError
 from ..io import file_sha256
 
 SOURCE_DIR_VARIABLE = "XBIAS_SOURCE_DIR"
+# The folder above the package: a checkout's root (its ../shared/data is the project's source data).
+CHECKOUT_ROOT = Path(__file__).resolve().parents[2]
+# What every error about the source folder says to do: the variable works for every command.
+_REMEDY = f"set {SOURCE_DIR_VARIABLE} (xbias datasets build also takes --source-dir)"
 
 _EEC_URL = "https://raw.githubusercontent.com/ascamara/ml-intersectionality/main/eec/{}"
 _SEMEVAL_URL = "https://raw.githubusercontent.com/ascamara/ml-intersectionality/main/data/{}"
@@ -201,11 +207,15 @@ SOURCES: dict[str, SourceFile] = {
 
 
 def resolve_source_dir(source_dir: str | os.PathLike | None = None) -> tuple[Path | None, str]:
-    """The source directory and where it came from: the argument, else ``$XBIAS_SOURCE_DIR``, else ``(None, ...)``."""
+    """The source directory and where it came from: the argument, else ``$XBIAS_SOURCE_DIR``, else the checkout's
+    ``../shared/data`` when it exists, else ``(None, "download")``."""
     if source_dir is not None:
         return Path(source_dir).expanduser(), "--source-dir/source_dir"
     if os.environ.get(SOURCE_DIR_VARIABLE):
         return Path(os.environ[SOURCE_DIR_VARIABLE]).expanduser(), f"${SOURCE_DIR_VARIABLE}"
+    beside = CHECKOUT_ROOT.parent / "shared" / "data"
+    if beside.is_dir():
+        return beside, "../shared/data beside the checkout"
     return None, "download"
 
 
@@ -220,8 +230,8 @@ def source_paths(files: Iterable[str], source_dir: str | os.PathLike | None = No
     directory, origin = resolve_source_dir(source_dir)
     if directory is not None and not directory.is_dir():
         raise SourceDataError(
-            f"source directory {directory} (from {origin}) does not exist: set {SOURCE_DIR_VARIABLE} or --source-dir "
-            "to the folder holding eec/, semeval2018/, xweat/ and gender_lists/, or unset both to download the files"
+            f"source directory {directory} (from {origin}) does not exist: {_REMEDY} to the folder holding eec/, "
+            "semeval2018/, xweat/ and gender_lists/, or unset it to download the files"
         )
     located = {}
     for relative in files:
@@ -233,7 +243,7 @@ def source_paths(files: Iterable[str], source_dir: str | os.PathLike | None = No
             if not path.is_file():
                 raise SourceDataError(
                     f"source file {relative} is missing: expected it at {path} (source directory from {origin}); "
-                    f"set {SOURCE_DIR_VARIABLE} or --source-dir to a folder holding the source data, "
+                    f"{_REMEDY} to a folder holding the source data, "
                     f"or get the file from {source.url}"
                 )
         _verify(source, path, origin)
@@ -247,7 +257,7 @@ def _verify(source: SourceFile, path: Path, origin: str) -> None:
         raise SourceDataError(
             f"source file {source.path} at {path} fails its sha256 check (expected {source.sha256[:16]}..., got "
             f"{actual[:16]}..., {path.stat().st_size} bytes): it is altered or truncated; restore it from {source.url} "
-            f"or set {SOURCE_DIR_VARIABLE} or --source-dir to an intact copy (source directory from {origin})"
+            f"or {_REMEDY} to an intact copy (source directory from {origin})"
         )
 
 
@@ -261,8 +271,8 @@ def _download(source: SourceFile) -> Path:
     except Exception as error:  # offline mode, HTTP and connection errors all mean: no copy available
         raise SourceDataError(
             f"cannot download source file {source.path} from {source.url} ({type(error).__name__}: "
-            f"{str(error).splitlines()[0] if str(error) else 'no detail'}): set {SOURCE_DIR_VARIABLE} or --source-dir "
-            "to a folder holding the source data"
+            f"{str(error).splitlines()[0] if str(error) else 'no detail'}): {_REMEDY} to a folder holding the "
+            "source data"
         ) from error
     if source.derive is None:
         return downloaded

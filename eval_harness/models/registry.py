@@ -37,6 +37,56 @@ VECTOR_OPTIONS = ("format", "lowercase")
 LLM_LOAD_OPTIONS = ("dtype", "precision", "device_map", "batch_size", "max_length", "device")
 LLM_PROMPT_OPTIONS = ("answer", "scale", "prompts", "fit_sample", "max_new_tokens", *LLM_LOAD_OPTIONS)
 LLM_PROBE_OPTIONS = (*ENCODER_OPTIONS, "share_dimensions", "head", "head_options", "max_train", "refit_on_validation")
+# What a built-in option's value must be (a tuple: any of them; None: null allowed), so that a config check refuses
+# a wrong one in one line and ``--model-args`` reads a value as its option's kind (``prefix=query: `` stays a string).
+# An option not listed (head_options, label_map, ngram_range...) is checked where it is used.
+OPTION_KINDS: dict[str, tuple[type | None, ...]] = {
+    "pooling": (str,),
+    "prefix": (str,),
+    "layer": (int,),
+    "max_length": (int, None),
+    "batch_size": (int,),
+    "device": (str, None),
+    "precision": (str,),
+    "share_dimensions": (bool,),
+    "preprocess": (str, None),
+    "max_train": (int, None),
+    "head": (str, None),
+    "refit_on_validation": (bool,),
+    "mode": (str,),
+    "format": (str,),
+    "lowercase": (bool,),
+    "dtype": (str, None),
+    "device_map": (str, None),
+    "answer": (str,),
+    "fit_sample": (int, None),
+    "max_new_tokens": (int, None),
+    "preset": (str, None),
+    "min_df": (int, float),
+    "max_features": (int, None),
+    "refit_vectorizer": (bool,),
+    "score_raw_output": (bool,),
+}
+_KIND_WORDS = {str: "a string", int: "a whole number", float: "a number", bool: "true or false", None: "null"}
+
+
+def option_kind_problem(name: str, value: Any) -> str | None:
+    """Why ``value`` cannot be option ``name``'s (a sentence naming the kind it must be), or None when it can (or the
+    option's kind is not listed in :data:`OPTION_KINDS`). A bool is never a number."""
+    kinds = OPTION_KINDS.get(name)
+    if kinds is None:
+        return None
+    for kind in kinds:
+        if kind is None and value is None:
+            return None
+        if kind is bool and isinstance(value, bool):
+            return None
+        if kind in (int, float) and isinstance(value, kind) and not isinstance(value, bool):
+            return None
+        if kind is str and isinstance(value, str):
+            return None
+    words = " or ".join(_KIND_WORDS[kind] for kind in kinds)
+    return f"option {name!r} must be {words}, got {shown(value)} ({type(value).__name__})"
 
 
 @dataclass(frozen=True)
@@ -276,8 +326,11 @@ def check_options(type_name: str, options: Any, where: str = "options", seeded: 
 
     ``seeded``: ``seed`` is allowed too (the harness passes the sweep's seed to a trained model).
 
+    A value of the wrong kind (:data:`OPTION_KINDS`: ``prefix: {query: null}``, ``layer: "2"``) is refused too.
+
     Raises:
-        ConfigError: ``options`` is not a mapping, or names an option the type (or its mode) does not take.
+        ConfigError: ``options`` is not a mapping, names an option the type (or its mode) does not take, or gives
+            one a value of the wrong kind.
     """
     entry = model_type(type_name)
     if not isinstance(options, dict):
@@ -291,4 +344,8 @@ def check_options(type_name: str, options: Any, where: str = "options", seeded: 
             f"{where}: unknown option(s) {', '.join(map(shown, unknown))} for model type {shown(type_name)}; "
             f"allowed: {', '.join(sorted(entry.options))}"
         )
+    for name, value in options.items():
+        problem = option_kind_problem(name, value)
+        if problem is not None:
+            raise ConfigError(f"{where}: {problem}")
     entry.mode(options, where)

@@ -441,9 +441,11 @@ class ProbeRegressor(FeatureRegressor):
         return self.encoder.encode(texts)
 
     def fit(self, language: str, dimension: str, semeval: SemEvalSplits | None = None) -> RegressorScores:
-        # With a cache, one encoding of every text of the language's five dimensions serves all five fits.
+        # With a cache, one encoding of every text of the dimensions the run fits (all five, or the one asked for)
+        # serves all their fits: the texts two dimensions share are encoded once, in one pass.
         semeval = semeval or SemEvalSplits()
-        if self.share_dimensions and self.encoder.cache is not None and self.max_train is None:
+        shared = self.share_dimensions and dimension in semeval.dimensions and len(semeval.dimensions) > 1
+        if shared and self.encoder.cache is not None and self.max_train is None:
             texts = sorted(set(semeval.language_texts(language, self.preprocess)))
             self._rows = {text: row for row, text in enumerate(texts)}
             self._matrix = self.encoder.encode(texts)

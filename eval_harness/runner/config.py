@@ -43,6 +43,7 @@ from typing import Any
 
 import yaml
 
+from ..contract.seed_defaults import DEFAULT_SEEDS
 from ..errors import ConfigError, shown, unreadable_file
 from ..io import load_yaml, read_text
 from ..models.registry import MODEL_TYPES, check_options, model_type
@@ -53,10 +54,6 @@ from ..suites import get_suite
 MAX_CONFIG_BYTES = 1 << 20
 CONFIG_KEYS = ("name", "seeds", "languages", "models", "suites")
 SEED_KINDS = ("trained", "other")
-# The seeds of a config without `seeds:` (module docstring): three where the suite trains the model, one elsewhere.
-# Five for a seeded head: with three, the between-seed variance has 2 df and the mean's MDE is optimistic (simulated
-# power 0.75 to 0.77 at it, 0.81 with five: tests/stats/test_seed_estimand_simulation.py).
-DEFAULT_SEEDS = {"trained": (0, 1, 2, 3, 4), "other": (0,)}
 # A name that may become part of a file name in the run folder: one plain path component, never hidden ("..",
 # ".x"), never a path (no "/").
 # At most 64 characters: a unit's file name holds the model's name, the suite, language, test and seed, and a
@@ -300,10 +297,30 @@ def parse_config(data: Mapping, where: str = "config") -> RunConfig:
                 skipped_languages=tuple(skipped_languages),
             )
         )
+    if default_languages is not None:
+        _check_languages_used(default_languages, [get_suite(suite.name) for suite in suites], where)
     name = data.get("name")
     if name is not None and not (isinstance(name, str) and PLAIN_NAME.fullmatch(name)):
         raise ConfigError(f"{where}: name must be a plain name ({PLAIN_NAME_WORDS}), got {shown(name)}")
     return RunConfig(models=models, suites=tuple(suites), seeds=seeds["trained"], other_seeds=seeds["other"], name=name)
+
+
+def _check_languages_used(languages: list[str], suites: list, where: str) -> None:
+    """Refuse a run language (``languages:``, ``--languages``) that none of the requested suites has: a typo
+    (``sp`` for ``es``) or a language the run would silently not evaluate. A language some suites have and others
+    lack is run where it can be (the others say they skipped it).
+
+    Raises:
+        ConfigError: naming the language(s) and the languages the suites have.
+    """
+    known = list(dict.fromkeys(language for suite in suites for language in suite.languages))
+    unused = [language for language in languages if language not in known]
+    if unused:
+        names = ", ".join(suite.name for suite in suites)
+        raise ConfigError(
+            f"{where}: no requested suite ({names}) has the language {', '.join(map(shown, unused))}; "
+            f"they have {', '.join(known)}"
+        )
 
 
 def _seeds(seeds: Any, where: str) -> dict[str, tuple[int, ...]]:

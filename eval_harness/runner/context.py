@@ -31,6 +31,8 @@ class RunContext:
     # model name -> what to load it from (a Hub model's pinned snapshot folder), and what the run pinned.
     sources: dict = field(default_factory=dict, repr=False)
     provenance: dict = field(default_factory=lambda: {"models": {}, "datasets": {}}, repr=False)
+    # The emotions the run's units score (None: the plan names none): the SemEval dimensions its probes encode.
+    emotions: tuple[str, ...] | None = None
     # Where status() shows its message (the run's unit bar); None: the log only.
     status_line: Callable[[str], None] | None = field(default=None, repr=False)
 

@@ -3,7 +3,7 @@
 from dataclasses import dataclass
 
 from ..contract import Task, Unit
-from ..errors import ConfigError
+from ..errors import ConfigError, XBiasError
 from ..suites import get_suite
 from .config import RunConfig
 
@@ -88,3 +88,122 @@ def _seeds(config: RunConfig, trains: bool, seeded: bool) -> tuple[int, ...]:
     if trains and seeded:
         return config.seeds_for(True)
     return config.seeds_for(False)[:1] if trains else config.seeds_for(False)
+
+
+# What a run will encode, and roughly how long it takes (the plan `xbias run` prints before it starts; --dry-run
+# prints it alone). A whole first run of multilingual-e5-small (12 layers of width 384) goes at about 49 texts (tweets,
+# EEC sentences) per CPU-second, loading, fitting and the EEC's regression included: bench/first_run.py measured
+# 102 CPU-s for its 5,190 texts (its bare forward passes: 69 texts per CPU-second). A transformer of another size is
+# scaled by its layers x width^2 (its weight matrices' size, which its arithmetic per token follows).
+REFERENCE_TEXTS_PER_CPU_SECOND = 49.0
+REFERENCE_LAYERS_X_WIDTH2 = 12 * 384**2
+
+
+@dataclass(frozen=True)
+class ModelWork:
+    """One model's share of a plan: its units, the SemEval tweets its probe encodes to train (``training_texts``:
+    each distinct text once, over the emotions the run fits) and the EEC sentences it scores, and the CPU-seconds
+    encoding them all is estimated to take (None: a model that encodes nothing, or of unknown size)."""
+
+    model: str
+    units: int
+    training_texts: int
+    sentences: int
+    cpu_seconds: float | None
+
+    @property
+    def texts(self) -> int:
+        return self.training_texts + self.sentences
+
+
+@dataclass(frozen=True)
+class WorkPlan:
+    """What a run will do: units per model, texts to encode, and the estimated time on ``cores`` CPU cores."""
+
+    models: tuple[ModelWork, ...]
+    cores: int
+
+    def lines(self) -> list[str]:
+        """The plan as the run prints it."""
+        lines = []
+        for work in self.models:
+            line = f"plan: {work.model}: {work.units} units"
+            if work.texts:
+                line += (
+                    f", {work.texts:,} texts to encode ({work.training_texts:,} SemEval training tweets, "
+                    f"{work.sentences:,} EEC sentences) before the feature cache"
+                )
+            if work.cpu_seconds is not None:
+                line += (
+                    f"; about {work.cpu_seconds:,.0f} CPU-s, {work.cpu_seconds / self.cores:,.0f} s on {self.cores} "
+                    f"idle core(s) at {REFERENCE_TEXTS_PER_CPU_SECOND:g} texts per CPU-second for e5-small"
+                )
+            lines.append(line)
+        cpu = [work.cpu_seconds for work in self.models if work.cpu_seconds is not None]
+        if cpu:
+            lines.append(
+                f"plan: encoding about {sum(cpu) / self.cores / 60:,.1f} min in all; features already in the cache "
+                "are reused, loading and fitting come on top"
+            )
+        return lines
+
+
+def work_plan(config: RunConfig, plan: Plan, sources: dict[str, str] | None = None) -> WorkPlan:
+    """What ``plan`` will encode (reads the SemEval splits and the EEC corpora it names, loads no model).
+
+    ``sources``: model name -> the folder its weights load from (a run's pinned snapshot), for the size that
+    scales the throughput; a packaged model resolves its own.
+    """
+    import os
+
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    models = []
+    for model in config.models:
+        tasks = [task for task in plan.tasks if task.model.name == model.name]
+        units = sum(len(task.units) for task in tasks)
+        encodes = model.type in ("encoder",) or (model.type == "llm" and model.options.get("mode") == "probe")
+        training, sentences = _texts_to_encode(tasks) if encodes else (0, 0)
+        rate = _texts_per_cpu_second((sources or {}).get(model.name, model.source)) if encodes else None
+        seconds = (training + sentences) / rate if rate else None
+        models.append(ModelWork(model.name, units, training, sentences, seconds))
+    return WorkPlan(tuple(models), cores)
+
+
+def _texts_to_encode(tasks: list[Task]) -> tuple[int, int]:
+    """(distinct SemEval texts of the tasks' languages x emotions, distinct texts their suites score:
+    :meth:`~eval_harness.contract.Suite.texts_to_score`)."""
+    from ..data.emotion_splits import SemEvalSplits
+
+    emotions_by_language: dict[str, set[str]] = {}
+    scored: dict[str, set[str]] = {}
+    for task in tasks:
+        suite = get_suite(task.suite)
+        emotions = {unit.emotion for unit in task.units if unit.emotion is not None}
+        if emotions and suite.trains:
+            for language in task.language.split("-"):
+                emotions_by_language.setdefault(language, set()).update(emotions)
+        scored.setdefault(task.language, set()).update(suite.texts_to_score(task) or ())
+    training = 0
+    for language, emotions in emotions_by_language.items():
+        training += len(set(SemEvalSplits(sorted(emotions)).language_texts(language, "tweet")))
+    return training, sum(len(texts) for texts in scored.values())
+
+
+def _texts_per_cpu_second(source: str | None) -> float | None:
+    """The estimated encoding throughput of the transformer at ``source`` (its config.json's layers and width
+    against e5-small's measured one), or None when its size cannot be read here."""
+    import json
+    from pathlib import Path
+
+    from ..models.packaged import resolve_source
+
+    if source is None:
+        return None
+    try:
+        config = json.loads((Path(resolve_source(source)).expanduser() / "config.json").read_text())
+        layers = config.get("num_hidden_layers") or config.get("n_layer")
+        width = config.get("hidden_size") or config.get("n_embd") or config.get("d_model")
+        size = int(layers) * int(width) ** 2
+    except (OSError, ValueError, TypeError, XBiasError):
+        return None
+    return REFERENCE_TEXTS_PER_CPU_SECOND * REFERENCE_LAYERS_X_WIDTH2 / size

@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from ..models.cache import FeatureCache, features_root
+
 # The two folders of a cache (``--cache-dir``, or a run folder's ``cache/``): all that a cache holds.
 EMBEDDING_CACHE, REGRESSOR_CACHE = "embeddings", "regressors"
 
@@ -102,15 +104,40 @@ class RunModels:
 
     def __init__(self, ctx):
         self.ctx = ctx
+        # model name -> the cache its features went through (run.json's "features" says what each reused).
+        self.feature_caches: dict = {}
 
     def resources(self, model):
         """The :class:`~eval_harness.models.ModelResources` of one config model, loaded once per run on this rank's
         device with the run's embedding cache; its encoders shard ``encode``. Freed after the model's last task."""
-        return self.ctx.shared((model.name, "resources"), lambda: self._new_resources(model.trust_remote_code))
+        return self.ctx.shared(
+            (model.name, "resources"), lambda: self._new_resources(model.trust_remote_code, model.name)
+        )
 
-    def _new_resources(self, trust_remote_code: bool = False):
+    def feature_use(self) -> dict:
+        """What run.json says of each model's features: the cache they went through, and the texts it gave back
+        (``reused_texts``) or computed (``computed_texts``; a run-folder cache counts calls instead)."""
+        use = {}
+        for name, cache in self.feature_caches.items():
+            counts = (
+                {"reused_texts": cache.reused_texts, "computed_texts": cache.computed_texts}
+                if isinstance(cache, FeatureCache)
+                else {"reused_calls": cache.hits, "computed_calls": cache.misses}
+            )
+            use[name] = {"cache": str(cache.root), **counts}
+        return use
+
+    def _feature_cache(self):
+        """The user's feature cache (:class:`~eval_harness.models.cache.FeatureCache`), or the run folder's
+        ``cache/embeddings`` when ``$XBIAS_FEATURE_CACHE`` is ``off``."""
+        from ..models import EmbeddingCache
+
+        root = features_root()
+        return FeatureCache(root) if root is not None else EmbeddingCache(Path(self.ctx.cache_dir) / EMBEDDING_CACHE)
+
+    def _new_resources(self, trust_remote_code: bool = False, model_name: str | None = None):
         from ..data.emotion_splits import SemEvalSplits
-        from ..models import EmbeddingCache, ModelResources
+        from ..models import ModelResources
 
         dist, show_progress = self.ctx.dist, self.ctx.show_progress
 
@@ -118,14 +145,17 @@ class RunModels:
             def encoder(self, source: str, **options):
                 return ShardedEncoder(super().encoder(source, **options), dist, progress=show_progress)
 
+        cache = self._feature_cache()
+        if model_name is not None:
+            self.feature_caches[model_name] = cache
         # The encoders' own bars would count one chunk at a time: ShardedEncoder shows one bar per call.
         return RunResources(
-            EmbeddingCache(Path(self.ctx.cache_dir) / EMBEDDING_CACHE),
+            cache,
             device=str(dist.accelerator.device),
             progress=False,
             trust_remote_code=trust_remote_code,
             # One for the run: every model, emotion and seed trains on splits loaded once.
-            semeval=self.ctx.shared(RUN_SEMEVAL, SemEvalSplits),
+            semeval=self.ctx.shared(RUN_SEMEVAL, lambda: SemEvalSplits(self.ctx.emotions)),
         )
 
     def model_config(self, model, seed: int | None = None) -> dict:

@@ -18,6 +18,7 @@ written once; the end reuses the records the run holds (reading only a unit whos
 its bookkeeping), and the summary table reads no file (``bench/bookkeeping.py`` measures it).
 """
 
+import logging
 import os
 import signal
 import time
@@ -33,6 +34,7 @@ from tqdm.auto import tqdm
 from ..contract import Suite, Unit, make_record
 from ..contract.records import TESTED_POOLINGS
 from ..contract.samples import samples_bytes, samples_entry
+from ..data.catalog import SEMEVAL_DIMENSIONS
 from ..errors import ConfigError, InputError, XBiasError
 from ..io import folder_problem, write_problem
 from ..models.packaged import pin_source
@@ -41,9 +43,12 @@ from ..suites import get_suite
 from .config import RunConfig
 from .context import RunContext
 from .distributed import Distributed
-from .plan import Plan, plan_units
+from .library_bars import library_progress_bars
+from .plan import Plan, plan_units, work_plan
 from .provider import EMBEDDING_CACHE, REGRESSOR_CACHE
 from .store import DISK_FULL, RunFolderError, RunLock, RunStore
+
+logger = logging.getLogger(__name__)
 
 
 class RunInterrupted(KeyboardInterrupt):
@@ -131,6 +136,19 @@ def run_sweep(
         RunFolderError: ``out`` is not a folder one can write, another run holds it, or the disk is full.
         RunInterrupted: a signal stopped the run (finished units are kept).
     """
+    with library_progress_bars(shown=progress):
+        return _run_sweep(config, out, force, cache_dir, progress, dist)
+
+
+def _run_sweep(
+    config: RunConfig,
+    out: str | Path,
+    force: bool,
+    cache_dir: str | Path | None,
+    progress: bool,
+    dist: Distributed | None,
+) -> RunSummary:
+    """:func:`run_sweep`'s work, with the libraries' own progress bars already set as ``progress`` says."""
     started = time.time()
     plan = plan_units(config)
     _check_before_writing(config, out, cache_dir)
@@ -148,13 +166,23 @@ def run_sweep(
         if model.source is not None
     }
     config = replace(config, pinned={name: pin["commit"] for name, pin in pins.items()})
+    from ..models.factory import with_default_options
+
+    for model in config.models:
+        if model.name in pins:  # the settings it runs with: its own (default_options) under the config's
+            pins[model.name]["options"] = with_default_options(model.type, pins[model.name]["load"], model.options)
     provenance = {"models": pins, "datasets": _dataset_fingerprints(plan)}
     store = RunStore(out, config)
     store.make_folder()  # every rank (it is idempotent): a bad --out fails here, before torch loads
     owns_dist = dist is None
     dist = dist or Distributed()
     provenance["precisions"] = _precisions(config, str(dist.accelerator.device))
-    lock, finished = _take_folder(store, config, plan, force, dist, provenance["precisions"], cache_dir is None)
+    settings = {name: pin["options"] for name, pin in pins.items() if "options" in pin}
+    lock, finished = _take_folder(
+        store, config, plan, force, dist, provenance["precisions"], settings, cache_dir is None
+    )
+    if dist.is_main:
+        _log_work_plan(config, plan, {name: pin["load"] for name, pin in pins.items()})
     try:
         summary = _run_plan(config, plan, store, dist, finished, cache_dir, progress, started, provenance)
     finally:
@@ -245,6 +273,7 @@ def _take_folder(
     force: bool,
     dist: Distributed,
     precisions: Mapping[str, str],
+    settings: Mapping[str, Mapping] | None = None,
     own_cache: bool = False,
 ) -> tuple[RunLock | None, dict[str, dict | None]]:
     """Rank 0 locks the folder for the run, checks whose it is, opens it, builds the datasets the suites read,
@@ -263,6 +292,7 @@ def _take_folder(
             if not force:
                 _refuse_other_commits(store, config)
                 _refuse_other_precisions(store, precisions)
+                _refuse_other_settings(store, config, settings or {})
             store.open(config, wipe=store.check(config, force=force))
             _build_datasets(plan)
             finished = store.finished_units(plan.units, keeps_samples=_keeps_samples)
@@ -302,6 +332,8 @@ def _run_plan(
         progress=progress,
         sources={name: pin["load"] for name, pin in provenance["models"].items()},
         provenance=provenance,
+        emotions=tuple(dimension for dimension in SEMEVAL_DIMENSIONS if any(u.emotion == dimension for u in plan.units))
+        or None,
     )
     if models is not None:
         ctx.models = models(ctx)
@@ -354,6 +386,7 @@ def _run_plan(
                 "units_finished": on_disk,
                 "tasks": timings,
                 "seconds": round(time.time() - started, 2),
+                "features": ctx.models.feature_use() if hasattr(ctx.models, "feature_use") else {},
             }
             try:
                 in_order = [saved.payloads[unit.id] for unit in plan.units if unit.id in saved.payloads]
@@ -433,6 +466,42 @@ def _precisions(config: RunConfig, device: str) -> dict[str, str]:
         for model in config.models
         if "precision" in model_type(model.type).options
     }
+
+
+def _log_work_plan(config: RunConfig, plan: Plan, sources: Mapping[str, str]) -> None:
+    """Say what a run that encodes texts will do (units, texts to encode, estimated time: :func:`~.plan.work_plan`)
+    in the log, at INFO (``xbias run`` shows it, ``-q`` hides it); a plan that cannot be estimated says its unit
+    count alone. A run that encodes nothing (SVM-tfidf, static vectors, a judge) takes no time worth announcing."""
+    try:
+        work = work_plan(config, plan, dict(sources))
+        if not any(model.texts for model in work.models):
+            return
+        lines = work.lines()
+    except XBiasError as error:  # the run meets the problem in its place and says it there
+        lines = [f"plan: {len(plan.units)} units; no estimate of the work ({str(error).splitlines()[0]})"]
+    for line in lines:
+        logger.info(line)
+
+
+def _refuse_other_settings(store: RunStore, config: RunConfig, settings: Mapping[str, Mapping]) -> None:
+    """A folder whose units a model computed with other options is not resumed: a model now takes its own settings
+    (e5's mean pooling and prefix, a sentence-transformers folder's), so the same config may run it otherwise than
+    an older xbias did (which recorded no ``options``: it ran with the config's alone).
+
+    Raises:
+        ConfigError: naming the model, both settings and the fixes (--force, another --out).
+    """
+    before = (store.run_info().get("provenance") or {}).get("models") or {}
+    for name, options in settings.items():
+        if not isinstance(before.get(name), dict):
+            continue
+        # A folder this config wrote (else store.check refuses it) has the config's options, and none of its own.
+        old = before[name].get("options", config.model(name).options)
+        if dict(old) != dict(options):
+            raise ConfigError(
+                f"model {name!r} now runs with options {dict(options)}, but the run in {store.root} computed its units "
+                f"with {dict(old)}: use --force to recompute, or give another --out"
+            )
 
 
 def _refuse_other_precisions(store: RunStore, precisions: Mapping[str, str]) -> None:
@@ -535,6 +604,7 @@ def _evaluate(
             "model_commit": ctx.provenance["models"].get(unit.model, {}).get("commit"),
             "dataset_fingerprint": ctx.provenance["datasets"].get(unit.dataset),
             "precision": ctx.provenance["precisions"].get(unit.model),
+            **_encoder_settings(ctx.provenance["models"].get(unit.model, {}).get("options")),
         }
         records = [
             make_record(unit, {**record, **pinned}, suite.records) for record in suite.evaluate(unit, prepared, ctx)
@@ -549,6 +619,13 @@ def _evaluate(
             raise
         return None, 0.0, traceback.format_exc(), None
     return records, time.time() - started, None, samples
+
+
+def _encoder_settings(options: Mapping | None) -> dict:
+    """The records' ``encoder_pooling`` and ``encoder_prefix``: what a model that pools token states ran with."""
+    if not options or "pooling" not in options and "prefix" not in options:
+        return {}
+    return {"encoder_pooling": options.get("pooling", "cls"), "encoder_prefix": options.get("prefix", "")}
 
 
 def summary_table(

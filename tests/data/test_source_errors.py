@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from eval_harness.cli import main
-from eval_harness.data import build_datasets
+from eval_harness.data import build_datasets, sources
 from eval_harness.errors import SourceDataError
 from eval_harness.io import BUILD_MARKER
 
@@ -87,6 +87,7 @@ def test_a_failed_rebuild_keeps_the_previous_folder(source_dir, tmp_path):
 
 def test_without_a_source_directory_offline_the_download_failure_is_one_line(tmp_path, monkeypatch):
     monkeypatch.delenv("XBIAS_SOURCE_DIR", raising=False)
+    monkeypatch.setattr(sources, "CHECKOUT_ROOT", tmp_path / "checkout")  # no ../shared/data beside it
     message = _one_line_error(lambda: build_datasets(["gender_lists"], out_dir=tmp_path / "out"))
     assert message.startswith("cannot download source file gender_lists/")
     assert "https://raw.githubusercontent.com/" in message and "XBIAS_SOURCE_DIR" in message

@@ -7,7 +7,8 @@ session's temporary xbias cache). The e5 card: prefix inputs with ``"query: "`` 
 
 from pathlib import Path
 
-from eval_harness.models.multilingual_e5 import E5_ENCODER_OPTIONS, multilingual_e5_folder
+from eval_harness.models.multilingual_e5 import multilingual_e5_folder
+from eval_harness.models.packaged import E5_ENCODER_OPTIONS
 
 E5_OPTIONS = dict(E5_ENCODER_OPTIONS)
 

@@ -10,8 +10,8 @@ import pytest
 
 from eval_harness.io import verify_checksums
 from eval_harness.models import TransformerEncoder
-from eval_harness.models.multilingual_e5 import E5_ENCODER_OPTIONS, WEIGHTS_SHA256, multilingual_e5_folder
-from eval_harness.models.packaged import resolve_source
+from eval_harness.models.multilingual_e5 import WEIGHTS_SHA256, multilingual_e5_folder
+from eval_harness.models.packaged import E5_ENCODER_OPTIONS, resolve_source
 from eval_harness.paths import cache_root
 
 pytestmark = pytest.mark.slow

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ...contract.records import ESTIMAND_SENTENCES, TESTED_POOLINGS
+from ...contract.seed_defaults import default_seeds_words
 from ...data.eec_benchmark import (
     EEC_BENCHMARK_DESCRIPTION,
     EEC_BENCHMARK_NAME,
@@ -279,8 +280,8 @@ def _seeds_sentence(results: pd.DataFrame) -> str:
         return (
             "One seed per regressor: each standard error treats the trained regressor as fixed, so it does not "
             "include the regressor's training variance (another training seed can move a coefficient by more than "
-            "its standard error suggests). Several seeds put it in: a config without `seeds:` runs three where a "
-            "regressor is trained and pools them."
+            "its standard error suggests). Several seeds put it in: a config without `seeds:` runs "
+            f"{default_seeds_words()}, and pools them."
         )
     n_seeds = int(pooled["n_seeds"].max())
     shares = pd.to_numeric(pooled["between_seed_share"], errors="coerce").dropna()

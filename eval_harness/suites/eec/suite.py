@@ -163,6 +163,20 @@ class EECSuite(Suite):
         available = corpus_names(language, options)
         return [config for config in options["configs"] if config in available] or available
 
+    def texts_to_score(self, task: Task) -> list[str]:
+        """The distinct EEC sentences ``task``'s units score (each EEC x emotion, ``sample`` drawn as prepare draws
+        it)."""
+        found: dict[str, None] = {}
+        per_cell = rows_per_cell(task.options, judge="judge" in task.model.capabilities)
+        units = [unit for unit in task.units if unit.dataset == "eec"]  # not the regressor-quality units
+        for name, emotion in sorted({(unit.part("config"), unit.part("emotion")) for unit in units}):
+            corpus = load_corpus(name, task.options)
+            rows = corpus[corpus["emotion"] == emotion]
+            if per_cell:
+                rows = stratified_sample(rows, per_cell, SAMPLE_SEED, tuple(identity_factors(name, task.options)))
+            found.update(dict.fromkeys(rows["sentence"].tolist()))
+        return list(found)
+
     def prepare(self, task: Task, ctx: SuiteContext) -> dict:
         """Per emotion of the pending units: the regressor (fitted or loaded) and its scores on the EECs."""
         emotions = [e for e in self._emotions(task.options) if any(unit.emotion == e for unit in task.units)]
