@@ -30,11 +30,11 @@ The verdicts, in this order (the first that holds):
 the rule is the plain two-sided test: ``beyond ±0`` is "significant", everything else "cannot tell".
 
 Size with few df: the rule uses the df it is given. Each one-sided test then has size ``alpha`` at the margin
-exactly when the studentised estimate follows Student's t on those df. For a mean over a few seeds whose
-variance mixes a within-seed part and a between-seed part, the Satterthwaite df only approximate that law, and an
-independent simulation found TOST's 'within' rate at the margin 0.060 (not 0.05) for 3 MLP seeds with df about
-2.4; the df rule of a seed mean lives in :mod:`eval_harness.contract.seeds` (issue 47), and the report says
-which effects rest on fewer than :data:`FEW_DF` df (:attr:`Verdict.few_df`).
+exactly when the studentised estimate follows Student's t on those df. For a mean over a few seeds, plain
+Satterthwaite df gave TOST a 'within' rate of 0.060 (not 0.05) at the margin for 3 seeds; the seed mean's df
+(:func:`eval_harness.stats.pooling.seed_mean_df`, the training variance at its upper 75% limit) hold it at
+0.042-0.048 for 2-5 seeds, and the report says which effects rest on fewer than :data:`FEW_DF` df
+(:attr:`Verdict.few_df`).
 """
 
 from __future__ import annotations

@@ -166,9 +166,9 @@ def few_df_note(results: pd.DataFrame, alpha: float = 0.05) -> str:
     if not any(few):
         return ""
     return (
-        f"{sum(few)} verdict(s) rest on fewer than {FEW_DF:g} df (a mean over a few seeds): their tests' size holds "
-        "only as well as those df describe the estimate; at the margin a 'within' verdict can come more often than "
-        f"{alpha:g} (a simulation found 0.060 for 3 seeds on about 2.4 df; docs/conventions.md, 'The verdict')."
+        f"{sum(few)} verdict(s) rest on fewer than {FEW_DF:g} df (a mean over a few seeds): their df are taken "
+        "with the training variance at its upper 75% limit, which held the tests' size at or below "
+        f"{alpha:g} in simulation (docs/conventions.md, 'Seed means from few seeds'); more seeds narrow them."
     )
 
 

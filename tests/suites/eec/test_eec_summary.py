@@ -130,4 +130,4 @@ def test_verdicts_on_few_df_are_said_to_be_so(annotated):
     few = annotated.copy()
     few.loc[effects.index[:3], ["statistic_kind", "df"]] = ["t", 2.4]
     note = few_df_note(few)
-    assert note.startswith("3 verdict(s) rest on fewer than 5 df") and "0.060" in note
+    assert note.startswith("3 verdict(s) rest on fewer than 5 df") and "upper 75% limit" in note
