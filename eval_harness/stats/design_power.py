@@ -73,10 +73,11 @@ uses: ``sigma2_T``'s is that of ``E[S] - E[noise]``, S on Satterthwaite's df (:m
 in a crossed layout) and the noise share on its own df (``sigma2_R``'s residual df, or ``sigma2_W``'s for a sample's
 raw means), by the modified large-sample interval for a difference of mean squares (:func:`difference_interval`);
 ``sigma2_R``'s is chi-square; ``sigma2_TN``'s that of its two mean squares. A design's variance at each end is
-``sigma2_T``'s end (unfloored) plus the design's ``cell_var``, at least ``cell_var`` at ``sigma2_R``'s and
-``sigma2_TN``'s same end: the noise share a sample's spread was measured against cancels exactly in the whole EEC's
-prediction, and the floor carries the other components' uncertainty. The MDE rises with each, so the ends give the
-interval of a design's MDE (:func:`mde_interval`) and of the design that reaches a target.
+``sigma2_T``'s end (unfloored) plus the design's ``cell_var``, at least ``cell_var`` at ``sigma2_R``'s same end
+(and ``sigma2_TN``'s high end at the high end; 0 at the low end, as for the point): the noise share a sample's
+spread was measured against cancels exactly in the whole EEC's prediction, and the floor carries the other
+components' uncertainty. The MDE rises with each, so the ends give the interval of a design's MDE
+(:func:`mde_interval`) and of the design that reaches a target.
 """
 
 from __future__ import annotations
@@ -216,14 +217,15 @@ def design_mde(components: VarianceComponents, design: Design, alpha: float = AL
 
 
 def interval_ends(components: VarianceComponents) -> tuple[VarianceComponents, VarianceComponents] | None:
-    """``components`` with ``sigma2_T`` at the low and at the high end of its interval; None without one."""
+    """``components`` at the low and at the high end of the interval: ``sigma2_T`` at its end, and the floor
+    ``sigma2_T >= 0`` at ``sigma2_R``'s end (and, at the high end, ``sigma2_TN``'s); None without one."""
     if components.template_var_low is None or components.template_var_high is None:
         return None
-    low = replace(
+    low = replace(  # the low end's floor is the point estimate's (sigma2_TN = 0): it never rises above the point
         components,
         template_var=components.template_var_low,
         floor_residual_var=components.residual_var_low,
-        floor_name_template_var=components.name_template_var_low,
+        floor_name_template_var=0.0,
     )
     high = replace(
         components,
