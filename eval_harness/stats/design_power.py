@@ -40,34 +40,44 @@ So with ``T`` templates, ``m`` seeds scored on the same sentences (the estimand:
 
     sigma2_N(N, M) = sigma2_G (1 - N/M) + sigma2_R            (sigma2_W when M is None)
     Var(theta_hat) = a + b,   a = (sigma2_T + sum_c w_c^2 (sigma2_N / N + k sigma2_TN)) / T,   b = sigma2_B / m,
-    df = (a + b)^2 / (a^2 / (T - 1) + b^2 / (m - 1))          (Satterthwaite; T - 1 when m = 1 or b = 0)
+    df = (a + b)^2 / (a^2 / (T - 1) + b^2 / (m - 1))          (Satterthwaite; T - 1 when b = 0; 0 when m = 1)
 
 and the MDE is :func:`~eval_harness.stats.power.minimum_detectable_effect` of ``sqrt(a + b)`` on ``df``.
 
-Estimates from one unit (one seed), by the method of moments (ANOVA): ``sigma2_W`` the pooled within-cell variance
-(ddof 1 per template x cell); ``sigma2_R`` the pooled residual variance of the additive least-squares fit
-``y = m_{t c} + p_n + k_w`` within each identity cell (residual sum of squares over ``n - rank``; ``sigma2_W`` when
-names and words are not given, which makes every layout count as sampled from an unlimited pool); ``sigma2_TN`` by
-Henderson's method III: the residual sum of squares of the additive fit less that of the fit with template x name
-terms added, over its expectation (``sigma2_E`` is the larger fit's residual variance; None when no name recurs
-within a template, and then taken as 0: all of ``sigma2_R`` averages over sentences);
-``sigma2_T = max(0, var_t(theta_t) - sum_c w_c^2 (sigma2_N / N + k sigma2_TN))`` (ddof 1): the per-template
-contrasts' spread less the within-cell noise's expected share of it in the *measured* layout (crossed when every
-template of a cell holds the same names x words; else sampled from the pool the caller names), truncated at 0;
-where the spread is significantly below that noise share alone (:func:`noise_scale`), ``sigma2_R`` and ``sigma2_TN``
-are scaled down to what the spread allows (a sentence effect fixed in every template is not template noise);
-``sigma2_B`` the variance of the seeds' estimates (ddof 1), known only when the run trained two or more seeds. More
-sentences shrink only the ``sigma2_N / N`` part (and, as names are added, the ``k sigma2_TN`` part): the floor
-``sigma2_T / T + sigma2_B / m`` is what more names alone can never lower.
+Estimates from one unit (one seed), by the method of moments (ANOVA), none truncated at 0 (a truncated estimate's
+mean is biased up, several times the truth where the estimate is noisy, as in a sample; docs/conventions.md):
+``sigma2_W`` the pooled within-cell variance (ddof 1 per template x cell); ``sigma2_R`` the pooled residual variance
+of the additive least-squares fit ``y = m_{t c} + p_n + k_w`` within each identity cell (residual sum of squares over
+``n - rank``; ``sigma2_W`` when names and words are not given, which makes every layout count as sampled from an
+unlimited pool); ``sigma2_TN`` by Henderson's method III: the residual sum of squares of the additive fit less that
+of the fit with template x name terms added, over its expectation (``sigma2_E`` is the larger fit's residual
+variance; None when no name recurs within a template or no residual df is left, and then taken as 0), unbiased and
+so at times below 0, where its share of a mean is taken as 0; ``sigma2_T = var_t(theta_t) - sum_c w_c^2 (sigma2_N /
+N + k sigma2_TN)`` (ddof 1): the per-template contrasts' spread less the within-cell noise's expected share of it
+in the *measured* layout (crossed when every template of a cell holds the same names x words; else sampled from the
+pool the caller names). A sample of a known pool may use the raw cell means instead (:func:`pool_spread`: their
+noise share is design-based, ``(1 - N/M) sigma2_W / N``, often the smaller), and its point estimate is
+median-unbiased (``nu S / chi2_0.5(nu)`` for ``S``: a sample's spread is mostly noise share, and ``S - noise`` falls
+below the truth in most runs). ``sigma2_T >= 0`` is imposed on a design's variance rather than on the estimate:
+``sigma2_T + cell_var`` is at least ``cell_var`` at ``sigma2_R``'s low end without ``sigma2_TN``
+(:meth:`VarianceComponents.template_part`), a floor that seldom lifts the median prediction. Where the spread is
+significantly below the noise share alone (:func:`noise_scale`), ``sigma2_R`` and ``sigma2_TN`` are scaled down to
+what the spread allows (a sentence effect fixed in every template is not template noise); ``sigma2_B`` the variance
+of the seeds' estimates (ddof 1), known only when the run trained two or more seeds. More sentences shrink only the
+``sigma2_N / N`` part (and, as names are added, the ``k sigma2_TN`` part): the floor ``sigma2_T / T + sigma2_B /
+m`` is what more names alone can never lower. One seed with ``sigma2_B > 0``: the seed term on ``m - 1 = 0`` df, so
+no MDE (no test of one seed holds its size for the mean over seeds); the MDE falls as seeds are added.
 
-``sigma2_T`` rests on ``T - 1`` df (6 in the shipped EECs), so each prediction comes with an interval: the spread
-``S`` is ``E[S] chi2(nu) / nu`` for normal per-template contrasts (``nu = T - 1`` in a crossed layout; Satterthwaite's
-df for a sample's fitted means, :meth:`TemplateSpread.dof`), so at ``level`` (:data:`LEVEL`, 80 %) ``E[S]`` lies in
-``[nu S / chi2_{(1 + level)/2}(nu), nu S / chi2_{(1 - level)/2}(nu)]``, and ``sigma2_T`` in that less the noise
-share, floored at 0 (``template_var_low``/``_high``). It ignores the uncertainty of the noise share itself and of
-the other components (``sigma2_R``, ``sigma2_TN``, ``sigma2_G``): small in a whole EEC, not in a small sample, where
-the interval is too narrow (docs/conventions.md). The MDE of any design rises with ``sigma2_T``, so the interval's
-ends give the interval of its MDE (:func:`mde_interval`) and of the design that reaches a target.
+Each prediction comes with an interval at :data:`LEVEL` (80 %) that carries the uncertainty of every component it
+uses: ``sigma2_T``'s is that of ``E[S] - E[noise]``, S on Satterthwaite's df (:meth:`TemplateSpread.dof`; ``T - 1``
+in a crossed layout) and the noise share on its own df (``sigma2_R``'s residual df, or ``sigma2_W``'s for a sample's
+raw means), by the modified large-sample interval for a difference of mean squares (:func:`difference_interval`);
+``sigma2_R``'s is chi-square; ``sigma2_TN``'s that of its two mean squares. A design's variance at each end is
+``sigma2_T``'s end (unfloored) plus the design's ``cell_var``, at least ``cell_var`` at ``sigma2_R``'s same end
+(and ``sigma2_TN``'s high end at the high end; 0 at the low end, as for the point): the noise share a sample's
+spread was measured against cancels exactly in the whole EEC's prediction, and the floor carries the other
+components' uncertainty. The MDE rises with each, so the ends give the interval of a design's MDE
+(:func:`mde_interval`) and of the design that reaches a target.
 """
 
 from __future__ import annotations
@@ -114,8 +124,15 @@ class VarianceComponents(Result):
     pool: float | None = None  # M of the run: the names x words each template x cell drew from (None: unlimited)
     name_template_var: float | None = None  # sigma2_TN (None: not measured, taken as 0)
     names: float | None = None  # P of the run: the names per template x cell in its pool (None: unknown)
-    template_var_low: float | None = None  # the ends of sigma2_T's interval at LEVEL (None: not measured)
+    template_var_low: float | None = None  # the ends of sigma2_T's interval at LEVEL (None: not measured; may be < 0)
     template_var_high: float | None = None
+    residual_var_low: float | None = None  # the ends of sigma2_R's interval at LEVEL (None: not measured)
+    residual_var_high: float | None = None
+    name_template_var_low: float | None = None  # the ends of sigma2_TN's interval at LEVEL (None: not measured)
+    name_template_var_high: float | None = None
+    # the sigma2_R and sigma2_TN of the floor sigma2_T >= 0 (:meth:`template_part`): set on an end of the interval
+    floor_residual_var: float | None = None
+    floor_name_template_var: float | None = None
 
     def noise_var(self, per_cell: float, pool: float | None) -> float:
         """``sigma2_N(N, M)``: the within-cell variance that reaches a per-template cell mean of ``per_cell`` N
@@ -130,8 +147,22 @@ class VarianceComponents(Result):
         contrast of ``design`` (module docstring)."""
         noise = self.noise_var(design.per_cell, design.pool) / design.per_cell
         if self.name_template_var is not None and self.residual_var is not None:
-            noise += name_share(design.per_cell, design.pool, design.names) * self.name_template_var
+            # the unbiased estimate may fall below 0; a variance's share of a mean cannot
+            noise += name_share(design.per_cell, design.pool, design.names) * max(0.0, self.name_template_var)
         return self.weight_square_sum * noise
+
+    def template_part(self, design: Design) -> float:
+        """``sigma2_T + cell_var``: a per-template contrast's variance in ``design``, at least ``cell_var`` with the
+        floor's ``sigma2_R`` and ``sigma2_TN`` (``sigma2_T >= 0``; at the ends of the interval ``sigma2_T`` is
+        left unfloored so that the noise share it was measured against cancels, module docstring)."""
+        floor = replace(
+            self,
+            residual_var=self.residual_var if self.floor_residual_var is None else self.floor_residual_var,
+            name_template_var=(
+                self.name_template_var if self.floor_name_template_var is None else self.floor_name_template_var
+            ),
+        )
+        return max(self.template_var + self.cell_var(design), floor.cell_var(design))
 
 
 @dataclass(frozen=True)
@@ -167,25 +198,42 @@ def design_variance(components: VarianceComponents, design: Design) -> tuple[flo
     """``(Var(theta_hat), df)`` of ``design`` (module docstring)."""
     if design.templates < 2 or design.per_cell <= 0 or design.seeds < 1:
         raise InputError(f"a design needs >= 2 templates, > 0 sentences per cell and >= 1 seed, got {design}")
-    a = (components.template_var + components.cell_var(design)) / design.templates
-    b = components.seed_var / design.seeds if design.seeds > 1 else 0.0
+    a = components.template_part(design) / design.templates
+    b = components.seed_var / design.seeds
     if b == 0:
         return a, float(design.templates - 1)
+    if design.seeds == 1:  # the seed term on m - 1 = 0 df: one seed's test cannot see the seed variance
+        return a + b, 0.0
     return a + b, (a + b) ** 2 / (a**2 / (design.templates - 1) + b**2 / (design.seeds - 1))
 
 
 def design_mde(components: VarianceComponents, design: Design, alpha: float = ALPHA, power: float = POWER) -> float:
-    """The MDE of ``design``: ``delta*(df) sqrt(Var(theta_hat))`` (:mod:`.power`); 0 for a zero variance."""
+    """The MDE of ``design``: ``delta*(df) sqrt(Var(theta_hat))`` (:mod:`.power`); 0 for a zero variance; infinite
+    on 0 df (one seed of a model whose seeds vary: no test of one seed holds its size for the mean over seeds)."""
     variance, df = design_variance(components, design)
+    if df <= 0:
+        return math.inf
     return minimum_detectable_effect(math.sqrt(variance), df, alpha, power) if variance > 0 else 0.0
 
 
 def interval_ends(components: VarianceComponents) -> tuple[VarianceComponents, VarianceComponents] | None:
-    """``components`` with ``sigma2_T`` at the low and at the high end of its interval; None without one."""
+    """``components`` at the low and at the high end of the interval: ``sigma2_T`` at its end, and the floor
+    ``sigma2_T >= 0`` at ``sigma2_R``'s end (and, at the high end, ``sigma2_TN``'s); None without one."""
     if components.template_var_low is None or components.template_var_high is None:
         return None
-    low = replace(components, template_var=components.template_var_low)
-    return low, replace(components, template_var=components.template_var_high)
+    low = replace(  # the low end's floor is the point estimate's (sigma2_TN = 0): it never rises above the point
+        components,
+        template_var=components.template_var_low,
+        floor_residual_var=components.residual_var_low,
+        floor_name_template_var=0.0,
+    )
+    high = replace(
+        components,
+        template_var=components.template_var_high,
+        floor_residual_var=components.residual_var_high,
+        floor_name_template_var=components.name_template_var_high,
+    )
+    return low, high
 
 
 def mde_interval(
@@ -261,7 +309,17 @@ class AdditiveFit:
     means: np.ndarray
     gram_inverse: np.ndarray
     residual_var: float
-    name_template_var: float | None = None  # sigma2_TN (module docstring; None: no name recurs in a template)
+    residual_dof: int = 0  # n - rank: sigma2_R's chi-square df
+    name_template: NameTemplateVar | None = None  # sigma2_TN (None: no name recurs in a template)
+
+    @property
+    def name_template_var(self) -> float | None:
+        """``sigma2_TN``'s unbiased estimate (None: not measured)."""
+        return None if self.name_template is None else self.name_template.estimate
+
+    def residual_interval(self, level: float = LEVEL) -> tuple[float, float]:
+        """``sigma2_R``'s interval at ``level``: ``dof sigma2_R / chi2_q(dof)``, ``q = (1 +- level) / 2``."""
+        return difference_interval(self.residual_var, self.residual_dof, 0.0, math.inf, level)
 
 
 def indicators(labels) -> np.ndarray:
@@ -271,24 +329,32 @@ def indicators(labels) -> np.ndarray:
 
 @dataclass(frozen=True)
 class LeastSquares:
-    """A least-squares fit by the normal equations: ``gram_inverse`` ``pinv(X'X)``, the ``coefficients``, the
-    residual sum of squares and the rank of ``X``."""
+    """Least squares on ``x`` by the normal equations: ``gram_inverse`` ``pinv(X'X)`` and the rank of ``X``, which
+    depend on the layout alone, so that many score vectors share them (:meth:`residual_squares`)."""
 
+    x: np.ndarray
     gram_inverse: np.ndarray
-    coefficients: np.ndarray
-    residual_squares: float
     rank: int
 
+    def coefficients(self, ys) -> np.ndarray:
+        """The coefficients of each row of ``ys`` (scores x rows), one row each."""
+        with single_blas_thread():  # the same bits on any thread count, and no threads contending
+            return (self.gram_inverse @ (self.x.T @ ys.T)).T
 
-def least_squares(x, y) -> LeastSquares:
-    """:class:`LeastSquares` of ``y`` on ``x`` (the indicator columns keep ``X'X`` small)."""
+    def residual_squares(self, ys) -> np.ndarray:
+        """The residual sum of squares of each row of ``ys``."""
+        with single_blas_thread():
+            residual = ys - self.coefficients(ys) @ self.x.T
+        return np.einsum("ij,ij->i", residual, residual)
+
+
+def least_squares(x) -> LeastSquares:
+    """:class:`LeastSquares` on ``x`` (the indicator columns keep ``X'X`` small)."""
     with single_blas_thread():  # the same bits on any thread count, and no threads contending for a small matrix
         values, vectors = np.linalg.eigh(x.T @ x)
         kept = values > values.max() * len(values) * np.finfo(float).eps  # numpy's matrix_rank tolerance
         gram_inverse = (vectors[:, kept] / values[kept]) @ vectors[:, kept].T  # the pseudo-inverse
-        coefficients = gram_inverse @ (x.T @ y)
-        residual = y - x @ coefficients
-    return LeastSquares(gram_inverse, coefficients, float(residual @ residual), int(kept.sum()))
+    return LeastSquares(x, gram_inverse, int(kept.sum()))
 
 
 def within_template(templates, labels) -> np.ndarray:
@@ -296,58 +362,141 @@ def within_template(templates, labels) -> np.ndarray:
     return np.char.add(templates.astype(str), np.char.add("|", labels.astype(str)))
 
 
-def name_template_var(y, x, fit: LeastSquares, templates, names) -> float | None:
-    """``sigma2_TN`` by Henderson's method III: with ``Z`` the template x name indicators and ``sigma2_E`` the
-    residual variance of the fit on ``[X Z]``, ``E[RSS_X] = (n - rank X) sigma2_E + sigma2_TN tr(Z' (I - H_X) Z)``
-    solved for ``sigma2_TN``, truncated at 0; None without a residual degree of freedom or a template x name term
-    beyond ``X`` (no name recurs within a template)."""
+@dataclass(frozen=True)
+class NameTemplateVar:
+    """``sigma2_TN`` by Henderson's method III (:func:`name_template_var`): ``estimate = c (MS_Z - sigma2_E)``, the
+    template x name terms' mean square ``MS_Z`` on ``z_dof`` df less the residual variance ``sigma2_E`` of the fit
+    with them, on ``error_dof``, times ``c = z_dof / tr(Z' (I - H_X) Z)``."""
+
+    mean_square: float  # c MS_Z
+    z_dof: int
+    error_square: float  # c sigma2_E
+    error_dof: int
+
+    @property
+    def estimate(self) -> float:
+        """The unbiased estimate, not truncated: below 0 about as often as the noise takes it there (a truncated
+        mean is biased up, several times the truth where few names recur in a template; docs/conventions.md)."""
+        return self.mean_square - self.error_square
+
+    def interval(self, level: float = LEVEL) -> tuple[float, float]:
+        """The interval at ``level`` (:func:`difference_interval`)."""
+        return difference_interval(self.mean_square, self.z_dof, self.error_square, self.error_dof, level)
+
+
+def name_template_vars(ys, fit: LeastSquares, templates, names) -> list[NameTemplateVar] | None:
+    """``sigma2_TN`` of each row of ``ys`` by Henderson's method III: with ``Z`` the template x name indicators and
+    ``sigma2_E`` the residual variance of the fit on ``[X Z]``, ``E[RSS_X - RSS_XZ] = (rank XZ - rank X) sigma2_E +
+    sigma2_TN tr(Z' (I - H_X) Z)`` solved for ``sigma2_TN``; None without a residual degree of freedom or a template
+    x name term beyond ``X`` (no name recurs within a template)."""
     z = indicators(within_template(templates, names))
-    larger = least_squares(np.hstack([x, z]), y)
-    if larger.rank == fit.rank or larger.rank >= len(y):
+    larger = least_squares(np.hstack([fit.x, z]))
+    rows = len(fit.x)
+    if larger.rank == fit.rank or larger.rank >= rows:
         return None
-    error_var = larger.residual_squares / (len(y) - larger.rank)
-    cross = x.T @ z
+    error_dof, z_dof = rows - larger.rank, larger.rank - fit.rank
+    cross = fit.x.T @ z
     spread = float(np.sum(z * z) - np.sum(cross * (fit.gram_inverse @ cross)))  # tr(Z'Z) - tr(Z'X G X'Z)
-    return max(0.0, (fit.residual_squares - (len(y) - fit.rank) * error_var) / spread)
+    scale = z_dof / spread
+    smaller_squares, larger_squares = fit.residual_squares(ys), larger.residual_squares(ys)
+    return [
+        NameTemplateVar(scale * float(small - large) / z_dof, z_dof, scale * float(large) / error_dof, error_dof)
+        for small, large in zip(smaller_squares, larger_squares, strict=True)
+    ]
+
+
+def additive_fits(ys, templates, cells, names, words, order) -> list[AdditiveFit] | None:
+    """:class:`AdditiveFit` of each row of ``ys`` (score vectors on one layout: the layout's algebra is done once),
+    rows with ``cells`` 0-3 (``minority * 2 + female``) and ``templates`` among ``order``, with ``sigma2_TN``
+    (:func:`name_template_vars`); None without residual degrees of freedom."""
+    ys = np.atleast_2d(np.asarray(ys, dtype=float))
+    means = (templates[:, None] == np.asarray(order)[None, :])[:, :, None] & (cells[:, None, None] == np.arange(4))
+    size = means.shape[1] * 4
+    rows = ys.shape[1]
+    x = np.hstack(
+        [means.reshape(rows, size).astype(float), indicators(names), indicators(within_template(templates, words))]
+    )
+    fit = least_squares(x)
+    dof = rows - fit.rank
+    if dof <= 0:
+        return None
+    coefficients, squares = fit.coefficients(ys), fit.residual_squares(ys)
+    name_vars: list[NameTemplateVar | None] = [None] * len(ys)
+    name_vars = list(name_template_vars(ys, fit, templates, names) or name_vars)
+    return [
+        AdditiveFit(
+            coefficients[i, :size].reshape(-1, 4), fit.gram_inverse[:size, :size], float(squares[i]) / dof, dof, name
+        )
+        for i, name in enumerate(name_vars)
+    ]
 
 
 def additive_fit(y, templates, cells, names, words, order) -> AdditiveFit | None:
-    """:class:`AdditiveFit` of rows with ``cells`` 0-3 (``minority * 2 + female``) and ``templates`` among ``order``,
-    with ``sigma2_TN`` (:func:`name_template_var`); None without residual degrees of freedom."""
-    means = (templates[:, None] == np.asarray(order)[None, :])[:, :, None] & (cells[:, None, None] == np.arange(4))
-    size = means.shape[1] * 4
-    x = np.hstack(
-        [means.reshape(len(y), size).astype(float), indicators(names), indicators(within_template(templates, words))]
-    )
-    fit = least_squares(x, y)
-    dof = len(y) - fit.rank
-    if dof <= 0:
-        return None
-    return AdditiveFit(
-        fit.coefficients[:size].reshape(-1, 4),
-        fit.gram_inverse[:size, :size],
-        fit.residual_squares / dof,
-        name_template_var(y, x, fit, templates, names),
-    )
+    """:func:`additive_fits` of one score vector ``y``."""
+    fits = additive_fits(y, templates, cells, names, words, order)
+    return None if fits is None else fits[0]
+
+
+def difference_interval(
+    first: float, first_dof: float, second: float, second_dof: float, level: float = LEVEL
+) -> tuple[float, float]:
+    """The two-sided interval at ``level`` of ``E[first] - E[second]`` for independent mean squares, each its
+    expectation times ``chi2(dof) / dof``: the modified large-sample interval of Ting, Burdick, Graybill, Jeyaratnam
+    and Lu (1990; Burdick and Graybill 1992, section 3.3), exact at either end when the other mean square is known
+    (an infinite df, or 0) and close to its level otherwise, where a difference of chi-squares has no exact interval.
+    """
+    from scipy import stats  # scipy on use: `xbias list` and config checks load none
+
+    tail = (1 - level) / 2
+    estimate = first - second
+
+    def shrink(dof: float) -> tuple[float, float]:  # G = 1 - dof / chi2_{1-a}(dof), H = dof / chi2_a(dof) - 1
+        if math.isinf(dof):
+            return 0.0, 0.0
+        return 1 - dof / stats.chi2.ppf(1 - tail, dof), dof / stats.chi2.ppf(tail, dof) - 1
+
+    (g1, h1), (g2, h2) = shrink(first_dof), shrink(second_dof)
+    cross_low = cross_high = 0.0
+    if first > 0 and second > 0 and not (math.isinf(first_dof) or math.isinf(second_dof)):
+        upper, lower = stats.f.ppf(1 - tail, first_dof, second_dof), stats.f.ppf(tail, first_dof, second_dof)
+        cross_low = ((upper - 1) ** 2 - g1**2 * upper**2 - h2**2) / upper
+        cross_high = ((1 - lower) ** 2 - h1**2 * lower**2 - g2**2) / lower
+    low = estimate - math.sqrt(max(0.0, (g1 * first) ** 2 + (h2 * second) ** 2 + cross_low * first * second))
+    high = estimate + math.sqrt(max(0.0, (h1 * first) ** 2 + (g2 * second) ** 2 + cross_high * first * second))
+    return float(low), float(high)
 
 
 @dataclass(frozen=True)
 class TemplateSpread:
     """``sigma2_T``'s method of moments: the ``spread`` S (ddof 1) over T templates of the per-template contrasts
     ``theta_t``, and the ``noise_covariance`` (T x T) of the centred ``C theta`` that the within-cell variance gives,
-    whose trace over ``T - 1`` is its ``noise`` share of S (module docstring)."""
+    whose trace over ``T - 1`` is its ``noise`` share of S, itself an estimate on ``noise_dof`` df (infinite:
+    known); ``median``: the point estimate is median-unbiased (a sample's, module docstring)."""
 
     spread: float
     noise_covariance: np.ndarray
+    noise_dof: float = math.inf
+    median: bool = False
 
     @property
     def noise(self) -> float:
         """The within-cell noise's expected share of S: ``tr(noise_covariance) / (T - 1)``."""
         return float(np.trace(self.noise_covariance)) / (len(self.noise_covariance) - 1)
 
-    def estimate(self) -> float:
-        """``sigma2_T = max(0, S - noise)``."""
+    def excess(self) -> float:
+        """``max(0, S - noise)``: the mean-unbiased ``sigma2_T`` before its truncation at 0."""
         return max(0.0, self.spread - self.noise)
+
+    def estimate(self) -> float:
+        """``sigma2_T``: ``S - noise``, or with :attr:`median` ``nu S / chi2_0.5(nu) - noise``, the middle of
+        :meth:`interval` when the noise share is known; not truncated at 0 (``sigma2_T >= 0`` is imposed on a
+        design's variance instead, :meth:`VarianceComponents.template_part`)."""
+        if not self.median:
+            return self.spread - self.noise
+        from scipy import stats  # scipy on use: `xbias list` and config checks load none
+
+        dof = self.dof()
+        return float(dof * self.spread / stats.chi2.ppf(0.5, dof)) - self.noise
 
     def dof(self) -> float:
         """S's chi-square df, Satterthwaite's ``tr(A)^2 / tr(A^2)``, ``A = sigma2_T C + noise_covariance`` the
@@ -355,22 +504,16 @@ class TemplateSpread:
         the same in every template and uncorrelated between them (a crossed layout), fewer when a sample's fitted
         means carry unequal, correlated noise."""
         size = len(self.noise_covariance)
-        covariance = self.estimate() * centring(size) + self.noise_covariance
+        covariance = self.excess() * centring(size) + self.noise_covariance
         trace = float(np.trace(covariance))
         return trace**2 / float(np.sum(covariance * covariance.T)) if trace > 0 else float(size - 1)
 
     def interval(self, level: float = LEVEL) -> tuple[float, float]:
-        """``sigma2_T``'s two-sided interval at ``level``: ``nu S / chi2_q(nu) - noise`` at ``q = (1 + level) / 2``
-        and ``(1 - level) / 2``, floored at 0, with ``nu`` :meth:`dof` (``E[S] = sigma2_T + noise``, ``nu S / E[S]
-        ~ chi2(nu)``). It takes the noise share as known: the uncertainty of ``sigma2_R`` and ``sigma2_TN`` is not in
-        it (module docstring)."""
-        from scipy import stats  # scipy on use: `xbias list` and config checks load none
-
-        dof = self.dof()
-        low, high = (
-            dof * self.spread / stats.chi2.ppf(q, dof) - self.noise for q in ((1 + level) / 2, (1 - level) / 2)
-        )
-        return max(0.0, float(low)), max(0.0, float(high))
+        """``sigma2_T``'s two-sided interval at ``level``: ``E[S] - E[noise]`` by :func:`difference_interval`, S on
+        :meth:`dof` and the noise share on :attr:`noise_dof` (``E[S] = sigma2_T + noise``, ``nu S / E[S] ~
+        chi2(nu)``); not floored at 0, so that a design's variance at an end keeps the noise share it was measured
+        against (:meth:`VarianceComponents.template_part`)."""
+        return difference_interval(self.spread, self.dof(), self.noise, self.noise_dof, level)
 
 
 # The one-sided level at which a template spread below its noise share refutes that share (:func:`noise_scale`).
@@ -412,7 +555,25 @@ def adjusted_template_var(fit: AdditiveFit, weights) -> TemplateSpread:
     contrasts = fit.means @ cell_weights
     rows = np.kron(np.eye(templates), cell_weights)  # L: theta_t from the means, template-major
     centred = centring(templates) @ rows
-    return TemplateSpread(float(np.var(contrasts, ddof=1)), fit.residual_var * (centred @ fit.gram_inverse @ centred.T))
+    noise = fit.residual_var * (centred @ fit.gram_inverse @ centred.T)
+    return TemplateSpread(float(np.var(contrasts, ddof=1)), noise, noise_dof=fit.residual_dof)
+
+
+def pool_spread(contrasts, components: VarianceComponents, within_dof: int) -> TemplateSpread:
+    """A sample's ``sigma2_T`` from its raw per-template ``contrasts`` of cell means (module docstring): a mean of
+    ``N`` of a template x cell's ``M`` sentences drawn without replacement varies about the mean of all ``M`` by
+    ``(1 - N/M) s2 / N``, ``s2`` the ``M`` sentences' variance, which the pooled within-cell variance ``sigma2_W``
+    (on ``within_dof`` df) estimates without bias whatever the names, words and their interactions are; the whole
+    pool's mean varies between templates by ``sigma2_T + sigma2_R / M + (1/P - 1/M) sigma2_TN``. The noise share
+    is both, the first on ``within_dof`` df; the point estimate median-unbiased (``median``)."""
+    pool = components.pool
+    assert pool is not None  # a sample from a known pool
+    whole = Design(components.templates, pool, pool=pool, names=components.names)
+    drawn = components.weight_square_sum * (1 - components.per_cell / pool) * components.within_var
+    noise = drawn / components.per_cell + components.cell_var(whole)
+    return TemplateSpread(
+        float(np.var(contrasts, ddof=1)), noise * centring(len(contrasts)), noise_dof=within_dof, median=True
+    )
 
 
 def is_crossed(templates, cells, names, words) -> bool:
@@ -482,7 +643,10 @@ def variance_components(
     within = squares / dof
     per_cell = harmonic_mean(sizes)
     weight_squares = float(sum(weight**2 for weight in weights.values()))
-    residual, template_spread, name_var = None, None, None
+    residual, template_spread, name_fit = None, None, None
+    residual_ends: tuple[float | None, float | None] = (None, None)
+    name_ends: tuple[float | None, float | None] = (None, None)
+    crossed = False
     if names is not None:
         kept = np.isin(templates, used)
         cells, names, words = (minority * 2 + female)[kept], np.asarray(names)[kept], np.asarray(words)[kept]
@@ -491,12 +655,15 @@ def variance_components(
             fits[tuple(used)] = additive_fit(y[kept], templates[kept], cells, names, words, used)
         fit = fits[tuple(used)]
         if fit is not None:
-            residual, name_var = fit.residual_var, fit.name_template_var
-            if is_crossed(templates[kept], cells, names, words):
+            residual, name_fit, residual_ends = fit.residual_var, fit.name_template, fit.residual_interval()
+            name_ends = (None, None) if name_fit is None else name_fit.interval()
+            crossed = is_crossed(templates[kept], cells, names, words)
+            if crossed:
                 pool = per_cell
                 pool_names = harmonic_mean([len(set(names[cells == cell])) for cell in np.unique(cells)])
             # the template x name part of the spread, beyond its sigma2_TN / N in sigma2_R / N (module docstring)
-            names_share = weight_squares * name_share(per_cell, pool, pool_names) * (name_var or 0.0)
+            name_var = 0.0 if name_fit is None else max(0.0, name_fit.estimate)
+            names_share = weight_squares * name_share(per_cell, pool, pool_names) * name_var
             fitted = adjusted_template_var(fit, weights)
             template_spread = replace(
                 fitted, noise_covariance=fitted.noise_covariance + names_share * centring(len(used))
@@ -504,13 +671,20 @@ def variance_components(
             scale = noise_scale(template_spread)
             if scale < 1:  # the spread refutes the noise share: only this much of it varies between templates
                 template_spread = replace(template_spread, noise_covariance=template_spread.noise_covariance * scale)
-                residual, name_var = residual * scale, None if name_var is None else name_var * scale
+                residual = residual * scale
+                name_fit = (
+                    None
+                    if name_fit is None
+                    else replace(
+                        name_fit, mean_square=name_fit.mean_square * scale, error_square=name_fit.error_square * scale
+                    )
+                )
+                residual_ends, name_ends = scaled(residual_ends, scale), scaled(name_ends, scale)
     if template_spread is None:  # no names and words: the raw spread less the within-cell noise's share of it
         noise = weight_squares * within / per_cell
-        template_spread = TemplateSpread(float(np.var(contrasts, ddof=1)), noise * centring(len(contrasts)))
-    template_var_low, template_var_high = template_spread.interval()
-    return VarianceComponents(
-        template_var=template_spread.estimate(),
+        template_spread = TemplateSpread(float(np.var(contrasts, ddof=1)), noise * centring(len(contrasts)), dof)
+    measured = VarianceComponents(
+        template_var=0.0,
         within_var=within,
         weight_square_sum=weight_squares,
         templates=len(contrasts),
@@ -519,8 +693,31 @@ def variance_components(
         seeds=int(seeds),
         residual_var=residual,
         pool=float(pool) if residual is not None and pool is not None else None,
-        name_template_var=name_var,
+        name_template_var=None if name_fit is None else name_fit.estimate,
         names=float(pool_names) if residual is not None and pool is not None and pool_names is not None else None,
+        residual_var_low=residual_ends[0],
+        residual_var_high=residual_ends[1],
+        name_template_var_low=name_ends[0],
+        name_template_var_high=name_ends[1],
+        # sigma2_T >= 0 at sigma2_R's low end without sigma2_TN: a floor that rarely lifts a point estimate above
+        # the truth (at their estimates, or at a noisy sigma2_TN's low end, it lifts the median; module docstring)
+        floor_residual_var=residual_ends[0],
+        floor_name_template_var=0.0,
+    )
+    if residual is not None and not crossed and measured.pool is not None:
+        # a sample of a known pool: the raw means' spread where its noise share is the smaller (pool_spread)
+        raw = pool_spread(contrasts, measured, dof)
+        if raw.noise < template_spread.noise:
+            template_spread = raw
+    template_var_low, template_var_high = template_spread.interval()
+    return replace(
+        measured,
+        template_var=template_spread.estimate(),
         template_var_low=template_var_low,
         template_var_high=template_var_high,
     )
+
+
+def scaled(ends: tuple[float | None, float | None], scale: float) -> tuple[float | None, float | None]:
+    """An interval's ends times ``scale`` (None stays None)."""
+    return tuple(None if end is None else end * scale for end in ends)  # type: ignore[return-value]

@@ -322,16 +322,21 @@ def test_the_interval_of_another_designs_mde_covers_the_true_mde_at_its_level():
 
 
 def test_the_template_variance_interval_is_the_spreads_chi_square_interval_less_the_noise():
-    """Without names and words, sigma2_T's 80 % interval is [(T - 1) S / chi2_0.9(T - 1), (T - 1) S / chi2_0.1(T -
-    1)] less sum w^2 sigma2_W / N, floored at 0, S the per-template contrasts' spread computed here; a crossed
-    layout's fitted contrasts carry the same noise in every template, so its chi-square df are T - 1 too."""
+    """Without names and words, sigma2_T's 80 % interval with the noise share sum w^2 sigma2_W / N taken as known is
+    [(T - 1) S / chi2_0.9(T - 1), (T - 1) S / chi2_0.1(T - 1)] less it, S the per-template contrasts' spread computed
+    here; the planner's, which also carries sigma2_W's uncertainty (1,044 df), moves either end by under 2 % of that
+    width (measured 0.1 %); a crossed layout's fitted contrasts carry the same noise in every template, so its
+    chi-square df are T - 1 too."""
+    from eval_harness.stats.design_power import TemplateSpread, centring
 
     y, t, m, f = simulated_eec(np.random.default_rng(8), 9, 30)
     found = variance_components(y, t, m, f, "group_within_reference_gender")
     spread = clustered_variance(y, t, m, f) * 9
     noise = 2 * found.within_var / 30
-    expected = [max(0.0, 8 * spread / stats.chi2.ppf(q, 8) - noise) for q in (0.9, 0.1)]
-    assert [found.template_var_low, found.template_var_high] == pytest.approx(expected, rel=1e-9)
+    expected = [8 * spread / stats.chi2.ppf(q, 8) - noise for q in (0.9, 0.1)]
+    assert list(TemplateSpread(spread, noise * centring(9)).interval()) == pytest.approx(expected, rel=1e-9)
+    width = expected[1] - expected[0]
+    assert [found.template_var_low, found.template_var_high] == pytest.approx(expected, abs=0.02 * width)
     assert found.template_var_low < found.template_var < found.template_var_high
     rows = crossed_eec(np.random.default_rng(9), 7)
     fit = additive_fit(rows[0], rows[1], rows[2] * 2 + rows[3], rows[4], rows[5], list(range(7)))
@@ -379,3 +384,39 @@ def test_the_noise_share_is_kept_where_the_spread_does_not_refute_it():
         refuted.append(noise_scale(spread) < 1)
     se = math.sqrt(REFUTING_ALPHA * (1 - REFUTING_ALPHA) / len(refuted))
     assert np.mean(refuted) <= REFUTING_ALPHA + 3 * se
+
+
+def test_the_interval_of_a_difference_of_mean_squares_holds_its_level():
+    """The interval of E[S1] - E[S2] (design_power.difference_interval) from 2,000 draws of two independent scaled
+    chi-squares, S1 on 6 df (a spread over 7 templates) and S2 on 20 (a noise share): each end misses E1 - E2 about
+    (1 - LEVEL) / 2 of the time, within three binomial standard errors and 0.02 (the modified large-sample interval is
+    close to its level, not exact); with S2 known it is the exact chi-square interval less S2, computed here."""
+    from eval_harness.stats.design_power import LEVEL, difference_interval
+
+    rng = np.random.default_rng(13)
+    first, second, n = 1.0, 0.6, 2000
+    draws = zip(first * rng.chisquare(6, n) / 6, second * rng.chisquare(20, n) / 20, strict=True)
+    ends = np.array([difference_interval(a, 6, b, 20) for a, b in draws])
+    tail, truth = (1 - LEVEL) / 2, first - second
+    for missed in (np.mean(ends[:, 0] > truth), np.mean(ends[:, 1] < truth)):
+        assert missed == pytest.approx(tail, abs=3 * math.sqrt(tail * (1 - tail) / n) + 0.02)
+    known = [6 * 0.9 / stats.chi2.ppf(q, 6) - 0.6 for q in (1 - tail, tail)]
+    assert list(difference_interval(0.9, 6, 0.6, math.inf)) == pytest.approx(known, rel=1e-12)
+
+
+@pytest.mark.parametrize("seed_share", [0.01, 0.3, 1.0, 10.0])
+def test_the_mde_does_not_rise_as_seeds_are_added(seed_share):
+    """The seed term sigma2_B / m for every m (docs/conventions.md): with a seed component the MDE never rises from
+    m = 1 to 10; one seed cannot test the mean over seeds (its seed term on 0 df: no MDE), and without a seed
+    component one seed's design is the templates' alone, on T - 1 df."""
+    template_part = 1e-4 + 2 * 2e-3 / 50
+    components = VarianceComponents(
+        1e-4, 2e-3, 2.0, templates=7, per_cell=50, seed_var=seed_share * template_part, seeds=3
+    )
+    mdes = [design_mde(components, Design(7, 50, seeds=m)) for m in range(1, 11)]
+    assert all(later <= earlier for earlier, later in zip(mdes, mdes[1:], strict=False))
+    assert math.isinf(mdes[0]) and math.isfinite(mdes[1])
+    variance, df = design_variance(components, Design(7, 50, seeds=4))
+    assert variance == pytest.approx(template_part / 7 + seed_share * template_part / 4, rel=1e-12)
+    alone = VarianceComponents(1e-4, 2e-3, 2.0, templates=7, per_cell=50)
+    assert design_variance(alone, Design(7, 50, seeds=1)) == (pytest.approx(template_part / 7, rel=1e-12), 6.0)

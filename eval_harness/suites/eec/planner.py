@@ -37,16 +37,24 @@ EQUIVALENCE_MARGIN = DEFAULT_MARGIN
 PLANNER_FIELDS = {
     "equivalence_margin": Field(float, "effect: the margin delta of its equivalence test (TOST), intensity scale"),
     "planner_template_var": Field(
-        float, "effect: its template-to-template variance (the power planner's sigma2_T)", seed_mean=True
+        float,
+        "effect: its template-to-template variance (the power planner's sigma2_T; not truncated, so it may be below 0)",
+        seed_mean=True,
     ),
     "planner_template_var_low": Field(
         float,
-        "effect: the low end of planner_template_var's 80% interval (chi-square on planner_templates - 1 df)",
+        "effect: the low end of planner_template_var's 80% interval (its spread and noise share on their own df; "
+        "not floored at 0)",
         seed_mean=True,
     ),
     "planner_template_var_high": Field(
         float, "effect: the high end of planner_template_var's 80% interval", seed_mean=True
     ),
+    **{
+        f"planner_{name}_{end}": Field(float, f"effect: the {end} end of planner_{name}'s 80% interval", seed_mean=True)
+        for name in ("residual_var", "name_template_var")
+        for end in ("low", "high")
+    },
     "planner_within_var": Field(
         float, "effect: the within-cell variance of the scores (the power planner's sigma2_W)", seed_mean=True
     ),
@@ -58,7 +66,7 @@ PLANNER_FIELDS = {
     "planner_name_template_var": Field(
         float,
         "effect: the part of planner_residual_var that is a name's own reading in a template (the power planner's "
-        "sigma2_TN)",
+        "sigma2_TN; unbiased, so it may be below 0)",
         seed_mean=True,
     ),
     "planner_pool": Field(
@@ -120,6 +128,10 @@ def planner_fields(data: Mapping) -> dict[tuple[str, str], dict]:
             "planner_template_var": found.template_var,
             "planner_template_var_low": found.template_var_low,
             "planner_template_var_high": found.template_var_high,
+            "planner_residual_var_low": found.residual_var_low,
+            "planner_residual_var_high": found.residual_var_high,
+            "planner_name_template_var_low": found.name_template_var_low,
+            "planner_name_template_var_high": found.name_template_var_high,
             "planner_within_var": found.within_var,
             "planner_residual_var": found.residual_var,
             "planner_name_template_var": found.name_template_var,
@@ -170,7 +182,24 @@ def components_of(row: Mapping) -> VarianceComponents | None:
         names=finite_number(row.get("planner_pool_names")) if residual is not None else None,
         template_var_low=finite_number(row.get("planner_template_var_low")),
         template_var_high=finite_number(row.get("planner_template_var_high")),
+        **component_ends(row) if residual is not None else {},
     )
+
+
+def component_ends(row: Mapping) -> dict[str, float | None]:
+    """The ends of ``sigma2_R``'s and ``sigma2_TN``'s intervals in an effect record, and the floor of its point
+    estimate: ``sigma2_R``'s low end, no ``sigma2_TN``
+    (:class:`~eval_harness.stats.design_power.VarianceComponents`)."""
+    ends = {
+        f"{name}_{end}": finite_number(row.get(f"planner_{name}_{end}"))
+        for name in ("residual_var", "name_template_var")
+        for end in ("low", "high")
+    }
+    return {
+        **ends,
+        "floor_residual_var": ends["residual_var_low"],
+        "floor_name_template_var": 0.0,
+    }
 
 
 def design_needed(components: VarianceComponents, target: float, vary: str, unit: str) -> str:
