@@ -567,8 +567,22 @@ def write_problem(
     is_ours = owner if callable(owner) else _listed_in_marker(folder, owner)
     foreign = [path for path in entries if not is_ours(path)]
     if foreign:
-        return f"it holds {_shown(folder, foreign)}, which xbias did not write"
+        hint = (
+            ""
+            if callable(owner) or not _older_marker(folder, owner)
+            else (
+                " (its marker is an older xbias's, which lists no files, so they cannot be told from yours: delete the "
+                "folder once if they are all xbias's)"
+            )
+        )
+        return f"it holds {_shown(folder, foreign)}, which xbias did not write{hint}"
     return None
+
+
+def _older_marker(folder: Path, owner: Mapping[str, Any]) -> bool:
+    """Whether ``folder``'s marker is an xbias before :data:`MARKER_FORMAT`'s for ``owner`` (its stamp alone)."""
+    marker = read_json(folder / BUILD_MARKER) if (folder / BUILD_MARKER).is_file() else None
+    return isinstance(marker, dict) and "format" not in marker and all(marker.get(k) == v for k, v in owner.items())
 
 
 def whole_folder_problem(folder: str | os.PathLike, owner: Mapping[str, Any]) -> str | None:

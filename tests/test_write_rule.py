@@ -32,7 +32,11 @@ def run_dir(tmp_path_factory):
     """A run of two models' EEC units with samples (what report, details, eval results and compare read)."""
     folder = tmp_path_factory.mktemp("write_rule") / "run"
     suite = {"languages": ["en"], "emotions": ["anger"], "configs": ["en_arab_anglo"], "sample": 2}
-    models = [{"name": "svm", "type": "svm_tfidf"}, {"name": "svm_b", "type": "svm_tfidf"}]
+    # Two models that score differently: compare refuses two that score every sentence alike (nothing to test).
+    models = [
+        {"name": "svm", "type": "svm_tfidf"},
+        {"name": "svm_b", "type": "svm_tfidf", "options": {"ngram_range": [1, 2], "min_df": 1}},
+    ]
     run_sweep(parse_config({"seeds": [0], "models": models, "suites": {"eec": suite}}), folder, progress=False)
     return folder
 

@@ -9,6 +9,7 @@ import csv
 import hashlib
 import json
 import re
+import shutil
 from decimal import Decimal
 
 import datasets
@@ -373,8 +374,12 @@ def test_dataset_folder_rebuilds_only_when_missing_stale_changed_or_of_an_older_
     with_stamp(sources={"gender_lists/professions.json": "0" * 64})
     dataset_folder("gender_lists")
     assert json.loads(marker.read_text())["stamp"]["sources"] == recorded["stamp"]["sources"]  # other sources
-    # an older xbias's folder: the stamp alone, no checksums
+    # an older xbias's folder (the stamp alone, no file list) cannot tell its files from a user's: refused with the
+    # remedy in one line, then rebuilt once it is deleted
     marker.write_text(json.dumps(recorded["stamp"]))
+    with pytest.raises(ConfigError, match="older xbias's, which lists no files.*delete the folder once"):
+        load_gender_lists("professions")
+    shutil.rmtree(folder)
     assert load_gender_lists("professions").num_rows == 320 and json.loads(marker.read_text()) == recorded
     parquet = next(folder.rglob("*.parquet"))
     written = parquet.read_bytes()

@@ -22,7 +22,7 @@ def test_an_effect_is_placed_on_its_eec_config_and_task_and_named_by_what_it_com
     assert card_where(row, "effect") == (
         "en_arab_anglo",
         "train",  # a whole EEC config is one split
-        "en_arab_anglo-joy-group_x_gender_did",
+        "xbias_eec_en_arab_anglo_joy",
         f"joy: {contrast}",
     )
 
