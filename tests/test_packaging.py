@@ -137,8 +137,9 @@ def test_an_installed_copy_loads_metrics_by_name_and_runs_packaged_configs(insta
     assert Path(where.strip()).is_relative_to(bin_dir.parent), where  # the wheel's copy, not the checkout
 
     registered = _run([str(bin_dir / "xbias"), "metrics", "register"], elsewhere, env)
+    assert registered.startswith("registered for evaluate.load(NAME): ") and registered.count("\n") == 1
     for metric in METRICS:
-        assert f"registered {metric} (measurement)" in registered
+        assert f"{metric} (measurement)" in registered
     load = (
         "import evaluate\n"
         "weat = evaluate.load('weat', module_type='measurement')\n"

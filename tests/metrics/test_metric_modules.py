@@ -190,9 +190,16 @@ def test_reregistering_an_edit_keeps_one_copy_and_removes_stale_ones(private_mod
     assert set(second.removed) == {first.script.parent, legacy}
     assert registrations("weat") == [second.script.parent]
     assert foreign.is_dir()
-    # Registering the same content again changes nothing.
+    assert first.changed and second.changed
+    # Registering the same content again changes nothing, and says so.
     again = register_metrics(["weat"], folder=folder)[0]
-    assert (again.script, again.removed) == (second.script, ())
+    assert (again.script, again.removed, again.changed) == (second.script, (), False)
+    # An edited card alone (the script's hash, and so its folder, stay) is a change too.
+    card = folder / "weat" / "README.md"
+    card.write_text(card.read_text() + "\nan edit\n")
+    edited = register_metrics(["weat"], folder=folder)[0]
+    assert (edited.script, edited.changed) == (second.script, True)
+    assert (edited.script.parent / "README.md").read_text() == card.read_text()
 
 
 def test_unregister_removes_every_registration_and_empty_namespaces(private_modules_cache):
@@ -269,10 +276,24 @@ def test_cli_registers_and_unregisters(private_modules_cache, capsys):
 
     assert main(["metrics", "register", "weat"]) == 0
     out = capsys.readouterr().out
-    assert f"registered weat (measurement): {private_modules_cache / 'evaluate-measurement--weat'}" in out
-    assert "evaluate then logs 'Using the latest cached version of the module from ...'" in out
+    assert out.splitlines() == [
+        "registered for evaluate.load(NAME): weat (measurement); evaluate logs 'Using the latest cached version of "
+        "the module' on each load: that is this copy"
+    ]
+    # Nothing changed the second time: nothing printed (`make install` registers on every run).
+    assert main(["metrics", "register"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("registered for evaluate.load(NAME): eec_bias (measurement), gender_space")
+    assert "weat (measurement)," not in out and out.count("\n") == 1  # weat was registered already
+    assert main(["metrics", "register"]) == 0
+    assert capsys.readouterr().out == ""
+    # -v says where each copy is.
+    assert main(["metrics", "register", "weat", "-v"]) == 0
+    assert f"registered weat (measurement): {private_modules_cache / 'evaluate-measurement--weat'}" in (
+        capsys.readouterr().err
+    )
     assert main(["metrics", "unregister"]) == 0
-    assert "removed 1 registration(s) from evaluate's modules cache" in capsys.readouterr().out
+    assert "removed 4 registration(s) from evaluate's modules cache" in capsys.readouterr().out
     assert main(["metrics", "register", "bleu"]) == 2
     assert "unknown metric(s) ['bleu']" in capsys.readouterr().err
 
