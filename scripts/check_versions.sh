@@ -1,9 +1,10 @@
 #!/bin/bash
 # Both ends of pyproject.toml's ranges: install the wheel into a fresh venv with the lowest versions its runtime
 # requirements allow (each `>=X` taken as `==X`) or with the newest versions the index serves, then run the fast
-# test set (not marked slow) against that installed copy. torch stays at 2.13.0 at the newest end: newer torch is
+# test set (not marked slow) with them. torch stays at 2.13.0 at the newest end: newer torch is
 # served only as a CUDA build of several GB (docs/development.md, "Both ends of the ranges").
-# Usage: scripts/check_versions.sh lowest|newest WHEEL [WORK_DIR]   (`make check-lowest` / `make check-newest`)
+# Usage: scripts/check_versions.sh lowest|newest WHEEL [WORK_DIR]   (`make check-lowest` / `make check-newest`);
+# CHECK_TESTS (default: tests) narrows the test paths, PYTEST_ARGS (default: -n 2) sets pytest's options.
 # Prints the versions it installed (also in WORK_DIR/versions.txt) and pytest's summary; exits with pytest's code.
 set -euo pipefail
 END=$1
@@ -44,9 +45,9 @@ EOF
 echo "== $END: $(date -u +%F), $(wc -l <"$WORK/versions.txt") packages; the runtime requirements:"
 grep -i -E "^($(sed 's/[-_]/[-_]/g' "$WORK/names.txt" | paste -sd'|'))==" "$WORK/versions.txt" | paste -sd' '
 
-# The venv's pytest, not `python -m pytest`: the checkout's folder stays off sys.path, so eval_harness is the
-# installed wheel's copy (with its shipped metrics and configs).
+# The tests import this checkout's eval_harness (the same code as the wheel's; the suite reads the checkout's
+# pyproject.toml and tells its own frames from site-packages ones), with the dependencies the wheel resolved to.
 cd "$ROOT"
-HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 HF_EVALUATE_OFFLINE=1 TRANSFORMERS_OFFLINE=1 PYTHONPATH= \
+HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 HF_EVALUATE_OFFLINE=1 TRANSFORMERS_OFFLINE=1 PYTHONPATH="$ROOT" \
     "$WORK/venv/bin/pytest" -p no:cacheprovider $PYTEST_ARGS -q -m "not slow" --durations=0 --durations-min=1000 \
-    tests
+    ${CHECK_TESTS:-tests}
