@@ -121,7 +121,7 @@ lock:
 	mv constraints.txt.new constraints.txt
 
 # Both ends of pyproject.toml's ranges (scripts/check_versions.sh): the wheel in a fresh venv with the lowest
-# allowed versions, or the newest served ones, and the fast tests against it. Minutes each and about 2 GB in
+# allowed versions, or the newest served ones, and the fast tests with them. Minutes each and about 3 GB in
 # CHECK_DIR; not part of `make test` (docs/development.md says where they run).
 CHECK_DIR ?= $(shell mktemp -d -u /tmp/xbias-check-XXXXXX)
 check-lowest check-newest: wheel
