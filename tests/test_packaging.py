@@ -12,9 +12,12 @@ import sys
 import sysconfig
 import tarfile
 import zipfile
+from email.parser import Parser
 from pathlib import Path
 
 import pytest
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 from eval_harness.shipped import CHECKOUT_ROOT
 
@@ -107,6 +110,30 @@ def test_the_wheel_ships_the_metric_modules_and_configs(wheel):
 
 
 @pytest.mark.slow
+def test_the_wheel_declares_ranges_for_its_runtime_requirements_and_the_lock_pins_them(wheel):
+    """A user's environment keeps its own torch and transformers: no runtime requirement is an exact pin (only the
+    packaged models' extra is, as data checked by sha256); the exact versions live in constraints.txt."""
+    with zipfile.ZipFile(wheel) as archive:
+        (metadata,) = [name for name in archive.namelist() if name.endswith(".dist-info/METADATA")]
+        requirements = Parser().parsestr(archive.read(metadata).decode()).get_all("Requires-Dist")
+    runtime = [requirement for requirement in requirements if "extra ==" not in requirement]
+    extras = {extra: [r for r in requirements if f'extra == "{extra}"' in r] for extra in ("dev", "lm-eval", "models")}
+    assert len(runtime) >= 15 and "torch>=2.13.0" in runtime and "transformers>=5.24.0" in runtime
+    operators = {r: {spec.operator for spec in Requirement(r).specifier} for r in requirements}
+    assert [r for r in runtime + extras["dev"] + extras["lm-eval"] if operators[r] != {">="}] == []
+    assert extras["models"] and all(operators[r] == {"=="} for r in extras["models"])
+    # The lock pins every runtime requirement, within its range.
+    locked = dict(
+        line.split("==")
+        for line in CHECKOUT_ROOT.joinpath("constraints.txt").read_text().splitlines()
+        if line and not line.startswith("#")
+    )
+    locked = {canonicalize_name(name): version for name, version in locked.items()}
+    for requirement in map(Requirement, runtime + extras["dev"] + extras["lm-eval"]):
+        assert requirement.specifier.contains(locked[canonicalize_name(requirement.name)]), requirement
+
+
+@pytest.mark.slow
 def test_a_wheel_user_loads_every_metric_by_path_silently_and_is_told_how_to_load_by_name(installed, tmp_path):
     bin_dir, env, elsewhere = installed
     env = {**env, "HF_HOME": str(tmp_path / "fresh-hf-home")}  # nothing registered yet, whatever ran before
@@ -137,8 +164,9 @@ def test_an_installed_copy_loads_metrics_by_name_and_runs_packaged_configs(insta
     assert Path(where.strip()).is_relative_to(bin_dir.parent), where  # the wheel's copy, not the checkout
 
     registered = _run([str(bin_dir / "xbias"), "metrics", "register"], elsewhere, env)
+    assert registered.startswith("registered for evaluate.load(NAME): ") and registered.count("\n") == 1
     for metric in METRICS:
-        assert f"registered {metric} (measurement)" in registered
+        assert f"{metric} (measurement)" in registered
     load = (
         "import evaluate\n"
         "weat = evaluate.load('weat', module_type='measurement')\n"

@@ -97,22 +97,26 @@ Args:
         "within", "not within" or "cannot tell"; eval_harness.stats.equivalence.tost).
 Returns:
     coefficients (dict): for each term "intercept", "group", "gender", "group:gender": contrast (what it
-        compares and conditions on, in words), estimate (logit scale), std_err, z (estimate / std_err),
-        p_value, ci_low, ci_high (95 %), mde (the smallest true value detected with 80 % power), stars.
+        compares and conditions on, in words), estimate (logit scale), std_err, statistic (estimate / std_err)
+        and the same under the name of its distribution, z or t (as `test` says), p_value, ci_low, ci_high
+        (95 %), mde (the smallest true value detected with 80 % power), stars.
     effects (dict): for each of "group_within_reference_gender", "group_within_other_gender",
         "gender_within_reference_group", "gender_within_other_group", "group_ame", "gender_ame",
         "group:gender_did": term, kind, contrast (e.g. "Arab vs Anglo, among men"), estimate (difference of
-        predicted intensities), std_err (delta method), statistic, p_value, ci_low, ci_high, mde, stars.
+        predicted intensities), std_err (delta method), statistic and z or t, p_value, ci_low, ci_high, mde,
+        stars.
     precision (dict): phi, log_phi, log_phi_std_err.
     log_likelihood (float), n (int, rows fitted), n_excluded (int), converged (bool),
     test ("z" or "t"), df (t degrees of freedom or None), cov_type, cluster_by, n_clusters,
-    covariance (5 x 5, of intercept, group, gender, group:gender, log_phi), group_levels and
+    parameter_names (intercept, group, gender, group:gender, log_phi), covariance (5 x 5, rows and columns
+    in the order of parameter_names), group_levels and
     gender_levels ([reference, level coded 1]), cells (per group x gender cell: n, observed and predicted
     mean), intersection_lr_test (statistic, df, p_value of dropping group:gender; assumes independent
     rows), squeezed.
     With factorial=True: factors ({name: levels, reference first}), terms, order, coefficients and precision
-    ({name: contrast, estimate, std_err, statistic, p_value, ci_low, ci_high, mde}), effects ({name: kind,
-    term, levels, given, contrast, estimate, std_err, statistic, p_value, ci_low, ci_high, mde}), lr_tests,
+    ({name: contrast, estimate, std_err, statistic, z or t, p_value, ci_low, ci_high, mde}), effects ({name:
+    kind, term, levels, given, contrast, estimate, std_err, statistic, z or t, p_value, ci_low, ci_high, mde}),
+    lr_tests,
     cells, log_likelihood, n, n_excluded, converged, test, df, cov_type, cluster_by, n_clusters,
     parameter_names, covariance, squeezed.
 Examples:
@@ -239,7 +243,31 @@ class EecBias(evaluate.Measurement):
                 order,
                 **options,
             )
-        return _with_equivalence(result.to_dict(), equivalence_margin)
+        return named_for_distribution(_with_equivalence(result.to_dict(), equivalence_margin))
+
+
+def named_for_distribution(output):
+    """``output`` with each test's statistic under ``statistic`` and under the name of its distribution, ``z`` or
+    ``t`` (as ``output["test"]`` says), and with ``parameter_names``, the rows and columns of ``covariance``.
+
+    Until 0.1 the 2 x 2 coefficients called their statistic ``z`` even under a t test: ``z`` is kept where it is
+    true (z tests), so code written for the default keeps working, and it is absent under a t test, so code that
+    read a t statistic as z fails at the key instead of misreading it (metrics/eec_bias/README.md, "Output values").
+    """
+    distribution = output["test"]
+    tested = [*output["coefficients"].values(), *output["effects"].values()]
+    tested += [item for item in output["precision"].values() if isinstance(item, dict)]  # factorial: log_phi
+    for item in tested:
+        statistic = item.pop("z") if "z" in item else item["statistic"]
+        renamed = {}
+        for key, value in item.items():
+            renamed[key] = value
+            if key == "std_err":  # the statistic right after its standard error, as before
+                renamed.update(statistic=statistic, **{distribution: statistic})
+        item.clear()
+        item.update(renamed)
+    output.setdefault("parameter_names", list(betareg.PARAMETERS))
+    return output
 
 
 def _with_equivalence(output, margin):

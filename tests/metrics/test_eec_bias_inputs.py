@@ -71,7 +71,7 @@ def test_empty_lists_are_a_clear_error(eec_bias):
         ({"group": ("Anglo", "Arab", "Latino"), "gender": ("male", "female"), "age": ("young", "old")}, 2),
     ],
 )
-def test_factorial_route_takes_k_level_factors(eec_bias, levels, order):
+def test_factorial_route_takes_k_level_factors(eec_bias, named, levels, order):
     data = rows(levels, seed=1)
     extra = {name: data["labels"][name] for name in levels if name not in ("group", "gender")}
     references = {name: values[0] for name, values in levels.items()}
@@ -89,7 +89,7 @@ def test_factorial_route_takes_k_level_factors(eec_bias, levels, order):
     expected = fit_factorial(
         data["y"], data["labels"], references, order, cov_type="cluster", clusters={"template_id": data["template"]}
     )
-    assert result == expected.to_dict()
+    assert result == named(expected.to_dict())
     # References inferred (European, Anglo, male; age given); the other levels sorted.
     assert result["factors"] == {name: [values[0], *sorted(values[1:])] for name, values in levels.items()}
     conditional = [name for name, e in result["effects"].items() if e["kind"] == "conditional"]

@@ -31,7 +31,7 @@ def synthetic_rows(seed=0, per_cell=40, noun_phrases=6):
     return predictions, group, gender
 
 
-def test_loads_by_bare_name_from_another_cwd(registered_metrics, monkeypatch, tmp_path):
+def test_loads_by_bare_name_from_another_cwd(registered_metrics, named, monkeypatch, tmp_path):
     import evaluate
 
     monkeypatch.chdir(tmp_path)
@@ -40,7 +40,7 @@ def test_loads_by_bare_name_from_another_cwd(registered_metrics, monkeypatch, tm
     result = metric.compute(
         predictions=predictions, group=group, gender=gender, reference_group="European", reference_gender="male"
     )
-    assert result == fit_intersectional(predictions, group, gender, "European", "male").to_dict()
+    assert result == named(fit_intersectional(predictions, group, gender, "European", "male").to_dict())
 
 
 def test_rows_without_group_pass_through_evaluate_even_first(eec_bias):
@@ -53,11 +53,11 @@ def test_rows_without_group_pass_through_evaluate_even_first(eec_bias):
         assert key in result
 
 
-def test_options_pass_through(eec_bias):
+def test_options_pass_through(eec_bias, named):
     predictions, group, gender = synthetic_rows(seed=2)
     result = eec_bias.compute(predictions=predictions, group=group, gender=gender, use_t=True)
     assert (result["test"], result["df"]) == ("t", 160 - 4)
-    assert result == fit_intersectional(predictions, group, gender, "European", "male", use_t=True).to_dict()
+    assert result == named(fit_intersectional(predictions, group, gender, "European", "male", use_t=True).to_dict())
 
     predictions[-1] = 1.0
     with pytest.raises(InputError, match="1 of 160 predictions are exactly 0 or 1"):
@@ -128,7 +128,7 @@ def observed_difference_in_differences(scores, group, gender):
     )
 
 
-def test_real_eec_end_to_end(eec_bias, en_black_white):
+def test_real_eec_end_to_end(eec_bias, named, en_black_white):
     eec = en_black_white
     scores = [hash_length_score(s) for s in eec["sentence"]]
     result = eec_bias.compute(predictions=scores, group=eec["group"], gender=eec["gender"], use_t=True)
@@ -139,7 +139,8 @@ def test_real_eec_end_to_end(eec_bias, en_black_white):
     assert result["n"] + result["n_excluded"] == len(eec) == 8640
     assert result["group_levels"] == ["European", "African-American"] and result["gender_levels"] == ["male", "female"]
     assert result["converged"] and result["df"] == 5756
-    assert result == fit_intersectional(scores, eec["group"], eec["gender"], "European", "male", use_t=True).to_dict()
+    expected = fit_intersectional(scores, eec["group"], eec["gender"], "European", "male", use_t=True).to_dict()
+    assert result == named(expected)
     for cell in result["cells"]:
         assert cell["n"] == 1440
     # The predicted means track the observed cell means (not exactly: the Beta MLE of a mean is not the sample mean).
@@ -176,3 +177,24 @@ def test_a_nan_group_from_a_pandas_column_is_a_row_without_a_group(eec_bias):
     result = eec_bias.compute(predictions=predictions, group=with_nan, gender=gender, reference_group="European")
     assert result["n_excluded"] == with_none["n_excluded"] == 6
     assert result["coefficients"] == with_none["coefficients"]
+
+
+@pytest.mark.parametrize(("options", "distribution"), [({}, "z"), ({"use_t": True}, "t"), ({"factorial": True}, "z")])
+def test_each_statistic_is_named_for_its_distribution_and_the_covariance_for_its_parameters(
+    eec_bias, options, distribution
+):
+    predictions, group, gender = synthetic_rows(seed=3)
+    result = eec_bias.compute(predictions=predictions, group=group, gender=gender, **options)
+    assert result["test"] == distribution
+    other = {"z": "t", "t": "z"}[distribution]
+    tested = [*result["coefficients"].values(), *result["effects"].values()]
+    for item in tested:
+        assert item[distribution] == item["statistic"] == pytest.approx(item["estimate"] / item["std_err"], rel=1e-12)
+        assert other not in item
+    # Each covariance row belongs to the parameter its name says: its variance is that parameter's squared std_err.
+    names, covariance = result["parameter_names"], np.asarray(result["covariance"])
+    assert covariance.shape == (len(names), len(names)) and names[-1] == "log_phi"
+    std_errs = {name: item["std_err"] for name, item in result["coefficients"].items()}
+    precision = result["precision"]
+    std_errs["log_phi"] = precision["log_phi"]["std_err"] if options.get("factorial") else precision["log_phi_std_err"]
+    assert np.sqrt(np.diag(covariance)) == pytest.approx([std_errs[name] for name in names], rel=1e-9)

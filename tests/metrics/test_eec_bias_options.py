@@ -56,7 +56,7 @@ def test_effects_are_in_the_output(eec_bias):
     ("cluster_by", "expected_clusters"),
     [(None, {"template_id": "template_id"}), ("person", {"person": "person"}), (["template_id", "person"], None)],
 )
-def test_clustered_standard_errors_pass_through(eec_bias, cluster_by, expected_clusters):
+def test_clustered_standard_errors_pass_through(eec_bias, named, cluster_by, expected_clusters):
     rows = eec_shaped_rows()
     result = eec_bias.compute(
         predictions=rows["predictions"],
@@ -68,7 +68,7 @@ def test_clustered_standard_errors_pass_through(eec_bias, cluster_by, expected_c
         cluster_by=cluster_by,
     )
     names = list(expected_clusters or ("template_id", "person"))
-    assert result == library(rows, cov_type="cluster", clusters={name: rows[name] for name in names})
+    assert result == named(library(rows, cov_type="cluster", clusters={name: rows[name] for name in names}))
     assert result["cluster_by"] == names
     n_clusters = {"template_id": 11, "person": 24}  # persons with a group: 4 cells x 6
     assert result["n_clusters"] == [n_clusters[name] for name in names]
