@@ -26,7 +26,7 @@ TORCH_INDEX ?=
 
 $(STAMP): pyproject.toml constraints.txt | $(BIN)/python
 	$(if $(TORCH_INDEX),$(BIN)/pip install --quiet -c constraints.txt torch --index-url $(TORCH_INDEX))
-	$(BIN)/pip install --quiet -c constraints.txt torch -e '.[dev,lm-eval]'
+	$(BIN)/pip install --quiet -c constraints.txt torch -e '.[dev,lm-eval,inspect]'
 	$(MAKE) --no-print-directory models
 	touch $(STAMP)
 
