@@ -17,6 +17,10 @@ import sys
 import time
 from pathlib import Path
 
+from eval_harness.thread_policy import apply_thread_policy
+
+apply_thread_policy()  # before numpy loads its BLAS, as every bench does
+
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the simulation the tests use

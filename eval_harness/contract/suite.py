@@ -38,6 +38,10 @@ if TYPE_CHECKING:
     from .samples import SampleSchema
 
 
+# ``shared(key, factory)``: ``factory()`` once per run for ``key`` (a SuiteContext's ``shared``).
+Shared = Callable[[tuple, Callable[[], Any]], Any]
+
+
 @dataclass(frozen=True)
 class UnitKey:
     """What a suite's plan names inside one (model, language): dataset, config, emotion and test."""
@@ -216,9 +220,10 @@ class Suite:
         adds; None for a unit that keeps none (:meth:`keeps_samples`). Default: None."""
         return None
 
-    def texts_to_score(self, task: Task) -> Sequence[str] | None:
+    def texts_to_score(self, task: Task, shared: Shared | None = None) -> Sequence[str] | None:
         """The texts ``task``'s units have a model score or encode (read from the datasets, no model loaded), for the
-        plan a run prints before it starts; None when the suite does not say. Default: None."""
+        plan a run prints before it starts; None when the suite does not say. ``shared``: the run's
+        :meth:`SuiteContext.shared`, so that what the count reads the run does not read again. Default: None."""
         return None
 
     def headline(self, records: Sequence[dict]) -> dict | None:

@@ -1,11 +1,18 @@
 """Unit planning: a config becomes an ordered list of tasks (model x suite x language x seed), each with its units."""
 
+from __future__ import annotations
+
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..contract import Task, Unit
+from ..contract.suite import Shared
 from ..errors import ConfigError, XBiasError
 from ..suites import get_suite
 from .config import RunConfig
+
+if TYPE_CHECKING:
+    from ..data.emotion_splits import SemEvalSplits
 
 
 @dataclass(frozen=True)
@@ -148,7 +155,13 @@ class WorkPlan:
         return lines
 
 
-def work_plan(config: RunConfig, plan: Plan, sources: dict[str, str] | None = None) -> WorkPlan:
+def work_plan(
+    config: RunConfig,
+    plan: Plan,
+    sources: dict[str, str] | None = None,
+    semeval: SemEvalSplits | None = None,
+    shared: Shared | None = None,
+) -> WorkPlan:
     """What ``plan`` will encode (reads the SemEval splits and the EEC corpora it names, loads no model).
 
     ``sources``: model name -> the folder its weights load from (a run's pinned snapshot), for the size that
@@ -162,18 +175,22 @@ def work_plan(config: RunConfig, plan: Plan, sources: dict[str, str] | None = No
         tasks = [task for task in plan.tasks if task.model.name == model.name]
         units = sum(len(task.units) for task in tasks)
         encodes = model.type in ("encoder",) or (model.type == "llm" and model.options.get("mode") == "probe")
-        training, sentences = _texts_to_encode(tasks) if encodes else (0, 0)
+        training, sentences = _texts_to_encode(tasks, semeval, shared) if encodes else (0, 0)
         rate = _texts_per_cpu_second((sources or {}).get(model.name, model.source)) if encodes else None
         seconds = (training + sentences) / rate if rate else None
         models.append(ModelWork(model.name, units, training, sentences, seconds))
     return WorkPlan(tuple(models), cores)
 
 
-def _texts_to_encode(tasks: list[Task]) -> tuple[int, int]:
+def _texts_to_encode(
+    tasks: list[Task], semeval: SemEvalSplits | None = None, shared: Shared | None = None
+) -> tuple[int, int]:
     """(distinct SemEval texts of the tasks' languages x emotions, distinct texts their suites score:
-    :meth:`~eval_harness.contract.Suite.texts_to_score`)."""
+    :meth:`~eval_harness.contract.Suite.texts_to_score`). ``semeval``, ``shared``: the run's splits and shared
+    objects, so that counting loads nothing the run will load again."""
     from ..data.emotion_splits import SemEvalSplits
 
+    semeval = semeval or SemEvalSplits()
     emotions_by_language: dict[str, set[str]] = {}
     scored: dict[str, set[str]] = {}
     for task in tasks:
@@ -182,10 +199,17 @@ def _texts_to_encode(tasks: list[Task]) -> tuple[int, int]:
         if emotions and suite.trains:
             for language in task.language.split("-"):
                 emotions_by_language.setdefault(language, set()).update(emotions)
-        scored.setdefault(task.language, set()).update(suite.texts_to_score(task) or ())
+        scored.setdefault(task.language, set()).update(suite.texts_to_score(task, shared) or ())
     training = 0
     for language, emotions in emotions_by_language.items():
-        training += len(set(SemEvalSplits(sorted(emotions)).language_texts(language, "tweet")))
+        training += len(
+            {
+                text
+                for emotion in emotions
+                for split in semeval.splits(language, emotion).values()
+                for text in split.texts
+            }
+        )
     return training, sum(len(texts) for texts in scored.values())
 
 

@@ -35,6 +35,7 @@ from ..contract import Suite, Unit, make_record
 from ..contract.records import TESTED_POOLINGS
 from ..contract.samples import samples_bytes, samples_entry
 from ..data.catalog import SEMEVAL_DIMENSIONS
+from ..data.emotion_splits import SemEvalSplits
 from ..errors import ConfigError, InputError, XBiasError
 from ..io import folder_problem, write_problem
 from ..models.packaged import pin_source
@@ -45,7 +46,7 @@ from .context import RunContext
 from .distributed import Distributed
 from .library_bars import library_progress_bars
 from .plan import Plan, plan_units, work_plan
-from .provider import EMBEDDING_CACHE, REGRESSOR_CACHE
+from .provider import EMBEDDING_CACHE, REGRESSOR_CACHE, RUN_SEMEVAL
 from .store import DISK_FULL, RunFolderError, RunLock, RunStore
 
 logger = logging.getLogger(__name__)
@@ -181,10 +182,14 @@ def _run_sweep(
     lock, finished = _take_folder(
         store, config, plan, force, dist, provenance["precisions"], settings, cache_dir is None
     )
+    # The run's shared objects, begun here so that the plan's count and the run read each dataset once.
+    shared: dict = {RUN_SEMEVAL: SemEvalSplits(_run_emotions(plan))}
     if dist.is_main:
-        _log_work_plan(config, plan, {name: pin["load"] for name, pin in pins.items()})
+        _log_work_plan(config, plan, {name: pin["load"] for name, pin in pins.items()}, shared)
     try:
-        summary = _run_plan(config, plan, store, dist, finished, cache_dir, progress, started, provenance)
+        summary = _run_plan(
+            config, plan, store, dist, finished, cache_dir, progress, started, provenance, shared=shared
+        )
     finally:
         if lock is not None:
             lock.release()
@@ -322,6 +327,7 @@ def _run_plan(
     started: float,
     provenance: dict,
     models: Callable[[RunContext], Any] | None = None,
+    shared: dict | None = None,
 ) -> RunSummary:
     """Every unfinished unit of ``plan``, task by task; ``results.jsonl`` and ``run.json`` at the end, however
     the run ends (``finished``: the units finished before, with their files' content on rank 0; ``models``: what
@@ -332,8 +338,8 @@ def _run_plan(
         progress=progress,
         sources={name: pin["load"] for name, pin in provenance["models"].items()},
         provenance=provenance,
-        emotions=tuple(dimension for dimension in SEMEVAL_DIMENSIONS if any(u.emotion == dimension for u in plan.units))
-        or None,
+        emotions=_run_emotions(plan),
+        _shared={} if shared is None else shared,  # what the plan's count already read
     )
     if models is not None:
         ctx.models = models(ctx)
@@ -468,12 +474,26 @@ def _precisions(config: RunConfig, device: str) -> dict[str, str]:
     }
 
 
-def _log_work_plan(config: RunConfig, plan: Plan, sources: Mapping[str, str]) -> None:
+def _run_emotions(plan: Plan) -> tuple[str, ...] | None:
+    """The SemEval dimensions the plan's units score, in SEMEVAL_DIMENSIONS' order (None: none)."""
+    return (
+        tuple(dimension for dimension in SEMEVAL_DIMENSIONS if any(u.emotion == dimension for u in plan.units)) or None
+    )
+
+
+def _log_work_plan(config: RunConfig, plan: Plan, sources: Mapping[str, str], shared: dict | None = None) -> None:
     """Say what a run that encodes texts will do (units, texts to encode, estimated time: :func:`~.plan.work_plan`)
     in the log, at INFO (``xbias run`` shows it, ``-q`` hides it); a plan that cannot be estimated says its unit
     count alone. A run that encodes nothing (SVM-tfidf, static vectors, a judge) takes no time worth announcing."""
     try:
-        work = work_plan(config, plan, dict(sources))
+        store = {} if shared is None else shared
+
+        def read_once(key: tuple, factory):
+            if key not in store:
+                store[key] = factory()
+            return store[key]
+
+        work = work_plan(config, plan, dict(sources), store.get(RUN_SEMEVAL), read_once)
         if not any(model.texts for model in work.models):
             return
         lines = work.lines()

@@ -46,6 +46,7 @@ import numpy as np
 
 from ...contract import Judge, Suite, SuiteContext, Task, Unit, UnitKey
 from ...contract.capabilities import JudgeScores
+from ...contract.suite import Shared
 from ...data.catalog import EEC_CONFIGS, EEC_CONFIGS_BY_LANGUAGE, EEC_EMOTIONS
 from ...errors import ConfigError, InputError
 from ...stats.results import is_missing
@@ -66,6 +67,12 @@ QUALITY_DATASET = "semeval2018_affect"
 # The draw of `sample:` and of the stability resamples: one for every seed, so that between-seed variance is
 # training variance alone.
 SAMPLE_SEED = 0
+
+
+def _corpus_key(name: str) -> tuple:
+    """A corpus's key in the run's shared objects: led by None, it outlives the models (every model and seed scores
+    the same corpora)."""
+    return (None, "eec-corpus", name)
 
 
 class EECSuite(Suite):
@@ -163,14 +170,15 @@ class EECSuite(Suite):
         available = corpus_names(language, options)
         return [config for config in options["configs"] if config in available] or available
 
-    def texts_to_score(self, task: Task) -> list[str]:
+    def texts_to_score(self, task: Task, shared: Shared | None = None) -> list[str]:
         """The distinct EEC sentences ``task``'s units score (each EEC x emotion, ``sample`` drawn as prepare draws
-        it)."""
+        it); ``shared``: the run's, whose corpora :meth:`prepare` reads again."""
         found: dict[str, None] = {}
         per_cell = rows_per_cell(task.options, judge="judge" in task.model.capabilities)
         units = [unit for unit in task.units if unit.dataset == "eec"]  # not the regressor-quality units
         for name, emotion in sorted({(unit.part("config"), unit.part("emotion")) for unit in units}):
-            corpus = load_corpus(name, task.options)
+            read = partial(load_corpus, name, task.options)
+            corpus = shared(_corpus_key(name), read) if shared is not None else read()
             rows = corpus[corpus["emotion"] == emotion]
             if per_cell:
                 rows = stratified_sample(rows, per_cell, SAMPLE_SEED, tuple(identity_factors(name, task.options)))
@@ -183,8 +191,7 @@ class EECSuite(Suite):
         eec_configs = sorted({unit.part("config") for unit in task.units if unit.dataset == "eec"})
         # Read once per run (every model and seed scores the same corpora): a key led by None outlives the models.
         corpora = {
-            name: ctx.shared((None, "eec-corpus", name), partial(load_corpus, name, task.options))
-            for name in eec_configs
+            name: ctx.shared(_corpus_key(name), partial(load_corpus, name, task.options)) for name in eec_configs
         }
         prepared: dict[str, Any] = {"options": task.options, "scores": {}, "eec": {}}
         for emotion in emotions:
