@@ -490,7 +490,7 @@ def _cmd_power(args: argparse.Namespace) -> None:
     from .report import load_run
     from .report.document import Table, markdown_table
     from .report.findings import pool_over_seeds
-    from .suites.eec.planner import power_summary, power_table
+    from .suites.eec.planner import no_plan_reason, power_summary, power_table
 
     if args.target is not None and not (math.isfinite(args.target) and 0 < args.target < 1):
         raise InputError(f"--target must be a number between 0 and 1 (the intensity scale), got {args.target!r}")
@@ -511,8 +511,9 @@ def _cmd_power(args: argparse.Namespace) -> None:
             f"{args.run_dir} has no EEC effect with the power planner's fields: run the eec suite (2 x 2 EECs) with "
             "this version of xbias"
         )
-    if args.target is None and table["planner"].eq("").all():
-        print("xbias: no --target and no equivalence_margin in the run: give --target 0.01", file=sys.stderr)
+    reason = no_plan_reason(results, table, args.target)
+    if reason:
+        print(f"xbias: {reason}", file=sys.stderr)
     summary = power_summary(results, args.target)
     if summary:
         print(summary + "\n")

@@ -175,6 +175,13 @@ def _read_units(folder: Path, missing: list[str], config_hash: str | None) -> di
             missing.append(f"units/{path.name} is {said}; that unit is left out")
             continue
         problem = unit_file_problem(unit, path.stem, config_hash=config_hash, units_dir=folder)
+        if problem is not None and unit_file_problem(unit, path.stem) is None:
+            # Intact but another config's: `xbias run` refuses a folder that holds it (RunStore.check).
+            missing.append(
+                f"units/{path.name} is not this run's unit ({problem}); it is left out: move it out of units/ "
+                "before the next `xbias run` here, which refuses a folder holding another run's units"
+            )
+            continue
         if problem is not None:
             missing.append(
                 f"units/{path.name} is not a finished unit ({problem}); it counts as unfinished: re-run the same "

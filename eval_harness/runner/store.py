@@ -280,12 +280,16 @@ class RunStore:
             return self.is_ours()  # a folder that is not xbias's passed check_owner: nothing of it is wiped
         this_hash = config.config_hash()
         previous = self.run_info().get("config_hash")
-        hashes = {payload["config_hash"] for payload in self._intact_units().values()}
+        intact = self._intact_units()
+        hashes = {payload["config_hash"] for payload in intact.values()}
         others = sorted(hashes - {this_hash})
         if others:
+            foreign = sorted(unit_id for unit_id, payload in intact.items() if payload["config_hash"] != this_hash)
             raise ConfigError(
                 f"{self.root} holds the results of a different run (config hash {str(others[0])[:12]}, this "
-                f"config {this_hash[:12]}); use --force to replace them, or another --out"
+                f"config {this_hash[:12]}): {_named_units(foreign)}; "
+                + ("move those files out of units/ to go on with this run's own units, " if this_hash in hashes else "")
+                + "use --force to replace them all, or another --out"
             )
         if hashes and previous is not None and previous != this_hash:
             # Its units are this config's, so run.json was edited or swapped: wiping would delete finished units.
@@ -412,6 +416,12 @@ class RunStore:
     def _read_json(path: Path) -> Any:
         # None when missing, not a regular file (a FIFO would hang a resume), unreadable, not JSON (too deep too)
         return read_json(path)
+
+
+def _named_units(unit_ids: list[str], shown: int = 3) -> str:
+    """``units/A.json, units/B.json and 4 more``: the unit files a message names."""
+    names = ", ".join(f"units/{unit_id}.json" for unit_id in unit_ids[:shown])
+    return names + (f" and {len(unit_ids) - shown} more" if len(unit_ids) > shown else "")
 
 
 def _holder(descriptor: int, attempts: int = 20) -> str:

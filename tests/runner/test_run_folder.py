@@ -161,6 +161,25 @@ def test_a_holder_on_another_machine_of_shared_storage_is_named_with_its_host(to
         os.close(descriptor)
 
 
+def test_a_planted_unit_of_another_run_is_named_and_the_report_advises_what_the_run_accepts(toy, tmp_path):
+    """One unit from another config among a finished run's own (F18): the report leaves it out and says to move it
+    out, the run refuses the folder naming that file, and after following the advice the run resumes all its own
+    units."""
+    config, folder = toy_config(), tmp_path / "a"
+    run_sweep(config, folder, progress=False)
+    run_sweep(toy_config(n_configs=3), tmp_path / "b", progress=False)
+    planted = next(path for path in (tmp_path / "b" / "units").glob("*en_c2*.json"))
+    (folder / "units" / planted.name).write_bytes(planted.read_bytes())
+
+    (advice,) = [item for item in load_run(folder).missing if planted.name in item]
+    assert "move it out of units/" in advice and "re-run the same" not in advice
+    with pytest.raises(ConfigError, match=f"units/{planted.name}; move those files out of units/"):
+        run_sweep(config, folder, progress=False)
+    (folder / "units" / planted.name).rename(tmp_path / planted.name)
+    summary = run_sweep(config, folder, progress=False)
+    assert (summary.computed, summary.resumed) == (0, 8)
+
+
 @pytest.mark.parametrize("code", [errno.ENOLCK, errno.EOPNOTSUPP])
 def test_a_file_system_without_locks_is_one_line_before_anything_is_written(toy, tmp_path, monkeypatch, code):
     def no_locks(descriptor, operation):

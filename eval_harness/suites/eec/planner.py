@@ -308,6 +308,23 @@ def power_summary(results: pd.DataFrame, target: float | None = None) -> str:
     )
 
 
+def no_plan_reason(results: pd.DataFrame, table: pd.DataFrame, target: float | None) -> str:
+    """Why ``table``'s planner column (:func:`power_table`) is empty throughout, or "" when some effect has a line:
+    no goal (no ``target`` and no record with an ``equivalence_margin``), or a goal but nothing to plan from (no
+    effect with the planner's fields and a usable standard error)."""
+    import pandas as pd
+
+    if table.empty or table["planner"].ne("").any():
+        return ""
+    margins = pd.to_numeric(results.get("equivalence_margin", pd.Series(dtype=float)), errors="coerce")
+    if target is None and not (margins > 0).any():
+        return "no --target and no equivalence_margin in the run: give --target 0.01"
+    return (
+        "no effect of this run has the planner's fields and a usable standard error, so no design is planned; "
+        "the verdict column is what the run shows"
+    )
+
+
 def power_table(results: pd.DataFrame, target: float | None = None, alpha: float = 0.05) -> pd.DataFrame:
     """Per EEC x emotion x model x effect with a margin or planner fields: its value, p, MDE (the record's), its
     verdict at its margin (the one rule, :mod:`.verdicts`) and the planner's line for ``target`` (default: the

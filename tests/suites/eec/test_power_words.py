@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from eval_harness.stats.design_power import VarianceComponents, current_design, design_mde
-from eval_harness.suites.eec.planner import counted, plan_words, power_summary, power_table
+from eval_harness.suites.eec.planner import counted, no_plan_reason, plan_words, power_summary, power_table
 
 PLANNER = {
     "planner_template_var": 4e-6,
@@ -91,3 +91,21 @@ def test_the_summary_line_counts_the_effects_that_reach_the_target_and_names_the
     )
     assert f"has an MDE of {_mde_now(hard):.2g}" in line
     assert power_summary(results, 10 * _mde_now(hard)) == f"2 of 2 effects reach an MDE of {10 * _mde_now(hard):g} now."
+
+
+@pytest.mark.parametrize(
+    ("row", "target", "said"),
+    [
+        (_row(), None, ""),  # a plan: nothing to explain
+        (_row(equivalence_margin=None), None, "no --target and no equivalence_margin"),
+        (_row(equivalence_margin=None), 0.02, ""),
+        # the run has its margin but nothing to plan from: never "no equivalence_margin in the run"
+        (_row(std_err=0.0), None, "no effect of this run has the planner's fields"),
+        ({k: v for k, v in _row().items() if not k.startswith("planner_")}, None, "no effect of this run has"),
+    ],
+    ids=["planned", "no-margin", "target-given", "margin-no-se", "margin-no-planner-fields"],
+)
+def test_an_empty_planner_column_is_explained_by_its_real_cause(row, target, said):
+    results = pd.DataFrame([row])
+    reason = no_plan_reason(results, power_table(results, target), target)
+    assert reason.startswith(said) if said else reason == ""
