@@ -47,5 +47,12 @@ def estimates_table(items: Sequence, test: str, confidence: float) -> list[str]:
 
 
 def is_missing(value) -> bool:
-    """Whether ``value`` is absent: None, or the float NaN that pandas uses for a missing field or string."""
+    """Whether ``value`` is absent: None, or the float NaN that pandas uses for a missing field or string.
+
+    Examples
+    --------
+    >>> from eval_harness.stats.results import is_missing
+    >>> is_missing(None), is_missing(float("nan")), is_missing(0.0), is_missing("")
+    (True, True, False, False)
+    """
     return value is None or (isinstance(value, float) and math.isnan(value))
