@@ -113,6 +113,17 @@ def paired_effect_size_difference(
     Raises:
         InputError: sets of different lengths between the models, an empty set, non-finite values, a model whose
             associations do not vary (no effect size), or bad counts.
+
+    Examples
+    --------
+    >>> from eval_harness.stats.paired_weat import paired_effect_size_difference
+    >>> d = paired_effect_size_difference(
+    ...     a_x=[0.2, 0.3, 0.25], a_y=[0.1, 0.0, 0.15], b_x=[0.4, 0.5, 0.35], b_y=[0.0, -0.1, 0.05],
+    ...     n_bootstrap=200)
+    >>> round(d.effect_a, 3), round(d.effect_b, 3), round(d.estimate, 3)
+    (1.69, 1.922, 0.232)
+    >>> round(d.p_value, 3), d.method
+    (0.094, 'exact')
     """
     arrays = [np.asarray(values, dtype=np.float64) for values in (a_x, a_y, b_x, b_y)]
     if any(array.ndim != 1 for array in arrays) or len(arrays[0]) != len(arrays[2]) or len(arrays[1]) != len(arrays[3]):

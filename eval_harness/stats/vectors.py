@@ -133,7 +133,20 @@ def unit_rows(vectors: np.ndarray, name: str) -> np.ndarray:
 
 
 def is_whole_number(value: object) -> bool:
-    """True for ints and integral floats (``1e5``), numpy's included; False for bools, NaN and fractions."""
+    """Whether ``value`` is a whole number.
+
+    True for ints and integral floats (``1e5``), numpy's included; False for bools, NaN and
+    fractions.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eval_harness.stats.vectors import is_whole_number
+    >>> is_whole_number(3), is_whole_number(1e5), is_whole_number(np.int64(2))
+    (True, True, True)
+    >>> is_whole_number(True), is_whole_number(2.5), is_whole_number(float("nan"))
+    (False, False, False)
+    """
     if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
         return False
     return math.isfinite(value) and float(value).is_integer()
@@ -164,6 +177,15 @@ def check_same_lengths(columns: dict[str, Sequence | None]) -> None:
 
     Raises:
         InputError: naming each column's length.
+
+    Examples
+    --------
+    >>> from eval_harness.stats.vectors import check_same_lengths
+    >>> check_same_lengths({"predictions": [0.1, 0.2], "group": ["a", "b"], "gender": None})
+    >>> check_same_lengths({"predictions": [0.1, 0.2], "group": ["a"]})
+    Traceback (most recent call last):
+        ...
+    eval_harness.errors.InputError: 2 predictions, 1 group: give one of each per row
     """
     lengths = {name: len(column) for name, column in columns.items() if column is not None}
     if len(set(lengths.values())) > 1:
@@ -177,6 +199,15 @@ def check_role_rows(embeddings: Sequence | None, roles: Sequence | None, words: 
 
     Raises:
         InputError: naming the mismatch or the first role that is not a string.
+
+    Examples
+    --------
+    >>> from eval_harness.stats.vectors import check_role_rows
+    >>> check_role_rows([[1.0, 0.0], [0.0, 1.0]], ["X", "A"])
+    >>> check_role_rows([[1.0, 0.0], [0.0, 1.0]], ["X", 1])
+    Traceback (most recent call last):
+        ...
+    eval_harness.errors.InputError: roles must be strings such as 'X', 'Y', 'A', 'B'; row 1 ...
     """
     for name, column in (("role", roles), ("word", words)):
         if embeddings is not None and column is not None and len(column) != len(embeddings):

@@ -41,6 +41,16 @@ def distinct_rows(words_by_set: Mapping[str, Sequence[str]], stacklevel: int = 3
     naming every repeated word and its count, per set, when any set repeats a word.
 
     ``stacklevel`` is passed to :func:`warnings.warn` (3: the caller of the function that calls this one).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from eval_harness.stats.word_sets import distinct_rows
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     rows = distinct_rows({"X": ["rose", "tulip", "rose"], "Y": ["ant"]})
+    >>> rows, len(caught)
+    ({'X': [0, 1], 'Y': [0]}, 1)
     """
     repeated = {name: repeated_words(list(words)) for name, words in words_by_set.items()}
     repeated = {name: counts for name, counts in repeated.items() if counts}
