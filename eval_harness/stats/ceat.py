@@ -314,6 +314,19 @@ def ceat(
         alternative: ``"greater"`` (CEAT's code), ``"less"`` or ``"two-sided"``.
         n_bootstrap: replicates of the word-and-context bootstrap (0: no interval).
         samples_per_replicate: samples combined per replicate.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eval_harness.stats.ceat import ceat
+    >>> rng = np.random.default_rng(0)
+    >>> def contexts(centre):
+    ...     return {f"w{i}": centre + 0.1 * rng.standard_normal((3, 2)) for i in range(3)}
+    >>> x, y = contexts(np.array([1.0, 0.2])), contexts(np.array([0.2, 1.0]))
+    >>> a, b = contexts(np.array([1.0, 0.0])), contexts(np.array([0.0, 1.0]))
+    >>> r = ceat(x, y, a, b, n_samples=200, seed=0, n_bootstrap=0)
+    >>> r.n_samples, round(r.meta.combined_effect, 2), r.meta.p_value < 0.001
+    (200, 1.82, True)
     """
     effects, variances = ceat_samples(x, y, a, b, n_samples=n_samples, seed=seed, ddof=ddof)
     meta = random_effects(effects, variances, alternative=alternative)

@@ -383,7 +383,15 @@ def _components(asked: int | None, n_differences: int, dimension: int) -> int:
 
 
 def random_pair_indices(n_words: int, n_pairs: int, seed=0) -> np.ndarray:
-    """``(n_pairs, 2)`` indices of random word pairs, no word used twice within a draw."""
+    """Draw random word pairs: ``(n_pairs, 2)`` indices, no word used twice within a draw.
+
+    Examples
+    --------
+    >>> from eval_harness.stats.gender_space import random_pair_indices
+    >>> pairs = random_pair_indices(n_words=10, n_pairs=3, seed=0)
+    >>> pairs.shape, len(set(pairs.ravel().tolist()))
+    ((3, 2), 6)
+    """
     if n_words < 2 * n_pairs:
         raise InputError(f"cannot draw {n_pairs} random pairs of distinct words from {n_words} words")
     return _generator(seed).choice(n_words, size=2 * n_pairs, replace=False).reshape(n_pairs, 2)
@@ -512,6 +520,15 @@ def gender_projection(vectors, male, female) -> np.ndarray:
 
     Positive = male-biased. Gonen & Goldberg (2019) rank words by this projection on
     ``he - she`` to pick the most biased words.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eval_harness.stats.gender_space import gender_projection
+    >>> words = np.array([[1.0, 0.2], [-1.0, 0.2], [0.0, 1.0]])
+    >>> he, she = np.array([1.0, 0.1]), np.array([-1.0, 0.1])
+    >>> gender_projection(words, he, she).round(4).tolist()
+    [0.9806, -0.9806, 0.0]
     """
     rows = unit_rows(_finite_array("vectors", vectors, (2,)), "vectors")
     axis = unit_rows(_finite_array("male", male, (1,))) - unit_rows(_finite_array("female", female, (1,)))
@@ -525,7 +542,15 @@ def gender_projection(vectors, male, female) -> np.ndarray:
 
 def most_biased(bias, n_per_gender: int) -> tuple[np.ndarray, np.ndarray]:
     """Indices of the ``n_per_gender`` most male-biased (largest positive bias) and most
-    female-biased (most negative) words, most biased first."""
+    female-biased (most negative) words, most biased first.
+
+    Examples
+    --------
+    >>> from eval_harness.stats.gender_space import most_biased
+    >>> male, female = most_biased([0.3, -0.5, 0.9, -0.1, 0.0], n_per_gender=2)
+    >>> male.tolist(), female.tolist()
+    ([2, 0], [1, 3])
+    """
     values = _finite_array("bias", bias, (1,))
     if n_per_gender < 1:
         raise InputError(f"n_per_gender must be at least 1; got {n_per_gender}")
@@ -798,6 +823,18 @@ def gender_space_measures(
     the same ``neutral`` and ``male``/``female`` words in the same order. A measure whose
     roles are absent is ``None``. ``direction`` (a gender direction) replaces the subspace's
     for the direct bias when given.
+
+    Examples
+    --------
+    >>> from eval_harness.stats.gender_space import gender_space_measures
+    >>> m = gender_space_measures(
+    ...     [[1.0, 0.1], [1.0, -0.1], [0.9, 0.3], [0.9, 0.1], [0.2, 1.0], [0.3, 0.8]],
+    ...     ["pair_male", "pair_female", "pair_male", "pair_female", "neutral", "neutral"],
+    ...     n_components=2)
+    >>> round(float(m.subspace.explained_variance_ratio[0]), 3), round(m.direct_bias.value, 3)
+    (0.988, 0.921)
+    >>> m.clustering is None and m.knn is None  # their roles were not given
+    True
     """
     row_labels = _row_labels(role, word)
     matrix = _finite_array("vectors", vectors, (2,), row_labels)

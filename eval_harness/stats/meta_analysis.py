@@ -84,6 +84,13 @@ def random_effects(effects, variances, alternative: str = "greater") -> MetaAnal
     """Combine ``effects`` with within-study ``variances`` by a DerSimonian–Laird random-effects model.
 
     See the module docstring for every formula.
+
+    Examples
+    --------
+    >>> from eval_harness.stats.meta_analysis import random_effects
+    >>> m = random_effects([0.2, 0.8, 0.5], [0.01, 0.02, 0.015])
+    >>> round(m.combined_effect, 4), round(m.std_err, 4), round(m.tau2, 4), round(m.p_value, 4)
+    (0.4889, 0.1736, 0.0756, 0.0024)
     """
     effects = np.asarray(effects, dtype=np.float64)
     variances = np.asarray(variances, dtype=np.float64)
