@@ -189,7 +189,14 @@ def name_share(per_cell: float, pool: float | None, names: float | None) -> floa
 
 
 def harmonic_mean(sizes) -> float:
-    """The harmonic mean of ``sizes`` (exactly the size when they are all equal)."""
+    """The harmonic mean of ``sizes`` (exactly the size when they are all equal).
+
+    Examples
+    --------
+    >>> from eval_harness.stats.design_power import harmonic_mean
+    >>> harmonic_mean([4, 4, 4]), round(harmonic_mean([2, 4, 4]), 4)
+    (4.0, 3.0)
+    """
     sizes = np.asarray(sizes, dtype=float)
     return float(sizes[0]) if np.all(sizes == sizes[0]) else float(len(sizes) / np.sum(1.0 / sizes))
 
@@ -209,7 +216,18 @@ def design_variance(components: VarianceComponents, design: Design) -> tuple[flo
 
 def design_mde(components: VarianceComponents, design: Design, alpha: float = ALPHA, power: float = POWER) -> float:
     """The MDE of ``design``: ``delta*(df) sqrt(Var(theta_hat))`` (:mod:`.power`); 0 for a zero variance; infinite
-    on 0 df (one seed of a model whose seeds vary: no test of one seed holds its size for the mean over seeds)."""
+    on 0 df (one seed of a model whose seeds vary: no test of one seed holds its size for the mean over seeds).
+
+    Examples
+    --------
+    >>> from eval_harness.stats.design_power import VarianceComponents, Design, design_mde
+    >>> components = VarianceComponents(
+    ...     template_var=1e-4, within_var=4e-3, weight_square_sum=2.0, templates=10, per_cell=4)
+    >>> round(design_mde(components, Design(templates=10, per_cell=4)), 4)
+    0.0456
+    >>> round(design_mde(components, Design(templates=40, per_cell=4)), 4)
+    0.0208
+    """
     variance, df = design_variance(components, design)
     if df <= 0:
         return math.inf
@@ -240,7 +258,20 @@ def mde_interval(
     components: VarianceComponents, design: Design, alpha: float = ALPHA, power: float = POWER
 ) -> tuple[float, float] | None:
     """The interval of ``design``'s MDE at :data:`LEVEL`: the MDE at either end of ``sigma2_T``'s interval (it rises
-    with ``sigma2_T``); None without one."""
+    with ``sigma2_T``); None without one.
+
+    Examples
+    --------
+    >>> from dataclasses import replace
+    >>> from eval_harness.stats.design_power import VarianceComponents, current_design, mde_interval
+    >>> components = VarianceComponents(
+    ...     template_var=1e-4, within_var=4e-3, weight_square_sum=2.0, templates=10, per_cell=4)
+    >>> mde_interval(components, current_design(components)) is None  # no interval measured
+    True
+    >>> measured = replace(components, template_var_low=0.0, template_var_high=3e-4)
+    >>> [round(end, 4) for end in mde_interval(measured, current_design(measured))]
+    [0.0445, 0.0478]
+    """
     ends = interval_ends(components)
     if ends is None:
         return None
@@ -249,7 +280,16 @@ def mde_interval(
 
 
 def current_design(components: VarianceComponents) -> Design:
-    """The design the components were measured on."""
+    """The design the components were measured on.
+
+    Examples
+    --------
+    >>> from eval_harness.stats.design_power import VarianceComponents, current_design
+    >>> components = VarianceComponents(
+    ...     template_var=1e-4, within_var=4e-3, weight_square_sum=2.0, templates=10, per_cell=4)
+    >>> current_design(components)
+    Design(templates=10, per_cell=4, seeds=1, pool=None, names=None)
+    """
     return Design(components.templates, components.per_cell, components.seeds, components.pool, components.names)
 
 
@@ -258,7 +298,18 @@ def smallest_design(
 ) -> Design | None:
     """The smallest design that reaches an MDE of ``target``, changing only ``vary`` (``templates``,
     ``per_cell`` or ``seeds``) from the measured design; None when its search range (``MAX_*``) does not reach it.
-    The MDE falls as each grows (the variance falls and the df grow), so a bisection finds it."""
+    The MDE falls as each grows (the variance falls and the df grow), so a bisection finds it.
+
+    Examples
+    --------
+    >>> from eval_harness.stats.design_power import VarianceComponents, smallest_design
+    >>> components = VarianceComponents(
+    ...     template_var=1e-4, within_var=4e-3, weight_square_sum=2.0, templates=10, per_cell=4)
+    >>> smallest_design(components, target=0.03, vary="templates")
+    Design(templates=21, per_cell=4, seeds=1, pool=None, names=None)
+    >>> smallest_design(components, target=0.001, vary="per_cell") is None  # sigma2_T alone is more
+    True
+    """
     if not (isinstance(target, int | float) and math.isfinite(target) and target > 0):
         raise InputError(f"the target MDE must be a finite number > 0, got {target!r}")
     limits = {"templates": (2, MAX_TEMPLATES), "per_cell": (1, MAX_PER_CELL), "seeds": (1, MAX_SEEDS)}
@@ -290,7 +341,19 @@ def smallest_design_interval(
 ) -> tuple[Design | None, Design | None] | None:
     """The interval of the smallest design that reaches ``target`` (:func:`smallest_design`) at :data:`LEVEL`: the
     smallest designs at the low and at the high end of ``sigma2_T``'s interval (None where that end reaches no
-    design in the search range); None without an interval."""
+    design in the search range); None without an interval.
+
+    Examples
+    --------
+    >>> from dataclasses import replace
+    >>> from eval_harness.stats.design_power import VarianceComponents, smallest_design_interval
+    >>> components = VarianceComponents(
+    ...     template_var=1e-4, within_var=4e-3, weight_square_sum=2.0, templates=10, per_cell=4)
+    >>> measured = replace(components, template_var_low=0.0, template_var_high=3e-4)
+    >>> low, high = smallest_design_interval(measured, target=0.03, vary="templates")
+    >>> low.templates, high.templates
+    (20, 23)
+    """
     ends = interval_ends(components)
     if ends is None:
         return None
@@ -616,7 +679,22 @@ def variance_components(
     template of a cell holds the same ones); ``pool``: for a layout that is not crossed, how many names x words each
     template x cell drew from (None: an unlimited pool), and ``pool_names`` how many names per cell that pool holds
     (a crossed layout's own are counted); ``fits``: the additive fits already made on the same rows, by the
-    templates they cover, to reuse and add to (the fit does not depend on the effect: a unit's effects share it)."""
+    templates they cover, to reuse and add to (the fit does not depend on the effect: a unit's effects share it).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eval_harness.stats.design_power import variance_components
+    >>> rng = np.random.default_rng(0)
+    >>> templates = np.repeat(np.arange(8), 8)
+    >>> minority = np.tile([0, 0, 1, 1], 16)
+    >>> female = np.tile([0, 1], 32)
+    >>> template_shift = 0.01 * rng.standard_normal(8)[templates]
+    >>> y = 0.5 + 0.02 * minority + template_shift + 0.03 * rng.standard_normal(64)
+    >>> c = variance_components(y, templates, minority, female, "group_ame")
+    >>> c.templates, c.per_cell, round(c.within_var, 5), round(c.template_var, 5)
+    (8, 2.0, 0.0007, 0.00051)
+    """
     y, templates = np.asarray(y, dtype=float), np.asarray(templates)
     minority, female = np.asarray(minority, dtype=int), np.asarray(female, dtype=int)
     if not (len(y) == len(templates) == len(minority) == len(female)) or not np.all(np.isfinite(y)):
