@@ -179,6 +179,20 @@ def fit_condition_contrasts(
     Raises:
         InputError: as ``fit_factorial``; a condition with other than two levels; ``condition_name`` that is
             also an identity factor; a standard error of 0 (unless ``zero_untested``).
+
+    Examples
+    --------
+    >>> from eval_harness.stats.condition_contrasts import fit_condition_contrasts
+    >>> y = [0.30, 0.32, 0.35, 0.41, 0.33, 0.36, 0.44, 0.47]
+    >>> group = ["European"] * 4 + ["African-American"] * 4
+    >>> gender = ["male", "male", "female", "female"] * 2
+    >>> shifted = [value + 0.05 * (g != "European") for value, g in zip(y, group)]
+    >>> fit = fit_condition_contrasts(
+    ...     y + shifted, {"group": group * 2}, {"group": "European"},
+    ...     condition=["en"] * 8 + ["ar"] * 8, reference_condition="en", cov_type="model")
+    >>> difference = fit.differences[0]
+    >>> difference.name, round(difference.estimate, 3)
+    ('group[African-American]', 0.05)
     """
     if condition_name in factors:
         raise InputError(f"condition_name {condition_name!r} is also an identity factor: pick another name")

@@ -1289,6 +1289,20 @@ def fit_factorial(
             not strings; a factor with fewer than two levels; a missing or unknown reference level; a bad
             ``order``; a cell with fewer than ``MIN_ROWS_PER_CELL`` rows; y (nearly) constant within the cells;
             bad ``cov_type``/``clusters``/``use_t``/``boundary``.
+
+    Examples
+    --------
+    >>> from eval_harness.stats.factorial import fit_factorial
+    >>> y = [0.30, 0.32, 0.35, 0.41, 0.33, 0.36, 0.44, 0.47]
+    >>> group = ["European"] * 4 + ["African-American"] * 4
+    >>> gender = ["male", "male", "female", "female"] * 2
+    >>> fit = fit_factorial(
+    ...     y, {"group": group, "gender": gender}, {"group": "European", "gender": "male"})
+    >>> fit.n, fit.terms
+    (8, ('group', 'gender', 'group:gender'))
+    >>> effect = fit.effect("group[African-American]|gender=female")
+    >>> effect.contrast, round(effect.estimate, 3), round(effect.p_value, 4)
+    ('African-American vs European (group), where gender is female', 0.075, 0.0001)
     """
     checked_cov_options(cov_type, clusters, use_t)
     rows = prepare_rows(y, factors, reference_levels, boundary, clusters)
