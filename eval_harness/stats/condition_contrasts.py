@@ -183,16 +183,14 @@ def fit_condition_contrasts(
     Examples
     --------
     >>> from eval_harness.stats.condition_contrasts import fit_condition_contrasts
-    >>> y = [0.30, 0.32, 0.35, 0.41, 0.33, 0.36, 0.44, 0.47]
-    >>> group = ["European"] * 4 + ["African-American"] * 4
-    >>> gender = ["male", "male", "female", "female"] * 2
-    >>> shifted = [value + 0.05 * (g != "European") for value, g in zip(y, group)]
+    >>> english, arabic = [0.30, 0.34, 0.40, 0.44], [0.31, 0.35, 0.46, 0.50]
     >>> fit = fit_condition_contrasts(
-    ...     y + shifted, {"group": group * 2}, {"group": "European"},
-    ...     condition=["en"] * 8 + ["ar"] * 8, reference_condition="en", cov_type="model")
+    ...     english + arabic, {"group": ["European", "European", "Arab", "Arab"] * 2},
+    ...     {"group": "European"}, condition=["en"] * 4 + ["ar"] * 4, reference_condition="en",
+    ...     cov_type="model")
     >>> difference = fit.differences[0]
-    >>> difference.name, round(difference.estimate, 3)
-    ('group[African-American]', 0.05)
+    >>> difference.contrast, round(difference.estimate, 3), round(difference.p_value, 3)
+    ('Arab vs European (group): condition ar minus en', 0.05, 0.077)
     """
     if condition_name in factors:
         raise InputError(f"condition_name {condition_name!r} is also an identity factor: pick another name")
