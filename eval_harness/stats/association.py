@@ -417,8 +417,18 @@ class RNSBResult(Result):
 
 
 def kl_from_uniform(weights) -> float:
-    r""":math:`D_{KL}(P \,\Vert\, U) = \sum_i P_i \ln(k P_i)` for :math:`P = w / \sum w` over :math:`k` units
-    and :math:`U` uniform (natural log, :math:`0 \ln 0 = 0`); in :math:`[0, \ln k]`."""
+    r"""The Kullback-Leibler divergence of the normalised weights from the uniform distribution.
+
+    :math:`D_{KL}(P \,\Vert\, U) = \sum_i P_i \ln(k P_i)` for :math:`P = w / \sum w` over :math:`k`
+    units and :math:`U` uniform (natural log, :math:`0 \ln 0 = 0`); in :math:`[0, \ln k]`.
+
+    Examples
+    --------
+    >>> import math
+    >>> from eval_harness.stats.association import kl_from_uniform
+    >>> kl_from_uniform([0.2, 0.2]), round(kl_from_uniform([1.0, 0.0]), 4), round(math.log(2), 4)
+    (0.0, 0.6931, 0.6931)
+    """
     weights = np.asarray(weights, dtype=np.float64)
     if weights.ndim != 1 or len(weights) < 2:
         raise InputError(f"need at least 2 non-negative weights to compare with uniform; got shape {weights.shape}")

@@ -424,6 +424,16 @@ def gender_subspace(
         n_components: components reported: at most ``min(n, d)``, the components ``n`` differences in ``d``
             dimensions have (more is an InputError, never silently fewer); None (default): up to
             :data:`DEFAULT_COMPONENTS`, as many as there are.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eval_harness.stats.gender_space import gender_subspace
+    >>> he_king = np.array([[1.0, 0.1], [0.9, 0.5]])
+    >>> she_queen = np.array([[-1.0, 0.1], [-0.8, 0.5]])
+    >>> s = gender_subspace(he_king, she_queen)
+    >>> np.round(s.direction, 3).tolist(), round(float(s.explained_variance_ratio[0]), 3)
+    ([1.0, -0.011], 1.0)
     """
     first = _finite_array("first", first, (2,))
     second = _finite_array("second", second, (2,))
@@ -479,6 +489,15 @@ def direct_bias(vectors, direction, c: float = 1.0, word_index=None) -> DirectBi
         direction: ``(d,)`` gender direction ``g``.
         c: strictness exponent, > 0.
         word_index: optional ``(n,)`` label of the word each row belongs to.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eval_harness.stats.gender_space import direct_bias
+    >>> nurse, doctor = [0.6, 0.8], [-0.28, 0.96]
+    >>> b = direct_bias(np.array([nurse, doctor]), direction=np.array([-1.0, 0.0]))
+    >>> round(b.value, 4), np.round(b.per_word, 4).tolist()
+    (0.44, [0.6, 0.28])
     """
     if not c > 0:
         raise InputError(f"c must be positive; got {c}")

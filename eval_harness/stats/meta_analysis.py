@@ -65,9 +65,19 @@ class MetaAnalysisResult(Result):
 
 
 def dersimonian_laird(effects: np.ndarray, variances: np.ndarray) -> dict[str, np.ndarray]:
-    """The module docstring's sums along the last axis (many combinations at once, unchecked): ``total`` (sum of
-    the fixed weights), ``fixed``, ``q``, ``tau2``, ``random_total`` (sum of the random-effects weights) and
-    ``combined``."""
+    """DerSimonian and Laird's sums (module docstring) along the last axis, unchecked.
+
+    Many combinations at once: ``total`` (sum of the fixed weights), ``fixed``, ``q``, ``tau2``,
+    ``random_total`` (sum of the random-effects weights) and ``combined``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eval_harness.stats.meta_analysis import dersimonian_laird
+    >>> sums = dersimonian_laird(np.array([0.2, 0.8, 0.5]), np.array([0.01, 0.02, 0.015]))
+    >>> [round(float(sums[name]), 4) for name in ("fixed", "tau2", "combined")]
+    [0.4308, 0.0756, 0.4889]
+    """
     weights = 1.0 / variances
     total = weights.sum(axis=-1)
     fixed = (weights * effects).sum(axis=-1) / total

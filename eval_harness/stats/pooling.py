@@ -229,7 +229,18 @@ def seed_mean_df(within, added, df_complete: float | None, m: int):
     """The seed mean's df (module docstring): ``(W + A_u)² / (W² / df_complete + A_u² / (m - 1))``, ``A_u`` the
     seeds' part ``added`` (B/m) at its upper :data:`TRAINING_VARIANCE_LEVEL` limit ``added (m - 1) /
     chi2_{m-1}(1 - level)``; ``inf`` where both parts have infinite df. Scalars or numpy arrays alike (the TOST
-    planner evaluates it on a grid)."""
+    planner evaluates it on a grid).
+
+    Examples
+    --------
+    >>> from eval_harness.stats.pooling import seed_mean_df
+    >>> float(seed_mean_df(within=1e-4, added=0.0, df_complete=10, m=3))
+    10.0
+    >>> float(seed_mean_df(within=0.0, added=1e-4, df_complete=10, m=3))
+    2.0
+    >>> round(float(seed_mean_df(within=1e-4, added=1e-4, df_complete=10, m=3)), 2)
+    3.26
+    """
     upper = np.asarray(added, dtype=float) * ((m - 1) / stats.chi2.ppf(1 - TRAINING_VARIANCE_LEVEL, m - 1))
     within = np.asarray(within, dtype=float)
     inverse = upper**2 / (m - 1) + (within**2 / df_complete if df_complete else 0.0)

@@ -19,7 +19,21 @@ class Result:
 
 def named(items: Sequence, name, what: str, key: str = "name"):
     """The item of ``items`` whose ``key`` attribute is ``name``; an :class:`InputError` naming ``what`` and
-    every name there is otherwise."""
+    every name there is otherwise.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> from eval_harness.stats.results import named
+    >>> effects = [SimpleNamespace(name="group", estimate=0.03),
+    ...            SimpleNamespace(name="gender", estimate=-0.01)]
+    >>> named(effects, "gender", "effect").estimate
+    -0.01
+    >>> named(effects, "age", "effect")
+    Traceback (most recent call last):
+        ...
+    eval_harness.errors.InputError: unknown effect 'age'; there are ['group', 'gender']
+    """
     for item in items:
         if getattr(item, key) == name:
             return item

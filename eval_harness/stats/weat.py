@@ -352,7 +352,18 @@ def check_weat_rows(embeddings: Sequence, roles: Sequence) -> None:
 def similarity_matrix(
     left: np.ndarray, right: np.ndarray, similarity: str = "cosine", csls_k: int = DEFAULT_CSLS_K
 ) -> np.ndarray:
-    """Pairwise similarities ``(len(left), len(right))``; for ``"csls"`` the neighbourhood pool is ``left u right``."""
+    """Pairwise similarities of two sets of rows, a ``(len(left), len(right))`` array.
+
+    For ``"csls"`` the neighbourhood pool is ``left u right``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eval_harness.stats.weat import similarity_matrix
+    >>> left, right = np.array([[1.0, 0.0], [1.0, 1.0]]), np.array([[0.0, 2.0]])
+    >>> similarity_matrix(left, right).round(4).tolist()
+    [[0.0], [0.7071]]
+    """
     _check_option("similarity", similarity, SIMILARITIES)
     check_matrix_size(len(left), len(right), "the similarity matrix")
     if similarity == "csls":  # and the neighbourhood pool's
@@ -408,6 +419,15 @@ def check_target_sizes(n_x: int, n_y: int) -> None:
 
     Raises:
         InputError: naming the sizes and the reason.
+
+    Examples
+    --------
+    >>> from eval_harness.stats.weat import check_target_sizes
+    >>> check_target_sizes(2, 3)
+    >>> check_target_sizes(1, 3)
+    Traceback (most recent call last):
+        ...
+    eval_harness.errors.InputError: an effect size needs at least two words in each target ...
     """
     if min(n_x, n_y) < 2:
         raise InputError(
@@ -888,6 +908,19 @@ def leave_one_out_influence(
         similarities, n_x, n_a: as :func:`bootstrap_effect_size`.
         ddof: of the effect size's standard deviation (0 or 1).
         words: optional role -> words of each set, to name the words (else only role and row index).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eval_harness.stats.weat import leave_one_out_influence, similarity_matrix
+    >>> x = np.array([[1.0, 0.1], [0.9, 0.3], [0.8, 0.2]])
+    >>> y = np.array([[0.1, 1.0], [0.2, 0.9], [0.3, 0.8]])
+    >>> a, b = np.array([[1.0, 0.0], [0.9, 0.2]]), np.array([[0.0, 1.0], [0.2, 0.9]])
+    >>> similarities = similarity_matrix(np.vstack([x, y]), np.vstack([a, b]))
+    >>> influence = leave_one_out_influence(similarities, n_x=3, n_a=2)
+    >>> top = influence.words[0]
+    >>> top.role, top.index, round(top.change, 3)
+    ('Y', 2, 0.051)
     """
     similarities = np.asarray(similarities, dtype=np.float64)
     sizes = _set_sizes(similarities, n_x, n_a)

@@ -21,7 +21,14 @@ from ..errors import DuplicateWordsWarning
 
 
 def first_occurrences(words: Sequence[str]) -> list[int]:
-    """The rows of ``words`` that hold each word's first occurrence, in order."""
+    """The rows of ``words`` that hold each word's first occurrence, in order.
+
+    Examples
+    --------
+    >>> from eval_harness.stats.word_sets import first_occurrences
+    >>> first_occurrences(["rose", "tulip", "rose", "lily"])
+    [0, 1, 3]
+    """
     seen: set[str] = set()
     rows = []
     for row, word in enumerate(words):
@@ -32,7 +39,14 @@ def first_occurrences(words: Sequence[str]) -> list[int]:
 
 
 def repeated_words(words: Sequence[str]) -> dict[str, int]:
-    """word -> how many times it is listed, for the words listed more than once (in order of first appearance)."""
+    """The words listed more than once, each with its count (in order of first appearance).
+
+    Examples
+    --------
+    >>> from eval_harness.stats.word_sets import repeated_words
+    >>> repeated_words(["rose", "tulip", "rose", "lily", "rose"])
+    {'rose': 3}
+    """
     return {word: count for word, count in Counter(words).items() if count > 1}
 
 
