@@ -78,6 +78,17 @@ def unit_rows(vectors, name: str = "vectors") -> np.ndarray:
     row: filter it out with the embedder's ``found`` mask first). Scale-free: rows of any
     magnitude (1e-200, 1e200) are normalised without underflow or overflow
     (:func:`eval_harness.stats.vectors.unit_length_rows`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eval_harness.stats.gender_space import unit_rows
+    >>> unit_rows(np.array([[3.0, 4.0], [0.0, 2.0]])).tolist()
+    [[0.6, 0.8], [0.0, 1.0]]
+    >>> unit_rows(np.array([[3.0, 4.0], [0.0, 0.0]]))
+    Traceback (most recent call last):
+        ...
+    eval_harness.errors.InputError: vectors has 1 zero vector(s) (at row [1]); a zero ...
     """
     array = _finite_array(name, vectors, (1, 2, 3))
     unit, zero = unit_length_rows(array)
@@ -600,6 +611,15 @@ def clustering_accuracy(vectors, is_male, n_runs: int | None = None, seed=0, n_i
         n_runs: runs for 2-D vectors (default 1); must equal ``r`` (or be None) for 3-D.
         seed: seed of the k-means initialisations.
         n_init: k-means restarts per run (the best inertia is kept).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eval_harness.stats.gender_space import clustering_accuracy
+    >>> words = np.array([[1.0, 0.1], [0.9, -0.1], [1.0, 0.2], [0.1, 1.0], [-0.1, 0.9], [0.2, 1.0]])
+    >>> result = clustering_accuracy(words, is_male=[True, True, True, False, False, False])
+    >>> result.values.tolist(), result.n_male, result.n_female
+    ([1.0], 3, 3)
     """
     labels = _binary_labels("is_male", is_male, minimum_per_class=1)
     stack = _draws("vectors", vectors, len(labels))
@@ -653,6 +673,16 @@ def svm_classification_accuracy(
         n_runs: runs for 2-D vectors (default 10); must equal ``r`` (or be None) for 3-D.
         seed: seed of the splits.
         C, gamma: SVC parameters (scikit-learn defaults).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eval_harness.stats.gender_space import svm_classification_accuracy
+    >>> angles = np.linspace(0.1, 1.4, 12)
+    >>> words = np.column_stack([np.cos(angles), np.sin(angles)])
+    >>> result = svm_classification_accuracy(words, is_male=angles < 0.75, n_train=8, n_runs=3)
+    >>> np.round(result.values, 2).tolist(), result.n_words
+    ([1.0, 1.0, 0.75], 4)
     """
     labels = _binary_labels("is_male", is_male)
     stack = _draws("vectors", vectors, len(labels))
@@ -701,6 +731,17 @@ def knn_profession_bias(
         k: neighbours per profession, at most the candidates left after exclusion.
         exclude: optional ``(p,)`` candidate index to leave out of profession ``i``'s
             neighbours (the profession itself when it is also a candidate), ``-1`` for none.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eval_harness.stats.gender_space import knn_profession_bias
+    >>> candidates = np.array([[1.0, 0.1], [0.9, 0.3], [0.2, 1.0], [0.1, 0.9]])
+    >>> professions = np.array([[1.0, 0.0], [0.7, 0.7], [0.0, 1.0]])
+    >>> is_male, bias = [True, True, False, False], [0.8, 0.1, -0.7]
+    >>> knn = knn_profession_bias(professions, candidates, is_male, bias, k=2)
+    >>> np.round(knn.male_share, 2).tolist(), round(float(knn.correlations[0]), 3)
+    ([1.0, 0.5, 0.0], 0.999)
     """
     labels = _binary_labels("candidate_is_male", candidate_is_male, minimum_per_class=1)
     bias = _finite_array("profession_bias", profession_bias, (1,))

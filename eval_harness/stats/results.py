@@ -41,7 +41,16 @@ def named(items: Sequence, name, what: str, key: str = "name"):
 
 
 def keyed(items: Sequence[Result], key: str = "name") -> dict:
-    """``{item.<key>: the item's to_dict() without that key}``: named results as a nested plain dict."""
+    """Named results as a nested plain dict, ``{item.<key>: item.to_dict() without that key}``.
+
+    Examples
+    --------
+    >>> from eval_harness.stats.pooling import pool_statistic
+    >>> from eval_harness.stats.results import keyed
+    >>> keyed([pool_statistic([1.0, 2.0, 3.0]), pool_statistic([5.0, 7.0])], key="n_seeds")
+    {3: {'mean': 2.0, 'sd': 1.0, 'min': 1.0, 'max': 3.0},
+     2: {'mean': 6.0, 'sd': 1.41..., 'min': 5.0, 'max': 7.0}}
+    """
     return {getattr(item, key): {k: v for k, v in item.to_dict().items() if k != key} for item in items}
 
 

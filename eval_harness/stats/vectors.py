@@ -65,12 +65,20 @@ def _first_bad_row(values, row_labels: Sequence[str] | None) -> str:
 
 
 def unit_length_rows(array: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(unit, zero)``: every row along the last axis scaled to unit length, and a mask of all-zero rows.
+    """Scale every row (last axis) to unit length and mark the all-zero rows: ``(unit, zero)``.
 
     Rows are scaled by the power of two that brings their largest absolute entry into [0.5, 1) before
     the Euclidean norm (module docstring): no overflow or underflow, and bit-identical to ``v / ||v||``
     whenever that does not overflow or underflow. All-zero rows stay zero in ``unit``; callers raise on them.
     ``array`` must be finite.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eval_harness.stats.vectors import unit_length_rows
+    >>> unit, zero = unit_length_rows(np.array([[3.0, 4.0], [0.0, 0.0], [1e-200, 0.0]]))
+    >>> unit.tolist(), zero.tolist()
+    ([[0.6, 0.8], [0.0, 0.0], [1.0, 0.0]], [False, True, False])
     """
     array = np.asarray(array, dtype=np.float64)
     largest = np.abs(array).max(axis=-1, keepdims=True) if array.shape[-1] else np.zeros((*array.shape[:-1], 1))
@@ -106,7 +114,19 @@ def vector_sets(
 ) -> dict[str, np.ndarray]:
     """Named sets of vectors as float64 ``(n, d)`` arrays of one common dimension, or an InputError naming the
     first problem (set, row, word): an empty set, a ragged row, NaN or inf, or (unless ``allow_zero``, which a
-    measure on raw vectors may set) an all-zero row, whose cosine is undefined."""
+    measure on raw vectors may set) an all-zero row, whose cosine is undefined.
+
+    Examples
+    --------
+    >>> from eval_harness.stats.vectors import vector_sets
+    >>> sets = vector_sets({"X": [[1.0, 0.0]], "A": [[0.0, 1.0], [1.0, 1.0]]})
+    >>> {name: rows.shape for name, rows in sets.items()}
+    {'X': (1, 2), 'A': (2, 2)}
+    >>> vector_sets({"X": [[1.0, 0.0]], "A": [[0.0, 0.0]]}, words={"X": ["he"], "A": ["nurse"]})
+    Traceback (most recent call last):
+        ...
+    eval_harness.errors.InputError: set A: row(s) [0] ('nurse') are all zeros (similarity ...
+    """
     checked = {}
     for name, vectors in sets.items():
         set_words = (words or {}).get(name)
@@ -162,6 +182,15 @@ def check_matrix_size(rows: int, columns: int, what: str) -> None:
 
     Raises:
         InputError: naming the matrix, its shape and the memory it would take (8 bytes an entry).
+
+    Examples
+    --------
+    >>> from eval_harness.stats.vectors import check_matrix_size
+    >>> check_matrix_size(1000, 1000, "similarity matrix")
+    >>> check_matrix_size(10**6, 10**6, "similarity matrix")
+    Traceback (most recent call last):
+        ...
+    eval_harness.errors.InputError: similarity matrix would be 1,000,000 x 1,000,000 ...
     """
     entries = int(rows) * int(columns)
     if entries > MAX_MATRIX_ENTRIES:

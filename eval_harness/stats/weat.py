@@ -639,6 +639,15 @@ def check_draw_budget(
 
     Raises:
         InputError: ``max_draws`` is not a whole number >= 1, or ``count`` exceeds it.
+
+    Examples
+    --------
+    >>> from eval_harness.stats.weat import check_draw_budget
+    >>> check_draw_budget("permutations", 10_000, max_draws=100_000)
+    >>> check_draw_budget("permutations", 10**6, max_draws=100_000)
+    Traceback (most recent call last):
+        ...
+    eval_harness.errors.InputError: permutations=1,000,000 is more than max_draws=100,000 ...
     """
     if not is_whole_number(max_draws) or max_draws < 1:
         raise InputError(f"{limit} must be a whole number >= 1 (draws allowed per test); got {max_draws!r}")
@@ -860,6 +869,17 @@ def bootstrap_effect_size(
         confidence_level: in (0, 1).
         ddof: of the effect size's standard deviation (0 or 1).
         seed: seed or ``numpy.random.Generator`` of the resampling.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eval_harness.stats.weat import bootstrap_effect_size, similarity_matrix
+    >>> targets = np.array([[1.0, 0.1], [0.9, 0.3], [0.8, 0.2], [0.1, 1.0], [0.2, 0.9], [0.3, 0.8]])
+    >>> attributes = np.array([[1.0, 0.0], [0.9, 0.2], [0.0, 1.0], [0.2, 0.9]])
+    >>> similarities = similarity_matrix(targets, attributes)
+    >>> interval = bootstrap_effect_size(similarities, n_x=3, n_a=2, n_bootstrap=500, seed=0)
+    >>> round(interval.ci_low, 2), round(interval.ci_high, 2), interval.n_bootstrap
+    (1.97, 2.0, 500)
     """
     similarities = np.asarray(similarities, dtype=np.float64)
     sizes = _set_sizes(similarities, n_x, n_a)
