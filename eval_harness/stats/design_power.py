@@ -179,9 +179,21 @@ class Design:
 
 
 def name_share(per_cell: float, pool: float | None, names: float | None) -> float:
-    """``k(N, M, P) = 1/P + (M - W)/(M - 1) (1/N - 1/M) - 1/N``, ``W = M / P``: how much more of ``sigma2_TN`` than
-    ``sigma2_TN / N`` reaches a template x cell mean of ``N`` sentences drawn from ``M`` (``P`` names x ``W`` words;
-    module docstring); 0 for an unlimited pool, unknown names or one sentence per name."""
+    """How much more of the template x name variance reaches a cell mean than its ``1/N`` share.
+
+    ``k(N, M, P) = 1/P + (M - W)/(M - 1) (1/N - 1/M) - 1/N``, ``W = M / P``: how much more of
+    ``sigma2_TN`` than ``sigma2_TN / N`` reaches a template x cell mean of ``N`` sentences drawn
+    from ``M`` (``P`` names x ``W`` words; module docstring); 0 for an unlimited pool, unknown names
+    or one sentence per name.
+
+    Examples
+    --------
+    >>> from eval_harness.stats.design_power import name_share
+    >>> name_share(per_cell=4, pool=None, names=None)
+    0.0
+    >>> round(name_share(per_cell=4, pool=20, names=5), 4)
+    0.1184
+    """
     if pool is None or names is None or pool <= names or pool <= 1:
         return 0.0
     words = pool / names
@@ -202,7 +214,17 @@ def harmonic_mean(sizes) -> float:
 
 
 def design_variance(components: VarianceComponents, design: Design) -> tuple[float, float]:
-    """``(Var(theta_hat), df)`` of ``design`` (module docstring)."""
+    """The variance and df of ``design``'s estimate, ``(Var(theta_hat), df)`` (module docstring).
+
+    Examples
+    --------
+    >>> from eval_harness.stats.design_power import Design, VarianceComponents, design_variance
+    >>> components = VarianceComponents(
+    ...     template_var=1e-4, within_var=4e-3, weight_square_sum=2.0, templates=10, per_cell=4)
+    >>> variance, df = design_variance(components, Design(templates=10, per_cell=4))
+    >>> round(variance, 6), df
+    (0.00021, 9.0)
+    """
     if design.templates < 2 or design.per_cell <= 0 or design.seeds < 1:
         raise InputError(f"a design needs >= 2 templates, > 0 sentences per cell and >= 1 seed, got {design}")
     a = components.template_part(design) / design.templates
@@ -386,7 +408,15 @@ class AdditiveFit:
 
 
 def indicators(labels) -> np.ndarray:
-    """One 0/1 column per distinct label."""
+    """One 0/1 column per distinct label.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eval_harness.stats.design_power import indicators
+    >>> indicators(np.array(["a", "b", "a", "c"])).tolist()
+    [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]
+    """
     return (labels[:, None] == np.unique(labels)[None, :]).astype(float)
 
 
@@ -421,7 +451,15 @@ def least_squares(x) -> LeastSquares:
 
 
 def within_template(templates, labels) -> np.ndarray:
-    """Each row's ``template|label``: a label's own level in each template."""
+    """Each row's ``template|label``: a label's own level in each template.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eval_harness.stats.design_power import within_template
+    >>> within_template(np.array([1, 1, 2]), np.array(["Ann", "Bob", "Ann"])).tolist()
+    ['1|Ann', '1|Bob', '2|Ann']
+    """
     return np.char.add(templates.astype(str), np.char.add("|", labels.astype(str)))
 
 
@@ -507,6 +545,13 @@ def difference_interval(
     expectation times ``chi2(dof) / dof``: the modified large-sample interval of Ting, Burdick, Graybill, Jeyaratnam
     and Lu (1990; Burdick and Graybill 1992, section 3.3), exact at either end when the other mean square is known
     (an infinite df, or 0) and close to its level otherwise, where a difference of chi-squares has no exact interval.
+
+    Examples
+    --------
+    >>> from eval_harness.stats.design_power import difference_interval
+    >>> low, high = difference_interval(2.0, 20, 1.0, 100)
+    >>> round(low, 3), round(high, 3)
+    (0.367, 2.219)
     """
     from scipy import stats  # scipy on use: `xbias list` and config checks load none
 
@@ -601,7 +646,14 @@ def noise_scale(spread: TemplateSpread, alpha: float = REFUTING_ALPHA) -> float:
 
 
 def centring(templates: int) -> np.ndarray:
-    """``C = I - 1/T``: the centring over ``templates`` T."""
+    """The centring matrix over ``templates`` T, ``C = I - 1/T``.
+
+    Examples
+    --------
+    >>> from eval_harness.stats.design_power import centring
+    >>> centring(3).round(4).tolist()
+    [[0.6667, -0.3333, -0.3333], [-0.3333, 0.6667, -0.3333], [-0.3333, -0.3333, 0.6667]]
+    """
     return np.eye(templates) - 1.0 / templates
 
 
@@ -643,7 +695,20 @@ def is_crossed(templates, cells, names, words) -> bool:
     """Whether the layout is crossed (module docstring): each identity cell holds the same names in every template
     (so the names' effects are the same in every template), and each template the same emotion words in every cell
     (so the words' effects, and a template's own word effects, cancel in a contrast of its cells). The shipped EECs
-    are: their later templates use other words than the first, but every cell of a template the same ones."""
+    are: their later templates use other words than the first, but every cell of a template the same
+    ones.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eval_harness.stats.design_power import is_crossed
+    >>> templates, cells = np.array([1, 1, 2, 2]), np.array([0, 1, 0, 1])
+    >>> words = np.array(["glad", "glad", "sad", "sad"])
+    >>> is_crossed(templates, cells, np.array(["Ann", "Bob", "Ann", "Bob"]), words)
+    True
+    >>> is_crossed(templates, cells, np.array(["Ann", "Bob", "Cy", "Bob"]), words)
+    False
+    """
     for cell in np.unique(cells):
         # the names as a set: a template with fewer emotion words holds each name fewer times
         lists = [
@@ -797,5 +862,12 @@ def variance_components(
 
 
 def scaled(ends: tuple[float | None, float | None], scale: float) -> tuple[float | None, float | None]:
-    """An interval's ends times ``scale`` (None stays None)."""
+    """An interval's ends times ``scale`` (None stays None).
+
+    Examples
+    --------
+    >>> from eval_harness.stats.design_power import scaled
+    >>> scaled((0.5, None), 2.0)
+    (1.0, None)
+    """
     return tuple(None if end is None else end * scale for end in ends)  # type: ignore[return-value]

@@ -26,12 +26,24 @@ from ..errors import InputError
 
 
 def float_rows(values, what: str, row_labels: Sequence[str] | None = None) -> np.ndarray:
-    """``values`` as a float64 array; an InputError naming the first bad row when it is not rectangular.
+    """Convert nested rows of numbers to a float64 array.
+
+    An InputError names the first bad row when they are not rectangular.
 
     Args:
         values: nested sequences (or an array) of numbers.
         what: the caller's name for ``values`` (e.g. ``"embeddings"``), used in the message.
         row_labels: optional text per row (e.g. ``"role X, 'rose'"``) appended to the row number.
+
+    Examples
+    --------
+    >>> from eval_harness.stats.vectors import float_rows
+    >>> float_rows([[1, 2], [3, 4]], "embeddings").dtype
+    dtype('float64')
+    >>> float_rows([[1, 2], [3]], "embeddings", row_labels=["role X", "role A"])
+    Traceback (most recent call last):
+        ...
+    eval_harness.errors.InputError: embeddings: row 1 (role A) has 1 values where the other ...
     """
     try:
         return np.asarray(values, dtype=np.float64)
@@ -93,7 +105,18 @@ ZERO_ROWS = "are all zeros (similarity undefined); drop out-of-vocabulary words 
 
 
 def matrix(vectors, what: str, row_labels: Sequence[str] | None = None) -> np.ndarray:
-    """``vectors`` as a float64 ``(n, d)`` array, or an InputError saying what is wrong with them."""
+    """Convert vectors to a float64 ``(n, d)`` array, or raise an InputError saying what is wrong.
+
+    Examples
+    --------
+    >>> from eval_harness.stats.vectors import matrix
+    >>> matrix([[1, 2], [3, 4]], "set X").shape
+    (2, 2)
+    >>> matrix([1, 2], "set X")
+    Traceback (most recent call last):
+        ...
+    eval_harness.errors.InputError: set X: expected one vector per row, a 2-D array ...
+    """
     array = float_rows(vectors, what, row_labels)
     if array.ndim != 2:
         raise InputError(f"{what}: expected one vector per row, a 2-D array (n_words, dim); got shape {array.shape}")
@@ -101,7 +124,16 @@ def matrix(vectors, what: str, row_labels: Sequence[str] | None = None) -> np.nd
 
 
 def bad_rows(array: np.ndarray, allow_zero: bool = False) -> dict[str, np.ndarray]:
-    """Rows with NaN/inf (and, unless ``allow_zero``, all-zero rows) of a 2-D array, by the problem's description."""
+    """The rows of a 2-D array with NaN/inf (and, unless ``allow_zero``, all zeros), by problem.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eval_harness.stats.vectors import bad_rows
+    >>> problems = bad_rows(np.array([[1.0, 0.0], [np.nan, 1.0], [0.0, 0.0]]))
+    >>> [rows.tolist() for rows in problems.values()], list(problems)[0]
+    ([[1], [2]], 'contain NaN or inf')
+    """
     finite = np.isfinite(array).all(axis=1)
     problems = {"contain NaN or inf": np.flatnonzero(~finite)}
     if not allow_zero:
@@ -145,7 +177,15 @@ def vector_sets(
 
 
 def unit_rows(vectors: np.ndarray, name: str) -> np.ndarray:
-    """:func:`unit_length_rows`, with an InputError naming the all-zero rows."""
+    """Scale rows to unit length (:func:`unit_length_rows`), refusing all-zero rows by position.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eval_harness.stats.vectors import unit_rows
+    >>> unit_rows(np.array([[0.0, 5.0]]), "set A").tolist()
+    [[0.0, 1.0]]
+    """
     unit, zero = unit_length_rows(vectors)
     if zero.any():
         raise InputError(f"{name} vectors: row(s) {np.flatnonzero(zero)[:5].tolist()} {ZERO_ROWS}")

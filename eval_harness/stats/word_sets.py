@@ -82,8 +82,21 @@ def distinct_rows(words_by_set: Mapping[str, Sequence[str]], stacklevel: int = 3
 
 
 def distinct_role_rows(roles: Sequence[str], words: Sequence[str], stacklevel: int = 4) -> np.ndarray:
-    """Row-wise input (one role and one word per row): a mask of the rows to keep, the first row of each
-    (role, word); the same word in two roles is kept in both. Warns as :func:`distinct_rows`."""
+    """The rows of row-wise input (one role and one word per row) to keep, as a mask.
+
+    The first row of each (role, word); the same word in two roles is kept in both. Warns as
+    :func:`distinct_rows`.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from eval_harness.stats.word_sets import distinct_role_rows
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     keep = distinct_role_rows(["X", "X", "A", "X"], ["rose", "tulip", "rose", "rose"])
+    >>> keep.tolist()
+    [True, True, True, False]
+    """
     by_role: dict[str, list[int]] = {}
     for row, role in enumerate(roles):
         by_role.setdefault(role, []).append(row)
