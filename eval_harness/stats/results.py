@@ -55,8 +55,23 @@ def keyed(items: Sequence[Result], key: str = "name") -> dict:
 
 
 def estimates_table(items: Sequence, test: str, confidence: float) -> list[str]:
-    """Rows of a fixed-width table of tested estimates (``name``, ``estimate``, ``std_err``, ``statistic`` headed by
-    ``test``, ``p_value``, the ``confidence`` interval ``ci_low``/``ci_high``, ``mde`` and ``contrast``)."""
+    """Rows of a fixed-width table of tested estimates.
+
+    Columns: ``name``, ``estimate``, ``std_err``, ``statistic`` headed by ``test``, ``p_value``, the
+    ``confidence`` interval ``ci_low``/``ci_high``, ``mde`` and ``contrast``.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> from eval_harness.stats.results import estimates_table
+    >>> from eval_harness.stats.wald import wald_test
+    >>> test = wald_test(0.03, 0.01, df=None, name="group")
+    >>> row = SimpleNamespace(name="group", contrast="Arab vs Anglo", **test)
+    >>> for line in estimates_table([row], test="z", confidence=0.95):
+    ...     print(line)
+    name     estimate   std_err        z   p_value                95% CI      mde  contrast
+    group      0.0300    0.0100    3.000    0.0027      [0.0104, 0.0496]   0.0280  Arab vs Anglo
+    """
     width = max([len(item.name) for item in items] + [4]) + 2
     ci = f"{confidence:.0%} CI"
     rows = [f"{'name':<{width}}{'estimate':>10}{'std_err':>10}{test:>9}{'p_value':>10}{ci:>22}{'mde':>9}  contrast"]

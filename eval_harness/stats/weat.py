@@ -828,6 +828,13 @@ def bootstrap_resamples(
     same ``seed`` (``numpy.random.default_rng(seed).integers``, set after set within each block). Every
     block is drawn whole and the last one cut short, so replicate ``i`` does not depend on ``n_bootstrap``:
     the first 1,000 replicates of 10,000 are those of a 1,000-replicate run with the same seed.
+
+    Examples
+    --------
+    >>> from eval_harness.stats.weat import bootstrap_resamples
+    >>> blocks = list(bootstrap_resamples((3, 3, 2, 2), n_bootstrap=5, seed=0))
+    >>> len(blocks), [rows.shape for rows in blocks[0]]
+    (1, [(5, 3), (5, 3), (5, 2), (5, 2)])
     """
     rng = np.random.default_rng(seed)
     for start in range(0, int(n_bootstrap), _BOOTSTRAP_BLOCK):
@@ -1031,6 +1038,16 @@ def bootstrap_generator(seed) -> np.random.Generator:
     For an int or ``SeedSequence`` (or ``None``: fresh entropy), a child sequence with one more spawn-key
     entry, so the bootstrap never reuses the permutation test's draws; a ``Generator`` (or ``BitGenerator``)
     goes on with its own stream, after whatever the permutation test drew from it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eval_harness.stats.weat import bootstrap_generator
+    >>> draws = bootstrap_generator(0).integers(1000, size=3).tolist()
+    >>> draws == bootstrap_generator(0).integers(1000, size=3).tolist()  # one seed, one stream
+    True
+    >>> draws == np.random.default_rng(0).integers(1000, size=3).tolist()  # not the permutations
+    False
     """
     if isinstance(seed, np.random.Generator | np.random.BitGenerator):
         return np.random.default_rng(seed)  # the Generator itself, or one on the BitGenerator's stream
