@@ -219,7 +219,7 @@ def _cell_terms(params: np.ndarray, mean_design: np.ndarray, precision_design: n
 
 
 def log_likelihood(params, count, sum_log_y, sum_log1m_y, mean_design, precision_design) -> np.ndarray:
-    """The Beta log-likelihood ``l(theta)`` (module docstring) of each of ``R`` data sets: shape (R,).
+    """The Beta log-likelihoods ``l(theta)`` of ``R`` data sets, shape (R,) (module docstring).
 
     Examples
     --------
