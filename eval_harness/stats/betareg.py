@@ -318,8 +318,9 @@ def fit_intersectional(
 def factorial_effect_names(group_levels: Sequence[str], gender_levels: Sequence[str]) -> dict[str, str]:
     """Map each 2 x 2 effect and term name to its name in the k-level model's result.
 
-    ``EFFECTS`` name -> the name of the same effect in :func:`~eval_harness.stats.factorial.fit_factorial`'s
-    result for these ``(reference, other)`` levels (e.g. ``"group[Arab]|gender=male"``); ``TERMS`` likewise.
+    ``EFFECTS`` name -> the name of the same effect in
+    :func:`~eval_harness.stats.factorial.fit_factorial`'s result for these ``(reference, other)``
+    levels (e.g. ``"group[Arab]|gender=male"``); ``TERMS`` likewise.
 
     Examples
     --------

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 @contextlib.contextmanager
 def single_blas_thread() -> Iterator[None]:
-    """Run numpy's BLAS and LAPACK (OpenBLAS, MKL) on one thread inside the block, restored after it.
+    """Run numpy's BLAS and LAPACK (OpenBLAS, MKL) on one thread in the block, restored after it.
 
     Through threadpoolctl, a scikit-learn dependency.
 

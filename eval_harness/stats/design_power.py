@@ -237,8 +237,10 @@ def design_variance(components: VarianceComponents, design: Design) -> tuple[flo
 
 
 def design_mde(components: VarianceComponents, design: Design, alpha: float = ALPHA, power: float = POWER) -> float:
-    """The MDE of ``design``: ``delta*(df) sqrt(Var(theta_hat))`` (:mod:`.power`); 0 for a zero variance; infinite
-    on 0 df (one seed of a model whose seeds vary: no test of one seed holds its size for the mean over seeds).
+    """The MDE of ``design``, ``delta*(df) sqrt(Var(theta_hat))`` (:mod:`.power`).
+
+    0 for a zero variance; infinite on 0 df (one seed of a model whose seeds vary: no test of one
+    seed holds its size for the mean over seeds).
 
     Examples
     --------
@@ -744,7 +746,8 @@ def variance_components(
     template of a cell holds the same ones); ``pool``: for a layout that is not crossed, how many names x words each
     template x cell drew from (None: an unlimited pool), and ``pool_names`` how many names per cell that pool holds
     (a crossed layout's own are counted); ``fits``: the additive fits already made on the same rows, by the
-    templates they cover, to reuse and add to (the fit does not depend on the effect: a unit's effects share it).
+    templates they cover, to reuse and add to (the fit does not depend on the effect: a unit's
+    effects share it).
 
     Examples
     --------

@@ -69,8 +69,8 @@ INTENSITY_WIDTH = 1.0
 def check_margin(margin, width: float = math.inf) -> float:
     """Check an equivalence margin and return it as a float.
 
-    InputError unless it is a finite number > 0 and below ``width``, the width of the scale it is on (1 for the
-    intensity scale: a margin that wide calls every difference equivalent).
+    InputError unless it is a finite number > 0 and below ``width``, the width of the scale it is on
+    (1 for the intensity scale: a margin that wide calls every difference equivalent).
 
     Examples
     --------

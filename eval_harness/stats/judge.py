@@ -13,9 +13,10 @@ from scipy.special import logsumexp
 def numeral_statistics(
     logprobs: np.ndarray, candidate_numerals: Sequence[int], low: int, high: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Score each text from a judge's numeral log-probabilities: its expected numeral, mass and top numeral.
+    """Score each text by a judge's numeral log-probabilities: expected numeral, mass, top numeral.
 
-    Returns ``(expected mapped to [0, 1], numeral mass, arg-max numeral)``, one entry per row of ``logprobs``.
+    Returns ``(expected mapped to [0, 1], numeral mass, arg-max numeral)``, one entry per row of
+    ``logprobs``.
 
     ``logprobs[i, k]``: the log-probability that text ``i``'s answer starts with candidate ``k``, a single-token
     spelling (``"7"``, ``" 7"``) of the numeral ``candidate_numerals[k]`` of the scale ``low..high``. With

@@ -38,7 +38,7 @@ def holm(p_values: Sequence[float]) -> np.ndarray:
 
 
 def benjamini_hochberg(p_values: Sequence[float]) -> np.ndarray:
-    """Benjamini-Hochberg step-up adjusted p-values (q-values), in the input order (see the module docstring).
+    """Benjamini-Hochberg step-up adjusted p-values (q-values), in input order (module docstring).
 
     Examples
     --------
@@ -50,7 +50,7 @@ def benjamini_hochberg(p_values: Sequence[float]) -> np.ndarray:
 
 
 def holm_of_tested(p_values: Sequence[float]) -> np.ndarray:
-    """Holm-adjusted p-values of the tests that have one, over those tests alone; NaN where a test has none.
+    """Holm-adjusted p-values of the tests that have one, over those alone; NaN for the others.
 
     Examples
     --------

@@ -85,7 +85,7 @@ def estimates_table(items: Sequence, test: str, confidence: float) -> list[str]:
 
 
 def is_missing(value) -> bool:
-    """Whether ``value`` is absent: None, or the float NaN that pandas uses for a missing field or string.
+    """Whether ``value`` is absent: None, or the float NaN pandas uses for a missing value.
 
     Examples
     --------
