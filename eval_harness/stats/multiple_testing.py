@@ -42,9 +42,12 @@ def benjamini_hochberg(p_values: Sequence[float]) -> np.ndarray:
 
     Examples
     --------
-    >>> from eval_harness.stats.multiple_testing import benjamini_hochberg
-    >>> benjamini_hochberg([0.01, 0.04, 0.03]).round(4).tolist()
+    >>> from eval_harness.stats.multiple_testing import benjamini_hochberg, holm
+    >>> p_values = [0.01, 0.04, 0.03]
+    >>> benjamini_hochberg(p_values).round(4).tolist()  # less strict than Holm's
     [0.03, 0.04, 0.04]
+    >>> holm(p_values).round(4).tolist()
+    [0.03, 0.06, 0.06]
     """
     return multipletests(_validate(p_values), method="fdr_bh")[1]
 
