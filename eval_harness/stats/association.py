@@ -91,6 +91,15 @@ def relative_norm_distance(x, y, attributes, normalize: bool = True) -> RNDResul
     WEFE's ``RND`` reports the *mean* over the attribute words (our ``mean``), does not normalise by default
     (``normalize=False``), and its ``distance="cos"`` option sums cosine *similarities* (sign reversed); we
     keep Garg's Euclidean sum as ``value``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eval_harness.stats.association import relative_norm_distance
+    >>> x, y = np.array([[2.0, 0.0], [0.0, 2.0]]), np.array([[-3.0, 0.0], [1.0, 0.0]])
+    >>> r = relative_norm_distance(x, y, np.array([[1.0, 1.0], [-1.0, 1.0]]), normalize=False)
+    >>> round(r.value, 4), round(r.mean, 4)
+    (-1.2361, -0.618)
     """
     sets = vector_sets({"X": x, "Y": y, "attributes": attributes}, allow_zero=not normalize)
     if normalize:
@@ -150,6 +159,15 @@ def mean_average_cosine(target_sets: Sequence, attribute_sets: Sequence) -> MACR
     :math:`\mathcal{A}` any number of attribute sets. Lower means the targets lie closer to the attributes; 1 is
     orthogonality (no association), and a debiased space should move towards it. MAC measures closeness, not a
     difference between groups: compare ``by_target_set`` across groups for that. Same as WEFE's ``MAC``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eval_harness.stats.association import mean_average_cosine
+    >>> targets = [np.array([[1.0, 0.0], [1.0, 1.0]])]
+    >>> r = mean_average_cosine(targets, [np.array([[1.0, 0.0]]), np.array([[0.0, 1.0]])])
+    >>> round(r.value, 4), [round(v, 4) for v in r.by_attribute_set]
+    (0.3964, [0.1464, 0.6464])
     """
     targets = _named_sets(target_sets, "target set")
     attributes = _named_sets(attribute_sets, "attribute set")
@@ -207,6 +225,16 @@ def embedding_coherence(x, y, attributes) -> ECTResult:
     with :math:`\bar x, \bar y` the means of the (unnormalised) target vectors; ties get average ranks. A
     biased space ranks the attribute words (e.g. occupations) differently by group, so lower means more bias.
     Same as WEFE's ``ECT`` (which also averages raw vectors unless ``normalize=True``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eval_harness.stats.association import embedding_coherence
+    >>> x, y = np.array([[1.0, 0.0], [0.9, 0.1]]), np.array([[0.0, 1.0], [0.1, 0.9]])
+    >>> attributes = np.array([[1.0, 0.2], [0.5, 0.5], [0.2, 1.0]])
+    >>> r = embedding_coherence(x, y, attributes)
+    >>> round(r.value, 4), r.n_attributes
+    (-1.0, 3)
     """
     sets = vector_sets({"X": x, "Y": y, "attributes": attributes})
     if len(sets["attributes"]) < 2:
@@ -297,6 +325,15 @@ def relational_inner_product(x_pairs, y_pairs, words, relation: str = "pca") -> 
     vector norms and lose that reading. Taking :math:`b` from several pairs (the first principal component)
     makes the score less dependent on any one pair. Its limits: without a coherent relation (low
     ``explained_variance``) the scores mean little, and the theory is for static embeddings (SGNS, GloVe).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eval_harness.stats.association import relational_inner_product
+    >>> he_she = (np.array([[1.0, 0.2]]), np.array([[-1.0, 0.2]]))
+    >>> r = relational_inner_product(*he_she, np.array([[0.5, 1.0], [-0.3, 1.0]]))
+    >>> np.round(r.scores, 4).tolist(), round(r.value, 4)
+    ([0.5, -0.3], 0.1)
     """
     if relation not in RELATIONS:
         raise InputError(f"unknown relation {relation!r}; use one of {RELATIONS}")
@@ -380,8 +417,18 @@ class RNSBResult(Result):
 
 
 def kl_from_uniform(weights) -> float:
-    r""":math:`D_{KL}(P \,\Vert\, U) = \sum_i P_i \ln(k P_i)` for :math:`P = w / \sum w` over :math:`k` units
-    and :math:`U` uniform (natural log, :math:`0 \ln 0 = 0`); in :math:`[0, \ln k]`."""
+    r"""The Kullback-Leibler divergence of the normalised weights from the uniform distribution.
+
+    :math:`D_{KL}(P \,\Vert\, U) = \sum_i P_i \ln(k P_i)` for :math:`P = w / \sum w` over :math:`k`
+    units and :math:`U` uniform (natural log, :math:`0 \ln 0 = 0`); in :math:`[0, \ln k]`.
+
+    Examples
+    --------
+    >>> import math
+    >>> from eval_harness.stats.association import kl_from_uniform
+    >>> kl_from_uniform([0.2, 0.2]), round(kl_from_uniform([1.0, 0.0]), 4), round(math.log(2), 4)
+    (0.0, 0.6931, 0.6931)
+    """
     weights = np.asarray(weights, dtype=np.float64)
     if weights.ndim != 1 or len(weights) < 2:
         raise InputError(f"need at least 2 non-negative weights to compare with uniform; got shape {weights.shape}")
@@ -424,6 +471,17 @@ def relative_negative_sentiment(
     ``unit="word"`` is the paper's definition when each identity is one word (e.g. "American", "Mexican"), and
     WEFE's (over all target words of all sets). WEFE's defaults also differ: scikit-learn's ``liblinear``
     solver (which penalises the intercept too), a held-out split of 20% per fit, and ``n_iterations=1``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eval_harness.stats.association import relative_negative_sentiment
+    >>> positive = np.array([[1.0, 0.1], [0.9, 0.0], [1.1, -0.1], [0.8, 0.2]])
+    >>> negative = -positive
+    >>> groups = [np.array([[0.5, 0.0], [0.4, 0.1]]), np.array([[-0.5, 0.0], [-0.4, 0.1]])]
+    >>> r = relative_negative_sentiment(groups, positive, negative, train_fraction=1.0)
+    >>> round(r.value, 3), r.n_seeds, np.round(r.mean_negative_probability, 3).tolist()
+    (0.053, 1, [0.339, 0.659])
     """
     if unit not in RNSB_UNITS:
         raise InputError(f"unknown unit {unit!r}; use one of {RNSB_UNITS}")
@@ -536,6 +594,15 @@ def association_from_roles(
     are dropped, with one :class:`~eval_harness.errors.DuplicateWordsWarning`; :mod:`.word_sets`, WEFE's
     convention); without words, rows are taken as given. ``options`` are the measure's keywords
     (``MEASURE_OPTIONS``); any other is an InputError.
+
+    Examples
+    --------
+    >>> from eval_harness.stats.association import association_from_roles
+    >>> results = association_from_roles(
+    ...     "rnd", [[2.0, 0.0], [0.0, 2.0], [-3.0, 0.0], [1.0, 0.0], [1.0, 1.0], [-1.0, 1.0]],
+    ...     ["X", "X", "Y", "Y", "A", "A"], normalize=False)
+    >>> list(results), round(results["A"].value, 4)
+    (['A'], -1.2361)
     """
     if measure not in MEASURES:
         raise InputError(f"unknown measure {measure!r}; give measure= one of {MEASURES}")

@@ -219,7 +219,21 @@ def _cell_terms(params: np.ndarray, mean_design: np.ndarray, precision_design: n
 
 
 def log_likelihood(params, count, sum_log_y, sum_log1m_y, mean_design, precision_design) -> np.ndarray:
-    """``l(theta)`` of the module docstring for each of the ``R`` data sets: shape (R,)."""
+    """The Beta log-likelihoods ``l(theta)`` of ``R`` data sets, shape (R,) (module docstring).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy import stats
+    >>> from eval_harness.stats.beta_likelihood import log_likelihood
+    >>> y = np.array([0.2, 0.4, 0.5])
+    >>> one_cell = np.ones((1, 1))  # one cell; the mean and the precision each an intercept
+    >>> params = np.array([[0.0, np.log(4.0)]])  # logit(mu) = 0, log(phi) = log 4: Beta(2, 2)
+    >>> sums = np.log(y).sum(keepdims=True), np.log1p(-y).sum(keepdims=True)
+    >>> ll = log_likelihood(params, np.array([3.0]), *sums, one_cell, one_cell)
+    >>> round(float(ll[0]), 6), round(float(stats.beta.logpdf(y, 2, 2).sum()), 6)
+    (0.729286, 0.729286)
+    """
     p = mean_design.shape[1]
     mu = expit(params[:, :p] @ mean_design.T)
     phi = np.exp(params[:, p:] @ precision_design.T)

@@ -225,6 +225,16 @@ def infer_reference_level(factor: str, labels: Sequence[str | None], two_levels:
     known and there are exactly two levels (``two_levels``, the 2 x 2 design) or at
     least two (``two_levels=False``, a k-level design). Otherwise :class:`InputError`
     names the levels found and asks for ``reference_<factor>``.
+
+    Examples
+    --------
+    >>> from eval_harness.stats.betareg import infer_reference_level
+    >>> infer_reference_level("group", ["European", "African-American", None])
+    'European'
+    >>> infer_reference_level("gender", ["female", "nonbinary"])
+    Traceback (most recent call last):
+        ...
+    eval_harness.errors.InputError: cannot tell the reference level of gender from the ...
     """
     if factor not in KNOWN_REFERENCE_LEVELS:
         raise InputError(f"factor must be one of {sorted(KNOWN_REFERENCE_LEVELS)}, got {factor!r}")
@@ -277,6 +287,17 @@ def fit_intersectional(
             fewer than ``MIN_ROWS_PER_CELL`` rows in a group x gender cell, y constant or nearly constant
             within the cells, ``use_t`` that is not a bool, a bad ``cov_type`` or ``clusters`` (wrong length,
             a missing label on a fitted row, fewer than 2 clusters).
+
+    Examples
+    --------
+    >>> from eval_harness.stats.betareg import fit_intersectional
+    >>> y = [0.30, 0.32, 0.35, 0.41, 0.33, 0.36, 0.44, 0.47]
+    >>> group = ["European"] * 4 + ["African-American"] * 4
+    >>> gender = ["male", "male", "female", "female"] * 2
+    >>> fit = fit_intersectional(y, group, gender, "European", "male")
+    >>> effect = fit.effect("group_within_other_gender")
+    >>> effect.contrast, round(effect.estimate, 3), round(effect.std_err, 3)
+    ('African-American vs European, among women', 0.075, 0.019)
     """
     if boundary not in BOUNDARY_MODES:
         raise InputError(f"boundary must be one of {list(BOUNDARY_MODES)}, got {boundary!r}")
@@ -295,8 +316,19 @@ def fit_intersectional(
 
 
 def factorial_effect_names(group_levels: Sequence[str], gender_levels: Sequence[str]) -> dict[str, str]:
-    """``EFFECTS`` name -> the name of the same effect in :func:`~eval_harness.stats.factorial.fit_factorial`'s
-    result for these ``(reference, other)`` levels (e.g. ``"group[Arab]|gender=male"``); ``TERMS`` likewise."""
+    """Map each 2 x 2 effect and term name to its name in the k-level model's result.
+
+    ``EFFECTS`` name -> the name of the same effect in
+    :func:`~eval_harness.stats.factorial.fit_factorial`'s result for these ``(reference, other)``
+    levels (e.g. ``"group[Arab]|gender=male"``); ``TERMS`` likewise.
+
+    Examples
+    --------
+    >>> from eval_harness.stats.betareg import factorial_effect_names
+    >>> names = factorial_effect_names(["European", "Arab"], ["male", "female"])
+    >>> names["group"], names["group_within_other_gender"]
+    ('group[Arab]', 'group[Arab]|gender=female')
+    """
     (reference, minority), (men, women) = group_levels, gender_levels
     group, gender = f"group[{minority}]", f"gender[{women}]"
     return {

@@ -12,8 +12,20 @@ from collections.abc import Iterator
 
 @contextlib.contextmanager
 def single_blas_thread() -> Iterator[None]:
-    """numpy's BLAS and LAPACK (OpenBLAS, MKL) on one thread inside the block, restored after it (threadpoolctl,
-    a scikit-learn dependency)."""
+    """Run numpy's BLAS and LAPACK (OpenBLAS, MKL) on one thread in the block, restored after it.
+
+    Through threadpoolctl, a scikit-learn dependency.
+
+    Examples
+    --------
+    >>> from threadpoolctl import threadpool_info
+    >>> from eval_harness.stats.blas import single_blas_thread
+    >>> with single_blas_thread():
+    ...     pools = threadpool_info()
+    >>> threads = {pool["num_threads"] for pool in pools if pool["user_api"] == "blas"}
+    >>> threads
+    {1}
+    """
     from threadpoolctl import threadpool_limits
 
     with threadpool_limits(limits=1, user_api="blas"):

@@ -157,6 +157,19 @@ def ceat_samples(
 
     Each set maps a word to its context vectors, an ``(n_contexts, dim)`` array (e.g. the rows of
     :meth:`eval_harness.models.encoder.TransformerEncoder.embed_words_in_contexts`' result for that word).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eval_harness.stats.ceat import ceat_samples
+    >>> def word(*contexts):
+    ...     return np.array(contexts)
+    >>> x = {"he": word([1.0, 0.1], [0.9, 0.2]), "man": word([1.0, 0.3], [0.8, 0.1])}
+    >>> y = {"she": word([0.1, 1.0], [0.2, 0.9]), "woman": word([0.3, 1.0], [0.1, 0.8])}
+    >>> a, b = {"career": word([1.0, 0.0], [0.9, 0.1])}, {"family": word([0.0, 1.0], [0.1, 0.9])}
+    >>> effects, variances = ceat_samples(x, y, a, b, n_samples=5, seed=0)
+    >>> effects.shape, bool((effects > 1.5).all())
+    ((5,), True)
     """
     if isinstance(n_samples, bool) or not isinstance(n_samples, int | np.integer) or n_samples < 2:
         raise InputError(f"n_samples must be an integer >= 2 (a meta-analysis needs 2 effects); got {n_samples!r}")
@@ -314,6 +327,19 @@ def ceat(
         alternative: ``"greater"`` (CEAT's code), ``"less"`` or ``"two-sided"``.
         n_bootstrap: replicates of the word-and-context bootstrap (0: no interval).
         samples_per_replicate: samples combined per replicate.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eval_harness.stats.ceat import ceat
+    >>> rng = np.random.default_rng(0)
+    >>> def contexts(centre):
+    ...     return {f"w{i}": centre + 0.1 * rng.standard_normal((3, 2)) for i in range(3)}
+    >>> x, y = contexts(np.array([1.0, 0.2])), contexts(np.array([0.2, 1.0]))
+    >>> a, b = contexts(np.array([1.0, 0.0])), contexts(np.array([0.0, 1.0]))
+    >>> r = ceat(x, y, a, b, n_samples=200, seed=0, n_bootstrap=0)
+    >>> r.n_samples, round(r.meta.combined_effect, 2), r.meta.p_value < 0.001
+    (200, 1.82, True)
     """
     effects, variances = ceat_samples(x, y, a, b, n_samples=n_samples, seed=seed, ddof=ddof)
     meta = random_effects(effects, variances, alternative=alternative)

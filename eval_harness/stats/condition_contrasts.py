@@ -179,6 +179,18 @@ def fit_condition_contrasts(
     Raises:
         InputError: as ``fit_factorial``; a condition with other than two levels; ``condition_name`` that is
             also an identity factor; a standard error of 0 (unless ``zero_untested``).
+
+    Examples
+    --------
+    >>> from eval_harness.stats.condition_contrasts import fit_condition_contrasts
+    >>> english, arabic = [0.30, 0.34, 0.40, 0.44], [0.31, 0.35, 0.46, 0.50]
+    >>> fit = fit_condition_contrasts(
+    ...     english + arabic, {"group": ["European", "European", "Arab", "Arab"] * 2},
+    ...     {"group": "European"}, condition=["en"] * 4 + ["ar"] * 4, reference_condition="en",
+    ...     cov_type="model")
+    >>> difference = fit.differences[0]
+    >>> difference.contrast, round(difference.estimate, 3), round(difference.p_value, 3)
+    ('Arab vs European (group): condition ar minus en', 0.05, 0.077)
     """
     if condition_name in factors:
         raise InputError(f"condition_name {condition_name!r} is also an identity factor: pick another name")

@@ -179,9 +179,21 @@ class Design:
 
 
 def name_share(per_cell: float, pool: float | None, names: float | None) -> float:
-    """``k(N, M, P) = 1/P + (M - W)/(M - 1) (1/N - 1/M) - 1/N``, ``W = M / P``: how much more of ``sigma2_TN`` than
-    ``sigma2_TN / N`` reaches a template x cell mean of ``N`` sentences drawn from ``M`` (``P`` names x ``W`` words;
-    module docstring); 0 for an unlimited pool, unknown names or one sentence per name."""
+    """How much more of the template x name variance reaches a cell mean than its ``1/N`` share.
+
+    ``k(N, M, P) = 1/P + (M - W)/(M - 1) (1/N - 1/M) - 1/N``, ``W = M / P``: how much more of
+    ``sigma2_TN`` than ``sigma2_TN / N`` reaches a template x cell mean of ``N`` sentences drawn
+    from ``M`` (``P`` names x ``W`` words; module docstring); 0 for an unlimited pool, unknown names
+    or one sentence per name.
+
+    Examples
+    --------
+    >>> from eval_harness.stats.design_power import name_share
+    >>> name_share(per_cell=4, pool=None, names=None)
+    0.0
+    >>> round(name_share(per_cell=4, pool=20, names=5), 4)
+    0.1184
+    """
     if pool is None or names is None or pool <= names or pool <= 1:
         return 0.0
     words = pool / names
@@ -189,13 +201,30 @@ def name_share(per_cell: float, pool: float | None, names: float | None) -> floa
 
 
 def harmonic_mean(sizes) -> float:
-    """The harmonic mean of ``sizes`` (exactly the size when they are all equal)."""
+    """The harmonic mean of ``sizes`` (exactly the size when they are all equal).
+
+    Examples
+    --------
+    >>> from eval_harness.stats.design_power import harmonic_mean
+    >>> harmonic_mean([4, 4, 4]), round(harmonic_mean([2, 4, 4]), 4)
+    (4.0, 3.0)
+    """
     sizes = np.asarray(sizes, dtype=float)
     return float(sizes[0]) if np.all(sizes == sizes[0]) else float(len(sizes) / np.sum(1.0 / sizes))
 
 
 def design_variance(components: VarianceComponents, design: Design) -> tuple[float, float]:
-    """``(Var(theta_hat), df)`` of ``design`` (module docstring)."""
+    """The variance and df of ``design``'s estimate, ``(Var(theta_hat), df)`` (module docstring).
+
+    Examples
+    --------
+    >>> from eval_harness.stats.design_power import Design, VarianceComponents, design_variance
+    >>> components = VarianceComponents(
+    ...     template_var=1e-4, within_var=4e-3, weight_square_sum=2.0, templates=10, per_cell=4)
+    >>> variance, df = design_variance(components, Design(templates=10, per_cell=4))
+    >>> round(variance, 6), df
+    (0.00021, 9.0)
+    """
     if design.templates < 2 or design.per_cell <= 0 or design.seeds < 1:
         raise InputError(f"a design needs >= 2 templates, > 0 sentences per cell and >= 1 seed, got {design}")
     a = components.template_part(design) / design.templates
@@ -208,8 +237,21 @@ def design_variance(components: VarianceComponents, design: Design) -> tuple[flo
 
 
 def design_mde(components: VarianceComponents, design: Design, alpha: float = ALPHA, power: float = POWER) -> float:
-    """The MDE of ``design``: ``delta*(df) sqrt(Var(theta_hat))`` (:mod:`.power`); 0 for a zero variance; infinite
-    on 0 df (one seed of a model whose seeds vary: no test of one seed holds its size for the mean over seeds)."""
+    """The MDE of ``design``, ``delta*(df) sqrt(Var(theta_hat))`` (:mod:`.power`).
+
+    0 for a zero variance; infinite on 0 df (one seed of a model whose seeds vary: no test of one
+    seed holds its size for the mean over seeds).
+
+    Examples
+    --------
+    >>> from eval_harness.stats.design_power import VarianceComponents, Design, design_mde
+    >>> components = VarianceComponents(
+    ...     template_var=1e-4, within_var=4e-3, weight_square_sum=2.0, templates=10, per_cell=4)
+    >>> round(design_mde(components, Design(templates=10, per_cell=4)), 4)
+    0.0456
+    >>> round(design_mde(components, Design(templates=40, per_cell=4)), 4)
+    0.0208
+    """
     variance, df = design_variance(components, design)
     if df <= 0:
         return math.inf
@@ -240,7 +282,20 @@ def mde_interval(
     components: VarianceComponents, design: Design, alpha: float = ALPHA, power: float = POWER
 ) -> tuple[float, float] | None:
     """The interval of ``design``'s MDE at :data:`LEVEL`: the MDE at either end of ``sigma2_T``'s interval (it rises
-    with ``sigma2_T``); None without one."""
+    with ``sigma2_T``); None without one.
+
+    Examples
+    --------
+    >>> from dataclasses import replace
+    >>> from eval_harness.stats.design_power import VarianceComponents, current_design, mde_interval
+    >>> components = VarianceComponents(
+    ...     template_var=1e-4, within_var=4e-3, weight_square_sum=2.0, templates=10, per_cell=4)
+    >>> mde_interval(components, current_design(components)) is None  # no interval measured
+    True
+    >>> measured = replace(components, template_var_low=0.0, template_var_high=3e-4)
+    >>> [round(end, 4) for end in mde_interval(measured, current_design(measured))]
+    [0.0445, 0.0478]
+    """
     ends = interval_ends(components)
     if ends is None:
         return None
@@ -249,7 +304,16 @@ def mde_interval(
 
 
 def current_design(components: VarianceComponents) -> Design:
-    """The design the components were measured on."""
+    """The design the components were measured on.
+
+    Examples
+    --------
+    >>> from eval_harness.stats.design_power import VarianceComponents, current_design
+    >>> components = VarianceComponents(
+    ...     template_var=1e-4, within_var=4e-3, weight_square_sum=2.0, templates=10, per_cell=4)
+    >>> current_design(components)
+    Design(templates=10, per_cell=4, seeds=1, pool=None, names=None)
+    """
     return Design(components.templates, components.per_cell, components.seeds, components.pool, components.names)
 
 
@@ -258,7 +322,18 @@ def smallest_design(
 ) -> Design | None:
     """The smallest design that reaches an MDE of ``target``, changing only ``vary`` (``templates``,
     ``per_cell`` or ``seeds``) from the measured design; None when its search range (``MAX_*``) does not reach it.
-    The MDE falls as each grows (the variance falls and the df grow), so a bisection finds it."""
+    The MDE falls as each grows (the variance falls and the df grow), so a bisection finds it.
+
+    Examples
+    --------
+    >>> from eval_harness.stats.design_power import VarianceComponents, smallest_design
+    >>> components = VarianceComponents(
+    ...     template_var=1e-4, within_var=4e-3, weight_square_sum=2.0, templates=10, per_cell=4)
+    >>> smallest_design(components, target=0.03, vary="templates")
+    Design(templates=21, per_cell=4, seeds=1, pool=None, names=None)
+    >>> smallest_design(components, target=0.001, vary="per_cell") is None  # sigma2_T alone is more
+    True
+    """
     if not (isinstance(target, int | float) and math.isfinite(target) and target > 0):
         raise InputError(f"the target MDE must be a finite number > 0, got {target!r}")
     limits = {"templates": (2, MAX_TEMPLATES), "per_cell": (1, MAX_PER_CELL), "seeds": (1, MAX_SEEDS)}
@@ -290,7 +365,19 @@ def smallest_design_interval(
 ) -> tuple[Design | None, Design | None] | None:
     """The interval of the smallest design that reaches ``target`` (:func:`smallest_design`) at :data:`LEVEL`: the
     smallest designs at the low and at the high end of ``sigma2_T``'s interval (None where that end reaches no
-    design in the search range); None without an interval."""
+    design in the search range); None without an interval.
+
+    Examples
+    --------
+    >>> from dataclasses import replace
+    >>> from eval_harness.stats.design_power import VarianceComponents, smallest_design_interval
+    >>> components = VarianceComponents(
+    ...     template_var=1e-4, within_var=4e-3, weight_square_sum=2.0, templates=10, per_cell=4)
+    >>> measured = replace(components, template_var_low=0.0, template_var_high=3e-4)
+    >>> low, high = smallest_design_interval(measured, target=0.03, vary="templates")
+    >>> low.templates, high.templates
+    (20, 23)
+    """
     ends = interval_ends(components)
     if ends is None:
         return None
@@ -323,7 +410,15 @@ class AdditiveFit:
 
 
 def indicators(labels) -> np.ndarray:
-    """One 0/1 column per distinct label."""
+    """One 0/1 column per distinct label.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eval_harness.stats.design_power import indicators
+    >>> indicators(np.array(["a", "b", "a", "c"])).tolist()
+    [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]
+    """
     return (labels[:, None] == np.unique(labels)[None, :]).astype(float)
 
 
@@ -358,7 +453,15 @@ def least_squares(x) -> LeastSquares:
 
 
 def within_template(templates, labels) -> np.ndarray:
-    """Each row's ``template|label``: a label's own level in each template."""
+    """Each row's ``template|label``: a label's own level in each template.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eval_harness.stats.design_power import within_template
+    >>> within_template(np.array([1, 1, 2]), np.array(["Ann", "Bob", "Ann"])).tolist()
+    ['1|Ann', '1|Bob', '2|Ann']
+    """
     return np.char.add(templates.astype(str), np.char.add("|", labels.astype(str)))
 
 
@@ -444,6 +547,13 @@ def difference_interval(
     expectation times ``chi2(dof) / dof``: the modified large-sample interval of Ting, Burdick, Graybill, Jeyaratnam
     and Lu (1990; Burdick and Graybill 1992, section 3.3), exact at either end when the other mean square is known
     (an infinite df, or 0) and close to its level otherwise, where a difference of chi-squares has no exact interval.
+
+    Examples
+    --------
+    >>> from eval_harness.stats.design_power import difference_interval
+    >>> low, high = difference_interval(2.0, 20, 1.0, 100)
+    >>> round(low, 3), round(high, 3)
+    (0.367, 2.219)
     """
     from scipy import stats  # scipy on use: `xbias list` and config checks load none
 
@@ -538,7 +648,14 @@ def noise_scale(spread: TemplateSpread, alpha: float = REFUTING_ALPHA) -> float:
 
 
 def centring(templates: int) -> np.ndarray:
-    """``C = I - 1/T``: the centring over ``templates`` T."""
+    """The centring matrix over ``templates`` T, ``C = I - 1/T``.
+
+    Examples
+    --------
+    >>> from eval_harness.stats.design_power import centring
+    >>> centring(3).round(4).tolist()
+    [[0.6667, -0.3333, -0.3333], [-0.3333, 0.6667, -0.3333], [-0.3333, -0.3333, 0.6667]]
+    """
     return np.eye(templates) - 1.0 / templates
 
 
@@ -580,7 +697,20 @@ def is_crossed(templates, cells, names, words) -> bool:
     """Whether the layout is crossed (module docstring): each identity cell holds the same names in every template
     (so the names' effects are the same in every template), and each template the same emotion words in every cell
     (so the words' effects, and a template's own word effects, cancel in a contrast of its cells). The shipped EECs
-    are: their later templates use other words than the first, but every cell of a template the same ones."""
+    are: their later templates use other words than the first, but every cell of a template the same
+    ones.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eval_harness.stats.design_power import is_crossed
+    >>> templates, cells = np.array([1, 1, 2, 2]), np.array([0, 1, 0, 1])
+    >>> words = np.array(["glad", "glad", "sad", "sad"])
+    >>> is_crossed(templates, cells, np.array(["Ann", "Bob", "Ann", "Bob"]), words)
+    True
+    >>> is_crossed(templates, cells, np.array(["Ann", "Bob", "Cy", "Bob"]), words)
+    False
+    """
     for cell in np.unique(cells):
         # the names as a set: a template with fewer emotion words holds each name fewer times
         lists = [
@@ -616,7 +746,23 @@ def variance_components(
     template of a cell holds the same ones); ``pool``: for a layout that is not crossed, how many names x words each
     template x cell drew from (None: an unlimited pool), and ``pool_names`` how many names per cell that pool holds
     (a crossed layout's own are counted); ``fits``: the additive fits already made on the same rows, by the
-    templates they cover, to reuse and add to (the fit does not depend on the effect: a unit's effects share it)."""
+    templates they cover, to reuse and add to (the fit does not depend on the effect: a unit's
+    effects share it).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eval_harness.stats.design_power import variance_components
+    >>> rng = np.random.default_rng(0)
+    >>> templates = np.repeat(np.arange(8), 8)
+    >>> minority = np.tile([0, 0, 1, 1], 16)
+    >>> female = np.tile([0, 1], 32)
+    >>> template_shift = 0.01 * rng.standard_normal(8)[templates]
+    >>> y = 0.5 + 0.02 * minority + template_shift + 0.03 * rng.standard_normal(64)
+    >>> c = variance_components(y, templates, minority, female, "group_ame")
+    >>> c.templates, c.per_cell, round(c.within_var, 5), round(c.template_var, 5)
+    (8, 2.0, 0.0007, 0.00051)
+    """
     y, templates = np.asarray(y, dtype=float), np.asarray(templates)
     minority, female = np.asarray(minority, dtype=int), np.asarray(female, dtype=int)
     if not (len(y) == len(templates) == len(minority) == len(female)) or not np.all(np.isfinite(y)):
@@ -719,5 +865,12 @@ def variance_components(
 
 
 def scaled(ends: tuple[float | None, float | None], scale: float) -> tuple[float | None, float | None]:
-    """An interval's ends times ``scale`` (None stays None)."""
+    """An interval's ends times ``scale`` (None stays None).
+
+    Examples
+    --------
+    >>> from eval_harness.stats.design_power import scaled
+    >>> scaled((0.5, None), 2.0)
+    (1.0, None)
+    """
     return tuple(None if end is None else end * scale for end in ends)  # type: ignore[return-value]

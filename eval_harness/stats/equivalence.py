@@ -67,8 +67,21 @@ INTENSITY_WIDTH = 1.0
 
 
 def check_margin(margin, width: float = math.inf) -> float:
-    """``margin`` as a float, or InputError unless it is a finite number > 0 and below ``width``, the width of the
-    scale it is on (1 for the intensity scale: a margin that wide calls every difference equivalent)."""
+    """Check an equivalence margin and return it as a float.
+
+    InputError unless it is a finite number > 0 and below ``width``, the width of the scale it is on
+    (1 for the intensity scale: a margin that wide calls every difference equivalent).
+
+    Examples
+    --------
+    >>> from eval_harness.stats.equivalence import check_margin
+    >>> check_margin(0.01, width=1)
+    0.01
+    >>> check_margin(0, width=1)
+    Traceback (most recent call last):
+        ...
+    eval_harness.errors.InputError: the equivalence margin must be a finite number > 0, got 0
+    """
     if isinstance(margin, bool) or not isinstance(margin, numbers.Real) or not (math.isfinite(margin) and margin > 0):
         raise InputError(f"the equivalence margin must be a finite number > 0, got {margin!r}")
     if margin >= width:
@@ -82,6 +95,15 @@ def tost(estimate: float, std_err: float, df: float | None, margin: float, alpha
     ``df`` None or infinite: the standard normal; else Student's t with ``df`` > 0 degrees of freedom (whole or
     not: seed pooling's df are fractional). Raises InputError for a margin, a standard error or an alpha that is
     not usable, and for an estimate that is not a finite number.
+
+    Examples
+    --------
+    >>> from eval_harness.stats.equivalence import tost
+    >>> e = tost(0.002, 0.003, df=None, margin=0.01)
+    >>> e.verdict, round(e.p_value, 4), round(e.ci_low, 4), round(e.ci_high, 4)
+    ('within', 0.0038, -0.0029, 0.0069)
+    >>> tost(0.02, 0.003, df=9, margin=0.01).verdict
+    'not within'
     """
     margin = check_margin(margin)
     if not 0 < alpha < 0.5:

@@ -1289,6 +1289,18 @@ def fit_factorial(
             not strings; a factor with fewer than two levels; a missing or unknown reference level; a bad
             ``order``; a cell with fewer than ``MIN_ROWS_PER_CELL`` rows; y (nearly) constant within the cells;
             bad ``cov_type``/``clusters``/``use_t``/``boundary``.
+
+    Examples
+    --------
+    >>> from eval_harness.stats.factorial import fit_factorial
+    >>> y = [0.30, 0.34, 0.41, 0.45, 0.36, 0.38]
+    >>> group = ["Anglo", "Anglo", "Arab", "Arab", "Hispanic", "Hispanic"]
+    >>> fit = fit_factorial(y, {"group": group}, {"group": "Anglo"})
+    >>> [coefficient.name for coefficient in fit.coefficients]
+    ['intercept', 'group[Arab]', 'group[Hispanic]']
+    >>> effect = fit.effect("group[Arab]")
+    >>> effect.contrast, round(effect.estimate, 3)
+    ('Arab vs Anglo (group)', 0.11)
     """
     checked_cov_options(cov_type, clusters, use_t)
     rows = prepare_rows(y, factors, reference_levels, boundary, clusters)

@@ -26,6 +26,14 @@ def clusters_from_columns(
     With ``cov_type="model"`` the result is None and ``cluster_by`` must be None. With
     ``cov_type="cluster"``, ``cluster_by`` names one or two columns (a string is one name;
     None means ``"template_id"``), each of which must be given.
+
+    Examples
+    --------
+    >>> from eval_harness.stats.fit_options import clusters_from_columns
+    >>> clusters_from_columns("cluster", None, {"template_id": [1, 1, 2, 2], "person": None})
+    {'template_id': [1, 1, 2, 2]}
+    >>> clusters_from_columns("model", None, {"template_id": [1, 1, 2, 2], "person": None}) is None
+    True
     """
     if cov_type not in COV_TYPES:
         raise InputError(f"cov_type must be one of {list(COV_TYPES)}, got {cov_type!r}")

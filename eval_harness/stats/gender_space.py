@@ -78,6 +78,17 @@ def unit_rows(vectors, name: str = "vectors") -> np.ndarray:
     row: filter it out with the embedder's ``found`` mask first). Scale-free: rows of any
     magnitude (1e-200, 1e200) are normalised without underflow or overflow
     (:func:`eval_harness.stats.vectors.unit_length_rows`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eval_harness.stats.gender_space import unit_rows
+    >>> unit_rows(np.array([[3.0, 4.0], [0.0, 2.0]])).tolist()
+    [[0.6, 0.8], [0.0, 1.0]]
+    >>> unit_rows(np.array([[3.0, 4.0], [0.0, 0.0]]))
+    Traceback (most recent call last):
+        ...
+    eval_harness.errors.InputError: vectors has 1 zero vector(s) (at row [1]); a zero ...
     """
     array = _finite_array(name, vectors, (1, 2, 3))
     unit, zero = unit_length_rows(array)
@@ -383,7 +394,15 @@ def _components(asked: int | None, n_differences: int, dimension: int) -> int:
 
 
 def random_pair_indices(n_words: int, n_pairs: int, seed=0) -> np.ndarray:
-    """``(n_pairs, 2)`` indices of random word pairs, no word used twice within a draw."""
+    """Draw random word pairs: ``(n_pairs, 2)`` indices, no word used twice within a draw.
+
+    Examples
+    --------
+    >>> from eval_harness.stats.gender_space import random_pair_indices
+    >>> pairs = random_pair_indices(n_words=10, n_pairs=3, seed=0)
+    >>> pairs.shape, len(set(pairs.ravel().tolist()))
+    ((3, 2), 6)
+    """
     if n_words < 2 * n_pairs:
         raise InputError(f"cannot draw {n_pairs} random pairs of distinct words from {n_words} words")
     return _generator(seed).choice(n_words, size=2 * n_pairs, replace=False).reshape(n_pairs, 2)
@@ -416,6 +435,16 @@ def gender_subspace(
         n_components: components reported: at most ``min(n, d)``, the components ``n`` differences in ``d``
             dimensions have (more is an InputError, never silently fewer); None (default): up to
             :data:`DEFAULT_COMPONENTS`, as many as there are.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eval_harness.stats.gender_space import gender_subspace
+    >>> he_king = np.array([[1.0, 0.1], [0.9, 0.5]])
+    >>> she_queen = np.array([[-1.0, 0.1], [-0.8, 0.5]])
+    >>> s = gender_subspace(he_king, she_queen)
+    >>> np.round(s.direction, 3).tolist(), round(float(s.explained_variance_ratio[0]), 3)
+    ([1.0, -0.011], 1.0)
     """
     first = _finite_array("first", first, (2,))
     second = _finite_array("second", second, (2,))
@@ -471,6 +500,15 @@ def direct_bias(vectors, direction, c: float = 1.0, word_index=None) -> DirectBi
         direction: ``(d,)`` gender direction ``g``.
         c: strictness exponent, > 0.
         word_index: optional ``(n,)`` label of the word each row belongs to.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eval_harness.stats.gender_space import direct_bias
+    >>> nurse, doctor = [0.6, 0.8], [-0.28, 0.96]
+    >>> b = direct_bias(np.array([nurse, doctor]), direction=np.array([-1.0, 0.0]))
+    >>> round(b.value, 4), np.round(b.per_word, 4).tolist()
+    (0.44, [0.6, 0.28])
     """
     if not c > 0:
         raise InputError(f"c must be positive; got {c}")
@@ -512,6 +550,15 @@ def gender_projection(vectors, male, female) -> np.ndarray:
 
     Positive = male-biased. Gonen & Goldberg (2019) rank words by this projection on
     ``he - she`` to pick the most biased words.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eval_harness.stats.gender_space import gender_projection
+    >>> words = np.array([[1.0, 0.2], [-1.0, 0.2], [0.0, 1.0]])
+    >>> he, she = np.array([1.0, 0.1]), np.array([-1.0, 0.1])
+    >>> gender_projection(words, he, she).round(4).tolist()
+    [0.9806, -0.9806, 0.0]
     """
     rows = unit_rows(_finite_array("vectors", vectors, (2,)), "vectors")
     axis = unit_rows(_finite_array("male", male, (1,))) - unit_rows(_finite_array("female", female, (1,)))
@@ -525,7 +572,15 @@ def gender_projection(vectors, male, female) -> np.ndarray:
 
 def most_biased(bias, n_per_gender: int) -> tuple[np.ndarray, np.ndarray]:
     """Indices of the ``n_per_gender`` most male-biased (largest positive bias) and most
-    female-biased (most negative) words, most biased first."""
+    female-biased (most negative) words, most biased first.
+
+    Examples
+    --------
+    >>> from eval_harness.stats.gender_space import most_biased
+    >>> male, female = most_biased([0.3, -0.5, 0.9, -0.1, 0.0], n_per_gender=2)
+    >>> male.tolist(), female.tolist()
+    ([2, 0], [1, 3])
+    """
     values = _finite_array("bias", bias, (1,))
     if n_per_gender < 1:
         raise InputError(f"n_per_gender must be at least 1; got {n_per_gender}")
@@ -556,6 +611,15 @@ def clustering_accuracy(vectors, is_male, n_runs: int | None = None, seed=0, n_i
         n_runs: runs for 2-D vectors (default 1); must equal ``r`` (or be None) for 3-D.
         seed: seed of the k-means initialisations.
         n_init: k-means restarts per run (the best inertia is kept).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eval_harness.stats.gender_space import clustering_accuracy
+    >>> words = np.array([[1.0, 0.1], [0.9, -0.1], [1.0, 0.2], [0.1, 1.0], [-0.1, 0.9], [0.2, 1.0]])
+    >>> result = clustering_accuracy(words, is_male=[True, True, True, False, False, False])
+    >>> result.values.tolist(), result.n_male, result.n_female
+    ([1.0], 3, 3)
     """
     labels = _binary_labels("is_male", is_male, minimum_per_class=1)
     stack = _draws("vectors", vectors, len(labels))
@@ -609,6 +673,16 @@ def svm_classification_accuracy(
         n_runs: runs for 2-D vectors (default 10); must equal ``r`` (or be None) for 3-D.
         seed: seed of the splits.
         C, gamma: SVC parameters (scikit-learn defaults).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eval_harness.stats.gender_space import svm_classification_accuracy
+    >>> angles = np.linspace(0.1, 1.4, 12)
+    >>> words = np.column_stack([np.cos(angles), np.sin(angles)])
+    >>> result = svm_classification_accuracy(words, is_male=angles < 0.75, n_train=8, n_runs=3)
+    >>> np.round(result.values, 2).tolist(), result.n_words
+    ([1.0, 1.0, 0.75], 4)
     """
     labels = _binary_labels("is_male", is_male)
     stack = _draws("vectors", vectors, len(labels))
@@ -657,6 +731,17 @@ def knn_profession_bias(
         k: neighbours per profession, at most the candidates left after exclusion.
         exclude: optional ``(p,)`` candidate index to leave out of profession ``i``'s
             neighbours (the profession itself when it is also a candidate), ``-1`` for none.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eval_harness.stats.gender_space import knn_profession_bias
+    >>> candidates = np.array([[1.0, 0.1], [0.9, 0.3], [0.2, 1.0], [0.1, 0.9]])
+    >>> professions = np.array([[1.0, 0.0], [0.7, 0.7], [0.0, 1.0]])
+    >>> is_male, bias = [True, True, False, False], [0.8, 0.1, -0.7]
+    >>> knn = knn_profession_bias(professions, candidates, is_male, bias, k=2)
+    >>> np.round(knn.male_share, 2).tolist(), round(float(knn.correlations[0]), 3)
+    ([1.0, 0.5, 0.0], 0.999)
     """
     labels = _binary_labels("candidate_is_male", candidate_is_male, minimum_per_class=1)
     bias = _finite_array("profession_bias", profession_bias, (1,))
@@ -798,6 +883,18 @@ def gender_space_measures(
     the same ``neutral`` and ``male``/``female`` words in the same order. A measure whose
     roles are absent is ``None``. ``direction`` (a gender direction) replaces the subspace's
     for the direct bias when given.
+
+    Examples
+    --------
+    >>> from eval_harness.stats.gender_space import gender_space_measures
+    >>> m = gender_space_measures(
+    ...     [[1.0, 0.1], [1.0, -0.1], [0.9, 0.3], [0.9, 0.1], [0.2, 1.0], [0.3, 0.8]],
+    ...     ["pair_male", "pair_female", "pair_male", "pair_female", "neutral", "neutral"],
+    ...     n_components=2)
+    >>> round(float(m.subspace.explained_variance_ratio[0]), 3), round(m.direct_bias.value, 3)
+    (0.988, 0.921)
+    >>> m.clustering is None and m.knn is None  # their roles were not given
+    True
     """
     row_labels = _row_labels(role, word)
     matrix = _finite_array("vectors", vectors, (2,), row_labels)

@@ -65,9 +65,19 @@ class MetaAnalysisResult(Result):
 
 
 def dersimonian_laird(effects: np.ndarray, variances: np.ndarray) -> dict[str, np.ndarray]:
-    """The module docstring's sums along the last axis (many combinations at once, unchecked): ``total`` (sum of
-    the fixed weights), ``fixed``, ``q``, ``tau2``, ``random_total`` (sum of the random-effects weights) and
-    ``combined``."""
+    """DerSimonian and Laird's sums (module docstring) along the last axis, unchecked.
+
+    Many combinations at once: ``total`` (sum of the fixed weights), ``fixed``, ``q``, ``tau2``,
+    ``random_total`` (sum of the random-effects weights) and ``combined``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eval_harness.stats.meta_analysis import dersimonian_laird
+    >>> sums = dersimonian_laird(np.array([0.2, 0.8, 0.5]), np.array([0.01, 0.02, 0.015]))
+    >>> [round(float(sums[name]), 4) for name in ("fixed", "tau2", "combined")]
+    [0.4308, 0.0756, 0.4889]
+    """
     weights = 1.0 / variances
     total = weights.sum(axis=-1)
     fixed = (weights * effects).sum(axis=-1) / total
@@ -84,6 +94,13 @@ def random_effects(effects, variances, alternative: str = "greater") -> MetaAnal
     """Combine ``effects`` with within-study ``variances`` by a DerSimonian–Laird random-effects model.
 
     See the module docstring for every formula.
+
+    Examples
+    --------
+    >>> from eval_harness.stats.meta_analysis import random_effects
+    >>> m = random_effects([0.2, 0.8, 0.5], [0.01, 0.02, 0.015])
+    >>> round(m.combined_effect, 4), round(m.std_err, 4), round(m.tau2, 4), round(m.p_value, 4)
+    (0.4889, 0.1736, 0.0756, 0.0024)
     """
     effects = np.asarray(effects, dtype=np.float64)
     variances = np.asarray(variances, dtype=np.float64)

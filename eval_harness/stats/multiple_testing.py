@@ -26,17 +26,42 @@ from ..errors import InputError
 
 
 def holm(p_values: Sequence[float]) -> np.ndarray:
-    """Holm step-down adjusted p-values, in the input order (see the module docstring)."""
+    """Holm step-down adjusted p-values, in the input order (see the module docstring).
+
+    Examples
+    --------
+    >>> from eval_harness.stats.multiple_testing import holm
+    >>> holm([0.01, 0.04, 0.03]).round(4).tolist()
+    [0.03, 0.06, 0.06]
+    """
     return multipletests(_validate(p_values), method="holm")[1]
 
 
 def benjamini_hochberg(p_values: Sequence[float]) -> np.ndarray:
-    """Benjamini-Hochberg step-up adjusted p-values (q-values), in the input order (see the module docstring)."""
+    """Benjamini-Hochberg step-up adjusted p-values (q-values), in input order (module docstring).
+
+    Examples
+    --------
+    >>> from eval_harness.stats.multiple_testing import benjamini_hochberg, holm
+    >>> p_values = [0.01, 0.04, 0.03]
+    >>> benjamini_hochberg(p_values).round(4).tolist()  # less strict than Holm's
+    [0.03, 0.04, 0.04]
+    >>> holm(p_values).round(4).tolist()
+    [0.03, 0.06, 0.06]
+    """
     return multipletests(_validate(p_values), method="fdr_bh")[1]
 
 
 def holm_of_tested(p_values: Sequence[float]) -> np.ndarray:
-    """Holm-adjusted p-values of the tests that have one, over those tests alone; NaN where a test has none."""
+    """Holm-adjusted p-values of the tests that have one, over those alone; NaN for the others.
+
+    Examples
+    --------
+    >>> import math
+    >>> from eval_harness.stats.multiple_testing import holm_of_tested
+    >>> holm_of_tested([0.01, math.nan, 0.03]).round(4).tolist()
+    [0.02, nan, 0.03]
+    """
     p = _floats(p_values)
     adjusted = np.full(p.shape, np.nan)
     tested = ~np.isnan(p)

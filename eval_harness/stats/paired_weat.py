@@ -76,7 +76,21 @@ def _swapped_differences(z_a: np.ndarray, z_b: np.ndarray, swaps: np.ndarray, n_
 def swap_test(
     z_a: np.ndarray, z_b: np.ndarray, n_x: int, permutations: int, exact_limit: int, rng: np.random.Generator
 ) -> tuple[float, str, int, float | None]:
-    """Two-sided paired-swap p-value of ``d_B - d_A`` (module docstring): ``(p, method, swaps, its MC SE)``."""
+    """Two-sided paired-swap p-value of ``d_B - d_A`` (module docstring).
+
+    Returns ``(p, method, swaps, its MC SE)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eval_harness.stats.paired_weat import swap_test
+    >>> z_a = np.array([0.2, 0.3, 0.25, 0.1, 0.0, 0.15])  # model A: X's words, then Y's
+    >>> z_b = np.array([0.4, 0.5, 0.35, 0.0, -0.1, 0.05])
+    >>> rng = np.random.default_rng(0)
+    >>> p, method, swaps, mc_std_err = swap_test(z_a, z_b, 3, 10_000, 10_000, rng)
+    >>> round(p, 4), method, swaps, mc_std_err
+    (0.3438, 'exact', 64, None)
+    """
     n = len(z_a)
     observed = float(_swapped_differences(z_a, z_b, np.zeros((1, n), dtype=bool), n_x)[0])
     threshold = observed - TIE_TOLERANCE * max(observed, 1.0)
@@ -113,6 +127,17 @@ def paired_effect_size_difference(
     Raises:
         InputError: sets of different lengths between the models, an empty set, non-finite values, a model whose
             associations do not vary (no effect size), or bad counts.
+
+    Examples
+    --------
+    >>> from eval_harness.stats.paired_weat import paired_effect_size_difference
+    >>> d = paired_effect_size_difference(
+    ...     a_x=[0.2, 0.3, 0.25], a_y=[0.1, 0.0, 0.15], b_x=[0.4, 0.5, 0.35], b_y=[0.0, -0.1, 0.05],
+    ...     n_bootstrap=200)
+    >>> round(d.effect_a, 3), round(d.effect_b, 3), round(d.estimate, 3)
+    (1.69, 1.922, 0.232)
+    >>> round(d.p_value, 3), d.method
+    (0.094, 'exact')
     """
     arrays = [np.asarray(values, dtype=np.float64) for values in (a_x, a_y, b_x, b_y)]
     if any(array.ndim != 1 for array in arrays) or len(arrays[0]) != len(arrays[2]) or len(arrays[1]) != len(arrays[3]):

@@ -142,6 +142,15 @@ def pool_estimates(
     Raises:
         InputError: fewer than 2 seeds, mismatched lengths, non-finite values, negative standard errors,
             p-values outside [0, 1], a zero total variance, alpha or df_complete out of range.
+
+    Examples
+    --------
+    >>> from eval_harness.stats.pooling import pool_estimates
+    >>> p = pool_estimates([0.030, 0.034, 0.026], std_errs=[0.004, 0.005, 0.004], df_complete=10)
+    >>> p.n_seeds, round(p.estimate, 4), round(p.std_err, 4), round(p.df, 2)
+    (3, 0.03, 0.0049, 6.78)
+    >>> round(p.between_share, 3), p.share_same_sign
+    (0.219, 1.0)
     """
     q = _values("estimates", estimates)
     u = _values("std_errs", std_errs)
@@ -220,7 +229,18 @@ def seed_mean_df(within, added, df_complete: float | None, m: int):
     """The seed mean's df (module docstring): ``(W + A_u)² / (W² / df_complete + A_u² / (m - 1))``, ``A_u`` the
     seeds' part ``added`` (B/m) at its upper :data:`TRAINING_VARIANCE_LEVEL` limit ``added (m - 1) /
     chi2_{m-1}(1 - level)``; ``inf`` where both parts have infinite df. Scalars or numpy arrays alike (the TOST
-    planner evaluates it on a grid)."""
+    planner evaluates it on a grid).
+
+    Examples
+    --------
+    >>> from eval_harness.stats.pooling import seed_mean_df
+    >>> float(seed_mean_df(within=1e-4, added=0.0, df_complete=10, m=3))
+    10.0
+    >>> float(seed_mean_df(within=0.0, added=1e-4, df_complete=10, m=3))
+    2.0
+    >>> round(float(seed_mean_df(within=1e-4, added=1e-4, df_complete=10, m=3)), 2)
+    3.26
+    """
     upper = np.asarray(added, dtype=float) * ((m - 1) / stats.chi2.ppf(1 - TRAINING_VARIANCE_LEVEL, m - 1))
     within = np.asarray(within, dtype=float)
     inverse = upper**2 / (m - 1) + (within**2 / df_complete if df_complete else 0.0)
@@ -243,6 +263,13 @@ def pool_statistic(values: Sequence[float]) -> PooledStatistic:
     """Mean, SD (ddof = 1), min and max of a statistic over seeds (at least 2), e.g. Pearson r.
 
     The mean is the plain average (for Pearson r not a Fisher-z average).
+
+    Examples
+    --------
+    >>> from eval_harness.stats.pooling import pool_statistic
+    >>> r = pool_statistic([0.61, 0.58, 0.64])
+    >>> r.n_seeds, round(r.mean, 3), round(r.sd, 3), r.min, r.max
+    (3, 0.61, 0.03, 0.58, 0.64)
     """
     x = _values("values", values)
     return PooledStatistic(

@@ -81,6 +81,14 @@ def minimum_detectable_effect(
 
     ``df`` None: a z test; else Student's t with ``df`` degrees of freedom, whole (``G - 1`` clusters) or not
     (Barnard-Rubin's after pooling seeds, which can fall below 1): the df the test itself used.
+
+    Examples
+    --------
+    >>> from eval_harness.stats.power import minimum_detectable_effect
+    >>> round(minimum_detectable_effect(0.01), 4)
+    0.028
+    >>> round(minimum_detectable_effect(0.01, df=5), 4)
+    0.0351
     """
     if (
         isinstance(std_err, bool)

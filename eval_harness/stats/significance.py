@@ -10,7 +10,14 @@ STAR_THRESHOLDS = ((0.01, "***"), (0.05, "**"), (0.10, "*"))
 
 
 def significance_stars(p_value: float) -> str:
-    """The paper's stars: ``***`` p <= 0.01, ``**`` p <= 0.05, ``*`` p <= 0.10, else ``""``."""
+    """The paper's stars: ``***`` p <= 0.01, ``**`` p <= 0.05, ``*`` p <= 0.10, else ``""``.
+
+    Examples
+    --------
+    >>> from eval_harness.stats.significance import significance_stars
+    >>> [significance_stars(p) for p in (0.004, 0.03, 0.08, 0.2)]
+    ['***', '**', '*', '']
+    """
     for threshold, stars in STAR_THRESHOLDS:
         if p_value <= threshold:
             return stars

@@ -158,7 +158,18 @@ class Resamples:
 def is_fragile(significant, sign_kept, significance_kept, threshold: float = FRAGILE_SHARE):
     """The one rule of fragility, for any resampling (templates, names, word lists, prompts, seeds): a
     significant finding whose sign flips, or whose verdict changes, in at least ``threshold`` of the resamples.
-    Scalars or numpy arrays (elementwise); a missing share (NaN) never makes a finding fragile."""
+    Scalars or numpy arrays (elementwise); a missing share (NaN) never makes a finding fragile.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eval_harness.stats.stability import is_fragile
+    >>> is_fragile(True, sign_kept=0.75, significance_kept=0.95)
+    True
+    >>> significant = np.array([True, True, False])
+    >>> is_fragile(significant, np.array([1.0, 0.9, 0.1]), np.array([0.9, 0.7, 0.1])).tolist()
+    [False, True, False]
+    """
     with np.errstate(invalid="ignore"):
         flips = np.asarray(1 - np.asarray(sign_kept, dtype=float) >= threshold - 1e-12)
         changes = np.asarray(1 - np.asarray(significance_kept, dtype=float) >= threshold - 1e-12)
@@ -331,6 +342,21 @@ def resampling_stability(
 
     Returns:
         :class:`Stability`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eval_harness.stats.stability import resampling_stability
+    >>> gender = ["male", "female"] * 12
+    >>> y = 0.4 + 0.05 * (np.array(gender) == "female") + 0.02 * np.sin(np.arange(24))
+    >>> templates = np.repeat(np.arange(6), 4)
+    >>> s = resampling_stability(
+    ...     y, {"gender": gender}, {"gender": "male"}, templates=templates, n_bootstrap=20)
+    >>> [(finding.kind, finding.name) for finding in s.findings][1:]
+    [('coefficient', 'gender[female]'), ('conditional', 'gender[female]')]
+    >>> finding = s.finding("gender[female]")
+    >>> finding.significant, finding.fragile(), finding.scheme("template_leave_one_out").sign_kept
+    (True, False, 1.0)
     """
     if isinstance(n_bootstrap, bool) or not isinstance(n_bootstrap, int) or not 1 <= n_bootstrap <= MAX_BOOTSTRAP:
         raise InputError(f"n_bootstrap must be a whole number from 1 to {MAX_BOOTSTRAP}, got {n_bootstrap!r}")

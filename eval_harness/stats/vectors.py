@@ -26,12 +26,24 @@ from ..errors import InputError
 
 
 def float_rows(values, what: str, row_labels: Sequence[str] | None = None) -> np.ndarray:
-    """``values`` as a float64 array; an InputError naming the first bad row when it is not rectangular.
+    """Convert nested rows of numbers to a float64 array.
+
+    An InputError names the first bad row when they are not rectangular.
 
     Args:
         values: nested sequences (or an array) of numbers.
         what: the caller's name for ``values`` (e.g. ``"embeddings"``), used in the message.
         row_labels: optional text per row (e.g. ``"role X, 'rose'"``) appended to the row number.
+
+    Examples
+    --------
+    >>> from eval_harness.stats.vectors import float_rows
+    >>> float_rows([[1, 2], [3, 4]], "embeddings").dtype
+    dtype('float64')
+    >>> float_rows([[1, 2], [3]], "embeddings", row_labels=["role X", "role A"])
+    Traceback (most recent call last):
+        ...
+    eval_harness.errors.InputError: embeddings: row 1 (role A) has 1 values where the other ...
     """
     try:
         return np.asarray(values, dtype=np.float64)
@@ -65,12 +77,20 @@ def _first_bad_row(values, row_labels: Sequence[str] | None) -> str:
 
 
 def unit_length_rows(array: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(unit, zero)``: every row along the last axis scaled to unit length, and a mask of all-zero rows.
+    """Scale every row (last axis) to unit length and mark the all-zero rows: ``(unit, zero)``.
 
     Rows are scaled by the power of two that brings their largest absolute entry into [0.5, 1) before
     the Euclidean norm (module docstring): no overflow or underflow, and bit-identical to ``v / ||v||``
     whenever that does not overflow or underflow. All-zero rows stay zero in ``unit``; callers raise on them.
     ``array`` must be finite.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eval_harness.stats.vectors import unit_length_rows
+    >>> unit, zero = unit_length_rows(np.array([[3.0, 4.0], [0.0, 0.0], [1e-200, 0.0]]))
+    >>> unit.tolist(), zero.tolist()
+    ([[0.6, 0.8], [0.0, 0.0], [1.0, 0.0]], [False, True, False])
     """
     array = np.asarray(array, dtype=np.float64)
     largest = np.abs(array).max(axis=-1, keepdims=True) if array.shape[-1] else np.zeros((*array.shape[:-1], 1))
@@ -85,7 +105,18 @@ ZERO_ROWS = "are all zeros (similarity undefined); drop out-of-vocabulary words 
 
 
 def matrix(vectors, what: str, row_labels: Sequence[str] | None = None) -> np.ndarray:
-    """``vectors`` as a float64 ``(n, d)`` array, or an InputError saying what is wrong with them."""
+    """Convert vectors to a float64 ``(n, d)`` array, or raise an InputError saying what is wrong.
+
+    Examples
+    --------
+    >>> from eval_harness.stats.vectors import matrix
+    >>> matrix([[1, 2], [3, 4]], "set X").shape
+    (2, 2)
+    >>> matrix([1, 2], "set X")
+    Traceback (most recent call last):
+        ...
+    eval_harness.errors.InputError: set X: expected one vector per row, a 2-D array ...
+    """
     array = float_rows(vectors, what, row_labels)
     if array.ndim != 2:
         raise InputError(f"{what}: expected one vector per row, a 2-D array (n_words, dim); got shape {array.shape}")
@@ -93,7 +124,16 @@ def matrix(vectors, what: str, row_labels: Sequence[str] | None = None) -> np.nd
 
 
 def bad_rows(array: np.ndarray, allow_zero: bool = False) -> dict[str, np.ndarray]:
-    """Rows with NaN/inf (and, unless ``allow_zero``, all-zero rows) of a 2-D array, by the problem's description."""
+    """The rows of a 2-D array with NaN/inf (and, unless ``allow_zero``, all zeros), by problem.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eval_harness.stats.vectors import bad_rows
+    >>> problems = bad_rows(np.array([[1.0, 0.0], [np.nan, 1.0], [0.0, 0.0]]))
+    >>> [rows.tolist() for rows in problems.values()], list(problems)[0]
+    ([[1], [2]], 'contain NaN or inf')
+    """
     finite = np.isfinite(array).all(axis=1)
     problems = {"contain NaN or inf": np.flatnonzero(~finite)}
     if not allow_zero:
@@ -106,7 +146,19 @@ def vector_sets(
 ) -> dict[str, np.ndarray]:
     """Named sets of vectors as float64 ``(n, d)`` arrays of one common dimension, or an InputError naming the
     first problem (set, row, word): an empty set, a ragged row, NaN or inf, or (unless ``allow_zero``, which a
-    measure on raw vectors may set) an all-zero row, whose cosine is undefined."""
+    measure on raw vectors may set) an all-zero row, whose cosine is undefined.
+
+    Examples
+    --------
+    >>> from eval_harness.stats.vectors import vector_sets
+    >>> sets = vector_sets({"X": [[1.0, 0.0]], "A": [[0.0, 1.0], [1.0, 1.0]]})
+    >>> {name: rows.shape for name, rows in sets.items()}
+    {'X': (1, 2), 'A': (2, 2)}
+    >>> vector_sets({"X": [[1.0, 0.0]], "A": [[0.0, 0.0]]}, words={"X": ["he"], "A": ["nurse"]})
+    Traceback (most recent call last):
+        ...
+    eval_harness.errors.InputError: set A: row(s) [0] ('nurse') are all zeros (similarity ...
+    """
     checked = {}
     for name, vectors in sets.items():
         set_words = (words or {}).get(name)
@@ -125,7 +177,15 @@ def vector_sets(
 
 
 def unit_rows(vectors: np.ndarray, name: str) -> np.ndarray:
-    """:func:`unit_length_rows`, with an InputError naming the all-zero rows."""
+    """Scale rows to unit length (:func:`unit_length_rows`), refusing all-zero rows by position.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eval_harness.stats.vectors import unit_rows
+    >>> unit_rows(np.array([[0.0, 5.0]]), "set A").tolist()
+    [[0.0, 1.0]]
+    """
     unit, zero = unit_length_rows(vectors)
     if zero.any():
         raise InputError(f"{name} vectors: row(s) {np.flatnonzero(zero)[:5].tolist()} {ZERO_ROWS}")
@@ -133,7 +193,20 @@ def unit_rows(vectors: np.ndarray, name: str) -> np.ndarray:
 
 
 def is_whole_number(value: object) -> bool:
-    """True for ints and integral floats (``1e5``), numpy's included; False for bools, NaN and fractions."""
+    """Whether ``value`` is a whole number.
+
+    True for ints and integral floats (``1e5``), numpy's included; False for bools, NaN and
+    fractions.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eval_harness.stats.vectors import is_whole_number
+    >>> is_whole_number(3), is_whole_number(1e5), is_whole_number(np.int64(2))
+    (True, True, True)
+    >>> is_whole_number(True), is_whole_number(2.5), is_whole_number(float("nan"))
+    (False, False, False)
+    """
     if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
         return False
     return math.isfinite(value) and float(value).is_integer()
@@ -149,6 +222,15 @@ def check_matrix_size(rows: int, columns: int, what: str) -> None:
 
     Raises:
         InputError: naming the matrix, its shape and the memory it would take (8 bytes an entry).
+
+    Examples
+    --------
+    >>> from eval_harness.stats.vectors import check_matrix_size
+    >>> check_matrix_size(1000, 1000, "similarity matrix")
+    >>> check_matrix_size(10**6, 10**6, "similarity matrix")
+    Traceback (most recent call last):
+        ...
+    eval_harness.errors.InputError: similarity matrix would be 1,000,000 x 1,000,000 ...
     """
     entries = int(rows) * int(columns)
     if entries > MAX_MATRIX_ENTRIES:
@@ -164,6 +246,15 @@ def check_same_lengths(columns: dict[str, Sequence | None]) -> None:
 
     Raises:
         InputError: naming each column's length.
+
+    Examples
+    --------
+    >>> from eval_harness.stats.vectors import check_same_lengths
+    >>> check_same_lengths({"predictions": [0.1, 0.2], "group": ["a", "b"], "gender": None})
+    >>> check_same_lengths({"predictions": [0.1, 0.2], "group": ["a"]})
+    Traceback (most recent call last):
+        ...
+    eval_harness.errors.InputError: 2 predictions, 1 group: give one of each per row
     """
     lengths = {name: len(column) for name, column in columns.items() if column is not None}
     if len(set(lengths.values())) > 1:
@@ -177,6 +268,15 @@ def check_role_rows(embeddings: Sequence | None, roles: Sequence | None, words: 
 
     Raises:
         InputError: naming the mismatch or the first role that is not a string.
+
+    Examples
+    --------
+    >>> from eval_harness.stats.vectors import check_role_rows
+    >>> check_role_rows([[1.0, 0.0], [0.0, 1.0]], ["X", "A"])
+    >>> check_role_rows([[1.0, 0.0], [0.0, 1.0]], ["X", 1])
+    Traceback (most recent call last):
+        ...
+    eval_harness.errors.InputError: roles must be strings such as 'X', 'Y', 'A', 'B'; row 1 ...
     """
     for name, column in (("role", roles), ("word", words)):
         if embeddings is not None and column is not None and len(column) != len(embeddings):

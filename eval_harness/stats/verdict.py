@@ -116,6 +116,17 @@ def verdict(
 
     Raises:
         InputError: a margin that is no finite number >= 0, an alpha outside (0, 0.5), or a df that is not > 0.
+
+    Examples
+    --------
+    >>> from eval_harness.stats.verdict import verdict
+    >>> verdict(0.04, 0.005, df=None, margin=0.01).verdict
+    'beyond'
+    >>> verdict(0.001, 0.002, df=None, margin=0.01).verdict
+    'within'
+    >>> v = verdict(0.004, 0.004, df=10, margin=0.01)
+    >>> v.verdict, round(v.ci_low, 4), round(v.ci_high, 4)
+    ('cannot tell', -0.0049, 0.0129)
     """
     delta = _number(margin)
     if delta is None or delta < 0:

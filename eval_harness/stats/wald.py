@@ -11,22 +11,54 @@ CONFIDENCE = 0.95
 
 
 def upper_tail(statistic: float, df: int | None) -> float:
-    """``P(T > statistic)`` for ``T`` standard normal (``df`` None) or Student's t with ``df`` degrees of freedom."""
+    """The upper tail ``P(T > statistic)`` of the standard normal or of Student's t.
+
+    ``T`` is standard normal for ``df`` None, else Student's t with ``df`` degrees of freedom.
+
+    Examples
+    --------
+    >>> from eval_harness.stats.wald import upper_tail
+    >>> round(upper_tail(1.96, None), 4), round(upper_tail(1.96, 5), 4)
+    (0.025, 0.0536)
+    """
     return float(special.ndtr(-statistic) if df is None else special.stdtr(df, -statistic))
 
 
 def quantile(probability: float, df: int | None) -> float:
-    """The ``probability`` quantile of the standard normal (``df`` None) or of Student's t with ``df`` df."""
+    """The ``probability`` quantile of the standard normal or of Student's t.
+
+    The normal for ``df`` None, else Student's t with ``df`` degrees of freedom.
+
+    Examples
+    --------
+    >>> from eval_harness.stats.wald import quantile
+    >>> round(quantile(0.975, None), 4), round(quantile(0.975, 5), 4)
+    (1.96, 2.5706)
+    """
     return float(special.ndtri(probability) if df is None else special.stdtrit(df, probability))
 
 
 def wald_test(estimate: float, std_err: float, df: int | None, name: str, zero_untested: bool = False) -> dict:
-    """``estimate``, ``std_err``, ``statistic = estimate / std_err``, two-sided ``p_value``, ``ci_low``/``ci_high``
-    (95 %) and ``mde`` (80 % power at alpha = 0.05, :func:`~eval_harness.stats.power.minimum_detectable_effect`).
+    """The Wald test of one estimate, as the fields of a record.
+
+    ``estimate``, ``std_err``, ``statistic = estimate / std_err``, two-sided ``p_value``,
+    ``ci_low``/``ci_high`` (95 %) and ``mde`` (80 % power at alpha = 0.05,
+    :func:`~eval_harness.stats.power.minimum_detectable_effect`).
 
     Raises InputError, naming the quantity (``name``), when ``std_err`` is not positive: 0 where a clustered
     variance is at rounding level (``beta_likelihood.Covariances.variances``); with ``zero_untested``, such an
     estimate gets no test instead (:func:`untested`).
+
+    Examples
+    --------
+    >>> from eval_harness.stats.wald import wald_test
+    >>> test = wald_test(0.03, 0.01, df=None, name="group")
+    >>> [round(test[field], 4) for field in ("statistic", "p_value", "ci_low", "ci_high", "mde")]
+    [3.0, 0.0027, 0.0104, 0.0496, 0.028]
+    >>> wald_test(0.03, 0.0, df=None, name="group")
+    Traceback (most recent call last):
+        ...
+    eval_harness.errors.InputError: the standard error of group is 0: its clustered ...
     """
     if zero_untested and not std_err > 0:
         return untested(estimate)
@@ -49,8 +81,18 @@ def wald_test(estimate: float, std_err: float, df: int | None, name: str, zero_u
 
 
 def untested(estimate: float) -> dict:
-    """:func:`wald_test`'s fields for an estimate whose standard error is 0, which has no test of its own: ``std_err``
-    0, the statistic, p-value, interval and MDE NaN (one side of a comparison, whose difference is tested)."""
+    """The fields of :func:`wald_test` for an estimate with no test of its own (standard error 0).
+
+    ``std_err`` 0, the statistic, p-value, interval and MDE NaN (one side of a comparison, whose
+    difference is tested).
+
+    Examples
+    --------
+    >>> from eval_harness.stats.wald import untested
+    >>> fields = untested(0.02)
+    >>> fields["estimate"], fields["std_err"], fields["p_value"]
+    (0.02, 0.0, nan)
+    """
     nan = float("nan")
     return {
         "estimate": float(estimate),

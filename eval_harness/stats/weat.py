@@ -222,6 +222,17 @@ def weat(
             error messages and words in the influence list. A word listed twice in a set counts once: its
             later rows are dropped, with one :class:`~eval_harness.errors.DuplicateWordsWarning`
             (:mod:`eval_harness.stats.word_sets`, WEFE's convention). Without words, rows are taken as given.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eval_harness.stats.weat import weat
+    >>> x = np.array([[1.0, 0.1], [0.9, 0.3], [0.8, 0.2]])
+    >>> y = np.array([[0.1, 1.0], [0.2, 0.9], [0.3, 0.8]])
+    >>> a, b = np.array([[1.0, 0.0]]), np.array([[0.0, 1.0]])
+    >>> r = weat(x, y, a, b)
+    >>> round(r.effect_size, 3), r.p_value, r.p_value_method, r.n_permutations
+    (1.976, 0.05, 'exact', 20)
     """
     words = _validate_words(words, {"X": x, "Y": y, "A": a, "B": b})
     sets = vector_sets({"X": x, "Y": y, "A": a, "B": b}, words)
@@ -276,11 +287,20 @@ ROLES = ("X", "Y", "A", "B")
 def weat_from_roles(
     embeddings: Sequence[Sequence[float]], roles: Sequence[str], words: Sequence[str] | None = None, **options
 ) -> WEATResult:
-    """:func:`weat` on row-wise input: one vector per row and its role ``"X"``, ``"Y"``, ``"A"`` or ``"B"``.
+    """Run :func:`weat` on row-wise input: one vector per row and its role (X, Y, A or B).
 
     This is the input format of the ``weat`` evaluate metric; ``words`` (optional) gives each row's word and
     ``options`` are :func:`weat`'s keywords. A bad row (of another length, NaN/inf, all zeros) is named by
     its position in ``embeddings``, its role and its word.
+
+    Examples
+    --------
+    >>> from eval_harness.stats.weat import weat_from_roles
+    >>> r = weat_from_roles(
+    ...     [[1.0, 0.1], [0.9, 0.3], [0.1, 1.0], [0.2, 0.9], [1.0, 0.0], [0.0, 1.0]],
+    ...     ["X", "X", "Y", "Y", "A", "B"])
+    >>> round(r.effect_size, 2), round(r.p_value, 4), r.n_x, r.n_y
+    (1.98, 0.1667, 2, 2)
     """
     check_weat_rows(embeddings, roles)
     roles = [str(role) for role in roles]
@@ -309,6 +329,15 @@ def check_weat_rows(embeddings: Sequence, roles: Sequence) -> None:
 
     Raises:
         InputError: naming the problem.
+
+    Examples
+    --------
+    >>> from eval_harness.stats.weat import check_weat_rows
+    >>> check_weat_rows([[1.0, 0.0], [0.0, 1.0]], ["X", "A"])
+    >>> check_weat_rows([[1.0, 0.0], [0.0, 1.0]], ["X", "C"])
+    Traceback (most recent call last):
+        ...
+    eval_harness.errors.InputError: unknown role(s) ['C']; every row's role must be one of ...
     """
     check_role_rows(embeddings, roles)
     if roles is None:
@@ -323,7 +352,18 @@ def check_weat_rows(embeddings: Sequence, roles: Sequence) -> None:
 def similarity_matrix(
     left: np.ndarray, right: np.ndarray, similarity: str = "cosine", csls_k: int = DEFAULT_CSLS_K
 ) -> np.ndarray:
-    """Pairwise similarities ``(len(left), len(right))``; for ``"csls"`` the neighbourhood pool is ``left u right``."""
+    """Pairwise similarities of two sets of rows, a ``(len(left), len(right))`` array.
+
+    For ``"csls"`` the neighbourhood pool is ``left u right``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eval_harness.stats.weat import similarity_matrix
+    >>> left, right = np.array([[1.0, 0.0], [1.0, 1.0]]), np.array([[0.0, 2.0]])
+    >>> similarity_matrix(left, right).round(4).tolist()
+    [[0.0], [0.7071]]
+    """
     _check_option("similarity", similarity, SIMILARITIES)
     check_matrix_size(len(left), len(right), "the similarity matrix")
     if similarity == "csls":  # and the neighbourhood pool's
@@ -349,9 +389,19 @@ def similarity_matrix(
 def word_associations(
     targets: np.ndarray, a: np.ndarray, b: np.ndarray, similarity: str = "cosine", csls_k: int = DEFAULT_CSLS_K
 ) -> np.ndarray:
-    """``s(w, A, B) = mean_a sim(w, a) - mean_b sim(w, b)`` for every row ``w`` of ``targets``.
+    """Each target word's association with A against B.
+
+    ``s(w, A, B) = mean_a sim(w, a) - mean_b sim(w, b)`` for every row ``w`` of ``targets``.
 
     For ``"csls"`` the neighbourhood pool is ``targets u A u B`` (pass ``targets`` = ``X u Y`` for WEAT).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eval_harness.stats.weat import word_associations
+    >>> targets = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    >>> word_associations(targets, np.array([[1.0, 0.0]]), np.array([[0.0, 1.0]])).round(4).tolist()
+    [1.0, -1.0, 0.0]
     """
     sims = similarity_matrix(np.asarray(targets), np.vstack([a, b]), similarity=similarity, csls_k=csls_k)
     return _associations(sims, len(a))
@@ -369,6 +419,15 @@ def check_target_sizes(n_x: int, n_y: int) -> None:
 
     Raises:
         InputError: naming the sizes and the reason.
+
+    Examples
+    --------
+    >>> from eval_harness.stats.weat import check_target_sizes
+    >>> check_target_sizes(2, 3)
+    >>> check_target_sizes(1, 3)
+    Traceback (most recent call last):
+        ...
+    eval_harness.errors.InputError: an effect size needs at least two words in each target ...
     """
     if min(n_x, n_y) < 2:
         raise InputError(
@@ -378,8 +437,21 @@ def check_target_sizes(n_x: int, n_y: int) -> None:
 
 
 def effect_size(s_x: np.ndarray, s_y: np.ndarray, ddof: int = 0) -> float:
-    """``(mean(s_x) - mean(s_y)) / std(s_x u s_y, ddof)``; an InputError when a set has fewer than two words
-    (:func:`check_target_sizes`) or that deviation is 0."""
+    """WEAT's effect size from the target words' associations.
+
+    ``d = (mean(s_x) - mean(s_y)) / std(s_x u s_y, ddof)``.
+
+    An InputError when a set has fewer than two words (:func:`check_target_sizes`) or that deviation
+    is 0.
+
+    Examples
+    --------
+    >>> from eval_harness.stats.weat import effect_size
+    >>> round(effect_size([0.5, 0.3], [-0.2, -0.4]), 4)
+    1.923
+    >>> round(effect_size([0.5, 0.3], [-0.2, -0.4], ddof=1), 4)
+    1.6654
+    """
     s_x, s_y = np.asarray(s_x, dtype=np.float64), np.asarray(s_y, dtype=np.float64)
     check_target_sizes(len(s_x), len(s_y))
     pooled = np.concatenate([s_x, s_y])
@@ -407,6 +479,13 @@ def permutation_test(
 
     Exact when ``C(n_x + n_y, n_x) <= exact_limit``, else Monte Carlo; see the module docstring for the
     counting (ties count, the observed partition is one of the enumerated ones, MC ``p = (k+1)/(n+1)``).
+
+    Examples
+    --------
+    >>> from eval_harness.stats.weat import permutation_test
+    >>> t = permutation_test([0.5, 0.3, 0.4], [-0.2, -0.4, 0.1])
+    >>> round(t.p_value, 4), t.method, t.n_permutations
+    (0.05, 'exact', 20)
     """
     s_x, s_y = np.asarray(s_x, dtype=np.float64), np.asarray(s_y, dtype=np.float64)
     if s_x.ndim != 1 or s_y.ndim != 1 or not len(s_x) or not len(s_y):
@@ -525,6 +604,15 @@ def check_bootstrap_count(n_bootstrap: object, allow_none: bool = True) -> None:
 
     Raises:
         InputError: naming the value and what is allowed.
+
+    Examples
+    --------
+    >>> from eval_harness.stats.weat import check_bootstrap_count
+    >>> check_bootstrap_count(0)
+    >>> check_bootstrap_count(1)
+    Traceback (most recent call last):
+        ...
+    eval_harness.errors.InputError: n_bootstrap must be 0 (no bootstrap) or a whole number ...
     """
     if not is_whole_number(n_bootstrap) or n_bootstrap < 0 or n_bootstrap == 1:
         raise InputError(f"n_bootstrap must be 0 (no bootstrap) or a whole number >= 2; got {n_bootstrap!r}")
@@ -551,6 +639,15 @@ def check_draw_budget(
 
     Raises:
         InputError: ``max_draws`` is not a whole number >= 1, or ``count`` exceeds it.
+
+    Examples
+    --------
+    >>> from eval_harness.stats.weat import check_draw_budget
+    >>> check_draw_budget("permutations", 10_000, max_draws=100_000)
+    >>> check_draw_budget("permutations", 10**6, max_draws=100_000)
+    Traceback (most recent call last):
+        ...
+    eval_harness.errors.InputError: permutations=1,000,000 is more than max_draws=100,000 ...
     """
     if not is_whole_number(max_draws) or max_draws < 1:
         raise InputError(f"{limit} must be a whole number >= 1 (draws allowed per test); got {max_draws!r}")
@@ -578,12 +675,23 @@ REPETITION_SECONDS = {"n_runs": 0.004, "n_seeds": 0.004}
 
 
 def check_draw_counts(counts: Mapping[str, object]) -> None:
-    """:func:`check_draw_budget` of each ``name -> count`` against :func:`max_draws` (a count that is not a whole
-    number is left to the option's own check). A repetition dearer than a draw (:data:`REPETITION_SECONDS`) is
+    """Refuse repetition counts above the per-test limit of :func:`max_draws`.
+
+    :func:`check_draw_budget` of each ``name -> count`` (a count that is not a whole number is left
+    to the option's own check). A repetition dearer than a draw (:data:`REPETITION_SECONDS`) is
     checked by its time: ``count`` of them count as the draws done in that time, so the one limit bounds time.
 
     Raises:
         InputError: a count above the limit, naming it, what it would take and how to raise the limit.
+
+    Examples
+    --------
+    >>> from eval_harness.stats.weat import check_draw_counts
+    >>> check_draw_counts({"permutations": 100_000})
+    >>> check_draw_counts({"permutations": 10**9})
+    Traceback (most recent call last):
+        ...
+    eval_harness.errors.InputError: permutations=1,000,000,000 is more than ...
     """
     limit = max_draws()
     for name, count in counts.items():
@@ -720,6 +828,13 @@ def bootstrap_resamples(
     same ``seed`` (``numpy.random.default_rng(seed).integers``, set after set within each block). Every
     block is drawn whole and the last one cut short, so replicate ``i`` does not depend on ``n_bootstrap``:
     the first 1,000 replicates of 10,000 are those of a 1,000-replicate run with the same seed.
+
+    Examples
+    --------
+    >>> from eval_harness.stats.weat import bootstrap_resamples
+    >>> blocks = list(bootstrap_resamples((3, 3, 2, 2), n_bootstrap=5, seed=0))
+    >>> len(blocks), [rows.shape for rows in blocks[0]]
+    (1, [(5, 3), (5, 3), (5, 2), (5, 2)])
     """
     rng = np.random.default_rng(seed)
     for start in range(0, int(n_bootstrap), _BOOTSTRAP_BLOCK):
@@ -761,6 +876,17 @@ def bootstrap_effect_size(
         confidence_level: in (0, 1).
         ddof: of the effect size's standard deviation (0 or 1).
         seed: seed or ``numpy.random.Generator`` of the resampling.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eval_harness.stats.weat import bootstrap_effect_size, similarity_matrix
+    >>> targets = np.array([[1.0, 0.1], [0.9, 0.3], [0.8, 0.2], [0.1, 1.0], [0.2, 0.9], [0.3, 0.8]])
+    >>> attributes = np.array([[1.0, 0.0], [0.9, 0.2], [0.0, 1.0], [0.2, 0.9]])
+    >>> similarities = similarity_matrix(targets, attributes)
+    >>> interval = bootstrap_effect_size(similarities, n_x=3, n_a=2, n_bootstrap=500, seed=0)
+    >>> round(interval.ci_low, 2), round(interval.ci_high, 2), interval.n_bootstrap
+    (1.97, 2.0, 500)
     """
     similarities = np.asarray(similarities, dtype=np.float64)
     sizes = _set_sizes(similarities, n_x, n_a)
@@ -809,6 +935,19 @@ def leave_one_out_influence(
         similarities, n_x, n_a: as :func:`bootstrap_effect_size`.
         ddof: of the effect size's standard deviation (0 or 1).
         words: optional role -> words of each set, to name the words (else only role and row index).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eval_harness.stats.weat import leave_one_out_influence, similarity_matrix
+    >>> x = np.array([[1.0, 0.1], [0.9, 0.3], [0.8, 0.2]])
+    >>> y = np.array([[0.1, 1.0], [0.2, 0.9], [0.3, 0.8]])
+    >>> a, b = np.array([[1.0, 0.0], [0.9, 0.2]]), np.array([[0.0, 1.0], [0.2, 0.9]])
+    >>> similarities = similarity_matrix(np.vstack([x, y]), np.vstack([a, b]))
+    >>> influence = leave_one_out_influence(similarities, n_x=3, n_a=2)
+    >>> top = influence.words[0]
+    >>> top.role, top.index, round(top.change, 3)
+    ('Y', 2, 0.051)
     """
     similarities = np.asarray(similarities, dtype=np.float64)
     sizes = _set_sizes(similarities, n_x, n_a)
@@ -899,6 +1038,16 @@ def bootstrap_generator(seed) -> np.random.Generator:
     For an int or ``SeedSequence`` (or ``None``: fresh entropy), a child sequence with one more spawn-key
     entry, so the bootstrap never reuses the permutation test's draws; a ``Generator`` (or ``BitGenerator``)
     goes on with its own stream, after whatever the permutation test drew from it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eval_harness.stats.weat import bootstrap_generator
+    >>> draws = bootstrap_generator(0).integers(1000, size=3).tolist()
+    >>> draws == bootstrap_generator(0).integers(1000, size=3).tolist()  # one seed, one stream
+    True
+    >>> draws == np.random.default_rng(0).integers(1000, size=3).tolist()  # not the permutations
+    False
     """
     if isinstance(seed, np.random.Generator | np.random.BitGenerator):
         return np.random.default_rng(seed)  # the Generator itself, or one on the BitGenerator's stream

@@ -42,6 +42,14 @@ def weat_minimum_detectable_effect(
 
     Raises:
         InputError: fewer than 3 target words in all (the t test needs ``N - 2 >= 1``), or a bad alternative.
+
+    Examples
+    --------
+    >>> from eval_harness.stats.weat_power import weat_minimum_detectable_effect
+    >>> round(weat_minimum_detectable_effect(8, 8), 3)
+    1.095
+    >>> round(weat_minimum_detectable_effect(25, 25, alternative="two-sided"), 3)
+    0.75
     """
     if not (is_whole_number(n_x) and is_whole_number(n_y) and n_x >= 1 and n_y >= 1 and n_x + n_y >= 3):
         raise InputError(f"the MDE needs set sizes n_x, n_y >= 1 with n_x + n_y >= 3; got {n_x!r}, {n_y!r}")

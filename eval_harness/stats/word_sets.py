@@ -21,7 +21,14 @@ from ..errors import DuplicateWordsWarning
 
 
 def first_occurrences(words: Sequence[str]) -> list[int]:
-    """The rows of ``words`` that hold each word's first occurrence, in order."""
+    """The rows of ``words`` that hold each word's first occurrence, in order.
+
+    Examples
+    --------
+    >>> from eval_harness.stats.word_sets import first_occurrences
+    >>> first_occurrences(["rose", "tulip", "rose", "lily"])
+    [0, 1, 3]
+    """
     seen: set[str] = set()
     rows = []
     for row, word in enumerate(words):
@@ -32,7 +39,14 @@ def first_occurrences(words: Sequence[str]) -> list[int]:
 
 
 def repeated_words(words: Sequence[str]) -> dict[str, int]:
-    """word -> how many times it is listed, for the words listed more than once (in order of first appearance)."""
+    """The words listed more than once, each with its count (in order of first appearance).
+
+    Examples
+    --------
+    >>> from eval_harness.stats.word_sets import repeated_words
+    >>> repeated_words(["rose", "tulip", "rose", "lily", "rose"])
+    {'rose': 3}
+    """
     return {word: count for word, count in Counter(words).items() if count > 1}
 
 
@@ -41,6 +55,16 @@ def distinct_rows(words_by_set: Mapping[str, Sequence[str]], stacklevel: int = 3
     naming every repeated word and its count, per set, when any set repeats a word.
 
     ``stacklevel`` is passed to :func:`warnings.warn` (3: the caller of the function that calls this one).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from eval_harness.stats.word_sets import distinct_rows
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     rows = distinct_rows({"X": ["rose", "tulip", "rose"], "Y": ["ant"]})
+    >>> rows, len(caught)
+    ({'X': [0, 1], 'Y': [0]}, 1)
     """
     repeated = {name: repeated_words(list(words)) for name, words in words_by_set.items()}
     repeated = {name: counts for name, counts in repeated.items() if counts}
@@ -58,8 +82,21 @@ def distinct_rows(words_by_set: Mapping[str, Sequence[str]], stacklevel: int = 3
 
 
 def distinct_role_rows(roles: Sequence[str], words: Sequence[str], stacklevel: int = 4) -> np.ndarray:
-    """Row-wise input (one role and one word per row): a mask of the rows to keep, the first row of each
-    (role, word); the same word in two roles is kept in both. Warns as :func:`distinct_rows`."""
+    """The rows of row-wise input (one role and one word per row) to keep, as a mask.
+
+    The first row of each (role, word); the same word in two roles is kept in both. Warns as
+    :func:`distinct_rows`.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from eval_harness.stats.word_sets import distinct_role_rows
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     keep = distinct_role_rows(["X", "X", "A", "X"], ["rose", "tulip", "rose", "rose"])
+    >>> keep.tolist()
+    [True, True, True, False]
+    """
     by_role: dict[str, list[int]] = {}
     for row, role in enumerate(roles):
         by_role.setdefault(role, []).append(row)
