@@ -76,6 +76,15 @@ def check_margin(margin, width: float = math.inf) -> float:
     return float(margin)
 
 
+def reference_df(statistic_kind: str | None, df: float | None) -> float | None:
+    """The df a TOST or a verdict reads for a test of ``statistic_kind``: ``df`` for a t test, else None.
+
+    None means the standard normal: a z test's record or fit may still carry a df, which its test never used,
+    so the equivalence test and the verdict must not use it either.
+    """
+    return df if statistic_kind == "t" else None
+
+
 def tost(estimate: float, std_err: float, df: float | None, margin: float, alpha: float = ALPHA) -> Equivalence:
     """Two one-sided tests of ``|theta| < margin`` at level ``alpha`` (module docstring).
 
