@@ -38,7 +38,6 @@ RECORD_FIELDS = (
     "std_err",
     "p_value",
 )
-UNIT_KEY_FIELDS = RECORD_FIELDS[:7]
 # What makes one quantity of a unit: its key without the seed, the term and the metric.
 QUANTITY_FIELDS = RECORD_FIELDS[:9]
 
@@ -103,8 +102,8 @@ HARNESS_FIELDS = {
     "encoder_pooling": Field(str, "how an encoder's token states became a sentence vector: cls, mean or last"),
     "encoder_prefix": Field(str, "the text an encoder put before every input (e5's 'query: '; '' for none)"),
 }
-# From the estimands' declaration: the rules that pool a test over seeds (the estimand each answers, and
-# back), and one sentence per estimand for every output that pools seeds.
+# From the estimands' declaration: the rules that pool a test over seeds (the estimand each
+# answers, and back), and one sentence per estimand for every output that pools seeds.
 TESTED_POOLINGS = {estimand.pooling: name for name, estimand in ESTIMANDS.items()}
 POOLING_OF_ESTIMAND = {name: estimand.pooling for name, estimand in ESTIMANDS.items()}
 ESTIMAND_SENTENCES = {name: estimand.sentence for name, estimand in ESTIMANDS.items()}
