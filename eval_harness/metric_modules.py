@@ -56,10 +56,11 @@ REGISTER_COMMAND = "xbias metrics register"
 
 
 class CheckedRowsModule:
-    """The base an embedding metric puts before its evaluate class, so that its ``add_batch`` checks rows first.
+    """The base an embedding metric puts before its evaluate class, so that rows are checked first.
 
-    ``check_rows(embeddings, roles)``, the metric's own rule from ``eval_harness.stats``, raises an InputError
-    naming the problem before evaluate encodes the rows (which would raise a bare ValueError).
+    ``check_rows(embeddings, roles)``, the metric's own rule from ``eval_harness.stats``, raises an
+    InputError naming the problem before evaluate encodes the rows (which would raise a bare
+    ValueError).
     """
 
     check_rows: Callable[[Sequence | None, Sequence | None], None]

@@ -1,5 +1,5 @@
-"""The seed estimands are declared once (stats/estimands.py): the records' pooling names, the outputs' sentences,
-every default and the command line's choices are read from that declaration."""
+"""The seed estimands are declared once (stats/estimands.py): the records' pooling names, the
+outputs' sentences, every default and the command line's choices are read from that declaration."""
 
 import inspect
 
@@ -12,7 +12,7 @@ from eval_harness.report import annotate, write_report
 from eval_harness.stats.estimands import DEFAULT_ESTIMAND, ESTIMANDS
 from eval_harness.stats.pooling import pool_estimates
 
-KEY = dict(model="m", suite="s", language="en", dataset="d", config="c", emotion="anger", test=None, term="t")
+KEY = dict(model="m", suite="s", language="en", dataset="d", config="c", emotion="anger", test=None)
 
 
 def test_every_default_is_the_declared_one():
@@ -25,13 +25,14 @@ def test_every_default_is_the_declared_one():
         write_report: "seed_estimand",
     }
     for function, parameter in defaults.items():
-        assert inspect.signature(function).parameters[parameter].default == DEFAULT_ESTIMAND, function.__name__
+        default = inspect.signature(function).parameters[parameter].default
+        assert default == DEFAULT_ESTIMAND, function.__name__
 
 
 @pytest.mark.parametrize("name", list(ESTIMANDS))
 def test_a_pooled_record_and_its_summary_name_the_declared_estimand(name):
     records = [
-        dict(KEY, metric="estimate", value=value, std_err=0.02, seed=seed)
+        dict(KEY, term="t", metric="estimate", value=value, std_err=0.02, seed=seed)
         for seed, value in enumerate((0.10, 0.16, 0.04))
     ]
     (pooled,) = seeds.pool_seeds(records, estimand=name)

@@ -34,7 +34,8 @@ def test_the_embedding_metrics_share_one_add_batch_that_runs_their_own_row_check
         metrics[name].add_batch(embeddings=ROWS["embeddings"], roles=ROWS["roles"][:5])
     if name == "weat":  # its own rule on top: the roles of a WEAT
         with pytest.raises(XBiasError, match="unknown role"):
-            metrics[name].add_batch(embeddings=ROWS["embeddings"], roles=["X", "X", "Y", "Y", "A", "C"])
+            roles = ["X", "X", "Y", "Y", "A", "C"]
+            metrics[name].add_batch(embeddings=ROWS["embeddings"], roles=roles)
 
 
 @pytest.mark.parametrize("name", ["weat", "word_association", "gender_space"])

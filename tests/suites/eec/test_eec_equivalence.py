@@ -126,12 +126,13 @@ def test_pooled_seeds_average_the_components_and_add_the_seeds_spread():
 
 @pytest.mark.parametrize("kind", ["t", "z"])
 def test_the_tost_and_the_verdict_read_a_records_df_only_for_a_t_test(kind):
-    """A z record that still carries a df is tested on the normal by the planner's TOST and by the verdict,
-    a t record on t(df): both read the one rule, stats.equivalence.reference_df."""
-    row = {"value": 0.004, "std_err": 0.004, "df": 3.0, "statistic_kind": kind, "equivalence_margin": 0.012}
+    """A z record that still carries a df is tested on the normal by the planner's TOST and by the
+    verdict, a t record on t(df): both read the one rule, stats.equivalence.reference_df."""
+    row = {"value": 0.004, "std_err": 0.004, "df": 3.0, "statistic_kind": kind}
+    row["equivalence_margin"] = 0.012
     df = 3.0 if kind == "t" else None
     assert reference_df(kind, 3.0) == df
     expected = tost(0.004, 0.004, df, 0.012)
     assert equivalence_of(row) == expected
-    assert expected.verdict == ("cannot tell" if kind == "t" else "within")  # t(3)'s tails decide it
+    assert expected.verdict == ("cannot tell" if kind == "t" else "within")  # t(3)'s tails decide
     assert effect_verdict(row) == verdict(0.004, 0.004, df, 0.012)
