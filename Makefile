@@ -87,7 +87,7 @@ test-fast: install
 	$(BIN)/mypy
 	$(OFFLINE) $(BIN)/python -m pytest $(PYTEST_ARGS) -m "not slow"
 
-# Headless Chromium for the report's browser test (tests/test_report_browser.py) and
+# Headless Chromium for the report's browser test (tests/report/test_report_browser.py) and
 # `make report-screenshot`. CI starts from a fresh machine, so install it when missing
 # and we are root; otherwise say how, and that test skips with the same message.
 CHROMIUM := /usr/bin/chromium

@@ -3,7 +3,8 @@
 1. Fit: an EEC-shaped 2 x 2 design (group x gender, 11 templates) at 10^4, 10^5 and 10^6 rows.
    - Row-wise: one statsmodels ``BetaModel`` Newton fit (``tol=1e-12``) on the prebuilt design matrix (the
      baseline the issue measured: 14.7 s at 10^6 rows on a quiet machine), plus its reduced fit (for the
-     likelihood-ratio test) and the CR1 sandwich of its per-row scores, for the comparison of numbers only.
+     likelihood-ratio test) and the CR1 sandwich of its per-row scores (the tests' independent one,
+     tests/helpers/betareg_reference.py), for the comparison of numbers only.
    - Ours: ``fit_intersectional`` (the whole stats-layer call: checks, the full and the reduced fit, effects,
      tests), model-based and template-clustered, from pandas categorical columns (coded, as the row-wise side's
      prebuilt design matrix is), from numpy fixed-width string arrays (compared level by level, no objects) and
@@ -56,6 +57,7 @@ from eval_harness.thread_policy import apply_thread_policy
 
 apply_thread_policy()  # before numpy and torch load OpenMP, as `xbias run` does
 
+import sys
 import time
 import warnings
 from pathlib import Path
@@ -66,7 +68,11 @@ from scipy.special import expit
 
 from eval_harness.stats import factorial, stability
 from eval_harness.stats.beta_likelihood import Covariances
-from eval_harness.stats.betareg import EFFECTS, cluster_robust_covariance, factorial_effect_names, fit_intersectional
+from eval_harness.stats.betareg import EFFECTS, factorial_effect_names, fit_intersectional
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the tests' CR1 sandwich
+
+from helpers.betareg_reference import cr1_sandwich
 
 GROUPS, GENDERS = ("European", "African-American"), ("male", "female")
 TEMPLATES = 11
@@ -107,9 +113,8 @@ def compare_fit(n: int) -> None:
     (model, fitted), row_seconds = timed(row_wise_fit, rows["y"], rows["X"])
     _, reduced = row_wise_fit(rows["y"], rows["X"][:, :3])
     params = np.asarray(fitted.params)
-    clustered_cov = cluster_robust_covariance(
-        model.score_obs(params), model.hessian(params, observed=True), [rows["template"]]
-    )
+    scores, hessian = model.score_obs(params), model.hessian(params, observed=True)
+    clustered_cov = cr1_sandwich(scores, hessian, rows["template"])
     columns = {
         "categoricals": (rows["y"], pd.Categorical(rows["group"]), pd.Categorical(rows["gender"])),
         "numpy strings": (rows["y"], rows["group"].astype(str), rows["gender"].astype(str)),

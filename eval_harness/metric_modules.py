@@ -34,6 +34,7 @@ import importlib.util
 import os
 import shutil
 import sys
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -52,6 +53,24 @@ PROJECT_IMPORT = "from eval_harness"
 EVALUATE_CHECKED = "0.4.6"
 # The command that registers the modules for bare-name loading (printed wherever a user needs it).
 REGISTER_COMMAND = "xbias metrics register"
+
+
+class CheckedRowsModule:
+    """The base an embedding metric puts before its evaluate class, so that rows are checked first.
+
+    ``check_rows(embeddings, roles)``, the metric's own rule from ``eval_harness.stats``, raises an
+    InputError naming the problem before evaluate encodes the rows (which would raise a bare
+    ValueError).
+    """
+
+    check_rows: Callable[[Sequence | None, Sequence | None], None]
+
+    def add_batch(self, *, predictions=None, references=None, **kwargs):
+        """Add rows (the metric's inputs), checked first by its ``check_rows``."""
+        self.check_rows(kwargs.get("embeddings"), kwargs.get("roles"))
+        return super().add_batch(  # type: ignore[misc]  # the evaluate class after this one
+            predictions=predictions, references=references, **kwargs
+        )
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
+from ..stats.estimands import ESTIMANDS
 from .suite import Unit
 
 RECORD_FIELDS = (
@@ -37,7 +38,6 @@ RECORD_FIELDS = (
     "std_err",
     "p_value",
 )
-UNIT_KEY_FIELDS = RECORD_FIELDS[:7]
 # What makes one quantity of a unit: its key without the seed, the term and the metric.
 QUANTITY_FIELDS = RECORD_FIELDS[:9]
 
@@ -102,22 +102,11 @@ HARNESS_FIELDS = {
     "encoder_pooling": Field(str, "how an encoder's token states became a sentence vector: cls, mean or last"),
     "encoder_prefix": Field(str, "the text an encoder put before every input (e5's 'query: '; '' for none)"),
 }
-# The rules that pool a test over seeds (by estimand), and the estimand each answers.
-TESTED_POOLINGS = {"seed_mean": "seed_mean", "rubin": "one_head"}
-POOLING_OF_ESTIMAND = {estimand: pooling for pooling, estimand in TESTED_POOLINGS.items()}
-# One sentence per estimand, for every output that pools seeds (the report, xbias compare, eec_crosslingual).
-ESTIMAND_SENTENCES = {
-    "seed_mean": (
-        "each number is the mean over the seeds' trained heads; its standard error is the mean's: the sampling "
-        "variance the seeds share plus the between-seed variance divided by the number of seeds, with "
-        "Satterthwaite's df"
-    ),
-    "one_head": (
-        "each number is the mean over the seeds' trained heads, tested by Rubin's rules: its standard error is "
-        "what one retrained head would show (the sampling variance plus (1 + 1/m) times the between-seed "
-        "variance, which more seeds do not shrink), with Barnard-Rubin df"
-    ),
-}
+# From the estimands' declaration: the rules that pool a test over seeds (the estimand each
+# answers, and back), and one sentence per estimand for every output that pools seeds.
+TESTED_POOLINGS = {estimand.pooling: name for name, estimand in ESTIMANDS.items()}
+POOLING_OF_ESTIMAND = {name: estimand.pooling for name, estimand in ESTIMANDS.items()}
+ESTIMAND_SENTENCES = {name: estimand.sentence for name, estimand in ESTIMANDS.items()}
 # Fields seed pooling adds to a pooled record (:mod:`.seeds`).
 POOLED_FIELDS = {
     "n_seeds": Field(int, "how many seeds the record pools"),

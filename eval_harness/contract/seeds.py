@@ -39,13 +39,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TypeGuard
 
 from ..errors import InputError
+from ..stats.estimands import DEFAULT_ESTIMAND
 from ..stats.pooling import pool_estimates, pool_statistic
 from ..stats.power import minimum_detectable_effect
 from ..stats.results import is_missing
 from ..stats.significance import significance_stars
 from .records import POOLING_OF_ESTIMAND, QUANTITY_FIELDS, RecordSchema, Test
 
-POOLINGS = ("identical", "seed_mean", "rubin", "mean")
 SPREAD_FIELDS = ("n_seeds", "seeds", "pooling", "between_seed_sd", "between_seed_share", "seed_min", "seed_max")
 
 
@@ -64,7 +64,7 @@ def pool_seeds(
     records: Sequence[Mapping],
     alpha: float = 0.05,
     schemas: Mapping[str, RecordSchema] | None = None,
-    estimand: str = "seed_mean",
+    estimand: str = DEFAULT_ESTIMAND,
 ) -> list[dict]:
     """``records`` with each quantity's seeds pooled for ``estimand`` (``"seed_mean"`` or ``"one_head"``: see the
     module docstring); unchanged with one seed.
@@ -103,7 +103,7 @@ def pool_group(
     tests: Sequence[Test] = (),
     averaged: Sequence[str] = (),
     mde: str | None = None,
-    estimand: str = "seed_mean",
+    estimand: str = DEFAULT_ESTIMAND,
 ) -> list[dict]:
     """One record for the seeds' records of one quantity, or the records as they are (module docstring).
     ``averaged``: fields a record pooled by rule 2 holds the seeds' mean of (the schema's ``seed_mean`` fields);

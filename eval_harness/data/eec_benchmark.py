@@ -92,10 +92,3 @@ def eec_eval_yaml_data() -> dict:
         "evaluation_framework": INSPECT_FRAMEWORK,
         "tasks": tasks,
     }
-
-
-def eec_eval_yaml() -> str:
-    """The text of the EEC's ``eval.yaml`` (:func:`eec_eval_yaml_data`)."""
-    import yaml
-
-    return yaml.safe_dump(eec_eval_yaml_data(), sort_keys=False, allow_unicode=True, width=110)

@@ -25,8 +25,6 @@ say for every benchmark). docs/model_card.md says what a publisher must do.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 import yaml
 
 from ..errors import ConfigError
@@ -35,9 +33,6 @@ from .sections import report_sections
 
 EVAL_YAML = "eval.yaml"
 EVALUATION_FRAMEWORK = "xbias"
-# What the spec lets a task hold besides its id; the inspect-ai framework's tasks must also hold its keys.
-TASK_KEYS = ("id", "config", "split")
-INSPECT_TASK_KEYS = ("field_spec", "solvers", "scorers")
 
 
 def benchmarks() -> dict[str, Benchmark]:
@@ -87,38 +82,3 @@ def eval_yaml(dataset: str) -> str | None:
 def eval_yaml_files() -> dict[str, dict[str, str]]:
     """Per benchmark dataset the files its folder gets: ``{"eec": {"eval.yaml": text}, ...}``."""
     return {dataset: {EVAL_YAML: eval_yaml(dataset)} for dataset in benchmarks()}
-
-
-def read_eval_yaml(text: str, where: str = EVAL_YAML) -> dict[str, dict]:
-    """The tasks of an ``eval.yaml`` by id, after checking the file against the spec: ``name``, ``description``
-    and ``evaluation_framework`` are non-empty strings, ``tasks`` a non-empty list of mappings whose ``id`` is a
-    non-empty string, unique, and whose other keys are the spec's (an ``inspect-ai`` benchmark's tasks also hold
-    ``field_spec``, ``solvers`` and ``scorers``).
-
-    Raises:
-        ConfigError: naming what breaks the spec.
-    """
-    data = yaml.safe_load(text)
-    if not isinstance(data, Mapping):
-        raise ConfigError(f"{where}: an eval.yaml is a mapping (name, description, evaluation_framework, tasks)")
-    for key in ("name", "description", "evaluation_framework"):
-        if not isinstance(data.get(key), str) or not data[key].strip():
-            raise ConfigError(f"{where}: {key} must be a non-empty string")
-    tasks = data.get("tasks")
-    if not isinstance(tasks, list) or not tasks:
-        raise ConfigError(f"{where}: tasks must be a non-empty list")
-    by_id: dict[str, dict] = {}
-    for index, task in enumerate(tasks):
-        if not isinstance(task, Mapping) or not isinstance(task.get("id"), str) or not task["id"].strip():
-            raise ConfigError(f"{where}: tasks[{index}] needs an id (a non-empty string)")
-        inspect = data["evaluation_framework"] == "inspect-ai"
-        unknown = sorted(set(task) - set(TASK_KEYS) - set(INSPECT_TASK_KEYS if inspect else ()))
-        if unknown:
-            raise ConfigError(f"{where}: tasks[{index}] has keys the spec does not know: {unknown}")
-        missing = [key for key in INSPECT_TASK_KEYS if inspect and not task.get(key)]
-        if missing:
-            raise ConfigError(f"{where}: tasks[{index}] of an inspect-ai benchmark needs {', '.join(missing)}")
-        if task["id"] in by_id:
-            raise ConfigError(f"{where}: task id {task['id']!r} appears twice")
-        by_id[task["id"]] = dict(task)
-    return by_id

@@ -26,6 +26,7 @@ import pandas as pd
 
 from ..errors import InputError
 from ..io import whole_folder_problem, write_folder_whole
+from ..stats.estimands import DEFAULT_ESTIMAND
 from . import tables
 from .document import (
     Bullets,
@@ -234,7 +235,7 @@ def write_report(
     out_dir: str | Path | None = None,
     alpha: float = ALPHA,
     family: str = DEFAULT_FAMILY,
-    seed_estimand: str = "seed_mean",
+    seed_estimand: str = DEFAULT_ESTIMAND,
     options: Mapping[str, float] | None = None,
 ) -> ReportFiles:
     """Write the report of the run folder ``run_dir`` (a path, or one :func:`load_run` has read) into ``out_dir``

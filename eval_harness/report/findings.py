@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from ..contract.seeds import SPREAD_FIELDS, pool_seeds
+from ..stats.estimands import DEFAULT_ESTIMAND
 from ..stats.multiple_testing import benjamini_hochberg, holm
 from ..suites import record_schemas
 from .families import ALPHA, DEFAULT_FAMILY, check_family, family_labels
@@ -70,7 +71,7 @@ def adjust_p_values(results: pd.DataFrame, alpha: float = ALPHA, family: str = D
     return annotated
 
 
-def pool_over_seeds(results: pd.DataFrame, alpha: float = ALPHA, seed_estimand: str = "seed_mean") -> pd.DataFrame:
+def pool_over_seeds(results: pd.DataFrame, alpha: float = ALPHA, seed_estimand: str = DEFAULT_ESTIMAND) -> pd.DataFrame:
     """One row per quantity when the run has several seeds (:func:`eval_harness.contract.seeds.pool_seeds`, for
     ``seed_estimand``: the mean over seeds, or ``"one_head"``, Rubin's rules); ``results`` itself with one seed."""
     if "seed" not in results.columns or results["seed"].nunique() < 2:
@@ -88,7 +89,7 @@ def annotate(
     results: pd.DataFrame,
     alpha: float = ALPHA,
     family: str = DEFAULT_FAMILY,
-    seed_estimand: str = "seed_mean",
+    seed_estimand: str = DEFAULT_ESTIMAND,
     options: Mapping[str, float] | None = None,
 ) -> pd.DataFrame:
     """The results table every part of the report reads from: seeds pooled (for ``seed_estimand``), p-values

@@ -51,10 +51,6 @@ class RunFolder:
     unit_ids: tuple[str, ...] = ()
     missing: tuple[str, ...] = field(default_factory=tuple)
 
-    @property
-    def is_partial(self) -> bool:
-        return bool(self.missing)
-
     def to_dict(self) -> dict:
         return {
             "path": str(self.path),

@@ -104,7 +104,6 @@ from dataclasses import fields as dataclass_fields
 import numpy as np
 
 from ..errors import InputError
-from . import beta_likelihood as likelihood
 from . import factorial
 from .beta_likelihood import DECREMENT_TOLERANCE  # noqa: F401 (part of this module's documented conventions)
 from .factorial import (  # noqa: F401 (re-exported: names of the 2 x 2 API)
@@ -390,31 +389,6 @@ def _two_by_two(result: factorial.FactorialBetaRegression, names: Mapping[str, s
     return IntersectionalBetaRegression(
         **{**fields, "coefficients": coefficients, "effects": effects, "parameter_names": PARAMETERS}
     )
-
-
-def cluster_robust_covariance(
-    score_obs: np.ndarray, hessian: np.ndarray, cluster_codes: Sequence[np.ndarray]
-) -> np.ndarray:
-    """CR1 cluster-robust covariance from per-row scores and the Hessian of the log-likelihood.
-
-    One-way (one code array): ``c H^{-1} (sum_g s_g s_g') H^{-1}`` with ``s_g`` the sum of the rows'
-    scores in cluster ``g`` and ``c = G / (G - 1) * (n - 1) / (n - k)``. Two-way (two code arrays;
-    Cameron, Gelbach & Miller 2011): ``V_1 + V_2 - V_12``, ``V_12`` clustered by the pairs of codes,
-    each term with its own ``c``, the sum as it is (not positive semi-definite in general).
-    ``cluster_codes`` hold integer codes ``0 .. G - 1`` per row. (The row-wise form of
-    :func:`eval_harness.stats.beta_likelihood.cluster_covariance`, which takes block sums.)
-    """
-    codes = [np.asarray(c, dtype=np.intp) for c in cluster_codes]
-    clusterings = [likelihood.Clustering(c, int(c.max()) + 1) for c in codes]
-    if len(codes) == 2:
-        clusterings.append(likelihood.Clustering(*likelihood.pair_codes(*codes)))
-    covariance, _, _ = likelihood.cluster_covariance(
-        np.asarray(score_obs, dtype=float)[None],
-        np.asarray(hessian, dtype=float)[None],
-        clusterings,
-        np.ones((1, len(score_obs))),
-    )
-    return covariance[0]
 
 
 @dataclass(frozen=True)

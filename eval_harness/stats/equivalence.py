@@ -19,7 +19,12 @@ has size ``alpha`` there, and the intersection-union test needs both to reject).
 
 The test reads the estimate, the standard error and the df of the headline test, whatever made them (a
 template-clustered sandwich on ``G - 1`` df, model-based z, seed pooling's variance and df), so that the
-equivalence verdict and the significance verdict share one standard error.
+equivalence verdict and the significance verdict share one standard error; :func:`reference_df` is
+the one rule for which df a record's test has (a t test's; none for a z test).
+
+For planning, :func:`tost_power` and :func:`seed_mean_tost_power` give the probability that the test
+finds ``within`` at a true effect: with one standard error (clustered: t on its df), and for a mean
+over seeds.
 """
 
 from __future__ import annotations
@@ -89,6 +94,15 @@ def check_margin(margin, width: float = math.inf) -> float:
     return float(margin)
 
 
+def reference_df(statistic_kind: str | None, df: float | None) -> float | None:
+    """The df a TOST or a verdict reads for a test of ``statistic_kind``: ``df`` for a t, else None.
+
+    None means the standard normal: a z test's record or fit may still carry a df, which its test
+    never used, so the equivalence test and the verdict must not use it either.
+    """
+    return df if statistic_kind == "t" else None
+
+
 def tost(estimate: float, std_err: float, df: float | None, margin: float, alpha: float = ALPHA) -> Equivalence:
     """Two one-sided tests of ``|theta| < margin`` at level ``alpha`` (module docstring).
 
@@ -152,6 +166,13 @@ def tost_power(effect: float, sigma: float, df: float | None, margin: float, alp
 
     ``c = t_{1 - alpha}(df)``; the expectation over ``s`` is a one-dimensional integral (zero once ``c s`` reaches
     the margin: the interval is then wider than the margin whatever the estimate).
+
+    Example:
+        >>> from eval_harness.stats.equivalence import tost_power
+        >>> round(tost_power(0.0, 0.004, 10, 0.01), 2)  # no effect, SE 0.004 on 10 df, margin 0.01
+        0.51
+        >>> round(tost_power(0.0, 0.004, None, 0.01), 2)  # the same with a known standard error (z)
+        0.61
     """
     from scipy import integrate, stats
 
@@ -200,6 +221,14 @@ def seed_mean_tost_power(
     W, B and the estimate independent (a normal sample's mean and variance). The expectation is the midpoint rule
     on ``grid`` quantiles of each chi-square (an error of order 1 / grid). With ``V_B = 0`` it is :func:`tost_power`
     on ``nu`` df.
+
+    Example:
+        >>> from eval_harness.stats.equivalence import seed_mean_tost_power
+        >>> # no effect, sampling SE 0.004 on 10 df, 3 seeds whose training SD is 0.003, margin 0.01
+        >>> round(seed_mean_tost_power(0.0, 0.004**2, 10, 0.003**2, 3, 0.01), 2)
+        0.35
+        >>> round(seed_mean_tost_power(0.0, 0.004**2, 10, 0.0, 3, 0.01), 2)  # tost_power's
+        0.51
     """
     import numpy as np
     from scipy import stats

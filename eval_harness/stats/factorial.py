@@ -1186,6 +1186,18 @@ class FactorialBetaRegression(Result):
         return named(self.effects, name, "effect")
 
     def lr_test(self, term: str) -> LikelihoodRatioTest:
+        """The likelihood-ratio test of dropping the maximal interaction ``term`` ("group:gender").
+
+        Example:
+            >>> from eval_harness.stats.factorial import fit_factorial
+            >>> y = [0.30, 0.32, 0.29, 0.31, 0.35, 0.37, 0.40, 0.41, 0.33, 0.36, 0.45, 0.47]
+            >>> group, gender = ["a", "a", "a", "b", "b", "b"] * 2, ["m"] * 6 + ["f"] * 6
+            >>> factors = {"group": group, "gender": gender}
+            >>> result = fit_factorial(y, factors, {"group": "a", "gender": "m"})
+            >>> test = result.lr_test("group:gender")
+            >>> test.df, round(test.p_value, 2)
+            (1, 0.94)
+        """
         return named(self.lr_tests, term, "likelihood-ratio test", key="term")
 
     def to_dict(self) -> dict:

@@ -60,10 +60,10 @@ import numpy as np
 from scipy import stats
 
 from ..errors import InputError
+from .estimands import DEFAULT_ESTIMAND, ESTIMANDS
 from .results import Result
 
 CONFIDENCE = 0.95
-ESTIMANDS = ("seed_mean", "one_head")
 
 
 @dataclass(frozen=True)
@@ -94,7 +94,7 @@ class PooledEstimate(Result):
     def summary(self) -> str:
         reference = "normal" if self.df is None else f"t({self.df:.3g})"
         return (
-            f"{ESTIMAND_WORDS[self.estimand]} {self.n_seeds} seeds: {self.estimate:.4g} "
+            f"{ESTIMANDS[self.estimand].words} {self.n_seeds} seeds: {self.estimate:.4g} "
             f"(std_err {self.std_err:.3g}, "
             f"{self.between_share:.0%} of its variance between seeds, between-seed SD {self.between_sd:.3g}), "
             f"{reference} p = {self.p_value:.3g}, {CONFIDENCE:.0%} CI "
@@ -126,7 +126,7 @@ def pool_estimates(
     alpha: float = 0.05,
     p_values: Sequence[float] | None = None,
     df_complete: float | None = None,
-    estimand: str = "seed_mean",
+    estimand: str = DEFAULT_ESTIMAND,
 ) -> PooledEstimate:
     """Pool per-seed estimates and standard errors for ``estimand`` (formulas in the module docstring).
 
@@ -216,9 +216,6 @@ def pool_estimates(
         share_significant=float(np.mean(p_seeds <= alpha)),
         share_same_significance=float(np.mean((p_seeds <= alpha) == significant)),
     )
-
-
-ESTIMAND_WORDS = {"seed_mean": "mean over", "one_head": "one retrained head (Rubin's rules) from"}
 
 
 # The one-sided confidence level of the training variance the seed mean's df is computed at (module docstring).

@@ -12,6 +12,9 @@ The minimum detectable effect (MDE) at power ``pi`` is ``delta* std_err`` with `
 one-tail approximation ``z_{0.975} + z_{0.8} = 2.80159``; with t on 10 df it is 3.1100, on 6 df 3.3669).
 ``delta*`` depends only on ``(df, alpha, pi)``, so every effect of a fit shares it: a "not significant"
 effect then reads as "this design could not have detected less than its MDE", not as "no effect".
+
+:func:`power_at` gives ``power(delta)`` for an effect in the estimate's units (a design's power
+against a planned effect); :func:`minimum_detectable_effect` solves it for ``delta*``.
 """
 
 import functools
@@ -38,7 +41,18 @@ def _check(alpha: float, power: float | None = None, df: float | None = None) ->
 
 
 def power_at(effect: float, std_err: float, df: float | None = None, alpha: float = ALPHA) -> float:
-    """Power of the two-sided level-``alpha`` Wald test when the true effect is ``effect`` (module docstring)."""
+    """Power of the two-sided level-``alpha`` Wald test when the true effect is ``effect``.
+
+    The formula is in the module docstring; :func:`minimum_detectable_effect` is its inverse.
+
+    Example:
+        >>> from eval_harness.stats.power import minimum_detectable_effect, power_at
+        >>> mde = minimum_detectable_effect(0.01)  # a z test with a standard error of 0.01
+        >>> round(mde, 4), round(power_at(mde, 0.01), 3)
+        (0.028, 0.8)
+        >>> round(power_at(0.02, 0.01, df=10), 3)  # two standard errors, a t test on 10 df
+        0.44
+    """
     _check(alpha, df=df)
     if not (isinstance(std_err, numbers.Real) and std_err > 0):
         raise InputError(f"std_err must be a number > 0, got {std_err!r}")

@@ -275,7 +275,7 @@ def _with_equivalence(output, margin):
     verdict by the one rule xbias's report and model card use (eval_harness.stats.verdict)."""
     if margin is None:
         return output
-    df = output["df"] if output["test"] == "t" else None
+    df = _equivalence.reference_df(output["test"], output["df"])
     for effect in output["effects"].values():
         effect["equivalence"] = _equivalence.tost(effect["estimate"], effect["std_err"], df, margin).to_dict()
         found = _verdict.verdict(effect["estimate"], effect["std_err"], df, margin)

@@ -9,6 +9,7 @@
 import datasets
 import evaluate
 
+from eval_harness.metric_modules import CheckedRowsModule  # From: xbias
 from eval_harness.stats import gender_space  # From: xbias
 from eval_harness.stats.vectors import check_role_rows  # From: xbias
 from eval_harness.stats.weat import check_draw_counts  # From: xbias
@@ -94,7 +95,9 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class GenderSpace(evaluate.Measurement):
+class GenderSpace(CheckedRowsModule, evaluate.Measurement):
+    check_rows = staticmethod(check_role_rows)
+
     def _info(self):
         return evaluate.MeasurementInfo(
             description=_DESCRIPTION,
@@ -118,11 +121,6 @@ class GenderSpace(evaluate.Measurement):
                 "https://aclanthology.org/N19-1061/",
             ],
         )
-
-    def add_batch(self, *, predictions=None, references=None, **kwargs):
-        """Add rows, checked first (an InputError, not evaluate's ValueError): one role, a string, per embedding."""
-        check_role_rows(kwargs.get("embeddings"), kwargs.get("roles"))
-        return super().add_batch(predictions=predictions, references=references, **kwargs)
 
     def _compute(
         self,

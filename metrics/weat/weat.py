@@ -9,6 +9,7 @@
 import datasets
 import evaluate
 
+from eval_harness.metric_modules import CheckedRowsModule  # From: xbias
 from eval_harness.stats import weat as weat_stats  # From: xbias
 
 _CITATION = """\
@@ -82,7 +83,9 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class Weat(evaluate.Measurement):
+class Weat(CheckedRowsModule, evaluate.Measurement):
+    check_rows = staticmethod(weat_stats.check_weat_rows)
+
     def _info(self):
         return evaluate.MeasurementInfo(
             description=_DESCRIPTION,
@@ -104,12 +107,6 @@ class Weat(evaluate.Measurement):
                 "https://aclanthology.org/S19-1010/",
             ],
         )
-
-    def add_batch(self, *, predictions=None, references=None, **kwargs):
-        """Add rows, checked first (an InputError, not evaluate's ValueError): one role, a string of X, Y, A, B,
-        per embedding, and a similarity matrix small enough to allocate."""
-        weat_stats.check_weat_rows(kwargs.get("embeddings"), kwargs.get("roles"))
-        return super().add_batch(predictions=predictions, references=references, **kwargs)
 
     def _compute(
         self,

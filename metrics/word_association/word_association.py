@@ -9,6 +9,7 @@
 import datasets
 import evaluate
 
+from eval_harness.metric_modules import CheckedRowsModule  # From: xbias
 from eval_harness.stats import association  # From: xbias
 from eval_harness.stats.vectors import check_role_rows  # From: xbias
 from eval_harness.stats.weat import check_draw_counts  # From: xbias
@@ -80,7 +81,9 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class WordAssociation(evaluate.Measurement):
+class WordAssociation(CheckedRowsModule, evaluate.Measurement):
+    check_rows = staticmethod(check_role_rows)
+
     def _info(self):
         return evaluate.MeasurementInfo(
             description=_DESCRIPTION,
@@ -106,11 +109,6 @@ class WordAssociation(evaluate.Measurement):
                 "https://aclanthology.org/P19-1162/",
             ],
         )
-
-    def add_batch(self, *, predictions=None, references=None, **kwargs):
-        """Add rows, checked first (an InputError, not evaluate's ValueError): one role, a string, per embedding."""
-        check_role_rows(kwargs.get("embeddings"), kwargs.get("roles"))
-        return super().add_batch(predictions=predictions, references=references, **kwargs)
 
     def _compute(self, embeddings, roles, measure=None, words=None, **options):
         check_draw_counts({name: options[name] for name in ("n_seeds",) if name in options})

@@ -4,6 +4,7 @@ the spec check and by huggingface_hub's own eval-results types as the task ids o
 
 import pytest
 import yaml
+from helpers.eval_yaml_spec import read_eval_yaml
 from huggingface_hub import EvalResultEntry, eval_result_entries_to_yaml, parse_eval_result_entries
 from inspect_ai import list_tasks
 
@@ -11,7 +12,7 @@ from eval_harness.cli import main
 from eval_harness.data.eec_benchmark import SCORER, SOLVER, inspect_task_id, inspect_task_ids
 from eval_harness.errors import ConfigError
 from eval_harness.inspect_pack.tasks import TASK_FILE
-from eval_harness.report.benchmarks import EVAL_YAML, read_eval_yaml
+from eval_harness.report.benchmarks import EVAL_YAML
 
 
 @pytest.fixture(scope="module")

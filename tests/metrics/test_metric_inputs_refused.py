@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from eval_harness.errors import XBiasError
+from eval_harness.metric_modules import CheckedRowsModule
 from eval_harness.stats.weat import DEFAULT_MAX_DRAWS
 
 ROWS = {
@@ -24,6 +25,17 @@ def test_one_role_fewer_than_embeddings_is_named(metrics, name):
     extra = {"measure": "rnd"} if name == "word_association" else {}
     with pytest.raises(XBiasError, match="6 embeddings but 5 roles; give one role per row"):
         metrics[name].compute(embeddings=ROWS["embeddings"], roles=ROWS["roles"][:5], **extra)
+
+
+@pytest.mark.parametrize("name", ["weat", "word_association", "gender_space"])
+def test_the_embedding_metrics_share_one_add_batch_that_runs_their_own_row_check(metrics, name):
+    assert type(metrics[name]).add_batch is CheckedRowsModule.add_batch
+    with pytest.raises(XBiasError, match="6 embeddings but 5 roles"):
+        metrics[name].add_batch(embeddings=ROWS["embeddings"], roles=ROWS["roles"][:5])
+    if name == "weat":  # its own rule on top: the roles of a WEAT
+        with pytest.raises(XBiasError, match="unknown role"):
+            roles = ["X", "X", "Y", "Y", "A", "C"]
+            metrics[name].add_batch(embeddings=ROWS["embeddings"], roles=roles)
 
 
 @pytest.mark.parametrize("name", ["weat", "word_association", "gender_space"])

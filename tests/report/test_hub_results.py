@@ -12,6 +12,7 @@ import json
 
 import pytest
 import yaml
+from helpers.eval_yaml_spec import read_eval_yaml
 from helpers.synthetic_run import E5, GLOVE, MINILM, dataset_fingerprint, write_synthetic_run
 from huggingface_hub import EvalResult, ModelCard, parse_eval_result_entries
 
@@ -21,7 +22,7 @@ from eval_harness.data import build_datasets
 from eval_harness.errors import ConfigError
 from eval_harness.metric_modules import metric_names
 from eval_harness.report import load_run
-from eval_harness.report.benchmarks import EVAL_YAML, eval_yaml, read_eval_yaml
+from eval_harness.report.benchmarks import EVAL_YAML, eval_yaml
 from eval_harness.report.eval_results import run_date, write_eval_results
 from eval_harness.report.model_card import dataset_ids_in, eval_results, update_model_card
 from eval_harness.suites.eec.verdicts import effect_name

@@ -17,7 +17,8 @@ from scipy import stats
 from scipy.special import expit
 
 from eval_harness.errors import InputError
-from eval_harness.stats.betareg import TERMS, cluster_robust_covariance, fit_intersectional
+from eval_harness.stats import beta_likelihood as likelihood
+from eval_harness.stats.betareg import TERMS, fit_intersectional
 
 
 def fit(y, group, gender, **kwargs):
@@ -98,6 +99,16 @@ def test_two_way_sandwich_is_cameron_gelbach_miller():
     assert (result.cluster_by, result.n_clusters, result.df) == (("template_id", "person"), (11, 20), 10)
 
 
+def two_way_covariance(row_scores, hessian, first, second):
+    """eval_harness's two-way clustered covariance of per-row scores (beta_likelihood's, which takes
+    block sums: one block per row), clustered by ``first``, ``second`` and their pairs."""
+    clusterings = [likelihood.Clustering(codes, int(codes.max()) + 1) for codes in (first, second)]
+    clusterings.append(likelihood.Clustering(*likelihood.pair_codes(first, second)))
+    blocks = np.ones((1, len(row_scores)))
+    covariance, _, _ = likelihood.cluster_covariance(row_scores[None], hessian[None], clusterings, blocks)
+    return covariance[0]
+
+
 def test_two_way_covariance_is_cgm_unclipped():
     # H = -I. The first score component cancels within every template and every person but not within the
     # (template, person) pairs, so V_1 + V_2 - V_12 computed by hand has a negative eigenvalue, and stays so
@@ -106,7 +117,8 @@ def test_two_way_covariance_is_cgm_unclipped():
     scores = np.column_stack([[1, 1, 1, 1, -1, -1, -1, -1], [1, 0, 2, 1, 0, 1, 3, 1]]).astype(float)
     raw, _ = cgm_two_way(scores, -np.eye(2), first, second)
     assert np.linalg.eigvalsh(raw).min() < 0
-    np.testing.assert_allclose(cluster_robust_covariance(scores, -np.eye(2), [first, second]), raw, atol=1e-12)
+    found = two_way_covariance(scores, -np.eye(2), first, second)
+    np.testing.assert_allclose(found, raw, atol=1e-12)
 
 
 def test_use_t_choices_with_clusters():

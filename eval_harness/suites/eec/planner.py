@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from ...contract.records import Field
 from ...errors import InputError
-from ...stats.equivalence import NOT_WITHIN, WITHIN, Equivalence, tost
+from ...stats.equivalence import NOT_WITHIN, WITHIN, Equivalence, reference_df, tost
 from ...stats.verdict import DEFAULT_MARGIN
 from .measurement import finite_number
 
@@ -150,7 +150,7 @@ def equivalence_of(row: Mapping, alpha: float = 0.05) -> Equivalence | None:
     margin, value, std_err = (finite_number(row.get(name)) for name in ("equivalence_margin", "value", "std_err"))
     if margin is None or value is None or std_err is None or not std_err > 0:
         return None
-    df = finite_number(row.get("df")) if row.get("statistic_kind") == "t" else None
+    df = reference_df(row.get("statistic_kind"), finite_number(row.get("df")))
     return tost(value, std_err, df, margin, alpha)
 
 

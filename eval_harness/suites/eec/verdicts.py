@@ -14,6 +14,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
+from ...stats.equivalence import reference_df
 from ...stats.verdict import (
     BEYOND,
     CANNOT_TELL,
@@ -49,7 +50,7 @@ def effect_verdict(row: Mapping, alpha: float = 0.05) -> Verdict:
     none), on its own estimate, standard error and df (``statistic_kind`` z: normal); not measured when it came
     through a poor regressor or a judge that was not answering (``poor_regressor``)."""
     margin = finite_number(row.get("equivalence_margin"))
-    df = finite_number(row.get("df")) if row.get("statistic_kind") == "t" else None
+    df = reference_df(row.get("statistic_kind"), finite_number(row.get("df")))
     poor = _flag(row.get("poor_regressor"))
     return verdict(
         finite_number(row.get("value")),

@@ -15,9 +15,13 @@ from eval_harness.contract import Unit
 from eval_harness.contract.records import make_record
 from eval_harness.errors import ConfigError
 from eval_harness.report import annotate
+from eval_harness.stats.equivalence import reference_df, tost
+from eval_harness.stats.verdict import verdict
+from eval_harness.suites.eec.planner import equivalence_of
 from eval_harness.suites.eec.records import EEC_RECORDS
 from eval_harness.suites.eec.sentences import undetected_sentences
 from eval_harness.suites.eec.suite import SUITE
+from eval_harness.suites.eec.verdicts import effect_verdict
 
 LEVELS = {"group": ("Anglo", "Arab"), "gender": ("male", "female")}
 UNIT = Unit(model="m", suite="eec", language="en", dataset="eec", config="en_arab_anglo", emotion="anger")
@@ -118,3 +122,17 @@ def test_pooled_seeds_average_the_components_and_add_the_seeds_spread():
         components = components_of(row)
         assert components.seeds == 2
         assert components.seed_var == pytest.approx(np.var([r["value"] for r in each], ddof=1), rel=1e-9)
+
+
+@pytest.mark.parametrize("kind", ["t", "z"])
+def test_the_tost_and_the_verdict_read_a_records_df_only_for_a_t_test(kind):
+    """A z record that still carries a df is tested on the normal by the planner's TOST and by the
+    verdict, a t record on t(df): both read the one rule, stats.equivalence.reference_df."""
+    row = {"value": 0.004, "std_err": 0.004, "df": 3.0, "statistic_kind": kind}
+    row["equivalence_margin"] = 0.012
+    df = 3.0 if kind == "t" else None
+    assert reference_df(kind, 3.0) == df
+    expected = tost(0.004, 0.004, df, 0.012)
+    assert equivalence_of(row) == expected
+    assert expected.verdict == ("cannot tell" if kind == "t" else "within")  # t(3)'s tails decide
+    assert effect_verdict(row) == verdict(0.004, 0.004, df, 0.012)
