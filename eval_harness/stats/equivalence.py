@@ -99,6 +99,13 @@ def reference_df(statistic_kind: str | None, df: float | None) -> float | None:
 
     None means the standard normal: a z test's record or fit may still carry a df, which its test
     never used, so the equivalence test and the verdict must not use it either.
+
+    Examples
+    --------
+    >>> reference_df("t", 12.5)
+    12.5
+    >>> reference_df("z", 12.5) is None
+    True
     """
     return df if statistic_kind == "t" else None
 
