@@ -1,10 +1,11 @@
-"""The rows of a factorial fit: the predictions checked, each factor's labels coded, the groupings coded.
+"""The rows of a factorial fit: the predictions checked, each factor's labels and the groupings coded.
 
 Data preparation for :mod:`~eval_harness.stats.factorial` (and the 2 x 2 view, the stability and the
 condition contrasts built on it): :func:`prepare_rows` turns predictions and per-row labels into
-:class:`Rows`, integer codes of each factor's levels with the reference level first. Labels must be strings
-(None or NaN: missing, the row left out); the codes are found without per-row Python work where the labels
-allow it (:func:`code_labels`). Exact 0 or 1 predictions are squeezed into (0, 1) or refused.
+:class:`Rows`, integer codes of each factor's levels with the reference level first. Labels must be
+strings (None or NaN: missing, the row left out); the codes are found without per-row Python work
+where the labels allow it (:func:`code_labels`). Exact 0 or 1 predictions are squeezed into (0, 1) or
+refused.
 """
 
 import array as pyarray
@@ -41,8 +42,10 @@ def _is_number_type(kind: type) -> bool:
 
 
 def checked_scores(y) -> np.ndarray:
-    """``y`` as a 1-D float array, refusing what is not a number (strings, booleans), empty input, NaN or
-    infinite values, and values outside [0, 1]; each with an :class:`InputError` that says what was found.
+    """The predictions ``y`` as a 1-D float array of numbers in [0, 1].
+
+    Refused, each with an :class:`InputError` that says what was found: what is not a number (strings,
+    booleans), empty input, NaN or infinite values, and values outside [0, 1].
 
     A list is converted by the standard library's ``array.array("d")`` (one C pass that refuses strings and None);
     its items' types are looked at one by one only where a value is exactly 0 or 1, the only values a boolean
@@ -140,9 +143,10 @@ def code_labels(name: str, labels: Sequence[str | None]) -> tuple[np.ndarray, li
 
 
 def compared_codes(array: np.ndarray) -> tuple[np.ndarray, list[int]] | None:
-    """Codes of an array whose ``==`` is one vectorised pass (fixed-width strings, object addresses), and the
-    first row of each level: the first uncoded row's value is the next level, and every row equal to it gets its
-    code, until every row is coded.
+    """Codes of an array by comparison with one level at a time, and the first row of each level.
+
+    For an array whose ``==`` is one vectorised pass (fixed-width strings, object addresses): the first uncoded
+    row's value is the next level, and every row equal to it gets its code, until every row is coded.
 
     k levels cost k passes over the n rows (linear in n). None (the caller hashes instead) past
     ``MAX_COMPARED_LEVELS`` levels.
@@ -166,8 +170,9 @@ def compared_codes(array: np.ndarray) -> tuple[np.ndarray, list[int]] | None:
 
 
 def fixed_width_codes(array: np.ndarray) -> tuple[np.ndarray, list] | None:
-    """:func:`compared_codes` of a fixed-width string array, on the array as it is (no conversion to Python
-    objects); None for another dtype."""
+    """Codes of a fixed-width string array, compared as it is; None for another dtype.
+
+    :func:`compared_codes` on the array itself: no conversion to Python objects."""
     if array.dtype.kind != "U":
         return None
     coded = compared_codes(array)
@@ -189,14 +194,17 @@ class _Pointers:
 
 
 def object_addresses(objects: np.ndarray) -> np.ndarray:
-    """The addresses of an object array's elements (read-only unsigned integers, no copy of a contiguous array):
-    equal exactly where two elements are the same object."""
+    """The memory addresses of an object array's elements, equal exactly where two are the same object.
+
+    Read-only unsigned integers; a contiguous array is not copied."""
     return np.asarray(_Pointers(np.ascontiguousarray(objects)))
 
 
 def object_codes(objects: np.ndarray) -> tuple[np.ndarray, list] | None:
-    """Codes of an object array's labels that are a few shared objects (literals, a column's ``tolist()``, a
-    pyarrow column's deduplicated strings): :func:`compared_codes` of the objects' addresses (one integer
+    """Codes of an object array's labels that are a few shared objects, found from their addresses.
+
+    Such labels are literals, a column's ``tolist()``, a pyarrow column's deduplicated strings:
+    :func:`compared_codes` of the objects' addresses (one integer
     comparison a row per object, no string compared), then the objects' values: equal strings in different objects
     are one level, None and NaN are missing (-1).
 
@@ -229,13 +237,14 @@ def _is_missing(label) -> bool:
 
 
 def distinct_codes(array: np.ndarray, items: list) -> tuple[np.ndarray, list] | None:
-    """Codes of Python string labels (``items``, and ``array`` their object array) from their set of distinct labels.
+    """Codes of Python string labels from their set of distinct labels.
 
-    The set is one pass of hashing (a string caches its hash); its levels are ordered by first appearance
-    (``list.index``), and the rows equal to each of the first k - 1 levels get its code by one comparison
-    ``array == level`` each (a label compared with itself is equal at once). The remaining rows hold the last
-    level: the set says there is no other. None (the caller hashes instead) for a missing, non-string or
-    unhashable label, or more than ``MAX_COMPARED_LEVELS`` levels.
+    ``items`` are the labels and ``array`` their object array. The set is one pass of hashing (a
+    string caches its hash); its levels are ordered by first appearance (``list.index``), and the rows
+    equal to each of the first k - 1 levels get its code by one comparison ``array == level`` each (a
+    label compared with itself is equal at once). The remaining rows hold the last level: the set says
+    there is no other. None (the caller hashes instead) for a missing, non-string or unhashable label,
+    or more than ``MAX_COMPARED_LEVELS`` levels.
     """
     try:
         distinct = set(items)
@@ -267,8 +276,10 @@ def _hashed_codes(name: str, array: np.ndarray):
 
 
 def checked_labels(name: str, labels: Sequence[str | None]) -> list:
-    """A factor's labels as a list of strings and None (NaN, pandas' missing string, as None), refusing anything
-    else as :func:`code_labels` does; one pass over the types (a list without NaN comes back as it is)."""
+    """A factor's labels as a list of strings and None, anything else refused.
+
+    NaN (pandas' missing string) becomes None; other values are refused as :func:`code_labels` does, in one
+    pass over the types (a list without NaN comes back as it is)."""
     items = labels if isinstance(labels, list) else _label_array(name, labels).tolist()
     kinds = set(map(type, items))
     if float in kinds:
@@ -323,8 +334,10 @@ def group_codes(what: str, labels, n_rows: int, fitted: np.ndarray) -> tuple[np.
 
 @dataclass(frozen=True)
 class Rows:
-    """Validated fitted rows: ``y`` (squeezed if needed), each factor's level codes (reference 0) in ``codes``,
-    the ``factors`` with their levels, grouping codes and labels in ``groups``/``group_labels``."""
+    """The validated rows a fit reads.
+
+    ``y`` (squeezed if needed), each factor's level codes (reference 0) in ``codes``, the ``factors`` with
+    their levels, grouping codes and labels in ``groups``/``group_labels``."""
 
     y: np.ndarray
     codes: dict[str, np.ndarray]
@@ -336,7 +349,7 @@ class Rows:
 
 
 def code_factors(values: np.ndarray, factors: Mapping[str, Sequence[str | None]]) -> dict[str, tuple[np.ndarray, list]]:
-    """Each factor's :func:`code_labels`, after checking that every column has one label per prediction."""
+    """Each factor's label codes (:func:`code_labels`), after checking one label per prediction."""
     if not isinstance(factors, Mapping) or not factors:
         raise InputError(f"factors must map each factor's name to its per-row labels, got {type(factors).__name__}")
     labels = {str(name): column for name, column in factors.items()}
@@ -358,8 +371,10 @@ def prepare_rows(
     grouping_argument: str = "clusters",
     stacklevel: int = 5,
 ) -> Rows:
-    """The rows of a fit: predictions checked (:func:`checked_scores`), factor labels coded (:func:`code_factors`),
-    then :func:`rows_from_codes`."""
+    """The rows of a fit from its predictions and each factor's per-row labels.
+
+    The predictions checked (:func:`checked_scores`), the factor labels coded (:func:`code_factors`), then
+    :func:`rows_from_codes`."""
     values = checked_scores(y)
     return rows_from_codes(
         values, code_factors(values, factors), reference_levels, boundary, groupings, grouping_argument, stacklevel
@@ -375,7 +390,9 @@ def rows_from_codes(
     grouping_argument: str = "clusters",
     stacklevel: int = 4,
 ) -> Rows:
-    """Rows with a missing label left out, each factor's levels ordered (the reference first, the others
+    """The rows of a fit from checked predictions and each factor's label codes.
+
+    Rows with a missing label are left out, each factor's levels ordered (the reference first, the others
     sorted), groupings (clusters, resampling units) coded on the fitted rows, the boundary squeeze applied.
     ``grouping_argument`` names the groupings in errors; ``stacklevel`` is the squeeze warning's."""
     if boundary not in BOUNDARY_MODES:
@@ -421,15 +438,16 @@ def rows_from_codes(
 
 
 def labelled_rows(codes: Sequence[np.ndarray]) -> np.ndarray | slice:
-    """The rows with a label in every one of ``codes`` (-1: missing): a boolean mask, or ``slice(None)`` when that
-    is every row (indexing with it copies nothing)."""
+    """The rows with a label in every one of ``codes`` (-1: missing).
+
+    A boolean mask, or ``slice(None)`` when that is every row (indexing with it copies nothing)."""
     if all(column.min(initial=0) >= 0 for column in codes):
         return slice(None)
     return np.all([column >= 0 for column in codes], axis=0)
 
 
 def squeeze_boundary(y: np.ndarray) -> np.ndarray:
-    """Smithson & Verkuilen (2006): ``(y (n - 1) + 0.5) / n`` maps [0, 1] into (0, 1)."""
+    """Predictions in [0, 1] squeezed into (0, 1) by ``(y (n - 1) + 0.5) / n`` (Smithson & Verkuilen 2006)."""
     n = len(y)
     return (y * (n - 1) + 0.5) / n
 
