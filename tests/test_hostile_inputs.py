@@ -282,7 +282,7 @@ def test_every_yaml_file_a_user_names_is_read_with_the_same_bounds(tmp_path, rea
 
 def test_an_error_line_keeps_its_start_and_its_fix_and_is_cut_in_between(monkeypatch, capsys):
     from eval_harness.cli import listing
-    from eval_harness.cli.main import MAX_ERROR_LENGTH
+    from eval_harness.cli.common import MAX_ERROR_LENGTH
     from eval_harness.errors import ConfigError
 
     def command(args):

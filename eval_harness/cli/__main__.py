@@ -1,5 +1,6 @@
 """``python -m eval_harness.cli`` (and ``accelerate launch -m eval_harness.cli``): the ``xbias`` command."""
 
-from .main import exit_with, main
+from .common import exit_with
+from .main import main
 
 exit_with(main())
