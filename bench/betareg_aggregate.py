@@ -66,7 +66,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import expit
 
-from eval_harness.stats import factorial, stability
+from eval_harness.stats import factorial, label_coding, stability
 from eval_harness.stats.beta_likelihood import Covariances
 from eval_harness.stats.betareg import EFFECTS, factorial_effect_names, fit_intersectional
 
@@ -131,7 +131,7 @@ def compare_fit(n: int) -> None:
     ours, clustered = results["lists", "model"], results["lists", "cluster"]
     # Effects from the row-wise parameters with the same weights (the delta method on its covariance).
     design = factorial.FactorialDesign.up_to_order(
-        (factorial.Factor("group", GROUPS), factorial.Factor("gender", GENDERS)), 2
+        (label_coding.Factor("group", GROUPS), label_coding.Factor("gender", GENDERS)), 2
     )
     counts = np.bincount(design.cell_of([rows["X"][:, 1].astype(int), rows["X"][:, 2].astype(int)]), minlength=4)
     specs = {spec.name: spec for spec in factorial.effect_specs(design, counts / n)}
@@ -180,7 +180,7 @@ def eec_unit(seed: int = 1) -> dict:
 
 def compare_bootstrap(refits: int = 1000, naive_refits: int = 50) -> None:
     unit = eec_unit()
-    rows = factorial.prepare_rows(
+    rows = label_coding.prepare_rows(
         unit["y"], {"group": unit["group"], "gender": unit["gender"]}, {"group": "European", "gender": "male"},
         groupings={"template_id": unit["template"], "person": unit["person"]},
     )  # fmt: skip

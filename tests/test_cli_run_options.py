@@ -10,7 +10,8 @@ import pytest
 import yaml
 from helpers.tiny_models import build_tiny_bert
 
-from eval_harness.cli import _config_from_options, _with_run_options, build_parser, main
+from eval_harness.cli import build_parser, main
+from eval_harness.cli.run import _config_from_options, _with_run_options
 from eval_harness.errors import ModelLoadError
 from eval_harness.models.loading import load_pretrained
 from eval_harness.runner import parse_config

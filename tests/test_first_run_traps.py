@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from eval_harness.cli import _model_arguments, build_parser, main
+from eval_harness.cli import build_parser, main
+from eval_harness.cli.run import _model_arguments
 from eval_harness.contract.seed_defaults import DEFAULT_SEEDS, default_seeds_words
 from eval_harness.data import sources
 from eval_harness.errors import ConfigError, SourceDataError

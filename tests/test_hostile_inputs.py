@@ -281,12 +281,13 @@ def test_every_yaml_file_a_user_names_is_read_with_the_same_bounds(tmp_path, rea
 
 
 def test_an_error_line_keeps_its_start_and_its_fix_and_is_cut_in_between(monkeypatch, capsys):
-    from eval_harness import cli
+    from eval_harness.cli import listing
+    from eval_harness.cli.common import MAX_ERROR_LENGTH
     from eval_harness.errors import ConfigError
 
     def command(args):
         raise ConfigError("what is wrong:\n" + "x" * 100_000 + "\nthe fix")
 
-    monkeypatch.setattr(cli, "_cmd_list", command)
+    monkeypatch.setattr(listing, "_cmd_list", command)
     line = fails_with_one_line(capsys, ["list"], "what is wrong: xxx", "[...]", "xxx the fix")
-    assert len(line) <= len("xbias: error: ") + cli.MAX_ERROR_LENGTH + len(" [...] ")
+    assert len(line) <= len("xbias: error: ") + MAX_ERROR_LENGTH + len(" [...] ")

@@ -75,6 +75,10 @@ ROUNDING_VARIANCE_RATIO = math.sqrt(np.finfo(float).eps)
 START_PRECISION_RANGE = (0.5, 1e8)
 
 
+class BetaRegressionWarning(UserWarning):
+    """The data were changed (boundary squeeze) or the fit did not converge."""
+
+
 @dataclass(frozen=True)
 class Blocks:
     """Sums of the rows per block: the rows of one design cell that share every grouping label.

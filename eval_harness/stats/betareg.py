@@ -104,22 +104,23 @@ from dataclasses import fields as dataclass_fields
 import numpy as np
 
 from ..errors import InputError
-from . import factorial
-from .beta_likelihood import DECREMENT_TOLERANCE  # noqa: F401 (part of this module's documented conventions)
+from . import factorial, label_coding
+from .beta_likelihood import (
+    DECREMENT_TOLERANCE,  # noqa: F401 (part of this module's documented conventions)
+    BetaRegressionWarning,  # noqa: F401 (re-exported: names of the 2 x 2 API)
+)
 from .factorial import (  # noqa: F401 (re-exported: names of the 2 x 2 API)
-    BOUNDARY_MODES,
     COV_TYPES,
     LOG_PHI,
     MAX_PRECISION,
     MIN_ROWS_PER_CELL,
-    BetaRegressionWarning,
     Cell,
     Coefficient,
     Effect,
     LikelihoodRatioTest,
-    squeeze_boundary,
 )
 from .fit_options import CLUSTER_COLUMNS, clusters_from_columns  # noqa: F401 (re-exported: the metric's API)
+from .label_coding import BOUNDARY_MODES, squeeze_boundary  # noqa: F401 (re-exported: names of the 2 x 2 API)
 from .results import is_missing
 from .significance import significance_stars
 
@@ -301,10 +302,10 @@ def fit_intersectional(
     if boundary not in BOUNDARY_MODES:
         raise InputError(f"boundary must be one of {list(BOUNDARY_MODES)}, got {boundary!r}")
     factorial.checked_cov_options(cov_type, clusters, use_t)
-    values = factorial.checked_scores(y)
-    coded = factorial.code_factors(values, {"group": group, "gender": gender})
+    values = label_coding.checked_scores(y)
+    coded = label_coding.code_factors(values, {"group": group, "gender": gender})
     _check_two_by_two(coded, reference_group, reference_gender)
-    rows = factorial.rows_from_codes(
+    rows = label_coding.rows_from_codes(
         values, coded, {"group": reference_group, "gender": reference_gender}, boundary, clusters
     )
     design = factorial.FactorialDesign.up_to_order(rows.factors, 2)
@@ -349,7 +350,7 @@ def _check_two_by_two(coded, reference_group: str, reference_gender: str) -> Non
     """The 2 x 2 design's own checks, before the general ones: every row with a group has a gender, each factor
     has exactly two levels among those rows, and the reference levels are among them."""
     group_codes, gender_codes = coded["group"][0], coded["gender"][0]
-    with_group = factorial.labelled_rows([group_codes])
+    with_group = label_coding.labelled_rows([group_codes])
     n_with_group = len(group_codes) if isinstance(with_group, slice) else int(with_group.sum())
     missing_gender = int(np.sum(gender_codes[with_group] < 0))
     if missing_gender:

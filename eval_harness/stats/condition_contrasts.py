@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InputError
-from . import factorial
+from . import factorial, label_coding
 from .results import Result, keyed, named
 from .wald import wald_test
 
@@ -51,7 +51,7 @@ class ConditionContrasts(Result):
     ``differences``: every effect's difference between the conditions, each with its own test.
     """
 
-    condition: factorial.Factor
+    condition: label_coding.Factor
     joint: factorial.FactorialBetaRegression
     effects_by_condition: tuple[tuple[str, tuple[factorial.Effect, ...]], ...]
     differences: tuple[EffectDifference, ...]
@@ -99,7 +99,7 @@ class ConditionContrasts(Result):
         return "\n".join([*lines, "", "The joint fit:", joint.summary()])
 
 
-def joint_design(identity: factorial.FactorialDesign, condition: factorial.Factor, precision_by_condition: bool):
+def joint_design(identity: factorial.FactorialDesign, condition: label_coding.Factor, precision_by_condition: bool):
     """The identity design's terms, the condition, and every identity term crossed with the condition."""
     terms = identity.terms + ((condition.name,),) + tuple((*term, condition.name) for term in identity.terms)
     return factorial.FactorialDesign(
@@ -195,7 +195,7 @@ def fit_condition_contrasts(
     if condition_name in factors:
         raise InputError(f"condition_name {condition_name!r} is also an identity factor: pick another name")
     factorial.checked_cov_options(cov_type, clusters, use_t)
-    rows = factorial.prepare_rows(
+    rows = label_coding.prepare_rows(
         y,
         {**factors, condition_name: condition},
         {**reference_levels, condition_name: reference_condition},

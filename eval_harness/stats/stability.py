@@ -37,7 +37,7 @@ from scipy import special
 
 from ..errors import InputError
 from . import beta_likelihood as likelihood
-from . import factorial
+from . import factorial, label_coding
 from .fit_options import MAX_BOOTSTRAP  # noqa: F401 (re-exported: the resamples' limit)
 from .results import Result, keyed, named
 
@@ -368,7 +368,7 @@ def resampling_stability(
     if cov_type == "cluster" and (unknown or len(set(cluster_by)) != len(cluster_by) or not 1 <= len(cluster_by) <= 2):
         raise InputError(f"cluster_by must be one or two distinct of {list(groupings)}, got {list(cluster_by)}")
     factorial.checked_cov_options(cov_type, dict.fromkeys(cluster_by) if cluster_by else None, use_t)
-    rows = factorial.prepare_rows(y, factors, reference_levels, boundary, groupings, grouping_argument="groupings")
+    rows = label_coding.prepare_rows(y, factors, reference_levels, boundary, groupings, grouping_argument="groupings")
     design = factorial.FactorialDesign.up_to_order(rows.factors, order)
     fit = factorial.fit_design(rows, design, cov_type, cluster_by, use_t)
     specs = factorial.effect_specs(design, fit.cell_counts / fit.n)

@@ -13,6 +13,7 @@ from eval_harness.errors import InputError  # From: xbias
 from eval_harness.stats import betareg  # From: xbias
 from eval_harness.stats import equivalence as _equivalence  # From: xbias
 from eval_harness.stats import factorial as _factorial  # From: xbias
+from eval_harness.stats import label_coding as _label_coding  # From: xbias
 from eval_harness.stats import verdict as _verdict  # From: xbias
 from eval_harness.stats.vectors import check_same_lengths  # From: xbias
 
@@ -148,7 +149,7 @@ _FEATURES = datasets.Features(
 
 
 def _labels(name, labels):
-    return None if labels is None else _factorial.checked_labels(name, labels)
+    return None if labels is None else _label_coding.checked_labels(name, labels)
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
@@ -178,7 +179,7 @@ class EecBias(evaluate.Measurement):
         if predictions is not None:
             if not len(predictions):
                 raise InputError("eec_bias got no predictions (empty lists): score at least one EEC sentence")
-            checked = _factorial.checked_scores(predictions)
+            checked = _label_coding.checked_scores(predictions)
             predictions = predictions if isinstance(predictions, list) else checked.tolist()
         for name in ("group", "gender"):
             kwargs[name] = _labels(name, kwargs.get(name))
@@ -187,7 +188,7 @@ class EecBias(evaluate.Measurement):
     def add(self, *, prediction=None, reference=None, **kwargs):
         """Add one row, checked as in add_batch."""
         if prediction is not None:
-            (prediction,) = _factorial.checked_scores([prediction]).tolist()
+            (prediction,) = _label_coding.checked_scores([prediction]).tolist()
         for name in ("group", "gender"):
             if name in kwargs:
                 (kwargs[name],) = _labels(name, [kwargs[name]])

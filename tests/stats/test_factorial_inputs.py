@@ -7,7 +7,7 @@ from helpers.betareg_reference import crossed_rows
 from scipy.special import expit
 
 from eval_harness.errors import InputError
-from eval_harness.stats import factorial
+from eval_harness.stats import label_coding
 from eval_harness.stats.factorial import EFFECT_KINDS, FactorialDesign, fit_factorial
 
 LEVELS = {"group": ("European", "Arab", "Latino"), "gender": ("male", "female", "non-binary")}
@@ -127,4 +127,4 @@ def test_any_real_numbers_in_a_list_are_the_floats_they_convert_to():
     mixed = [Fraction(value).limit_denominator(10**12) if k % 3 == 0 else value for k, value in enumerate(y)]
     mixed[1] = np.float32(mixed[1])
     expected = np.array([float(value) for value in mixed])
-    assert np.array_equal(factorial.checked_scores(mixed), expected)
+    assert np.array_equal(label_coding.checked_scores(mixed), expected)

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from eval_harness.errors import InputError
-from eval_harness.stats import factorial
+from eval_harness.stats import label_coding
 from eval_harness.stats.betareg import fit_intersectional
 
 
@@ -38,21 +38,21 @@ def no_hashing(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("labels were hashed by pandas.factorize")
 
-    monkeypatch.setattr(factorial.pd, "factorize", refuse)
+    monkeypatch.setattr(label_coding.pd, "factorize", refuse)
 
 
-COMPARED = (1, 2, 3, factorial.MAX_COMPARED_LEVELS)
+COMPARED = (1, 2, 3, label_coding.MAX_COMPARED_LEVELS)
 
 
 @pytest.mark.parametrize(
     "kind, n_levels",
     [(kind, k) for kind in ("numpy strings", "object array", "list") for k in COMPARED]
-    + [("numpy strings", factorial.MAX_COMPARED_LEVELS + 5)],  # np.unique: still no objects
+    + [("numpy strings", label_coding.MAX_COMPARED_LEVELS + 5)],  # np.unique: still no objects
 )
 def test_string_labels_are_coded_as_row_by_row_without_hashing(no_hashing, kind, n_levels):
     strings = labels_with(n_levels)
     labels = {"numpy strings": strings, "object array": strings.astype(object), "list": strings.tolist()}[kind]
-    codes, levels = factorial.code_labels("group", labels)
+    codes, levels = label_coding.code_labels("group", labels)
     expected_codes, expected_levels = brute_force(strings.tolist())
     assert codes.tolist() == expected_codes and levels == expected_levels
     assert all(type(level) is str for level in levels)
@@ -62,7 +62,7 @@ def test_a_level_seen_once_in_the_last_row_is_coded_from_equal_strings_that_are_
     """A list's last level is the rows equal to no other level; here every label is its own str object."""
     labels = ["".join(["gr", "oup-a"]) if k % 3 else "".join(["gr", "oup-b"]) for k in range(200)]
     labels.append("".join(["gr", "oup-c"]))
-    codes, levels = factorial.code_labels("group", labels)
+    codes, levels = label_coding.code_labels("group", labels)
     assert (codes.tolist(), levels) == brute_force(labels)
 
 
@@ -96,22 +96,22 @@ def test_the_beta_regression_is_the_same_from_every_kind_of_label_column():
     [
         ["b", "a", None, "b", float("nan"), "c"],
         [None, "b", "a", "b"],
-        labels_with(factorial.MAX_COMPARED_LEVELS + 3).astype(object).tolist() + [None],
+        labels_with(label_coding.MAX_COMPARED_LEVELS + 3).astype(object).tolist() + [None],
     ],
 )
 def test_missing_labels_and_many_object_levels_fall_back_to_hashing_with_the_same_codes(labels):
-    codes, levels = factorial.code_labels("group", labels)
+    codes, levels = label_coding.code_labels("group", labels)
     assert (codes.tolist(), levels) == brute_force(labels)
 
 
 def test_pandas_columns_and_categoricals_give_the_codes_of_their_strings():
     strings = labels_with(4)
     expected_codes, expected_levels = brute_force(strings.tolist())
-    codes, levels = factorial.code_labels("group", pd.Series(strings))
+    codes, levels = label_coding.code_labels("group", pd.Series(strings))
     assert (codes.tolist(), levels) == (expected_codes, expected_levels)
     categories = pd.Categorical(strings, categories=expected_levels)
     for column in (categories, pd.Series(categories)):
-        codes, levels = factorial.code_labels("group", column)
+        codes, levels = label_coding.code_labels("group", column)
         assert (codes.tolist(), levels) == (expected_codes, expected_levels)
 
 
@@ -121,7 +121,7 @@ def test_pandas_columns_and_categoricals_give_the_codes_of_their_strings():
 )
 def test_labels_that_are_not_strings_are_refused_by_type(labels, found):
     with pytest.raises(InputError, match=f"labels must be strings.*{found}"):
-        factorial.code_labels("group", labels)
+        label_coding.code_labels("group", labels)
 
 
 @pytest.fixture
@@ -132,14 +132,14 @@ def no_value_comparison(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("labels were compared by value")
 
-    monkeypatch.setattr(factorial, "distinct_codes", refuse)
+    monkeypatch.setattr(label_coding, "distinct_codes", refuse)
 
 
 def test_shared_label_objects_are_coded_by_identity_with_missing_ones(no_hashing, no_value_comparison):
     """A column's tolist(): a few shared str objects, None and NaN among them (missing, -1)."""
     objects = np.array(["b", "a", None, float("nan"), "c"], dtype=object)
     labels = objects[np.random.default_rng(1).integers(0, len(objects), 5000)].tolist()
-    codes, levels = factorial.code_labels("group", labels)
+    codes, levels = label_coding.code_labels("group", labels)
     assert (codes.tolist(), levels) == brute_force(labels)
 
 
@@ -149,22 +149,22 @@ def test_equal_strings_in_different_objects_are_one_level():
     shared = ["group-a", "group-b"]
     labels = [shared[k] if rng.random() < 0.5 else "".join(["group-", "ab"[k]]) for k in rng.integers(0, 2, 3000)]
     assert len({id(label) for label in labels}) > 2  # copies that are not the shared objects
-    codes, levels = factorial.code_labels("group", labels)
+    codes, levels = label_coding.code_labels("group", labels)
     assert (codes.tolist(), levels) == brute_force(labels)
 
 
 def test_labels_that_are_each_their_own_object_are_compared_by_value(no_hashing):
     """Strings made one by one (as a CSV reader makes them): more objects than MAX_COMPARED_LEVELS, two values."""
     labels = ["".join(["gr", "oup-a" if k % 3 else "oup-b"]) for k in range(5000)]
-    assert len({id(label) for label in labels}) > factorial.MAX_COMPARED_LEVELS
-    assert factorial.object_codes(np.array(labels, dtype=object)) is None
-    codes, levels = factorial.code_labels("group", labels)
+    assert len({id(label) for label in labels}) > label_coding.MAX_COMPARED_LEVELS
+    assert label_coding.object_codes(np.array(labels, dtype=object)) is None
+    codes, levels = label_coding.code_labels("group", labels)
     assert (codes.tolist(), levels) == brute_force(labels)
 
 
 def test_object_addresses_tell_the_same_object_apart_from_an_equal_one():
     a, b = "".join(["x", "y"]), "".join(["x", "y"])
-    addresses = factorial.object_addresses(np.array([a, b, a, None], dtype=object))
+    addresses = label_coding.object_addresses(np.array([a, b, a, None], dtype=object))
     assert addresses.tolist() == [id(a), id(b), id(a), id(None)]
 
 

@@ -6,7 +6,7 @@ import pytest
 from helpers.betareg_reference import crossed_rows
 
 from eval_harness.errors import InputError
-from eval_harness.stats import factorial, stability
+from eval_harness.stats import factorial, label_coding, stability
 from eval_harness.stats.factorial import fit_factorial
 from eval_harness.stats.stability import resampling_stability
 
@@ -28,7 +28,7 @@ def eec_rows(seed, templates=11, persons_per_cell=10, words=1, phi=40.0):
 
 
 def full_fit(rows, cov_type, cluster_by):
-    prepared = factorial.prepare_rows(
+    prepared = label_coding.prepare_rows(
         rows["y"], rows["labels"], REFERENCES, groupings={"template_id": rows["template"], "person": rows["person"]}
     )
     design = factorial.FactorialDesign.up_to_order(prepared.factors, 2)

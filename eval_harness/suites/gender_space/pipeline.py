@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import re
 import warnings
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -263,7 +264,7 @@ class _Rows:
                 f"gender_space: n_components={asked}, but {n_pairs} definitional pair rows of dimension "
                 f"{len(self.vectors[0])} have {possible} principal components; {possible} are reported",
                 RuntimeWarning,
-                stacklevel=3,
+                stacklevel=4,  # the caller of _measure_space: evaluate_static or evaluate_contextual
             )
         return min(asked, possible)
 
@@ -317,7 +318,137 @@ def _profession_bias(biased: BiasedWords, professions: Sequence[str]) -> list[fl
     return [bias_of[p] for p in professions]
 
 
+class _ModeSteps(ABC):
+    """Where a mode's vectors come from: the four steps :func:`_measure_space` takes in order.
+
+    The steps share one random generator (``settings.seed``) and draw from it in the order they run, so
+    the order of the steps is part of the numbers. ``counts`` gathers what the steps kept, in the order
+    the report lists it.
+    """
+
+    mode: str
+    # Contexts per word (static vectors: 1), and the ``n_runs`` the measures are given (None: the rows' runs).
+    context_runs: int
+    measure_runs: int | None
+
+    def __init__(self, settings: GenderSpaceSettings):
+        self.settings = settings
+        self.rng = np.random.default_rng(settings.seed)
+        self.counts: dict[str, int] = {}
+
+    @abstractmethod
+    def definitional_pairs(self, rows: _Rows, skipped: list) -> None:
+        """Add the rows of the definitional pairs (``pair_male``, ``pair_female``)."""
+
+    @abstractmethod
+    def random_pairs(self, rows: _Rows) -> None:
+        """Add the rows of the random-pair baseline (``random_first``, ``random_second``, a run per draw)."""
+
+    @abstractmethod
+    def professions(self, skipped: list) -> dict[str, np.ndarray]:
+        """Each profession's vectors, ``(context_runs, d)``."""
+
+    @abstractmethod
+    def biased_words(self, skipped: list) -> dict[str, np.ndarray]:
+        """Each word of the extended biased lists' vectors, ``(context_runs, d)``."""
+
+
+def _measure_space(steps: _ModeSteps, biased: BiasedWords) -> GenderSpaceReport:
+    """The five measures of one mode: its four steps' vectors as rows, measured, with what was skipped."""
+    skipped = _initial_skipped(biased)
+    rows = _Rows()
+    steps.definitional_pairs(rows, skipped["definitional_pairs"])
+    steps.random_pairs(rows)
+    profession_vectors = steps.professions(skipped["professions"])
+    word_vectors = steps.biased_words(skipped["biased_words"])
+    professions = list(profession_vectors)
+    profession_bias = _profession_bias(biased, professions)
+    for run in range(steps.context_runs):
+        rows.add([profession_vectors[p][run] for p in professions], "neutral", professions, run, profession_bias)
+        for role, listed in (("male", biased.extended_male), ("female", biased.extended_female)):
+            kept = [w for w in listed if w in word_vectors]
+            rows.add([word_vectors[w][run] for w in kept], role, kept, run=run)
+    result = rows.measure(steps.settings, n_runs=steps.measure_runs)
+    return GenderSpaceReport(
+        mode=steps.mode,
+        measures=result,
+        skipped={name: tuple(items) for name, items in skipped.items()},
+        counts={
+            **steps.counts,
+            "professions": len(professions),
+            "cluster_words": 0 if result.clustering is None else result.clustering.n_words,
+            "extended_words": len(word_vectors),
+        },
+        settings=steps.settings,
+    )
+
+
 # ---------------------------------------------------------------------------- static mode
+
+
+class _StaticSteps(_ModeSteps):
+    """The steps on a static space: each word's one vector, a word the space lacks skipped."""
+
+    mode = "static"
+    context_runs = 1
+    reason = "not in the vocabulary"
+
+    def __init__(
+        self,
+        space: WordEmbedder,
+        biased: BiasedWords,
+        lists: GenderWordLists,
+        settings: GenderSpaceSettings,
+        language: str | None,
+    ):
+        super().__init__(settings)
+        self.space, self.biased, self.lists, self.language = space, biased, lists, language
+        # Clustering and kNN are deterministic for static vectors; classification draws n_runs splits.
+        self.measure_runs = settings.n_runs
+
+    def present(self, words: Sequence[str], skipped_list: list | None = None) -> dict[str, np.ndarray]:
+        """The vectors of the ``words`` the space has; the others added to ``skipped_list``."""
+        vectors, found = self.space.embed_words(list(words), self.language)
+        if skipped_list is not None:
+            skipped_list.extend(
+                {"word": w, "reason": self.reason} for w, ok in zip(words, found, strict=True) if not ok
+            )
+        return {w: v for w, v, ok in zip(words, np.asarray(vectors), found, strict=True) if ok}
+
+    def definitional_pairs(self, rows: _Rows, skipped: list) -> None:
+        pair_vectors = self.present(sorted({w for pair in self.lists.definitional_pairs for w in pair}))
+        self.pairs = _usable_pairs(
+            self.lists.definitional_pairs,
+            lambda pair: [w for w in pair if w not in pair_vectors],
+            self.settings.min_pairs,
+            self.reason,
+            skipped,
+        )
+        rows.add([pair_vectors[m] for m, _ in self.pairs], "pair_male", [m for m, _ in self.pairs])
+        rows.add([pair_vectors[f] for _, f in self.pairs], "pair_female", [f for _, f in self.pairs])
+        self.counts["definitional_pairs"] = len(self.pairs)
+
+    def random_pairs(self, rows: _Rows) -> None:
+        # A random sample of the reference vocabulary, twice what the draws need (some may be missing
+        # from the space); embedding the whole vocabulary would waste an encoder's time.
+        vocabulary, n_draws = self.biased.vocabulary, self.settings.n_baseline_draws
+        sample_size = min(len(vocabulary), 4 * len(self.pairs) * n_draws)
+        sample = self.rng.choice(len(vocabulary), size=sample_size, replace=False)
+        pool = self.present([vocabulary[i] for i in np.sort(sample)])
+        pool_words = list(pool)
+        for draw in range(n_draws):
+            chosen = space_stats.random_pair_indices(len(pool_words), len(self.pairs), self.rng)
+            for role, column in (("random_first", 0), ("random_second", 1)):
+                words = [pool_words[i] for i in chosen[:, column]]
+                rows.add([pool[w] for w in words], role, words, run=draw)
+        self.counts["baseline_pool"] = len(pool_words)
+
+    def professions(self, skipped: list) -> dict[str, np.ndarray]:
+        return {p: v[None] for p, v in self.present(self.biased.professions, skipped).items()}
+
+    def biased_words(self, skipped: list) -> dict[str, np.ndarray]:
+        words = self.biased.extended_male + self.biased.extended_female
+        return {w: v[None] for w, v in self.present(words, skipped).items()}
 
 
 def evaluate_static(
@@ -340,62 +471,8 @@ def evaluate_static(
         settings: the measures' settings.
         language: passed to ``embed_words``.
     """
-    settings = settings or GenderSpaceSettings()
-    rng = np.random.default_rng(settings.seed)
-    skipped = _initial_skipped(biased)
-    reason = "not in the vocabulary"
-    rows = _Rows()
-
-    def present(words: Sequence[str], skipped_list: list | None = None) -> dict[str, np.ndarray]:
-        vectors, found = space.embed_words(list(words), language)
-        if skipped_list is not None:
-            skipped_list.extend({"word": w, "reason": reason} for w, ok in zip(words, found, strict=True) if not ok)
-        return {w: v for w, v, ok in zip(words, np.asarray(vectors), found, strict=True) if ok}
-
-    pair_vectors = present(sorted({w for pair in lists.definitional_pairs for w in pair}))
-    pairs = _usable_pairs(
-        lists.definitional_pairs,
-        lambda pair: [w for w in pair if w not in pair_vectors],
-        settings.min_pairs,
-        reason,
-        skipped["definitional_pairs"],
-    )
-    rows.add([pair_vectors[m] for m, _ in pairs], "pair_male", [m for m, _ in pairs])
-    rows.add([pair_vectors[f] for _, f in pairs], "pair_female", [f for _, f in pairs])
-    # The baseline words: a random sample of the reference vocabulary, twice what the draws need
-    # (some may be missing from the space); embedding the whole vocabulary would waste an encoder's time.
-    sample_size = min(len(biased.vocabulary), 4 * len(pairs) * settings.n_baseline_draws)
-    sample = rng.choice(len(biased.vocabulary), size=sample_size, replace=False)
-    pool = present([biased.vocabulary[i] for i in np.sort(sample)])
-    pool_words = list(pool)
-    for draw in range(settings.n_baseline_draws):
-        chosen = space_stats.random_pair_indices(len(pool_words), len(pairs), rng)
-        for role, column in (("random_first", 0), ("random_second", 1)):
-            words = [pool_words[i] for i in chosen[:, column]]
-            rows.add([pool[w] for w in words], role, words, run=draw)
-
-    profession_vectors = present(biased.professions, skipped["professions"])
-    professions = list(profession_vectors)
-    rows.add(list(profession_vectors.values()), "neutral", professions, bias=_profession_bias(biased, professions))
-
-    biased_vectors = present(biased.extended_male + biased.extended_female, skipped["biased_words"])
-    for role, listed in (("male", biased.extended_male), ("female", biased.extended_female)):
-        kept = [w for w in listed if w in biased_vectors]
-        rows.add([biased_vectors[w] for w in kept], role, kept)
-    result = rows.measure(settings, n_runs=settings.n_runs)
-    return GenderSpaceReport(
-        mode="static",
-        measures=result,
-        skipped={name: tuple(items) for name, items in skipped.items()},
-        counts={
-            "definitional_pairs": len(pairs),
-            "baseline_pool": len(pool_words),
-            "professions": len(professions),
-            "cluster_words": 0 if result.clustering is None else result.clustering.n_words,
-            "extended_words": len(biased_vectors),
-        },
-        settings=settings,
-    )
+    steps = _StaticSteps(space, biased, lists, settings or GenderSpaceSettings(), language)
+    return _measure_space(steps, biased)
 
 
 # ---------------------------------------------------------------------------- context mode
@@ -497,6 +574,120 @@ def _per_run_vectors(
     return kept, [w for w, ok in zip(words, complete, strict=True) if not ok]
 
 
+class _ContextSteps(_ModeSteps):
+    """The steps on contextual vectors: each word in sentences of a corpus, a word it lacks skipped."""
+
+    mode = "context"
+    measure_runs = None
+    reason = "no sentence of the corpus contains it"
+    unlocated = (
+        "the encoder found no token of it in a sampled sentence (cut off by truncation, or inside an unknown token)"
+    )
+
+    def __init__(
+        self,
+        encoder: ContextEmbedder,
+        index: ContextIndex,
+        biased: BiasedWords,
+        lists: GenderWordLists,
+        settings: GenderSpaceSettings,
+        progress: bool,
+        status: Callable[[str], None] | None,
+    ):
+        super().__init__(settings)
+        self.encoder, self.index, self.biased, self.lists, self.status = encoder, index, biased, lists, status
+        self.context_runs = settings.n_runs
+        self.steps = tqdm(total=4, desc="gender space: contextual vectors", disable=not progress)
+        self.counts["corpus_sentences"] = len(index)
+
+    def say(self, message: str) -> None:
+        """Show what the next embedding step does (the bar's postfix, and ``status``)."""
+        self.steps.set_postfix_str(message)
+        if self.status is not None:
+            self.status(f"gender space, {message}")
+
+    def definitional_pairs(self, rows: _Rows, skipped: list) -> None:
+        # A pair needs one of its words in the corpus: the swap writes the other.
+        pairs = _usable_pairs(
+            self.lists.definitional_pairs,
+            lambda pair: [] if any(self.index.sentence_ids(w) for w in pair) else list(pair),
+            self.settings.min_pairs,
+            self.reason,
+            skipped,
+        )
+        swaps = _pair_contexts(self.index, pairs, self.settings.contexts_per_pair, self.rng)
+        self.say(f"definitional pairs: {len(swaps)} sentences and their swapped copies")
+        male_vectors, female_vectors, lost_pairs = _swapped_pair_vectors(self.encoder, swaps)
+        if len(male_vectors) < 2:
+            raise InputError(f"the encoder located the pair words in only {len(male_vectors)} swapped sentence pair(s)")
+        rows.add(male_vectors, "pair_male", [f"pair{i}" for i in range(len(male_vectors))])
+        rows.add(female_vectors, "pair_female", [f"pair{i}" for i in range(len(female_vectors))])
+        self.counts.update(
+            definitional_pairs=len(pairs), pair_differences=len(male_vectors), pair_contexts_unlocated=lost_pairs
+        )
+        self.steps.update()
+
+    def random_pairs(self, rows: _Rows) -> None:
+        # The biased words' contexts are drawn first: the generator's draws keep the order they always had.
+        extended = self.biased.extended_male + self.biased.extended_female
+        self.contexts = {w: self.index.sample(w, self.settings.n_runs, self.rng) for w in extended}
+        n_differences = self.counts["pair_differences"]
+        pool = [w for w in self.biased.vocabulary if self.index.sentence_ids(w)]
+        if len(pool) < 2 * n_differences:
+            raise InputError(
+                f"only {len(pool)} reference-vocabulary words occur in the corpus; the random-pair baseline needs "
+                f"{2 * n_differences} (two per pair difference): use a larger corpus or fewer contexts_per_pair"
+            )
+        draws = []
+        self.say(f"random-pair baseline: {self.settings.n_baseline_draws} draws of {n_differences} swapped sentences")
+        for _ in range(self.settings.n_baseline_draws):
+            indices = space_stats.random_pair_indices(len(pool), n_differences, self.rng)
+            chosen = [(pool[a], pool[b]) for a, b in indices]
+            sentences = [self.index.sample(a, 1, self.rng)[0] for a, _ in chosen]
+            draws.append(
+                _swapped_pair_vectors(
+                    self.encoder,
+                    [(a, b, s, swap_words(s, {a: b})) for (a, b), s in zip(chosen, sentences, strict=True)],
+                )
+            )
+        # A pair the encoder cannot locate is rare (truncation): every draw keeps as many pairs as the shortest.
+        size = min(len(first) for first, _, _ in draws)
+        for draw, (first, second, _) in enumerate(draws):
+            labels = [f"random{i}" for i in range(size)]
+            rows.add(first[:size], "random_first", labels, run=draw)
+            rows.add(second[:size], "random_second", labels, run=draw)
+        self.steps.update()
+
+    def professions(self, skipped: list) -> dict[str, np.ndarray]:
+        n_runs, avoid = self.settings.n_runs, self.lists.definitional_words
+        contexts = {p: self.index.sample(p, n_runs, self.rng, avoid=avoid) for p in self.biased.professions}
+        skipped.extend(
+            {"word": p, "reason": "no sentence of the corpus contains it without a definitional word"}
+            for p in self.biased.professions
+            if not contexts[p]
+        )
+        self.say(f"professions: {len(contexts)} words in context, {n_runs} runs")
+        vectors, lost = _per_run_vectors(self.encoder, contexts, n_runs)
+        skipped.extend({"word": p, "reason": self.unlocated} for p in lost)
+        if not vectors:
+            raise InputError("no profession occurs in the corpus (without a definitional word): no direct bias or kNN")
+        self.steps.update()
+        return vectors
+
+    def biased_words(self, skipped: list) -> dict[str, np.ndarray]:
+        extended = self.biased.extended_male + self.biased.extended_female
+        skipped.extend({"word": w, "reason": self.reason} for w in extended if not self.contexts[w])
+        self.say(f"biased words: {len(self.contexts)} words in context, {self.settings.n_runs} runs")
+        vectors, lost = _per_run_vectors(self.encoder, self.contexts, self.settings.n_runs)
+        skipped.extend({"word": w, "reason": self.unlocated} for w in lost)
+        return vectors
+
+    def finish(self) -> None:
+        """Close the progress bar: its last step, the measures, is done."""
+        self.steps.update()
+        self.steps.close()
+
+
 def evaluate_contextual(
     encoder: ContextEmbedder,
     corpus: Iterable[str] | ContextIndex,
@@ -523,105 +714,8 @@ def evaluate_contextual(
         status: called with what each embedding step is doing (how many sentences), before it starts.
     """
     settings = settings or GenderSpaceSettings()
-    rng = np.random.default_rng(settings.seed)
     index = corpus if isinstance(corpus, ContextIndex) else ContextIndex(corpus)
-    reason = "no sentence of the corpus contains it"
-    unlocated = (
-        "the encoder found no token of it in a sampled sentence (cut off by truncation, or inside an unknown token)"
-    )
-    skipped = _initial_skipped(biased)
-    rows = _Rows()
-    steps = tqdm(total=4, desc="gender space: contextual vectors", disable=not show_progress)
-
-    def say(message: str) -> None:
-        steps.set_postfix_str(message)
-        if status is not None:
-            status(f"gender space, {message}")
-
-    # A pair needs one of its words in the corpus: the swap writes the other.
-    pairs = _usable_pairs(
-        lists.definitional_pairs,
-        lambda pair: [] if any(index.sentence_ids(w) for w in pair) else list(pair),
-        settings.min_pairs,
-        reason,
-        skipped["definitional_pairs"],
-    )
-    swaps = _pair_contexts(index, pairs, settings.contexts_per_pair, rng)
-    say(f"definitional pairs: {len(swaps)} sentences and their swapped copies")
-    male_vectors, female_vectors, lost_pairs = _swapped_pair_vectors(encoder, swaps)
-    if len(male_vectors) < 2:
-        raise InputError(f"the encoder located the pair words in only {len(male_vectors)} swapped sentence pair(s)")
-    rows.add(male_vectors, "pair_male", [f"pair{i}" for i in range(len(male_vectors))])
-    rows.add(female_vectors, "pair_female", [f"pair{i}" for i in range(len(female_vectors))])
-    n_differences = len(male_vectors)
-    steps.update()
-
-    extended = biased.extended_male + biased.extended_female
-    contexts = {w: index.sample(w, settings.n_runs, rng) for w in extended}
-    skipped["biased_words"] += [{"word": w, "reason": reason} for w in extended if not contexts[w]]
-    pool = [w for w in biased.vocabulary if index.sentence_ids(w)]
-    if len(pool) < 2 * n_differences:
-        raise InputError(
-            f"only {len(pool)} reference-vocabulary words occur in the corpus; the random-pair baseline needs "
-            f"{2 * n_differences} (two per pair difference): use a larger corpus or fewer contexts_per_pair"
-        )
-    draws = []
-    say(f"random-pair baseline: {settings.n_baseline_draws} draws of {n_differences} swapped sentences")
-    for _ in range(settings.n_baseline_draws):
-        chosen = [(pool[a], pool[b]) for a, b in space_stats.random_pair_indices(len(pool), n_differences, rng)]
-        sentences = [index.sample(a, 1, rng)[0] for a, _ in chosen]
-        draws.append(
-            _swapped_pair_vectors(
-                encoder, [(a, b, s, swap_words(s, {a: b})) for (a, b), s in zip(chosen, sentences, strict=True)]
-            )
-        )
-    # A pair the encoder cannot locate is rare (truncation): every draw keeps as many pairs as the shortest.
-    size = min(len(first) for first, _, _ in draws)
-    for draw, (first, second, _) in enumerate(draws):
-        labels = [f"random{i}" for i in range(size)]
-        rows.add(first[:size], "random_first", labels, run=draw)
-        rows.add(second[:size], "random_second", labels, run=draw)
-    steps.update()
-
-    profession_contexts = {
-        p: index.sample(p, settings.n_runs, rng, avoid=lists.definitional_words) for p in biased.professions
-    }
-    skipped["professions"] += [
-        {"word": p, "reason": "no sentence of the corpus contains it without a definitional word"}
-        for p in biased.professions
-        if not profession_contexts[p]
-    ]
-    say(f"professions: {len(profession_contexts)} words in context, {settings.n_runs} runs")
-    profession_vectors, lost = _per_run_vectors(encoder, profession_contexts, settings.n_runs)
-    skipped["professions"] += [{"word": p, "reason": unlocated} for p in lost]
-    professions = list(profession_vectors)
-    if not professions:
-        raise InputError("no profession occurs in the corpus (without a definitional word): no direct bias or kNN")
-    steps.update()
-    say(f"biased words: {len(contexts)} words in context, {settings.n_runs} runs")
-    word_vectors, lost = _per_run_vectors(encoder, contexts, settings.n_runs)
-    skipped["biased_words"] += [{"word": w, "reason": unlocated} for w in lost]
-    profession_bias = _profession_bias(biased, professions)
-    for run in range(settings.n_runs):
-        rows.add([profession_vectors[p][run] for p in professions], "neutral", professions, run, profession_bias)
-        for role, words in (("male", biased.extended_male), ("female", biased.extended_female)):
-            kept = [w for w in words if w in word_vectors]
-            rows.add([word_vectors[w][run] for w in kept], role, kept, run=run)
-    result = rows.measure(settings, n_runs=None)
-    steps.update()
-    steps.close()
-    return GenderSpaceReport(
-        mode="context",
-        measures=result,
-        skipped={name: tuple(items) for name, items in skipped.items()},
-        counts={
-            "corpus_sentences": len(index),
-            "definitional_pairs": len(pairs),
-            "pair_differences": n_differences,
-            "pair_contexts_unlocated": lost_pairs,
-            "professions": len(professions),
-            "cluster_words": 0 if result.clustering is None else result.clustering.n_words,
-            "extended_words": len(word_vectors),
-        },
-        settings=settings,
-    )
+    steps = _ContextSteps(encoder, index, biased, lists, settings, show_progress, status)
+    report = _measure_space(steps, biased)
+    steps.finish()
+    return report
