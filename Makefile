@@ -87,7 +87,7 @@ test-fast: install
 	$(BIN)/mypy
 	$(OFFLINE) $(BIN)/python -m pytest $(PYTEST_ARGS) -m "not slow"
 
-# Headless Chromium for the report's browser test (tests/test_report_browser.py) and
+# Headless Chromium for the report's browser test (tests/report/test_report_browser.py) and
 # `make report-screenshot`. CI starts from a fresh machine, so install it when missing
 # and we are root; otherwise say how, and that test skips with the same message.
 CHROMIUM := /usr/bin/chromium
@@ -104,7 +104,7 @@ chromium:
 REPORT_RUN ?= runs/demo
 report-screenshot: install chromium
 	$(BIN)/xbias report $(REPORT_RUN)
-	$(BIN)/python -m eval_harness.report.browser $(REPORT_RUN)/report/report.html \
+	$(BIN)/python tests/helpers/browser.py $(REPORT_RUN)/report/report.html \
 		--screenshot $(REPORT_RUN)/report/screenshot.png
 
 bench: install

@@ -15,6 +15,7 @@ import shutil
 import numpy as np
 import pandas as pd
 import pytest
+from helpers.browser import static_check
 from helpers.synthetic_run import (
     E5,
     MINILM,
@@ -31,7 +32,6 @@ from eval_harness.cli import main
 from eval_harness.errors import InputError
 from eval_harness.report import load_run, write_report
 from eval_harness.report import tables as report_tables
-from eval_harness.report.browser import static_check
 from eval_harness.suites.eec import tables as eec_report_tables
 from eval_harness.suites.gender_space import report as gender_space_report
 from eval_harness.suites.xweat import report as xweat_report
