@@ -5,7 +5,7 @@ panel per emotion, one colour per EEC) and ``weat_differences.png``.
 Holm's adjustment runs over every test of the comparison (``p_holm``, ``survives_holm`` at the report's ``ALPHA``,
 0.05: :func:`eval_harness.stats.multiple_testing.holm_of_tested`): the sentences say the differences that survive
 it, and for the others the range of differences the design could have detected. ``comparison.md`` is a
-:class:`~eval_harness.report.document.Document` rendered as the report's Markdown is.
+:class:`~eval_harness.report.kit.document.Document` rendered as the report's Markdown is.
 
 The folder is written whole, with the marker that says xbias's compare wrote it: a folder that is not new, empty
 or an earlier comparison holding only its own files is refused before any work (:func:`comparison_folder`, the
@@ -25,9 +25,9 @@ import pandas as pd
 from ..contract.records import ESTIMAND_SENTENCES
 from ..errors import InputError
 from ..io import whole_folder_problem, write_folder_whole
-from ..report.document import Bullets, Document, Image, Section, Table, csv_bytes, render_markdown
-from ..report.families import ALPHA
-from ..report.plots import interval_95, marker_fill, to_png
+from ..report.kit.document import Bullets, Document, Image, Section, Table, csv_bytes, render_markdown
+from ..report.kit.families import ALPHA
+from ..report.kit.plots import interval_95, marker_fill, to_png
 from ..stats.multiple_testing import holm_of_tested
 from ..suites.eec.measurement import INTENSITY_SCALE_WIDTH, WHAT_WOULD_FIX_IT, format_interval, format_mde
 from ..suites.eec.paired.plots import difference_plot

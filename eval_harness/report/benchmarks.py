@@ -30,7 +30,7 @@ from collections.abc import Mapping
 import yaml
 
 from ..errors import ConfigError
-from .method_section import Benchmark
+from .kit.method_section import Benchmark
 from .sections import report_sections
 
 EVAL_YAML = "eval.yaml"

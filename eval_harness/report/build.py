@@ -26,8 +26,9 @@ import pandas as pd
 
 from ..errors import InputError
 from ..io import whole_folder_problem, write_folder_whole
-from . import tables
-from .document import (
+from .findings import annotate
+from .kit import tables
+from .kit.document import (
     Bullets,
     Document,
     Link,
@@ -39,11 +40,10 @@ from .document import (
     render_html,
     render_markdown,
 )
-from .families import ALPHA, DEFAULT_FAMILY, FAMILY_WORDS, check_family
-from .findings import annotate
-from .method_section import ReportSettings
+from .kit.families import ALPHA, DEFAULT_FAMILY, FAMILY_WORDS, check_family
+from .kit.method_section import ReportSettings
 from .run_folder import RunFolder, load_run
-from .sections import report_options, report_sections
+from .sections import report_options, report_settings
 
 FORMATS = ("html", "md")
 FIGURE_FOLDER = "figures"
@@ -117,7 +117,7 @@ def summary_section(run: RunFolder, results: pd.DataFrame, settings: ReportSetti
         f"{n_holm} of {n_tests} tests survive Holm at {settings.alpha} ({FAMILY_WORDS[settings.family]})."
     )
     blocks: list = []
-    for section in report_sections().sections:
+    for section in settings.sections.sections:
         blocks += section.summary(results, settings)
     blocks += [Paragraph(lead), Link(TABLES_LINK_TEXT, TABLES_STEM)]
     return Section("Summary", tuple(blocks))
@@ -143,7 +143,7 @@ def findings_section(results: pd.DataFrame, settings: ReportSettings, with_table
     n_findings = int(results["p_holm"].notna().sum())
     if not n_findings:
         return None
-    known = report_sections().sections
+    known = settings.sections.sections
     n_holm, n_bh = int(results["survives_holm"].sum()), int(results["survives_bh"].sum())
     sizes = results["family"].value_counts(sort=False)
     families = (
@@ -167,24 +167,28 @@ def findings_section(results: pd.DataFrame, settings: ReportSettings, with_table
         return Section("Findings after multiple-testing control", tuple(blocks))
     if n_holm:
         blocks.append(
-            Table(tables.findings_table(results, "holm"), f"Findings that survive Holm at {alpha}", collapsed=True)
+            Table(
+                tables.findings_table(results, settings.sections, "holm"),
+                f"Findings that survive Holm at {alpha}",
+                collapsed=True,
+            )
         )
     if n_bh > n_holm:
         blocks.append(
             Table(
-                tables.findings_table(results, "bh_only"),
+                tables.findings_table(results, settings.sections, "bh_only"),
                 f"Findings that survive Benjamini-Hochberg but not Holm at {alpha}",
                 collapsed=True,
             )
         )
     for section in known:
         blocks += section.findings_notes(results, settings)
-    blocks.append(Paragraph(tables.significance_legend(alpha, family)))
+    blocks.append(Paragraph(tables.significance_legend(settings.sections, alpha, family)))
     return Section("Findings after multiple-testing control", tuple(blocks))
 
 
-def other_section(results: pd.DataFrame) -> Section | None:
-    table = tables.other_results_table(results)
+def other_section(results: pd.DataFrame, settings: ReportSettings) -> Section | None:
+    table = tables.other_results_table(results, settings.sections)
     if table.empty:
         return None
     return Section("Other results", (Table(table, "Records no section above shows"),))
@@ -204,7 +208,7 @@ def build_document(
     ``results`` is ``annotate(run.results, alpha, family, options=options)`` (see :mod:`.findings`).
     """
     results = tables.label_seeds(results)
-    settings = ReportSettings(alpha, family, report_options(options))
+    settings = report_settings(alpha, family, options)
     sections = [summary_section(run, results, settings), overview_section(run, results)]
     sections.append(findings_section(results, settings, with_tables=False))
     return Document(f"xbias report: {run.path.name}", tuple(section for section in sections if section))
@@ -220,11 +224,11 @@ def build_tables_document(
     """The report's linked page of full tables: the findings that survive, each method's section (per EEC, per
     test) and the records no section shows. ``results`` as for :func:`build_document`."""
     results = tables.label_seeds(results)
-    settings = ReportSettings(alpha, family, report_options(options))
+    settings = report_settings(alpha, family, options)
     sections = [findings_section(results, settings)]
-    for section in report_sections().sections:
+    for section in settings.sections.sections:
         sections += section.sections(results, settings)
-    sections.append(other_section(results))
+    sections.append(other_section(results, settings))
     return Document(f"xbias report: {run.path.name}: full tables", tuple(section for section in sections if section))
 
 
