@@ -16,8 +16,6 @@ marker (``.xbias-build.json``) says it is a report, and a folder that is not one
 
 from __future__ import annotations
 
-import errno
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +23,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import InputError
-from ..io import whole_folder_problem, write_folder_whole
+from ..io import OutputFolder, output_folder, write_output_folder
 from .findings import annotate
 from .kit import tables
 from .kit.document import (
@@ -53,6 +51,7 @@ TABLES_STEM = "tables"
 TABLES_LINK_TEXT = "Full tables: per EEC, per test, every finding (every record is also in results.csv)"
 # What a report folder's marker says: a folder is replaced by a report only when it is an earlier report.
 REPORT_OWNER = {"writer": "xbias report"}
+REPORT_FOLDER = OutputFolder(REPORT_OWNER, "the report", "--out", "xbias report")
 
 
 @dataclass(frozen=True)
@@ -266,7 +265,7 @@ def write_report(
     results = annotate(run.results, alpha, family, seed_estimand, options)
     document = build_document(run, results, alpha, family, options)
     contents = report_contents(document, results, formats, build_tables_document(run, results, alpha, family, options))
-    _write_whole(folder, contents)
+    write_output_folder(folder, contents, REPORT_FOLDER)
     paths = {name: folder / name for name in contents}
     return ReportFiles(
         folder,
@@ -307,34 +306,4 @@ def report_folder(run_dir: str | Path, out_dir: str | Path | None = None) -> Pat
     Raises:
         InputError: one line naming the folder, the cause and the fix.
     """
-    folder = Path(os.path.abspath(out_dir if out_dir else Path(run_dir) / "report"))
-    if folder.parent == folder:
-        raise InputError(f"the report folder cannot be the root {folder}; give another --out")
-    problem = whole_folder_problem(folder, REPORT_OWNER)
-    if problem is not None:
-        raise InputError(f"cannot write the report into {folder}: {problem}; give a new or empty --out")
-    return folder
-
-
-def _write_whole(folder: Path, contents: dict[str, bytes]) -> None:
-    """Put a report folder of ``contents`` in ``folder``'s place, whole; on any failure (or a signal) ``folder`` is
-    as it was."""
-    try:
-        write_folder_whole(folder, contents, REPORT_OWNER)
-    except FileExistsError as error:  # a foreign folder put there since report_folder looked
-        raise InputError(
-            f"cannot write the report into {folder}: {error.strerror}; give a new or empty --out"
-        ) from None
-    except OSError as error:
-        raise _write_error(error, folder, error.filename or "the folder") from None
-
-
-def _write_error(error: OSError, folder: Path, what: str) -> InputError:
-    if error.errno in (errno.ENOSPC, errno.EDQUOT):
-        why = "no space left on the device"
-    else:
-        why = error.strerror or str(error)
-    return InputError(
-        f"cannot write the report into {folder} ({why}, at {what}); the folder is as it was before: free some "
-        "space or give another --out, and run xbias report again"
-    )
+    return output_folder(out_dir if out_dir else Path(run_dir) / "report", REPORT_FOLDER)
