@@ -25,8 +25,9 @@ package's one home for all three.
   folder of given files built and put in place that way, sealed with its writer's marker (report, compare, details).
 - :func:`folder_problem`: why a folder could not be created or written here, checked before any work;
   :func:`whole_folder_problem`: that and the write rule, for a folder replaced whole;
-  :func:`output_folder` and :func:`write_output_folder`: a command's output folder (:class:`OutputFolder`: a
-  report, its details, a comparison) checked before any work, then written whole, with one-line errors.
+  :func:`output_folder` and :func:`write_output_folder`: a command's output folder
+  (:class:`OutputFolder`: a report, its details, a comparison) checked before any work, then written
+  whole, with one-line errors.
 - :func:`write_problem`: the write rule every command that writes follows (docs/run_folder.md): xbias writes
   into a folder it created or one whose marker says it is xbias's, never through a symbolic link, and replaces
   only the files it wrote; checked before anything is written.
@@ -604,10 +605,11 @@ def whole_folder_problem(folder: str | os.PathLike, owner: Mapping[str, Any]) ->
 
 @dataclass(frozen=True)
 class OutputFolder:
-    """A kind of folder a command writes whole (a report, its details, a comparison), and how messages name it.
+    """A kind of folder a command writes whole (a report, its details, a comparison), and how messages
+    name it.
 
     Attributes:
-        owner: the stamp of its marker (:func:`write_folder_whole`), which says the folder is this kind's.
+        owner: the stamp of its marker (:func:`write_folder_whole`): the folder is this kind's.
         what: what it holds, as a message says it (``"the report"``).
         option: the command-line option that names the folder (``"--out"``).
         command: the command that writes it (``"xbias report"``).
@@ -620,41 +622,48 @@ class OutputFolder:
 
 
 def output_folder(out: str | os.PathLike, kind: OutputFolder) -> Path:
-    """``out`` as an absolute path, once a folder of ``kind`` may be written there whole: refused, before any
-    work, when it is the root, cannot be written or replaced, or is not new, empty or an earlier folder of
-    ``kind`` holding only its own files (:func:`whole_folder_problem`, the write rule). Reads only.
+    """``out`` as an absolute path, once a folder of ``kind`` may be written there whole.
+
+    Refused, before any work, when it is the root, cannot be written or replaced, or is not new, empty
+    or an earlier folder of ``kind`` holding only its own files (:func:`whole_folder_problem`, the write
+    rule). Reads only.
 
     Raises:
         InputError: one line naming the folder, the cause and the fix.
     """
     folder = Path(os.path.abspath(out))
+    what, option = kind.what, kind.option
     if folder.parent == folder:
-        raise InputError(f"cannot write {kind.what} into the root folder {folder}; give another {kind.option}")
+        raise InputError(f"cannot write {what} into the root folder {folder}; give another {option}")
     problem = whole_folder_problem(folder, kind.owner)
     if problem is not None:
-        raise InputError(f"cannot write {kind.what} into {folder}: {problem}; give a new or empty {kind.option}")
+        raise InputError(f"cannot write {what} into {folder}: {problem}; give a new or empty {option}")
     return folder
 
 
 def write_output_folder(folder: Path, contents: Mapping[str, bytes], kind: OutputFolder) -> None:
-    """Put a folder of ``kind`` holding exactly ``contents`` in the place of ``folder`` (:func:`output_folder`),
-    whole (:func:`write_folder_whole`); on any failure (or a signal) ``folder`` is as it was.
+    """Put a folder of ``kind`` holding exactly ``contents`` in the place of ``folder``, whole.
+
+    ``folder`` is what :func:`output_folder` returned; the write is :func:`write_folder_whole`'s, so
+    on any failure (or a signal) ``folder`` is as it was.
 
     Raises:
-        InputError: one line: a folder not ``kind``'s put there since it was checked, or a write that failed (a
-            full disk), naming the file being written.
+        InputError: one line: a folder not ``kind``'s put there since it was checked, or a write that
+            failed (a full disk), naming the file being written.
     """
+    what, option = kind.what, kind.option
     try:
         write_folder_whole(folder, contents, kind.owner)
     except FileExistsError as error:  # a foreign folder put there since output_folder looked
-        again = f"give a new or empty {kind.option}"
-        raise InputError(f"cannot write {kind.what} into {folder}: {error.strerror}; {again}") from None
+        again = f"give a new or empty {option}"
+        raise InputError(f"cannot write {what} into {folder}: {error.strerror}; {again}") from None
     except OSError as error:
         full = error.errno in (errno.ENOSPC, errno.EDQUOT)
         why = "no space left on the device" if full else error.strerror or str(error)
+        where = error.filename or "the folder"
         raise InputError(
-            f"cannot write {kind.what} into {folder} ({why}, at {error.filename or 'the folder'}); the folder is as "
-            f"it was before: free some space or give another {kind.option}, and run {kind.command} again"
+            f"cannot write {what} into {folder} ({why}, at {where}); the folder is as it was before: "
+            f"free some space or give another {option}, and run {kind.command} again"
         ) from None
 
 

@@ -120,16 +120,17 @@ def test_a_folder_the_rule_refuses_is_not_replaced_even_when_it_appears_after_th
 
 @pytest.mark.parametrize("kind", ["report", "details", "comparison"])
 def test_the_three_output_folders_share_one_check_and_one_writer(tmp_path, monkeypatch, kind):
-    """A report, its details and a comparison are checked and written by eval_harness.io's one writer: the root
-    refused, a foreign file met under the lock said in one line, a failed write one line naming the file, the
-    option and the command, with the folder as it was."""
+    """A report, its details and a comparison are checked and written by eval_harness.io's one writer:
+    the root refused, a foreign file met under the lock said in one line, a failed write one line
+    naming the file, the option and the command, with the folder as it was."""
     from eval_harness import io as io_module
     from eval_harness.compare.output import COMPARE_FOLDER
     from eval_harness.report.build import REPORT_FOLDER
     from eval_harness.report.details import DETAILS_FOLDER
 
     spec = {"report": REPORT_FOLDER, "details": DETAILS_FOLDER, "comparison": COMPARE_FOLDER}[kind]
-    with pytest.raises(InputError, match=f"^cannot write the {kind} into the root folder /; give another"):
+    root = f"^cannot write the {kind} into the root folder /; give another"
+    with pytest.raises(InputError, match=root):
         output_folder("/", spec)
     folder = output_folder(tmp_path / "out", spec)
     write_output_folder(folder, {"a.txt": b"a"}, spec)
@@ -138,7 +139,8 @@ def test_the_three_output_folders_share_one_check_and_one_writer(tmp_path, monke
     (tmp_path / "mine" / "notes.md").write_text(KEPT)
     refused = f"notes.md, which xbias did not write; give a new or empty {spec.option}$"
     with pytest.raises(InputError, match=refused):
-        write_output_folder(tmp_path / "mine", {"a.txt": b"a"}, spec)  # as if it appeared after the check
+        # as if it appeared after the check
+        write_output_folder(tmp_path / "mine", {"a.txt": b"a"}, spec)
 
     def full_disk(path, data):
         raise OSError(errno.ENOSPC, "No space left on device")
@@ -148,8 +150,8 @@ def test_the_three_output_folders_share_one_check_and_one_writer(tmp_path, monke
     with pytest.raises(InputError) as failed:
         write_output_folder(folder, {"b.txt": b"b"}, spec)
     assert str(failed.value) == (
-        f"cannot write the {kind} into {folder} (no space left on the device, at b.txt); the folder is as it was "
-        f"before: free some space or give another {spec.option}, and run {spec.command} again"
+        f"cannot write the {kind} into {folder} (no space left on the device, at b.txt); the folder is as it "
+        f"was before: free some space or give another {spec.option}, and run {spec.command} again"
     )
     assert snapshot(folder) == before and (folder / "a.txt").read_bytes() == b"a"
 

@@ -1,9 +1,10 @@
-"""The report's kit gives the same tables whatever was imported first: what every section declares reaches it
-as an argument (``KnownSections``), never through state an import sets (docs/architecture.md, "The report is
-two packages").
+"""The report's kit gives the same tables whatever was imported first: what every section declares
+reaches it as an argument (``KnownSections``), never through state an import sets
+(docs/architecture.md, "The report is two packages").
 
-Each order runs in a fresh interpreter, which imports the kit's modules, the assembly and a method's section in
-that order and then prints the kit's tables of one fixed set of results; every order prints the same bytes."""
+Each order runs in a fresh interpreter, which imports the kit's modules, the assembly and a method's
+section in that order and then prints the kit's tables of one fixed set of results; every order prints
+the same bytes."""
 
 import subprocess
 import sys
@@ -28,8 +29,8 @@ ORDERS = {
     "a method's section first": [*METHOD, *KIT[::-1], *ASSEMBLY],
 }
 
-# Prints the kit's tables of fixed results, read with a probe section's flag, its further p-value column and
-# the records it shows (the other suite's go to "Other results").
+# Prints the kit's tables of fixed results, read with a probe section's flag, its further p-value
+# column and the records it shows (the other suite's go to "Other results").
 TABLES = """
 import importlib, sys
 for name in sys.argv[1:]:

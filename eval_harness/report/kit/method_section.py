@@ -10,8 +10,9 @@ on a model card (:class:`CardMetric`) and the report options it reads (:attr:`Re
 
 Which sections there are is the assembly's business (:func:`eval_harness.report.sections.report_sections`, from the
 registries). What every known section declares is read by the building blocks too (a flag's mark appears in every
-table, whichever method's table it is): the assembly hands it over as an argument, :class:`KnownSections` in
-:attr:`ReportSettings.sections`, which a section passes on to the kit's tables.
+table, whichever method's table it is): the assembly hands it over as an argument,
+:class:`KnownSections` in :attr:`ReportSettings.sections`, which a section passes on to the kit's
+tables.
 """
 
 from __future__ import annotations
@@ -33,11 +34,13 @@ STABILITY_COLUMN = "stability (sign/verdict kept)"
 
 @dataclass(frozen=True)
 class ReportSettings:
-    """What the reader chose, and what the report knows: the significance level, the multiple-testing family
-    (:data:`~.families.FAMILIES`), the methods' report options (name -> a number, a section's threshold; a section
-    reads the ones it declares with :meth:`ReportSection.option`, the EEC's ``min_regressor_r``), those not given
-    at their sections' defaults, and every section the report knows (:class:`KnownSections`: whose flags mark
-    the tables; none by default)."""
+    """What the reader chose, and what the report knows.
+
+    The significance level, the multiple-testing family (:data:`~.families.FAMILIES`), the methods'
+    report options (name -> a number, a section's threshold; a section reads the ones it declares with
+    :meth:`ReportSection.option`, the EEC's ``min_regressor_r``), those not given at their sections'
+    defaults, and every section the report knows (:class:`KnownSections`, whose flags mark the
+    tables; none by default)."""
 
     alpha: float
     family: str

@@ -33,7 +33,7 @@ FINDING_COLUMNS = ["model", "suite", "language", "config", "emotion", "test", "t
 
 
 def significance_legend(known: KnownSections, alpha: float = ALPHA, family: str = DEFAULT_FAMILY) -> str:
-    """What the stars and marks of every table and figure mean (the marks of the ``known`` sections' flags)."""
+    """What the stars and marks of every table and figure mean (the ``known`` sections' flags' too)."""
     legend = (
         "Stars: *** p ≤ 0.01, ** p ≤ 0.05, * p ≤ 0.10 (unadjusted). "
         f"{HOLM_MARK} survives Holm (family-wise error {alpha:g}) and {BH_ONLY_MARK} survives Benjamini-Hochberg "
@@ -82,8 +82,8 @@ def stars_of(row: pd.Series) -> str:
 
 
 def survival_mark(row: pd.Series, known: KnownSections) -> str:
-    """``†`` when the row survives Holm, ``‡`` when it survives only BH, then the mark of every ``known``
-    section's flag the row carries (see the module docstring)."""
+    """``†`` when the row survives Holm, ``‡`` when it survives only BH, then the mark of every
+    ``known`` section's flag the row carries (see the module docstring)."""
     mark = HOLM_MARK if bool(row.get("survives_holm", False)) else ""
     if not mark and bool(row.get("survives_bh", False)):
         mark = BH_ONLY_MARK
@@ -101,8 +101,8 @@ def seed_spread(row: pd.Series, digits: int = 3) -> str:
 
 
 def marked_value(row: pd.Series, known: KnownSections, digits: int = 3) -> str:
-    """``-0.120***†``: the value with its stars and marks (those of the ``known`` sections' flags included;
-    ``skipped`` for a skipped test), and the between-seed SD of a number pooled over seeds."""
+    """``-0.120***†``: the value with its stars and marks (those of the ``known`` sections' flags
+    included; ``skipped`` for a skipped test), and the between-seed SD of a number pooled over seeds."""
     if pd.isna(row["value"]) and row.get("status") == "skipped":
         return "skipped"
     marks = stars_of(row) + survival_mark(row, known)
@@ -194,8 +194,8 @@ def covered_mask(results: pd.DataFrame, known: KnownSections) -> pd.Series:
 
 
 def other_results_table(results: pd.DataFrame, known: KnownSections) -> pd.DataFrame:
-    """Records no ``known`` section shows (a suite without a section, a metric its section does not show), as a
-    plain long table."""
+    """Records no ``known`` section shows (a suite without a section, a metric its section does not
+    show), as a plain long table."""
     rows = results[~covered_mask(results, known)]
     if rows.empty:
         return pd.DataFrame()
