@@ -104,7 +104,7 @@ chromium:
 REPORT_RUN ?= runs/demo
 report-screenshot: install chromium
 	$(BIN)/xbias report $(REPORT_RUN)
-	$(BIN)/python -m eval_harness.report.browser $(REPORT_RUN)/report/report.html \
+	$(BIN)/python tests/helpers/browser.py $(REPORT_RUN)/report/report.html \
 		--screenshot $(REPORT_RUN)/report/screenshot.png
 
 bench: install

@@ -24,7 +24,10 @@ package's one home for all three.
 - :func:`replace_folder`: a whole folder put in the place of another in one step; :func:`write_folder_whole`: a
   folder of given files built and put in place that way, sealed with its writer's marker (report, compare, details).
 - :func:`folder_problem`: why a folder could not be created or written here, checked before any work;
-  :func:`whole_folder_problem`: that and the write rule, for a folder replaced whole.
+  :func:`whole_folder_problem`: that and the write rule, for a folder replaced whole;
+  :func:`output_folder` and :func:`write_output_folder`: a command's output folder
+  (:class:`OutputFolder`: a report, its details, a comparison) checked before any work, then written
+  whole, with one-line errors.
 - :func:`write_problem`: the write rule every command that writes follows (docs/run_folder.md): xbias writes
   into a folder it created or one whose marker says it is xbias's, never through a symbolic link, and replaces
   only the files it wrote; checked before anything is written.
@@ -46,8 +49,11 @@ import stat
 import tempfile
 from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from .errors import InputError
 
 BUILD_MARKER = ".xbias-build.json"
 MARKER_FORMAT = 1
@@ -595,6 +601,70 @@ def whole_folder_problem(folder: str | os.PathLike, owner: Mapping[str, Any]) ->
     if lock.is_symlink():
         return f"its lock file {lock} is a symbolic link, which xbias did not create"
     return folder_problem(folder, replace=True) or write_problem(folder, owner)
+
+
+@dataclass(frozen=True)
+class OutputFolder:
+    """A kind of folder a command writes whole (a report, its details, a comparison), and how messages
+    name it.
+
+    Attributes:
+        owner: the stamp of its marker (:func:`write_folder_whole`): the folder is this kind's.
+        what: what it holds, as a message says it (``"the report"``).
+        option: the command-line option that names the folder (``"--out"``).
+        command: the command that writes it (``"xbias report"``).
+    """
+
+    owner: Mapping[str, Any]
+    what: str
+    option: str
+    command: str
+
+
+def output_folder(out: str | os.PathLike, kind: OutputFolder) -> Path:
+    """``out`` as an absolute path, once a folder of ``kind`` may be written there whole.
+
+    Refused, before any work, when it is the root, cannot be written or replaced, or is not new, empty
+    or an earlier folder of ``kind`` holding only its own files (:func:`whole_folder_problem`, the write
+    rule). Reads only.
+
+    Raises:
+        InputError: one line naming the folder, the cause and the fix.
+    """
+    folder = Path(os.path.abspath(out))
+    what, option = kind.what, kind.option
+    if folder.parent == folder:
+        raise InputError(f"cannot write {what} into the root folder {folder}; give another {option}")
+    problem = whole_folder_problem(folder, kind.owner)
+    if problem is not None:
+        raise InputError(f"cannot write {what} into {folder}: {problem}; give a new or empty {option}")
+    return folder
+
+
+def write_output_folder(folder: Path, contents: Mapping[str, bytes], kind: OutputFolder) -> None:
+    """Put a folder of ``kind`` holding exactly ``contents`` in the place of ``folder``, whole.
+
+    ``folder`` is what :func:`output_folder` returned; the write is :func:`write_folder_whole`'s, so
+    on any failure (or a signal) ``folder`` is as it was.
+
+    Raises:
+        InputError: one line: a folder not ``kind``'s put there since it was checked, or a write that
+            failed (a full disk), naming the file being written.
+    """
+    what, option = kind.what, kind.option
+    try:
+        write_folder_whole(folder, contents, kind.owner)
+    except FileExistsError as error:  # a foreign folder put there since output_folder looked
+        again = f"give a new or empty {option}"
+        raise InputError(f"cannot write {what} into {folder}: {error.strerror}; {again}") from None
+    except OSError as error:
+        full = error.errno in (errno.ENOSPC, errno.EDQUOT)
+        why = "no space left on the device" if full else error.strerror or str(error)
+        where = error.filename or "the folder"
+        raise InputError(
+            f"cannot write {what} into {folder} ({why}, at {where}); the folder is as it was before: "
+            f"free some space or give another {option}, and run {kind.command} again"
+        ) from None
 
 
 def _entries(folder: Path) -> list[Path]:

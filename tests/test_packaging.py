@@ -107,6 +107,8 @@ def test_the_wheel_ships_the_metric_modules_and_configs(wheel):
         assert f"eval_harness/_shipped/docs/{doc.name}" in names
     assert any(name.endswith(".dist-info/licenses/LICENSE") for name in names)
     assert not any("__pycache__" in name for name in names)
+    # The browser check is a developer's tool (tests/helpers/browser.py), never shipped.
+    assert not any(name.endswith("browser.py") for name in names)
 
 
 @pytest.mark.slow

@@ -19,7 +19,8 @@ from test_cli import fails_with_one_line
 from toy_method import register_toy_suite
 
 from eval_harness.cli import main
-from eval_harness.io import BUILD_MARKER, write_folder_whole, write_problem
+from eval_harness.errors import InputError
+from eval_harness.io import BUILD_MARKER, output_folder, write_folder_whole, write_output_folder, write_problem
 from eval_harness.runner import RunStore, parse_config, run_sweep
 from eval_harness.runner.store import RunFolderError
 from eval_harness.suites import unregister_suite
@@ -115,6 +116,44 @@ def test_a_folder_the_rule_refuses_is_not_replaced_even_when_it_appears_after_th
     with pytest.raises(FileExistsError, match="mine.txt, which xbias did not write"):
         write_folder_whole(folder, {"a.txt": b"a"}, {"writer": "test"})
     assert snapshot(folder) == {str(folder): ("folder",), str(folder / "mine.txt"): ("file", KEPT.encode())}
+
+
+@pytest.mark.parametrize("kind", ["report", "details", "comparison"])
+def test_the_three_output_folders_share_one_check_and_one_writer(tmp_path, monkeypatch, kind):
+    """A report, its details and a comparison are checked and written by eval_harness.io's one writer:
+    the root refused, a foreign file met under the lock said in one line, a failed write one line
+    naming the file, the option and the command, with the folder as it was."""
+    from eval_harness import io as io_module
+    from eval_harness.compare.output import COMPARE_FOLDER
+    from eval_harness.report.build import REPORT_FOLDER
+    from eval_harness.report.details import DETAILS_FOLDER
+
+    spec = {"report": REPORT_FOLDER, "details": DETAILS_FOLDER, "comparison": COMPARE_FOLDER}[kind]
+    root = f"^cannot write the {kind} into the root folder /; give another"
+    with pytest.raises(InputError, match=root):
+        output_folder("/", spec)
+    folder = output_folder(tmp_path / "out", spec)
+    write_output_folder(folder, {"a.txt": b"a"}, spec)
+    assert output_folder(folder, spec) == folder  # its own folder: replaced next time
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "notes.md").write_text(KEPT)
+    refused = f"notes.md, which xbias did not write; give a new or empty {spec.option}$"
+    with pytest.raises(InputError, match=refused):
+        # as if it appeared after the check
+        write_output_folder(tmp_path / "mine", {"a.txt": b"a"}, spec)
+
+    def full_disk(path, data):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    before = snapshot(folder)
+    monkeypatch.setattr(io_module, "write_new_file", full_disk)
+    with pytest.raises(InputError) as failed:
+        write_output_folder(folder, {"b.txt": b"b"}, spec)
+    assert str(failed.value) == (
+        f"cannot write the {kind} into {folder} (no space left on the device, at b.txt); the folder is as it "
+        f"was before: free some space or give another {spec.option}, and run {spec.command} again"
+    )
+    assert snapshot(folder) == before and (folder / "a.txt").read_bytes() == b"a"
 
 
 # -- xbias run ------------------------------------------------------------------------------------------------------

@@ -27,7 +27,7 @@ def add_parser(commands, verbosity: argparse.ArgumentParser) -> None:
 def _cmd_power(args: argparse.Namespace) -> None:
     from ..errors import InputError, shown
     from ..report import load_run
-    from ..report.document import Table, markdown_table
+    from ..report.kit.document import Table, markdown_table
     from ..report.findings import pool_over_seeds
     from ..suites.eec.planner import no_plan_reason, power_summary, power_table
 

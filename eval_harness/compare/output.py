@@ -5,7 +5,7 @@ panel per emotion, one colour per EEC) and ``weat_differences.png``.
 Holm's adjustment runs over every test of the comparison (``p_holm``, ``survives_holm`` at the report's ``ALPHA``,
 0.05: :func:`eval_harness.stats.multiple_testing.holm_of_tested`): the sentences say the differences that survive
 it, and for the others the range of differences the design could have detected. ``comparison.md`` is a
-:class:`~eval_harness.report.document.Document` rendered as the report's Markdown is.
+:class:`~eval_harness.report.kit.document.Document` rendered as the report's Markdown is.
 
 The folder is written whole, with the marker that says xbias's compare wrote it: a folder that is not new, empty
 or an earlier comparison holding only its own files is refused before any work (:func:`comparison_folder`, the
@@ -15,7 +15,6 @@ write rule of :func:`eval_harness.io.write_problem`).
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,11 +22,10 @@ import numpy as np
 import pandas as pd
 
 from ..contract.records import ESTIMAND_SENTENCES
-from ..errors import InputError
-from ..io import whole_folder_problem, write_folder_whole
-from ..report.document import Bullets, Document, Image, Section, Table, csv_bytes, render_markdown
-from ..report.families import ALPHA
-from ..report.plots import interval_95, marker_fill, to_png
+from ..io import OutputFolder, output_folder, write_output_folder
+from ..report.kit.document import Bullets, Document, Image, Section, Table, csv_bytes, render_markdown
+from ..report.kit.families import ALPHA
+from ..report.kit.plots import interval_95, marker_fill, to_png
 from ..stats.multiple_testing import holm_of_tested
 from ..suites.eec.measurement import INTENSITY_SCALE_WIDTH, WHAT_WOULD_FIX_IT, format_interval, format_mde
 from ..suites.eec.paired.plots import difference_plot
@@ -42,6 +40,7 @@ CSV_NAME, MARKDOWN_NAME = "comparison.csv", "comparison.md"
 EEC_FIGURE, WEAT_FIGURE = "eec_differences.png", "weat_differences.png"
 # What a comparison folder's marker says: only a folder with it (or a new or empty one) is replaced.
 COMPARE_OWNER = {"writer": "xbias compare"}
+COMPARE_FOLDER = OutputFolder(COMPARE_OWNER, "the comparison", "--out", "xbias compare")
 
 
 @dataclass(frozen=True)
@@ -257,17 +256,14 @@ def csv_table(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def comparison_folder(out: str | Path) -> Path:
-    """``out`` as an absolute path, once a comparison may be written there: refused when it cannot be written, or is
-    not new, empty or an earlier comparison holding only its own files (the write rule).
+    """``out`` as an absolute path, once a comparison may be written there: refused when it is the root, cannot be
+    written, or is not new, empty or an earlier comparison holding only its own files (the write rule,
+    :func:`~eval_harness.io.output_folder`).
 
     Raises:
         InputError: one line naming the folder, the cause and the fix.
     """
-    folder = Path(os.path.abspath(out))
-    problem = whole_folder_problem(folder, COMPARE_OWNER)
-    if problem is not None:
-        raise InputError(f"cannot write the comparison into {folder}: {problem}; give a new or empty --out")
-    return folder
+    return output_folder(out, COMPARE_FOLDER)
 
 
 def write_comparison(
@@ -315,10 +311,7 @@ def write_comparison(
         CSV_NAME: csv_bytes(csv_table(table)),
         MARKDOWN_NAME: render_markdown(document, figure_folder=".").encode("utf-8"),
     }
-    try:
-        write_folder_whole(folder, contents, COMPARE_OWNER)
-    except OSError as error:
-        raise InputError(f"cannot write the comparison into {folder}: {error.strerror or error}") from None
+    write_output_folder(folder, contents, COMPARE_FOLDER)
     paths = {name: folder / name for name in contents}
     return ComparisonFiles(
         folder, paths[CSV_NAME], paths[MARKDOWN_NAME], paths.get(EEC_FIGURE), paths.get(WEAT_FIGURE), table

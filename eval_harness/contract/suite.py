@@ -163,7 +163,7 @@ class Suite:
         records: the schema of the records ``evaluate`` returns (:class:`~.records.RecordSchema`), which the
             harness checks every record against; None: unchecked.
         report_section: the method's section of ``xbias report``, a ``"module:object"`` reference to a
-            :class:`~eval_harness.report.method_section.ReportSection` (imported only by the report); None: the
+            :class:`~eval_harness.report.kit.method_section.ReportSection` (imported only by the report); None: the
             report shows the suite's records in its generic "Other results" table.
         limit_option: the option (one of ``options``, a whole number, 0 for none) that ``xbias run --limit N``
             sets to N for a quick look: the EEC's ``sample``, N sentences per template x group x gender cell;

@@ -1,8 +1,8 @@
 """Reports of a run folder: HTML / Markdown / CSV with the methods' tables and plots, and model-card metadata.
 
-The report is two levels in one package (docs/architecture.md). Its building blocks, which a method's section
-uses and which import nothing of the rest: :mod:`.document`, :mod:`.tables`, :mod:`.plots`, :mod:`.families`
-and :mod:`.method_section`. Its assembly, which finds the sections the methods own
+The report is two packages (docs/architecture.md). Its kit, the building blocks a method's section uses, which
+import nothing of the rest: :mod:`.kit` (``document``, ``tables``, ``plots``, ``families``, ``method_section``).
+Its assembly, beside the kit in this package, which finds the sections the methods own
 (``suites/<method>/report.py``) through the registries of :mod:`.sections` and puts them around what every run
 has (an overview, the findings after multiple-testing control, the records no section shows): :mod:`.build`,
 :mod:`.findings`, :mod:`.model_card` and the rest. The names below are imported on first use (PEP 562), so that
@@ -21,7 +21,7 @@ _EXPORTS = {
     "annotate": "findings",
     "RunFolder": "run_folder",
     "load_run": "run_folder",
-    "ReportSection": "method_section",
+    "ReportSection": "kit.method_section",
     "register_section": "sections",
     "unregister_section": "sections",
 }

@@ -28,7 +28,7 @@ from __future__ import annotations
 import yaml
 
 from ..errors import ConfigError
-from .method_section import Benchmark
+from .kit.method_section import Benchmark
 from .sections import report_sections
 
 EVAL_YAML = "eval.yaml"

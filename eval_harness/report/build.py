@@ -16,8 +16,6 @@ marker (``.xbias-build.json``) says it is a report, and a folder that is not one
 
 from __future__ import annotations
 
-import errno
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,10 +23,11 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import InputError
-from ..io import whole_folder_problem, write_folder_whole
+from ..io import OutputFolder, output_folder, write_output_folder
 from ..stats.estimands import DEFAULT_ESTIMAND
-from . import tables
-from .document import (
+from .findings import annotate
+from .kit import tables
+from .kit.document import (
     Bullets,
     Document,
     Link,
@@ -40,11 +39,10 @@ from .document import (
     render_html,
     render_markdown,
 )
-from .families import ALPHA, DEFAULT_FAMILY, FAMILY_WORDS, check_family
-from .findings import annotate
-from .method_section import ReportSettings
+from .kit.families import ALPHA, DEFAULT_FAMILY, FAMILY_WORDS, check_family
+from .kit.method_section import ReportSettings
 from .run_folder import RunFolder, load_run
-from .sections import report_options, report_sections
+from .sections import report_options, report_settings
 
 FORMATS = ("html", "md")
 FIGURE_FOLDER = "figures"
@@ -54,6 +52,7 @@ TABLES_STEM = "tables"
 TABLES_LINK_TEXT = "Full tables: per EEC, per test, every finding (every record is also in results.csv)"
 # What a report folder's marker says: a folder is replaced by a report only when it is an earlier report.
 REPORT_OWNER = {"writer": "xbias report"}
+REPORT_FOLDER = OutputFolder(REPORT_OWNER, "the report", "--out", "xbias report")
 
 
 @dataclass(frozen=True)
@@ -118,7 +117,7 @@ def summary_section(run: RunFolder, results: pd.DataFrame, settings: ReportSetti
         f"{n_holm} of {n_tests} tests survive Holm at {settings.alpha} ({FAMILY_WORDS[settings.family]})."
     )
     blocks: list = []
-    for section in report_sections().sections:
+    for section in settings.sections.sections:
         blocks += section.summary(results, settings)
     blocks += [Paragraph(lead), Link(TABLES_LINK_TEXT, TABLES_STEM)]
     return Section("Summary", tuple(blocks))
@@ -144,7 +143,7 @@ def findings_section(results: pd.DataFrame, settings: ReportSettings, with_table
     n_findings = int(results["p_holm"].notna().sum())
     if not n_findings:
         return None
-    known = report_sections().sections
+    known = settings.sections.sections
     n_holm, n_bh = int(results["survives_holm"].sum()), int(results["survives_bh"].sum())
     sizes = results["family"].value_counts(sort=False)
     families = (
@@ -168,24 +167,28 @@ def findings_section(results: pd.DataFrame, settings: ReportSettings, with_table
         return Section("Findings after multiple-testing control", tuple(blocks))
     if n_holm:
         blocks.append(
-            Table(tables.findings_table(results, "holm"), f"Findings that survive Holm at {alpha}", collapsed=True)
+            Table(
+                tables.findings_table(results, settings.sections, "holm"),
+                f"Findings that survive Holm at {alpha}",
+                collapsed=True,
+            )
         )
     if n_bh > n_holm:
         blocks.append(
             Table(
-                tables.findings_table(results, "bh_only"),
+                tables.findings_table(results, settings.sections, "bh_only"),
                 f"Findings that survive Benjamini-Hochberg but not Holm at {alpha}",
                 collapsed=True,
             )
         )
     for section in known:
         blocks += section.findings_notes(results, settings)
-    blocks.append(Paragraph(tables.significance_legend(alpha, family)))
+    blocks.append(Paragraph(tables.significance_legend(settings.sections, alpha, family)))
     return Section("Findings after multiple-testing control", tuple(blocks))
 
 
-def other_section(results: pd.DataFrame) -> Section | None:
-    table = tables.other_results_table(results)
+def other_section(results: pd.DataFrame, settings: ReportSettings) -> Section | None:
+    table = tables.other_results_table(results, settings.sections)
     if table.empty:
         return None
     return Section("Other results", (Table(table, "Records no section above shows"),))
@@ -205,7 +208,7 @@ def build_document(
     ``results`` is ``annotate(run.results, alpha, family, options=options)`` (see :mod:`.findings`).
     """
     results = tables.label_seeds(results)
-    settings = ReportSettings(alpha, family, report_options(options))
+    settings = report_settings(alpha, family, options)
     sections = [summary_section(run, results, settings), overview_section(run, results)]
     sections.append(findings_section(results, settings, with_tables=False))
     return Document(f"xbias report: {run.path.name}", tuple(section for section in sections if section))
@@ -221,11 +224,11 @@ def build_tables_document(
     """The report's linked page of full tables: the findings that survive, each method's section (per EEC, per
     test) and the records no section shows. ``results`` as for :func:`build_document`."""
     results = tables.label_seeds(results)
-    settings = ReportSettings(alpha, family, report_options(options))
+    settings = report_settings(alpha, family, options)
     sections = [findings_section(results, settings)]
-    for section in report_sections().sections:
+    for section in settings.sections.sections:
         sections += section.sections(results, settings)
-    sections.append(other_section(results))
+    sections.append(other_section(results, settings))
     return Document(f"xbias report: {run.path.name}: full tables", tuple(section for section in sections if section))
 
 
@@ -263,7 +266,7 @@ def write_report(
     results = annotate(run.results, alpha, family, seed_estimand, options)
     document = build_document(run, results, alpha, family, options)
     contents = report_contents(document, results, formats, build_tables_document(run, results, alpha, family, options))
-    _write_whole(folder, contents)
+    write_output_folder(folder, contents, REPORT_FOLDER)
     paths = {name: folder / name for name in contents}
     return ReportFiles(
         folder,
@@ -304,34 +307,4 @@ def report_folder(run_dir: str | Path, out_dir: str | Path | None = None) -> Pat
     Raises:
         InputError: one line naming the folder, the cause and the fix.
     """
-    folder = Path(os.path.abspath(out_dir if out_dir else Path(run_dir) / "report"))
-    if folder.parent == folder:
-        raise InputError(f"the report folder cannot be the root {folder}; give another --out")
-    problem = whole_folder_problem(folder, REPORT_OWNER)
-    if problem is not None:
-        raise InputError(f"cannot write the report into {folder}: {problem}; give a new or empty --out")
-    return folder
-
-
-def _write_whole(folder: Path, contents: dict[str, bytes]) -> None:
-    """Put a report folder of ``contents`` in ``folder``'s place, whole; on any failure (or a signal) ``folder`` is
-    as it was."""
-    try:
-        write_folder_whole(folder, contents, REPORT_OWNER)
-    except FileExistsError as error:  # a foreign folder put there since report_folder looked
-        raise InputError(
-            f"cannot write the report into {folder}: {error.strerror}; give a new or empty --out"
-        ) from None
-    except OSError as error:
-        raise _write_error(error, folder, error.filename or "the folder") from None
-
-
-def _write_error(error: OSError, folder: Path, what: str) -> InputError:
-    if error.errno in (errno.ENOSPC, errno.EDQUOT):
-        why = "no space left on the device"
-    else:
-        why = error.strerror or str(error)
-    return InputError(
-        f"cannot write the report into {folder} ({why}, at {what}); the folder is as it was before: free some "
-        "space or give another --out, and run xbias report again"
-    )
+    return output_folder(out_dir if out_dir else Path(run_dir) / "report", REPORT_FOLDER)

@@ -19,7 +19,6 @@ says xbias wrote it: a folder that is not new, empty or earlier details is never
 from __future__ import annotations
 
 import io
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,7 +26,7 @@ import yaml
 
 from ..contract.samples import UNIT_COLUMNS, read_samples_table, samples_units
 from ..errors import InputError
-from ..io import read_json, whole_folder_problem, write_folder_whole
+from ..io import OutputFolder, output_folder, read_json, write_output_folder
 from ..suites import get_suite
 
 DATA_DIR = "data"
@@ -35,6 +34,7 @@ SPLIT = "train"
 UNIT_ID_COLUMN = "unit_id"
 # What a details folder's marker says: only a folder with it (or a new or empty one) is written.
 DETAILS_OWNER = {"writer": "xbias report --details"}
+DETAILS_FOLDER = OutputFolder(DETAILS_OWNER, "the details", "--details", "xbias report --details")
 
 
 @dataclass(frozen=True)
@@ -142,16 +142,13 @@ def details_card(run_dir: Path, tables: dict[str, object]) -> str:
 
 def details_folder(out_dir: str | Path) -> Path:
     """``out_dir`` as an absolute path, once the details may be written there: refused, before any work, when it
-    cannot be written, or is not new, empty or earlier details holding only their own files (the write rule).
+    is the root, cannot be written, or is not new, empty or earlier details holding only their own files (the
+    write rule, :func:`~eval_harness.io.output_folder`).
 
     Raises:
         InputError: one line naming the folder, the cause and the fix.
     """
-    folder = Path(os.path.abspath(out_dir))
-    problem = whole_folder_problem(folder, DETAILS_OWNER)
-    if problem is not None:
-        raise InputError(f"cannot write the details into {folder}: {problem}; give a new or empty --details")
-    return folder
+    return output_folder(out_dir, DETAILS_FOLDER)
 
 
 def write_details(run_dir: str | Path, out_dir: str | Path) -> DetailsWrite:
@@ -171,9 +168,6 @@ def write_details(run_dir: str | Path, out_dir: str | Path) -> DetailsWrite:
         pq.write_table(table, stream, compression="zstd")
         contents[f"{DATA_DIR}/{suite}/{SPLIT}-00000-of-00001.parquet"] = stream.getvalue()
     contents["README.md"] = details_card(run_dir, tables).encode("utf-8")
-    try:
-        write_folder_whole(folder, contents, DETAILS_OWNER)
-    except OSError as error:
-        raise InputError(f"cannot write the details into {folder}: {error.strerror or error}") from None
+    write_output_folder(folder, contents, DETAILS_FOLDER)
     units = {suite: len(set(table.column(UNIT_ID_COLUMN).to_pylist())) for suite, table in tables.items()}
     return DetailsWrite(folder, {suite: table.num_rows for suite, table in tables.items()}, units)

@@ -36,9 +36,8 @@ from ..contract.seeds import SPREAD_FIELDS, pool_seeds
 from ..stats.estimands import DEFAULT_ESTIMAND
 from ..stats.multiple_testing import benjamini_hochberg, holm
 from ..suites import record_schemas
-from .families import ALPHA, DEFAULT_FAMILY, check_family, family_labels
-from .method_section import ReportSettings
-from .sections import report_options, report_sections
+from .kit.families import ALPHA, DEFAULT_FAMILY, check_family, family_labels
+from .sections import report_sections, report_settings
 
 
 def finding_mask(results: pd.DataFrame) -> pd.Series:
@@ -101,8 +100,8 @@ def annotate(
         InputError: an unknown family, an option no section reads, or an option that is no finite number.
     """
     check_family(family)
-    settings = ReportSettings(alpha, family, report_options(options))
+    settings = report_settings(alpha, family, options)
     annotated = adjust_p_values(pool_over_seeds(results, alpha, seed_estimand), alpha, family)
-    for section in report_sections().sections:
+    for section in settings.sections.sections:
         annotated = section.annotate(annotated, settings)
     return annotated

@@ -45,10 +45,10 @@ from huggingface_hub.repocard import REGEX_YAML_BLOCK
 
 from ..errors import ConfigError, InputError, XBiasError, unreadable_file
 from ..io import folder_problem, load_yaml, read_bytes, write_problem
-from .document import markdown_blocks
-from .method_section import CardMetric, ReportSection
+from .kit.document import markdown_blocks
+from .kit.method_section import CardMetric, ReportSection
+from .kit.tables import natural_order
 from .sections import report_sections
-from .tables import natural_order
 
 # The metric type the earlier format gave a p-value; xbias writes none now and removes those it wrote.
 LEGACY_P_VALUE_TYPE = "p_value"

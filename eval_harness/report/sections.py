@@ -6,8 +6,8 @@ The report reaches sections only through registries, never by import (docs/archi
 ``"module:object"`` reference), and :data:`SECTIONS` holds sections registered on their own
 (:func:`register_section`, or an entry point in the ``xbias.report_sections`` group): a section shows the
 records of its ``suite``, and one registered under a suite's name takes the place of the suite's own. A suite
-without a section has its records shown in the generic "Other results" table. Importing this module hands
-:func:`report_sections` to the building blocks (:func:`~.method_section.use_known_sections`).
+without a section has its records shown in the generic "Other results" table. The assembly hands what
+:func:`report_sections` finds to the building blocks as an argument (``ReportSettings.sections``).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from ..errors import ConfigError, InputError
 from ..registry import Registry, resolve
 from ..suites import SUITES, get_suite
-from .method_section import KnownSections, ReportSection, use_known_sections
+from .kit.method_section import KnownSections, ReportSection, ReportSettings
 
 ENTRY_POINT_GROUP = "xbias.report_sections"
 SECTIONS = Registry("report section", entry_point_group=ENTRY_POINT_GROUP)
@@ -90,6 +90,16 @@ def report_options(options: Mapping[str, float] | None) -> dict[str, float]:
     return dict(options or {})
 
 
+def report_settings(alpha: float, family: str, options: Mapping[str, float] | None = None) -> ReportSettings:
+    """The settings every section is handed: the reader's ``alpha``, ``family`` and report ``options`` (checked:
+    :func:`report_options`) and every known section (:func:`report_sections`), which the kit's tables read.
+
+    Raises:
+        InputError: as :func:`report_options`.
+    """
+    return ReportSettings(alpha, family, report_options(options), report_sections())
+
+
 def register_section(section: ReportSection | str, name: str | None = None, replace: bool = False):
     """Register a report section (an instance or a ``"module:object"`` reference) under ``name`` (default: the
     instance's ``suite``). Returns what was registered.
@@ -103,6 +113,3 @@ def register_section(section: ReportSection | str, name: str | None = None, repl
 
 def unregister_section(name: str) -> None:
     SECTIONS.unregister(name)
-
-
-use_known_sections(report_sections)

@@ -219,13 +219,14 @@ def test_every_reference_names_a_module_of_the_package():
         ("eval_harness.suites.eec.suite", "eval_harness.runner.sweep", False),
         ("eval_harness.suites.eec.suite", "eval_harness.contract.suite", True),
         ("eval_harness.suites.eec.suite", "eval_harness.models.factory", False),
-        ("eval_harness.suites.eec.report", "eval_harness.report.document", True),
+        ("eval_harness.suites.eec.report", "eval_harness.report.kit.document", True),
+        ("eval_harness.report.kit.tables", "eval_harness.report.build", False),
         ("eval_harness.suites.eec.report", "eval_harness.report.findings", False),
         ("eval_harness.suites.eec.report", "eval_harness.report.sections", False),
-        ("eval_harness.report.tables", "eval_harness.report.sections", False),
-        ("eval_harness.report.tables", "eval_harness.suites", False),
-        ("eval_harness.report.tables", "eval_harness.report.method_section", True),
-        ("eval_harness.report.findings", "eval_harness.report.families", True),
+        ("eval_harness.report.kit.tables", "eval_harness.report.sections", False),
+        ("eval_harness.report.kit.tables", "eval_harness.suites", False),
+        ("eval_harness.report.kit.tables", "eval_harness.report.kit.method_section", True),
+        ("eval_harness.report.findings", "eval_harness.report.kit.families", True),
         ("eval_harness.report.build", "eval_harness.suites", True),
         ("eval_harness.report.build", "eval_harness.suites.eec.report", False),
         ("eval_harness.report.build", "eval_harness.models.encoder", False),
@@ -270,7 +271,7 @@ def test_a_layer_cut_out_of_a_package_holds_its_members_and_their_submodules_onl
     for member, layer_name in MEMBERS.items():
         assert is_module(f"{PACKAGE}.{member}"), f"{ARCHITECTURE.name}: {layer_name} names {member}, no module"
         assert layer(f"{PACKAGE}.{member}") == layer_name
-    assert layer("eval_harness.report.tables") == "report.kit" and layer("eval_harness.report") == "report"
+    assert layer("eval_harness.report.kit.tables") == "report.kit" and layer("eval_harness.report") == "report"
 
 
 def test_the_edge_reader_sees_references_and_importlib():

@@ -11,7 +11,6 @@ import pytest
 from helpers.imports import modules_after_each
 from helpers.layers import (
     ALLOWED,
-    MEMBERS,
     METHOD_LAYER,
     PACKAGE,
     PACKAGE_ROOT,
@@ -41,13 +40,13 @@ def loaded() -> dict[str, set[str]]:
 
 
 def packages_above(names: set[str]) -> set[str]:
-    """The packages above any of ``names`` (``eval_harness.report`` above ``eval_harness.report.tables``)."""
+    """The packages above any of ``names`` (``eval_harness.report`` above ``eval_harness.report.kit.tables``)."""
     return {name.rsplit(".", depth)[0] for name in names for depth in range(1, name.count("."))}
 
 
 def kit_modules() -> list[str]:
-    """The report's building blocks: the modules the table names members of ``report.kit``."""
-    return sorted(f"{PACKAGE}.{member}" for member, layer_name in MEMBERS.items() if layer_name == "report.kit")
+    """The report's building blocks: the modules of the layer ``report.kit`` (the package ``report/kit/``)."""
+    return [name for name in checked_modules() if layer(name) == "report.kit"]
 
 
 @pytest.mark.parametrize("module", checked_modules())
@@ -95,17 +94,15 @@ def test_a_building_block_of_the_report_loads_no_suite_and_nothing_of_the_assemb
     )
     assert not suites, f"importing {module} loads {suites}"
     assembly = sorted(
-        name
-        for name in loaded[module]
-        if name.startswith(f"{PACKAGE}.report.") and name.removeprefix(f"{PACKAGE}.") not in MEMBERS
+        name for name in loaded[module] if name.startswith(f"{PACKAGE}.report.") and layer(name) != "report.kit"
     )
     assert not assembly, f"importing {module} loads the report's assembly: {assembly}"
 
 
 def test_the_report_has_building_blocks_and_the_methods_import_only_them():
     kit = kit_modules()
-    assert {f"{PACKAGE}.report.document", f"{PACKAGE}.report.tables", f"{PACKAGE}.report.plots"} <= set(kit)
-    assert layer(f"{PACKAGE}.report.tables") == "report.kit" and layer(f"{PACKAGE}.report.build") == "report"
+    assert {f"{PACKAGE}.report.kit.document", f"{PACKAGE}.report.kit.tables", f"{PACKAGE}.report.kit.plots"} <= set(kit)
+    assert layer(f"{PACKAGE}.report.kit.tables") == "report.kit" and layer(f"{PACKAGE}.report.build") == "report"
     assert "report" not in reachable_layers("suites.<method>") and "report.kit" in reachable_layers("report")
 
 

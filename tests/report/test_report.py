@@ -15,6 +15,7 @@ import shutil
 import numpy as np
 import pandas as pd
 import pytest
+from helpers.browser import static_check
 from helpers.synthetic_run import (
     E5,
     MINILM,
@@ -30,8 +31,8 @@ from PIL import Image
 from eval_harness.cli import main
 from eval_harness.errors import InputError
 from eval_harness.report import load_run, write_report
-from eval_harness.report import tables as report_tables
-from eval_harness.report.browser import static_check
+from eval_harness.report.kit import tables as report_tables
+from eval_harness.report.sections import report_sections
 from eval_harness.suites.eec import tables as eec_report_tables
 from eval_harness.suites.gender_space import report as gender_space_report
 from eval_harness.suites.xweat import report as xweat_report
@@ -230,7 +231,7 @@ def test_poor_regressors_flag_their_bias_results(annotated):
 
 
 def test_eec_tables_one_per_eec_in_the_papers_layout(annotated, records):
-    eec_tables = eec_report_tables.eec_coefficient_tables(annotated)
+    eec_tables = eec_report_tables.eec_coefficient_tables(annotated, report_sections())
     assert list(eec_tables) == sorted(
         ["en_black_white", "en_latino_anglo", "en_arab_anglo", "es_latino_anglo", "ar_arab_anglo"]
     )
@@ -275,10 +276,10 @@ def test_regressor_table_is_the_test_split_per_language_and_emotion(annotated, r
 
 
 def test_xweat_tables_heatmap_cross_lingual_and_coverage(annotated, records):
-    effects = xweat_report.xweat_effect_table(annotated, E5)
+    effects = xweat_report.xweat_effect_table(annotated, E5, report_sections())
     assert list(effects.columns) == ["test", "en", "de", "es", "it", "hr", "ru", "tr"]
     assert list(effects["test"]) == ["T1", "T2", "T6", "T7", "T8", "T9", "T10"]
-    matrices = xweat_report.xweat_cross_lingual_matrices(annotated)
+    matrices = xweat_report.xweat_cross_lingual_matrices(annotated, report_sections())
     assert len(matrices) == 7 and all(model == E5 for model, _ in matrices)
     t2 = matrices[E5, "T2"].set_index("targets \\ attributes")
     monolingual_de = next(
@@ -312,7 +313,7 @@ def test_xweat_tables_heatmap_cross_lingual_and_coverage(annotated, records):
 
 
 def test_gender_space_tables(annotated):
-    measures = gender_space_report.gender_space_table(annotated)
+    measures = gender_space_report.gender_space_table(annotated, report_sections())
     assert list(measures.columns) == [
         "model",
         "language",

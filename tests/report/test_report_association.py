@@ -16,8 +16,10 @@ from helpers.tiny_models import build_tiny_bert
 
 from eval_harness.report import write_report
 from eval_harness.report.findings import annotate
+from eval_harness.report.kit.families import ALPHA, DEFAULT_FAMILY
+from eval_harness.report.kit.tables import format_number, other_results_table
 from eval_harness.report.run_folder import load_run
-from eval_harness.report.tables import format_number, other_results_table
+from eval_harness.report.sections import report_sections, report_settings
 from eval_harness.suites.xweat import MEASURES
 from eval_harness.suites.xweat.report_measures import association_section, ceat_table, measures_table
 
@@ -52,7 +54,7 @@ def results(run_dir):
 
 
 def test_measures_table_puts_every_measure_next_to_weat_per_test_and_language(results):
-    table = measures_table(results, "tiny")
+    table = measures_table(results, "tiny", report_sections())
     assert list(table.columns) == ["test", "language", *COLUMNS, "RNSB"]
     assert list(zip(table["test"], table["language"], strict=True)) == [
         (test, language) for test in ("T1", "T7") for language in ("de", "en", "de-en", "en-de")
@@ -74,7 +76,7 @@ def test_measures_table_puts_every_measure_next_to_weat_per_test_and_language(re
 
 
 def test_ceat_table_shows_the_combined_effect_with_its_interval_and_heterogeneity(results):
-    table = ceat_table(results, "tiny")
+    table = ceat_table(results, "tiny", report_sections())
     assert list(table.columns)[:4] == ["test", "language", "CEAT d", "95% CI"]
     assert {"tau^2", "Q (df)", "I^2", "SE", "p", "samples"} <= set(table.columns)
     record = results[(results["metric"] == "ceat") & (results["test"] == "T7") & (results["language"] == "en-de")]
@@ -84,12 +86,12 @@ def test_ceat_table_shows_the_combined_effect_with_its_interval_and_heterogeneit
 
 
 def test_no_association_record_falls_to_other_results_and_skipped_measures_are_named(results, run_dir):
-    assert other_results_table(results).empty
+    assert other_results_table(results, report_sections()).empty
     static = annotate(load_run(run_dir / "static").results)
-    section = association_section(static)
+    section = association_section(static, report_settings(ALPHA, DEFAULT_FAMILY))
     notes = [block for block in section.blocks if hasattr(block, "items")]
     assert notes and "static, T7, en, seat: model 'static' (static_mlp) gives no sentence vectors" in notes[0].items[0]
-    assert list(measures_table(static, "static").columns) == [
+    assert list(measures_table(static, "static", report_sections()).columns) == [
         "test",
         "language",
         "WEAT d",

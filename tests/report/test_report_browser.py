@@ -8,11 +8,11 @@ import io
 import re
 
 import pytest
+from helpers.browser import check_html, find_chromium, main
 from helpers.synthetic_run import MINILM, SVM, write_synthetic_run
 from PIL import Image
 
 from eval_harness.report import write_report
-from eval_harness.report.browser import check_html, find_chromium, main
 
 pytestmark = pytest.mark.skipif(
     find_chromium() is None, reason="no Chromium: run `make chromium` (as root) or apt-get install chromium"

@@ -9,6 +9,8 @@ from scipy.special import expit
 
 from eval_harness.contract import Unit, make_record
 from eval_harness.report import annotate
+from eval_harness.report.kit.families import ALPHA, DEFAULT_FAMILY
+from eval_harness.report.sections import report_sections, report_settings
 from eval_harness.stats.factorial import fit_factorial
 from eval_harness.suites.eec.plots import forest_figure
 from eval_harness.suites.eec.records import EEC_RECORDS, beta_regression_records
@@ -49,7 +51,7 @@ def annotated():
 
 
 def test_the_coefficient_table_is_headed_by_each_level_against_its_reference(annotated):
-    (table,) = eec_coefficient_tables(annotated).values()
+    (table,) = eec_coefficient_tables(annotated, report_sections()).values()
     assert list(table.columns[2:-1]) == [
         "Arab vs Anglo, among men",
         "Latino vs Anglo, among men",
@@ -90,7 +92,7 @@ def test_the_sentences_state_the_planted_effects_in_their_direction(annotated):
 
 
 def test_the_section_and_its_plot_show_every_coefficient(annotated):
-    section = eec_section(annotated)
+    section = eec_section(annotated, report_settings(ALPHA, DEFAULT_FAMILY))
     (subsection,) = section.subsections
     assert subsection.title == CONFIG
     intro = section.blocks[0].text

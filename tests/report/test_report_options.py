@@ -10,8 +10,9 @@ import pytest
 
 from eval_harness.errors import InputError
 from eval_harness.report import annotate, load_run, register_section, unregister_section
-from eval_harness.report import tables as report_tables
-from eval_harness.report.method_section import Flag, ReportSection, ReportSettings
+from eval_harness.report.kit import tables as report_tables
+from eval_harness.report.kit.method_section import Flag, ReportSection, ReportSettings
+from eval_harness.report.sections import report_sections
 from eval_harness.suites.eec.report import MIN_REGRESSOR_R
 from eval_harness.suites.eec_crosslingual.report import SECTION as CROSSLINGUAL
 
@@ -86,12 +87,12 @@ class _FlaggingSection(ReportSection):
 
 def test_a_registered_sections_flag_marks_the_kits_tables_and_legend_until_unregistered():
     row = pd.Series({"value": 0.5, "p_value": 0.2, "kit_probe_flag": True})
-    assert report_tables.marked_value(row) == "0.500"
+    assert report_tables.marked_value(row, report_sections()) == "0.500"
     register_section(_FlaggingSection(), "kit_probe")
     try:
-        assert report_tables.marked_value(row) == "0.500¤"
-        assert report_tables.significance_legend(0.01).endswith("¤ probed at 0.01.")
+        assert report_tables.marked_value(row, report_sections()) == "0.500¤"
+        assert report_tables.significance_legend(report_sections(), 0.01).endswith("¤ probed at 0.01.")
     finally:
         unregister_section("kit_probe")
-    assert report_tables.marked_value(row) == "0.500"
-    assert "¤" not in report_tables.significance_legend()
+    assert report_tables.marked_value(row, report_sections()) == "0.500"
+    assert "¤" not in report_tables.significance_legend(report_sections())

@@ -20,10 +20,11 @@ from scipy import stats
 from eval_harness.cli import build_parser, main
 from eval_harness.errors import InputError
 from eval_harness.report import annotate, load_run, write_report
-from eval_harness.report import plots as report_plots
-from eval_harness.report import tables as report_tables
-from eval_harness.report.families import FAMILIES, check_family
-from eval_harness.report.tables import format_p
+from eval_harness.report.kit import plots as report_plots
+from eval_harness.report.kit import tables as report_tables
+from eval_harness.report.kit.families import FAMILIES, check_family
+from eval_harness.report.kit.tables import format_p
+from eval_harness.report.sections import report_sections
 from eval_harness.suites.eec import plots as eec_plots
 from eval_harness.suites.eec import tables as eec_tables
 from eval_harness.suites.eec.report import flag_clustering
@@ -115,7 +116,7 @@ def test_opposite_signed_conditional_effects_are_said_to_be_so(sentences, record
 
 
 def test_coefficient_tables_say_what_each_coefficient_conditions_on(annotated, records):
-    table = eec_tables.eec_coefficient_tables(annotated)["en_arab_anglo"]
+    table = eec_tables.eec_coefficient_tables(annotated, report_sections())["en_arab_anglo"]
     assert list(table.columns)[2:5] == [
         "Arab vs Anglo, among men",
         "women vs men, within Anglo",
@@ -125,7 +126,7 @@ def test_coefficient_tables_say_what_each_coefficient_conditions_on(annotated, r
     for term, line in zip(("group", "gender", "group:gender"), contrasts, strict=True):
         assert line.endswith(_record(records, *ARAB_ANGER, term, "estimate")["contrast"])
     assert "among men (the reference gender)" in contrasts[0]
-    effects = eec_tables.eec_effect_tables(annotated)["en_arab_anglo"]
+    effects = eec_tables.eec_effect_tables(annotated, report_sections())["en_arab_anglo"]
     assert "Arab vs Anglo, among women" in effects.columns
     cell = effects[(effects["emotion"] == "anger") & (effects["model"] == MINILM)]["Arab vs Anglo, among women"]
     assert cell.item().startswith(f"{_record(records, *ARAB_ANGER, 'group_within_other_gender')['value']:.3f}***")
@@ -153,10 +154,10 @@ def test_findings_that_lose_significance_under_template_clustering_are_flagged(a
     model, config, emotion = next(iter(TEMPLATE_DRIVEN))
     planted = _record(records, model, config, emotion, "group", "estimate")
     assert planted["p_value"] <= 0.01 and planted["clustered_p_value"] > 0.05  # as planted
-    table = eec_tables.eec_coefficient_tables(annotated)[config]
+    table = eec_tables.eec_coefficient_tables(annotated, report_sections())[config]
     cell = table[(table["emotion"] == emotion) & (table["model"] == model)].iloc[0]
     assert cell["Latino vs Anglo, among men"] == f"{planted['value']:.3f}***§"
-    fragile = report_tables.findings_table(annotated, "loses_under_clustering")
+    fragile = report_tables.findings_table(annotated, report_sections(), "loses_under_clustering")
     assert len(fragile) == sum(expected) and (fragile["flag"].str.contains("§")).all()
 
     report = write_report(run_dir, formats=("md",), out_dir=tmp_path / "report")
@@ -228,12 +229,12 @@ def test_seeds_are_pooled_per_coefficient_and_effect_as_the_mean_over_seeds(thre
 
 def test_the_report_uses_the_pooled_values_and_shows_the_spread(three_seeds, tmp_path):
     folder, _, pooled = three_seeds
-    table = eec_tables.eec_coefficient_tables(pooled)["en_black_white"]
+    table = eec_tables.eec_coefficient_tables(pooled, report_sections())["en_black_white"]
     row = pooled[(pooled["model"] == MINILM) & (pooled["config"] == "en_black_white") & (pooled["emotion"] == "anger")
                  & (pooled["term"] == "group") & (pooled["metric"] == "estimate")].iloc[0]  # fmt: skip
     cell = table[(table["emotion"] == "anger") & (table["model"] == MINILM)].iloc[0]
     assert cell["African-American vs European, among men"] == (f"{row['value']:.3f}***† ±{row['between_seed_sd']:.3f}")
-    findings = report_tables.findings_table(pooled, "holm")
+    findings = report_tables.findings_table(pooled, report_sections(), "holm")
     assert {"seeds_same_sign", "seeds_significant"} <= set(findings.columns)
     # the standard errors, with the share of each that is between-seed variance
     errors = eec_tables.eec_standard_error_tables(pooled)["en_black_white"]
@@ -279,12 +280,12 @@ def test_weat_tests_with_a_small_p_and_a_bootstrap_interval_across_zero_are_flag
     lines = xweat_report.xweat_fragile(annotated)
     assert len(lines) == sum(expected)
     assert f"{model}, {test}, {language}: d = 1.54, p = 2.00e-04, 95% bootstrap CI [-0.55, 1.87]" in "\n".join(lines)
-    cell = xweat_report.xweat_effect_table(annotated, E5).set_index("test").loc[test, language]
+    cell = xweat_report.xweat_effect_table(annotated, E5, report_sections()).set_index("test").loc[test, language]
     assert cell.startswith("1.540***") and cell.endswith("‖ [-0.55, 1.87]")
 
 
 def test_the_words_whose_removal_moves_d_most_are_shown_per_test_and_language(annotated, records):
-    table = xweat_report.xweat_uncertainty_table(annotated, E5)
+    table = xweat_report.xweat_uncertainty_table(annotated, E5, report_sections())
     assert len(table) == 7 * 7 - 1 + 6 * 7  # every test that ran, monolingual and cross-lingual
     record = next(r for r in records if r["metric"] == "effect_size" and r["model"] == E5 and r["language"] == "hr"
                   and r["test"] == "T2")  # fmt: skip

@@ -11,7 +11,7 @@ from eval_harness.compare.contrasts import WEAT_METRIC
 from eval_harness.compare.output import write_comparison
 from eval_harness.compare.pairing import Side
 from eval_harness.report.build import CSV_FILE, MARKDOWN_FILE, report_contents
-from eval_harness.report.document import Bullets, Document, Paragraph, Section, Table, csv_bytes, spreadsheet_safe
+from eval_harness.report.kit.document import Bullets, Document, Paragraph, Section, Table, csv_bytes, spreadsheet_safe
 
 HTML_LABEL = "<img src=x onerror=alert(1)>"
 FORMULAS = ["=1+1", "+1+1", "-1+1", "@SUM(A1)", "\tx", "\rx", '=HYPERLINK("http://x","y")']

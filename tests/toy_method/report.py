@@ -5,19 +5,20 @@ building blocks only, and reads the fields its records declare (:data:`.records.
 import pandas as pd
 from matplotlib.figure import Figure
 
-from eval_harness.report.document import Bullets, Image, Paragraph, Section, Table
-from eval_harness.report.method_section import ReportSection
-from eval_harness.report.plots import to_png
-from eval_harness.report.tables import format_p, marked_value
+from eval_harness.report.kit.document import Bullets, Image, Paragraph, Section, Table
+from eval_harness.report.kit.method_section import KnownSections, ReportSection
+from eval_harness.report.kit.plots import to_png
+from eval_harness.report.kit.tables import format_p, marked_value
 
 TITLE = "Toy method"
 MAX_P = 0.10
 
 
-def headline_table(rows: pd.DataFrame) -> pd.DataFrame:
-    """The estimates, marked: rows model x language x config, a column per emotion."""
+def headline_table(rows: pd.DataFrame, known: KnownSections) -> pd.DataFrame:
+    """The estimates, marked (with the ``known`` sections' flags): rows model x language x config, a column per
+    emotion."""
     estimates = rows[rows["metric"] == "estimate"]
-    cells = estimates.assign(cell=[marked_value(row) for _, row in estimates.iterrows()])
+    cells = estimates.assign(cell=[marked_value(row, known) for _, row in estimates.iterrows()])
     table = cells.pivot_table(
         index=["model", "language", "config"], columns="emotion", values="cell", aggfunc="first", sort=False
     )
@@ -53,7 +54,10 @@ class ToySection(ReportSection):
         if rows.empty:
             return []
         blocks = [
-            Table(headline_table(rows), "Toy estimates per unit (marked like every table of the report)"),
+            Table(
+                headline_table(rows, settings.sections),
+                "Toy estimates per unit (marked like every table of the report)",
+            ),
             Paragraph(f"In plain words (estimates with p ≤ {MAX_P:.2f}):"),
             Bullets(tuple(sentences(rows)) or ("none",)),
             Image("toy_estimates", estimates_figure(rows), "The toy estimates, unit by unit"),

@@ -331,7 +331,7 @@ def power_table(results: pd.DataFrame, target: float | None = None, alpha: float
     record's margin)."""
     import pandas as pd
 
-    from ...report.tables import format_number, format_p  # here: it loads statsmodels (xbias list stays light)
+    from ...report.kit.tables import format_number, format_p  # here: it loads statsmodels (xbias list stays light)
 
     present = [name for name in ("planner_template_var", "equivalence_margin") if name in results.columns]
     if not present:

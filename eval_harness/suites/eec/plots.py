@@ -7,8 +7,8 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
 
-from ...report.families import DEFAULT_FAMILY, FAMILY_WORDS
-from ...report.plots import MODEL_COLOURS, interval_95, marker_fill, to_png
+from ...report.kit.families import DEFAULT_FAMILY, FAMILY_WORDS
+from ...report.kit.plots import MODEL_COLOURS, interval_95, marker_fill, to_png
 from .tables import CLUSTER_MARK, INTERCEPT, bias_terms, eec_rows, term_label
 
 

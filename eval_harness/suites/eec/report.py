@@ -4,7 +4,7 @@ regressors' quality (Table 2) and the zero-shot judges' validity; the flags ``po
 ``loses_under_clustering``; and the numbers an EEC run puts on a model card.
 
 It reads the records :data:`.records.EEC_RECORDS` declares and reaches the report only through its building
-blocks, the kit (:mod:`eval_harness.report.document`, ``tables``, ``plots``, ``families``, ``method_section``).
+blocks, the kit (:mod:`eval_harness.report.kit.document`, ``tables``, ``plots``, ``families``, ``method_section``).
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ from ...data.eec_benchmark import (
     inspect_task_ids,
 )
 from ...errors import InputError
-from ...report.document import Bullets, Image, Paragraph, Section, Table
-from ...report.families import ALPHA, DEFAULT_FAMILY, is_finding
-from ...report.method_section import (
+from ...report.kit.document import Bullets, Image, Paragraph, Section, Table
+from ...report.kit.families import ALPHA, is_finding
+from ...report.kit.method_section import (
     SINGLE_SPLIT,
     Benchmark,
     BenchmarkTask,
@@ -33,7 +33,7 @@ from ...report.method_section import (
     ReportSection,
     ReportSettings,
 )
-from ...report.tables import column, findings_table, significance_legend
+from ...report.kit.tables import column, findings_table, significance_legend
 from .planner import equivalence_paragraph, power_table
 from .plots import forest_plot
 from .report_stability import (
@@ -125,13 +125,14 @@ def flag_poor_regressors(
     return annotated.drop(columns="numeral_mass")
 
 
-def eec_section(results: pd.DataFrame, alpha: float = ALPHA, family: str = DEFAULT_FAMILY) -> Section | None:
-    coefficient_tables = eec_coefficient_tables(results)
+def eec_section(results: pd.DataFrame, settings: ReportSettings) -> Section | None:
+    alpha, family, known = settings.alpha, settings.family, settings.sections
+    coefficient_tables = eec_coefficient_tables(results, known)
     if not coefficient_tables:
         return None
     sentences = effect_sentences(results, alpha=alpha)
     undetected = undetected_sentences(results, alpha)
-    effects = eec_effect_tables(results)
+    effects = eec_effect_tables(results, known)
     cell_means = eec_cell_mean_tables(results)
     standard_errors = eec_standard_error_tables(results)
     subsections = []
@@ -182,7 +183,7 @@ def eec_section(results: pd.DataFrame, alpha: float = ALPHA, family: str = DEFAU
                 )
             )
             blocks.append(Bullets(tuple(undetected[config])))
-        stability = stability_table(results, config)
+        stability = stability_table(results, config, known)
         if not stability.empty:
             blocks.append(
                 Table(
@@ -203,7 +204,7 @@ def eec_section(results: pd.DataFrame, alpha: float = ALPHA, family: str = DEFAU
                 )
             )
         subsections.append(Section(config, tuple(blocks)))
-    intro = [Paragraph(design_description(results) + " " + significance_legend(alpha, family))]
+    intro = [Paragraph(design_description(results) + " " + significance_legend(known, alpha, family))]
     covariance = covariance_description(results)
     if covariance:
         intro.append(Paragraph(covariance))
@@ -340,9 +341,9 @@ def flag_clustering(results: pd.DataFrame, alpha: float = ALPHA) -> pd.DataFrame
     return annotated
 
 
-def clustering_notes(results: pd.DataFrame, alpha: float) -> list:
+def clustering_notes(results: pd.DataFrame, settings: ReportSettings) -> list:
     """The findings section's warning and table of the findings that lose significance under clustering."""
-    fragile = findings_table(results, "loses_under_clustering")
+    alpha, fragile = settings.alpha, findings_table(results, settings.sections, "loses_under_clustering")
     if fragile.empty:
         return []
     return [
@@ -498,14 +499,14 @@ class EECSection(ReportSection):
         return with_verdicts(flag_fragile(annotated, settings.alpha), settings.alpha)
 
     def findings_notes(self, results: pd.DataFrame, settings: ReportSettings) -> list:
-        return clustering_notes(results, settings.alpha) + fragile_notes(results, settings.alpha)
+        return clustering_notes(results, settings) + fragile_notes(results, settings)
 
     def findings_columns(self, rows: pd.DataFrame) -> dict[str, pd.Series]:
         return findings_stability_column(rows)
 
     def sections(self, results: pd.DataFrame, settings: ReportSettings) -> list[Section]:
         found = [
-            eec_section(results, settings.alpha, settings.family),
+            eec_section(results, settings),
             regressor_section(results, self.option(settings, MIN_R_OPTION)),
         ]
         return [section for section in found if section is not None]
@@ -526,7 +527,7 @@ class EECSection(ReportSection):
     def summary(self, results: pd.DataFrame, settings: ReportSettings) -> list:
         quality, validity = regressor_quality(results), judge_validity(results)
         min_r = self.option(settings, MIN_R_OPTION)
-        return eec_summary(results, min_r, quality, validity, MIN_NUMERAL_MASS, settings.alpha)
+        return eec_summary(results, min_r, quality, validity, MIN_NUMERAL_MASS, settings.sections, settings.alpha)
 
     def benchmarks(self) -> tuple[Benchmark, ...]:
         return (EEC_BENCHMARK,)

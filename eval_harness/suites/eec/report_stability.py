@@ -29,10 +29,10 @@ import math
 import pandas as pd
 
 from ...contract.records import TESTED_POOLINGS
-from ...report.document import Paragraph, Table
-from ...report.families import is_finding
-from ...report.method_section import STABILITY_COLUMN
-from ...report.tables import column, findings_table, format_number, format_p, marked_value
+from ...report.kit.document import Paragraph, Table
+from ...report.kit.families import is_finding
+from ...report.kit.method_section import STABILITY_COLUMN, KnownSections, ReportSettings
+from ...report.kit.tables import column, findings_table, format_number, format_p, marked_value
 from ...stats.stability import FRAGILE_SHARE, is_fragile
 from .measurement import finite_number, format_mde
 from .planner import equivalence_words
@@ -198,7 +198,7 @@ def prompt_range(row: pd.Series) -> str:
     return f"{min(values):.3g} to {max(values):.3g} over {len(values)} prompts"
 
 
-def stability_table(results: pd.DataFrame, config: str) -> pd.DataFrame:
+def stability_table(results: pd.DataFrame, config: str, known: KnownSections) -> pd.DataFrame:
     """One EEC's findings (bias coefficients and effects), each with its value, minimum detectable effect, the
     shares per source, the variance split, the most influential template and (judges) the prompt spread."""
     rows = results[
@@ -216,7 +216,7 @@ def stability_table(results: pd.DataFrame, config: str) -> pd.DataFrame:
             "emotion": rows["emotion"].to_numpy(),
             "model": rows["model"].to_numpy(),
             "finding": [_finding_label(row) for _, row in rows.iterrows()],
-            "value": [marked_value(row) for _, row in rows.iterrows()],
+            "value": [marked_value(row, known) for _, row in rows.iterrows()],
             "p": rows["p_value"].map(format_p).to_numpy(),
             "MDE (80%)": [format_mde(row.get("mde")) for _, row in rows.iterrows()],
             "sign/verdict kept": [stability_cell(row) for _, row in rows.iterrows()],
@@ -246,9 +246,9 @@ def stability_paragraph(results: pd.DataFrame, alpha: float) -> str:
     )
 
 
-def fragile_notes(results: pd.DataFrame, alpha: float) -> list:
+def fragile_notes(results: pd.DataFrame, settings: ReportSettings) -> list:
     """The findings section's warning and table of the fragile EEC findings."""
-    fragile = findings_table(results, FRAGILE_COLUMN)
+    alpha, fragile = settings.alpha, findings_table(results, settings.sections, FRAGILE_COLUMN)
     if fragile.empty:
         return []
     return [

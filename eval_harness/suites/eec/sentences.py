@@ -28,8 +28,8 @@ from dataclasses import dataclass
 import pandas as pd
 
 from ...contract.records import TESTED_POOLINGS
-from ...report.families import ALPHA
-from ...report.tables import format_p
+from ...report.kit.families import ALPHA
+from ...report.kit.tables import format_p
 from ...stats.betareg import EFFECTS
 from .measurement import measurement_problem, no_measurement_words
 from .planner import equivalence_words

@@ -23,9 +23,10 @@ import pandas as pd
 from matplotlib.colors import TwoSlopeNorm
 from matplotlib.figure import Figure
 
-from ...report.document import Bullets, Image, Paragraph, Table
-from ...report.plots import to_png
-from ...report.tables import format_number, stars_of, survival_mark
+from ...report.kit.document import Bullets, Image, Paragraph, Table
+from ...report.kit.method_section import KnownSections
+from ...report.kit.plots import to_png
+from ...report.kit.tables import format_number, stars_of, survival_mark
 from ...stats.verdict import BEYOND, WITHIN
 from .sentences import effect_sentences
 from .tables import EEC_SUITE, EFFECT_METRIC
@@ -68,8 +69,9 @@ def effect_grid(rows: pd.DataFrame, model: str) -> tuple[list[str], list[tuple[s
     return configs, columns, values, records
 
 
-def effects_heatmap(results: pd.DataFrame, alpha: float = 0.05) -> bytes | None:
-    """The heatmap of every model's EEC effects (module docstring) as PNG bytes; None without EEC effects."""
+def effects_heatmap(results: pd.DataFrame, known: KnownSections, alpha: float = 0.05) -> bytes | None:
+    """The heatmap of every model's EEC effects (module docstring) as PNG bytes, marked with the ``known``
+    sections' flags too; None without EEC effects."""
     rows = summary_effect_rows(results)
     if rows.empty:
         return None
@@ -92,7 +94,7 @@ def effects_heatmap(results: pd.DataFrame, alpha: float = 0.05) -> bytes | None:
             if faded:  # not significant, or measured through a poor regressor
                 axis.add_patch(_fade_patch(j, i))
             dark = not faded and abs(norm(values[i, j]) - 0.5) > 0.35  # white marks on the darkest cells
-            marks = VERDICT_MARKS.get(row.get(VERDICT_COLUMN), "") + stars_of(row) + survival_mark(row)
+            marks = VERDICT_MARKS.get(row.get(VERDICT_COLUMN), "") + stars_of(row) + survival_mark(row, known)
             axis.text(j, i, marks, ha="center", va="center", fontsize=6.5, color="white" if dark else "black")
         axis.set_title(model, fontsize=9, loc="left")
         axis.set_yticks(range(len(configs)), configs, fontsize=7)
@@ -170,12 +172,14 @@ def eec_summary(
     quality: pd.DataFrame,
     validity: pd.DataFrame,
     min_numeral_mass: float,
+    known: KnownSections,
     alpha: float = 0.05,
 ) -> list:
     """The EEC blocks of the report's summary (module docstring): the verdict per model in one sentence each, the
     verdict table, the heatmap, the largest robust effects and the regressors' quality; none without EEC effects.
-    ``quality`` and ``validity``: the regressors' Pearson r and the judges' numeral mass (:func:`quality_table`)."""
-    png = effects_heatmap(results, alpha)
+    ``quality`` and ``validity``: the regressors' Pearson r and the judges' numeral mass (:func:`quality_table`);
+    ``known``: the report's sections, whose flags mark the figure."""
+    png = effects_heatmap(results, known, alpha)
     if png is None:
         return []
     blocks: list = [Bullets(tuple(model_sentences(results)), role="verdict")]

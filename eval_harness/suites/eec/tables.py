@@ -1,7 +1,7 @@
 """The EEC method's tables for the report, from a run's annotated results: the paper's coefficient tables per
 EEC (Tables 3-5), the effects on the intensity scale, the cell means, what each coefficient compares, the
 covariance in words, and the regressors' Pearson r (Table 2). Cells are display strings, marked as every table
-of the report is (:func:`eval_harness.report.tables.marked_value`). An EEC of another design than the paper's
+of the report is (:func:`eval_harness.report.kit.tables.marked_value`). An EEC of another design than the paper's
 2 x 2 (more groups or genders, more factors: :func:`~.records.beta_regression_records`) has a column per
 coefficient, headed by what it compares (:func:`term_label`, the one labeller of both designs)."""
 
@@ -12,7 +12,8 @@ import re
 import pandas as pd
 
 from ...contract.records import TESTED_POOLINGS
-from ...report.tables import format_number, marked_value
+from ...report.kit.method_section import KnownSections
+from ...report.kit.tables import format_number, marked_value
 from .wording import gender_people
 
 EEC_SUITE = "eec"
@@ -112,14 +113,14 @@ def _term_lines(coefficients: pd.DataFrame, cell) -> dict[str, list[tuple[dict, 
     return lines
 
 
-def eec_coefficient_tables(results: pd.DataFrame) -> dict[str, pd.DataFrame]:
+def eec_coefficient_tables(results: pd.DataFrame, known: KnownSections) -> dict[str, pd.DataFrame]:
     """One table per EEC (the paper's Tables 3-5): rows emotion x model, columns the three bias terms.
 
-    Cells are the logit-scale coefficients with stars and multiple-testing marks; the
+    Cells are the logit-scale coefficients with stars and multiple-testing marks (the ``known`` sections'); the
     ``regressor r`` column carries the regressor's test Pearson r, marked when poor.
     """
     tables = {}
-    for config, lines in _term_lines(eec_rows(results), marked_value).items():
+    for config, lines in _term_lines(eec_rows(results), lambda row: marked_value(row, known)).items():
         body = []
         for line, cell_rows in lines:
             any_row = cell_rows.iloc[0]
@@ -180,7 +181,7 @@ def eec_effect_rows(results: pd.DataFrame) -> pd.DataFrame:
     return results[(results["suite"] == EEC_SUITE) & (results["metric"] == EFFECT_METRIC)]
 
 
-def eec_effect_tables(results: pd.DataFrame) -> dict[str, pd.DataFrame]:
+def eec_effect_tables(results: pd.DataFrame, known: KnownSections) -> dict[str, pd.DataFrame]:
     """Per EEC: rows emotion x model, a column per effect (headed by the record's contrast), each cell the
     effect on the predicted-intensity scale with its own stars and marks."""
     effects = eec_effect_rows(results)
@@ -188,18 +189,21 @@ def eec_effect_tables(results: pd.DataFrame) -> dict[str, pd.DataFrame]:
     for config, rows in effects.groupby("config", sort=True):
         names = list(dict.fromkeys(rows["term"]))
         headers = {name: str(rows.loc[rows["term"] == name, "contrast"].iloc[0]) for name in names}
-        tables[config] = marked_effects_table(rows, headers)
+        tables[config] = marked_effects_table(rows, headers, known)
     return tables
 
 
-def marked_effects_table(rows: pd.DataFrame, headers: dict[str, str]) -> pd.DataFrame:
+def marked_effects_table(rows: pd.DataFrame, headers: dict[str, str], known: KnownSections) -> pd.DataFrame:
     """Rows emotion x model, a column per effect (``headers``: term -> column title, in order), each cell the
-    record's value with its stars and marks (empty where the model has no such record)."""
+    record's value with its stars and marks (the ``known`` sections'; empty where the model has no such
+    record)."""
     body = []
     for (emotion, model), cell_rows in rows.groupby(["emotion", "model"], sort=True):
         by_name = {row["term"]: row for _, row in cell_rows.iterrows()}
         line = {"emotion": emotion, "model": model}
-        line.update({title: marked_value(by_name[name]) if name in by_name else "" for name, title in headers.items()})
+        line.update(
+            {title: marked_value(by_name[name], known) if name in by_name else "" for name, title in headers.items()}
+        )
         body.append(line)
     return pd.DataFrame(body)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...report.tables import format_p
+from ...report.kit.tables import format_p
 
 if TYPE_CHECKING:
     import pandas as pd

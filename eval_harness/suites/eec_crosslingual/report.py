@@ -11,9 +11,9 @@ from __future__ import annotations
 import pandas as pd
 
 from ...contract.records import ESTIMAND_SENTENCES, TESTED_POOLINGS
-from ...report.document import Bullets, Image, Paragraph, Section, Table
-from ...report.method_section import ReportSection, ReportSettings
-from ...report.tables import column, format_number, format_p, marked_value, significance_legend
+from ...report.kit.document import Bullets, Image, Paragraph, Section, Table
+from ...report.kit.method_section import KnownSections, ReportSection, ReportSettings
+from ...report.kit.tables import column, format_number, format_p, marked_value, significance_legend
 from ..eec.measurement import format_interval, format_mde, no_measurement_words
 from ..eec.paired.plots import difference_plot
 from ..eec.paired.sentences import difference_claim, effect_label
@@ -62,13 +62,14 @@ def difference_sentence(row: pd.Series) -> str:
     )
 
 
-def summary_table(rows: pd.DataFrame) -> pd.DataFrame:
+def summary_table(rows: pd.DataFrame, known: KnownSections) -> pd.DataFrame:
     """Rows emotion x model, a column per effect, each cell the difference with its stars and marks."""
     names = list(dict.fromkeys(rows["term"]))
-    return marked_effects_table(rows, {name: effect_label(rows[rows["term"] == name].iloc[0]) for name in names})
+    headers = {name: effect_label(rows[rows["term"] == name].iloc[0]) for name in names}
+    return marked_effects_table(rows, headers, known)
 
 
-def detail_table(rows: pd.DataFrame) -> pd.DataFrame:
+def detail_table(rows: pd.DataFrame, known: KnownSections) -> pd.DataFrame:
     """Every difference with the effect in each language, its interval, p-value and minimum detectable difference."""
     first = rows.iloc[0]
     reference, other = (language_name(first[name]) for name in ("reference_language", "other_language"))
@@ -80,7 +81,7 @@ def detail_table(rows: pd.DataFrame) -> pd.DataFrame:
                 "effect": effect_label(row),
                 reference: format_number(row["reference_estimate"], 4),
                 other: format_number(row["other_estimate"], 4),
-                "difference": marked_value(row, 4),
+                "difference": marked_value(row, known, 4),
                 "95% CI": format_interval(row["ci_low"], row["ci_high"]),
                 "p": format_p(row["p_value"]),
                 "MDE (80% power)": format_mde(row["mde"], 4),
@@ -149,7 +150,10 @@ def crosslingual_section(results: pd.DataFrame, settings: ReportSettings) -> Sec
         title = f"{config} vs {first['english_config']}"
         blocks: list = [
             Paragraph(design_words(config_rows)),
-            Table(summary_table(config_rows), f"{title}: differences of effects, {other} minus {english}"),
+            Table(
+                summary_table(config_rows, settings.sections),
+                f"{title}: differences of effects, {other} minus {english}",
+            ),
         ]
         png = difference_plot(
             config_rows,
@@ -169,7 +173,7 @@ def crosslingual_section(results: pd.DataFrame, settings: ReportSettings) -> Sec
             )
         blocks.append(
             Table(
-                detail_table(config_rows),
+                detail_table(config_rows, settings.sections),
                 f"{title}: the effect in each language, the difference and the smallest difference the design "
                 "detects with 80 % power",
                 collapsed=True,
@@ -189,7 +193,7 @@ def crosslingual_section(results: pd.DataFrame, settings: ReportSettings) -> Sec
             "× language, a precision per language) gives every effect of the EEC section in each language and its "
             "difference, translated minus English, with its own delta-method test; clustering by the aligned "
             "template makes the comparison paired. A difference says the model's bias changes with the language of "
-            "the same sentences. " + significance_legend(settings.alpha, settings.family)
+            "the same sentences. " + significance_legend(settings.sections, settings.alpha, settings.family)
         )
     ]
     if not skipped.empty:

@@ -3,7 +3,7 @@ against random pairs (a plot and a table) and the other measures per model, lang
 a gender-space run puts on a model card.
 
 It reads the records :data:`.records.GENDER_SPACE_RECORDS` declares and reaches the report only through its
-building blocks, the kit (:mod:`eval_harness.report.document`, ``tables``, ``plots``, ``families``,
+building blocks, the kit (:mod:`eval_harness.report.kit.document`, ``tables``, ``plots``, ``families``,
 ``method_section``).
 """
 
@@ -13,10 +13,10 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from ...report.document import Image, Section, Table
-from ...report.method_section import CardMetric, ReportSection, ReportSettings
-from ...report.plots import to_png
-from ...report.tables import format_number, marked_value, natural_order
+from ...report.kit.document import Image, Section, Table
+from ...report.kit.method_section import CardMetric, KnownSections, ReportSection, ReportSettings
+from ...report.kit.plots import to_png
+from ...report.kit.tables import format_number, marked_value, natural_order
 
 GENDER_SPACE_SUITE = "gender_space"
 EXPLAINED_VARIANCE_METRICS = ("explained_variance_ratio", "baseline_explained_variance_ratio")
@@ -24,13 +24,13 @@ GENDER_SPACE_ROWS = ["model", "language", "config"]
 CARD_TASK = ("feature-extraction", "Gender space", "gender_space")
 
 
-def gender_space_table(results: pd.DataFrame) -> pd.DataFrame:
+def gender_space_table(results: pd.DataFrame, known: KnownSections) -> pd.DataFrame:
     """The gender-space measures other than the explained-variance curve: rows model x language x mode
     (the dataset config: static or contextual vectors)."""
     rows = results[(results["suite"] == GENDER_SPACE_SUITE) & ~results["metric"].isin(EXPLAINED_VARIANCE_METRICS)]
     if rows.empty:
         return pd.DataFrame()
-    cells = rows.assign(cell=[marked_value(row) for _, row in rows.iterrows()])
+    cells = rows.assign(cell=[marked_value(row, known) for _, row in rows.iterrows()])
     table = cells.pivot_table(index=GENDER_SPACE_ROWS, columns="metric", values="cell", aggfunc="first")
     table.columns.name = None
     return table.fillna("").reset_index().rename(columns={"config": "mode"})
@@ -86,8 +86,8 @@ def explained_variance_plot(results: pd.DataFrame) -> bytes | None:
     return to_png(figure)
 
 
-def gender_space_section(results: pd.DataFrame) -> Section | None:
-    measures = gender_space_table(results)
+def gender_space_section(results: pd.DataFrame, known: KnownSections) -> Section | None:
+    measures = gender_space_table(results, known)
     variance = explained_variance_table(results)
     if measures.empty and variance.empty:
         return None
@@ -121,7 +121,7 @@ class GenderSpaceSection(ReportSection):
     dataset_titles = {"gender_lists": "Gender word lists"}
 
     def sections(self, results: pd.DataFrame, settings: ReportSettings) -> list[Section]:
-        section = gender_space_section(results)
+        section = gender_space_section(results, settings.sections)
         return [] if section is None else [section]
 
 

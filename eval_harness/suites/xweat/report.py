@@ -4,7 +4,7 @@ coverage), the cross-lingual matrices (the paper's Table 6), the flag ``bootstra
 association measures' section (:mod:`.report_measures`), and the numbers an XWEAT run puts on a model card.
 
 It reads the records :data:`.records.XWEAT_RECORDS` declares and reaches the report only through its building
-blocks, the kit (:mod:`eval_harness.report.document`, ``tables``, ``plots``, ``families``, ``method_section``).
+blocks, the kit (:mod:`eval_harness.report.kit.document`, ``tables``, ``plots``, ``families``, ``method_section``).
 """
 
 from __future__ import annotations
@@ -14,20 +14,21 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from ...data.catalog import XWEAT_LANGUAGES
-from ...report.document import Bullets, Image, Paragraph, Section, Table
-from ...report.families import ALPHA, DEFAULT_FAMILY, FAMILY_WORDS, is_finding
-from ...report.method_section import (
+from ...report.kit.document import Bullets, Image, Paragraph, Section, Table
+from ...report.kit.families import ALPHA, DEFAULT_FAMILY, FAMILY_WORDS, is_finding
+from ...report.kit.method_section import (
     SINGLE_SPLIT,
     STABILITY_COLUMN,
     Benchmark,
     BenchmarkTask,
     CardMetric,
     Flag,
+    KnownSections,
     ReportSection,
     ReportSettings,
 )
-from ...report.plots import to_png
-from ...report.tables import (
+from ...report.kit.plots import to_png
+from ...report.kit.tables import (
     BH_ONLY_MARK,
     HOLM_MARK,
     column,
@@ -65,18 +66,19 @@ def xweat_monolingual(results: pd.DataFrame) -> pd.DataFrame:
     return rows[~_is_cross_lingual(rows)]
 
 
-def effect_size_cell(row: pd.Series) -> str:
-    """``1.540***†‖ [-0.55, 1.87]``: a WEAT effect size, marked, with its bootstrap interval when there is one."""
-    text = marked_value(row)
+def effect_size_cell(row: pd.Series, known: KnownSections) -> str:
+    """``1.540***†‖ [-0.55, 1.87]``: a WEAT effect size, marked (the ``known`` sections' flags too), with its
+    bootstrap interval when there is one."""
+    text = marked_value(row, known)
     return text + (f" [{row['ci_low']:.2f}, {row['ci_high']:.2f}]" if has_interval(row) else "")
 
 
-def xweat_effect_table(results: pd.DataFrame, model: str) -> pd.DataFrame:
+def xweat_effect_table(results: pd.DataFrame, model: str, known: KnownSections) -> pd.DataFrame:
     """One model's monolingual XWEAT effect sizes: rows test, columns language, significance marked, the
     bootstrap 95 % interval next to d."""
     rows = xweat_monolingual(results)
     rows = rows[rows["model"] == model]
-    return _test_by_language(rows, effect_size_cell)
+    return _test_by_language(rows, lambda row: effect_size_cell(row, known))
 
 
 def influential_words(row: pd.Series) -> str:
@@ -101,7 +103,7 @@ def detectable_cell(row: pd.Series) -> str:
     return size
 
 
-def xweat_uncertainty_table(results: pd.DataFrame, model: str) -> pd.DataFrame:
+def xweat_uncertainty_table(results: pd.DataFrame, model: str, known: KnownSections) -> pd.DataFrame:
     """One model's WEAT tests (monolingual and cross-lingual), one row per test and language: d, its bootstrap
     interval and standard error, the permutation p, the minimum detectable effect at 80 % power (which a "not
     significant" test reads as "could not have detected less than") and the words whose removal moves d most."""
@@ -114,7 +116,7 @@ def xweat_uncertainty_table(results: pd.DataFrame, model: str) -> pd.DataFrame:
         {
             "test": rows["test"].to_numpy(),
             "language": rows["language"].to_numpy(),
-            "d": [marked_value(row) for _, row in rows.iterrows()],
+            "d": [marked_value(row, known) for _, row in rows.iterrows()],
             "95% bootstrap CI": [
                 f"[{row['ci_low']:.2f}, {row['ci_high']:.2f}]" if has_interval(row) else ""
                 for _, row in rows.iterrows()
@@ -199,7 +201,7 @@ def _test_by_language(rows: pd.DataFrame, cell) -> pd.DataFrame:
     return table.fillna("").reset_index()
 
 
-def xweat_cross_lingual_matrices(results: pd.DataFrame) -> dict[tuple[str, str], pd.DataFrame]:
+def xweat_cross_lingual_matrices(results: pd.DataFrame, known: KnownSections) -> dict[tuple[str, str], pd.DataFrame]:
     """Per (model, test): the paper's Table 6, rows targets language, columns attributes language.
 
     The diagonal holds the monolingual test of the same model; models without
@@ -217,7 +219,7 @@ def xweat_cross_lingual_matrices(results: pd.DataFrame) -> dict[tuple[str, str],
             (monolingual["model"] == model) & (monolingual["test"] == test) & monolingual["language"].isin(languages)
         ]
         cells = pd.concat([cross_rows, diagonal])
-        cells = cells.assign(cell=[marked_value(row) for _, row in cells.iterrows()])
+        cells = cells.assign(cell=[marked_value(row, known) for _, row in cells.iterrows()])
         table = cells.pivot_table(
             index="targets_language", columns="attributes_language", values="cell", aggfunc="first"
         ).reindex(index=languages, columns=languages)
@@ -227,7 +229,7 @@ def xweat_cross_lingual_matrices(results: pd.DataFrame) -> dict[tuple[str, str],
     return dict(sorted(matrices.items(), key=lambda item: (item[0][0], natural_order(item[0][1]))))
 
 
-def xweat_heatmap(results: pd.DataFrame, family: str = DEFAULT_FAMILY) -> bytes | None:
+def xweat_heatmap(results: pd.DataFrame, known: KnownSections, family: str = DEFAULT_FAMILY) -> bytes | None:
     """Monolingual XWEAT effect sizes, test x language, one panel per model, significance stars in the cells."""
     rows = xweat_monolingual(results)
     if rows.empty:
@@ -248,7 +250,7 @@ def xweat_heatmap(results: pd.DataFrame, family: str = DEFAULT_FAMILY) -> bytes 
             axis.text(
                 j,
                 i,
-                marked_value(row, 2),
+                marked_value(row, known, 2),
                 ha="center",
                 va="center",
                 fontsize=8,
@@ -267,22 +269,23 @@ def xweat_heatmap(results: pd.DataFrame, family: str = DEFAULT_FAMILY) -> bytes 
     return to_png(figure)
 
 
-def xweat_section(results: pd.DataFrame, alpha: float = ALPHA, family: str = DEFAULT_FAMILY) -> Section | None:
+def xweat_section(results: pd.DataFrame, settings: ReportSettings) -> Section | None:
+    alpha, family, known = settings.alpha, settings.family, settings.sections
     monolingual = xweat_monolingual(results)
     coverage_rows = results[(results["suite"] == XWEAT_SUITE) & (results["metric"] == "coverage")]
     if monolingual.empty and coverage_rows.empty:
         return None
     blocks: list = []
-    png = xweat_heatmap(results, family)
+    png = xweat_heatmap(results, known, family)
     if png:
         blocks.append(Image("xweat_heatmap", png, "XWEAT effect sizes per test and language, one panel per model"))
     subsections = []
     for model in distinct(pd.concat([monolingual, coverage_rows]), "model"):
         model_blocks = []
-        effects = xweat_effect_table(results, model)
+        effects = xweat_effect_table(results, model, known)
         if not effects.empty:
             model_blocks.append(Table(effects, f"{model}: effect sizes d [95 % bootstrap interval] (test x language)"))
-        uncertainty = xweat_uncertainty_table(results, model)
+        uncertainty = xweat_uncertainty_table(results, model, known)
         if not uncertainty.empty:
             model_blocks.append(
                 Table(
@@ -297,7 +300,7 @@ def xweat_section(results: pd.DataFrame, alpha: float = ALPHA, family: str = DEF
         if not coverage.empty:
             model_blocks.append(Table(coverage, f"{model}: share of each test's words in the vocabulary"))
         subsections.append(Section(f"XWEAT: {model}", tuple(model_blocks)))
-    matrices = xweat_cross_lingual_matrices(results)
+    matrices = xweat_cross_lingual_matrices(results, known)
     if matrices:
         intro = Paragraph(
             "Each table: the test's target words in the row's language against its attribute words in the "
@@ -334,7 +337,7 @@ def xweat_section(results: pd.DataFrame, alpha: float = ALPHA, family: str = DEF
             )
         )
         blocks.append(Bullets(tuple(skipped)))
-    blocks.append(Paragraph(significance_legend(alpha, family)))
+    blocks.append(Paragraph(significance_legend(known, alpha, family)))
     return Section("XWEAT", tuple(blocks), tuple(subsections))
 
 
@@ -445,8 +448,8 @@ class XWEATSection(ReportSection):
 
     def sections(self, results: pd.DataFrame, settings: ReportSettings) -> list[Section]:
         found = [
-            xweat_section(results, settings.alpha, settings.family),
-            association_section(results, settings.alpha, settings.family),
+            xweat_section(results, settings),
+            association_section(results, settings),
         ]
         return [section for section in found if section is not None]
 

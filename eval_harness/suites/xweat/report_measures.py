@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ...report.document import Bullets, Paragraph, Section, Table
-from ...report.families import ALPHA, DEFAULT_FAMILY
-from ...report.tables import format_number, format_p, marked_value, natural_order, significance_legend
+from ...report.kit.document import Bullets, Paragraph, Section, Table
+from ...report.kit.method_section import KnownSections, ReportSettings
+from ...report.kit.tables import format_number, format_p, marked_value, natural_order, significance_legend
 
 XWEAT_SUITE = "xweat"
 # The xweat suite's association measures besides WEAT (its `measures` option).
@@ -50,9 +50,10 @@ def _rows(results: pd.DataFrame) -> pd.DataFrame:
     return results[(results["suite"] == XWEAT_SUITE) & results["metric"].isin(("effect_size", *ASSOCIATION_METRICS))]
 
 
-def measures_table(results: pd.DataFrame, model: str) -> pd.DataFrame:
+def measures_table(results: pd.DataFrame, model: str, known: KnownSections) -> pd.DataFrame:
     """One model's measures: rows test x language (``"en-de"``: targets in English, attributes in German),
-    a column per measure (and set) that was run; WEAT, SEAT and CEAT with their significance marks."""
+    a column per measure (and set) that was run; WEAT, SEAT and CEAT with their significance marks (and the
+    ``known`` sections' flags)."""
     rows = _rows(results)
     rows = rows[rows["model"] == model]
     if rows.empty:
@@ -62,13 +63,13 @@ def measures_table(results: pd.DataFrame, model: str) -> pd.DataFrame:
         header = COLUMNS.get((row["metric"], None if pd.isna(row["term"]) else row["term"]))
         if header is not None:
             line = lines.setdefault((row["test"], row["language"]), {"test": row["test"], "language": row["language"]})
-            line[header] = marked_value(row)
+            line[header] = marked_value(row, known)
     shown = [header for header in COLUMNS.values() if any(header in line for line in lines.values())]
     order = sorted(lines, key=lambda key: (natural_order(key[0]), "-" in key[1], key[1]))
     return pd.DataFrame([lines[key] for key in order], columns=["test", "language", *shown]).fillna("")
 
 
-def ceat_table(results: pd.DataFrame, model: str) -> pd.DataFrame:
+def ceat_table(results: pd.DataFrame, model: str, known: KnownSections) -> pd.DataFrame:
     """One model's CEAT results: combined effect size with its interval, SE, p, and the heterogeneity."""
     rows = results[(results["suite"] == XWEAT_SUITE) & (results["metric"] == "ceat") & (results["model"] == model)]
     rows = rows[rows["value"].notna()]
@@ -81,7 +82,7 @@ def ceat_table(results: pd.DataFrame, model: str) -> pd.DataFrame:
             {
                 "test": row["test"],
                 "language": row["language"],
-                "CEAT d": marked_value(row),
+                "CEAT d": marked_value(row, known),
                 interval: f"[{format_number(row['ci_low'])}, {format_number(row['ci_high'])}]",
                 f"{interval} (words and contexts)": _words_contexts_interval(row),
                 "SE": format_number(row["std_err"], 4),
@@ -118,7 +119,7 @@ def skipped_notes(results: pd.DataFrame) -> list[str]:
     ]
 
 
-def association_section(results: pd.DataFrame, alpha: float = ALPHA, family: str = DEFAULT_FAMILY) -> Section | None:
+def association_section(results: pd.DataFrame, settings: ReportSettings) -> Section | None:
     """The section, or ``None`` when the run has no association measure besides WEAT."""
     rows = _rows(results)
     measured = rows[rows["metric"].isin(ASSOCIATION_METRICS)]
@@ -126,8 +127,9 @@ def association_section(results: pd.DataFrame, alpha: float = ALPHA, family: str
         return None
     subsections = []
     for model in dict.fromkeys(measured["model"]):
-        blocks: list = [Table(measures_table(results, model), f"{model}: association measures per test and language")]
-        ceat = ceat_table(results, model)
+        measures = measures_table(results, model, settings.sections)
+        blocks: list = [Table(measures, f"{model}: association measures per test and language")]
+        ceat = ceat_table(results, model, settings.sections)
         if not ceat.empty:
             blocks.append(
                 Table(
@@ -150,5 +152,5 @@ def association_section(results: pd.DataFrame, alpha: float = ALPHA, family: str
     skipped = skipped_notes(results)
     if skipped:
         blocks += [Paragraph("Measures that did not run:", warning=True), Bullets(tuple(skipped))]
-    blocks.append(Paragraph(significance_legend(alpha, family)))
+    blocks.append(Paragraph(significance_legend(settings.sections, settings.alpha, settings.family)))
     return Section("Association measures (XWEAT tests)", tuple(blocks), tuple(subsections))

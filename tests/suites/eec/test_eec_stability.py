@@ -14,7 +14,9 @@ from scipy import stats
 from eval_harness.contract import Unit
 from eval_harness.contract.records import make_record
 from eval_harness.report import annotate
-from eval_harness.report.tables import findings_table
+from eval_harness.report.kit.families import ALPHA, DEFAULT_FAMILY
+from eval_harness.report.kit.tables import findings_table
+from eval_harness.report.sections import report_sections, report_settings
 from eval_harness.stats.betareg import fit_intersectional
 from eval_harness.suites.eec.records import EEC_RECORDS
 from eval_harness.suites.eec.report import SECTION, eec_section
@@ -22,6 +24,7 @@ from eval_harness.suites.eec.report_stability import FRAGILE_MARK, stability_tab
 from eval_harness.suites.eec.sentences import effect_sentences, undetected_sentences
 from eval_harness.suites.eec.suite import SUITE
 
+SETTINGS = report_settings(ALPHA, DEFAULT_FAMILY)
 LEVELS = {"group": ("Anglo", "Arab"), "gender": ("male", "female")}
 UNIT = Unit(model="m", suite="eec", language="en", dataset="eec", config="en_arab_anglo", emotion="anger")
 RESAMPLES = 400
@@ -95,13 +98,13 @@ def test_a_finding_driven_by_one_template_is_flagged_fragile_and_a_robust_one_of
     assert FRAGILE_MARK not in next(
         s.text for s in effect_sentences(results)["en_arab_anglo"] if s.model == "robust" and s.effect == "group_ame"
     )
-    findings = findings_table(results, "fragile")
+    findings = findings_table(results, report_sections(), "fragile")
     assert set(findings["model"]) == {"fragile"} and all(FRAGILE_MARK in value for value in findings["value"])
     assert findings["stability (sign/verdict kept)"].str.startswith("templates ").all()
-    table = stability_table(results, "en_arab_anglo")
+    table = stability_table(results, "en_arab_anglo", report_sections())
     assert {"sign/verdict kept", "variance split", "MDE (80%)", "most influential template"} <= set(table.columns)
     assert any("template 0 " in cell for cell in table["most influential template"])
-    legend = " ".join(block.text for block in eec_section(results).blocks if hasattr(block, "text"))
+    legend = " ".join(block.text for block in eec_section(results, SETTINGS).blocks if hasattr(block, "text"))
     assert "at least 20% of the template or name bootstrap resamples" in legend
 
 
@@ -152,13 +155,13 @@ def test_by_default_the_one_template_finding_is_not_significant_and_reads_with_w
         critical = stats.t.ppf(0.975, df)
         power = stats.nct.sf(critical, df, delta) + stats.nct.cdf(-critical, df, delta)
         assert df == 10 and power == pytest.approx(0.8, abs=1e-6)
-    intro = " ".join(block.text for block in eec_section(results).blocks if hasattr(block, "text"))
+    intro = " ".join(block.text for block in eec_section(results, SETTINGS).blocks if hasattr(block, "text"))
     assert "cluster-robust (CR1 sandwich, clustered by template_id) for 2 fits" in intro  # says which SE it used
     lines = undetected_sentences(results)["en_arab_anglo"]
     line = next(text for text in lines if text.startswith("null, anger"))
     assert f"could not have detected less than {effect(results, 'null')['mde']:.2g}" in line
     assert "no evidence of no bias" in " ".join(
-        b.text for b in eec_section(results).subsections[0].blocks if hasattr(b, "text")
+        b.text for b in eec_section(results, SETTINGS).subsections[0].blocks if hasattr(b, "text")
     )
 
 
@@ -201,7 +204,7 @@ def test_a_judges_prompt_spread_is_one_fit_per_paraphrase():
     row = effect(results, "judge")
     assert row["fragile"] == (row["p_value"] <= 0.05)  # a flip in 1 of 3 prompts is 33 % >= 20 %
     assert "prompts 67%" in SECTION.findings_columns(results.loc[[row.name]])["stability (sign/verdict kept)"].iloc[0]
-    table = stability_table(results, "en_arab_anglo")
+    table = stability_table(results, "en_arab_anglo", report_sections())
     assert table["prompt spread"].str.endswith("over 4 prompts").any()
 
 

@@ -10,6 +10,7 @@ import pytest
 from helpers.synthetic_run import write_synthetic_run
 
 from eval_harness.report import annotate, load_run
+from eval_harness.report.sections import report_sections
 from eval_harness.suites.eec.report import judge_validity, regressor_quality
 from eval_harness.suites.eec.summary import (
     SUMMARY_EFFECTS,
@@ -112,7 +113,7 @@ def test_the_quality_table_gives_each_models_test_pearson_r(annotated, records):
 
 def test_a_run_without_eec_effects_has_no_eec_summary(annotated):
     quality = regressor_quality(annotated), judge_validity(annotated), 0.5
-    assert [type(block).__name__ for block in eec_summary(annotated, 0.4, *quality)] == [
+    assert [type(block).__name__ for block in eec_summary(annotated, 0.4, *quality, report_sections())] == [
         "Bullets",  # the verdict per model, first
         "Table",  # the verdict table
         "Paragraph",  # the method
@@ -121,7 +122,7 @@ def test_a_run_without_eec_effects_has_no_eec_summary(annotated):
         "Bullets",
         "Table",
     ]
-    assert eec_summary(annotated[annotated["metric"] != "effect"], 0.4, *quality) == []
+    assert eec_summary(annotated[annotated["metric"] != "effect"], 0.4, *quality, report_sections()) == []
 
 
 def test_verdicts_on_few_df_are_said_to_be_so(annotated):

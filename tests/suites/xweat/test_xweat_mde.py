@@ -6,6 +6,7 @@ import pandas as pd
 import pytest
 
 from eval_harness.models.static import StaticVectors
+from eval_harness.report.sections import report_sections
 from eval_harness.stats.weat_power import weat_minimum_detectable_effect
 from eval_harness.suites.xweat import WordSet, run_xweat, xweat_records
 from eval_harness.suites.xweat.records import XWEAT_RECORDS
@@ -46,7 +47,7 @@ def test_the_report_column_reads_a_not_significant_test_as_what_it_could_not_hav
         [{**record, "suite": "xweat", "model": "m", "language": "en", "test": test}
          for test, record in (("T1", significant), ("T2", null))]
     )  # fmt: skip
-    table = xweat_uncertainty_table(results, "m")
+    table = xweat_uncertainty_table(results, "m", report_sections())
     assert table["MDE (80 % power)"].tolist() == ["d = 1.09", "p > 0.05: could not have detected less than d = 1.09"]
     assert xweat_not_detected(results) == (
         "1 WEAT test(s) have p > 0.05. That is not evidence of no bias: with their set sizes, their permutation "
@@ -54,8 +55,9 @@ def test_the_report_column_reads_a_not_significant_test_as_what_it_could_not_hav
     )
     assert xweat_not_detected(results[results["test"] == "T1"]) is None
     older = results.drop(columns=["mde", "mde_power", "mde_alpha"])
-    assert "MDE (80 % power)" not in xweat_uncertainty_table(older, "m").columns  # runs from before the MDE
+    table = xweat_uncertainty_table(older, "m", report_sections())
+    assert "MDE (80 % power)" not in table.columns  # runs from before the MDE
     assert xweat_not_detected(older) is None
     # without a bootstrap the table still shows the MDE
     unbootstrapped = results.drop(columns=["ci_low", "ci_high", "bootstrap_std_err", "n_bootstrap"])
-    assert "MDE (80 % power)" in xweat_uncertainty_table(unbootstrapped, "m").columns
+    assert "MDE (80 % power)" in xweat_uncertainty_table(unbootstrapped, "m", report_sections()).columns

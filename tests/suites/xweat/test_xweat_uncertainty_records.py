@@ -92,7 +92,8 @@ def test_the_findings_tables_show_how_often_the_word_resamples_keep_the_sign_of_
 
     from eval_harness.contract.records import make_record
     from eval_harness.report import annotate
-    from eval_harness.report.tables import findings_table
+    from eval_harness.report.kit.tables import findings_table
+    from eval_harness.report.sections import report_sections
     from eval_harness.suites.xweat.records import XWEAT_RECORDS
 
     vectors, sets, _ = planted
@@ -102,7 +103,7 @@ def test_the_findings_tables_show_how_often_the_word_resamples_keep_the_sign_of_
     unit = Unit(model="static", suite="xweat", language="en", dataset="xweat", config="en", test="T1", seed=0)
     records = [make_record(unit, record, XWEAT_RECORDS) for record in xweat_records(result)]
     effect = records[0]
-    table = findings_table(annotate(pd.DataFrame.from_records(records)))
+    table = findings_table(annotate(pd.DataFrame.from_records(records)), report_sections())
     (cell,) = table.loc[table["metric"] == "effect_size", "stability (sign/verdict kept)"]
     words, left_out = effect["stability_words_sign"], effect["stability_words_loo_sign"]
     assert cell == f"words {words:.0%} · one word left out {left_out:.0%}"

@@ -7,7 +7,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
 
-from ....report.plots import MODEL_COLOURS, interval_95, marker_fill, to_png
+from ....report.kit.plots import MODEL_COLOURS, interval_95, marker_fill, to_png
 from ..measurement import INTENSITY_SCALE_WIDTH
 from .sentences import effect_label
 

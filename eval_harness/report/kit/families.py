@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..errors import InputError
+from ...errors import InputError
 
 ALPHA = 0.05
 # family name -> the columns whose values make one family

@@ -10,13 +10,14 @@ on a model card (:class:`CardMetric`) and the report options it reads (:attr:`Re
 
 Which sections there are is the assembly's business (:func:`eval_harness.report.sections.report_sections`, from the
 registries). What every known section declares is read by the building blocks too (a flag's mark appears in every
-table, whichever method's table it is): :func:`known_sections` gives what the assembly handed over
-(:func:`use_known_sections`), and no section before it did.
+table, whichever method's table it is): the assembly hands it over as an argument,
+:class:`KnownSections` in :attr:`ReportSettings.sections`, which a section passes on to the kit's
+tables.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -33,13 +34,18 @@ STABILITY_COLUMN = "stability (sign/verdict kept)"
 
 @dataclass(frozen=True)
 class ReportSettings:
-    """What the reader chose: the significance level, the multiple-testing family (:data:`~.families.FAMILIES`) and
-    the methods' report options (name -> a number, a section's threshold; a section reads the ones it declares
-    with :meth:`ReportSection.option`, the EEC's ``min_regressor_r``), those not given at their sections' defaults."""
+    """What the reader chose, and what the report knows.
+
+    The significance level, the multiple-testing family (:data:`~.families.FAMILIES`), the methods'
+    report options (name -> a number, a section's threshold; a section reads the ones it declares with
+    :meth:`ReportSection.option`, the EEC's ``min_regressor_r``), those not given at their sections'
+    defaults, and every section the report knows (:class:`KnownSections`, whose flags mark the
+    tables; none by default)."""
 
     alpha: float
     family: str
     options: Mapping[str, float] = field(default_factory=dict)
+    sections: KnownSections = field(default_factory=lambda: KnownSections())
 
 
 @dataclass(frozen=True)
@@ -209,21 +215,3 @@ class KnownSections:
 
     def flags(self) -> list[Flag]:
         return [flag for section in self.sections for flag in section.flags]
-
-
-# Where known_sections() asks: no section until the assembly hands over its registries' (use_known_sections).
-_known_sections: Callable[[], KnownSections] = KnownSections
-
-
-def known_sections() -> KnownSections:
-    """Every section the report knows: what the assembly's ``report_sections`` finds in the registries once it
-    has handed itself over (:func:`use_known_sections`, when :mod:`eval_harness.report.sections` is imported);
-    none before."""
-    return _known_sections()
-
-
-def use_known_sections(source: Callable[[], KnownSections]) -> None:
-    """Let :func:`known_sections` ask ``source`` (the assembly's ``report_sections``): the building blocks read
-    what every section declares without importing the assembly, which imports the suite registry."""
-    global _known_sections
-    _known_sections = source

@@ -1,6 +1,7 @@
 """The report's building blocks for tables, from a run's annotated results (see :func:`.findings.annotate`), and
 the tables no method owns: the findings and the records no section shows. What every section declares (its flags'
-marks, its further columns of the findings tables) comes from :func:`~.method_section.known_sections`.
+marks, its further columns of the findings tables) is an argument: the report's
+:class:`~.method_section.KnownSections` (``settings.sections`` in a section).
 
 Each builder takes the long-format results and returns flat :class:`pandas.DataFrame` objects of display
 strings (the raw numbers go to the CSV). Significance is marked the paper's way, from the record's ``stars``
@@ -20,25 +21,25 @@ import math
 import numpy as np
 import pandas as pd
 
-from ..contract.records import TESTED_POOLINGS
-from ..errors import InputError
-from ..stats.significance import significance_stars
+from ...contract.records import TESTED_POOLINGS
+from ...errors import InputError
+from ...stats.significance import significance_stars
 from .families import ALPHA, DEFAULT_FAMILY, FAMILY_WORDS
-from .method_section import known_sections
+from .method_section import KnownSections
 
 HOLM_MARK = "†"
 BH_ONLY_MARK = "‡"
 FINDING_COLUMNS = ["model", "suite", "language", "config", "emotion", "test", "term", "metric"]
 
 
-def significance_legend(alpha: float = ALPHA, family: str = DEFAULT_FAMILY) -> str:
-    """What the stars and marks of every table and figure mean (the methods' marks from their flags)."""
+def significance_legend(known: KnownSections, alpha: float = ALPHA, family: str = DEFAULT_FAMILY) -> str:
+    """What the stars and marks of every table and figure mean (the ``known`` sections' flags' too)."""
     legend = (
         "Stars: *** p ≤ 0.01, ** p ≤ 0.05, * p ≤ 0.10 (unadjusted). "
         f"{HOLM_MARK} survives Holm (family-wise error {alpha:g}) and {BH_ONLY_MARK} survives Benjamini-Hochberg "
         f"(false discovery rate {alpha:g}) but not Holm, the p-values adjusted {FAMILY_WORDS[family]}."
     )
-    flags = [flag.legend.format(mark=flag.mark, alpha=alpha) for flag in known_sections().flags() if flag.legend]
+    flags = [flag.legend.format(mark=flag.mark, alpha=alpha) for flag in known.flags() if flag.legend]
     return " ".join([legend, *flags])
 
 
@@ -80,13 +81,13 @@ def stars_of(row: pd.Series) -> str:
     return "" if p_value is None or pd.isna(p_value) else significance_stars(float(p_value))
 
 
-def survival_mark(row: pd.Series) -> str:
-    """``†`` when the row survives Holm, ``‡`` when it survives only BH, then the mark of every method's flag the
-    row carries (see the module docstring)."""
+def survival_mark(row: pd.Series, known: KnownSections) -> str:
+    """``†`` when the row survives Holm, ``‡`` when it survives only BH, then the mark of every
+    ``known`` section's flag the row carries (see the module docstring)."""
     mark = HOLM_MARK if bool(row.get("survives_holm", False)) else ""
     if not mark and bool(row.get("survives_bh", False)):
         mark = BH_ONLY_MARK
-    for flag in known_sections().flags():
+    for flag in known.flags():
         if flag.mark and bool(row.get(flag.column, False)):
             mark += flag.mark
     return mark
@@ -99,12 +100,13 @@ def seed_spread(row: pd.Series, digits: int = 3) -> str:
     return f" ±{row['between_seed_sd']:.{digits}f}"
 
 
-def marked_value(row: pd.Series, digits: int = 3) -> str:
-    """``-0.120***†``: the value with its stars and marks (``skipped`` for a skipped test), and the
-    between-seed SD of a number pooled over seeds."""
+def marked_value(row: pd.Series, known: KnownSections, digits: int = 3) -> str:
+    """``-0.120***†``: the value with its stars and marks (those of the ``known`` sections' flags
+    included; ``skipped`` for a skipped test), and the between-seed SD of a number pooled over seeds."""
     if pd.isna(row["value"]) and row.get("status") == "skipped":
         return "skipped"
-    return f"{format_number(row['value'], digits)}{stars_of(row)}{survival_mark(row)}{seed_spread(row, digits)}"
+    marks = stars_of(row) + survival_mark(row, known)
+    return f"{format_number(row['value'], digits)}{marks}{seed_spread(row, digits)}"
 
 
 def has_interval(row: pd.Series) -> bool:
@@ -129,8 +131,8 @@ def natural_order(label: str) -> tuple:
     return (int(digits) if digits else math.inf, str(label))
 
 
-def _flags(row: pd.Series) -> str:
-    return "; ".join(flag.note for flag in known_sections().flags() if bool(row.get(flag.column)))
+def _flags(row: pd.Series, known: KnownSections) -> str:
+    return "; ".join(flag.note for flag in known.flags() if bool(row.get(flag.column)))
 
 
 def _share(value, n_seeds) -> str:
@@ -139,9 +141,9 @@ def _share(value, n_seeds) -> str:
     return f"{round(value * n_seeds)}/{int(n_seeds)}"
 
 
-def findings_table(results: pd.DataFrame, which: str = "all") -> pd.DataFrame:
+def findings_table(results: pd.DataFrame, known: KnownSections, which: str = "all") -> pd.DataFrame:
     """The findings (see :mod:`.findings`) sorted by p-value, with raw, Holm and BH p-values, the further
-    p-values the methods' sections name (:attr:`~.method_section.ReportSection.findings_p_values`: the EEC's
+    p-values the ``known`` sections name (:attr:`~.method_section.ReportSection.findings_p_values`: the EEC's
     template-clustered one) and their own columns (:meth:`~.method_section.ReportSection.findings_columns`: how stable a
     finding is), the flags, and (seeds pooled) how many seeds agree in sign and significance.
 
@@ -153,7 +155,7 @@ def findings_table(results: pd.DataFrame, which: str = "all") -> pd.DataFrame:
         "holm": results["survives_holm"],
         "bh_only": results["survives_bh"] & ~results["survives_holm"],
     }
-    flags = [flag.column for flag in known_sections().flags()]
+    flags = [flag.column for flag in known.flags()]
     if which not in selections and which not in flags:
         raise InputError(f"unknown findings selection {which!r}; choose from {[*selections, *flags]}")
     chosen = selections.get(which)
@@ -163,38 +165,38 @@ def findings_table(results: pd.DataFrame, which: str = "all") -> pd.DataFrame:
     table = rows[FINDING_COLUMNS].astype(object).where(rows[FINDING_COLUMNS].notna(), "")
     further = {
         name: (rows[field] if field in rows.columns else pd.Series(None, rows.index)).map(format_p)
-        for section in known_sections().sections
+        for section in known.sections
         for name, field in section.findings_p_values.items()
     }
-    for section in known_sections().sections:  # the sections' own columns (a finding's stability)
+    for section in known.sections:  # the sections' own columns (a finding's stability)
         for name, cells in section.findings_columns(section.rows(rows)).items():
             further.setdefault(name, pd.Series("", index=rows.index, dtype=object)).update(cells)
     table = table.assign(
-        value=[marked_value(row) for _, row in rows.iterrows()],
+        value=[marked_value(row, known) for _, row in rows.iterrows()],
         p=rows["p_value"].map(format_p),
         p_holm=rows["p_holm"].map(format_p),
         p_bh=rows["p_bh"].map(format_p),
         **further,
         seeds_same_sign=[_share(row.get("share_same_sign"), row.get("n_seeds")) for _, row in rows.iterrows()],
         seeds_significant=[_share(row.get("share_significant"), row.get("n_seeds")) for _, row in rows.iterrows()],
-        flag=[_flags(row) for _, row in rows.iterrows()],
+        flag=[_flags(row, known) for _, row in rows.iterrows()],
     )
     # Drop columns empty for every shown row (e.g. `test` when only EEC findings survive).
     return table.loc[:, [c for c in table.columns if (table[c] != "").any()]].reset_index(drop=True)
 
 
-def covered_mask(results: pd.DataFrame) -> pd.Series:
-    """True for the records some method's section shows (or knowingly leaves to the CSV)."""
+def covered_mask(results: pd.DataFrame, known: KnownSections) -> pd.Series:
+    """True for the records some ``known`` section shows (or knowingly leaves to the CSV)."""
     covered = pd.Series(False, index=results.index)
-    for section in known_sections().sections:
+    for section in known.sections:
         covered |= section.shows(results)
     return covered
 
 
-def other_results_table(results: pd.DataFrame) -> pd.DataFrame:
-    """Records no section shows (a suite without a section, a metric its section does not show), as a plain
-    long table."""
-    rows = results[~covered_mask(results)]
+def other_results_table(results: pd.DataFrame, known: KnownSections) -> pd.DataFrame:
+    """Records no ``known`` section shows (a suite without a section, a metric its section does not
+    show), as a plain long table."""
+    rows = results[~covered_mask(results, known)]
     if rows.empty:
         return pd.DataFrame()
     columns = [c for c in (*FINDING_COLUMNS, "value", "std_err", "p_value") if rows[c].notna().any()]

@@ -14,7 +14,7 @@ Checks, for one HTML file:
   model's verdict sentence ends (``verdict_bottoms``: on the first screen when all are within its height);
 * and it writes a screenshot of the page's top ``window_size`` pixels.
 
-Run as ``python -m eval_harness.report.browser REPORT.html --screenshot OUT.png``
+Run as ``python tests/helpers/browser.py REPORT.html --screenshot OUT.png``
 (exit code 1 when a check fails). Chromium is ``$XBIAS_CHROMIUM``, else the first
 of ``chromium``, ``chromium-browser``, ``google-chrome`` on the PATH.
 """
@@ -39,7 +39,7 @@ from pathlib import Path
 
 from PIL import Image, UnidentifiedImageError
 
-from ..errors import ConfigError, XBiasError
+from eval_harness.errors import ConfigError, XBiasError
 
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome")
 CHROMIUM_FLAGS = (
@@ -305,7 +305,7 @@ def check_html(
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m eval_harness.report.browser", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python tests/helpers/browser.py", description=__doc__.splitlines()[0])
     parser.add_argument("html", help="the report's HTML file")
     parser.add_argument("--screenshot", help="write a PNG screenshot here")
     parser.add_argument("--window-size", default="1400,1800", help="WIDTH,HEIGHT of the screenshot (default 1400,1800)")
