@@ -27,8 +27,8 @@ def add_parser(commands, verbosity: argparse.ArgumentParser) -> None:
 def _cmd_power(args: argparse.Namespace) -> None:
     from ..errors import InputError, shown
     from ..report import load_run
-    from ..report.kit.document import Table, markdown_table
     from ..report.findings import pool_over_seeds
+    from ..report.kit.document import Table, markdown_table
     from ..suites.eec.planner import no_plan_reason, power_summary, power_table
 
     if args.target is not None and not (math.isfinite(args.target) and 0 < args.target < 1):

@@ -2,8 +2,10 @@ r"""Word-embedding association measures besides WEAT: RND, MAC, ECT, RIPA and RN
 
 Every function takes the vectors of role-labelled word sets as ``(n_words, dim)`` arrays, the same input as
 :func:`eval_harness.stats.weat.weat`: target sets :math:`X, Y` (the groups) and attribute sets :math:`A, B`
-(MAC takes any number of attribute sets, RNSB any number of target groups).
-:func:`association_from_roles` runs any of them on row-wise input (one vector and one role per row).
+(MAC takes any number of attribute sets, RNSB any number of target groups). How each meets a test's roles,
+and its name, record fields and report label, is its entry in
+:data:`eval_harness.suites.xweat.measures.WORD_MEASURES`, which the xweat suite, its report and the
+``word_association`` metric read.
 
 =======  ==========================================  =============  ============================  ================
 measure  value                                       range          no bias / no association      reference
@@ -34,17 +36,13 @@ from ..errors import InputError
 from .results import Result
 
 # weat's input checks, shared so that every measure rejects bad vectors with the same messages.
-from .vectors import is_whole_number, matrix, unit_rows, vector_sets
+from .vectors import is_whole_number, unit_rows, vector_sets
 from .weat import similarity_matrix
-from .word_sets import distinct_role_rows
 
-MEASURES = ("rnd", "mac", "ect", "ripa", "rnsb")
 RELATIONS = ("pca", "pair_mean")
 RNSB_UNITS = ("group", "word")
 DEFAULT_RNSB_SEEDS = 10
 DEFAULT_TRAIN_FRACTION = 0.8
-TARGET_ROLES = ("X", "Y")
-ATTRIBUTE_ROLES = ("A", "B")
 
 
 # ----------------------------------------------------------------------------------------------------- RND
@@ -559,93 +557,6 @@ def _fit_logistic(vectors: np.ndarray, labels: np.ndarray, C: float):
     # Newton steps with a tight tolerance: the fit is the penalised maximum-likelihood optimum, not an early
     # stop, in a few iterations (lbfgs reaches the same optimum ~10x slower on 50-d word vectors).
     return LogisticRegression(C=C, solver="newton-cholesky", max_iter=100, tol=1e-10).fit(vectors, labels)
-
-
-# ----------------------------------------------------------------------------------------------------- roles
-
-# Each measure's options (keywords of its function besides the vectors).
-MEASURE_OPTIONS = {
-    "rnd": ("normalize",),
-    "mac": (),
-    "ect": (),
-    "ripa": ("relation",),
-    "rnsb": ("unit", "n_seeds", "seed", "train_fraction", "C"),
-}
-
-
-def association_from_roles(
-    measure: str, embeddings, roles: Sequence[str], words: Sequence[str] | None = None, **options
-) -> dict[str, object]:
-    """Run ``measure`` on row-wise input (one vector per row and its role); the ``word_association`` metric's core.
-
-    Roles: ``"X"`` and ``"Y"`` are the target sets, ``"A"`` and ``"B"`` the attribute sets (WEAT's roles). Returns
-    a dict from the attribute set(s) used to the result:
-
-    - ``"rnd"``, ``"ect"``: X, Y and A are required; the measure is computed for A and, when B rows are given,
-      again for B: ``{"A": result, "B": result}``.
-    - ``"ripa"``: the X and Y rows are the pairs ``(x_i, y_i)`` in row order (as many X as Y rows); the words
-      scored are A's, and B's separately when given: ``{"A": result, "B": result}``.
-    - ``"mac"``: targets X (and Y, a second target set, when given); every other role is an attribute set (any
-      label, any number of sets, in order of first appearance): ``{"A+B": result}`` (the labels joined by ``+``).
-    - ``"rnsb"``: target groups X and Y, positive attribute set A, negative attribute set B:
-      ``{"A+B": result}``.
-
-    ``words`` (optional) gives each row's word: a word listed twice in one role counts once (its later rows
-    are dropped, with one :class:`~eval_harness.errors.DuplicateWordsWarning`; :mod:`.word_sets`, WEFE's
-    convention); without words, rows are taken as given. ``options`` are the measure's keywords
-    (``MEASURE_OPTIONS``); any other is an InputError.
-
-    Examples
-    --------
-    >>> from eval_harness.stats.association import association_from_roles
-    >>> results = association_from_roles(
-    ...     "rnd", [[2.0, 0.0], [0.0, 2.0], [-3.0, 0.0], [1.0, 0.0], [1.0, 1.0], [-1.0, 1.0]],
-    ...     ["X", "X", "Y", "Y", "A", "A"], normalize=False)
-    >>> list(results), round(results["A"].value, 4)
-    (['A'], -1.2361)
-    """
-    if measure not in MEASURES:
-        raise InputError(f"unknown measure {measure!r}; give measure= one of {MEASURES}")
-    unknown = sorted(set(options) - set(MEASURE_OPTIONS[measure]))
-    if unknown:
-        allowed = MEASURE_OPTIONS[measure] or "none"
-        raise InputError(f"option(s) {unknown} do not apply to measure {measure!r}; its options: {allowed}")
-    roles = [str(role) for role in roles]
-    vectors = matrix(embeddings, "embeddings")
-    if len(roles) != len(vectors):
-        raise InputError(f"{len(vectors)} embeddings but {len(roles)} roles; give one role per row")
-    if words is not None:
-        words = [str(word) for word in words]
-        if len(words) != len(roles):
-            raise InputError(f"{len(roles)} embeddings but {len(words)} words; give one word per row")
-        keep = distinct_role_rows(roles, words)
-        vectors, roles = vectors[keep], [role for role, kept in zip(roles, keep, strict=True) if kept]
-    labels = list(dict.fromkeys(roles))
-    if measure != "mac":
-        extra = sorted(set(labels) - set(TARGET_ROLES) - set(ATTRIBUTE_ROLES))
-        if extra:
-            raise InputError(
-                f"unknown role(s) {extra}; every row's role must be one of {TARGET_ROLES + ATTRIBUTE_ROLES}"
-            )
-    role_array = np.asarray(roles)
-    rows = {label: vectors[role_array == label] for label in labels}
-    if measure == "mac":
-        if "X" not in rows:
-            raise InputError("MAC needs target rows with role 'X' (and optionally 'Y')")
-        attribute_labels = [label for label in labels if label not in TARGET_ROLES]
-        if not attribute_labels:
-            raise InputError("MAC needs at least one attribute set: rows with a role other than 'X' and 'Y'")
-        target_sets = [rows[label] for label in TARGET_ROLES if label in rows]
-        return {"+".join(attribute_labels): mean_average_cosine(target_sets, [rows[k] for k in attribute_labels])}
-    missing = [label for label in ("X", "Y", "A") if label not in rows]
-    if measure == "rnsb" and "B" not in rows:
-        missing.append("B")
-    if missing:
-        raise InputError(f"measure {measure!r} needs rows with role(s) {missing}")
-    if measure == "rnsb":
-        return {"A+B": relative_negative_sentiment([rows["X"], rows["Y"]], rows["A"], rows["B"], **options)}
-    function = {"rnd": relative_norm_distance, "ect": embedding_coherence, "ripa": relational_inner_product}[measure]
-    return {label: function(rows["X"], rows["Y"], rows[label], **options) for label in ATTRIBUTE_ROLES if label in rows}
 
 
 # ----------------------------------------------------------------------------------------------------- helpers

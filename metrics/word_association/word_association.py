@@ -1,6 +1,7 @@
 # Copyright 2024 The xbias authors. Licensed under the Apache License, Version 2.0.
 #
-# Thin evaluate wrapper: all logic lives in eval_harness.stats.association.
+# Thin evaluate wrapper: the measures are eval_harness.stats.association's functions, each declared once (its
+# roles, its options) in eval_harness.suites.xweat.measures.WORD_MEASURES, which also runs them on the rows.
 # One import per line: evaluate's import parser misreads "import a, b".
 # "# From: xbias" names the distribution of eval_harness: evaluate's missing-dependency message then says
 # `pip install xbias`, not `pip install eval_harness` (an unrelated PyPI project).
@@ -10,9 +11,8 @@ import datasets
 import evaluate
 
 from eval_harness.metric_modules import CheckedRowsModule  # From: xbias
-from eval_harness.stats import association  # From: xbias
 from eval_harness.stats.vectors import check_role_rows  # From: xbias
-from eval_harness.stats.weat import check_draw_counts  # From: xbias
+from eval_harness.suites.xweat import measures  # From: xbias
 
 _CITATION = """\
 @article{garg2018word,
@@ -111,6 +111,5 @@ class WordAssociation(CheckedRowsModule, evaluate.Measurement):
         )
 
     def _compute(self, embeddings, roles, measure=None, words=None, **options):
-        check_draw_counts({name: options[name] for name in ("n_seeds",) if name in options})
-        results = association.association_from_roles(measure, embeddings, roles, words=words, **options)
+        results = measures.association_from_roles(measure, embeddings, roles, words=words, **options)
         return {"measure": measure, "results": {label: result.to_dict() for label, result in results.items()}}

@@ -20,7 +20,7 @@ from eval_harness.report.kit.families import ALPHA, DEFAULT_FAMILY
 from eval_harness.report.kit.tables import format_number, other_results_table
 from eval_harness.report.run_folder import load_run
 from eval_harness.report.sections import report_sections, report_settings
-from eval_harness.suites.xweat import MEASURES
+from eval_harness.suites.xweat import measure_names
 from eval_harness.suites.xweat.report_measures import association_section, ceat_table, measures_table
 
 COLUMNS = ["WEAT d", "SEAT d", "CEAT d", "RND (A)", "RND (B)", "MAC", "ECT (A)", "ECT (B)", "RIPA (X)", "RIPA (Y)"]
@@ -35,7 +35,7 @@ def run_dir(tmp_path_factory):
         [encoder_model(bert)],
         languages=["en", "de"],
         cross_lingual=True,
-        measures=list(MEASURES),
+        measures=list(measure_names()),
         seat_templates={"de": DE_TEMPLATES},
         corpus=str(corpus),
     )

@@ -8,7 +8,6 @@ from scipy.optimize import minimize
 
 from eval_harness.errors import InputError
 from eval_harness.stats.association import (
-    association_from_roles,
     embedding_coherence,
     kl_from_uniform,
     mean_average_cosine,
@@ -16,6 +15,7 @@ from eval_harness.stats.association import (
     relative_negative_sentiment,
     relative_norm_distance,
 )
+from eval_harness.suites.xweat.measures import association_from_roles
 
 SQRT2 = math.sqrt(2)
 

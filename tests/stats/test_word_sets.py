@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from eval_harness.errors import DuplicateWordsWarning, InputError
-from eval_harness.stats.association import association_from_roles
 from eval_harness.stats.weat import weat, weat_from_roles
 from eval_harness.stats.word_sets import distinct_rows, first_occurrences, repeated_words
+from eval_harness.suites.xweat.measures import association_from_roles
 
 
 def random_sets(seed: int = 3, dim: int = 6) -> dict[str, tuple[list[str], np.ndarray]]:

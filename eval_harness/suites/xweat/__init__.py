@@ -3,7 +3,8 @@
 - :mod:`.pipeline`: the method over any :class:`~eval_harness.contract.WordEmbedder` (word sets, coverage rule,
   cross-lingual pairs, :func:`~.pipeline.run_xweat`), usable without the harness;
 - :mod:`.measures`, :mod:`.seat`, :mod:`.ceat`: the other association measures of the same tests (RND, MAC,
-  ECT, RIPA, RNSB on the word vectors; SEAT on template sentences; CEAT on sampled contexts);
+  ECT, RIPA, RNSB on the word vectors, one entry each in :data:`.measures.WORD_MEASURES`; SEAT on template
+  sentences; CEAT on sampled contexts);
 - :mod:`.suite`: the ``xweat`` suite of ``xbias run``; :mod:`.records`: what a unit writes.
 """
 
@@ -25,11 +26,10 @@ from .pipeline import (
 )
 from .records import association_records, ceat_records, seat_records, xweat_records
 from .seat import SEATResult, resolve_templates, run_seat
-from .suite import MEASURES, SUITE, XWEATSuite
+from .suite import SUITE, XWEATSuite, measure_names
 
 __all__ = [
     "COVERAGE_THRESHOLD",
-    "MEASURES",
     "SUITE",
     "WORD_MEASURES",
     "XWEAT_TESTS",
@@ -46,6 +46,7 @@ __all__ = [
     "embed_contexts",
     "language_pairs",
     "load_word_sets",
+    "measure_names",
     "resolve_templates",
     "run_association",
     "run_ceat",

@@ -10,26 +10,12 @@ A unit (one test on one language ``"de"`` or pair ``"en-de"``) writes, for the m
   detects with 80 % power, ``mde_power``, at level ``mde_alpha`` 0.05: :mod:`eval_harness.stats.weat_power`);
   then ``coverage`` (the smallest share of a set's words the model knows, and the ``missing`` words per role).
 - the word-vector measures (:func:`association_records`, see :mod:`.measures`): ``metric`` is the measure's
-  name, ``value`` its main number, ``term`` the set it concerns, and the other fields of its stats result:
-
-  ====  =====  ===================================  ==================================================
-  rnd   A, B   Garg's sum over the attribute set    ``mean``, ``per_word`` (with ``words``), ``n_x``,
-                                                     ``n_y``, ``n_attributes``, ``normalize``
-  mac   None   mean cosine distance, 1 = none       ``by_target_set``, ``by_attribute_set``,
-                                                     ``target_set_sizes``, ``attribute_set_sizes``
-  ect   A, B   Spearman rho, 1 = no bias            ``similarities_x``, ``similarities_y`` (with ``words``),
-                                                     ``n_x``, ``n_y``, ``n_attributes``
-  ripa  X, Y   mean <w, b> of the set's words       ``scores`` (with ``words``), ``std``, ``n_words``,
-                                                     ``relation`` (``"attribute_centroids"``)
-  rnsb  None   KL divergence, mean over the fits    ``std``, ``min``, ``max``, ``per_seed``, ``negative_share``,
-                                                     ``mean_negative_probability``, ``holdout_accuracy``,
-                                                     ``unit``, ``n_seeds``, ``train_fraction``, ``C``,
-                                                     ``group_sizes``, ``n_positive``, ``n_negative``
-  ====  =====  ===================================  ==================================================
-
-  plus ``set`` (the name of the term's set, e.g. ``pleasant``; for mac and rnsb ``target_sets`` and
-  ``attribute_sets``) and, for rnsb, ``measure_seed``. Without ``weat`` among the measures, the unit's
-  ``coverage`` record comes with these.
+  name, ``value`` its main number, ``term`` the set it concerns (its shape's terms: ``A``/``B``, ``X``/``Y`` or
+  None), and the other fields of its stats result, each declared with its type and meaning in the measure's
+  entry of :data:`.measures.WORD_MEASURES` (``fields``); plus ``set`` (the name of the term's set, e.g.
+  ``pleasant``) and ``words`` (its found words), or for a result over every set ``target_sets`` and
+  ``attribute_sets``, and for a seeded measure (rnsb) ``measure_seed``. Without ``weat`` among the measures,
+  the unit's ``coverage`` record comes with these.
 - ``seat`` (:func:`seat_records`, see :mod:`.seat`): ``value`` the effect size over sentence vectors,
   ``p_value`` and the other WEAT fields as above (``n_x``... count *sentences*), ``statistic``, ``templates``
   (language -> their source) and ``measure_seed``.
@@ -43,9 +29,11 @@ A unit (one test on one language ``"de"`` or pair ``"en-de"``) writes, for the m
   ``_undefined`` and ``_samples`` per replicate; :func:`eval_harness.stats.ceat.word_context_bootstrap`).
 
 :data:`XWEAT_RECORDS` is their schema, in one place (the harness checks every record against it; the report
-sections of :mod:`.report` read these fields).
+sections of :mod:`.report` read these fields); it follows :data:`.measures.WORD_MEASURES`, so that a measure
+registered there is declared here too.
 """
 
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -54,109 +42,122 @@ from ...contract.records import Field, RecordSchema
 from ...stats.power import ALPHA, POWER
 from ...stats.weat_power import weat_minimum_detectable_effect
 from .ceat import CONFIDENCE_LEVEL, CEATTestResult
-from .measures import RIPA_RELATION, AssociationResult
+from .measures import WORD_MEASURES, AssociationResult
 from .pipeline import XWEATResult
 from .seat import SEATResult
 
 INFLUENTIAL_WORDS = 3
 
 _WORD_COUNTS = {f"n_{role}": Field(int, f"words (seat: sentences) of set {role.upper()}") for role in "xyab"}
-XWEAT_RECORDS = RecordSchema(
-    metrics={
-        "effect_size": "WEAT's effect size d, with its permutation test",
-        "statistic": "WEAT's test statistic s(X, Y, A, B) (the same test as its effect size)",
-        "coverage": "the smallest share of a set's words the model knows",
-        "rnd": "Garg's relative norm distance of an attribute set (term A or B)",
-        "mac": "mean average cosine distance of the targets to the attributes (1: none)",
-        "ect": "embedding coherence test: Spearman rho of the targets' similarities to a set (term A or B)",
-        "ripa": "mean projection of a target set's words on the attributes' relation vector (term X or Y)",
-        "rnsb": "relative negative sentiment bias: KL divergence from uniform",
-        "seat": "WEAT's effect size over the words' template sentences",
-        "ceat": "CEAT: the random-effects combination of WEAT effect sizes over sampled contexts",
-    },
-    fields={
-        "targets_language": Field(str, "the language of the target sets X, Y"),
-        "attributes_language": Field(str, "the language of the attribute sets A, B"),
-        # the WEAT test
-        "p_value_method": Field(str, "exact or monte_carlo"),
-        "n_permutations": Field(int, "Monte-Carlo permutations (None: exact)"),
-        "p_value_mc_std_err": Field(float, "the Monte-Carlo p-value's standard error"),
-        **_WORD_COUNTS,
-        "similarity": Field(str, "the word similarity (cosine, ...)"),
-        "alternative": Field(str, "the test's alternative (greater, less, two-sided)"),
-        "ddof": Field(int, "the effect size's standard-deviation ddof"),
-        "bootstrap_std_err": Field(float, "effect_size: its bootstrap standard error (words resampled per set)"),
-        "n_bootstrap": Field(int, "effect_size: bootstrap replicates"),
-        "influential_words": Field(list, "effect_size: the words whose removal moves d most"),
-        "stability_words_sign": Field(
-            float, "effect_size: share of the word bootstrap's replicates whose d keeps its sign", seed_mean=True
-        ),
-        "stability_words_loo_sign": Field(
-            float, "effect_size: share of the leave-one-word-out d that keep its sign", seed_mean=True
-        ),
-        "mde": Field(float, "effect_size: the smallest d its permutation test detects with mde_power at mde_alpha"),
-        "mde_power": Field(float, "effect_size: the power of the MDE"),
-        "mde_alpha": Field(float, "effect_size: the level of the MDE's test"),
-        "missing": Field(dict, "coverage, ceat: per role, the words without a vector (context)"),
-        # the other measures
-        "set": Field(str, "the name of the term's set"),
-        "words": Field(list, "the term's set's words, row by row of the per-word fields"),
-        "target_sets": Field(list, "the names of X and Y"),
-        "attribute_sets": Field(list, "the names of A and B"),
-        "measure_seed": Field(int, "the seed the measure drew with"),
-        "mean": Field(float, "rnd: the mean distance difference"),
-        "per_word": Field(list, "rnd: each attribute word's distance difference"),
-        "n_attributes": Field(int, "rnd, ect: attribute words"),
-        "normalize": Field(bool, "rnd: whether vectors were normalised"),
-        "by_target_set": Field(list, "mac: per target set"),
-        "by_attribute_set": Field(list, "mac: per attribute set"),
-        "target_set_sizes": Field(list, "mac: words per target set"),
-        "attribute_set_sizes": Field(list, "mac: words per attribute set"),
-        "similarities_x": Field(list, "ect: X's similarity to each attribute word"),
-        "similarities_y": Field(list, "ect: Y's similarity to each attribute word"),
-        "scores": Field(list, "ripa: each word's projection"),
-        "std": Field(float, "ripa, rnsb: the spread"),
-        "relation": Field(str, "ripa: how the relation vector was made"),
-        "n_words": Field(int, "ripa: words projected"),
-        "min": Field(float, "rnsb: the smallest fit's divergence"),
-        "max": Field(float, "rnsb: the largest fit's divergence"),
-        "per_seed": Field(list, "rnsb: each fit's divergence"),
-        "negative_share": Field(list, "rnsb: per group, the share classified negative"),
-        "mean_negative_probability": Field(list, "rnsb: per group, the mean negative probability"),
-        "holdout_accuracy": Field(float, "rnsb: the classifier's held-out accuracy"),
-        "unit": Field(str, "rnsb: what a group's probability is averaged over"),
-        "n_seeds": Field(int, "rnsb: classifier fits"),
-        "train_fraction": Field(float, "rnsb: share of the attribute words the classifier trains on"),
-        "C": Field(float, "rnsb: the classifier's inverse regularisation"),
-        "group_sizes": Field(list, "rnsb: words per target group"),
-        "n_positive": Field(int, "rnsb: positive training words"),
-        "n_negative": Field(int, "rnsb: negative training words"),
-        "templates": Field(dict, "seat: per language, where its templates come from"),
-        "z": Field(float, "ceat: the combined effect's z"),
-        "tau2": Field(float, "ceat: between-sample variance"),
-        "q": Field(float, "ceat: Cochran's Q"),
-        "p_heterogeneity": Field(float, "ceat: Q's p-value"),
-        "i2": Field(float, "ceat: share of the variation due to heterogeneity"),
-        "fixed_effect": Field(float, "ceat: the fixed-effect combination"),
-        "fixed_std_err": Field(float, "ceat: its standard error"),
-        "sample_effect_mean": Field(float, "ceat: mean of the sampled effect sizes"),
-        "sample_effect_std": Field(float, "ceat: their SD"),
-        "n_samples": Field(int, "ceat: samples of one context per word"),
-        "min_contexts": Field(int, "ceat: fewest contexts of a word"),
-        "max_contexts": Field(int, "ceat: most contexts of a word"),
-        "contexts_per_word": Field(int, "ceat: contexts sampled per word (at most)"),
-        "corpus": Field(str, "ceat: the corpus the contexts come from"),
-        "words_contexts_ci_low": Field(float, "ceat: the word-and-context bootstrap interval's lower end"),
-        "words_contexts_ci_high": Field(float, "ceat: its upper end (same confidence_level)"),
-        "words_contexts_std_err": Field(float, "ceat: the bootstrap's SE of the combined effect size"),
-        "words_contexts_replicates": Field(int, "ceat: bootstrap replicates drawn"),
-        "words_contexts_undefined": Field(int, "ceat: replicates without an effect size (left out)"),
-        "words_contexts_samples": Field(int, "ceat: samples combined per bootstrap replicate"),
-    },
-)
+_WEAT_METRICS = {
+    "effect_size": "WEAT's effect size d, with its permutation test",
+    "statistic": "WEAT's test statistic s(X, Y, A, B) (the same test as its effect size)",
+    "coverage": "the smallest share of a set's words the model knows",
+}
+_OTHER_METRICS = {
+    "seat": "WEAT's effect size over the words' template sentences",
+    "ceat": "CEAT: the random-effects combination of WEAT effect sizes over sampled contexts",
+}
 
-# Per measure and term: the fields of the stats result that name words row by row get the words beside them.
-_WORDS_OF_TERM = {"rnd": "attribute", "ect": "attribute", "ripa": "target"}
+_SUITE_FIELDS = {
+    "targets_language": Field(str, "the language of the target sets X, Y"),
+    "attributes_language": Field(str, "the language of the attribute sets A, B"),
+    # the WEAT test
+    "p_value_method": Field(str, "exact or monte_carlo"),
+    "n_permutations": Field(int, "Monte-Carlo permutations (None: exact)"),
+    "p_value_mc_std_err": Field(float, "the Monte-Carlo p-value's standard error"),
+    **_WORD_COUNTS,
+    "similarity": Field(str, "the word similarity (cosine, ...)"),
+    "alternative": Field(str, "the test's alternative (greater, less, two-sided)"),
+    "ddof": Field(int, "the effect size's standard-deviation ddof"),
+    "bootstrap_std_err": Field(float, "effect_size: its bootstrap standard error (words resampled per set)"),
+    "n_bootstrap": Field(int, "effect_size: bootstrap replicates"),
+    "influential_words": Field(list, "effect_size: the words whose removal moves d most"),
+    "stability_words_sign": Field(
+        float, "effect_size: share of the word bootstrap's replicates whose d keeps its sign", seed_mean=True
+    ),
+    "stability_words_loo_sign": Field(
+        float, "effect_size: share of the leave-one-word-out d that keep its sign", seed_mean=True
+    ),
+    "mde": Field(float, "effect_size: the smallest d its permutation test detects with mde_power at mde_alpha"),
+    "mde_power": Field(float, "effect_size: the power of the MDE"),
+    "mde_alpha": Field(float, "effect_size: the level of the MDE's test"),
+    "missing": Field(dict, "coverage, ceat: per role, the words without a vector (context)"),
+    # every word measure's records (each declares its own fields: .measures)
+    "set": Field(str, "the name of the term's set"),
+    "words": Field(list, "the term's set's words, row by row of the per-word fields"),
+    "target_sets": Field(list, "the names of X and Y"),
+    "attribute_sets": Field(list, "the names of A and B"),
+    "measure_seed": Field(int, "the seed the measure drew with"),
+    "templates": Field(dict, "seat: per language, where its templates come from"),
+    "z": Field(float, "ceat: the combined effect's z"),
+    "tau2": Field(float, "ceat: between-sample variance"),
+    "q": Field(float, "ceat: Cochran's Q"),
+    "p_heterogeneity": Field(float, "ceat: Q's p-value"),
+    "i2": Field(float, "ceat: share of the variation due to heterogeneity"),
+    "fixed_effect": Field(float, "ceat: the fixed-effect combination"),
+    "fixed_std_err": Field(float, "ceat: its standard error"),
+    "sample_effect_mean": Field(float, "ceat: mean of the sampled effect sizes"),
+    "sample_effect_std": Field(float, "ceat: their SD"),
+    "n_samples": Field(int, "ceat: samples of one context per word"),
+    "min_contexts": Field(int, "ceat: fewest contexts of a word"),
+    "max_contexts": Field(int, "ceat: most contexts of a word"),
+    "contexts_per_word": Field(int, "ceat: contexts sampled per word (at most)"),
+    "corpus": Field(str, "ceat: the corpus the contexts come from"),
+    "words_contexts_ci_low": Field(float, "ceat: the word-and-context bootstrap interval's lower end"),
+    "words_contexts_ci_high": Field(float, "ceat: its upper end (same confidence_level)"),
+    "words_contexts_std_err": Field(float, "ceat: the bootstrap's SE of the combined effect size"),
+    "words_contexts_replicates": Field(int, "ceat: bootstrap replicates drawn"),
+    "words_contexts_undefined": Field(int, "ceat: replicates without an effect size (left out)"),
+    "words_contexts_samples": Field(int, "ceat: samples combined per bootstrap replicate"),
+}
+
+
+def _measure_metrics() -> dict[str, str]:
+    measures = {name: measure.description for name, measure in WORD_MEASURES.items()}
+    return {**_WEAT_METRICS, **measures, **_OTHER_METRICS}
+
+
+def _measure_fields() -> dict[str, Field]:
+    """The suite's fields, then each word measure's, once per name with its meaning prefixed by the measures that
+    declare it (``"rnd, ect: attribute words"``; :meth:`.measures.MeasureTable.register` keeps one type a name)."""
+    meanings: dict[str, dict[str, list[str]]] = {}  # field -> its meaning -> the measures that declare it
+    types: dict[str, type] = {}
+    for name, measure in WORD_MEASURES.items():
+        for field_name, declared in measure.fields.items():
+            types[field_name] = declared.type
+            meanings.setdefault(field_name, {}).setdefault(declared.doc, []).append(name)
+    measures = {
+        field_name: Field(types[field_name], "; ".join(f"{', '.join(names)}: {doc}" for doc, names in docs.items()))
+        for field_name, docs in meanings.items()
+        if field_name not in _SUITE_FIELDS
+    }
+    return {**_SUITE_FIELDS, **measures}
+
+
+class _FollowsMeasures(Mapping):
+    """A table of the schema built from :data:`.measures.WORD_MEASURES`, built again when the measures change."""
+
+    def __init__(self, build: Callable[[], dict]):
+        self._build = build
+        self._built: tuple[int, dict] = (-1, {})
+
+    def _table(self) -> dict:
+        if self._built[0] != WORD_MEASURES.version:
+            self._built = (WORD_MEASURES.version, self._build())
+        return self._built[1]
+
+    def __getitem__(self, name: str) -> Any:
+        return self._table()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._table())
+
+    def __len__(self) -> int:
+        return len(self._table())
+
+
+XWEAT_RECORDS = RecordSchema(metrics=_FollowsMeasures(_measure_metrics), fields=_FollowsMeasures(_measure_fields))
 
 
 def _languages(result) -> dict:
@@ -274,10 +275,10 @@ def association_records(result: AssociationResult, with_coverage: bool = False) 
             else:
                 record["set"] = result.set_name(term)
                 record["words"] = list(result.words[term])
-            if measure == "ripa":
-                # One pair, the attribute centroids: the principal-component share is 1 by construction.
-                record.update(relation=RIPA_RELATION)
-                del record["explained_variance"], record["n_pairs"]
+            declared = WORD_MEASURES[measure]
+            record.update(declared.record_constants)
+            for omitted in declared.record_omits:
+                del record[omitted]
             if measure in result.seeds:
                 record["measure_seed"] = result.seeds[measure]
             records.append({**record, "status": "ok", **_languages(result)})

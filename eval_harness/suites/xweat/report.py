@@ -41,12 +41,10 @@ from ...report.kit.tables import (
     significance_legend,
 )
 from .pipeline import XWEAT_TESTS, language_pairs
-from .report_measures import ASSOCIATION_METRICS, association_section
+from .report_measures import association_section
 
 XWEAT_SUITE = "xweat"
 BOOTSTRAP_MARK = "‖"
-# The metrics the section shows (WEAT's statistic, whose test its effect size's record carries, stays in the CSV).
-XWEAT_METRICS = ("effect_size", "statistic", "coverage", *ASSOCIATION_METRICS)
 
 
 def _is_cross_lingual(rows: pd.DataFrame) -> pd.Series:
@@ -417,7 +415,8 @@ class XWEATSection(ReportSection):
             legend="{mark} permutation p ≤ {alpha:g} but the bootstrap 95 % interval of the effect size contains 0.",
         ),
     )
-    shown_metrics = XWEAT_METRICS
+    # Every metric of its records (WEAT's statistic, whose test its effect size's record carries, stays in the CSV).
+    shown_metrics = None
     findings_exclusions = ("the WEAT statistic, which repeats its effect size's test",)
     card_metrics = {
         "effect_size": CardMetric("feature-extraction", "Word embedding association (XWEAT)", "weat", "effect size")

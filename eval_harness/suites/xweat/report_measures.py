@@ -1,8 +1,8 @@
 """The report's section on the xweat suite's association measures: each measure next to WEAT, per test and
 language, and CEAT's combination with its interval and heterogeneity.
 
-It reads the records :data:`.records.XWEAT_RECORDS` declares: ``effect_size`` (WEAT), ``rnd``,
-``mac``, ``ect``, ``ripa``, ``rnsb``, ``seat`` and ``ceat``.
+It reads the records :data:`.records.XWEAT_RECORDS` declares: ``effect_size`` (WEAT), every word measure of
+:data:`.measures.WORD_MEASURES` (its column and legend are its entry's), ``seat`` and ``ceat``.
 """
 
 from __future__ import annotations
@@ -12,42 +12,45 @@ import pandas as pd
 from ...report.kit.document import Bullets, Paragraph, Section, Table
 from ...report.kit.method_section import KnownSections, ReportSettings
 from ...report.kit.tables import format_number, format_p, marked_value, natural_order, significance_legend
+from .measures import CONTEXT_MEASURES, WORD_MEASURES
 
 XWEAT_SUITE = "xweat"
-# The xweat suite's association measures besides WEAT (its `measures` option).
-ASSOCIATION_METRICS = ("rnd", "mac", "ect", "ripa", "rnsb", "seat", "ceat")
-
-# (metric, term) -> column header, in the order the table shows them.
-COLUMNS = {
+# WEAT, SEAT and CEAT: the effect size d of WEAT's test on word, template-sentence and context vectors.
+OTHER_COLUMNS: dict[tuple[str, str | None], str] = {
     ("effect_size", None): "WEAT d",
     ("seat", None): "SEAT d",
     ("ceat", None): "CEAT d",
-    ("rnd", "A"): "RND (A)",
-    ("rnd", "B"): "RND (B)",
-    ("mac", None): "MAC",
-    ("ect", "A"): "ECT (A)",
-    ("ect", "B"): "ECT (B)",
-    ("ripa", "X"): "RIPA (X)",
-    ("ripa", "Y"): "RIPA (Y)",
-    ("rnsb", None): "RNSB",
 }
-LEGEND = (
+LEGEND_HEAD = (
     "Targets X, Y and attributes A, B are the test's sets (T1: flowers, insects; pleasant, unpleasant). "
     "WEAT d, SEAT d, CEAT d: effect sizes (0: no association; > 0: X goes with A and Y with B) on word vectors, on "
-    "the sentence vectors of the words in bleached templates, and combined over sampled corpus contexts. "
-    "RND (A) / (B): summed distance of the set's words to X's centroid minus Y's (< 0: nearer X; 0: none). "
-    "MAC: mean cosine distance of the target words to A and B (1: no association). "
-    "ECT (A) / (B): Spearman rho of the two targets' similarities to the set's words (1: no bias). "
-    "RIPA (X) / (Y): mean projection of the set's words on the unit A-B relation vector (> 0: on A's side; "
-    "X above Y is WEAT's direction). "
-    "RNSB: KL divergence from uniform of the groups' probabilities of being classified B (0: no bias). "
-    "Only WEAT, SEAT and CEAT test a hypothesis (stars); the others are descriptive."
+    "the sentence vectors of the words in bleached templates, and combined over sampled corpus contexts."
 )
+LEGEND_TAIL = "Only WEAT, SEAT and CEAT test a hypothesis (stars); the others are descriptive."
+
+
+def association_metrics() -> tuple[str, ...]:
+    """The xweat suite's association measures besides WEAT: the word measures, SEAT and CEAT."""
+    return (*WORD_MEASURES, *CONTEXT_MEASURES)
+
+
+def columns() -> dict[tuple[str, str | None], str]:
+    """(metric, term) -> column header, in the order the table shows them: WEAT, SEAT, CEAT, then each word
+    measure's terms."""
+    word_columns = {
+        (name, term): measure.column(term) for name, measure in WORD_MEASURES.items() for term in measure.shape.terms
+    }
+    return {**OTHER_COLUMNS, **word_columns}
+
+
+def legend() -> str:
+    """The table's legend: the sets, the three effect sizes, each word measure's sentence."""
+    return " ".join((LEGEND_HEAD, *(measure.legend_line() for measure in WORD_MEASURES.values()), LEGEND_TAIL))
 
 
 def _rows(results: pd.DataFrame) -> pd.DataFrame:
     """The xweat records the section shows: WEAT's effect sizes and every other measure's records."""
-    return results[(results["suite"] == XWEAT_SUITE) & results["metric"].isin(("effect_size", *ASSOCIATION_METRICS))]
+    return results[(results["suite"] == XWEAT_SUITE) & results["metric"].isin(("effect_size", *association_metrics()))]
 
 
 def measures_table(results: pd.DataFrame, model: str, known: KnownSections) -> pd.DataFrame:
@@ -58,13 +61,14 @@ def measures_table(results: pd.DataFrame, model: str, known: KnownSections) -> p
     rows = rows[rows["model"] == model]
     if rows.empty:
         return pd.DataFrame()
+    headers = columns()
     lines: dict[tuple[str, str], dict[str, str]] = {}
     for _, row in rows.iterrows():
-        header = COLUMNS.get((row["metric"], None if pd.isna(row["term"]) else row["term"]))
+        header = headers.get((row["metric"], None if pd.isna(row["term"]) else row["term"]))
         if header is not None:
             line = lines.setdefault((row["test"], row["language"]), {"test": row["test"], "language": row["language"]})
             line[header] = marked_value(row, known)
-    shown = [header for header in COLUMNS.values() if any(header in line for line in lines.values())]
+    shown = [header for header in headers.values() if any(header in line for line in lines.values())]
     order = sorted(lines, key=lambda key: (natural_order(key[0]), "-" in key[1], key[1]))
     return pd.DataFrame([lines[key] for key in order], columns=["test", "language", *shown]).fillna("")
 
@@ -109,7 +113,7 @@ def _words_contexts_interval(row: pd.Series) -> str:
 def skipped_notes(results: pd.DataFrame) -> list[str]:
     """One line per measure record skipped (coverage rule, no sentence encoder, no context), with its reason."""
     rows = _rows(results)
-    rows = rows[rows["metric"].isin(ASSOCIATION_METRICS)]
+    rows = rows[rows["metric"].isin(association_metrics())]
     if "status" not in rows.columns:
         return []
     rows = rows[rows["status"] == "skipped"]
@@ -122,7 +126,7 @@ def skipped_notes(results: pd.DataFrame) -> list[str]:
 def association_section(results: pd.DataFrame, settings: ReportSettings) -> Section | None:
     """The section, or ``None`` when the run has no association measure besides WEAT."""
     rows = _rows(results)
-    measured = rows[rows["metric"].isin(ASSOCIATION_METRICS)]
+    measured = rows[rows["metric"].isin(association_metrics())]
     if measured.empty:
         return None
     subsections = []
@@ -137,7 +141,7 @@ def association_section(results: pd.DataFrame, settings: ReportSettings) -> Sect
                 )
             )
         subsections.append(Section(f"Association measures: {model}", tuple(blocks)))
-    blocks = [Paragraph(LEGEND)]
+    blocks = [Paragraph(legend())]
     if (measured["metric"] == "ceat").any():
         blocks.append(
             Paragraph(

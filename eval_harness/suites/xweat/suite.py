@@ -4,7 +4,7 @@ ordered language pair, over any model with word vectors (see :mod:`.pipeline` fo
 
 - ``weat`` (default): WEAT on the model's word vectors (an encoder's in its ``word_mode``);
 - ``rnd``, ``mac``, ``ect``, ``ripa``, ``rnsb``: the word-embedding association measures on the same word
-  vectors (:mod:`.measures`);
+  vectors, and any other registered in :data:`.measures.WORD_MEASURES`;
 - ``seat``: WEAT on the sentence vectors of the words in bleached templates (:mod:`.seat`), for models with
   ``encode(texts)``; English templates are packaged, other languages' come from ``seat_templates``;
 - ``ceat``: WEAT effect sizes over contexts sampled from a ``corpus``, combined by a random-effects model
@@ -46,16 +46,21 @@ from ...errors import ConfigError, InputError
 from ...stats.ceat import DEFAULT_SAMPLES
 from ...stats.weat import DEFAULT_PERMUTATIONS, SIMILARITIES, check_bootstrap_count, check_draw_counts
 from .ceat import embed_contexts, run_ceat, sample_contexts
-from .measures import WORD_MEASURES, run_association
+from .measures import CONTEXT_MEASURES, WORD_MEASURES, run_association
 from .pipeline import COVERAGE_THRESHOLD, XWEAT_TESTS, language_pairs, load_word_sets, run_xweat
 from .records import XWEAT_RECORDS, association_records, ceat_records, seat_records, xweat_records
 from .samples import XWEAT_SAMPLES, xweat_samples
 from .seat import TEMPLATES_KEY, PrecomputedSentences, SEATResult, resolve_templates, run_seat, set_sentences
 
-MEASURES = ("weat", *WORD_MEASURES, "seat", "ceat")
 SEMEVAL_CORPUS = "semeval2018"
 # An option that only one measure reads -> that measure (a config that sets it without the measure is refused).
 MEASURE_OF_OPTION = {TEMPLATES_KEY: "seat", "corpus": "ceat"}
+
+
+def measure_names() -> tuple[str, ...]:
+    """The names the ``measures`` option takes: WEAT, the word measures (:data:`.measures.WORD_MEASURES`), SEAT
+    and CEAT, in the order a unit's records come."""
+    return ("weat", *WORD_MEASURES, *CONTEXT_MEASURES)
 
 
 class PrecomputedWords:
@@ -107,7 +112,7 @@ class XWEATSuite(Suite):
         # 20 ms to a test, all read from the test's one similarity matrix), and each word's leave-one-out change.
         "n_bootstrap": 10_000,
         "influence": True,
-        "measures": ["weat"],  # any of MEASURES
+        "measures": ["weat"],  # any of measure_names()
         TEMPLATES_KEY: None,  # seat: language -> templates (a list, {kind: list}, or a YAML/JSON file)
         "corpus": "",  # ceat: "semeval2018", or a text/csv/json/parquet file of sentences
         "corpus_column": "text",  # ceat: the column of a csv/json/parquet corpus
@@ -139,14 +144,12 @@ class XWEATSuite(Suite):
             check_draw_counts({name: options[name] for name in ("permutations", "n_bootstrap", "ceat_samples")})
         except InputError as error:
             raise ConfigError(str(error)) from None
-        measures = options["measures"]
+        measures, known = options["measures"], measure_names()
         if not measures or not all(isinstance(measure, str) for measure in measures):
-            raise ConfigError(
-                f"measures must be a non-empty list of names from {', '.join(MEASURES)}; got {measures!r}"
-            )
-        unknown = [measure for measure in measures if measure not in MEASURES]
+            raise ConfigError(f"measures must be a non-empty list of names from {', '.join(known)}; got {measures!r}")
+        unknown = [measure for measure in measures if measure not in known]
         if unknown:
-            raise ConfigError(f"unknown measure(s) {', '.join(map(repr, unknown))}; measures: {', '.join(MEASURES)}")
+            raise ConfigError(f"unknown measure(s) {', '.join(map(repr, unknown))}; measures: {', '.join(known)}")
         if len(set(measures)) != len(measures):
             raise ConfigError(f"measures names a measure twice: {measures}")
         for option, measure in MEASURE_OF_OPTION.items():
@@ -350,7 +353,7 @@ class XWEATSuite(Suite):
                 influence=options["influence"],
             )
             records += xweat_records(result)
-        word_measures = [measure for measure in MEASURES if measure in WORD_MEASURES and measure in measures]
+        word_measures = [measure for measure in WORD_MEASURES if measure in measures]
         if word_measures:
             association = run_association(
                 prepared["embedder"],
