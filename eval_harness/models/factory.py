@@ -101,6 +101,9 @@ def build_emotion_model(config: Mapping[str, Any], resources: ModelResources | N
     source = _source(entry.name, config)
     options = with_default_options(entry.name, source, options)
     mode = entry.mode(options)
+    head = entry.head_for(options)
+    if head is not None:  # the head planning counted seeds for: the type's default, not the class's
+        options["head"] = head.name
     options.pop("mode", None)
     resources = resources or ModelResources()
     if mode is not None and mode.defaults is not None:
