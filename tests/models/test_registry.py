@@ -1,7 +1,9 @@
 """The model-type registry says exactly what its builders accept, declares capabilities per type and mode, and
 the factory dispatches through it."""
 
+import re
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -23,6 +25,7 @@ from eval_harness.models.registry import (
 )
 from eval_harness.registry import Registry, resolve
 
+DOCS = Path(__file__).resolve().parents[2] / "docs"
 # What a builder takes besides its emotion model's constructor options: how the source is loaded.
 # (The llm type builds a judge on a loaded CausalLM, or, with mode: probe, an encoder probe.)
 LOADING_OPTIONS = {
@@ -172,3 +175,22 @@ def test_llm_options_belong_to_their_mode():
         check_options("llm", {"mode": "probe", "scale": [1, 5], "device_map": "auto"})
     with pytest.raises(ConfigError, match="mode must be one of prompt, probe"):
         check_options("llm", {"mode": "chat"})
+
+
+def _documented(type_name: str) -> str:
+    """Where docs/ documents a type's options: its section of docs/models.md; the llm type's in
+    docs/llm.md, its probe mode's as the encoder's section."""
+    sections = re.split(r"^## ", (DOCS / "models.md").read_text(), flags=re.M)
+    if type_name == "llm":
+        return (DOCS / "llm.md").read_text() + _documented("encoder")
+    heading = re.compile(rf"`{type_name}`|`\w+` \(and `{type_name}`\)")
+    return next(section for section in sections if heading.match(section))
+
+
+@pytest.mark.parametrize("name", sorted(MODEL_TYPES))
+def test_every_option_a_type_takes_is_documented(name):
+    # The options are declared once, in the registry; the docs, where people read them, must not
+    # go stale.
+    text = _documented(name)
+    options = MODEL_TYPES.get(name).options
+    assert [option for option in options if not re.search(rf"`{option}\b", text)] == []
