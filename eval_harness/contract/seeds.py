@@ -29,9 +29,11 @@ the first rule that applies:
 Every pooled record has ``n_seeds``, ``seeds``, ``pooling`` (the rule), ``between_seed_sd`` (the SD of the
 seeds' values, ``ddof=1``), ``seed_min``, ``seed_max`` and ``seed`` None (:data:`~.records.POOLED_FIELDS`).
 Other fields that differ between the seeds (a per-seed likelihood-ratio test, a selected hyperparameter) are
-dropped rather than shown with one seed's value; differing notes are joined. A group that fits no rule (a
-p-value without a standard error on a value that changes with the seed, a test skipped on some seeds only) is
-left as it is, one record per seed (``pooling`` None): it cannot be pooled without inventing a number.
+dropped rather than shown with one seed's value (a mapping keeps the entries all seeds agree on: the
+head among the selected hyperparameters); differing notes are joined. A group that fits no rule (a
+p-value without a standard error on a value that changes with the seed, a test skipped on some seeds
+only) is left as it is, one record per seed (``pooling`` None): it cannot be pooled without
+inventing a number.
 """
 
 import math
@@ -131,13 +133,29 @@ def _number(value: object) -> TypeGuard[int | float]:
 
 
 def _common(group: Sequence[Mapping]) -> dict:
-    """The fields every record of ``group`` has with one value; differing notes joined."""
-    first = group[0]
-    common = {key: value for key, value in first.items() if all(_same(record.get(key), value) for record in group)}
+    """The fields every record of ``group`` has with one value; differing notes joined.
+
+    Of a mapping that differs, the entries every record has with one value are kept (a seeded
+    regressor's head, whose selected epoch differs)."""
+    common = _agreed(group)
+    for key in group[0]:
+        if key not in common and all(isinstance(record.get(key), dict) for record in group):
+            agreed = _agreed([record[key] for record in group])
+            if agreed:
+                common[key] = agreed
     notes = list(dict.fromkeys(str(r["note"]) for r in group if isinstance(r.get("note"), str) and r["note"]))
     if notes:
         common["note"] = "; ".join(notes)
     return common
+
+
+def _agreed(mappings: Sequence[Mapping]) -> dict:
+    """The entries of the first of ``mappings`` that every other has with the same value."""
+    agreed = {}
+    for key, value in mappings[0].items():
+        if all(_same(other.get(key), value) for other in mappings):
+            agreed[key] = value
+    return agreed
 
 
 def _same(left, right) -> bool:

@@ -1,27 +1,10 @@
 """Models from a model type, a source and options: emotion models, word vectors, and what they share.
 
-A sweep config names a model as ``{"type": ..., "id" or "path": <source>, "options": {...}}``;
-the types and their options are listed in :mod:`eval_harness.models.registry`
-(``docs/models.md`` documents each option):
-
-============  ==============================  ==========================================================
-type          source                          options
-============  ==============================  ==========================================================
-encoder       encoder Hub id / folder /       pooling, layer, prefix, max_length, batch_size, device,
-              ``pypi:NAME``                   precision; head ("mlp"|"svr"), head_options,
-                                              share_dimensions, preprocess, max_train, refit_on_validation
-classifier    classifier Hub id / folder      label_map, batch_size, device, max_length, precision,
-                                              preprocess
-svm_tfidf     (none)                          preset, ngram_range, min_df, max_features, head_options,
-                                              refit_on_validation, refit_vectorizer, score_raw_output,
-                                              preprocess, max_train
-static_mlp    ``glove``, ``pypi:NAME`` or a   format, lowercase (how to read the file); head_options,
-              vector file                     preprocess, max_train, refit_on_validation
-llm           causal-LM Hub id / folder /     mode ("prompt": zero-shot judge | "probe"); prompt: answer,
-              ``pypi:NAME``                   scale, prompts, fit_sample, max_new_tokens, dtype, device_map,
-                                              precision, batch_size, max_length; probe: as encoder
-                                              (pooling, layer: default mean at 2/3 depth; head...)
-============  ==============================  ===================================================
+A sweep config names a model as ``{"type": ..., "id" or "path": <source>, "options": {...}}``.
+The types, their options, modes, capabilities and default heads are declared once, in
+:mod:`eval_harness.models.registry` (``xbias list`` lists the types; ``docs/models.md`` documents
+each option); this module resolves a model's options from them once (its own settings, its mode's
+defaults, its head) and builds it.
 
 An encoder takes its own settings unless its options say otherwise (:func:`default_options`): a packaged model its
 documented ones (e5: mean pooling, ``"query: "``), a folder (a local one, or a Hub model's pinned snapshot) what its
@@ -101,6 +84,9 @@ def build_emotion_model(config: Mapping[str, Any], resources: ModelResources | N
     source = _source(entry.name, config)
     options = with_default_options(entry.name, source, options)
     mode = entry.mode(options)
+    head = entry.head_for(options)
+    if head is not None:  # the head planning counted seeds for: the type's default, not the class's
+        options["head"] = head.name
     options.pop("mode", None)
     resources = resources or ModelResources()
     if mode is not None and mode.defaults is not None:

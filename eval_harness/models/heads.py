@@ -91,9 +91,8 @@ class _Head:
     arrays and trusted scikit-learn estimators (what :mod:`eval_harness.models.saved_state` writes)."""
 
     kind: ClassVar[str]
-    # Whether fitting draws random numbers (initialisation, shuffling): then the sweep's seeds train different
-    # heads and their numbers carry training noise; a head without one is trained once.
-    seeded: ClassVar[bool] = False
+    # A head whose fitting draws random numbers (initialisation, shuffling) takes a ``seed``, so
+    # that the sweep's seeds train different heads (registry.py's HeadDescription says which).
     selected: dict
     _state: dict | None
 
@@ -251,7 +250,6 @@ class MlpHead(_Head):
     """Two-layer feed-forward regressor with early stopping on validation Pearson r (see module docstring)."""
 
     kind: ClassVar[str] = "mlp"
-    seeded: ClassVar[bool] = True
 
     hidden_size: int = 128
     learning_rate: float = 1e-3

@@ -12,12 +12,16 @@ transformers; :mod:`eval_harness.models.factory` resolves them when a model is b
 Both tables are :class:`eval_harness.registry.Registry` objects: :data:`MODEL_TYPES` (plug-ins add a
 type with ``MODEL_TYPES.register(name, ModelType(...))`` or the entry-point group
 ``xbias.model_types``) and :data:`HEADS` (``"ridge"``, ``"mlp"``, ``"svr"``; group ``xbias.heads``).
+A model's head is resolved here, once (:meth:`ModelType.head_for`: the ``head`` option, else the
+type's ``default_head``), into a :class:`HeadDescription` (its name, whether it is seeded, whether
+it refits), which planning reads without importing a head and the factory hands to the regressors.
 
 Adding a model type is one entry here plus its builder(s) (see ``docs/architecture.md``);
 ``tests/models/test_registry.py`` checks that every entry's option names are exactly what its
 builders accept.
 """
 
+import inspect
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -28,8 +32,10 @@ from ..registry import Registry
 # Options of every trained emotion model (EmotionRegressor / FeatureRegressor); ``seed`` comes from
 # the sweep's ``seeds:``, never from a model's options.
 TRAINING_OPTIONS = ("preprocess", "max_train", "head", "head_options", "refit_on_validation")
+# The encoder options a saved probe records in its identity and is rebuilt with.
+PROBE_ENCODER_OPTIONS = ("pooling", "layer", "prefix", "max_length")
 # How an encoder is loaded and run (TransformerEncoder.from_pretrained).
-ENCODER_OPTIONS = ("pooling", "layer", "prefix", "max_length", "batch_size", "device", "precision")
+ENCODER_OPTIONS = (*PROBE_ENCODER_OPTIONS, "batch_size", "device", "precision")
 # How a static-vector file is read (StaticVectors.load).
 VECTOR_OPTIONS = ("format", "lowercase")
 # The llm type's modes: a zero-shot judge (prompt) or the paper's probe on its hidden states (probe).
@@ -178,14 +184,28 @@ class ModelType:
 
     def seeded_for(self, options: Mapping[str, Any] | None = None) -> bool:
         """Whether training the emotion model ``options`` build draws on the sweep's seed, so that another seed
-        trains another model: a seeded head (:func:`head_is_seeded`: the MLP) or a random ``max_train``
+        trains another model: a seeded head (:meth:`head_for`: the MLP) or a random ``max_train``
         subsample. A deterministic one (ridge, the SVR on every tweet) gives the same model whatever the seed,
         and is trained once. A trained type with no head (a plug-in's own training) is taken to be seeded."""
         options = options or {}
         if not self.trains_for(options):
             return False
-        head = options.get("head") or self.default_head
-        return options.get("max_train") is not None or head is None or head_is_seeded(head)
+        head = self.head_for(options)
+        return options.get("max_train") is not None or head is None or head.seeded
+
+    def head_for(self, options: Mapping[str, Any] | None = None) -> "HeadDescription | None":
+        """The head the emotion model ``options`` build fits: the ``head`` option, else the type's
+        ``default_head``. None for a model that fits no head (a zero-shot judge, a classifier, a
+        plug-in's own training). The one place a default head is applied.
+
+        Raises:
+            ConfigError: an unknown head (the message lists them).
+        """
+        options = options or {}
+        if not self.trains_for(options):
+            return None
+        name = options.get("head") or self.default_head
+        return describe_head(name) if name is not None else None
 
     def capabilities_for(self, options: Mapping[str, Any] | None = None) -> frozenset[str]:
         """What a suite may ask of a model of this type with ``options``: ``emotion_model``, ``word_vectors``,
@@ -288,27 +308,61 @@ _BUILTIN_TYPES = (
 MODEL_TYPES = Registry(
     "model type", builtins={entry.name: entry for entry in _BUILTIN_TYPES}, entry_point_group="xbias.model_types"
 )
+
+
+@dataclass(frozen=True)
+class HeadDescription:
+    """A regression head as a model's training uses it: its name, whether seeded, whether refitting.
+
+    Attributes:
+        name: the head's name in :data:`HEADS` (``head:`` in a config).
+        seeded: whether fitting it draws random numbers (an MLP's initialisation and shuffling):
+            its class takes the model's ``seed``, and another seed trains another head; a head
+            without one is trained once.
+        refits: whether it can refit its chosen setting on train + validation (its class has
+            ``refit``): what ``refit_on_validation`` needs.
+    """
+
+    name: str
+    seeded: bool
+    refits: bool
+
+
+# The built-in heads, each its class and its description, so that planning a sweep imports no head
+# (scipy, torch); tests/models/test_registry.py checks each description against its class.
 _BUILTIN_HEADS = {
-    "ridge": "eval_harness.models.heads:RidgeHead",
-    "mlp": "eval_harness.models.heads:MlpHead",
-    "svr": "eval_harness.models.heads:SvrHead",
+    "eval_harness.models.heads:RidgeHead": HeadDescription("ridge", seeded=False, refits=False),
+    "eval_harness.models.heads:MlpHead": HeadDescription("mlp", seeded=True, refits=False),
+    "eval_harness.models.heads:SvrHead": HeadDescription("svr", seeded=False, refits=True),
 }
-HEADS = Registry("head", builtins=_BUILTIN_HEADS, entry_point_group="xbias.heads")
-# The built-in heads' ``seeded`` (their classes say it too; tests/models/test_registry.py checks the two agree), so
-# that planning a sweep imports no head; a plug-in head's is read from its class.
-_SEEDED_HEADS = {"ridge": False, "mlp": True, "svr": False}
+HEADS = Registry(
+    "head",
+    builtins={head.name: reference for reference, head in _BUILTIN_HEADS.items()},
+    entry_point_group="xbias.heads",
+)
 
 
-def head_is_seeded(name: str) -> bool:
-    """Whether fitting head ``name`` draws random numbers (its class's ``seeded``; True for a plug-in head that
-    does not say).
+def describe_head(name: str) -> HeadDescription:
+    """The description of head ``name``: a built-in's as declared here, a plug-in's read from its
+    class (seeded when it takes a ``seed``, refitting when it has ``refit``).
 
     Raises:
         ConfigError: an unknown head (the message lists them).
     """
-    if name in _SEEDED_HEADS and HEADS.reference(name) == _BUILTIN_HEADS[name]:
-        return _SEEDED_HEADS[name]
-    return bool(getattr(HEADS.get(name), "seeded", True))
+    reference = HEADS.reference(name)
+    if isinstance(reference, str) and reference in _BUILTIN_HEADS:
+        return replace(_BUILTIN_HEADS[reference], name=name)
+    head_class = HEADS.get(name)
+    return HeadDescription(
+        name,
+        seeded="seed" in inspect.signature(head_class).parameters,
+        refits=callable(getattr(head_class, "refit", None)),
+    )
+
+
+def refitting_heads() -> list[str]:
+    """The built-in heads that can refit on train + validation (for a message naming them)."""
+    return [head.name for head in _BUILTIN_HEADS.values() if head.refits]
 
 
 def model_type(name: str) -> ModelType:

@@ -58,7 +58,13 @@ from eval_harness.data.emotion_splits import (
 from eval_harness.errors import InputError, ModelLoadError, XBiasError
 from eval_harness.io import atomic_write_json, read_json
 from eval_harness.models.heads import head_from_state, make_head, pearson_r
-from eval_harness.models.registry import HEADS, model_type
+from eval_harness.models.registry import (
+    ENCODER_OPTIONS,
+    PROBE_ENCODER_OPTIONS,
+    VECTOR_OPTIONS,
+    model_type,
+    refitting_heads,
+)
 from eval_harness.models.saved_state import load_state, save_state
 
 # 2: the fitted state in state.json + state.safetensors (1 was a pickle, model.joblib: never read).
@@ -323,9 +329,12 @@ class EmotionRegressor:
 
 
 class FeatureRegressor(EmotionRegressor):
-    """A featuriser (texts -> matrix) plus a head fitted on train and selected on validation (the head's own
-    protocol: ridge fits on train + validation with leave-one-out). Without ``head``, its model type's
-    ``default_head`` (:mod:`eval_harness.models.registry`)."""
+    """A featuriser (texts -> matrix) plus a head fitted on train and selected on validation (the
+    head's own protocol: ridge fits on train + validation with leave-one-out).
+
+    ``head``: the head the factory resolved for the model's type
+    (:meth:`~eval_harness.models.registry.ModelType.head_for`), or None for this class's type's
+    default."""
 
     def __init__(
         self,
@@ -335,16 +344,21 @@ class FeatureRegressor(EmotionRegressor):
         **common,
     ):
         super().__init__(**common)
-        self.head = head or model_type(self.model_type).default_head
+        described = model_type(self.model_type).head_for({"head": head})
+        if described is None:
+            raise InputError(f"model type {self.model_type!r} has no default head; give head")
+        self.head_description = described
+        self.head = described.name
         self.head_options = dict(head_options or {})
         # The head's own randomness (an MLP's initialisation and shuffling) follows the model's seed, so that the
         # sweep's seeds train different heads; a seed in head_options still wins. head_options stays as given.
-        seeded = "seed" in HEADS.get(self.head).__dataclass_fields__
-        self.regression_head = make_head(
-            self.head, {"seed": self.seed, **self.head_options} if seeded else self.head_options
-        )
-        if refit_on_validation and self.head != "svr":
-            raise InputError("refit_on_validation needs head='svr' (the MLP head's early stopping uses validation)")
+        seed = {"seed": self.seed} if described.seeded else {}
+        self.regression_head = make_head(self.head, {**seed, **self.head_options})
+        if refit_on_validation and not described.refits:
+            raise InputError(
+                f"refit_on_validation needs a head that refits on train + validation "
+                f"({', '.join(refitting_heads())}), not {self.head!r}"
+            )
         self.refit_on_validation = refit_on_validation
 
     def features(self, texts: list[str]):
@@ -401,8 +415,6 @@ class ProbeRegressor(FeatureRegressor):
     feed-forward head with ``head="mlp"``, or an SVR grid."""
 
     model_type = "encoder"
-    # The encoder's options that change its vectors (what a saved probe must be rebuilt with).
-    ENCODER_OPTIONS: ClassVar[tuple[str, ...]] = ("pooling", "layer", "prefix", "max_length")
 
     def __init__(
         self,
@@ -426,14 +438,13 @@ class ProbeRegressor(FeatureRegressor):
 
     @classmethod
     def build(cls, source, options, resources) -> "ProbeRegressor":
-        from eval_harness.models.registry import ENCODER_OPTIONS
-
         options = dict(options)
         encoder_options = {name: options.pop(name) for name in ENCODER_OPTIONS if name in options}
         return cls(resources.encoder(source, **encoder_options), **options)
 
     def options(self) -> dict:
-        return {**super().options(), **{key: getattr(self.encoder, key) for key in self.ENCODER_OPTIONS}}
+        encoder_options = {key: getattr(self.encoder, key) for key in PROBE_ENCODER_OPTIONS}
+        return {**super().options(), **encoder_options}
 
     def features(self, texts: list[str]) -> np.ndarray:
         if self._rows is not None and all(text in self._rows for text in texts):
@@ -492,11 +503,11 @@ class SvmTfidfRegressor(FeatureRegressor):
     """
 
     model_type = "svm_tfidf"
+    # The TF-IDF settings' defaults; the head's is the type's default_head (models/registry.py).
     DEFAULTS: ClassVar[dict[str, Any]] = {
         "ngram_range": (1, 2),
         "min_df": 2,
         "max_features": None,
-        "head": "svr",
         "refit_vectorizer": True,
         "score_raw_output": False,
     }
@@ -531,7 +542,7 @@ class SvmTfidfRegressor(FeatureRegressor):
             if name in options:
                 common[name] = options.pop(name)
         _check_tfidf_options(options["ngram_range"], options["min_df"], options["max_features"])
-        super().__init__(options["head"], head_options, **common)
+        super().__init__(options.get("head"), head_options, **common)
         self.preset = preset
         self.ngram_range = tuple(options["ngram_range"])
         self.min_df = options["min_df"]
@@ -607,8 +618,6 @@ class StaticVectorRegressor(FeatureRegressor):
 
     @classmethod
     def build(cls, source, options, resources) -> "StaticVectorRegressor":
-        from eval_harness.models.registry import VECTOR_OPTIONS
-
         options = dict(options)
         vector_options = {**options.pop("vector_options", {})}
         vector_options.update({name: options.pop(name) for name in VECTOR_OPTIONS if name in options})

@@ -1,9 +1,14 @@
 """The model-type registry says exactly what its builders accept, declares capabilities per type and mode, and
 the factory dispatches through it."""
 
+import re
+from dataclasses import replace
+from pathlib import Path
+
 import pytest
 
-from eval_harness.errors import ConfigError
+from eval_harness.errors import ConfigError, InputError
+from eval_harness.models.factory import build_emotion_model
 from eval_harness.models.registry import (
     ENCODER_OPTIONS,
     HEADS,
@@ -11,14 +16,16 @@ from eval_harness.models.registry import (
     LLM_PROMPT_OPTIONS,
     MODEL_TYPES,
     VECTOR_OPTIONS,
+    HeadDescription,
     ModelMode,
     ModelType,
     check_options,
-    head_is_seeded,
+    describe_head,
     model_type,
 )
 from eval_harness.registry import Registry, resolve
 
+DOCS = Path(__file__).resolve().parents[2] / "docs"
 # What a builder takes besides its emotion model's constructor options: how the source is loaded.
 # (The llm type builds a judge on a loaded CausalLM, or, with mode: probe, an encoder probe.)
 LOADING_OPTIONS = {
@@ -66,10 +73,57 @@ def test_model_types_and_heads_are_lazy_registries():
         HEADS.get("forest")
 
 
+def test_a_built_in_heads_description_says_what_its_class_does():
+    # Planning reads the descriptions without importing a head: each must say what its class does.
+    for name in HEADS.names():
+        head_class = HEADS.get(name)
+        described = describe_head(name)
+        assert described.name == name
+        assert described.seeded is ("seed" in head_class.__dataclass_fields__), name
+        assert described.refits is hasattr(head_class, "refit"), name
+    assert [name for name in HEADS.names() if describe_head(name).seeded] == ["mlp"]
+
+
+def test_a_plug_in_heads_description_is_read_from_its_class():
+    class CoinHead:  # takes a seed, cannot refit
+        def __init__(self, seed: int = 0):
+            self.seed = seed
+
+    HEADS.register("coin", CoinHead)
+    try:
+        assert describe_head("coin") == HeadDescription("coin", seeded=True, refits=False)
+        assert model_type("encoder").seeded_for({"head": "coin"})
+    finally:
+        HEADS.unregister("coin")
+
+
+def test_the_head_is_resolved_once_from_the_option_or_the_types_default():
+    assert model_type("encoder").head_for() == describe_head("ridge")
+    assert model_type("svm_tfidf").head_for().name == "svr"
+    assert model_type("static_mlp").head_for().name == "mlp"
+    assert model_type("llm").head_for({"mode": "probe", "head": "mlp"}).name == "mlp"
+    assert model_type("llm").head_for({"mode": "prompt"}) is None  # a zero-shot judge fits no head
+    assert model_type("classifier").head_for() is None
+
+
+def test_the_factory_hands_the_regressor_the_head_its_type_resolves():
+    # A type whose default head is not its regressor class's: the model fits the head planning
+    # counted seeds for.
+    ridge_tfidf = replace(model_type("svm_tfidf"), name="svm_ridge", default_head="ridge")
+    MODEL_TYPES.register("svm_ridge", ridge_tfidf)
+    try:
+        model = build_emotion_model({"type": "svm_ridge"})
+        assert model.head_description == describe_head("ridge")
+        assert model.options()["head"] == "ridge" and not ridge_tfidf.seeded_for()
+    finally:
+        MODEL_TYPES.unregister("svm_ridge")
+    assert build_emotion_model({"type": "svm_tfidf"}).head_description == describe_head("svr")
+    refitted_mlp = {"type": "svm_tfidf", "options": {"head": "mlp", "refit_on_validation": True}}
+    with pytest.raises(InputError, match=r"needs a head that refits .*\(svr\), not 'mlp'"):
+        build_emotion_model(refitted_mlp)
+
+
 def test_the_seed_plan_asks_the_head_whether_its_training_is_seeded():
-    # The table that planning reads without importing a head says what the head classes say.
-    for name in ("ridge", "mlp", "svr"):
-        assert head_is_seeded(name) is HEADS.get(name).seeded
     assert not model_type("encoder").seeded_for() and model_type("encoder").seeded_for({"head": "mlp"})
     assert not model_type("svm_tfidf").seeded_for() and model_type("svm_tfidf").seeded_for({"max_train": 100})
     assert model_type("static_mlp").seeded_for() and not model_type("static_vectors").seeded_for()
@@ -121,3 +175,22 @@ def test_llm_options_belong_to_their_mode():
         check_options("llm", {"mode": "probe", "scale": [1, 5], "device_map": "auto"})
     with pytest.raises(ConfigError, match="mode must be one of prompt, probe"):
         check_options("llm", {"mode": "chat"})
+
+
+def _documented(type_name: str) -> str:
+    """Where docs/ documents a type's options: its section of docs/models.md; the llm type's in
+    docs/llm.md, its probe mode's as the encoder's section."""
+    sections = re.split(r"^## ", (DOCS / "models.md").read_text(), flags=re.M)
+    if type_name == "llm":
+        return (DOCS / "llm.md").read_text() + _documented("encoder")
+    heading = re.compile(rf"`{type_name}`|`\w+` \(and `{type_name}`\)")
+    return next(section for section in sections if heading.match(section))
+
+
+@pytest.mark.parametrize("name", sorted(MODEL_TYPES))
+def test_every_option_a_type_takes_is_documented(name):
+    # The options are declared once, in the registry; the docs, where people read them, must not
+    # go stale.
+    text = _documented(name)
+    options = MODEL_TYPES.get(name).options
+    assert [option for option in options if not re.search(rf"`{option}\b", text)] == []

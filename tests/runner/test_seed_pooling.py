@@ -111,6 +111,11 @@ def test_a_number_without_a_test_is_averaged_and_no_p_value_is_invented():
     assert pooled[1]["value"] == pytest.approx(np.mean([0.61, 0.58, 0.66]), rel=1e-12)
     assert pooled[1]["between_seed_sd"] == pytest.approx(np.std([0.61, 0.58, 0.66], ddof=1), rel=1e-12)
     assert pooled[1]["pooling"] == "mean" and pooled[1]["n"] == 400 and pooled[1]["p_value"] is None
+    # an MLP's selected epoch differs between seeds, its head does not: the head stays
+    for record in records:
+        record["selected"] = {"head": "mlp", "best_epoch": record["seed"] + 3}
+    pooled = pool_seeds(records, schemas=SCHEMAS)
+    assert [record["selected"] for record in pooled] == [{"head": "mlp"}] * 2
     cells = [
         dict(KEY, term="Arab|male", metric="cell_mean", value=v, predicted_mean=v + 0.01, seed=seed)
         for seed, v in enumerate((0.3, 0.5))

@@ -258,7 +258,8 @@ def covariance_description(results: pd.DataFrame) -> str:
 
 
 def regressor_quality_table(results: pd.DataFrame) -> pd.DataFrame:
-    """Pearson r of each emotion regressor (the paper's Table 2): rows model, columns language: emotion."""
+    """Pearson r of each emotion regressor (the paper's Table 2): rows model, with its head, and
+    columns language: emotion."""
     quality = results[results["metric"] == "pearson_r"]
     if "split" in quality.columns and (quality["split"] == "test").any():
         quality = quality[quality["split"] == "test"]
@@ -268,4 +269,15 @@ def regressor_quality_table(results: pd.DataFrame) -> pd.DataFrame:
     language_order = list(dict.fromkeys(quality["language"]))
     table = table[sorted(table.columns, key=lambda column: (language_order.index(column[0]), column[1]))]
     table.columns = [f"{language}: {emotion}" for language, emotion in table.columns]
-    return table.map(lambda r: format_number(r, 2)).reset_index()
+    table = table.map(lambda r: format_number(r, 2)).reset_index()
+    heads = [model_head(quality[quality["model"] == model]) for model in table["model"]]
+    table.insert(1, "head", heads)
+    return table
+
+
+def model_head(quality: pd.DataFrame) -> str:
+    """The regression head a model's regressors fitted, as their Pearson r records name it
+    (``selected``); empty for a model that fits none (a classifier, a zero-shot judge)."""
+    selected = quality["selected"] if "selected" in quality.columns else []
+    heads = {chosen["head"] for chosen in selected if isinstance(chosen, dict) and "head" in chosen}
+    return ", ".join(sorted(heads))
