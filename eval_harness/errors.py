@@ -10,8 +10,8 @@ A message names a file the user gave but never quotes its content
 
 import reprlib
 
-# What a message echoes of a value the user gave: a few items of each list or mapping, three levels, a string's
-# first 60 characters, 200 in all (a config's value may be huge: an expanded YAML alias).
+# What a message echoes of a value the user gave: a few items of each list or mapping, three levels,
+# a string's first 60 characters, 200 in all (a config's value may be huge: an expanded YAML alias).
 _ECHO_LENGTH = 200
 _ECHO = reprlib.Repr()
 _ECHO.maxlevel, _ECHO.maxstring, _ECHO.maxother, _ECHO.maxlong = 3, 60, 60, 40
@@ -19,8 +19,8 @@ _ECHO.maxlist = _ECHO.maxtuple = _ECHO.maxdict = _ECHO.maxset = _ECHO.maxfrozens
 
 
 def shown(value: object) -> str:
-    """``repr(value)``, cut to a short line: what an error message echoes of a value the user gave (its size is
-    bounded whatever the value's, and so is the time it takes)."""
+    """``repr(value)``, cut to a short line: what an error message echoes of a value the user gave
+    (its size is bounded whatever the value's, and so is the time it takes)."""
     text = _ECHO.repr(value)
     return text if len(text) <= _ECHO_LENGTH else text[: _ECHO_LENGTH - 3] + "..."
 
@@ -46,16 +46,22 @@ class ModelLoadError(XBiasError):
 
 
 class DuplicateWordsWarning(UserWarning):
-    """A word set lists a word more than once; the copies were collapsed to one (each word counts once)."""
+    """A word set lists a word more than once; the copies were collapsed to one (each word counts
+    once)."""
 
 
 def unreadable_file(path: object, error: Exception, what: str = "file") -> str:
-    """One line saying why the user's file ``path`` could not be read or parsed, and where, never quoting a word
-    of it (a message is shown, logged and pasted into issues; a file named by mistake may hold secrets):
-    ``"cannot read the {what} {path}: not valid YAML (line 2, column 7)"``, ``"...: Permission denied"``."""
-    if getattr(error, "says_why", False):  # io.RefusedDocument: its message names a limit, never the content
+    """One line saying why the user's file ``path`` could not be read or parsed, and where, never
+    quoting a word of it (a message is shown, logged and pasted into issues; a file named by mistake
+    may hold secrets): ``"cannot read the {what} {path}: not valid YAML (line 2, column 7)"``,
+    ``"...: Permission denied"``."""
+    if getattr(
+        error, "says_why", False
+    ):  # io.RefusedDocument: its message names a limit, never the content
         return f"cannot read the {what} {path}: {error}"
-    mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)  # a YAML error
+    mark = getattr(error, "problem_mark", None) or getattr(
+        error, "context_mark", None
+    )  # a YAML error
     if mark is not None:
         why = f"not valid YAML (line {mark.line + 1}, column {mark.column + 1})"
     elif hasattr(error, "lineno") and hasattr(error, "colno"):  # json.JSONDecodeError

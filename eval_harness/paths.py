@@ -5,10 +5,13 @@ from pathlib import Path
 
 
 def cache_root() -> Path:
-    """Root of xbias's caches: ``$XBIAS_CACHE_DIR``, else ``$HF_HOME/xbias``, else ``~/.cache/huggingface/xbias``."""
+    """Root of xbias's caches: ``$XBIAS_CACHE_DIR``, else ``$HF_HOME/xbias``, else
+    ``~/.cache/huggingface/xbias``."""
     if os.environ.get("XBIAS_CACHE_DIR"):
         return Path(os.environ["XBIAS_CACHE_DIR"]).expanduser()
-    hf_home = os.environ.get("HF_HOME") or os.path.join(os.path.expanduser("~"), ".cache", "huggingface")
+    hf_home = os.environ.get("HF_HOME") or os.path.join(
+        os.path.expanduser("~"), ".cache", "huggingface"
+    )
     return Path(hf_home) / "xbias"
 
 

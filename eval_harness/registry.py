@@ -1,12 +1,12 @@
-"""One kind of registry for everything a config or a plug-in names: suites, model types, datasets, heads and
-report sections.
+"""One kind of registry for everything a config or a plug-in names: suites, model types, datasets,
+heads and report sections.
 
 A :class:`Registry` maps names to objects. An entry is registered as the object itself or as a lazy
-``"module:object"`` reference, imported on first use, so that reading a config or printing ``xbias list``
-imports none of the entries' dependencies (torch, transformers). Plug-ins outside this repository add
-entries with :meth:`Registry.register` or with an entry point in their own distribution's group
-(``[project.entry-points."xbias.suites"] name = "pkg.module:OBJECT"``), the way lm-evaluation-harness and
-pytest find plug-ins.
+``"module:object"`` reference, imported on first use, so that reading a config or printing ``xbias
+list`` imports none of the entries' dependencies (torch, transformers). Plug-ins outside this
+repository add entries with :meth:`Registry.register` or with an entry point in their own
+distribution's group (``[project.entry-points."xbias.suites"] name = "pkg.module:OBJECT"``), the way
+lm-evaluation-harness and pytest find plug-ins.
 
 >>> colours = Registry("colour", builtins={"red": "colorsys:ONE_THIRD"})
 >>> colours.names()
@@ -44,10 +44,10 @@ def resolve(reference: str) -> Any:
 class Registry:
     """Named entries of one kind, each an object or a lazy ``"module:object"`` reference.
 
-    Lookup order: entries registered at run time, then installed plug-ins (the entry-point ``group``),
-    then the built-in entries. A reference is imported by :meth:`get` and the object kept. The installed
-    plug-ins are read from the distributions' metadata once per ``sys.path`` (reading them costs tens of
-    milliseconds; a lookup per unit of a sweep must not).
+    Lookup order: entries registered at run time, then installed plug-ins (the entry-point
+    ``group``), then the built-in entries. A reference is imported by :meth:`get` and the object
+    kept. The installed plug-ins are read from the distributions' metadata once per ``sys.path``
+    (reading them costs tens of milliseconds; a lookup per unit of a sweep must not).
 
     Args:
         kind: what an entry is, for messages ("suite", "model type").
@@ -55,26 +55,38 @@ class Registry:
         entry_point_group: the entry-point group plug-ins register in, or None.
     """
 
-    def __init__(self, kind: str, builtins: Mapping[str, Any] | None = None, entry_point_group: str | None = None):
+    def __init__(
+        self,
+        kind: str,
+        builtins: Mapping[str, Any] | None = None,
+        entry_point_group: str | None = None,
+    ):
         self.kind = kind
         self.entry_point_group = entry_point_group
         self._builtins = dict(builtins or {})
         self._registered: dict[str, Any] = {}
         self._loaded: dict[str, Any] = {}
-        self._plugins: tuple[tuple[str, ...], dict[str, str]] | None = None  # (sys.path, name -> reference)
+        self._plugins: tuple[tuple[str, ...], dict[str, str]] | None = (
+            None  # (sys.path, name -> reference)
+        )
 
     def register(self, name: str, entry: Any, replace: bool = False) -> Any:
-        """Add ``entry`` (an object or a ``"module:object"`` reference) under ``name``; returns ``entry``.
+        """Add ``entry`` (an object or a ``"module:object"`` reference) under ``name``; returns
+        ``entry``.
 
         Raises:
-            ConfigError: no name, a malformed reference, or the name is taken and ``replace`` is not set.
+            ConfigError: no name, a malformed reference, or the name is taken and ``replace`` is not
+            set.
         """
         if not name:
             raise ConfigError(f"a {self.kind} needs a name, got {name!r} for {entry!r}")
         if isinstance(entry, str) and not _is_reference(entry):
             raise ConfigError(f"a {self.kind} reference is 'module:object', got {entry!r}")
         if not replace and name in self._references():
-            raise ConfigError(f"a {self.kind} named {name!r} is already registered (pass replace=True to override)")
+            raise ConfigError(
+                f"a {self.kind} named {name!r} is already "
+                "registered (pass replace=True to override)"
+            )
         self._registered[name] = entry
         self._loaded.pop(name, None)
         return entry
@@ -96,7 +108,8 @@ class Registry:
         """The entry ``name``, importing its reference on first use.
 
         Raises:
-            ConfigError: no entry has that name (the message lists them), or its reference does not import.
+            ConfigError: no entry has that name (the message lists them), or its reference does not
+            import.
         """
         entry = self.reference(name)
         if not isinstance(entry, str):
@@ -105,7 +118,9 @@ class Registry:
             try:
                 self._loaded[name] = (entry, resolve(entry))
             except (ImportError, AttributeError) as error:
-                raise ConfigError(f"{self.kind} {name!r}: cannot import {entry!r} ({error})") from None
+                raise ConfigError(
+                    f"{self.kind} {name!r}: cannot import {entry!r} ({error})"
+                ) from None
         return self._loaded[name][1]
 
     def __getitem__(self, name: str) -> Any:
@@ -122,14 +137,17 @@ class Registry:
 
     def _known(self, name: str) -> str:
         if name not in self._references():
-            raise ConfigError(f"unknown {self.kind} {name!r}; {self.kind}s: {', '.join(self.names()) or 'none'}")
+            raise ConfigError(
+                f"unknown {self.kind} {name!r}; {self.kind}s: {', '.join(self.names()) or 'none'}"
+            )
         return name
 
     def _references(self) -> dict[str, Any]:
         return {**self._builtins, **self._installed(), **self._registered}
 
     def _installed(self) -> dict[str, str]:
-        """The plug-ins' entries of the entry-point group, read again only when ``sys.path`` has changed."""
+        """The plug-ins' entries of the entry-point group, read again only when ``sys.path`` has
+        changed."""
         if not self.entry_point_group:
             return {}
         where = tuple(sys.path)

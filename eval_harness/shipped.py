@@ -1,9 +1,11 @@
-"""Where the metric modules, the sweep configs and the documentation are, in a checkout and in an installed copy.
+"""Where the metric modules, the sweep configs and the documentation are, in a checkout and in an
+installed copy.
 
-The repository's top-level ``metrics/<name>/``, ``configs/*.yaml``, ``README.md`` and ``docs/*.md`` are the source
-of truth. A checkout (and an
-editable install) reads them there; a wheel carries copies under ``eval_harness/_shipped/`` (made by the build
-step in ``setup.py``), which an installed copy reads. ``--config demo`` names a packaged config.
+The repository's top-level ``metrics/<name>/``, ``configs/*.yaml``, ``README.md`` and ``docs/*.md``
+are the source of truth. A checkout (and an
+editable install) reads them there; a wheel carries copies under ``eval_harness/_shipped/`` (made by
+the build step in ``setup.py``), which an installed copy reads. ``--config demo`` names a packaged
+config.
 """
 
 import functools
@@ -19,7 +21,8 @@ CONFIG_SUFFIXES = (".yaml", ".yml")
 
 @functools.cache  # where the package runs from does not change in a process: stat the checkout once
 def _folder(name: str) -> Path:
-    """``<checkout>/<name>`` when this package runs from a checkout, else the copy shipped in the package."""
+    """``<checkout>/<name>`` when this package runs from a checkout, else the copy shipped in the
+    package."""
     checkout = CHECKOUT_ROOT / name
     # A checkout has pyproject.toml beside the package; an installed copy's parent is site-packages.
     if (CHECKOUT_ROOT / "pyproject.toml").is_file() and checkout.is_dir():
@@ -38,7 +41,8 @@ def configs_dir() -> Path:
 
 
 def docs_dir() -> Path:
-    """The folder of the documentation (architecture.md, models.md, llm.md, run_folder.md, model_card.md, ...)."""
+    """The folder of the documentation (architecture.md, models.md, llm.md, run_folder.md,
+    model_card.md, ...)."""
     return _folder("docs")
 
 
@@ -46,7 +50,11 @@ def docs_dir() -> Path:
 def readme_path() -> Path:
     """The project's README.md (the checkout's, or the copy an installed package carries)."""
     checkout = CHECKOUT_ROOT / "README.md"
-    return checkout if _folder("docs") == CHECKOUT_ROOT / "docs" and checkout.is_file() else SHIPPED_DIR / "README.md"
+    return (
+        checkout
+        if _folder("docs") == CHECKOUT_ROOT / "docs" and checkout.is_file()
+        else SHIPPED_DIR / "README.md"
+    )
 
 
 def packaged_configs() -> dict[str, Path]:
@@ -65,8 +73,8 @@ def config_names() -> list[str]:
 def find_config(source: str | Path) -> Path:
     """The YAML file a ``--config`` value means: an existing file, else a packaged config's name.
 
-    A file wins over a packaged config of the same name; ``demo`` and ``demo.yaml`` both name the packaged
-    ``demo`` when no such file exists.
+    A file wins over a packaged config of the same name; ``demo`` and ``demo.yaml`` both name the
+    packaged ``demo`` when no such file exists.
 
     Raises:
         ConfigError: ``source`` is neither an existing file nor the name of a packaged config.

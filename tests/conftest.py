@@ -24,8 +24,9 @@ os.environ.update(
     HF_HUB_DISABLE_TELEMETRY="1",
     TOKENIZERS_PARALLELISM="false",
 )
-# Each test's runs keep their features in their own run folder (cache/embeddings), so a test computes what it checks;
-# the tests of the user's feature cache (tests/models/test_feature_cache.py) point it at a folder of their own.
+# Each test's runs keep their features in their own run folder (cache/embeddings), so a test
+# computes what it checks; the tests of the user's feature cache
+# (tests/models/test_feature_cache.py) point it at a folder of their own.
 os.environ["XBIAS_FEATURE_CACHE"] = "off"
 for _variable in ("HF_MODULES_CACHE", "HF_DATASETS_CACHE", "XBIAS_CACHE_DIR"):
     os.environ.pop(_variable, None)
@@ -42,14 +43,18 @@ def source_dir() -> Path:
     """The folder with the source data files (``$XBIAS_SOURCE_DIR``)."""
     path = os.environ.get("XBIAS_SOURCE_DIR")
     if not path or not Path(path).is_dir():
-        pytest.fail("XBIAS_SOURCE_DIR is not set to the source-data folder (make test sets it to ../shared/data)")
+        pytest.fail(
+            "XBIAS_SOURCE_DIR is not set to the source-data "
+            "folder (make test sets it to ../shared/data)"
+        )
     return Path(path)
 
 
 @pytest.fixture(scope="session")
 def multilingual_e5() -> Path:
-    """The packaged multilingual e5-small converted once per test process into the session's xbias cache, where
-    ``pypi:multilingual-e5-small`` resolves to it too: every real-model e5 test shares this one build."""
+    """The packaged multilingual e5-small converted once per test process into the session's xbias
+    cache, where ``pypi:multilingual-e5-small`` resolves to it too: every real-model e5 test shares
+    this one build."""
     from helpers.multilingual_e5 import build_multilingual_e5
 
     from eval_harness.models.model_builds import models_root
@@ -59,7 +64,8 @@ def multilingual_e5() -> Path:
 
 @pytest.fixture(scope="session")
 def registered_metrics():
-    """The project's metrics registered in the temporary HF_HOME, as `make install` does for the user's."""
+    """The project's metrics registered in the temporary HF_HOME, as `make install` does for the
+    user's."""
     from eval_harness.metric_modules import register_metrics
 
     return register_metrics()
@@ -67,7 +73,8 @@ def registered_metrics():
 
 @pytest.fixture(scope="session")
 def load_metric_elsewhere(registered_metrics, tmp_path_factory):
-    """``load(name)``: ``evaluate.load(name)`` by bare name from a directory that holds no ``./<name>/``.
+    """``load(name)``: ``evaluate.load(name)`` by bare name from a directory that holds no
+    ``./<name>/``.
 
     So evaluate must find the module where ``register_metrics`` put it, as a user's would.
     """

@@ -1,4 +1,5 @@
-"""``xbias run`` and ``xbias list`` from the command line: results, and one clear line + exit code 2 on bad input."""
+"""``xbias run`` and ``xbias list`` from the command line: results, and one clear line + exit code 2
+on bad input."""
 
 import errno
 import json
@@ -26,7 +27,10 @@ def toy():
 
 
 def write_config(path, **overrides):
-    config = {"models": [{"name": "m1", "type": "svm_tfidf"}], "suites": {"toy": {"languages": ["en"]}}}
+    config = {
+        "models": [{"name": "m1", "type": "svm_tfidf"}],
+        "suites": {"toy": {"languages": ["en"]}},
+    }
     config.update(overrides)
     path.write_text(yaml.safe_dump(config))
     return str(path)
@@ -74,7 +78,9 @@ def test_run_from_options_builds_the_config(toy, tmp_path, capsys):
     ]
     assert main(argv) == 0
     config = yaml.safe_load((tmp_path / "run" / "config.yaml").read_text())
-    assert config["models"] == [{"name": "model", "type": "static_mlp", "path": str(model), "options": {}}]
+    assert config["models"] == [
+        {"name": "model", "type": "static_mlp", "path": str(model), "options": {}}
+    ]
     assert config["suites"]["toy"]["languages"] == ["en", "es"] and config["seeds"] == [0, 3]
     run_info = json.loads((tmp_path / "run" / "run.json").read_text())
     assert run_info["units_planned"] == 2 * 2 * 4 * 2
@@ -83,7 +89,17 @@ def test_run_from_options_builds_the_config(toy, tmp_path, capsys):
 def test_unknown_suite(toy, tmp_path, capsys):
     fails_with_one_line(
         capsys,
-        ["run", "--model", str(tmp_path), "--suite", "toy,nosuch", "--languages", "en", "--out", str(tmp_path / "run")],
+        [
+            "run",
+            "--model",
+            str(tmp_path),
+            "--suite",
+            "toy,nosuch",
+            "--languages",
+            "en",
+            "--out",
+            str(tmp_path / "run"),
+        ],
         "unknown suite 'nosuch'",
         "toy",
     )
@@ -92,7 +108,17 @@ def test_unknown_suite(toy, tmp_path, capsys):
 def test_unknown_language_for_a_suite(tmp_path, capsys):
     fails_with_one_line(
         capsys,
-        ["run", "--model", str(tmp_path), "--suite", "eec", "--languages", "de,fr", "--out", str(tmp_path / "run")],
+        [
+            "run",
+            "--model",
+            str(tmp_path),
+            "--suite",
+            "eec",
+            "--languages",
+            "de,fr",
+            "--out",
+            str(tmp_path / "run"),
+        ],
         "suite 'eec' has none of the languages de, fr",
         "en, es, ar",
     )
@@ -107,7 +133,9 @@ def test_a_typo_in_a_config_key(toy, tmp_path, capsys):
         "unknown key 'suite'",
         "allowed keys: name, seeds, languages, models, suites",
     )
-    config.write_text("models: [{type: svm_tfidf, langauges: [en]}]\nsuites: [toy]\nlanguages: [en]\n")
+    config.write_text(
+        "models: [{type: svm_tfidf, langauges: [en]}]\nsuites: [toy]\nlanguages: [en]\n"
+    )
     fails_with_one_line(
         capsys,
         ["run", "--config", str(config), "--out", str(tmp_path / "run")],
@@ -118,11 +146,17 @@ def test_a_typo_in_a_config_key(toy, tmp_path, capsys):
 
 def test_a_folder_with_another_runs_results_is_refused_unless_forced(toy, tmp_path, capsys):
     out = str(tmp_path / "run")
-    assert main(["run", "--config", write_config(tmp_path / "a.yaml"), "--out", out, "--no-progress"]) == 0
+    assert (
+        main(["run", "--config", write_config(tmp_path / "a.yaml"), "--out", out, "--no-progress"])
+        == 0
+    )
     other = write_config(tmp_path / "b.yaml", seeds=[1])
     capsys.readouterr()
     fails_with_one_line(
-        capsys, ["run", "--config", other, "--out", out], "holds the results of a different run", "--force"
+        capsys,
+        ["run", "--config", other, "--out", out],
+        "holds the results of a different run",
+        "--force",
     )
     assert main(["run", "--config", other, "--out", out, "--force", "--no-progress"]) == 0
     assert {json.loads(line)["seed"] for line in (tmp_path / "run" / "results.jsonl").open()} == {1}
@@ -147,9 +181,15 @@ def test_a_model_that_cannot_be_loaded_offline(toy, tmp_path, capsys):
         "offline",
     )
     assert not (tmp_path / "run").exists()  # refused before anything was written
-    config = write_config(tmp_path / "c.yaml", models=[{"path": str(tmp_path / "gone"), "type": "encoder"}])
-    fails_with_one_line(capsys, ["run", "--config", config, "--out", str(tmp_path / "run")], "does not exist")
-    config = write_config(tmp_path / "d.yaml", models=[{"path": "pypi:no-such-package", "type": "encoder"}])
+    config = write_config(
+        tmp_path / "c.yaml", models=[{"path": str(tmp_path / "gone"), "type": "encoder"}]
+    )
+    fails_with_one_line(
+        capsys, ["run", "--config", config, "--out", str(tmp_path / "run")], "does not exist"
+    )
+    config = write_config(
+        tmp_path / "d.yaml", models=[{"path": "pypi:no-such-package", "type": "encoder"}]
+    )
     fails_with_one_line(
         capsys,
         ["run", "--config", config, "--out", str(tmp_path / "run")],
@@ -165,7 +205,9 @@ def test_options_that_do_not_go_together(toy, tmp_path, capsys):
         ["run", "--config", config, "--languages", "en", "--out", str(tmp_path / "r")],
         "--languages goes with --model",
     )
-    fails_with_one_line(capsys, ["run", "--out", str(tmp_path / "r")], "needs --config FILE, or --model")
+    fails_with_one_line(
+        capsys, ["run", "--out", str(tmp_path / "r")], "needs --config FILE, or --model"
+    )
     fails_with_one_line(
         capsys,
         [
@@ -200,33 +242,44 @@ def test_the_shipped_configs(tmp_path, capsys):
 
     root = Path(__file__).resolve().parents[1] / "configs"
     demo = plan_units(load_config(root / "demo.yaml"))
-    # per EEC language: 4 regressors + its EECs x 4 emotions (en: 3 EECs, es and ar: 1); XWEAT: T1-T10 per language
+    # per EEC language: 4 regressors + its EECs x 4 emotions (en: 3 EECs, es and ar: 1); XWEAT:
+    # T1-T10 per language
     eec = {"en": 4 + 12, "es": 4 + 4, "ar": 4 + 4}
     # No `seeds:`: every head of the demo is deterministic (ridge, the SVR), so one seed everywhere
-    e5 = sum(eec.values()) + 10 * 7 * 7  # every EEC language; XWEAT in 7 languages and their 42 ordered pairs
+    e5 = (
+        sum(eec.values()) + 10 * 7 * 7
+    )  # every EEC language; XWEAT in 7 languages and their 42 ordered pairs
     smollm2 = eec["en"] + 10  # English only
     glove = eec["en"] + 10
     # eec_crosslingual for e5 and SVM-tfidf: en-es and en-ar, the translated EEC x 4 emotions each
     crosslingual = 2 * (4 + 4)
-    assert len(demo.units) == e5 + smollm2 + glove + sum(eec.values()) + crosslingual  # SVM-tfidf: 3 languages
+    assert (
+        len(demo.units) == e5 + smollm2 + glove + sum(eec.values()) + crosslingual
+    )  # SVM-tfidf: 3 languages
     seeds = {(unit.model, unit.suite): set() for unit in demo.units}
     for unit in demo.units:
         seeds[unit.model, unit.suite].add(unit.seed)
     assert set(map(frozenset, seeds.values())) == {frozenset({0})}
-    assert {unit.language for unit in demo.units if unit.model == "svm-tfidf" and unit.suite == "eec"} == {
+    assert {
+        unit.language for unit in demo.units if unit.model == "svm-tfidf" and unit.suite == "eec"
+    } == {
         "en",
         "es",
         "ar",
     }
-    assert {unit.language for unit in demo.units if unit.model == "multilingual-e5-small" and unit.suite == "eec"} == {
+    assert {
+        unit.language
+        for unit in demo.units
+        if unit.model == "multilingual-e5-small" and unit.suite == "eec"
+    } == {
         "en",
         "es",
         "ar",
     }
     paper = plan_units(load_config(root / "camara2022.yaml"))
     per_language = {"en": 4 + 12, "es": 4 + 4, "ar": 4 + 4}
-    # per language: its own BERT, its fastText, mBERT and XLM-R with the paper's MLP head (five seeds each) and
-    # SVM-tfidf (deterministic: one seed)
+    # per language: its own BERT, its fastText, mBERT and XLM-R with the paper's MLP head (five
+    # seeds each) and SVM-tfidf (deterministic: one seed)
     assert len(paper.units) == (4 * 5 + 1) * sum(per_language.values()) and not paper.skipped
     # offline, the paper's sweep stops before anything runs, naming the first model it cannot load
     fails_with_one_line(
@@ -237,12 +290,21 @@ def test_the_shipped_configs(tmp_path, capsys):
     )
 
 
-# -- errors a user can cause: one line, exit 2; signals: one line, exit 128 + signal ----------------------------------
+# -- errors a user can cause: one line, exit 2; signals: one line, exit 128 + signal ---------------
 
 
 def toy_options(out, *extra):
     return [
-        *("run", "--model-type", "svm_tfidf", "--suite", "toy", "--languages", "en", "--no-progress"),
+        *(
+            "run",
+            "--model-type",
+            "svm_tfidf",
+            "--suite",
+            "toy",
+            "--languages",
+            "en",
+            "--no-progress",
+        ),
         *extra,
         *("--out", str(out)),
     ]
@@ -250,7 +312,9 @@ def toy_options(out, *extra):
 
 def test_seeds_that_are_not_integers(toy, tmp_path, capsys):
     for seeds in ("a", "0,x", "-1"):
-        fails_with_one_line(capsys, toy_options(tmp_path / "run", "--seeds", seeds), "--seeds", repr(seeds))
+        fails_with_one_line(
+            capsys, toy_options(tmp_path / "run", "--seeds", seeds), "--seeds", repr(seeds)
+        )
     assert not (tmp_path / "run").exists()
 
 
@@ -260,18 +324,30 @@ def test_a_model_free_type_runs_without_model_and_refuses_one(toy, tmp_path, cap
     assert config["models"] == [{"name": "svm_tfidf", "type": "svm_tfidf", "options": {}}]
     fails_with_one_line(
         capsys,
-        ["run", "--model", "svm", "--model-type", "svm_tfidf", "--suite", "toy", "--out", str(tmp_path / "other")],
+        [
+            "run",
+            "--model",
+            "svm",
+            "--model-type",
+            "svm_tfidf",
+            "--suite",
+            "toy",
+            "--out",
+            str(tmp_path / "other"),
+        ],
         "--model-type svm_tfidf is model-free",
         "drop --model svm",
     )
-    fails_with_one_line(capsys, ["run", "--out", str(tmp_path / "other")], "a model-free --model-type (svm_tfidf)")
+    fails_with_one_line(
+        capsys, ["run", "--out", str(tmp_path / "other")], "a model-free --model-type (svm_tfidf)"
+    )
 
 
 @contextmanager
 def unwritable(folder):
-    """``folder`` read-only for this process (as root, which writes anywhere, by acting as user nobody). The CLI's
-    help names the checkout's README and folders: found first, as root, since nobody may not enter a checkout
-    cloned into a 0700 folder (``mktemp -d``)."""
+    """``folder`` read-only for this process (as root, which writes anywhere, by acting as user
+    nobody). The CLI's help names the checkout's README and folders: found first, as root, since
+    nobody may not enter a checkout cloned into a 0700 folder (``mktemp -d``)."""
     shipped.readme_path(), shipped.docs_dir(), shipped.metrics_dir()
     folder.chmod(0o555)
     as_root = os.geteuid() == 0
@@ -288,16 +364,22 @@ def unwritable(folder):
 def test_an_out_that_is_a_file_below_a_file_or_read_only(toy, tmp_path, capsys):
     a_file = tmp_path / "notes.txt"
     a_file.write_text("keep me")
-    fails_with_one_line(capsys, toy_options(a_file), f"the run folder {a_file} is a file, not a folder", "--out")
+    fails_with_one_line(
+        capsys, toy_options(a_file), f"the run folder {a_file} is a file, not a folder", "--out"
+    )
     fails_with_one_line(capsys, toy_options(a_file / "run"), "lies below a file", "--out")
     assert a_file.read_text() == "keep me"
     read_only = tmp_path / "read-only"
     read_only.mkdir()
     with unwritable(read_only):
-        fails_with_one_line(capsys, toy_options(read_only / "run"), "cannot write into the run folder", "--out")
+        fails_with_one_line(
+            capsys, toy_options(read_only / "run"), "cannot write into the run folder", "--out"
+        )
     (read_only / "run").mkdir()
     with unwritable(read_only / "run"):
-        fails_with_one_line(capsys, toy_options(read_only / "run"), "cannot write into the run folder")
+        fails_with_one_line(
+            capsys, toy_options(read_only / "run"), "cannot write into the run folder"
+        )
 
 
 def test_a_full_disk_stops_with_one_line_and_the_run_resumes(toy, tmp_path, capsys, monkeypatch):
@@ -333,13 +415,15 @@ def test_a_damaged_unit_file_is_one_warning_line_and_is_recomputed(toy, tmp_path
     assert main(toy_options(tmp_path / "run")) == 0
     captured = capsys.readouterr()
     assert captured.err.splitlines() == [
-        f"xbias: warning: {damaged} is not a finished unit: it lacks id, unit, config_hash, seconds, finished_at, "
-        "records, checksum; it is computed again"
+        f"xbias: warning: {damaged} is not a finished unit: it lacks id, unit, "
+        "config_hash, seconds, finished_at, records, checksum; it is computed again"
     ]
     assert "7 already finished (resumed), 1 computed" in captured.out
 
 
-def test_a_full_disk_while_a_task_fills_its_caches_names_the_task(toy, tmp_path, capsys, monkeypatch):
+def test_a_full_disk_while_a_task_fills_its_caches_names_the_task(
+    toy, tmp_path, capsys, monkeypatch
+):
     def caches_full(self, task, ctx):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), "cache/embeddings/x.emb")
 
@@ -354,8 +438,8 @@ def test_a_full_disk_while_a_task_fills_its_caches_names_the_task(toy, tmp_path,
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_a_signal_stops_the_run_with_one_line(toy, tmp_path, capsys, monkeypatch, signum):
-    """A real signal to this process in the middle of the fourth unit: one line, exit 130 / 143, the three finished
-    units kept and counted in run.json."""
+    """A real signal to this process in the middle of the fourth unit: one line, exit 130 / 143, the
+    three finished units kept and counted in run.json."""
     evaluate = type(toy).evaluate
 
     def signalled_in_the_fourth_unit(self, unit, prepared, ctx):
@@ -367,7 +451,9 @@ def test_a_signal_stops_the_run_with_one_line(toy, tmp_path, capsys, monkeypatch
         raise AssertionError(f"xbias run left signal {received} to the test process")
 
     monkeypatch.setattr(type(toy), "evaluate", signalled_in_the_fourth_unit)
-    interrupt = signal.getsignal(signal.SIGINT)  # default_int_handler, or SIG_IGN in a shell's background job
+    interrupt = signal.getsignal(
+        signal.SIGINT
+    )  # default_int_handler, or SIG_IGN in a shell's background job
     previous = signal.signal(signal.SIGTERM, unhandled)
     try:
         assert main(toy_options(tmp_path / "run")) == 128 + signum
@@ -376,7 +462,9 @@ def test_a_signal_stops_the_run_with_one_line(toy, tmp_path, capsys, monkeypatch
     assert signal.getsignal(signal.SIGINT) is interrupt  # main() put the handlers back
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err, err
-    assert err.startswith(f"xbias: stopped by {signal.Signals(signum).name}: 3 of 8 units are finished in ")
+    assert err.startswith(
+        f"xbias: stopped by {signal.Signals(signum).name}: 3 of 8 units are finished in "
+    )
     assert "run the same command again to resume" in err
     run_info = json.loads((tmp_path / "run" / "run.json").read_text())
     assert (run_info["status"], run_info["units_finished"]) == ("interrupted", 3)
@@ -396,21 +484,34 @@ def test_a_signal_stops_the_run_with_one_line(toy, tmp_path, capsys, monkeypatch
         ({"gender_space": {"k": True}}, "k must be a whole number"),
         ({"gender_space": {"n_cluster_words": 600, "n_extended_words": 500}}, "must not exceed"),
         ({"gender_space": {"max_sentences": -1}}, "max_sentences must be a whole number >= 0"),
-        ({"gender_space": {"corpus": "no/such/corpus.txt"}}, "corpus 'no/such/corpus.txt' is not a file"),
+        (
+            {"gender_space": {"corpus": "no/such/corpus.txt"}},
+            "corpus 'no/such/corpus.txt' is not a file",
+        ),
         ({"gender_space": {"word_mode": "context"}}, "word_mode must be 'template' or 'static'"),
     ],
 )
-def test_suite_options_out_of_range_fail_before_anything_is_written(tmp_path, capsys, suites, message):
+def test_suite_options_out_of_range_fail_before_anything_is_written(
+    tmp_path, capsys, suites, message
+):
     suites = {name: {"languages": ["en"], **settings} for name, settings in suites.items()}
-    config = write_config(tmp_path / "bad.yaml", models=[{"path": "glove", "type": "static_mlp"}], suites=suites)
-    fails_with_one_line(capsys, ["run", "--config", config, "--out", str(tmp_path / "run")], message)
+    config = write_config(
+        tmp_path / "bad.yaml", models=[{"path": "glove", "type": "static_mlp"}], suites=suites
+    )
+    fails_with_one_line(
+        capsys, ["run", "--config", config, "--out", str(tmp_path / "run")], message
+    )
     assert not (tmp_path / "run").exists()
 
 
 def test_a_misspelt_model_option_fails_before_anything_is_written(tmp_path, capsys):
     model = [{"path": "glove", "type": "static_mlp", "options": {"lowercse": True}}]
-    config = write_config(tmp_path / "bad.yaml", models=model, suites={"xweat": {"languages": ["en"]}})
-    fails_with_one_line(capsys, ["run", "--config", config, "--out", str(tmp_path / "run")], "'lowercse'")
+    config = write_config(
+        tmp_path / "bad.yaml", models=model, suites={"xweat": {"languages": ["en"]}}
+    )
+    fails_with_one_line(
+        capsys, ["run", "--config", config, "--out", str(tmp_path / "run")], "'lowercse'"
+    )
     assert not (tmp_path / "run").exists()
 
 
@@ -426,4 +527,6 @@ def test_report_files_follow_the_umask(toy, tmp_path, capsys, umask):
     paths = [tmp_path / "run" / "report", *(tmp_path / "run" / "report").rglob("*")]
     assert {"report.html", "report.md", "results.csv"} <= {path.name for path in paths}
     for path in paths:
-        assert stat.S_IMODE(path.stat().st_mode) == (0o777 if path.is_dir() else 0o666) & ~umask, path
+        assert stat.S_IMODE(path.stat().st_mode) == (0o777 if path.is_dir() else 0o666) & ~umask, (
+            path
+        )

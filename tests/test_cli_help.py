@@ -1,4 +1,5 @@
-"""`xbias --help` and every subcommand's help read as plain text (no reStructuredText markup from docstrings)."""
+"""`xbias --help` and every subcommand's help read as plain text (no reStructuredText markup from
+docstrings)."""
 
 import re
 
@@ -15,7 +16,11 @@ def subcommand_helps():
     for action in parser._subparsers._group_actions:
         for name, subparser in action.choices.items():
             yield f"xbias {name}", subparser.format_help()
-            for nested in getattr(subparser, "_subparsers", None)._group_actions if subparser._subparsers else []:
+            for nested in (
+                getattr(subparser, "_subparsers", None)._group_actions
+                if subparser._subparsers
+                else []
+            ):
                 for nested_name, nested_parser in nested.choices.items():
                     yield f"xbias {name} {nested_name}", nested_parser.format_help()
 
@@ -28,4 +33,8 @@ def test_help_is_plain_text(command, text):
 
 def test_the_top_level_help_says_what_xbias_is_and_shows_examples():
     text = build_parser().format_help()
-    assert "bias in language models" in text and "examples:" in text and "xbias run --config demo" in text
+    assert (
+        "bias in language models" in text
+        and "examples:" in text
+        and "xbias run --config demo" in text
+    )

@@ -1,5 +1,5 @@
-"""`--verbose` and `--quiet`: the package logs through `logging`, one line a message; -v says what each step is
-doing, -q keeps only warnings and errors (and no progress bars)."""
+"""`--verbose` and `--quiet`: the package logs through `logging`, one line a message; -v says what
+each step is doing, -q keeps only warnings and errors (and no progress bars)."""
 
 import yaml
 from toy_method import register_toy_suite
@@ -13,7 +13,12 @@ def run(tmp_path, capsys, *flags):
     try:
         config = tmp_path / "toy.yaml"
         config.write_text(
-            yaml.safe_dump({"models": [{"name": "m1", "type": "svm_tfidf"}], "suites": {"toy": {"languages": ["en"]}}})
+            yaml.safe_dump(
+                {
+                    "models": [{"name": "m1", "type": "svm_tfidf"}],
+                    "suites": {"toy": {"languages": ["en"]}},
+                }
+            )
         )
         assert main(["run", "--config", str(config), "--out", str(tmp_path / "run"), *flags]) == 0
     finally:

@@ -1,5 +1,5 @@
-"""`xbias run` with the options an lm-evaluation-harness user reaches for: --model-args, --limit, --batch-size,
---device, --trust-remote-code, and -q that hides every library's progress bars."""
+"""`xbias run` with the options an lm-evaluation-harness user reaches for: --model-args, --limit,
+--batch-size, --device, --trust-remote-code, and -q that hides every library's progress bars."""
 
 import json
 import os
@@ -16,7 +16,10 @@ from eval_harness.errors import ModelLoadError
 from eval_harness.models.loading import load_pretrained
 from eval_harness.runner import parse_config
 
-QUICK_EEC = {"models": [{"type": "svm_tfidf"}], "suites": {"eec": {"languages": ["es"], "emotions": ["anger"]}}}
+QUICK_EEC = {
+    "models": [{"type": "svm_tfidf"}],
+    "suites": {"eec": {"languages": ["es"], "emotions": ["anger"]}},
+}
 
 
 def _config(argv: list[str]) -> dict:
@@ -66,39 +69,77 @@ def test_batch_size_device_and_remote_code_reach_the_models_that_take_them(tmp_p
     config.write_text(
         yaml.safe_dump(
             {
-                "models": [{"name": "bert", "id": "org/bert", "type": "encoder"}, {"type": "svm_tfidf"}],
+                "models": [
+                    {"name": "bert", "id": "org/bert", "type": "encoder"},
+                    {"type": "svm_tfidf"},
+                ],
                 "suites": {"eec": {"languages": ["en"]}},
             }
         )
     )
     args = build_parser().parse_args(
-        ["run", "--config", str(config), "--batch-size", "4", "--device", "cpu", "--trust-remote-code", "--out", "x"]
+        [
+            "run",
+            "--config",
+            str(config),
+            "--batch-size",
+            "4",
+            "--device",
+            "cpu",
+            "--trust-remote-code",
+            "--out",
+            "x",
+        ]
     )
     from eval_harness.runner import read_config
 
     bert, svm = _with_run_options(read_config(args.config)[0], args)["models"]
-    assert bert["options"] == {"batch_size": 4, "device": "cpu"} and bert["trust_remote_code"] is True
+    assert (
+        bert["options"] == {"batch_size": 4, "device": "cpu"} and bert["trust_remote_code"] is True
+    )
     assert "options" not in svm and "trust_remote_code" not in svm
     # Off by default.
     assert parse_config(read_config(config)[0]).models[0].trust_remote_code is False
 
 
 def test_options_no_model_takes_are_errors(capsys):
-    run = ["run", "--model-type", "svm_tfidf", "--suite", "eec", "--languages", "es", "--out", "unused"]
+    run = [
+        "run",
+        "--model-type",
+        "svm_tfidf",
+        "--suite",
+        "eec",
+        "--languages",
+        "es",
+        "--out",
+        "unused",
+    ]
     assert main([*run, "--batch-size", "8"]) == 2
     assert "--batch-size: no model of the run takes a batch_size option" in capsys.readouterr().err
     assert main([*run, "--trust-remote-code"]) == 2
     assert "no model of the run is loaded from an id or path" in capsys.readouterr().err
-    xweat = ["run", "--model-type", "svm_tfidf", "--suite", "xweat", "--languages", "en", "--limit", "3"]
+    xweat = [
+        "run",
+        "--model-type",
+        "svm_tfidf",
+        "--suite",
+        "xweat",
+        "--languages",
+        "en",
+        "--limit",
+        "3",
+    ]
     assert main([*xweat, "--out", "unused"]) == 2
     assert "--limit has nothing to limit in xweat" in capsys.readouterr().err
 
 
 def _with_custom_code(folder):
-    """A tiny BERT whose config names classes of its own (``auto_map``): loading it runs the folder's code."""
+    """A tiny BERT whose config names classes of its own (``auto_map``): loading it runs the
+    folder's code."""
     build_tiny_bert(folder)
     (folder / "configuration_custom.py").write_text(
-        "from transformers import BertConfig\n\n\nclass CustomConfig(BertConfig):\n    model_type = 'custom-bert'\n"
+        "from transformers import BertConfig\n\n\nclass "
+        "CustomConfig(BertConfig):\n    model_type = 'custom-bert'\n"
     )
     (folder / "modeling_custom.py").write_text(
         "from transformers import BertModel\n\nfrom .configuration_custom import CustomConfig\n\n\n"
@@ -107,7 +148,10 @@ def _with_custom_code(folder):
     config = json.loads((folder / "config.json").read_text())
     config.update(
         model_type="custom-bert",
-        auto_map={"AutoConfig": "configuration_custom.CustomConfig", "AutoModel": "modeling_custom.CustomModel"},
+        auto_map={
+            "AutoConfig": "configuration_custom.CustomConfig",
+            "AutoModel": "modeling_custom.CustomModel",
+        },
     )
     (folder / "config.json").write_text(json.dumps(config))
     return folder
@@ -122,8 +166,9 @@ def test_remote_code_runs_only_when_trusted(tmp_path):
 
 
 def _eec_cells(config: str, emotion: str, limit: int) -> tuple[int, int]:
-    """(sentences fitted, noun-phrase sentences left out) when every template x group x gender cell of the EEC
-    config's ``emotion`` rows keeps at most ``limit`` rows: counted on the dataset itself."""
+    """(sentences fitted, noun-phrase sentences left out) when every template x group x gender cell
+    of the EEC config's ``emotion`` rows keeps at most ``limit`` rows: counted on the dataset
+    itself."""
     from eval_harness.data import load_eec
 
     rows = load_eec(config).to_pandas()
@@ -136,11 +181,15 @@ def _eec_cells(config: str, emotion: str, limit: int) -> tuple[int, int]:
 
 @pytest.mark.slow
 def test_limit_scores_exactly_n_sentences_per_cell(tmp_path, capsys):
-    """What the README says --limit does: N sentences of each template x group x gender cell are scored."""
+    """What the README says --limit does: N sentences of each template x group x gender cell are
+    scored."""
     config = tmp_path / "quick.yaml"
     config.write_text(yaml.safe_dump(QUICK_EEC))
     out = tmp_path / "run"
-    assert main(["run", "--config", str(config), "--limit", "5", "--out", str(out), "--no-progress"]) == 0
+    assert (
+        main(["run", "--config", str(config), "--limit", "5", "--out", str(out), "--no-progress"])
+        == 0
+    )
     records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
     fits = [record for record in records if record["suite"] == "eec" and record["dataset"] == "eec"]
     assert fits and {record["config"] for record in fits} == {"es_latino_anglo"}
@@ -151,28 +200,54 @@ def test_limit_scores_exactly_n_sentences_per_cell(tmp_path, capsys):
     assert {record["n_excluded"] for record in estimates} == {left_out}
     # Each group x gender cell of the fit: 7 templates x 5 sentences.
     assert {record["n"] for record in fits if record["metric"] == "cell_mean"} == {7 * 5}
-    # The power planner's pool: the sentences and names of each template x cell the 5 were drawn from.
+    # The power planner's pool: the sentences and names of each template x cell the 5 were drawn
+    # from.
     from eval_harness.data import load_eec
 
     rows = load_eec("es_latino_anglo").to_pandas()
-    cells = rows[(rows["emotion"] == "anger") & rows["group"].notna()].groupby(["template_id", "group", "gender"])
-    pools = {(float(size), float(names)) for size, names in zip(cells.size(), cells["person"].nunique(), strict=True)}
+    cells = rows[(rows["emotion"] == "anger") & rows["group"].notna()].groupby(
+        ["template_id", "group", "gender"]
+    )
+    pools = {
+        (float(size), float(names))
+        for size, names in zip(cells.size(), cells["person"].nunique(), strict=True)
+    }
     effects = [record for record in fits if record["metric"] == "effect"]
-    assert effects and {(record["planner_pool"], record["planner_pool_names"]) for record in effects} == pools
+    assert (
+        effects
+        and {(record["planner_pool"], record["planner_pool_names"]) for record in effects} == pools
+    )
 
 
 @pytest.mark.slow
 def test_quiet_hides_every_progress_bar_including_datasets(tmp_path):
-    """-q: no bar from xbias, and none from datasets (its "Generating train split" when it prepares the EEC
-    and SemEval parquet files, which a fresh cache makes it do); without -q those bars are there."""
+    """-q: no bar from xbias, and none from datasets (its "Generating train split" when it prepares
+    the EEC and SemEval parquet files, which a fresh cache makes it do); without -q those bars are
+    there."""
     config = tmp_path / "quick.yaml"
     config.write_text(yaml.safe_dump(QUICK_EEC))
 
     def run(name, *flags):
-        env = {**os.environ, "HF_HOME": str(tmp_path / name / "hf"), "XBIAS_CACHE_DIR": str(tmp_path / name / "x")}
-        command = [sys.executable, "-m", "eval_harness.cli", "run", "--config", str(config), "--limit", "2"]
+        env = {
+            **os.environ,
+            "HF_HOME": str(tmp_path / name / "hf"),
+            "XBIAS_CACHE_DIR": str(tmp_path / name / "x"),
+        }
+        command = [
+            sys.executable,
+            "-m",
+            "eval_harness.cli",
+            "run",
+            "--config",
+            str(config),
+            "--limit",
+            "2",
+        ]
         done = subprocess.run(
-            [*command, "--out", str(tmp_path / name / "run"), *flags], env=env, capture_output=True, text=True
+            [*command, "--out", str(tmp_path / name / "run"), *flags],
+            env=env,
+            capture_output=True,
+            text=True,
         )
         assert done.returncode == 0, done.stderr
         return done.stderr

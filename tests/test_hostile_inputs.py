@@ -1,5 +1,5 @@
-"""Inputs built to hang xbias, fill its memory or bury its one-line errors (issue 31, sections 2 and 4): each is
-refused quickly, with one line, before anything is written."""
+"""Inputs built to hang xbias, fill its memory or bury its one-line errors (issue 31, sections 2 and
+4): each is refused quickly, with one line, before anything is written."""
 
 import json
 import os
@@ -21,7 +21,8 @@ ALIAS_BOMB = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
 
 
 def expanded_nodes(value) -> int:
-    """Brute force: the nodes of a constructed YAML value, every alias counted again where it is used."""
+    """Brute force: the nodes of a constructed YAML value, every alias counted again where it is
+    used."""
     if isinstance(value, dict):
         return 1 + sum(expanded_nodes(k) + expanded_nodes(v) for k, v in value.items())
     if isinstance(value, list):
@@ -32,8 +33,8 @@ def expanded_nodes(value) -> int:
 def test_an_alias_bomb_is_refused_by_its_expanded_size_and_a_document_under_the_limit_loads():
     with pytest.raises(io.RefusedDocument, match="expand to more than 100,000 nodes"):
         io.load_yaml(ALIAS_BOMB)
-    # Three levels: 1 + 3 * (1 + 3 * (1 + 3)) + ... nodes, counted by brute force; at the limit it loads, one under
-    # it is refused.
+    # Three levels: 1 + 3 * (1 + 3 * (1 + 3)) + ... nodes, counted by brute force; at the limit it
+    # loads, one under it is refused.
     small = "a: &a [x, x, x]\nb: &b [*a, *a, *a]\nc: [*b, *b, *b]\n"
     size = expanded_nodes(yaml.safe_load(small))
     assert io.load_yaml(small, max_nodes=size) == yaml.safe_load(small)
@@ -49,7 +50,9 @@ def test_an_alias_bomb_is_refused_by_its_expanded_size_and_a_document_under_the_
         ("[" * 50_000 + "]" * 50_000, "nested too deep"),
     ],
 )
-def test_yaml_that_safe_load_takes_silently_or_crashes_on_is_refused_with_its_reason(document, reason):
+def test_yaml_that_safe_load_takes_silently_or_crashes_on_is_refused_with_its_reason(
+    document, reason
+):
     with pytest.raises(io.RefusedDocument, match=reason.replace("(", r"\(").replace(")", r"\)")):
         io.load_yaml(document)
 
@@ -69,7 +72,9 @@ def test_an_alias_bomb_in_a_config_is_one_short_line(tmp_path, capsys, where):
     config = tmp_path / "bomb.yaml"
     config.write_text(f"{where}:\n  {bomb}\nsuites: [eec]\n")
     line = fails_with_one_line(
-        capsys, ["run", "--config", str(config), "--out", str(tmp_path / "run")], "expand to more than"
+        capsys,
+        ["run", "--config", str(config), "--out", str(tmp_path / "run")],
+        "expand to more than",
     )
     assert len(line) < 300
     assert not (tmp_path / "run").exists()
@@ -77,15 +82,21 @@ def test_an_alias_bomb_in_a_config_is_one_short_line(tmp_path, capsys, where):
 
 def test_a_key_twice_in_a_config_is_refused(tmp_path, capsys):
     config = tmp_path / "twice.yaml"
-    config.write_text("models: [{type: svm_tfidf}]\nsuites: [eec]\nlanguages: [en]\nlanguages: [es]\n")
-    fails_with_one_line(capsys, ["run", "--config", str(config), "--out", str(tmp_path / "run")], "line 4, column 1")
+    config.write_text(
+        "models: [{type: svm_tfidf}]\nsuites: [eec]\nlanguages: [en]\nlanguages: [es]\n"
+    )
+    fails_with_one_line(
+        capsys, ["run", "--config", str(config), "--out", str(tmp_path / "run")], "line 4, column 1"
+    )
     assert not (tmp_path / "run").exists()
 
 
 def test_a_config_larger_than_a_mebibyte_is_refused_unread(tmp_path, capsys):
     config = tmp_path / "large.yaml"
     config.write_text("name: x\n" + "#" * (1 << 20) + "\n")
-    fails_with_one_line(capsys, ["run", "--config", str(config), "--out", str(tmp_path / "run")], "larger than")
+    fails_with_one_line(
+        capsys, ["run", "--config", str(config), "--out", str(tmp_path / "run")], "larger than"
+    )
 
 
 def test_a_fifo_or_a_device_is_refused_without_reading_it(tmp_path):
@@ -132,44 +143,87 @@ def test_an_argparse_error_is_one_line_and_exit_2(capsys, argv, fragment):
 
 def test_an_argparse_error_from_the_command_line_is_one_line_and_exit_2():
     done = subprocess.run(
-        [sys.executable, "-m", "eval_harness.cli", "run", "--limit", "nan"], capture_output=True, text=True
+        [sys.executable, "-m", "eval_harness.cli", "run", "--limit", "nan"],
+        capture_output=True,
+        text=True,
     )
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
 
 
 def test_empty_seeds_are_refused_not_read_as_the_default(tmp_path, capsys):
-    argv = ["run", "--model-type", "svm_tfidf", "--suite", "eec", "--languages", "en", "--seeds", "", "--out"]
+    argv = [
+        "run",
+        "--model-type",
+        "svm_tfidf",
+        "--suite",
+        "eec",
+        "--languages",
+        "en",
+        "--seeds",
+        "",
+        "--out",
+    ]
     fails_with_one_line(capsys, [*argv, str(tmp_path / "run")], "--seeds takes")
     assert not (tmp_path / "run").exists()
 
 
 @pytest.mark.parametrize("seed", [2**63, 2**64])
-def test_a_seed_beyond_a_64_bit_integer_is_refused_before_the_run_folder_exists(tmp_path, capsys, seed):
-    argv = ["run", "--model-type", "svm_tfidf", "--suite", "eec", "--languages", "en", "--seeds", str(seed)]
+def test_a_seed_beyond_a_64_bit_integer_is_refused_before_the_run_folder_exists(
+    tmp_path, capsys, seed
+):
+    argv = [
+        "run",
+        "--model-type",
+        "svm_tfidf",
+        "--suite",
+        "eec",
+        "--languages",
+        "en",
+        "--seeds",
+        str(seed),
+    ]
     fails_with_one_line(capsys, [*argv, "--out", str(tmp_path / "run")], "2**63 - 1")
     assert not (tmp_path / "run").exists()
 
 
 def test_a_300_character_model_name_is_refused_before_the_run_folder_exists(tmp_path, capsys):
     config = tmp_path / "long.yaml"
-    config.write_text(yaml.safe_dump({"models": [{"name": "m" * 300, "type": "svm_tfidf"}], "suites": {"eec": {}}}))
-    fails_with_one_line(capsys, ["run", "--config", str(config), "--out", str(tmp_path / "run")], "at most 64")
+    config.write_text(
+        yaml.safe_dump(
+            {"models": [{"name": "m" * 300, "type": "svm_tfidf"}], "suites": {"eec": {}}}
+        )
+    )
+    fails_with_one_line(
+        capsys, ["run", "--config", str(config), "--out", str(tmp_path / "run")], "at most 64"
+    )
     assert not (tmp_path / "run").exists()
 
 
 def test_a_cache_dir_that_takes_no_files_is_refused_before_the_run_folder_exists(tmp_path, capsys):
-    argv = ["run", "--model-type", "svm_tfidf", "--suite", "eec", "--languages", "en", "--cache-dir", "/proc/xbias"]
+    argv = [
+        "run",
+        "--model-type",
+        "svm_tfidf",
+        "--suite",
+        "eec",
+        "--languages",
+        "en",
+        "--cache-dir",
+        "/proc/xbias",
+    ]
     fails_with_one_line(capsys, [*argv, "--out", str(tmp_path / "run")], "--cache-dir")
     assert not (tmp_path / "run").exists()
 
 
 def test_model_args_with_an_alias_bomb_are_refused(tmp_path, capsys):
-    # Block style: --model-args splits at commas, so the bomb has none. head_options is read as YAML (a string option
-    # such as pooling is kept as written, never parsed).
+    # Block style: --model-args splits at commas, so the bomb has none. head_options is read as YAML
+    # (a string option such as pooling is kept as written, never parsed).
     bomb = (
         "- &a\n"
         + "  - x\n" * 9
-        + "".join(f"- &{b}\n" + f"  - *{a}\n" * 9 for a, b in zip("abcdefgh", "bcdefghi", strict=True))
+        + "".join(
+            f"- &{b}\n" + f"  - *{a}\n" * 9 for a, b in zip("abcdefgh", "bcdefghi", strict=True)
+        )
     )
     argv = [
         "run",
@@ -200,7 +254,9 @@ def toy_run(tmp_path, capsys):
     register_toy_suite()
     config = tmp_path / "toy.yaml"
     models = [{"name": "m1", "type": "svm_tfidf"}]
-    config.write_text(yaml.safe_dump({"models": models, "suites": {"toy": {}}, "languages": ["en"]}))
+    config.write_text(
+        yaml.safe_dump({"models": models, "suites": {"toy": {}}, "languages": ["en"]})
+    )
     argv = ["run", "--config", str(config), "--out", str(tmp_path / "run"), "--no-progress"]
     assert main(argv) == 0
     capsys.readouterr()
@@ -239,8 +295,12 @@ def test_a_resume_recomputes_a_deep_unit_file_and_passes_over_a_fifo(toy_run, ca
     os.unlink(units[1])
     os.mkfifo(units[1])
     (run_dir / "run.json").write_text("{" + '"a":{' * 50_000 + "}" * 50_001)
-    fails_with_one_line(capsys, argv, "no run.json of xbias says it is one")  # damaged: not a RecursionError
-    (run_dir / "run.json").unlink()  # deletable (docs/run_folder.md): the intact unit files say the folder is ours
+    fails_with_one_line(
+        capsys, argv, "no run.json of xbias says it is one"
+    )  # damaged: not a RecursionError
+    (
+        run_dir / "run.json"
+    ).unlink()  # deletable (docs/run_folder.md): the intact unit files say the folder is ours
     assert main(argv) == 0
     assert "6 already finished (resumed), 2 computed" in capsys.readouterr().out
 

@@ -1,5 +1,6 @@
-"""Atomic writes: whole files only, the user's umask, nothing left behind by a failed write. The storage kit:
-folders built staged, sealed last, verified on read, reused or rebuilt, once under two processes."""
+"""Atomic writes: whole files only, the user's umask, nothing left behind by a failed write. The
+storage kit: folders built staged, sealed last, verified on read, reused or rebuilt, once under two
+processes."""
 
 import multiprocessing
 import os
@@ -19,7 +20,9 @@ def test_an_atomic_write_gets_the_mode_a_plain_write_would(tmp_path, umask):
         (tmp_path / "plain.txt").write_text("plain")
     finally:
         os.umask(previous)
-    modes = {name: stat.S_IMODE((tmp_path / name).stat().st_mode) for name in ("atomic.txt", "plain.txt")}
+    modes = {
+        name: stat.S_IMODE((tmp_path / name).stat().st_mode) for name in ("atomic.txt", "plain.txt")
+    }
     assert modes == {"atomic.txt": 0o666 & ~umask, "plain.txt": 0o666 & ~umask}
 
 
@@ -52,13 +55,18 @@ def write_files(files):
 
 def test_a_built_folder_is_sealed_last_and_verified_on_read(tmp_path):
     folder = tmp_path / "built"
-    marker = io.build_folder(folder, write_files({"a.bin": b"A", "sub/b.bin": b"B"}), {"source": "s1"})
+    marker = io.build_folder(
+        folder, write_files({"a.bin": b"A", "sub/b.bin": b"B"}), {"source": "s1"}
+    )
     assert marker["stamp"] == {"source": "s1", "rows": 2}
     assert marker["files"] == {
         "a.bin": io.hashlib.sha256(b"A").hexdigest(),
         "sub/b.bin": io.hashlib.sha256(b"B").hexdigest(),
     }
-    assert io.verify_checksums(folder, {"source": "s1"}) == marker and io.verify_checksums(folder) == marker
+    assert (
+        io.verify_checksums(folder, {"source": "s1"}) == marker
+        and io.verify_checksums(folder) == marker
+    )
     assert io.verify_checksums(folder, {"source": "s2"}) is None  # another stamp
     (folder / "extra.txt").write_text("planted")
     assert io.verify_checksums(folder) is None  # a file the marker does not list
@@ -69,7 +77,9 @@ def test_a_built_folder_is_sealed_last_and_verified_on_read(tmp_path):
     assert io.verify_checksums(folder) is None  # a missing file
     assert io.verify_checksums(tmp_path / "absent") is None
     (tmp_path / "old").mkdir()
-    (tmp_path / "old" / io.BUILD_MARKER).write_text('{"stamp": {}, "files": {}}')  # no format: an older marker
+    (tmp_path / "old" / io.BUILD_MARKER).write_text(
+        '{"stamp": {}, "files": {}}'
+    )  # no format: an older marker
     assert io.verify_checksums(tmp_path / "old") is None
 
 
@@ -105,11 +115,19 @@ def test_a_failed_build_keeps_the_previous_folder_and_leaves_no_staging(tmp_path
 
 def test_the_next_build_removes_what_a_dead_builder_left(tmp_path):
     folder = tmp_path / "built"
-    for leftover in (".built.building-0123456789ab", ".built.retired-0123456789ab", ".other.building-0123"):
+    for leftover in (
+        ".built.building-0123456789ab",
+        ".built.retired-0123456789ab",
+        ".other.building-0123",
+    ):
         (tmp_path / leftover).mkdir()
         (tmp_path / leftover / "half.bin").write_bytes(b"half")
     io.build_folder(folder, write_files({"a.bin": b"A"}))
-    assert sorted(path.name for path in tmp_path.iterdir()) == [".built.lock", ".other.building-0123", "built"]
+    assert sorted(path.name for path in tmp_path.iterdir()) == [
+        ".built.lock",
+        ".other.building-0123",
+        "built",
+    ]
 
 
 @pytest.mark.parametrize("umask", [0o022, 0o077])
@@ -119,7 +137,9 @@ def test_a_built_folder_gets_the_modes_plain_writes_would(tmp_path, umask):
         io.build_folder(tmp_path / "built", write_files({"a.bin": b"A"}))
     finally:
         os.umask(previous)
-    modes = {path.name: stat.S_IMODE(path.stat().st_mode) for path in (tmp_path / "built").iterdir()}
+    modes = {
+        path.name: stat.S_IMODE(path.stat().st_mode) for path in (tmp_path / "built").iterdir()
+    }
     assert modes == {"a.bin": 0o666 & ~umask, io.BUILD_MARKER: 0o666 & ~umask}
     assert stat.S_IMODE((tmp_path / "built").stat().st_mode) == 0o777 & ~umask
 
@@ -137,11 +157,18 @@ def _build_in_a_process(folder: str, log: str) -> None:
 def test_two_processes_building_one_folder_build_it_once(tmp_path):
     context = multiprocessing.get_context("fork")
     log = tmp_path / "builds.log"
-    processes = [context.Process(target=_build_in_a_process, args=(str(tmp_path / "built"), str(log))) for _ in "ab"]
+    processes = [
+        context.Process(target=_build_in_a_process, args=(str(tmp_path / "built"), str(log)))
+        for _ in "ab"
+    ]
     for process in processes:
         process.start()
     for process in processes:
         process.join(60)
     assert [process.exitcode for process in processes] == [0, 0]
-    assert len(log.read_text().splitlines()) == 1  # the second found the first's build under the lock
-    assert (tmp_path / "built" / "data").read_bytes() == b"built once" and io.verify_checksums(tmp_path / "built")
+    assert (
+        len(log.read_text().splitlines()) == 1
+    )  # the second found the first's build under the lock
+    assert (tmp_path / "built" / "data").read_bytes() == b"built once" and io.verify_checksums(
+        tmp_path / "built"
+    )

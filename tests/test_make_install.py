@@ -1,6 +1,7 @@
-"""`make install` is quiet when there is nothing to do: a second run prints nothing, of `xbias metrics register`
-least of all (issue 43). The environment is a stand-in whose `xbias` is this checkout's CLI and whose install stamp
-is current, so that make runs only the registration step, into a temporary HF_HOME."""
+"""`make install` is quiet when there is nothing to do: a second run prints nothing, of `xbias
+metrics register` least of all (issue 43). The environment is a stand-in whose `xbias` is this
+checkout's CLI and whose install stamp is current, so that make runs only the registration step,
+into a temporary HF_HOME."""
 
 import os
 import shutil
@@ -19,7 +20,9 @@ def test_a_second_make_install_prints_nothing(tmp_path):
     xbias = venv / "bin" / "xbias"
     xbias.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m eval_harness.cli "$@"\n')
     xbias.chmod(0o755)
-    (venv / ".xbias-installed").touch()  # newer than pyproject.toml and constraints.txt: nothing to install
+    (
+        venv / ".xbias-installed"
+    ).touch()  # newer than pyproject.toml and constraints.txt: nothing to install
     env = {**os.environ, "HF_HOME": str(tmp_path / "hf-home"), "PYTHONPATH": str(PROJECT_ROOT)}
     env.pop("HF_MODULES_CACHE", None)
 
@@ -36,5 +39,8 @@ def test_a_second_make_install_prints_nothing(tmp_path):
         return done.stdout + done.stderr
 
     first = make_install()
-    assert first.startswith("registered for evaluate.load(NAME): eec_bias (measurement)") and first.count("\n") == 1
+    assert (
+        first.startswith("registered for evaluate.load(NAME): eec_bias (measurement)")
+        and first.count("\n") == 1
+    )
     assert make_install() == ""

@@ -1,8 +1,9 @@
-"""The installed path: sdist -> wheel -> a fresh virtualenv, where the metrics and packaged configs must work.
+"""The installed path: sdist -> wheel -> a fresh virtualenv, where the metrics and packaged configs
+must work.
 
-The fresh venv gets the pinned dependencies from this interpreter's site-packages through a ``.pth`` line
-(the ``.pth`` files inside that folder are not run, so this checkout's editable install stays invisible), and
-the test checks that ``eval_harness`` really comes from the new venv.
+The fresh venv gets the pinned dependencies from this interpreter's site-packages through a ``.pth``
+line (the ``.pth`` files inside that folder are not run, so this checkout's editable install stays
+invisible), and the test checks that ``eval_harness`` really comes from the new venv.
 """
 
 import os
@@ -34,7 +35,8 @@ BUILD_INPUTS = (
 )
 METRICS = ("eec_bias", "gender_space", "weat", "word_association")
 QUICK_CONFIG = (
-    "name: quick\nseeds: [0]\nmodels: [{type: svm_tfidf}]\nsuites: {eec: {languages: [es], emotions: [anger]}}\n"
+    "name: quick\nseeds: [0]\nmodels: [{type: svm_tfidf}]\n"
+    "suites: {eec: {languages: [es], emotions: [anger]}}\n"
 )
 
 
@@ -50,38 +52,69 @@ def _completed(command, cwd, env=None) -> subprocess.CompletedProcess:
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
-    """The wheel, built as a user's build frontend would: sdist first, then the wheel from the sdist."""
+    """The wheel, built as a user's build frontend would: sdist first, then the wheel from the
+    sdist."""
     root = tmp_path_factory.mktemp("build")
     source = root / "source"
     source.mkdir()
     for name in BUILD_INPUTS:
         item = CHECKOUT_ROOT / name
         if item.is_dir():
-            shutil.copytree(item, source / name, ignore=shutil.ignore_patterns("__pycache__", "_shipped"))
+            shutil.copytree(
+                item, source / name, ignore=shutil.ignore_patterns("__pycache__", "_shipped")
+            )
         else:
             shutil.copy2(item, source / name)
-    # The build backend's own API (what `python -m build` calls); it logs to stdout, the file name comes last.
-    backend = "import sys; from setuptools import build_meta; print(getattr(build_meta, sys.argv[1])(sys.argv[2]))"
-    sdist = root / "dist" / _run([sys.executable, "-c", backend, "build_sdist", str(root / "dist")], source).split()[-1]
+    # The build backend's own API (what `python -m build` calls); it logs to stdout, the file name
+    # comes last.
+    backend = (
+        "import sys; from setuptools import build_meta; "
+        "print(getattr(build_meta, sys.argv[1])(sys.argv[2]))"
+    )
+    sdist = (
+        root
+        / "dist"
+        / _run([sys.executable, "-c", backend, "build_sdist", str(root / "dist")], source).split()[
+            -1
+        ]
+    )
     with tarfile.open(sdist) as archive:
         archive.extractall(root / "unpacked", filter="data")
     (unpacked,) = (root / "unpacked").iterdir()
-    name = _run([sys.executable, "-c", backend, "build_wheel", str(root / "dist")], unpacked).split()[-1]
+    name = _run(
+        [sys.executable, "-c", backend, "build_wheel", str(root / "dist")], unpacked
+    ).split()[-1]
     return root / "dist" / name
 
 
 @pytest.fixture(scope="module")
 def installed(wheel, tmp_path_factory, source_dir):
-    """A fresh venv with the wheel installed; returns (bin folder, environment for its commands, a cwd)."""
+    """A fresh venv with the wheel installed; returns (bin folder, environment for its commands, a
+    cwd)."""
     root = tmp_path_factory.mktemp("installed")
     venv = root / "venv"
     _run([sys.executable, "-m", "venv", "--without-pip", str(venv)], root)
     python = venv / "bin" / "python"
-    purelib = Path(_run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], root).strip())
+    purelib = Path(
+        _run(
+            [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], root
+        ).strip()
+    )
     (purelib / "pinned_dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-    # --ignore-installed: the checkout's editable xbias is visible to pip through the .pth; never touch it.
+    # --ignore-installed: the checkout's editable xbias is visible to pip through the .pth; never
+    # touch it.
     _run(
-        [sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-deps", "--no-index"]
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(python),
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--no-index",
+        ]
         + ["--ignore-installed", str(wheel)],
         root,
     )
@@ -113,13 +146,17 @@ def test_the_wheel_ships_the_metric_modules_and_configs(wheel):
 
 @pytest.mark.slow
 def test_the_wheel_declares_ranges_for_its_runtime_requirements_and_the_lock_pins_them(wheel):
-    """A user's environment keeps its own torch and transformers: no runtime requirement is an exact pin (only the
-    packaged models' extra is, as data checked by sha256); the exact versions live in constraints.txt."""
+    """A user's environment keeps its own torch and transformers: no runtime requirement is an exact
+    pin (only the packaged models' extra is, as data checked by sha256); the exact versions live in
+    constraints.txt."""
     with zipfile.ZipFile(wheel) as archive:
         (metadata,) = [name for name in archive.namelist() if name.endswith(".dist-info/METADATA")]
         requirements = Parser().parsestr(archive.read(metadata).decode()).get_all("Requires-Dist")
     runtime = [requirement for requirement in requirements if "extra ==" not in requirement]
-    extras = {extra: [r for r in requirements if f'extra == "{extra}"' in r] for extra in ("dev", "lm-eval", "models")}
+    extras = {
+        extra: [r for r in requirements if f'extra == "{extra}"' in r]
+        for extra in ("dev", "lm-eval", "models")
+    }
     assert len(runtime) >= 15 and "torch>=2.13.0" in runtime and "transformers>=5.24.0" in runtime
     operators = {r: {spec.operator for spec in Requirement(r).specifier} for r in requirements}
     assert [r for r in runtime + extras["dev"] + extras["lm-eval"] if operators[r] != {">="}] == []
@@ -132,22 +169,32 @@ def test_the_wheel_declares_ranges_for_its_runtime_requirements_and_the_lock_pin
     )
     locked = {canonicalize_name(name): version for name, version in locked.items()}
     for requirement in map(Requirement, runtime + extras["dev"] + extras["lm-eval"]):
-        assert requirement.specifier.contains(locked[canonicalize_name(requirement.name)]), requirement
+        assert requirement.specifier.contains(locked[canonicalize_name(requirement.name)]), (
+            requirement
+        )
 
 
 @pytest.mark.slow
-def test_a_wheel_user_loads_every_metric_by_path_silently_and_is_told_how_to_load_by_name(installed, tmp_path):
+def test_a_wheel_user_loads_every_metric_by_path_silently_and_is_told_how_to_load_by_name(
+    installed, tmp_path
+):
     bin_dir, env, elsewhere = installed
-    env = {**env, "HF_HOME": str(tmp_path / "fresh-hf-home")}  # nothing registered yet, whatever ran before
+    env = {
+        **env,
+        "HF_HOME": str(tmp_path / "fresh-hf-home"),
+    }  # nothing registered yet, whatever ran before
     listing = _run([str(bin_dir / "xbias"), "list"], elsewhere, env)
-    assert "run `xbias metrics register` once (not yet: eec_bias, gender_space, weat, word_association)" in listing
+    assert (
+        "run `xbias metrics register` once (not yet: "
+        "eec_bias, gender_space, weat, word_association)" in listing
+    )
     load = (
         "import evaluate\n"
         "from eval_harness.metric_modules import load_metric, metric_path\n"
         "names = ['eec_bias', 'gender_space', 'weat', 'word_association']\n"
         "modules = [evaluate.load(metric_path(name)) for name in names]\n"
-        "r = load_metric('weat').compute(embeddings=[[1, 0.1], [0.9, 0.3], [0.1, 1], [0.2, 0.9], [1, 0], [0, 1]],"
-        " roles=['X', 'X', 'Y', 'Y', 'A', 'B'])\n"
+        "r = load_metric('weat').compute(embeddings=[[1, 0.1], [0.9, 0.3], [0.1, "
+        "1], [0.2, 0.9], [1, 0], [0, 1]], roles=['X', 'X', 'Y', 'Y', 'A', 'B'])\n"
         "print(*[type(module).__name__ for module in modules], r['p_value_method'])\n"
     )
     done = _completed([str(bin_dir / "python"), "-c", load], elsewhere, env)
@@ -162,11 +209,20 @@ def test_a_wheel_user_loads_every_metric_by_path_silently_and_is_told_how_to_loa
 @pytest.mark.slow
 def test_an_installed_copy_loads_metrics_by_name_and_runs_packaged_configs(installed):
     bin_dir, env, elsewhere = installed
-    where = _run([str(bin_dir / "python"), "-c", "import eval_harness; print(eval_harness.__file__)"], elsewhere, env)
-    assert Path(where.strip()).is_relative_to(bin_dir.parent), where  # the wheel's copy, not the checkout
+    where = _run(
+        [str(bin_dir / "python"), "-c", "import eval_harness; print(eval_harness.__file__)"],
+        elsewhere,
+        env,
+    )
+    assert Path(where.strip()).is_relative_to(bin_dir.parent), (
+        where
+    )  # the wheel's copy, not the checkout
 
     registered = _run([str(bin_dir / "xbias"), "metrics", "register"], elsewhere, env)
-    assert registered.startswith("registered for evaluate.load(NAME): ") and registered.count("\n") == 1
+    assert (
+        registered.startswith("registered for evaluate.load(NAME): ")
+        and registered.count("\n") == 1
+    )
     for metric in METRICS:
         assert f"{metric} (measurement)" in registered
     load = (
@@ -174,24 +230,43 @@ def test_an_installed_copy_loads_metrics_by_name_and_runs_packaged_configs(insta
         "weat = evaluate.load('weat', module_type='measurement')\n"
         "r = weat.compute(embeddings=[[1, 0.1], [0.9, 0.3], [0.1, 1], [0.2, 0.9], [1, 0], [0, 1]],"
         " roles=['X', 'X', 'Y', 'Y', 'A', 'B'])\n"
-        "others = [type(evaluate.load(name)).__name__ for name in ('eec_bias', 'gender_space', 'word_association')]\n"
+        "others = [type(evaluate.load(name)).__name__ for name "
+        "in ('eec_bias', 'gender_space', 'word_association')]\n"
         "print(r['p_value_method'], r['n_permutations'], *others)\n"
     )
     loaded = _run([str(bin_dir / "python"), "-c", load], elsewhere, env).split()
-    assert loaded == ["exact", "6", "EecBias", "GenderSpace", "WordAssociation"]  # every bare name, after the step
+    assert loaded == [
+        "exact",
+        "6",
+        "EecBias",
+        "GenderSpace",
+        "WordAssociation",
+    ]  # every bare name, after the step
 
     listing = _run([str(bin_dir / "xbias"), "list"], elsewhere, env)
-    assert "configs:  camara2022, demo" in listing and "metrics:  eec_bias, gender_space, weat" in listing
-    assert "xbias metrics register" not in listing  # nothing left to tell: every bare name is registered
-    names = (
-        "from eval_harness.runner import load_config; print(load_config('demo').name, load_config('camara2022').name)"
+    assert (
+        "configs:  camara2022, demo" in listing
+        and "metrics:  eec_bias, gender_space, weat" in listing
     )
-    assert _run([str(bin_dir / "python"), "-c", names], elsewhere, env).split() == ["demo", "camara2022"]
+    assert (
+        "xbias metrics register" not in listing
+    )  # nothing left to tell: every bare name is registered
+    names = (
+        "from eval_harness.runner import load_config; "
+        "print(load_config('demo').name, load_config('camara2022').name)"
+    )
+    assert _run([str(bin_dir / "python"), "-c", names], elsewhere, env).split() == [
+        "demo",
+        "camara2022",
+    ]
 
-    # The harness end to end from the installed copy (a packaged config would take minutes: a small one here).
+    # The harness end to end from the installed copy (a packaged config would take minutes: a small
+    # one here).
     (elsewhere / "quick.yaml").write_text(QUICK_CONFIG)
     summary = _run(
-        [str(bin_dir / "xbias"), "run", "--config", "quick.yaml", "--out", "run", "--no-progress"], elsewhere, env
+        [str(bin_dir / "xbias"), "run", "--config", "quick.yaml", "--out", "run", "--no-progress"],
+        elsewhere,
+        env,
     )
     assert "units: 2 planned, 0 already finished (resumed), 2 computed" in summary
     assert (elsewhere / "run" / "results.jsonl").is_file()

@@ -1,6 +1,7 @@
-"""The README is the front door, and the guide and the developer notes hold what moved out of it: every command
-their bash blocks show parses with the real parser (and the `xbias list` and model-free run ones run offline), every
-Python block marked as run runs as written, and the README stays short enough to read (at most 1,500 words)."""
+"""The README is the front door, and the guide and the developer notes hold what moved out of it:
+every command their bash blocks show parses with the real parser (and the `xbias list` and
+model-free run ones run offline), every Python block marked as run runs as written, and the README
+stays short enough to read (at most 1,500 words)."""
 
 import re
 import shlex
@@ -18,7 +19,8 @@ RUNS = "<!-- tests/test_readme.py runs this block -->"
 
 
 def commands(text: str) -> list[list[str]]:
-    """Every `xbias ...` (and `accelerate launch -m eval_harness.cli ...`) command of a document's bash blocks."""
+    """Every `xbias ...` (and `accelerate launch -m eval_harness.cli ...`) command of a document's
+    bash blocks."""
     found = []
     for language, body in BLOCK.findall(text):
         if language != "bash":
@@ -38,7 +40,9 @@ def every_command() -> list[list[str]]:
 
 def test_the_readme_is_short_and_shows_the_main_commands():
     assert len(README.split()) <= 1500
-    assert {("run",), ("report",), ("list",), ("lm-eval",)} <= {tuple(words[:1]) for words in commands(README)}
+    assert {("run",), ("report",), ("list",), ("lm-eval",)} <= {
+        tuple(words[:1]) for words in commands(README)
+    }
     assert ("datasets",) in {tuple(words[:1]) for words in every_command()}
     # The two set-up commands, the ones .ci/run and a new user's demo rely on.
     (setup,) = [body for language, body in BLOCK.findall(README) if "make demo" in body]
@@ -55,7 +59,9 @@ def test_every_documented_command_parses(argv):
 def test_the_listing_and_a_model_free_run_work_offline(tmp_path, capsys):
     assert main(["list"]) == 0
     assert "pypi:multilingual-e5-small" in capsys.readouterr().out
-    argv = next(words for words in commands(README) if "--model-type" in words and "svm_tfidf" in words)
+    argv = next(
+        words for words in commands(README) if "--model-type" in words and "svm_tfidf" in words
+    )
     argv = [*argv[: argv.index("--out") + 1], str(tmp_path / "svm")]
     assert main([*argv, "--no-progress"]) == 0
     assert "results:" in capsys.readouterr().out
@@ -77,7 +83,9 @@ def test_the_readme_shows_the_metric_in_ten_lines():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("document", "code"), marked_blocks("eec_bias"), ids=lambda value: value[:12])
+@pytest.mark.parametrize(
+    ("document", "code"), marked_blocks("eec_bias"), ids=lambda value: value[:12]
+)
 def test_the_metric_examples_run(registered_metrics, capsys, document, code):
     exec(compile(code, document, "exec"), {})
     printed = capsys.readouterr().out.splitlines()
@@ -93,10 +101,14 @@ def test_the_python_api_example_runs_a_sweep_and_writes_its_report(tmp_path, mon
     monkeypatch.chdir(tmp_path)  # the example writes runs/api, relative to where it runs
     exec(compile(code, document, "exec"), {})
     printed = capsys.readouterr().out
-    assert (tmp_path / "runs/api/report/report.html").is_file() and "runs/api/report/report.html" in printed
+    assert (
+        tmp_path / "runs/api/report/report.html"
+    ).is_file() and "runs/api/report/report.html" in printed
     # What it prints is the run's records, read here straight from results.jsonl.
     records = pd.read_json(tmp_path / "runs/api/results.jsonl", lines=True)
-    estimates = records.query("metric == 'estimate' and term in ('group', 'gender', 'group:gender')")
+    estimates = records.query(
+        "metric == 'estimate' and term in ('group', 'gender', 'group:gender')"
+    )
     assert len(estimates) == 3 and set(estimates["config"]) == {"en_arab_anglo"}
     for _, record in estimates.iterrows():
         line = next(line for line in printed.splitlines() if line.split()[2:3] == [record["term"]])

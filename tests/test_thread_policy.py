@@ -1,4 +1,5 @@
-"""One thread policy for `xbias run` and every bench: idle OpenMP threads sleep, set before torch loads OpenMP."""
+"""One thread policy for `xbias run` and every bench: idle OpenMP threads sleep, set before torch
+loads OpenMP."""
 
 import ast
 import json
@@ -36,7 +37,12 @@ def test_it_says_whether_it_came_in_time_for_torch():
     )
     environment = {key: value for key, value in os.environ.items() if key != "OMP_WAIT_POLICY"}
     finished = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=300, cwd=PROJECT_ROOT, env=environment
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=PROJECT_ROOT,
+        env=environment,
     )
     assert finished.returncode == 0, finished.stderr[-2000:]
     assert json.loads(finished.stdout.strip().splitlines()[-1]) == [True, False, "PASSIVE"]
@@ -44,7 +50,11 @@ def test_it_says_whether_it_came_in_time_for_torch():
 
 def module_statements(path):
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    return [node for node in tree.body if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant))]
+    return [
+        node
+        for node in tree.body
+        if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant))
+    ]
 
 
 def imported_roots(node) -> set[str]:

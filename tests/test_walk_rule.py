@@ -1,12 +1,13 @@
-"""The walk (issue 42): every command that reads or writes, as docs/run_folder.md lists them beside the write rule,
-with a FIFO, a link to /dev/zero, an oversized file and a link to a folder elsewhere planted at each path it
-touches. Each must end within a time limit (nothing hangs), in one line and exit 2, with nothing written anywhere
-(the planted entry and the folder elsewhere included). A file inside a run folder (``RUN/...``) counts as damaged
-instead, as docs/run_folder.md says: the command goes on without it, after a warning that names it, and writes
-only its own output.
+"""The walk (issue 42): every command that reads or writes, as docs/run_folder.md lists them beside
+the write rule, with a FIFO, a link to /dev/zero, an oversized file and a link to a folder elsewhere
+planted at each path it touches. Each must end within a time limit (nothing hangs), in one line and
+exit 2, with nothing written anywhere (the planted entry and the folder elsewhere included). A file
+inside a run folder (``RUN/...``) counts as damaged instead, as docs/run_folder.md says: the command
+goes on without it, after a warning that names it, and writes only its own output.
 
-The list here and the one in the docs are the same list (:func:`test_the_walk_is_the_documented_list`), so a command
-or path added to one and not the other fails.
+The list here and the one in the docs are the same list
+(:func:`test_the_walk_is_the_documented_list`), so a command or path added to one and not the other
+fails.
 """
 
 import json
@@ -26,14 +27,16 @@ from eval_harness.io import MAX_DOCUMENT_BYTES
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "run_folder.md"
 WALK_HEADING = "### Every command that reads or writes"
 PLANTS = ("fifo", "dev-zero", "oversized", "link")
-# Beyond every limit the package reads a document or a cache entry up to (a sparse file: no disk is used).
+# Beyond every limit the package reads a document or a cache entry up to (a sparse file: no disk is
+# used).
 OVERSIZED = 8 * MAX_DOCUMENT_BYTES
 SECONDS = 90.0
 
 
 def state(root: Path) -> dict:
-    """Every entry below ``root``, never followed: its kind, and a file's size and modification time (a planted
-    oversized file is never read; a folder's own time changes with a write probe made and removed in it)."""
+    """Every entry below ``root``, never followed: its kind, and a file's size and modification time
+    (a planted oversized file is never read; a folder's own time changes with a write probe made and
+    removed in it)."""
     found = {}
     for folder, folders, files in os.walk(root):
         for name in folders:
@@ -45,7 +48,8 @@ def state(root: Path) -> dict:
 
 
 def plant(path: Path, kind: str, elsewhere: Path) -> None:
-    """Put a FIFO, a link to /dev/zero, an oversized file or a link to the folder ``elsewhere`` at ``path``."""
+    """Put a FIFO, a link to /dev/zero, an oversized file or a link to the folder ``elsewhere`` at
+    ``path``."""
     if path.is_dir() and not path.is_symlink():
         shutil.rmtree(path)
     elif os.path.lexists(path):
@@ -73,46 +77,96 @@ def logged(case: Path) -> Path:
 NAMESPACE = ["--dataset-namespace", "org", "--card-model", "svm"]
 COMPARED = ["--model-a", "svm", "--model-b", "svm_b"]
 
-# (command, path) -> (case folder, the run of two models) -> (argv, the path planted). "read": a file the command
-# reads; the others it writes (or writes into).
+# (command, path) -> (case folder, the run of two models) -> (argv, the path planted). "read": a
+# file the command reads; the others it writes (or writes into).
 WALK = {
     ("xbias run", "--config"): lambda c, r: (
-        ["run", "--config", str(c / "config.yaml"), "--out", str(c / "out"), "--no-progress"], c / "config.yaml"),
+        ["run", "--config", str(c / "config.yaml"), "--out", str(c / "out"), "--no-progress"],
+        c / "config.yaml",
+    ),
     ("xbias run", "--out"): lambda c, r: (toy_run(c / "out"), c / "out"),
-    ("xbias run", "--cache-dir"): lambda c, r: (toy_run(c / "out", "--cache-dir", str(c / "cache")), c / "cache"),
+    ("xbias run", "--cache-dir"): lambda c, r: (
+        toy_run(c / "out", "--cache-dir", str(c / "cache")),
+        c / "cache",
+    ),
     ("xbias run", "RUN/cache/regressors"): lambda c, r: (
-        toy_run(c / "out"), (main(toy_run(c / "out")), c / "out" / "cache" / "regressors")[1]),
+        toy_run(c / "out"),
+        (main(toy_run(c / "out")), c / "out" / "cache" / "regressors")[1],
+    ),
     ("xbias report", "RUN/run.json"): lambda c, r: (
-        ["report", str(copied_run(c, r)), "--out", str(c / "report"), "--format", "md", "-q"], c / "run" / "run.json"),
-    ("xbias report", "--out"): lambda c, r: (["report", str(r), "--out", str(c / "report"), "-q"], c / "report"),
+        ["report", str(copied_run(c, r)), "--out", str(c / "report"), "--format", "md", "-q"],
+        c / "run" / "run.json",
+    ),
+    ("xbias report", "--out"): lambda c, r: (
+        ["report", str(r), "--out", str(c / "report"), "-q"],
+        c / "report",
+    ),
     ("xbias report", "--details"): lambda c, r: (
-        ["report", str(r), "--out", str(c / "report"), "--details", str(c / "details"), "-q"], c / "details"),
+        ["report", str(r), "--out", str(c / "report"), "--details", str(c / "details"), "-q"],
+        c / "details",
+    ),
     ("xbias report", "--model-card"): lambda c, r: (
-        ["report", str(r), "--out", str(c / "report"), "--model-card", str(c / "card" / "README.md"), "-q"],
-        c / "card" / "README.md"),
+        [
+            "report",
+            str(r),
+            "--out",
+            str(c / "report"),
+            "--model-card",
+            str(c / "card" / "README.md"),
+            "-q",
+        ],
+        c / "card" / "README.md",
+    ),
     ("xbias report", "--eval-results"): lambda c, r: (
-        ["report", str(r), "--out", str(c / "report"), "--eval-results", str(c / "eval"), *NAMESPACE, "-q"],
-        c / "eval"),
+        [
+            "report",
+            str(r),
+            "--out",
+            str(c / "report"),
+            "--eval-results",
+            str(c / "eval"),
+            *NAMESPACE,
+            "-q",
+        ],
+        c / "eval",
+    ),
     ("xbias compare", "RUN/run.json"): lambda c, r: (
-        ["compare", str(copied_run(c, r)), *COMPARED, "--out", str(c / "comparison"), "-q"], c / "run" / "run.json"),
+        ["compare", str(copied_run(c, r)), *COMPARED, "--out", str(c / "comparison"), "-q"],
+        c / "run" / "run.json",
+    ),
     ("xbias compare", "--out"): lambda c, r: (
-        ["compare", str(r), *COMPARED, "--out", str(c / "comparison"), "-q"], c / "comparison"),
+        ["compare", str(r), *COMPARED, "--out", str(c / "comparison"), "-q"],
+        c / "comparison",
+    ),
     ("xbias datasets build", "--out"): lambda c, r: (
-        ["datasets", "build", "xweat", "--out", str(c / "datasets"), "-q"], c / "datasets"),
+        ["datasets", "build", "xweat", "--out", str(c / "datasets"), "-q"],
+        c / "datasets",
+    ),
     ("xbias lm-eval tasks", "--out"): lambda c, r: (
-        ["lm-eval", "tasks", "--model", "pypi:none", "--languages", "en", "--out", str(c / "pack")], c / "pack"),
+        ["lm-eval", "tasks", "--model", "pypi:none", "--languages", "en", "--out", str(c / "pack")],
+        c / "pack",
+    ),
     ("xbias lm-eval import", "SAMPLES"): lambda c, r: (
-        ["lm-eval", "import", str(logged(c)), "--out", str(c / "imported")], logged(c)),
+        ["lm-eval", "import", str(logged(c)), "--out", str(c / "imported")],
+        logged(c),
+    ),
     ("xbias lm-eval import", "results_<time>.json"): lambda c, r: (
         ["lm-eval", "import", str(logged(c)), "--out", str(c / "imported")],
-        c / "logged" / f"results_{TIME}.json"),
+        c / "logged" / f"results_{TIME}.json",
+    ),
     ("xbias lm-eval import", "--out"): lambda c, r: (
-        ["lm-eval", "import", str(logged(c)), "--out", str(c / "imported")], c / "imported"),
-    ("xbias power", "RUN/run.json"): lambda c, r: (["power", str(copied_run(c, r))], c / "run" / "run.json"),
-}  # fmt: skip
+        ["lm-eval", "import", str(logged(c)), "--out", str(c / "imported")],
+        c / "imported",
+    ),
+    ("xbias power", "RUN/run.json"): lambda c, r: (
+        ["power", str(copied_run(c, r))],
+        c / "run" / "run.json",
+    ),
+}
 
 
-# The walk's paths inside a run folder, which count as damaged files (the module docstring): the output each writes.
+# The walk's paths inside a run folder, which count as damaged files (the module docstring): the
+# output each writes.
 DAMAGED = {
     ("xbias report", "RUN/run.json"): "report",
     ("xbias compare", "RUN/run.json"): "comparison",
@@ -121,7 +175,8 @@ DAMAGED = {
 
 
 def documented_walk() -> set[tuple[str, str]]:
-    """(command, path) of every item of the docs' list: ``- `xbias run`: `--config`, `--out` ...``."""
+    """(command, path) of every item of the docs' list: ``- `xbias run`: `--config`, `--out`
+    ...``."""
     text = DOCS.read_text(encoding="utf-8").split(WALK_HEADING, 1)[1].split("\n#", 1)[0]
     walk = set()
     for line in text.splitlines():
@@ -156,14 +211,28 @@ def test_a_planted_path_is_one_line_and_exit_2_with_nothing_written(
     err = capsys.readouterr().err
     lines = err.strip().splitlines()
     after = state(tmp_path)
-    if step in DAMAGED:  # a damaged file of a run folder: named in a warning, the rest of the run read
-        assert code == 0 and all(line.startswith("xbias: warning: ") for line in lines), (code, err[-2000:])
+    if (
+        step in DAMAGED
+    ):  # a damaged file of a run folder: named in a warning, the rest of the run read
+        assert code == 0 and all(line.startswith("xbias: warning: ") for line in lines), (
+            code,
+            err[-2000:],
+        )
         assert any(path.name in line for line in lines), err[-2000:]
         output = DAMAGED[step]
-        if output is not None:  # the command's own output (and the lock it was written under) may be new
+        if (
+            output is not None
+        ):  # the command's own output (and the lock it was written under) may be new
             own = {case / output, case / f".{output}.lock"}
-            after = {entry: value for entry, value in after.items() if not own & {Path(entry), *Path(entry).parents}}
+            after = {
+                entry: value
+                for entry, value in after.items()
+                if not own & {Path(entry), *Path(entry).parents}
+            }
     else:
-        assert code == 2 and len(lines) == 1 and lines[0].startswith("xbias: error: "), (code, err[-2000:])
+        assert code == 2 and len(lines) == 1 and lines[0].startswith("xbias: error: "), (
+            code,
+            err[-2000:],
+        )
     assert after == before, "something was written"
     assert json.dumps(sorted(os.listdir(elsewhere))) == '["kept.txt"]'

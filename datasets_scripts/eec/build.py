@@ -4,8 +4,8 @@
         [--push-to-hub REPO_ID [--private]]
 
 The same as `xbias datasets build eec ...`: writes DIR/eec (default: the xbias cache).
-Source files come from --source-dir, else $XBIAS_SOURCE_DIR, else are downloaded from their canonical
-addresses.
+Source files come from --source-dir, else $XBIAS_SOURCE_DIR, else are downloaded from their
+canonical addresses.
 """
 
 import sys

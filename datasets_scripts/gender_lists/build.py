@@ -3,9 +3,9 @@
     python datasets_scripts/gender_lists/build.py [--out DIR] [--source-dir DIR]
         [--push-to-hub REPO_ID [--private]]
 
-The same as `xbias datasets build gender_lists ...`: writes DIR/gender_lists (default: the xbias cache).
-Source files come from --source-dir, else $XBIAS_SOURCE_DIR, else are downloaded from their canonical
-addresses.
+The same as `xbias datasets build gender_lists ...`: writes DIR/gender_lists (default: the xbias
+cache). Source files come from --source-dir, else $XBIAS_SOURCE_DIR, else are downloaded from their
+canonical addresses.
 """
 
 import sys

@@ -1,4 +1,5 @@
-"""``python -m eval_harness.cli`` (and ``accelerate launch -m eval_harness.cli``): the ``xbias`` command."""
+"""``python -m eval_harness.cli`` (and ``accelerate launch -m eval_harness.cli``): the ``xbias``
+command."""
 
 from .common import exit_with
 from .main import main

@@ -14,14 +14,19 @@ def add_parser(commands, verbosity: argparse.ArgumentParser) -> None:
     )
     build.add_argument("names", nargs="*", help="datasets to build (default: all)")
     build.add_argument("--out", help="output folder (default: the xbias cache)")
-    build.add_argument("--source-dir", help="folder with the source files (default: $XBIAS_SOURCE_DIR, else download)")
+    build.add_argument(
+        "--source-dir",
+        help="folder with the source files (default: $XBIAS_SOURCE_DIR, else download)",
+    )
     build.add_argument(
         "--push-to-hub",
         metavar="REPO",
-        help="also upload the folder to this Hub dataset repo (one dataset; online, after `hf auth login`), "
-        "tagged with the dataset's fingerprint",
+        help="also upload the folder to this Hub dataset repo (one dataset; "
+        "online, after `hf auth login`), tagged with the dataset's fingerprint",
     )
-    build.add_argument("--private", action="store_true", help="--push-to-hub: create the Hub repo as private")
+    build.add_argument(
+        "--private", action="store_true", help="--push-to-hub: create the Hub repo as private"
+    )
     build.set_defaults(func=_cmd_datasets_build)
 
 
@@ -31,24 +36,39 @@ def _cmd_datasets_build(args: argparse.Namespace) -> None:
     from ..report.benchmarks import eval_yaml_files
 
     if args.push_to_hub and len(args.names) != 1:
-        raise ConfigError("--push-to-hub REPO takes one dataset: xbias datasets build eec --push-to-hub ORG/eec")
+        raise ConfigError(
+            "--push-to-hub REPO takes one dataset: xbias datasets build eec --push-to-hub ORG/eec"
+        )
     if args.private and not args.push_to_hub:
         raise ConfigError("--private goes with --push-to-hub REPO")
     started = time.perf_counter()
-    # A benchmark dataset (eec, xweat) gets the eval.yaml whose task ids the .eval_results of `xbias report` name;
-    # the EEC's is an inspect-ai benchmark, whose tasks are xbias's Inspect pack (the Hub lists inspect-ai, not xbias).
+    # A benchmark dataset (eec, xweat) gets the eval.yaml whose task ids the .eval_results of `xbias
+    # report` name; the EEC's is an inspect-ai benchmark, whose tasks are xbias's Inspect pack (the
+    # Hub lists inspect-ai, not xbias).
     try:
         folders = build_datasets(
-            args.names or None, out_dir=args.out, source_dir=args.source_dir, added_files=eval_yaml_files()
+            args.names or None,
+            out_dir=args.out,
+            source_dir=args.source_dir,
+            added_files=eval_yaml_files(),
         )
-    except OSError as error:  # a full disk, a read-only file system: every folder is as it was (built aside)
+    except (
+        OSError
+    ) as error:  # a full disk, a read-only file system: every folder is as it was (built aside)
         where = error.filename or args.out or "the datasets folder"
         raise ConfigError(
-            f"cannot build the datasets ({error.strerror or error}, at {where}); what was built before is as it "
-            "was: free some space or give another --out, and run the command again"
+            f"cannot build the datasets ({error.strerror or error}, at "
+            f"{where}); what was built before is as it was: free some "
+            "space or give another --out, and run the command again"
         ) from None
-    print(f"built {len(folders)} dataset(s) in {time.perf_counter() - started:.1f} s (dataset, configs, rows):")
+    print(
+        f"built {len(folders)} dataset(s) in "
+        f"{time.perf_counter() - started:.1f} s (dataset, configs, rows):"
+    )
     print(build_summary(folders))
     if args.push_to_hub:
         ((name, folder),) = folders.items()
-        print(f"pushed {name} to {args.push_to_hub}: {push_dataset(name, folder, args.push_to_hub, args.private)}")
+        print(
+            f"pushed {name} to {args.push_to_hub}: "
+            f"{push_dataset(name, folder, args.push_to_hub, args.private)}"
+        )

@@ -1,4 +1,5 @@
-"""The ``xbias`` command's entry point: the parser of its subcommands (one module each) and ``main``.
+"""The ``xbias`` command's entry point: the parser of its subcommands (one module each) and
+``main``.
 
 Errors a user can cause (:class:`~eval_harness.errors.XBiasError`) print one line
 to stderr and exit with code 2; anything else is a bug and keeps its traceback.
@@ -37,18 +38,20 @@ EXAMPLES = """examples:
 
 Errors you can cause print one line and exit with code 2.
 Docs (in this installation): {readme}; {docs}/ (models.md, llm.md, run_folder.md, model_card.md, ...);
-metric cards: {metrics}/<name>/README.md."""
+metric cards: {metrics}/<name>/README.md."""  # noqa: E501
 
 
 def _epilog() -> str:
-    """The help's examples, and where this installation's documentation is (a wheel carries its own copy)."""
+    """The help's examples, and where this installation's documentation is (a wheel carries its own
+    copy)."""
     from ..shipped import docs_dir, metrics_dir, readme_path
 
     return EXAMPLES.format(readme=readme_path(), docs=docs_dir(), metrics=metrics_dir())
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The parser of ``xbias``: the options every command takes (-v / -q), and each command's own."""
+    """The parser of ``xbias``: the options every command takes (-v / -q), and each command's
+    own."""
     parser = OneLineParser(
         prog="xbias",
         description="Measure social bias in language models across languages and identities.",
@@ -82,8 +85,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the ``xbias`` command ``argv`` (default: the process's arguments) and return its exit code."""
-    # Under `accelerate launch` every rank meets the same error or signal: one line (rank 0's) is enough.
+    """Run the ``xbias`` command ``argv`` (default: the process's arguments) and return its exit
+    code."""
+    # Under `accelerate launch` every rank meets the same error or signal: one line (rank 0's) is
+    # enough.
     speaks = os.environ.get("RANK", "0") == "0"
     with warnings.catch_warnings():
         warnings.showwarning = show_warning
@@ -100,7 +105,8 @@ def main(argv: list[str] | None = None) -> int:
             signum = getattr(stop, "signum", signal.SIGINT)
             if speaks:
                 print(
-                    f"xbias: stopped by {signal.Signals(signum).name}{f': {stop}' if str(stop) else ''}",
+                    "xbias: stopped by "
+                    f"{signal.Signals(signum).name}{f': {stop}' if str(stop) else ''}",
                     file=sys.stderr,
                 )
             return 128 + signum

@@ -12,11 +12,15 @@ def add_parser(commands, verbosity: argparse.ArgumentParser) -> None:
         dest="action", required=True
     )
     register = metrics.add_parser(
-        "register", parents=[verbosity], help="make evaluate.load('<name>') work offline by bare name"
+        "register",
+        parents=[verbosity],
+        help="make evaluate.load('<name>') work offline by bare name",
     )
     register.add_argument("names", nargs="*", help="metrics to register (default: all)")
     register.set_defaults(func=_cmd_metrics_register)
-    unregister = metrics.add_parser("unregister", parents=[verbosity], help="remove the registrations (undo register)")
+    unregister = metrics.add_parser(
+        "unregister", parents=[verbosity], help="remove the registrations (undo register)"
+    )
     unregister.add_argument("names", nargs="*", help="metrics to unregister (default: all)")
     unregister.set_defaults(func=_cmd_metrics_unregister)
 

@@ -2,13 +2,14 @@
 
 - :mod:`.suite`: what a method implements (:class:`Suite`) and what it is given (:class:`Unit`,
   :class:`UnitKey`, :class:`Task`, the :class:`ModelProvider` and :class:`SuiteContext` protocols);
-- :mod:`.capabilities`: what a suite may ask of a model (:class:`WordEmbedder`, :class:`SentenceEncoder`,
-  :class:`EmotionScorer`, :class:`Judge`, ...), as protocols a type checker and ``isinstance`` read;
+- :mod:`.capabilities`: what a suite may ask of a model (:class:`WordEmbedder`,
+  :class:`SentenceEncoder`, :class:`EmotionScorer`, :class:`Judge`, ...), as protocols a type
+  checker and ``isinstance`` read;
 - :mod:`.records`: the long format of results (:data:`RECORD_FIELDS`, :func:`make_record`);
 - :mod:`.unit_file`: what a unit's file holds and how a reader verifies it.
 
-It imports nothing of the runner's machinery (no sweep, no store, no model), so a suite, the report or a
-plug-in that imports it loads only this (``tests/architecture/test_runtime_imports.py``).
+It imports nothing of the runner's machinery (no sweep, no store, no model), so a suite, the report
+or a plug-in that imports it loads only this (``tests/architecture/test_runtime_imports.py``).
 """
 
 from .capabilities import (

@@ -1,16 +1,19 @@
-"""The long format of results: one flat record per number, and the schema of what a suite's records hold.
+"""The long format of results: one flat record per number, and the schema of what a suite's records
+hold.
 
 A record holds the unit's key (``model, suite, language, dataset, config, emotion, test``), then
 ``term, metric, value, std_err, p_value`` (:data:`RECORD_FIELDS`, in that order), then any extra
-fields the suite adds (``ci_low``, ``n``, notes...) and those the harness adds (:data:`HARNESS_FIELDS`:
-``seed`` and what the numbers were computed from). ``value``, ``std_err`` and ``p_value`` are finite
-numbers or None: a suite reports a number it cannot give as None with a note.
+fields the suite adds (``ci_low``, ``n``, notes...) and those the harness adds
+(:data:`HARNESS_FIELDS`: ``seed`` and what the numbers were computed from). ``value``, ``std_err``
+and ``p_value`` are finite numbers or None: a suite reports a number it cannot give as None with a
+note.
 
-Every suite declares its records in one place, a :class:`RecordSchema` (``Suite.records``): the metrics it
-writes and every extra field with its type. The harness checks each record against it when the unit is
-written (an undeclared field or a value of another type is an :class:`~eval_harness.errors.InputError`
-naming both), and the report, the seed pooling and a method's report section read the fields it declares.
-:data:`COMMON_FIELDS` are the fields whose meaning every reader knows, whichever suite writes them.
+Every suite declares its records in one place, a :class:`RecordSchema` (``Suite.records``): the
+metrics it writes and every extra field with its type. The harness checks each record against it
+when the unit is written (an undeclared field or a value of another type is an
+:class:`~eval_harness.errors.InputError` naming both), and the report, the seed pooling and a
+method's report section read the fields it declares. :data:`COMMON_FIELDS` are the fields whose
+meaning every reader knows, whichever suite writes them.
 """
 
 import math
@@ -46,10 +49,11 @@ QUANTITY_FIELDS = RECORD_FIELDS[:9]
 class Field:
     """One field of a record beyond :data:`RECORD_FIELDS`: its JSON type and what it means.
 
-    ``type``: ``float`` (any number but a bool), ``int`` (a whole number), ``str``, ``bool``, ``list`` (a
-    JSON array: a list or a tuple before writing) or ``dict`` (a JSON object). A field may always be None.
-    ``seed_mean``: a number that seed pooling averages over the seeds (a per-seed share, such as the share of
-    template resamples that keep a finding's sign) instead of dropping it when the seeds differ.
+    ``type``: ``float`` (any number but a bool), ``int`` (a whole number), ``str``, ``bool``,
+    ``list`` (a JSON array: a list or a tuple before writing) or ``dict`` (a JSON object). A field
+    may always be None. ``seed_mean``: a number that seed pooling averages over the seeds (a
+    per-seed share, such as the share of template resamples that keep a finding's sign) instead of
+    dropping it when the seeds differ.
     """
 
     type: type
@@ -70,10 +74,10 @@ class Field:
 
 @dataclass(frozen=True)
 class Test:
-    """A further test of a record's value beside its own ``std_err``/``p_value`` (e.g. the EEC's template-clustered
-    one): the fields that hold its standard error, p-value and degrees of freedom, and of its minimum detectable
-    effect (``mde``, 80 % power at 0.05). Seed pooling pools it like the record's own test, and gives the pooled
-    test's minimum detectable effect."""
+    """A further test of a record's value beside its own ``std_err``/``p_value`` (e.g. the EEC's
+    template-clustered one): the fields that hold its standard error, p-value and degrees of
+    freedom, and of its minimum detectable effect (``mde``, 80 % power at 0.05). Seed pooling pools
+    it like the record's own test, and gives the pooled test's minimum detectable effect."""
 
     std_err: str
     p_value: str
@@ -81,7 +85,8 @@ class Test:
     mde: str | None = None
 
 
-# Fields any suite may write, with one meaning for every reader (the report's marks, the seed pooling).
+# Fields any suite may write, with one meaning for every reader (the report's marks, the seed
+# pooling).
 COMMON_FIELDS = {
     "note": Field(str, "why a number is missing, or what to know when reading it"),
     "status": Field(str, '"ok", or "skipped" (then value is None and note says why)'),
@@ -98,9 +103,15 @@ HARNESS_FIELDS = {
     "seed": Field(int, "the sweep seed of the unit"),
     "model_commit": Field(str, "the commit (or package==version) the model was loaded from"),
     "dataset_fingerprint": Field(str, "what the dataset the unit read was built from"),
-    "precision": Field(str, "what the forward passes ran as: fp32, bf16 or fp16 (None: the model runs no network)"),
-    "encoder_pooling": Field(str, "how an encoder's token states became a sentence vector: cls, mean or last"),
-    "encoder_prefix": Field(str, "the text an encoder put before every input (e5's 'query: '; '' for none)"),
+    "precision": Field(
+        str, "what the forward passes ran as: fp32, bf16 or fp16 (None: the model runs no network)"
+    ),
+    "encoder_pooling": Field(
+        str, "how an encoder's token states became a sentence vector: cls, mean or last"
+    ),
+    "encoder_prefix": Field(
+        str, "the text an encoder put before every input (e5's 'query: '; '' for none)"
+    ),
 }
 # From the estimands' declaration: the rules that pool a test over seeds (the estimand each
 # answers, and back), and one sentence per estimand for every output that pools seeds.
@@ -115,14 +126,16 @@ POOLED_FIELDS = {
     "between_seed_sd": Field(float, "SD of the seeds' values (ddof 1)"),
     "between_seed_share": Field(
         float,
-        "the share of std_err squared that is training noise: (B/m) / T for the seed mean, (1 + 1/m) B / T by "
-        "Rubin's rules",
+        "the share of std_err squared that is training noise: (B/m) "
+        "/ T for the seed mean, (1 + 1/m) B / T by Rubin's rules",
     ),
     "seed_min": Field(float, "the smallest seed's value"),
     "seed_max": Field(float, "the largest seed's value"),
     "share_same_sign": Field(float, "share of the seeds whose value has the pooled value's sign"),
     "share_significant": Field(float, "share of the seeds significant at alpha"),
-    "share_same_significance": Field(float, "share of the seeds that agree with the pooled test at alpha"),
+    "share_same_significance": Field(
+        float, "share of the seeds that agree with the pooled test at alpha"
+    ),
 }
 
 
@@ -134,11 +147,12 @@ class RecordSchema:
     Attributes:
         metrics: metric name -> what the record of that metric is.
         fields: field name -> :class:`Field`.
-        key: fields that tell two quantities of one unit apart when they share term and metric (the EEC's
-            ``split`` of a Pearson r); seed pooling groups by them too.
+        key: fields that tell two quantities of one unit apart when they share term and metric (the
+            EEC's ``split`` of a Pearson r); seed pooling groups by them too.
         tests: further tests of the value (:class:`Test`), pooled over seeds like the record's own.
-        mde: the field holding the minimum detectable effect of the record's own test (80 % power at 0.05), which
-            seed pooling computes again for the pooled test; None: the record's own test has none.
+        mde: the field holding the minimum detectable effect of the record's own test (80 % power at
+            0.05), which seed pooling computes again for the pooled test; None: the record's own
+            test has none.
     """
 
     metrics: Mapping[str, str]
@@ -152,14 +166,18 @@ class RecordSchema:
         return tuple(name for name, declared in self.fields.items() if declared.seed_mean)
 
     def field(self, name: str) -> Field | None:
-        """The declaration of field ``name`` (the suite's own, or a common or harness field), or None."""
+        """The declaration of field ``name`` (the suite's own, or a common or harness field), or
+        None."""
         return self.fields.get(name) or COMMON_FIELDS.get(name) or HARNESS_FIELDS.get(name)
 
     def problem(self, record: Mapping[str, Any]) -> str | None:
-        """Why ``record`` is not one this schema describes (an unknown metric, an undeclared field, a value of
-        another type), or None."""
+        """Why ``record`` is not one this schema describes (an unknown metric, an undeclared field,
+        a value of another type), or None."""
         if record.get("metric") not in self.metrics:
-            return f"metric {record.get('metric')!r} is not one of the suite's ({', '.join(self.metrics)})"
+            return (
+                f"metric {record.get('metric')!r} is not one "
+                f"of the suite's ({', '.join(self.metrics)})"
+            )
         for name, value in record.items():
             if name in RECORD_FIELDS:
                 continue
@@ -167,21 +185,27 @@ class RecordSchema:
             if declared is None:
                 return f"field {name!r} is not declared in the suite's record schema"
             if not declared.accepts(value):
-                return f"field {name!r} holds {value!r}, not {declared.type.__name__} (its record schema says)"
+                return (
+                    f"field {name!r} holds {value!r}, not "
+                    f"{declared.type.__name__} (its record schema says)"
+                )
         return None
 
 
 def make_record(unit: Unit, record: Mapping[str, Any], schema: RecordSchema | None = None) -> dict:
-    """A result record in long format: the unit's key, then term/metric/value/std_err/p_value, then extras.
+    """A result record in long format: the unit's key, then term/metric/value/std_err/p_value, then
+    extras.
 
     ``schema``: the suite's record schema; the record must be one it describes.
 
     Raises:
-        InputError: the record lacks ``metric``, has a value that is not a finite number or None, or is not
-            one ``schema`` describes.
+        InputError: the record lacks ``metric``, has a value that is not a finite number or None, or
+            is not one ``schema`` describes.
     """
     if "metric" not in record or "value" not in record:
-        raise InputError(f"unit {unit.id}: a record needs 'metric' and 'value', got keys {sorted(record)}")
+        raise InputError(
+            f"unit {unit.id}: a record needs 'metric' and 'value', got keys {sorted(record)}"
+        )
     merged = {**unit.fields(), "term": None, "std_err": None, "p_value": None, **record}
     for name in ("value", "std_err", "p_value"):
         merged[name] = _finite_or_none(merged[name], unit, record["metric"], name)
@@ -189,7 +213,10 @@ def make_record(unit: Unit, record: Mapping[str, Any], schema: RecordSchema | No
     made = {**ordered, **{k: _plain(v) for k, v in merged.items()}}
     problem = schema.problem(made) if schema is not None else None
     if problem is not None:
-        raise InputError(f"unit {unit.id}: a {record['metric']} record does not fit its suite's schema: {problem}")
+        raise InputError(
+            f"unit {unit.id}: a {record['metric']} record "
+            f"does not fit its suite's schema: {problem}"
+        )
     return made
 
 

@@ -1,5 +1,5 @@
-"""One unit's file, ``units/<id>.json``: what it holds, its checksum, and how a reader tells a finished unit
-from anything else (the harness on resume, the report when it counts finished units).
+"""One unit's file, ``units/<id>.json``: what it holds, its checksum, and how a reader tells a
+finished unit from anything else (the harness on resume, the report when it counts finished units).
 
 A unit file is a JSON object::
 
@@ -9,14 +9,15 @@ A unit file is a JSON object::
      "samples": {"file": "<unit id>.samples.parquet", "sha256": "...", "rows": 700, "columns": [...]},
      "checksum": "<sha256>"}
 
-``samples`` is there when the unit kept its per-sentence (per-word) numbers (:mod:`.samples`): the Parquet
-file beside the unit file, named and hashed inside the unit's checksum.
+``samples`` is there when the unit kept its per-sentence (per-word) numbers (:mod:`.samples`): the
+Parquet file beside the unit file, named and hashed inside the unit's checksum.
 
-``checksum`` is the sha256 of the canonical JSON (sorted keys, no spaces, UTF-8) of every other field,
-so any change of the content after it was written (an edit, a truncated or partial copy, a record
-dropped, ``{}`` or ``{"records": []}`` written by hand) is seen. A file is a finished unit only when
-:func:`unit_file_problem` finds nothing wrong with it (given the units folder, that includes its samples file).
-"""
+``checksum`` is the sha256 of the canonical JSON (sorted keys, no spaces, UTF-8) of every other
+field, so any change of the content after it was written (an edit, a truncated or partial copy, a
+record dropped, ``{}`` or ``{"records": []}`` written by hand) is seen. A file is a finished unit
+only when :func:`unit_file_problem` finds nothing wrong with it (given the units folder, that
+includes its samples file).
+"""  # noqa: E501
 
 import hashlib
 import json
@@ -37,7 +38,9 @@ ENTRY_KEYS = ("file", "sha256", "rows", "columns")
 def payload_checksum(payload: Mapping[str, Any]) -> str:
     """sha256 of the canonical JSON of ``payload`` without its ``checksum`` field."""
     content = {key: value for key, value in payload.items() if key != "checksum"}
-    canonical = json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    canonical = json.dumps(
+        content, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    )
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
@@ -51,7 +54,8 @@ def unit_payload(
     samples: Mapping[str, Any] | None = None,
 ) -> dict:
     """The content of a unit file (see the module docstring), its checksum included; ``finished_at``
-    (ISO 8601) defaults to now; ``samples``: the entry of its samples file (:func:`.samples.samples_entry`)."""
+    (ISO 8601) defaults to now; ``samples``: the entry of its samples file
+    (:func:`.samples.samples_entry`)."""
     payload = {
         "id": unit_id,
         "unit": dict(unit_fields),
@@ -73,13 +77,14 @@ def unit_file_problem(
     config_hash: str | None = None,
     units_dir: str | Path | None = None,
 ) -> str | None:
-    """Why ``payload`` (a parsed unit file) is not the finished unit ``unit_id``, or None when it is.
+    """Why ``payload`` (a parsed unit file) is not the finished unit ``unit_id``, or None when it
+    is.
 
-    Checked: a JSON object with the unit file's keys; its id (and, when given, its key ``unit_fields``
-    and the run's ``config_hash``); records that are a list of objects with every field of
-    :data:`~eval_harness.contract.records.RECORD_FIELDS`; a well-formed samples entry, if any; the checksum of
-    the content; and, given the folder of the unit files ``units_dir``, that the samples file it names is there
-    with the bytes it hashed (:func:`.samples.samples_problem`).
+    Checked: a JSON object with the unit file's keys; its id (and, when given, its key
+    ``unit_fields`` and the run's ``config_hash``); records that are a list of objects with every
+    field of :data:`~eval_harness.contract.records.RECORD_FIELDS`; a well-formed samples entry, if
+    any; the checksum of the content; and, given the folder of the unit files ``units_dir``, that
+    the samples file it names is there with the bytes it hashed (:func:`.samples.samples_problem`).
     """
     if not isinstance(payload, dict):
         return f"it holds a JSON {type(payload).__name__}, not a unit object"
@@ -120,7 +125,8 @@ def samples_file_name(unit_id: str) -> str:
 
 
 def entry_problem(entry: Any, unit_id: str) -> str | None:
-    """Why ``entry`` is not a well-formed ``"samples"`` entry of unit ``unit_id``, or None (reads no file)."""
+    """Why ``entry`` is not a well-formed ``"samples"`` entry of unit ``unit_id``, or None (reads no
+    file)."""
     if not isinstance(entry, dict) or any(key not in entry for key in ENTRY_KEYS):
         return f"its samples entry is not an object with {', '.join(ENTRY_KEYS)}"
     if entry["file"] != samples_file_name(unit_id):
@@ -128,19 +134,23 @@ def entry_problem(entry: Any, unit_id: str) -> str | None:
     return None
 
 
-# The largest samples file read (a regular file only: io.read_bytes); a unit's per-sentence Parquet is some MB.
+# The largest samples file read (a regular file only: io.read_bytes); a unit's per-sentence Parquet
+# is some MB.
 MAX_SAMPLES_BYTES = 1 << 30
 
 
 def read_samples_bytes(path: Path) -> bytes:
-    """The bytes of a samples file: a regular file of at most :data:`MAX_SAMPLES_BYTES` (OSError otherwise)."""
+    """The bytes of a samples file: a regular file of at most :data:`MAX_SAMPLES_BYTES` (OSError
+    otherwise)."""
     return read_bytes(path, MAX_SAMPLES_BYTES)
 
 
-def samples_problem(units_dir: str | Path, payload: Mapping[str, Any], data: bytes | None = None) -> str | None:
-    """Why the samples file a unit file (``payload``, already verified) names is not the one it wrote, or None:
-    no file, or bytes whose sha256 is not the entry's. ``data``: the file's bytes when already read. A unit
-    file without a samples entry has no problem here."""
+def samples_problem(
+    units_dir: str | Path, payload: Mapping[str, Any], data: bytes | None = None
+) -> str | None:
+    """Why the samples file a unit file (``payload``, already verified) names is not the one it
+    wrote, or None: no file, or bytes whose sha256 is not the entry's. ``data``: the file's bytes
+    when already read. A unit file without a samples entry has no problem here."""
     entry = payload.get(SAMPLES_KEY)
     if entry is None:
         return None
@@ -155,5 +165,8 @@ def samples_problem(units_dir: str | Path, payload: Mapping[str, Any], data: byt
         except OSError as error:
             return f"its samples file {entry['file']} cannot be read ({error.strerror or error})"
     if hashlib.sha256(data).hexdigest() != entry["sha256"]:
-        return f"its samples file {entry['file']} does not match its checksum (edited, truncated or replaced)"
+        return (
+            f"its samples file {entry['file']} does not match "
+            "its checksum (edited, truncated or replaced)"
+        )
     return None

@@ -1,4 +1,5 @@
-"""The project's datasets: builders (sources -> Hub-ready folders) and loaders (-> ``datasets`` objects).
+"""The project's datasets: builders (sources -> Hub-ready folders) and loaders (-> ``datasets``
+objects).
 
 Each loader builds its dataset on first use into ``paths.datasets_dir()/<name>``
 (again when that folder came from other sources or another builder version) and
@@ -8,7 +9,8 @@ returns ``datasets.load_dataset(folder, config)``. Source files come from
 
 from ..lazy import lazy_exports
 
-# name -> the submodule that defines it, imported on first use (datasets and pyarrow only when needed)
+# name -> the submodule that defines it, imported on first use (datasets and pyarrow only when
+# needed)
 _EXPORTS = {
     "DATASETS": "catalog",
     "build_dataset": "builders",

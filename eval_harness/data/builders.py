@@ -1,9 +1,9 @@
 """The datasets' builders and the build step: sources -> tables -> Hub-ready folder.
 
-Each built-in dataset is one :class:`DatasetBuilder` here (:data:`EEC`, :data:`XWEAT`, :data:`GENDER_LISTS`,
-:data:`SEMEVAL2018_AFFECT`), registered by name in the dataset registry,
-:data:`eval_harness.data.catalog.DATASETS` (which a plug-in extends with ``register``, or an entry point in the
-``xbias.datasets`` group, naming its own builder).
+Each built-in dataset is one :class:`DatasetBuilder` here (:data:`EEC`, :data:`XWEAT`,
+:data:`GENDER_LISTS`, :data:`SEMEVAL2018_AFFECT`), registered by name in the dataset registry,
+:data:`eval_harness.data.catalog.DATASETS` (which a plug-in extends with ``register``, or an entry
+point in the ``xbias.datasets`` group, naming its own builder).
 :func:`build_datasets` always rebuilds; :func:`dataset_folder` builds into the
 xbias cache only when the folder is missing, a file of it is missing or changed, or
 its stamp says it came from other sources or another builder (a fingerprint of the
@@ -68,7 +68,8 @@ class DatasetBuilder:
 
 
 def _single_split(build: Callable[[Mapping[str, Path]], Mapping[str, pa.Table]]) -> Callable:
-    """Wrap a config -> table builder as config -> {"train": table} (a list or corpus has one split)."""
+    """Wrap a config -> table builder as config -> {"train": table} (a list or corpus has one
+    split)."""
     return lambda located: {config: {"train": table} for config, table in build(located).items()}
 
 
@@ -77,11 +78,17 @@ def _eec_card_fields(tables: TableSplits) -> dict[str, str]:
     for config, splits in tables.items():
         rows = splits["train"].to_pylist()
         emotions = Counter(row["emotion"] or "none" for row in rows)
-        emotion_rows.append([config, *(emotions[name] for name in (*catalog.EEC_EMOTIONS, "none")), len(rows)])
+        emotion_rows.append(
+            [config, *(emotions[name] for name in (*catalog.EEC_EMOTIONS, "none")), len(rows)]
+        )
         groups = Counter((row["group"] or "(noun phrase)", row["gender"]) for row in rows)
-        group_rows += [[config, group, gender, count] for (group, gender), count in sorted(groups.items())]
+        group_rows += [
+            [config, group, gender, count] for (group, gender), count in sorted(groups.items())
+        ]
     return {
-        "emotion_table": hub_folder.markdown_table(["config", *catalog.EEC_EMOTIONS, "neutral", "rows"], emotion_rows),
+        "emotion_table": hub_folder.markdown_table(
+            ["config", *catalog.EEC_EMOTIONS, "neutral", "rows"], emotion_rows
+        ),
         "group_table": hub_folder.markdown_table(["config", "group", "gender", "rows"], group_rows),
     }
 
@@ -89,9 +96,17 @@ def _eec_card_fields(tables: TableSplits) -> dict[str, str]:
 def _xweat_card_fields(tables: TableSplits) -> dict[str, str]:
     size_rows = []
     for language in catalog.XWEAT_LANGUAGES:
-        rows = {(row["test"], row["role"]): len(row["words"]) for row in tables[language]["train"].to_pylist()}
+        rows = {
+            (row["test"], row["role"]): len(row["words"])
+            for row in tables[language]["train"].to_pylist()
+        }
         tests = list(dict.fromkeys(test for test, _ in rows))
-        size_rows.append([language, *("/".join(str(rows[test, role]) for role in xweat.XWEAT_ROLES) for test in tests)])
+        size_rows.append(
+            [
+                language,
+                *("/".join(str(rows[test, role]) for role in xweat.XWEAT_ROLES) for test in tests),
+            ]
+        )
     shared = [
         f"  - `{language}` {test} {kind}: {', '.join(words)}"
         for language in catalog.XWEAT_LANGUAGES
@@ -113,7 +128,10 @@ EEC = DatasetBuilder(
 )
 XWEAT = DatasetBuilder(
     name="xweat",
-    sources=(xweat.XWEAT_TESTS_FILE, *(xweat.dictionary_file(lang) for lang in catalog.XWEAT_LANGUAGES[1:])),
+    sources=(
+        xweat.XWEAT_TESTS_FILE,
+        *(xweat.dictionary_file(lang) for lang in catalog.XWEAT_LANGUAGES[1:]),
+    ),
     configs=(*catalog.XWEAT_LANGUAGES, "translations"),
     tables=_single_split(xweat.xweat_tables),
     module=Path(xweat.__file__),
@@ -138,14 +156,15 @@ SEMEVAL2018_AFFECT = DatasetBuilder(
     tables=semeval.semeval_tables,
     module=Path(semeval.__file__),
     not_redistributable=(
-        "the SemEval-2018 Task 1 terms of use say: do not redistribute the data, direct interested parties to "
-        "https://competitions.codalab.org/competitions/17751"
+        "the SemEval-2018 Task 1 terms of use say: do not redistribute the data, direct "
+        "interested parties to https://competitions.codalab.org/competitions/17751"
     ),
 )
 
 
 def _builder(name: str) -> DatasetBuilder:
-    """The builder of dataset ``name`` (:class:`ConfigError` naming the datasets when there is none)."""
+    """The builder of dataset ``name`` (:class:`ConfigError` naming the datasets when there is
+    none)."""
     return catalog.DATASETS.get(name)
 
 
@@ -155,26 +174,37 @@ def build_dataset(
     source_dir=None,
     added_files: Mapping[str, str] | None = None,
 ) -> Path:
-    """Build dataset ``name`` into ``out_dir/<name>`` (default: :func:`paths.datasets_dir`) and return the folder.
+    """Build dataset ``name`` into ``out_dir/<name>`` (default: :func:`paths.datasets_dir`) and
+    return the folder.
 
-    ``added_files``: further text files of the folder by relative path (its ``eval.yaml`` as a Hub benchmark,
-    which the report's methods define: :mod:`eval_harness.report.benchmarks`), sealed with the rest.
+    ``added_files``: further text files of the folder by relative path (its ``eval.yaml`` as a Hub
+    benchmark, which the report's methods define: :mod:`eval_harness.report.benchmarks`), sealed
+    with the rest.
     """
     builder = _builder(name)
     folder = _dataset_folder(name, out_dir)
     located = sources.source_paths(builder.sources, source_dir)
     tables = builder.tables(located)
     files, files_by_config = hub_folder.encode_tables(tables)
-    files.update({target: located[source].read_bytes() for target, source in builder.extra_files.items()})
+    files.update(
+        {target: located[source].read_bytes() for target, source in builder.extra_files.items()}
+    )
     files.update({target: text.encode("utf-8") for target, text in (added_files or {}).items()})
-    rows = {config: {split: table.num_rows for split, table in splits.items()} for config, splits in tables.items()}
+    rows = {
+        config: {split: table.num_rows for split, table in splits.items()}
+        for config, splits in tables.items()
+    }
     card = hub_folder.render_card(
         name,
         hub_folder.configs_yaml(files_by_config),
         {
             "rows_table": hub_folder.markdown_table(
                 ["config", "split", "rows"],
-                [[config, split, count] for config, splits in rows.items() for split, count in splits.items()],
+                [
+                    [config, split, count]
+                    for config, splits in rows.items()
+                    for split, count in splits.items()
+                ],
             ),
             **builder.card_fields(tables),
         },
@@ -185,13 +215,14 @@ def build_dataset(
 
 
 def _owner(name: str) -> dict:
-    """What a dataset folder's marker says of a folder xbias built for dataset ``name`` (:func:`io.write_problem`)."""
+    """What a dataset folder's marker says of a folder xbias built for dataset ``name``
+    (:func:`io.write_problem`)."""
     return {"dataset": name}
 
 
 def _dataset_folder(name: str, out_dir) -> Path:
-    """``out_dir/<name>``, once xbias may replace it (the write rule, :func:`io.write_problem`): new, empty, or a
-    folder xbias built for this dataset, holding nothing else and no symbolic link.
+    """``out_dir/<name>``, once xbias may replace it (the write rule, :func:`io.write_problem`):
+    new, empty, or a folder xbias built for this dataset, holding nothing else and no symbolic link.
 
     Raises:
         ConfigError: naming the folder, what is in the way and the fix.
@@ -199,7 +230,9 @@ def _dataset_folder(name: str, out_dir) -> Path:
     folder = Path(out_dir or paths.datasets_dir()) / name
     problem = write_problem(folder, _owner(name))
     if problem is not None:
-        raise ConfigError(f"cannot build the dataset {name} into {folder}: {problem}; give another --out")
+        raise ConfigError(
+            f"cannot build the dataset {name} into {folder}: {problem}; give another --out"
+        )
     return folder
 
 
@@ -207,28 +240,34 @@ def build_datasets(names=None, out_dir=None, source_dir=None, added_files=None) 
     """Build the named datasets (default: all) into ``out_dir/<name>``; returns name -> folder.
 
     Source files come from ``source_dir``, else ``$XBIAS_SOURCE_DIR``, else are
-    downloaded (:mod:`eval_harness.data.sources`). ``added_files``: per dataset name, the further files of
-    :func:`build_dataset`.
+    downloaded (:mod:`eval_harness.data.sources`). ``added_files``: per dataset name, the further
+    files of :func:`build_dataset`.
     """
     names = list(names or catalog.DATASETS.names())
     for name in names:
         _builder(name)
     problem = folder_problem(out_dir) if out_dir is not None else None
     if problem is not None:  # checked before any source is read or anything written
-        raise ConfigError(f"cannot build the datasets into {out_dir}: {problem}; give another --out")
+        raise ConfigError(
+            f"cannot build the datasets into {out_dir}: {problem}; give another --out"
+        )
     for name in names:
         _dataset_folder(name, out_dir)  # every folder checked before any is built
-    return {name: build_dataset(name, out_dir, source_dir, (added_files or {}).get(name)) for name in names}
+    return {
+        name: build_dataset(name, out_dir, source_dir, (added_files or {}).get(name))
+        for name in names
+    }
 
 
 def is_current(folder: Path, name: str) -> bool:
-    """Whether ``folder`` holds dataset ``name`` built by this builder from the registered sources, every file
-    as it was written (the storage kit's verify-on-read)."""
+    """Whether ``folder`` holds dataset ``name`` built by this builder from the registered sources,
+    every file as it was written (the storage kit's verify-on-read)."""
     return verify_checksums(folder, _expected_stamp(name)) is not None
 
 
 def _expected_stamp(name: str) -> dict:
-    """What a build of dataset ``name`` by this builder from the registered sources says about itself."""
+    """What a build of dataset ``name`` by this builder from the registered sources says about
+    itself."""
     builder = _builder(name)
     return {
         "dataset": name,
@@ -246,19 +285,26 @@ def dataset_folder(name: str, source_dir=None) -> Path:
 
 
 def check_config(name: str, config: str) -> None:
-    """Raise :class:`ConfigError` naming the valid configs when ``config`` is not one of dataset ``name``'s."""
+    """Raise :class:`ConfigError` naming the valid configs when ``config`` is not one of dataset
+    ``name``'s."""
     if config not in _builder(name).configs:
-        raise ConfigError(f"unknown {name} config {config!r}: valid configs are {', '.join(_builder(name).configs)}")
+        raise ConfigError(
+            f"unknown {name} config {config!r}: valid "
+            f"configs are {', '.join(_builder(name).configs)}"
+        )
 
 
 def build_summary(folders: Mapping[str, Path], width: int = 100) -> str:
-    """A one-screen summary of built folders: per dataset its folder, then ``config rows`` (rows per split)."""
+    """A one-screen summary of built folders: per dataset its folder, then ``config rows`` (rows per
+    split)."""
     lines = []
     for name, folder in folders.items():
         marker = verify_checksums(folder)
         stamp = marker["stamp"] if marker is not None else {"rows": {}}
         splits = next(iter(stamp["rows"].values()), {})
-        lines.append(f"{name} ({len(stamp['rows'])} configs; rows per {'/'.join(splits)}): {folder}")
+        lines.append(
+            f"{name} ({len(stamp['rows'])} configs; rows per {'/'.join(splits)}): {folder}"
+        )
         entries = [
             f"{config} {'/'.join(f'{count:,}' for count in counts.values())}"
             for config, counts in stamp["rows"].items()
@@ -273,9 +319,11 @@ def build_summary(folders: Mapping[str, Path], width: int = 100) -> str:
     return "\n".join(lines)
 
 
-def push_dataset(name: str, folder: Path, repo_id: str, private: bool = False, token: str | None = None) -> str:
-    """Upload the built folder of dataset ``name`` to the Hub dataset ``repo_id``, tagged with its fingerprint
-    (:func:`dataset_fingerprint`); returns the commit's URL.
+def push_dataset(
+    name: str, folder: Path, repo_id: str, private: bool = False, token: str | None = None
+) -> str:
+    """Upload the built folder of dataset ``name`` to the Hub dataset ``repo_id``, tagged with its
+    fingerprint (:func:`dataset_fingerprint`); returns the commit's URL.
 
     Raises:
         ConfigError: a public upload of a dataset whose sources' terms forbid redistribution.
@@ -283,13 +331,18 @@ def push_dataset(name: str, folder: Path, repo_id: str, private: bool = False, t
     """
     reason = _builder(name).not_redistributable
     if reason and not private:
-        raise ConfigError(f"not pushing {name} publicly: {reason}; push it --private for your own use, if at all")
-    return hub_folder.push_to_hub(folder, repo_id, private=private, token=token, tag=dataset_fingerprint(name))
+        raise ConfigError(
+            f"not pushing {name} publicly: {reason}; push it --private for your own use, if at all"
+        )
+    return hub_folder.push_to_hub(
+        folder, repo_id, private=private, token=token, tag=dataset_fingerprint(name)
+    )
 
 
 def dataset_fingerprint(name: str) -> str:
-    """A short fingerprint of what dataset ``name`` is built from: its builder (code, card template, pyarrow
-    version) and the sha256 of each source file. Two runs with the same fingerprint read the same rows."""
+    """A short fingerprint of what dataset ``name`` is built from: its builder (code, card template,
+    pyarrow version) and the sha256 of each source file. Two runs with the same fingerprint read the
+    same rows."""
     builder = _builder(name)
     digest = hashlib.sha256(builder.fingerprint().encode())
     for relative in sorted(builder.sources):

@@ -50,10 +50,14 @@ def load_corpus(
         if path.suffix.lower() in CORPUS_SUFFIXES:
             import datasets
 
-            table = datasets.load_dataset(CORPUS_SUFFIXES[path.suffix.lower()], data_files=str(path), split="train")
+            table = datasets.load_dataset(
+                CORPUS_SUFFIXES[path.suffix.lower()], data_files=str(path), split="train"
+            )
             if column not in table.column_names:
-                raise InputError(  # the columns are counted, not named: a csv's header is its first line
-                    f"corpus {source!r} has no column {column!r} (it has {len(table.column_names)} columns); name "
+                # the columns are counted, not named: a csv's header is its first line
+                raise InputError(
+                    f"corpus {source!r} has no column {column!r} (it "
+                    f"has {len(table.column_names)} columns); name "
                     "the column of sentences with corpus_column"
                 )
             sentences = [str(text) for text in table[column] if text is not None]
@@ -66,6 +70,8 @@ def load_corpus(
     if not sentences:
         raise InputError(f"corpus {source!r} has no sentences")
     if max_sentences and len(sentences) > max_sentences:
-        chosen = np.sort(np.random.default_rng(seed).choice(len(sentences), size=max_sentences, replace=False))
+        chosen = np.sort(
+            np.random.default_rng(seed).choice(len(sentences), size=max_sentences, replace=False)
+        )
         sentences = [sentences[i] for i in chosen]
     return sentences

@@ -68,9 +68,12 @@ _SLOT = re.compile(r"\{([^{}]*)\}")
 
 
 def eec_tables(paths: Mapping[str, Path]) -> dict[str, pa.Table]:
-    """config -> table in :data:`EEC_FEATURES`, from the verified source CSVs (``paths`` by relative path)."""
+    """config -> table in :data:`EEC_FEATURES`, from the verified source CSVs (``paths`` by relative
+    path)."""
     return {
-        config: pa.Table.from_pylist(_normalise_rows(config, paths[source], language), schema=EEC_FEATURES.arrow_schema)
+        config: pa.Table.from_pylist(
+            _normalise_rows(config, paths[source], language), schema=EEC_FEATURES.arrow_schema
+        )
         for config, (source, language) in EEC_SOURCES.items()
     }
 
@@ -128,8 +131,11 @@ def _normalise_rows(config: str, path: Path, language: str) -> list[dict]:
     return normalised
 
 
-def _template_ids(header: list[str], rows: list[list[str]], column: dict[str, int]) -> dict[str, int]:
-    """Source template string -> 1-11: state templates, then situation, then neutral; first appearance within each."""
+def _template_ids(
+    header: list[str], rows: list[list[str]], column: dict[str, int]
+) -> dict[str, int]:
+    """Source template string -> 1-11: state templates, then situation, then neutral; first
+    appearance within each."""
     kinds: dict[str, int] = {}
     for row in rows:
         template = row[column["template"]]
@@ -138,24 +144,28 @@ def _template_ids(header: list[str], rows: list[list[str]], column: dict[str, in
                 kinds[template] = 2
             else:
                 kinds[template] = 1 if any(slot in template for slot in _SITUATION_SLOTS) else 0
-    ordered = sorted(kinds, key=lambda template: kinds[template])  # stable: keeps first appearance within a kind
+    ordered = sorted(
+        kinds, key=lambda template: kinds[template]
+    )  # stable: keeps first appearance within a kind
     counts = [list(kinds.values()).count(kind) for kind in (0, 1, 2)]
     if counts != [4, 3, 4]:
         raise SourceDataError(
-            f"EEC source with columns {header} has {counts} state/situation/neutral templates, expected [4, 3, 4]"
+            f"EEC source with columns {header} has {counts} "
+            "state/situation/neutral templates, expected [4, 3, 4]"
         )
     return {template: index for index, template in enumerate(ordered, start=1)}
 
 
 def _resolve_template(template: str, gender: str) -> str:
-    """The template text for this row: ``ar.csv`` stores ``{'m': ..., 'f': ...}``; pick the row's gender."""
+    """The template text for this row: ``ar.csv`` stores ``{'m': ..., 'f': ...}``; pick the row's
+    gender."""
     if not template.startswith("{"):
         return template
     variants = ast.literal_eval(template)
     return variants["f" if gender == "female" else "m"]
 
 
-# --- the generator -----------------------------------------------------------------------------------------------
+# --- the generator --------------------------------------------------------------------------------
 
 
 def generate_eec(spec: Mapping | str | os.PathLike) -> datasets.Dataset:
@@ -187,14 +197,17 @@ def generate_eec(spec: Mapping | str | os.PathLike) -> datasets.Dataset:
     Rows are ordered template, person, emotion, word. A person term, or an emotion word
     within one word set, listed twice gives a warning (its sentences would count twice).
 
-    How large to make it (templates, persons per cell, seeds): ``xbias power RUN`` on a run of a corpus you have
-    gives the smallest design whose MDE reaches a target, from that run's variance components; its model and
-    assumptions are in docs/conventions.md ("Equivalence tests and the power planner").
+    How large to make it (templates, persons per cell, seeds): ``xbias power RUN`` on a run of a
+    corpus you have gives the smallest design whose MDE reaches a target, from that run's variance
+    components; its model and assumptions are in docs/conventions.md ("Equivalence tests and the
+    power planner").
     """
     spec = _load_spec(spec)
     for key in ("language", "templates", "persons"):
         if key not in spec:
-            raise InputError(f"EEC spec lacks '{key}': it needs language, templates, persons (and emotion_words)")
+            raise InputError(
+                f"EEC spec lacks '{key}': it needs language, templates, persons (and emotion_words)"
+            )
     for key in ("templates", "persons"):
         if not isinstance(spec[key], list) or not spec[key]:
             raise InputError(f"EEC spec '{key}' must be a non-empty list; got {spec[key]!r:.100}")
@@ -209,7 +222,9 @@ def generate_eec(spec: Mapping | str | os.PathLike) -> datasets.Dataset:
         for person in persons:
             template = _variant(text, person["gender"], template_id)
             if "{person}" not in template:
-                raise InputError(f"EEC spec template {template_id} ({template!r}) has no {{person}} slot")
+                raise InputError(
+                    f"EEC spec template {template_id} ({template!r}) has no {{person}} slot"
+                )
             base = {
                 "template": template,
                 "template_id": template_id,
@@ -217,12 +232,16 @@ def generate_eec(spec: Mapping | str | os.PathLike) -> datasets.Dataset:
                 "person_kind": person["kind"],
                 "gender": person["gender"],
                 "group": person["group"],
-                "minority": None if person["group"] is None or reference is None else person["group"] != reference,
+                "minority": None
+                if person["group"] is None or reference is None
+                else person["group"] != reference,
                 "language": spec["language"],
             }
             for emotion, word in _fillers(template, word_sets, word_set, template_id):
                 form = None if word is None else _variant(word, person["gender"], template_id)
-                sentence = template.replace("{person}", person["term"]).replace("{emotion_word}", form or "")
+                sentence = template.replace("{person}", person["term"]).replace(
+                    "{emotion_word}", form or ""
+                )
                 rows.append(
                     base
                     | {
@@ -236,29 +255,36 @@ def generate_eec(spec: Mapping | str | os.PathLike) -> datasets.Dataset:
 
 
 def _check_slots(text: str | Mapping, template_id: int) -> None:
-    """Every ``{...}`` of every variant of a template is a known slot, and no brace is left unpaired."""
+    """Every ``{...}`` of every variant of a template is a known slot, and no brace is left
+    unpaired."""
     for variant in [text] if isinstance(text, str) else list(text.values()):
         if not isinstance(variant, str):
-            raise InputError(f"EEC spec template {template_id}: a text must be a string; got {variant!r:.100}")
+            raise InputError(
+                f"EEC spec template {template_id}: a text must be a string; got {variant!r:.100}"
+            )
         unknown = [slot for slot in _SLOT.findall(variant) if slot not in EEC_SLOTS]
         if unknown:
             raise InputError(
-                f"EEC spec template {template_id} ({variant!r}) has the unknown slot {{{unknown[0]}}}; "
-                f"the slots are {', '.join('{' + slot + '}' for slot in EEC_SLOTS)}"
+                f"EEC spec template {template_id} ({variant!r}) has "
+                f"the unknown slot {{{unknown[0]}}}; the slots are "
+                f"{', '.join('{' + slot + '}' for slot in EEC_SLOTS)}"
             )
         if "{" in _SLOT.sub("", variant) or "}" in _SLOT.sub("", variant):
             raise InputError(
-                f"EEC spec template {template_id} ({variant!r}) has an unpaired brace; write slots as "
-                f"{', '.join('{' + slot + '}' for slot in EEC_SLOTS)}"
+                f"EEC spec template {template_id} ({variant!r}) has an unpaired brace; "
+                f"write slots as {', '.join('{' + slot + '}' for slot in EEC_SLOTS)}"
             )
 
 
 def _warn_about_duplicates(persons: list[dict], word_sets: dict[str, dict[str, list]]) -> None:
     """Warn about person terms, and words within one word set, listed more than once."""
-    repeated = [term for term, count in Counter(person["term"] for person in persons).items() if count > 1]
+    repeated = [
+        term for term, count in Counter(person["term"] for person in persons).items() if count > 1
+    ]
     if repeated:
         warnings.warn(
-            f"EEC spec lists the person(s) {repeated} more than once; their sentences will be repeated",
+            f"EEC spec lists the person(s) {repeated} more "
+            "than once; their sentences will be repeated",
             UserWarning,
             stacklevel=3,
         )
@@ -267,8 +293,8 @@ def _warn_about_duplicates(persons: list[dict], word_sets: dict[str, dict[str, l
         repeated = [word for word, count in listed.items() if count > 1]
         if repeated:
             warnings.warn(
-                f"EEC spec word set {name!r} lists the emotion word(s) {repeated} more than once (within or "
-                "across emotions); their sentences will be repeated",
+                f"EEC spec word set {name!r} lists the emotion word(s) {repeated} more "
+                "than once (within or across emotions); their sentences will be repeated",
                 UserWarning,
                 stacklevel=3,
             )
@@ -299,28 +325,33 @@ def _word_sets(emotion_words) -> dict[str, dict[str, list]]:
     if emotion_words is None:
         return {}
     if not isinstance(emotion_words, Mapping) or not emotion_words:
-        raise InputError("EEC spec 'emotion_words' must map emotion -> words, or word set -> emotion -> words")
+        raise InputError(
+            "EEC spec 'emotion_words' must map emotion -> words, or word set -> emotion -> words"
+        )
     if all(isinstance(words, list) for words in emotion_words.values()):
         word_sets = {"default": dict(emotion_words)}
     elif all(isinstance(words, Mapping) for words in emotion_words.values()):
         word_sets = {name: dict(words) for name, words in emotion_words.items()}
     else:
         raise InputError(
-            "EEC spec 'emotion_words' mixes lists and word sets: use emotion -> list, or set -> emotion -> list"
+            "EEC spec 'emotion_words' mixes lists and word sets: "
+            "use emotion -> list, or set -> emotion -> list"
         )
     for name, emotions in word_sets.items():
         for emotion, words in emotions.items():
             if not isinstance(words, list) or not words:
                 raise InputError(
-                    f"EEC spec 'emotion_words': emotion {emotion!r} of word set {name!r} needs a non-empty list "
-                    f"of words; got {words!r:.100}"
+                    f"EEC spec 'emotion_words': emotion {emotion!r} of word set "
+                    f"{name!r} needs a non-empty list of words; got {words!r:.100}"
                 )
     return word_sets
 
 
 def _person(entry) -> dict:
     if not isinstance(entry, Mapping) or "term" not in entry or "gender" not in entry:
-        raise InputError(f"EEC spec person {entry!r} needs 'term' and 'gender' (and optionally 'group', 'kind')")
+        raise InputError(
+            f"EEC spec person {entry!r} needs 'term' and 'gender' (and optionally 'group', 'kind')"
+        )
     group = entry.get("group")
     return {
         "term": entry["term"],
@@ -335,11 +366,15 @@ def _template_entry(entry, template_id: int) -> tuple[str | Mapping, str | None]
         return entry, None
     if isinstance(entry, Mapping) and "text" in entry:
         return entry["text"], entry.get("word_set")
-    raise InputError(f"EEC spec template {template_id} must be a string or a mapping with 'text' (found {entry!r})")
+    raise InputError(
+        f"EEC spec template {template_id} must be a string "
+        f"or a mapping with 'text' (found {entry!r})"
+    )
 
 
 def _variant(text: str | Mapping, gender: str, template_id: int) -> str:
-    """A gendered text's form for ``gender`` (its ``default`` when there is none); a string is itself."""
+    """A gendered text's form for ``gender`` (its ``default`` when there is none); a string is
+    itself."""
     if isinstance(text, str):
         return text
     if gender in text:
@@ -347,17 +382,20 @@ def _variant(text: str | Mapping, gender: str, template_id: int) -> str:
     if "default" in text:
         return text["default"]
     raise InputError(
-        f"EEC spec template {template_id}: no form for gender {gender!r} in {dict(text)} (add it or a 'default')"
+        f"EEC spec template {template_id}: no form for gender "
+        f"{gender!r} in {dict(text)} (add it or a 'default')"
     )
 
 
 def _fillers(template: str, word_sets: dict, word_set: str | None, template_id: int) -> list[tuple]:
-    """(emotion, word) pairs for a template: every word of its set, or one ``(None, None)`` for a neutral template."""
+    """(emotion, word) pairs for a template: every word of its set, or one ``(None, None)`` for a
+    neutral template."""
     if "{emotion_word}" not in template:
         return [(None, None)]
     name = word_set or ("default" if "default" in word_sets else None)
     if name not in word_sets:
         raise InputError(
-            f"EEC spec template {template_id} needs emotion words from set {name!r}; the spec has {sorted(word_sets)}"
+            f"EEC spec template {template_id} needs emotion words "
+            f"from set {name!r}; the spec has {sorted(word_sets)}"
         )
     return [(emotion, word) for emotion, words in word_sets[name].items() for word in words]

@@ -1,4 +1,5 @@
-"""Gender word lists: Bolukbasi et al. (2016, debiaswe) and Zhao et al. (2018, as used by Gonen & Goldberg 2019).
+"""Gender word lists: Bolukbasi et al. (2016, debiaswe) and Zhao et al. (2018, as used by Gonen &
+Goldberg 2019).
 
 Configs and columns:
 
@@ -54,13 +55,20 @@ def gender_list_tables(paths: Mapping[str, Path]) -> dict[str, pa.Table]:
     male, female = _lines(paths, "male_word_file"), _lines(paths, "female_word_file")
     return {
         "definitional_pairs": pa.table(
-            {"female": [pair[0] for pair in definitional], "male": [pair[1] for pair in definitional]}
+            {
+                "female": [pair[0] for pair in definitional],
+                "male": [pair[1] for pair in definitional],
+            }
         ),
         "equalize_pairs": pa.table(
             {"word_a": [pair[0] for pair in equalize], "word_b": [pair[1] for pair in equalize]}
         ),
-        "gender_specific_seed": pa.table({"word": pa.array(_json(paths, "gender_specific_seed"), _STRING)}),
-        "gender_specific_full": pa.table({"word": pa.array(_json(paths, "gender_specific_full"), _STRING)}),
+        "gender_specific_seed": pa.table(
+            {"word": pa.array(_json(paths, "gender_specific_seed"), _STRING)}
+        ),
+        "gender_specific_full": pa.table(
+            {"word": pa.array(_json(paths, "gender_specific_full"), _STRING)}
+        ),
         "professions": pa.table(
             {
                 "word": pa.array([entry[0] for entry in professions], _STRING),
@@ -68,6 +76,10 @@ def gender_list_tables(paths: Mapping[str, Path]) -> dict[str, pa.Table]:
                 "stereotypical": pa.array([entry[2] for entry in professions], pa.float64()),
             }
         ),
-        "male_words": pa.table({"word": pa.array(male, _STRING), "counterpart": pa.array(female, _STRING)}),
-        "female_words": pa.table({"word": pa.array(female, _STRING), "counterpart": pa.array(male, _STRING)}),
+        "male_words": pa.table(
+            {"word": pa.array(male, _STRING), "counterpart": pa.array(female, _STRING)}
+        ),
+        "female_words": pa.table(
+            {"word": pa.array(female, _STRING), "counterpart": pa.array(male, _STRING)}
+        ),
     }

@@ -1,4 +1,5 @@
-"""Hub-ready dataset folders: one parquet file per config and split, a README.md card, a build stamp.
+"""Hub-ready dataset folders: one parquet file per config and split, a README.md card, a build
+stamp.
 
 Layout of a folder::
 
@@ -11,7 +12,7 @@ Layout of a folder::
 Parquet file names carry a digest of their bytes because ``datasets`` caches a
 local folder's configs by data-file path (not content): a rebuilt file under the
 same name would be served stale from the cache.
-"""
+"""  # noqa: E501
 
 from __future__ import annotations
 
@@ -43,7 +44,8 @@ def parquet_bytes(table: pa.Table) -> bytes:
 
 
 def render_card(template_name: str, configs_yaml: list[dict], fields: Mapping[str, str]) -> str:
-    """Fill ``cards/<template_name>.md``: add ``configs`` to its front matter and ``{{ field }}`` values to its body.
+    """Fill ``cards/<template_name>.md``: add ``configs`` to its front matter and ``{{ field }}``
+    values to its body.
 
     ``{{ default_config }}`` is the default config's name (see :func:`configs_yaml`).
     """
@@ -57,7 +59,12 @@ def render_card(template_name: str, configs_yaml: list[dict], fields: Mapping[st
     if missing:
         raise KeyError(f"card template {template_name}.md needs fields {missing}")
     body = _PLACEHOLDER.sub(lambda match: fields[match.group(1)], body)
-    return "---\n" + yaml.safe_dump(metadata, sort_keys=False, allow_unicode=True, width=120) + "---\n" + body
+    return (
+        "---\n"
+        + yaml.safe_dump(metadata, sort_keys=False, allow_unicode=True, width=120)
+        + "---\n"
+        + body
+    )
 
 
 def markdown_table(header: list[str], rows: list[list]) -> str:
@@ -73,7 +80,8 @@ def markdown_table(header: list[str], rows: list[list]) -> str:
 
 
 def encode_tables(tables: Tables) -> tuple[dict[str, bytes], dict[str, dict[str, str]]]:
-    """Parquet bytes by relative path, and config -> split -> that path (``<config>/<split>-<digest>.parquet``)."""
+    """Parquet bytes by relative path, and config -> split -> that path
+    (``<config>/<split>-<digest>.parquet``)."""
     files, paths_by_config = {}, {}
     for config, splits in tables.items():
         for split, table in splits.items():
@@ -85,17 +93,23 @@ def encode_tables(tables: Tables) -> tuple[dict[str, bytes], dict[str, dict[str,
 
 
 def write_folder(
-    folder: Path, files: Mapping[str, bytes], card: str, stamp: dict, owner: Mapping[str, Any] | None = None
+    folder: Path,
+    files: Mapping[str, bytes],
+    card: str,
+    stamp: dict,
+    owner: Mapping[str, Any] | None = None,
 ) -> None:
-    """Write a complete dataset folder (``files`` by relative path, the card, the stamp), replacing any previous one
-    that is ``owner``'s (:func:`eval_harness.io.write_problem`: never a folder xbias did not build).
+    """Write a complete dataset folder (``files`` by relative path, the card, the stamp), replacing
+    any previous one that is ``owner``'s (:func:`eval_harness.io.write_problem`: never a folder
+    xbias did not build).
 
-    The card gets its ``dataset_info`` here (:func:`with_dataset_info`), from the very bytes written, so
-    the sizes it states are those of the files beside it.
+    The card gets its ``dataset_info`` here (:func:`with_dataset_info`), from the very bytes
+    written, so the sizes it states are those of the files beside it.
 
-    Built with the storage kit (:func:`eval_harness.io.build_folder`): in a sibling temporary folder, under
-    a lock, sealed with the stamp and every file's sha256, then renamed into place, so a reader never sees a
-    half-written dataset and two processes building at once both end with a complete folder.
+    Built with the storage kit (:func:`eval_harness.io.build_folder`): in a sibling temporary
+    folder, under a lock, sealed with the stamp and every file's sha256, then renamed into place, so
+    a reader never sees a half-written dataset and two processes building at once both end with a
+    complete folder.
     """
 
     def write(staging: Path) -> None:
@@ -110,8 +124,8 @@ def write_folder(
 def configs_yaml(paths_by_config: Mapping[str, Mapping[str, str]]) -> list[dict]:
     """The card's ``configs:`` entries: ``config_name`` and ``data_files`` (one per split).
 
-    The first config is the default (``default: true``): ``datasets.load_dataset(folder)`` with no config
-    name loads it.
+    The first config is the default (``default: true``): ``datasets.load_dataset(folder)`` with no
+    config name loads it.
     """
     entries = []
     for config, splits in paths_by_config.items():
@@ -122,11 +136,12 @@ def configs_yaml(paths_by_config: Mapping[str, Mapping[str, str]]) -> list[dict]
 
 
 def dataset_info_yaml(configs: list[dict], files: Mapping[str, bytes]) -> dict | list[dict]:
-    """The card's ``dataset_info``, computed from the parquet bytes each config lists, by ``datasets`` itself.
+    """The card's ``dataset_info``, computed from the parquet bytes each config lists, by
+    ``datasets`` itself.
 
-    Per config: ``features`` (from the parquet schema), ``splits`` (``num_examples``; ``num_bytes``, the
-    split's size as an Arrow table, as ``datasets`` counts it), ``download_size`` (the parquet files' bytes)
-    and ``dataset_size`` (the splits' ``num_bytes`` summed).
+    Per config: ``features`` (from the parquet schema), ``splits`` (``num_examples``; ``num_bytes``,
+    the split's size as an Arrow table, as ``datasets`` counts it), ``download_size`` (the parquet
+    files' bytes) and ``dataset_size`` (the splits' ``num_bytes`` summed).
     """
     from datasets import DatasetInfo, Features, SplitDict, SplitInfo
     from datasets.info import DatasetInfosDict
@@ -137,8 +152,12 @@ def dataset_info_yaml(configs: list[dict], files: Mapping[str, bytes]) -> dict |
         for entry in config["data_files"]:
             data = files[entry["path"]]
             table = pq.read_table(io.BytesIO(data))
-            features = Features.from_arrow_schema(table.schema)  # one schema per config, every split alike
-            splits.add(SplitInfo(name=entry["split"], num_bytes=table.nbytes, num_examples=table.num_rows))
+            features = Features.from_arrow_schema(
+                table.schema
+            )  # one schema per config, every split alike
+            splits.add(
+                SplitInfo(name=entry["split"], num_bytes=table.nbytes, num_examples=table.num_rows)
+            )
             download_size += len(data)
         infos[config["config_name"]] = DatasetInfo(
             features=features,
@@ -152,13 +171,19 @@ def dataset_info_yaml(configs: list[dict], files: Mapping[str, bytes]) -> dict |
 
 
 def with_dataset_info(card: str, files: Mapping[str, bytes]) -> str:
-    """The card with ``dataset_info`` (see :func:`dataset_info_yaml`) in its front matter, before ``configs``."""
+    """The card with ``dataset_info`` (see :func:`dataset_info_yaml`) in its front matter, before
+    ``configs``."""
     _, front, body = card.split("---\n", 2)
     metadata = yaml.safe_load(front)
     configs = metadata.pop("configs")
     metadata.pop("dataset_info", None)
     metadata.update(dataset_info=dataset_info_yaml(configs, files), configs=configs)
-    return "---\n" + yaml.safe_dump(metadata, sort_keys=False, allow_unicode=True, width=120) + "---\n" + body
+    return (
+        "---\n"
+        + yaml.safe_dump(metadata, sort_keys=False, allow_unicode=True, width=120)
+        + "---\n"
+        + body
+    )
 
 
 def validate_card(folder: Path) -> None:
@@ -178,19 +203,26 @@ def validate_card(folder: Path) -> None:
     for name, config in configs.items():
         for entry in config["data_files"]:
             if not (folder / entry["path"]).is_file():
-                raise ConfigError(f"dataset card config {name!r} lists {entry['path']}, which is not in {folder}")
+                raise ConfigError(
+                    f"dataset card config {name!r} lists {entry['path']}, which is not in {folder}"
+                )
     if not metadata.get("license"):
         raise ConfigError(f"dataset card {folder / 'README.md'} states no licence")
 
 
 def push_to_hub(
-    folder: Path, repo_id: str, private: bool = False, token: str | None = None, tag: str | None = None
+    folder: Path,
+    repo_id: str,
+    private: bool = False,
+    token: str | None = None,
+    tag: str | None = None,
 ) -> str:
-    """Upload a built dataset folder to the Hub as dataset ``repo_id`` (the card is validated by the Hub first);
-    returns the commit's URL.
+    """Upload a built dataset folder to the Hub as dataset ``repo_id`` (the card is validated by the
+    Hub first); returns the commit's URL.
 
-    ``tag``: also tag that commit (the dataset's fingerprint, :func:`~.builders.dataset_fingerprint`, which the
-    results' ``dataset.revision`` names, so that ``load_dataset(repo_id, revision=tag)`` reads those rows).
+    ``tag``: also tag that commit (the dataset's fingerprint,
+    :func:`~.builders.dataset_fingerprint`, which the results' ``dataset.revision`` names, so that
+    ``load_dataset(repo_id, revision=tag)`` reads those rows).
     """
     from huggingface_hub import DatasetCard, HfApi
 
@@ -203,10 +235,13 @@ def push_to_hub(
             folder_path=folder, repo_id=repo_id, repo_type="dataset", ignore_patterns=[BUILD_MARKER]
         )
         if tag:
-            api.create_tag(repo_id, tag=tag, revision=commit.oid, repo_type="dataset", exist_ok=True)
+            api.create_tag(
+                repo_id, tag=tag, revision=commit.oid, repo_type="dataset", exist_ok=True
+            )
     except Exception as error:  # network, authentication and validation failures from the Hub
         raise XBiasError(
             f"pushing {folder} to the Hub dataset {repo_id} failed ({type(error).__name__}: "
-            f"{str(error).splitlines()[0] if str(error) else 'no detail'}): check the network and `hf auth login`"
+            f"{str(error).splitlines()[0] if str(error) else 'no detail'}): check the "
+            "network and `hf auth login`"
         ) from error
     return commit.commit_url

@@ -1,4 +1,5 @@
-"""SemEval-2018 Task 1 "Affect in Tweets": emotion-intensity (EI-reg) and valence (V-reg) regression.
+"""SemEval-2018 Task 1 "Affect in Tweets": emotion-intensity (EI-reg) and valence (V-reg)
+regression.
 
 One config per language and dimension, ``<lang>_<dimension>``, with splits
 ``train``, ``validation`` (the task's ``dev``) and ``test`` (``test-gold``), and
@@ -20,7 +21,9 @@ from .catalog import SEMEVAL_DIMENSIONS, SEMEVAL_LANGUAGES
 
 SEMEVAL_SPLITS = {"train": "train", "validation": "dev", "test": "test-gold"}
 _HEADER = ["ID", "Tweet", "Affect Dimension", "Intensity Score"]
-SEMEVAL_SCHEMA = pa.schema([("id", pa.string()), ("text", pa.string()), ("intensity", pa.float64())])
+SEMEVAL_SCHEMA = pa.schema(
+    [("id", pa.string()), ("text", pa.string()), ("intensity", pa.float64())]
+)
 
 
 def semeval_config(language: str, dimension: str) -> str:
@@ -28,7 +31,8 @@ def semeval_config(language: str, dimension: str) -> str:
 
 
 def semeval_file(language: str, dimension: str, split: str) -> str:
-    """Relative source path of one language/dimension/split (``split`` is ours: train/validation/test)."""
+    """Relative source path of one language/dimension/split (``split`` is ours:
+    train/validation/test)."""
     task = "Valence-reg" if dimension == "valence" else "EI-reg"
     middle = "" if dimension == "valence" else f"-{dimension}"
     return f"semeval2018/2018-{task}-{language.capitalize()}{middle}-{SEMEVAL_SPLITS[split]}.txt"
@@ -53,10 +57,15 @@ def read_semeval_file(path: Path, dimension: str) -> pa.Table:
             continue
         fields = line.split("\t")
         if len(fields) != 4 or fields[2] != dimension:
-            raise SourceDataError(f"SemEval file {path} line {number} is not 'id, tweet, {dimension}, score': {line!r}")
+            raise SourceDataError(
+                f"SemEval file {path} line {number} is not "
+                f"'id, tweet, {dimension}, score': {line!r}"
+            )
         intensity = float(fields[3])
         if not 0.0 <= intensity <= 1.0:
-            raise SourceDataError(f"SemEval file {path} line {number} has intensity {fields[3]} outside [0, 1]")
+            raise SourceDataError(
+                f"SemEval file {path} line {number} has intensity {fields[3]} outside [0, 1]"
+            )
         ids.append(fields[0])
         texts.append(fields[1])
         intensities.append(intensity)

@@ -36,7 +36,9 @@ _XWEAT_URL = "https://raw.githubusercontent.com/umanlp/XWEAT/master/data/{}"
 _XWEAT_SCRIPT_URL = "https://raw.githubusercontent.com/umanlp/XWEAT/master/weat.py"
 _DEBIASWE_URL = "https://raw.githubusercontent.com/tolga-b/debiaswe/master/data/{}"
 _DEBIASWE_LICENSE_URL = "https://raw.githubusercontent.com/tolga-b/debiaswe/master/LICENSE"
-_LIPSTICK_URL = "https://raw.githubusercontent.com/gonenhila/gender_bias_lipstick/master/data/lists/{}"
+_LIPSTICK_URL = (
+    "https://raw.githubusercontent.com/gonenhila/gender_bias_lipstick/master/data/lists/{}"
+)
 
 
 @dataclass(frozen=True)
@@ -70,7 +72,8 @@ WEAT_SET_NAMES = {
 }
 _WEAT_LIST_NAMES = ("targets_1", "targets_2", "attributes_1", "attributes_2")
 _WEAT_SOURCE_NOTE = (
-    "WEAT word lists (Caliskan et al. 2017) as used by XWEAT (Lauscher & Glavas 2019), github umanlp/XWEAT weat.py"
+    "WEAT word lists (Caliskan et al. 2017) as used by XWEAT "
+    "(Lauscher & Glavas 2019), github umanlp/XWEAT weat.py"
 )
 
 
@@ -88,7 +91,9 @@ def weat_tests_from_xweat_script(script: bytes) -> bytes:
     for test, (x_name, y_name, a_name, b_name) in WEAT_SET_NAMES.items():
         method = methods.get(f"weat_{test[1:]}")
         if method is None:
-            raise SourceDataError(f"XWEAT's weat.py has no method weat_{test[1:]}: cannot derive the WEAT lists")
+            raise SourceDataError(
+                f"XWEAT's weat.py has no method weat_{test[1:]}: cannot derive the WEAT lists"
+            )
         lists = {
             node.targets[0].id: ast.literal_eval(node.value)
             for node in ast.walk(method)
@@ -99,7 +104,8 @@ def weat_tests_from_xweat_script(script: bytes) -> bytes:
         }
         if set(lists) != set(_WEAT_LIST_NAMES):
             raise SourceDataError(
-                f"XWEAT's weat.py method weat_{test[1:]} assigns {sorted(lists)}, not {list(_WEAT_LIST_NAMES)}"
+                f"XWEAT's weat.py method weat_{test[1:]} assigns "
+                f"{sorted(lists)}, not {list(_WEAT_LIST_NAMES)}"
             )
         tests.append(
             {
@@ -179,7 +185,7 @@ bb202465017542fc928f6c7468f711fc7ee940840e9ba03980579b2359077c16  xweat/vocab_en
 4fce337c60234210064b58f6e95e4ecb90d0e70258c640431e85b4bac8d0bce6  xweat/vocab_en_ru.csv
 f43c2bbdd2e2750ca2660f0560eec1cefd1a55e38d38c5fafcc3797991f624a6  xweat/vocab_en_tr.csv
 7f35fac3ad342a6fd9d5d372fcf28bf532ea194ba012325dc92ec761a83ef860  xweat/weat_tests_en.json
-"""
+"""  # noqa: E501
 
 
 def _canonical_url(relative: str) -> str:
@@ -207,8 +213,8 @@ SOURCES: dict[str, SourceFile] = {
 
 
 def resolve_source_dir(source_dir: str | os.PathLike | None = None) -> tuple[Path | None, str]:
-    """The source directory and where it came from: the argument, else ``$XBIAS_SOURCE_DIR``, else the checkout's
-    ``../shared/data`` when it exists, else ``(None, "download")``."""
+    """The source directory and where it came from: the argument, else ``$XBIAS_SOURCE_DIR``, else
+    the checkout's ``../shared/data`` when it exists, else ``(None, "download")``."""
     if source_dir is not None:
         return Path(source_dir).expanduser(), "--source-dir/source_dir"
     if os.environ.get(SOURCE_DIR_VARIABLE):
@@ -219,7 +225,9 @@ def resolve_source_dir(source_dir: str | os.PathLike | None = None) -> tuple[Pat
     return None, "download"
 
 
-def source_paths(files: Iterable[str], source_dir: str | os.PathLike | None = None) -> dict[str, Path]:
+def source_paths(
+    files: Iterable[str], source_dir: str | os.PathLike | None = None
+) -> dict[str, Path]:
     """Verified local paths of the given source files (relative paths, keys of :data:`SOURCES`).
 
     Read from the source directory (:func:`resolve_source_dir`), or downloaded
@@ -230,8 +238,9 @@ def source_paths(files: Iterable[str], source_dir: str | os.PathLike | None = No
     directory, origin = resolve_source_dir(source_dir)
     if directory is not None and not directory.is_dir():
         raise SourceDataError(
-            f"source directory {directory} (from {origin}) does not exist: {_REMEDY} to the folder holding eec/, "
-            "semeval2018/, xweat/ and gender_lists/, or unset it to download the files"
+            f"source directory {directory} (from {origin}) does not "
+            f"exist: {_REMEDY} to the folder holding eec/, semeval2018/, "
+            "xweat/ and gender_lists/, or unset it to download the files"
         )
     located = {}
     for relative in files:
@@ -242,9 +251,9 @@ def source_paths(files: Iterable[str], source_dir: str | os.PathLike | None = No
             path = directory / relative
             if not path.is_file():
                 raise SourceDataError(
-                    f"source file {relative} is missing: expected it at {path} (source directory from {origin}); "
-                    f"{_REMEDY} to a folder holding the source data, "
-                    f"or get the file from {source.url}"
+                    f"source file {relative} is missing: expected it at {path} "
+                    f"(source directory from {origin}); {_REMEDY} to a folder "
+                    f"holding the source data, or get the file from {source.url}"
                 )
         _verify(source, path, origin)
         located[relative] = path
@@ -255,24 +264,31 @@ def _verify(source: SourceFile, path: Path, origin: str) -> None:
     actual = file_sha256(path)
     if actual != source.sha256:
         raise SourceDataError(
-            f"source file {source.path} at {path} fails its sha256 check (expected {source.sha256[:16]}..., got "
-            f"{actual[:16]}..., {path.stat().st_size} bytes): it is altered or truncated; restore it from {source.url} "
-            f"or {_REMEDY} to an intact copy (source directory from {origin})"
+            f"source file {source.path} at {path} fails its sha256 check (expected "
+            f"{source.sha256[:16]}..., got {actual[:16]}..., {path.stat().st_size} "
+            f"bytes): it is altered or truncated; restore it from {source.url} or "
+            f"{_REMEDY} to an intact copy (source directory from {origin})"
         )
 
 
 def _download(source: SourceFile) -> Path:
-    """Download ``source`` into the Hugging Face datasets cache (derived files into xbias's cache)."""
+    """Download ``source`` into the Hugging Face datasets cache (derived files into xbias's
+    cache)."""
     from datasets import DownloadConfig
     from datasets.utils.file_utils import cached_path
 
     try:
-        downloaded = Path(cached_path(source.url, download_config=DownloadConfig()))  # shows tqdm progress
-    except Exception as error:  # offline mode, HTTP and connection errors all mean: no copy available
+        downloaded = Path(
+            cached_path(source.url, download_config=DownloadConfig())
+        )  # shows tqdm progress
+    except (
+        Exception
+    ) as error:  # offline mode, HTTP and connection errors all mean: no copy available
         raise SourceDataError(
-            f"cannot download source file {source.path} from {source.url} ({type(error).__name__}: "
-            f"{str(error).splitlines()[0] if str(error) else 'no detail'}): {_REMEDY} to a folder holding the "
-            "source data"
+            f"cannot download source file {source.path} from "
+            f"{source.url} ({type(error).__name__}: "
+            f"{str(error).splitlines()[0] if str(error) else 'no detail'}"
+            f"): {_REMEDY} to a folder holding the source data"
         ) from error
     if source.derive is None:
         return downloaded

@@ -60,7 +60,8 @@ def unique(words) -> list[str]:
 
 
 def read_dictionary(path: Path) -> dict[str, list[str]]:
-    """English word -> its forms (masculine or only form first), for the lowercase entries XWEAT uses."""
+    """English word -> its forms (masculine or only form first), for the lowercase entries XWEAT
+    uses."""
     translations = {}
     with open(path, encoding="utf-8", newline="") as handle:
         for row in csv.reader(handle):
@@ -72,23 +73,35 @@ def read_dictionary(path: Path) -> dict[str, list[str]]:
 
 
 def translate(words: list[str], translations: Mapping[str, list[str]]) -> list[str]:
-    """The translated list: every form of every word, names kept, order deterministic, no duplicates."""
+    """The translated list: every form of every word, names kept, order deterministic, no
+    duplicates."""
     # As XWEAT: a word without an entry stays English (never the case for the shipped dictionaries).
-    return unique(form for word in words for form in ([word] if word[0].isupper() else translations.get(word, [word])))
+    return unique(
+        form
+        for word in words
+        for form in ([word] if word[0].isupper() else translations.get(word, [word]))
+    )
 
 
 def xweat_tables(paths: Mapping[str, Path]) -> dict[str, pa.Table]:
     """config -> table: one config per language (rows test x role) and ``translations``."""
     tests = json.loads(paths[XWEAT_TESTS_FILE].read_text(encoding="utf-8"))["tests"]
-    dictionaries = {language: read_dictionary(paths[dictionary_file(language)]) for language in XWEAT_LANGUAGES[1:]}
+    dictionaries = {
+        language: read_dictionary(paths[dictionary_file(language)])
+        for language in XWEAT_LANGUAGES[1:]
+    }
     tables = {}
     for language in XWEAT_LANGUAGES:
         rows = []
         for test in tests:
             sets = [*test["targets"].items(), *test["attributes"].items()]
             for role, (set_name, words) in zip(XWEAT_ROLES, sets, strict=True):
-                translated = unique(words) if language == "en" else translate(words, dictionaries[language])
-                rows.append({"test": test["test"], "role": role, "set_name": set_name, "words": translated})
+                translated = (
+                    unique(words) if language == "en" else translate(words, dictionaries[language])
+                )
+                rows.append(
+                    {"test": test["test"], "role": role, "set_name": set_name, "words": translated}
+                )
         tables[language] = pa.Table.from_pylist(rows, schema=XWEAT_FEATURES.arrow_schema)
     tables["translations"] = pa.Table.from_pylist(
         [
@@ -102,11 +115,15 @@ def xweat_tables(paths: Mapping[str, Path]) -> dict[str, pa.Table]:
 
 
 def shared_words(table: pa.Table) -> list[tuple[str, str, list[str]]]:
-    """(test, ``targets``/``attributes``, words) where a translation put the same word in both sets of a pair."""
+    """(test, ``targets``/``attributes``, words) where a translation put the same word in both sets
+    of a pair."""
     rows = {(row["test"], row["role"]): row["words"] for row in table.to_pylist()}
     found = []
     for test in unique(test for test, _ in rows):
-        for kind, (first, second) in (("targets", XWEAT_ROLES[:2]), ("attributes", XWEAT_ROLES[2:])):
+        for kind, (first, second) in (
+            ("targets", XWEAT_ROLES[:2]),
+            ("attributes", XWEAT_ROLES[2:]),
+        ):
             both = [word for word in rows[test, first] if word in set(rows[test, second])]
             if both:
                 found.append((test, kind, both))

@@ -1,18 +1,20 @@
-"""The EEC judge as Inspect tasks: one task per EEC config and emotion (:func:`eec_task`), and the task file that
-``xbias inspect tasks --out DIR`` writes for Inspect to load (:func:`write_task_file`).
+"""The EEC judge as Inspect tasks: one task per EEC config and emotion (:func:`eec_task`), and the
+task file that ``xbias inspect tasks --out DIR`` writes for Inspect to load
+(:func:`write_task_file`).
 
-A task's samples are the EEC sentences (the rows ``xbias run``'s ``eec`` suite scores with the same ``sample``:
-:func:`~eval_harness.lmeval.tasks.judged_rows`), each with its labels in the sample's metadata (group, gender,
-template, emotion, ...). Its solver :func:`judge_prompt` asks xbias's judge prompt (or a paraphrase) as chat
-messages (:func:`~eval_harness.models.judge_definition.judge_messages`); ``generate`` asks for one token with its
-``top_logprobs`` most likely alternatives; the scorer :func:`judge_numerals` records the expected numeral and the
-numeral mass read from them (:mod:`.reading`: exact when every numeral spelling is among them; otherwise the
-bounds it records say how far off they may be).
+A task's samples are the EEC sentences (the rows ``xbias run``'s ``eec`` suite scores with the same
+``sample``: :func:`~eval_harness.lmeval.tasks.judged_rows`), each with its labels in the sample's
+metadata (group, gender, template, emotion, ...). Its solver :func:`judge_prompt` asks xbias's judge
+prompt (or a paraphrase) as chat messages
+(:func:`~eval_harness.models.judge_definition.judge_messages`); ``generate`` asks for one token with
+its ``top_logprobs`` most likely alternatives; the scorer :func:`judge_numerals` records the
+expected numeral and the numeral mass read from them (:mod:`.reading`: exact when every numeral
+spelling is among them; otherwise the bounds it records say how far off they may be).
 
 The provider renders the messages through the model's chat template, as xbias's judge does
-(:func:`~eval_harness.models.prompt_judge.render_prompt`), so a chat model gets the same tokens. A model without
-a chat template gets the provider's own rendering (Inspect's HF provider: ``role: content`` lines), not the
-judge's plain prompt.
+(:func:`~eval_harness.models.prompt_judge.render_prompt`), so a chat model gets the same tokens. A
+model without a chat template gets the provider's own rendering (Inspect's HF provider: ``role:
+content`` lines), not the judge's plain prompt.
 """
 
 import json
@@ -24,12 +26,25 @@ from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig
 from inspect_ai.scorer import Score, mean, scorer, stderr
 from inspect_ai.solver import generate, solver
 
-from ..data.eec_benchmark import INSPECT_TASK_PREFIX, SCORER, SOLVER, TOP_LOGPROBS, inspect_task_id, inspect_task_ids
+from ..data.eec_benchmark import (
+    INSPECT_TASK_PREFIX,
+    SCORER,
+    SOLVER,
+    TOP_LOGPROBS,
+    inspect_task_id,
+    inspect_task_ids,
+)
 from ..data.emotion_splits import clean_tweet
 from ..errors import ConfigError
 from ..io import atomic_write_text, folder_problem, write_problem
 from ..lmeval.tasks import judged_rows
-from ..models.judge_definition import DEFAULT_PROMPT, DEFAULT_SCALE, TEXT_MARK, judge_messages, prompt_names
+from ..models.judge_definition import (
+    DEFAULT_PROMPT,
+    DEFAULT_SCALE,
+    TEXT_MARK,
+    judge_messages,
+    prompt_names,
+)
 from ..models.prompt_judge import judge_prompts, paraphrased_prompt
 from ..suites.eec.corpora import load_corpus
 from .reading import read_numerals
@@ -37,18 +52,32 @@ from .reading import read_numerals
 PACK_FORMAT = 1
 TASK_FILE = "xbias_eec.py"
 TASK_FILE_HEADER = '"""xbias: the EEC judge as Inspect tasks,'
-# The sample metadata's labels: the EEC's columns that say who a sentence is about and how it is built.
-LABELS = ("template", "template_id", "person", "person_kind", "gender", "group", "minority", "emotion", "emotion_word")
+# The sample metadata's labels: the EEC's columns that say who a sentence is about and how it is
+# built.
+LABELS = (
+    "template",
+    "template_id",
+    "person",
+    "person_kind",
+    "gender",
+    "group",
+    "minority",
+    "emotion",
+    "emotion_word",
+)
 
 
 @solver(name=SOLVER)
 def judge_prompt(language: str, emotion: str, prompt: str = DEFAULT_PROMPT):
-    """The Inspect solver that puts the sample's sentence into xbias's judge prompt ``prompt`` (the reported one,
-    or a paraphrase) for ``language`` and ``emotion``, as a system and a user message."""
+    """The Inspect solver that puts the sample's sentence into xbias's judge prompt ``prompt`` (the
+    reported one, or a paraphrase) for ``language`` and ``emotion``, as a system and a user
+    message."""
     table = judge_prompts()
     if language not in table:
         raise ConfigError(f"no judge prompt for language {language!r} (have {', '.join(table)})")
-    system, user = judge_messages(paraphrased_prompt(table[language], prompt), emotion, *DEFAULT_SCALE)
+    system, user = judge_messages(
+        paraphrased_prompt(table[language], prompt), emotion, *DEFAULT_SCALE
+    )
 
     async def solve(state, generate):
         text = clean_tweet(state.input_text)  # as the judge cleans a text (its preprocess)
@@ -61,19 +90,25 @@ def judge_prompt(language: str, emotion: str, prompt: str = DEFAULT_PROMPT):
 
 @scorer(name=SCORER, metrics={"score": [mean(), stderr()], "numeral_mass": [mean()]})
 def judge_numerals(low: int = DEFAULT_SCALE[0], high: int = DEFAULT_SCALE[1]):
-    """The Inspect scorer of the judge: from the first answer token's log-probabilities, the expected numeral on
-    [0, 1] (``score``) and the probability mass on the scale's numerals (``numeral_mass``); the metadata add the
-    expected numeral on the scale, the arg-max numeral and :mod:`.reading`'s bounds. A sample whose provider
-    returned no log-probabilities, or no numeral among them, is scored NaN with the reason."""
+    """The Inspect scorer of the judge: from the first answer token's log-probabilities, the
+    expected numeral on [0, 1] (``score``) and the probability mass on the scale's numerals
+    (``numeral_mass``); the metadata add the expected numeral on the scale, the arg-max numeral and
+    :mod:`.reading`'s bounds. A sample whose provider returned no log-probabilities, or no numeral
+    among them, is scored NaN with the reason."""
 
     async def score(state, target):
         logprobs = state.output.choices[0].logprobs if state.output.choices else None
         if logprobs is None or not logprobs.content or not logprobs.content[0].top_logprobs:
-            return _unscored("the provider returned no top log-probabilities (it needs logprobs and top_logprobs)")
+            return _unscored(
+                "the provider returned no top log-probabilities "
+                "(it needs logprobs and top_logprobs)"
+            )
         top = [(entry.token, entry.logprob) for entry in logprobs.content[0].top_logprobs]
         reading = read_numerals(top, low, high)
         if reading is None:
-            return _unscored(f"no numeral {low}-{high} among the first token's {len(top)} most likely")
+            return _unscored(
+                f"no numeral {low}-{high} among the first token's {len(top)} most likely"
+            )
         return Score(
             value={"score": reading.expected, "numeral_mass": reading.numeral_mass},
             answer=str(reading.argmax),
@@ -95,21 +130,30 @@ def _unscored(reason: str) -> Score:
 
 
 def eec_task(
-    config: str, emotion: str, prompt: str = DEFAULT_PROMPT, sample: int = 0, top_logprobs: int = TOP_LOGPROBS
+    config: str,
+    emotion: str,
+    prompt: str = DEFAULT_PROMPT,
+    sample: int = 0,
+    top_logprobs: int = TOP_LOGPROBS,
 ):
-    """The Inspect task of the judge on the EEC ``config`` and ``emotion`` (``sample`` rows per template x identity
-    cell, 0: every row; ``prompt``: the judge's prompt or a paraphrase; ``top_logprobs``: how many alternatives of
-    the first token to ask for).
+    """The Inspect task of the judge on the EEC ``config`` and ``emotion`` (``sample`` rows per
+    template x identity cell, 0: every row; ``prompt``: the judge's prompt or a paraphrase;
+    ``top_logprobs``: how many alternatives of the first token to ask for).
 
     Raises:
         ConfigError: an unknown config, emotion or prompt, a bad sample or top_logprobs.
     """
-    cells = {(config_, emotion_): language for language, config_, emotion_ in inspect_task_ids().values()}
+    cells = {
+        (config_, emotion_): language for language, config_, emotion_ in inspect_task_ids().values()
+    }
     if (config, emotion) not in cells:
         raise ConfigError(f"no xbias EEC task for config {config!r} and emotion {emotion!r}")
     language = cells[config, emotion]
     if prompt not in prompt_names(judge_prompts()[language]):
-        raise ConfigError(f"no judge prompt {prompt!r} for {language} (have {prompt_names(judge_prompts()[language])})")
+        raise ConfigError(
+            f"no judge prompt {prompt!r} for {language} (have "
+            f"{prompt_names(judge_prompts()[language])})"
+        )
     for name, value, least in (("sample", sample, 0), ("top_logprobs", top_logprobs, 1)):
         if isinstance(value, bool) or not isinstance(value, int) or value < least:
             raise ConfigError(f"{name} must be a whole number >= {least}, got {value!r}")
@@ -128,7 +172,12 @@ def eec_task(
             id=int(sentence_id),
             input=row["sentence"],
             target=row["emotion"],
-            metadata={"sentence_id": int(sentence_id), "sentence": row["sentence"], **_labels(row), "xbias": identity},
+            metadata={
+                "sentence_id": int(sentence_id),
+                "sentence": row["sentence"],
+                **_labels(row),
+                "xbias": identity,
+            },
         )
         for sentence_id, row in rows.iterrows()
     ]
@@ -150,11 +199,12 @@ def _labels(row) -> dict:
 
 def write_task_file(out: str | Path) -> Path:
     """Write ``out``/xbias_eec.py: one ``@task`` per EEC config and emotion (the task ids of
-    :func:`~eval_harness.data.eec_benchmark.inspect_task_ids`), each :func:`eec_task` with its arguments
-    (``-T prompt=... -T sample=... -T top_logprobs=...``). Returns the file's path.
+    :func:`~eval_harness.data.eec_benchmark.inspect_task_ids`), each :func:`eec_task` with its
+    arguments (``-T prompt=... -T sample=... -T top_logprobs=...``). Returns the file's path.
 
     Raises:
-        ConfigError: xbias may not write there (a file, not writable, or an ``xbias_eec.py`` it did not write).
+        ConfigError: xbias may not write there (a file, not writable, or an ``xbias_eec.py`` it did
+        not write).
     """
     folder = Path(out)
     problem = folder_problem(folder) or write_problem(folder, _written_by_xbias, [TASK_FILE])
@@ -178,8 +228,10 @@ def task_file_text() -> str:
     """The text of the task file (:func:`write_task_file`)."""
     parts = [
         f"{TASK_FILE_HEADER} one per EEC config and emotion (written by\n"
-        "`xbias inspect tasks`; it needs xbias installed). Run one with any Inspect provider, e.g.\n\n"
-        f"    inspect eval {TASK_FILE}@{INSPECT_TASK_PREFIX}en_black_white_anger --model hf/MODEL\n\n"
+        "`xbias inspect tasks`; it needs xbias installed). "
+        "Run one with any Inspect provider, e.g.\n\n"
+        f"    inspect eval {TASK_FILE}@{INSPECT_TASK_PREFIX}en_black_white_anger "
+        "--model hf/MODEL\n\n"
         "and read its log into an xbias run folder with `xbias inspect import LOG --out RUN`.\n"
         '"""\n\n'
         "from inspect_ai import Task, task\n\n"

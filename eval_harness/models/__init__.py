@@ -7,7 +7,8 @@
   :mod:`~eval_harness.models.static` (static word vectors, Procrustes-aligned spaces),
   :mod:`~eval_harness.models.cache` (the embedding cache);
 - emotion models: :mod:`~eval_harness.models.regressors` (probe, SVM-tfidf, static vectors),
-  :mod:`~eval_harness.models.classifier` (a classifier used as is), :mod:`~eval_harness.models.heads`;
+  :mod:`~eval_harness.models.classifier` (a classifier used as is),
+  :mod:`~eval_harness.models.heads`;
 - :mod:`~eval_harness.models.loading` (Hub ids and folders, fingerprints) and
   :mod:`~eval_harness.models.packaged` (``pypi:NAME`` models);
 - :mod:`~eval_harness.models.reproducible`: what keeps numbers independent of the thread count.
@@ -16,10 +17,12 @@
 from eval_harness.lazy import lazy_exports
 from eval_harness.models.reproducible import request_thread_independent_blas
 
-# Before any model runs: MKL reads its reproducibility mode at its first call (see models/reproducible.py).
+# Before any model runs: MKL reads its reproducibility mode at its first call (see
+# models/reproducible.py).
 request_thread_independent_blas()
 
-# name -> the submodule that defines it, imported on first use (torch is not imported by `import eval_harness.models`)
+# name -> the submodule that defines it, imported on first use (torch is not imported by `import
+# eval_harness.models`)
 _EXPORTS = {
     "DEFAULT_TEMPLATES": "templates",
     "MODEL_TYPES": "registry",

@@ -1,4 +1,5 @@
-"""Length-sorted, padded (or packed), out-of-memory-safe batches of token-id sequences through a model.
+"""Length-sorted, padded (or packed), out-of-memory-safe batches of token-id sequences through a
+model.
 
 Every model call in xbias goes through :func:`run_length_sorted`: sequences are sorted by length
 (longest first, so an out-of-memory error shows on the first batch, not after an hour), padded
@@ -23,9 +24,11 @@ from eval_harness.errors import InputError, XBiasError
 
 PRECISIONS = ("auto", "fp32", "bf16", "fp16")
 PRECISION_NAMES = {None: "fp32", torch.bfloat16: "bf16", torch.float16: "fp16"}
-# CPU flags (Linux /proc/cpuinfo) of native bf16 matrix units: Intel AMX-BF16 (Sapphire Rapids and later).
+# CPU flags (Linux /proc/cpuinfo) of native bf16 matrix units: Intel AMX-BF16 (Sapphire Rapids and
+# later).
 BF16_MATRIX_FLAGS = frozenset({"amx_bf16"})
-# PyTorch CPU capabilities (lowered by ATEN_CPU_CAPABILITY) under which its kernels can reach those units.
+# PyTorch CPU capabilities (lowered by ATEN_CPU_CAPABILITY) under which its kernels can reach those
+# units.
 BF16_MATRIX_CAPABILITIES = frozenset({"AVX512"})
 CPUINFO = "/proc/cpuinfo"
 
@@ -36,7 +39,9 @@ class RunStats:
 
     forward_passes: int = 0
     sequences: int = 0
-    padded_tokens: int = 0  # token positions run: a padded batch's pads included, a packed row has none
+    padded_tokens: int = (
+        0  # token positions run: a padded batch's pads included, a packed row has none
+    )
     oom_splits: int = 0
 
     def to_dict(self) -> dict:
@@ -48,11 +53,14 @@ def is_out_of_memory(error: BaseException) -> bool:
     if isinstance(error, torch.OutOfMemoryError):
         return True
     message = str(error).lower()
-    return isinstance(error, RuntimeError) and ("out of memory" in message or "can't allocate memory" in message)
+    return isinstance(error, RuntimeError) and (
+        "out of memory" in message or "can't allocate memory" in message
+    )
 
 
 def cpu_flags(path: str = CPUINFO) -> frozenset[str]:
-    """The CPU's feature flags as Linux lists them (the first ``flags`` line of ``path``); empty elsewhere."""
+    """The CPU's feature flags as Linux lists them (the first ``flags`` line of ``path``); empty
+    elsewhere."""
     try:
         with open(path, encoding="utf-8", errors="replace") as info:
             for line in info:
@@ -66,10 +74,11 @@ def cpu_flags(path: str = CPUINFO) -> frozenset[str]:
 
 @functools.cache
 def cpu_has_bf16_matrix_units() -> bool:
-    """Whether this CPU multiplies bf16 matrices natively (AMX-BF16 in its flags) and PyTorch reaches them: its CPU
-    kernels at a capability that can (``torch.backends.cpu.get_cpu_capability()``, lowered by
-    ``ATEN_CPU_CAPABILITY``) and oneDNN built in and not held below AMX (``ONEDNN_MAX_CPU_ISA``). Without them bf16
-    autocast converts every operand and runs 5-10x slower than fp32 (docs/models.md). Read once per process."""
+    """Whether this CPU multiplies bf16 matrices natively (AMX-BF16 in its flags) and PyTorch
+    reaches them: its CPU kernels at a capability that can
+    (``torch.backends.cpu.get_cpu_capability()``, lowered by ``ATEN_CPU_CAPABILITY``) and oneDNN
+    built in and not held below AMX (``ONEDNN_MAX_CPU_ISA``). Without them bf16 autocast converts
+    every operand and runs 5-10x slower than fp32 (docs/models.md). Read once per process."""
     isa_limit = os.environ.get("ONEDNN_MAX_CPU_ISA", "ALL").upper()
     return (
         bool(BF16_MATRIX_FLAGS & cpu_flags())
@@ -82,10 +91,11 @@ def cpu_has_bf16_matrix_units() -> bool:
 def resolve_precision(precision: str, device: torch.device) -> torch.dtype | None:
     """The autocast dtype of the forward passes (None: fp32, no autocast).
 
-    ``auto``: on a GPU bf16 where supported, else fp16; on a CPU fp32, even one with bf16 matrix units
-    (:func:`cpu_has_bf16_matrix_units`), where bf16 runs 1.4-2x faster and moves the EEC records by little, but its
-    numbers depend on the thread count (docs/models.md has the measurements and the rule). ``fp32``: None.
-    ``bf16``: bf16 on any device, a CPU included. ``fp16``: GPUs only (refused on a CPU).
+    ``auto``: on a GPU bf16 where supported, else fp16; on a CPU fp32, even one with bf16 matrix
+    units (:func:`cpu_has_bf16_matrix_units`), where bf16 runs 1.4-2x faster and moves the EEC
+    records by little, but its numbers depend on the thread count (docs/models.md has the
+    measurements and the rule). ``fp32``: None. ``bf16``: bf16 on any device, a CPU included.
+    ``fp16``: GPUs only (refused on a CPU).
     """
     if precision not in PRECISIONS:
         raise InputError(f"precision must be one of {PRECISIONS}, got {precision!r}")
@@ -94,7 +104,11 @@ def resolve_precision(precision: str, device: torch.device) -> torch.dtype | Non
     if device.type == "cuda":
         if precision == "fp16":
             return torch.float16
-        return torch.bfloat16 if precision == "bf16" or torch.cuda.is_bf16_supported() else torch.float16
+        return (
+            torch.bfloat16
+            if precision == "bf16" or torch.cuda.is_bf16_supported()
+            else torch.float16
+        )
     if precision == "bf16":
         return torch.bfloat16
     if precision == "fp16":
@@ -103,7 +117,8 @@ def resolve_precision(precision: str, device: torch.device) -> torch.dtype | Non
 
 
 def precision_name(precision: str, device: str | torch.device) -> str:
-    """What ``precision`` runs as on ``device``: ``"fp32"``, ``"bf16"`` or ``"fp16"`` (records and run.json say it)."""
+    """What ``precision`` runs as on ``device``: ``"fp32"``, ``"bf16"`` or ``"fp16"`` (records and
+    run.json say it)."""
     return PRECISION_NAMES[resolve_precision(precision, torch.device(device))]
 
 
@@ -120,13 +135,14 @@ def run_length_sorted(
     description: str = "encoding",
     packed: bool = False,
 ) -> Iterator[tuple[list[int], np.ndarray]]:
-    """Yield ``(rows, step(input_ids, attention_mask, rows))`` batch by batch until every sequence has run.
+    """Yield ``(rows, step(input_ids, attention_mask, rows))`` batch by batch until every sequence
+    has run.
 
     ``rows`` are indices into ``sequences``; ``input_ids``/``attention_mask`` are right-padded
-    ``(len(rows), longest)`` tensors on ``device`` (right padding keeps position 0 the first
-    token, which [CLS] pooling reads). ``step`` runs the model and returns numpy rows. With
-    ``packed=True`` the batch is one row ``(1, total length)`` of the sequences back to back, and the
-    second tensor holds their lengths ``(len(rows),)`` (:mod:`eval_harness.models.shared_prefix`).
+    ``(len(rows), longest)`` tensors on ``device`` (right padding keeps position 0 the first token,
+    which [CLS] pooling reads). ``step`` runs the model and returns numpy rows. With ``packed=True``
+    the batch is one row ``(1, total length)`` of the sequences back to back, and the second tensor
+    holds their lengths ``(len(rows),)`` (:mod:`eval_harness.models.shared_prefix`).
     """
     stats = stats if stats is not None else RunStats()
     order = sorted(range(len(sequences)), key=lambda index: -len(sequences[index]))
@@ -139,7 +155,9 @@ def run_length_sorted(
         while start < len(order):
             rows = order[start : start + limit]
             batch = [sequences[row] for row in rows]
-            input_ids, attention_mask = _pack(batch, device) if packed else _pad(batch, pad_id, device)
+            input_ids, attention_mask = (
+                _pack(batch, device) if packed else _pad(batch, pad_id, device)
+            )
             try:
                 with torch.inference_mode(), autocast(device, autocast_dtype):
                     output = step(input_ids, attention_mask, rows)
@@ -164,7 +182,9 @@ def run_length_sorted(
             bar.update(len(rows))
 
 
-def _pad(batch: list[Sequence[int]], pad_id: int, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
+def _pad(
+    batch: list[Sequence[int]], pad_id: int, device: torch.device
+) -> tuple[torch.Tensor, torch.Tensor]:
     longest = max(len(sequence) for sequence in batch)
     input_ids = np.full((len(batch), longest), pad_id, dtype=np.int64)
     attention_mask = np.zeros((len(batch), longest), dtype=np.int64)
@@ -193,18 +213,23 @@ def _free_memory(device: torch.device) -> None:
 
 
 def max_sequence_length(tokenizer: Any, config: Any, requested: int | None) -> int:
-    """``requested``, else the smaller of the tokenizer's and the position embeddings' limits (else 512)."""
+    """``requested``, else the smaller of the tokenizer's and the position embeddings' limits (else
+    512)."""
     if requested is not None:
         if not isinstance(requested, int) or requested < 2:
             raise InputError(f"max_length must be an integer >= 2, got {requested!r}")
         return requested
-    limits = [getattr(tokenizer, "model_max_length", None), getattr(config, "max_position_embeddings", None)]
+    limits = [
+        getattr(tokenizer, "model_max_length", None),
+        getattr(config, "max_position_embeddings", None),
+    ]
     limits = [limit for limit in limits if isinstance(limit, int) and 0 < limit < 1_000_000]
     return min(limits) if limits else 512
 
 
 def pad_token_id(tokenizer: Any) -> int:
-    """The id used for padding: [PAD], else end-of-text, else [UNK] (padded positions are masked anyway)."""
+    """The id used for padding: [PAD], else end-of-text, else [UNK] (padded positions are masked
+    anyway)."""
     for attribute in ("pad_token_id", "eos_token_id", "unk_token_id"):
         value = getattr(tokenizer, attribute, None)
         if isinstance(value, int):

@@ -35,7 +35,8 @@ def resolve_label(
     label_map: Mapping[str, Any] | None = None,
     model_name: str = "the classifier",
 ) -> int:
-    """Index of the output that scores ``dimension`` (see the module docstring), else an InputError listing labels."""
+    """Index of the output that scores ``dimension`` (see the module docstring), else an InputError
+    listing labels."""
     labels = {int(index): str(label) for index, label in id2label.items()}
     override = (label_map or {}).get(dimension)
     if isinstance(override, int) and not isinstance(override, bool):
@@ -51,9 +52,9 @@ def resolve_label(
         if candidate.lower() in by_name:
             return by_name[candidate.lower()]
     raise InputError(
-        f"{model_name} has labels {[labels[index] for index in sorted(labels)]}; none maps to {dimension!r} "
-        f"(tried {list(candidates)}, case-insensitively). Pass options={{'label_map': {{'{dimension}': "
-        "'<one of those labels or its index>'}}"
+        f"{model_name} has labels {[labels[index] for index in sorted(labels)]}; none "
+        f"maps to {dimension!r} (tried {list(candidates)}, case-insensitively). Pass "
+        f"options={{'label_map': {{'{dimension}': '<one of those labels or its index>'}}}}"
     )
 
 
@@ -72,8 +73,8 @@ class ClassifierScorer(HuggingFaceModel, EmotionRegressor):
         preprocess: str | None = "tweet",
         **settings: Any,
     ):
-        """``settings``: :class:`~eval_harness.models.hf_model.HuggingFaceModel`'s (name, folder, device,
-        batch_size, max_length, precision, progress)."""
+        """``settings``: :class:`~eval_harness.models.hf_model.HuggingFaceModel`'s (name, folder,
+        device, batch_size, max_length, precision, progress)."""
         EmotionRegressor.__init__(self, preprocess=preprocess)
         HuggingFaceModel.__init__(self, model, tokenizer, **settings)
         self.label_map = dict(label_map or {})
@@ -104,11 +105,14 @@ class ClassifierScorer(HuggingFaceModel, EmotionRegressor):
         return cls(model, tokenizer, name=str(source), folder=folder, **options)
 
     def select_label(self, dimension: str) -> int:
-        """Resolve (and remember) the output index that scores ``dimension``; no SemEval data needed."""
+        """Resolve (and remember) the output index that scores ``dimension``; no SemEval data
+        needed."""
         if self.is_regression and self.model.config.num_labels == 1:
             self.label_index = 0
         else:
-            self.label_index = resolve_label(self.model.config.id2label, dimension, self.label_map, repr(self.name))
+            self.label_index = resolve_label(
+                self.model.config.id2label, dimension, self.label_map, repr(self.name)
+            )
         self.dimension = dimension
         return self.label_index
 
@@ -122,7 +126,11 @@ class ClassifierScorer(HuggingFaceModel, EmotionRegressor):
 
     def _raw_predict(self, texts: list[str]) -> np.ndarray:
         sequences = self.tokenizer(
-            texts, truncation=True, max_length=self.max_length, return_attention_mask=False, return_token_type_ids=False
+            texts,
+            truncation=True,
+            max_length=self.max_length,
+            return_attention_mask=False,
+            return_token_type_ids=False,
         )["input_ids"]
         multi_label = self.model.config.problem_type == "multi_label_classification"
         scores = np.zeros(len(texts), dtype=np.float64)

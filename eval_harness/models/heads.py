@@ -1,9 +1,9 @@
 """Regression heads fitted on feature matrices.
 
-- :class:`RidgeHead` (the default probe head): ridge regression on standardised features, in closed form,
-  its penalty chosen by efficient leave-one-out (below). It has no seed: the same features give the same
-  head, so the numbers it predicts carry no training noise and nothing chaotic that could amplify the
-  last-bit differences between CPU kernels.
+- :class:`RidgeHead` (the default probe head): ridge regression on standardised features, in closed
+  form, its penalty chosen by efficient leave-one-out (below). It has no seed: the same features
+  give the same head, so the numbers it predicts carry no training noise and nothing chaotic that
+  could amplify the last-bit differences between CPU kernels.
 - :class:`MlpHead`: the paper's probe, a two-layer feed-forward regressor
   ``y = w2 · relu(W1 · z + b1) + b2`` on standardised features ``z = (x - mean) / sd``,
   trained with Adam on the squared error in shuffled mini-batches; after each epoch the
@@ -20,15 +20,16 @@
 
 Pearson r of two vectors: ``r = sum((x - x̄)(y - ȳ)) / sqrt(sum((x - x̄)²) sum((y - ȳ)²))``; it
 is reported as 0.0 when either vector is constant (no linear association can be measured).
-Ridge with efficient leave-one-out: with standardised features ``Z`` (n × p, centred by the training means)
-and centred targets ``y_c``, and the thin SVD ``Z = U S V'``, the ridge fit at penalty ``a`` is
+Ridge with efficient leave-one-out: with standardised features ``Z`` (n × p, centred by the training
+means) and centred targets ``y_c``, and the thin SVD ``Z = U S V'``, the ridge fit at penalty ``a``
+is
 ``beta_a = V diag(s / (s² + a)) U' y_c`` (intercept: the mean of ``y``), its hat matrix
 ``H_a = 1/n + U diag(s² / (s² + a)) U'``, and the exact leave-one-out residuals are
-``e_i / (1 - h_ii)`` (Allen's PRESS; no refit per row). The penalty minimises their mean square over a
-log-spaced grid (:data:`RIDGE_PENALTIES`). Protocol ``"train+validation"`` (the default) fits on both
-splits and reports as validation r the Pearson r of the validation rows' leave-one-out predictions (each
-predicted by a head that never saw it); ``"validation"`` fits on train alone and chooses the penalty by
-validation Pearson r.
+``e_i / (1 - h_ii)`` (Allen's PRESS; no refit per row). The penalty minimises their mean square over
+a log-spaced grid (:data:`RIDGE_PENALTIES`). Protocol ``"train+validation"`` (the default) fits on
+both splits and reports as validation r the Pearson r of the validation rows' leave-one-out
+predictions (each predicted by a head that never saw it); ``"validation"`` fits on train alone and
+chooses the penalty by validation Pearson r.
 
 R² of predictions ``p`` of observations ``y``: ``R² = 1 - sum((y - p)²) / sum((y - ȳ)²)`` (1 is
 perfect, 0 is no better than predicting ȳ, negative is worse); 0.0 when ``y`` is constant.
@@ -54,10 +55,15 @@ from eval_harness.models.reproducible import single_thread
 from eval_harness.paths import cache_root
 from eval_harness.stats.blas import single_blas_thread
 
-# Ridge penalties on standardised features: from nearly unpenalised least squares to nearly the mean alone.
+# Ridge penalties on standardised features: from nearly unpenalised least squares to nearly the mean
+# alone.
 RIDGE_PENALTIES = tuple(float(a) for a in np.logspace(-2, 6, 41))
 RIDGE_PROTOCOLS = ("train+validation", "validation")
-DEFAULT_SVR_GRID = {"kernel": ["linear", "rbf"], "C": [0.3, 1.0, 3.0, 10.0], "gamma": ["scale", 0.3, 1.0]}
+DEFAULT_SVR_GRID = {
+    "kernel": ["linear", "rbf"],
+    "C": [0.3, 1.0, 3.0, 10.0],
+    "gamma": ["scale", 0.3, 1.0],
+}
 
 
 def pearson_r(predicted: np.ndarray, observed: np.ndarray) -> float:
@@ -65,18 +71,25 @@ def pearson_r(predicted: np.ndarray, observed: np.ndarray) -> float:
     predicted = np.asarray(predicted, dtype=np.float64).ravel()
     observed = np.asarray(observed, dtype=np.float64).ravel()
     if predicted.shape != observed.shape or predicted.size < 2:
-        raise InputError(f"pearson_r needs two vectors of one length >= 2, got {predicted.size} and {observed.size}")
+        raise InputError(
+            "pearson_r needs two vectors of one length >= "
+            f"2, got {predicted.size} and {observed.size}"
+        )
     centred_p, centred_o = predicted - predicted.mean(), observed - observed.mean()
     denominator = np.sqrt((centred_p @ centred_p) * (centred_o @ centred_o))
     return float(centred_p @ centred_o / denominator) if denominator > 0 else 0.0
 
 
 def r_squared(predicted: np.ndarray, observed: np.ndarray) -> float:
-    """Coefficient of determination of ``predicted`` for ``observed`` (0.0 when ``observed`` is constant)."""
+    """Coefficient of determination of ``predicted`` for ``observed`` (0.0 when ``observed`` is
+    constant)."""
     predicted = np.asarray(predicted, dtype=np.float64).ravel()
     observed = np.asarray(observed, dtype=np.float64).ravel()
     if predicted.shape != observed.shape or predicted.size < 2:
-        raise InputError(f"r_squared needs two vectors of one length >= 2, got {predicted.size} and {observed.size}")
+        raise InputError(
+            "r_squared needs two vectors of one length >= "
+            f"2, got {predicted.size} and {observed.size}"
+        )
     residual = observed - predicted
     centred = observed - observed.mean()
     total = centred @ centred
@@ -87,8 +100,9 @@ VALIDATION_SCORES = {"pearson": pearson_r, "r2": r_squared}
 
 
 class _Head:
-    """What both heads share: options, the fitted state, and ``state()`` to save and reload: plain values,
-    arrays and trusted scikit-learn estimators (what :mod:`eval_harness.models.saved_state` writes)."""
+    """What both heads share: options, the fitted state, and ``state()`` to save and reload: plain
+    values, arrays and trusted scikit-learn estimators (what :mod:`eval_harness.models.saved_state`
+    writes)."""
 
     kind: ClassVar[str]
     # A head whose fitting draws random numbers (initialisation, shuffling) takes a ``seed``, so
@@ -101,8 +115,14 @@ class _Head:
         return {spec.name: getattr(self, spec.name) for spec in fields(self) if spec.init}
 
     def state(self) -> dict:
-        """Everything needed to predict again: kind, options, what was selected, the fitted parameters."""
-        return {"kind": self.kind, "options": self.options(), "selected": self.selected, "fitted": self._fitted()}
+        """Everything needed to predict again: kind, options, what was selected, the fitted
+        parameters."""
+        return {
+            "kind": self.kind,
+            "options": self.options(),
+            "selected": self.selected,
+            "fitted": self._fitted(),
+        }
 
     @classmethod
     def from_state(cls, state: dict) -> "_Head":
@@ -113,14 +133,16 @@ class _Head:
 
     def _fitted(self) -> dict:
         if self._state is None:
-            raise InputError("this head is not fitted yet; call fit() (or load a saved model) first")
+            raise InputError(
+                "this head is not fitted yet; call fit() (or load a saved model) first"
+            )
         return self._state
 
 
 @dataclass
 class RidgeHead(_Head):
-    """Closed-form ridge regression on standardised features, its penalty chosen by efficient leave-one-out
-    (see module docstring). Deterministic: no seed, computed in float64."""
+    """Closed-form ridge regression on standardised features, its penalty chosen by efficient
+    leave-one-out (see module docstring). Deterministic: no seed, computed in float64."""
 
     kind: ClassVar[str] = "ridge"
 
@@ -131,22 +153,42 @@ class RidgeHead(_Head):
 
     def __post_init__(self):
         if self.protocol not in RIDGE_PROTOCOLS:
-            raise InputError(f"ridge protocol must be one of {RIDGE_PROTOCOLS}, got {self.protocol!r}")
-        penalties = np.asarray(self.penalties, dtype=np.float64) if len(self.penalties) else np.zeros(0)
-        if penalties.ndim != 1 or not penalties.size or not np.all(np.isfinite(penalties)) or np.any(penalties <= 0):
-            raise InputError(f"ridge penalties must be a non-empty list of positive numbers, got {self.penalties!r}")
+            raise InputError(
+                f"ridge protocol must be one of {RIDGE_PROTOCOLS}, got {self.protocol!r}"
+            )
+        penalties = (
+            np.asarray(self.penalties, dtype=np.float64) if len(self.penalties) else np.zeros(0)
+        )
+        if (
+            penalties.ndim != 1
+            or not penalties.size
+            or not np.all(np.isfinite(penalties))
+            or np.any(penalties <= 0)
+        ):
+            raise InputError(
+                "ridge penalties must be a non-empty list "
+                f"of positive numbers, got {self.penalties!r}"
+            )
         self.penalties = tuple(float(a) for a in penalties)
 
     def fit(self, x_train, y_train, x_validation, y_validation) -> "RidgeHead":
-        with single_blas_thread():  # the same bits whatever the process's thread count (models/reproducible.py)
+        with (
+            single_blas_thread()
+        ):  # the same bits whatever the process's thread count (models/reproducible.py)
             return self._fit(x_train, y_train, x_validation, y_validation)
 
     def _fit(self, x_train, y_train, x_validation, y_validation) -> "RidgeHead":
         x_train, x_validation = _dense(x_train, np.float64), _dense(x_validation, np.float64)
-        y_train, y_validation = np.asarray(y_train, np.float64), np.asarray(y_validation, np.float64)
+        y_train, y_validation = (
+            np.asarray(y_train, np.float64),
+            np.asarray(y_validation, np.float64),
+        )
         if self.protocol == "validation":
             fit = _ridge_path(x_train, y_train, self.penalties)
-            scores = [pearson_r(fit.predict(x_validation, k), y_validation) for k in range(len(self.penalties))]
+            scores = [
+                pearson_r(fit.predict(x_validation, k), y_validation)
+                for k in range(len(self.penalties))
+            ]
             best = int(np.argmax(scores))
             self.selected = {"penalty": self.penalties[best], "validation_r": float(scores[best])}
         else:
@@ -167,8 +209,8 @@ class RidgeHead(_Head):
 
     @classmethod
     def from_state(cls, state: dict) -> "RidgeHead":
-        """A fitted ridge head from its saved state, checked: standardiser and weights one finite vector each, of
-        one length, every scale positive, a finite intercept.
+        """A fitted ridge head from its saved state, checked: standardiser and weights one finite
+        vector each, of one length, every scale positive, a finite intercept.
 
         Raises:
             InputError: a state that is not one a fit makes (the cache then fits the head again).
@@ -176,15 +218,23 @@ class RidgeHead(_Head):
         head = super().from_state(state)
         fitted = head._fitted()
         try:
-            vectors = [np.asarray(fitted[name], dtype=np.float64) for name in ("mean", "scale", "coef")]
+            vectors = [
+                np.asarray(fitted[name], dtype=np.float64) for name in ("mean", "scale", "coef")
+            ]
             intercept = float(fitted["intercept"])
         except (KeyError, TypeError, ValueError):
-            raise InputError("a ridge head's state lacks its mean, scale, coef or intercept") from None
+            raise InputError(
+                "a ridge head's state lacks its mean, scale, coef or intercept"
+            ) from None
         shapes = {vector.shape for vector in vectors}
         if len(shapes) != 1 or len(next(iter(shapes))) != 1:
-            raise InputError(f"a ridge head's mean, scale and coef are not three vectors of one length: {shapes}")
+            raise InputError(
+                f"a ridge head's mean, scale and coef are not three vectors of one length: {shapes}"
+            )
         if not all(np.isfinite(vector).all() for vector in vectors) or not math.isfinite(intercept):
-            raise InputError("a ridge head's state holds a weight that is not finite (NaN or infinite)")
+            raise InputError(
+                "a ridge head's state holds a weight that is not finite (NaN or infinite)"
+            )
         if not (vectors[1] > 0).all():
             raise InputError("a ridge head's state holds a scale that is not positive")
         return head
@@ -194,8 +244,9 @@ class RidgeHead(_Head):
         x = _dense(x, np.float64)
         if x.ndim != 2 or x.shape[1] != len(state["coef"]):
             raise InputError(
-                f"this ridge head takes {len(state['coef'])} features per text, got an array of shape {x.shape} (a "
-                "saved head from another featuriser? delete its cache entry)"
+                f"this ridge head takes {len(state['coef'])} features "
+                f"per text, got an array of shape {x.shape} (a saved "
+                "head from another featuriser? delete its cache entry)"
             )
         z = (x - state["mean"]) / state["scale"]
         with single_blas_thread():
@@ -204,7 +255,8 @@ class RidgeHead(_Head):
 
 @dataclass(frozen=True)
 class _RidgePath:
-    """Ridge fits of one standardised design at every penalty, through one thin SVD (module docstring)."""
+    """Ridge fits of one standardised design at every penalty, through one thin SVD (module
+    docstring)."""
 
     mean: np.ndarray
     scale: np.ndarray
@@ -224,13 +276,20 @@ class _RidgePath:
 
     def loo_residuals(self, y: np.ndarray) -> np.ndarray:
         """Exact leave-one-out residuals ``(y_i - ŷ_i) / (1 - h_ii)``, one column per penalty."""
-        shrink = self.singular**2 / (self.singular[None, :] ** 2 + self.penalties[:, None])  # (k, r)
+        shrink = self.singular**2 / (
+            self.singular[None, :] ** 2 + self.penalties[:, None]
+        )  # (k, r)
         fitted = self.y_mean + self.u @ (shrink * self.uty).T  # (n, k)
         leverage = 1.0 / len(y) + (self.u**2) @ shrink.T
         return (y[:, None] - fitted) / (1.0 - leverage)
 
     def state(self, k: int) -> dict:
-        return {"mean": self.mean, "scale": self.scale, "coef": self.coef(k), "intercept": np.float64(self.y_mean)}
+        return {
+            "mean": self.mean,
+            "scale": self.scale,
+            "coef": self.coef(k),
+            "intercept": np.float64(self.y_mean),
+        }
 
 
 def _ridge_path(x: np.ndarray, y: np.ndarray, penalties: tuple[float, ...]) -> _RidgePath:
@@ -239,15 +298,20 @@ def _ridge_path(x: np.ndarray, y: np.ndarray, penalties: tuple[float, ...]) -> _
     mean, scale = _standardiser(x)
     z = (x - mean) / scale
     u, singular, vt = np.linalg.svd(z, full_matrices=False)
-    keep = singular > singular[0] * max(z.shape) * np.finfo(np.float64).eps  # drop null directions (constant columns)
+    keep = (
+        singular > singular[0] * max(z.shape) * np.finfo(np.float64).eps
+    )  # drop null directions (constant columns)
     u, singular, vt = u[:, keep], singular[keep], vt[keep]
     y_mean = float(y.mean())
-    return _RidgePath(mean, scale, u, singular, vt, y_mean, u.T @ (y - y_mean), np.asarray(penalties, np.float64))
+    return _RidgePath(
+        mean, scale, u, singular, vt, y_mean, u.T @ (y - y_mean), np.asarray(penalties, np.float64)
+    )
 
 
 @dataclass
 class MlpHead(_Head):
-    """Two-layer feed-forward regressor with early stopping on validation Pearson r (see module docstring)."""
+    """Two-layer feed-forward regressor with early stopping on validation Pearson r (see module
+    docstring)."""
 
     kind: ClassVar[str] = "mlp"
 
@@ -271,12 +335,16 @@ class MlpHead(_Head):
         scale[scale < 1e-8] = 1.0
         inputs = torch.from_numpy((x_train - mean) / scale)
         validation_inputs = torch.from_numpy((x_validation - mean) / scale)
-        # Seeded without touching the caller's random state; one thread, so that the bits (and the epoch early
-        # stopping picks) do not depend on the process's thread count (models/reproducible.py).
+        # Seeded without touching the caller's random state; one thread, so that the bits (and the
+        # epoch early stopping picks) do not depend on the process's thread count
+        # (models/reproducible.py).
         with torch.random.fork_rng(devices=[]), single_thread():
             torch.manual_seed(self.seed)
             best_weights, best_epoch, epoch, best_r = self._train(
-                inputs, torch.from_numpy(y_train), validation_inputs, np.asarray(y_validation, dtype=np.float64)
+                inputs,
+                torch.from_numpy(y_train),
+                validation_inputs,
+                np.asarray(y_validation, dtype=np.float64),
             )
         self._state = {
             "mean": mean,
@@ -287,20 +355,25 @@ class MlpHead(_Head):
         return self
 
     def _train(self, inputs, targets, validation_inputs, y_validation):
-        """Adam on the squared error; keep the epoch with the best validation r; stop after ``patience`` worse ones."""
+        """Adam on the squared error; keep the epoch with the best validation r; stop after
+        ``patience`` worse ones."""
         import torch
 
         generator = torch.Generator().manual_seed(self.seed)
         network = _network(inputs.shape[1], self.hidden_size, self.dropout)
         with torch.no_grad():
             network[-1].bias.fill_(float(targets.mean()))  # start at the mean intensity
-        optimiser = torch.optim.Adam(network.parameters(), lr=self.learning_rate, weight_decay=self.weight_decay)
+        optimiser = torch.optim.Adam(
+            network.parameters(), lr=self.learning_rate, weight_decay=self.weight_decay
+        )
         best_r, best_epoch, best_weights = -np.inf, 0, None
         for epoch in range(1, self.max_epochs + 1):
             network.train()
             for batch in torch.randperm(len(inputs), generator=generator).split(self.batch_size):
                 optimiser.zero_grad()
-                loss = torch.nn.functional.mse_loss(network(inputs[batch]).squeeze(1), targets[batch])
+                loss = torch.nn.functional.mse_loss(
+                    network(inputs[batch]).squeeze(1), targets[batch]
+                )
                 loss.backward()
                 optimiser.step()
             network.eval()
@@ -308,7 +381,9 @@ class MlpHead(_Head):
                 r = pearson_r(network(validation_inputs).squeeze(1).numpy(), y_validation)
             if r > best_r:
                 best_r, best_epoch = r, epoch
-                best_weights = {name: tensor.clone() for name, tensor in network.state_dict().items()}
+                best_weights = {
+                    name: tensor.clone() for name, tensor in network.state_dict().items()
+                }
             elif epoch - best_epoch >= self.patience:
                 break
         return best_weights, best_epoch, epoch, best_r
@@ -328,11 +403,14 @@ class MlpHead(_Head):
 
 @dataclass
 class SvrHead(_Head):
-    """epsilon-SVR with kernel, C and gamma chosen on validation Pearson r or R² (see module docstring)."""
+    """epsilon-SVR with kernel, C and gamma chosen on validation Pearson r or R² (see module
+    docstring)."""
 
     kind: ClassVar[str] = "svr"
 
-    grid: dict = field(default_factory=lambda: {key: list(values) for key, values in DEFAULT_SVR_GRID.items()})
+    grid: dict = field(
+        default_factory=lambda: {key: list(values) for key, values in DEFAULT_SVR_GRID.items()}
+    )
     epsilon: float = 0.1
     n_jobs: int = -1
     cache_grid: bool = True
@@ -342,7 +420,9 @@ class SvrHead(_Head):
 
     def __post_init__(self):
         if self.scoring not in VALIDATION_SCORES:
-            raise InputError(f"SVR scoring must be one of {sorted(VALIDATION_SCORES)}, got {self.scoring!r}")
+            raise InputError(
+                f"SVR scoring must be one of {sorted(VALIDATION_SCORES)}, got {self.scoring!r}"
+            )
 
     def fit(self, x_train, y_train, x_validation, y_validation) -> "SvrHead":
         from joblib import Parallel, delayed
@@ -355,11 +435,20 @@ class SvrHead(_Head):
         cache_path = self._cache_path(x_train, y_train, x_validation, y_validation, points)
         scores = _read_scores(cache_path, len(points)) if cache_path is not None else None
         if scores is None:
-            jobs = min(len(points), _cpu_count() if self.n_jobs in (-1, None) else max(1, self.n_jobs))
-            # Threads: libsvm fits without the GIL, and no process start-up or matrix copies are paid.
+            jobs = min(
+                len(points), _cpu_count() if self.n_jobs in (-1, None) else max(1, self.n_jobs)
+            )
+            # Threads: libsvm fits without the GIL, and no process start-up or matrix copies are
+            # paid.
             scores = Parallel(n_jobs=jobs, prefer="threads")(
                 delayed(_svr_validation_r)(
-                    point, self.epsilon, x_train, y_train, x_validation, y_validation, scoring=self.scoring
+                    point,
+                    self.epsilon,
+                    x_train,
+                    y_train,
+                    x_validation,
+                    y_validation,
+                    scoring=self.scoring,
                 )
                 for point in points
             )
@@ -375,7 +464,8 @@ class SvrHead(_Head):
         return self
 
     def refit(self, x, y) -> "SvrHead":
-        """Fit the selected setting again on ``(x, y)`` (e.g. train + validation, as the authors' grid search)."""
+        """Fit the selected setting again on ``(x, y)`` (e.g. train + validation, as the authors'
+        grid search)."""
         point = {key: self.selected[key] for key in ("kernel", "C", "gamma")}
         scaler = None if sp.issparse(x) else _standardiser(x)
         model = _svr(point, self.epsilon).fit(_scaled(x, scaler), np.asarray(y, dtype=np.float64))
@@ -387,10 +477,14 @@ class SvrHead(_Head):
         return state["model"].predict(_scaled(x, state["scaler"])).astype(np.float64)
 
     def grid_points(self) -> list[dict]:
-        """The grid's distinct settings (gamma is not varied for the linear kernel, which ignores it)."""
+        """The grid's distinct settings (gamma is not varied for the linear kernel, which ignores
+        it)."""
         unknown = set(self.grid) - {"kernel", "C", "gamma"}
         if unknown or not self.grid.get("kernel") or not self.grid.get("C"):
-            raise InputError(f"SVR grid takes non-empty 'kernel' and 'C' lists and a 'gamma' list; got {self.grid}")
+            raise InputError(
+                "SVR grid takes non-empty 'kernel' and 'C' "
+                f"lists and a 'gamma' list; got {self.grid}"
+            )
         points = []
         gammas = self.grid.get("gamma", ["scale"])
         for kernel, c, gamma in itertools.product(self.grid["kernel"], self.grid["C"], gammas):
@@ -410,8 +504,8 @@ class SvrHead(_Head):
 
 
 def make_head(kind: str, options: dict | None = None):
-    """A head by its name in :data:`~eval_harness.models.registry.HEADS` (``"ridge"``, ``"mlp"``, ``"svr"``) with its
-    options.
+    """A head by its name in :data:`~eval_harness.models.registry.HEADS` (``"ridge"``, ``"mlp"``,
+    ``"svr"``) with its options.
 
     Raises:
         ConfigError: an unknown head (the message lists them).
@@ -421,7 +515,9 @@ def make_head(kind: str, options: dict | None = None):
     allowed = {name for name, spec in head_class.__dataclass_fields__.items() if spec.init}
     unknown = set(options or {}) - allowed
     if unknown:
-        raise InputError(f"unknown option(s) {sorted(unknown)} for the {kind!r} head; allowed: {sorted(allowed)}")
+        raise InputError(
+            f"unknown option(s) {sorted(unknown)} for the {kind!r} head; allowed: {sorted(allowed)}"
+        )
     return head_class(**(options or {}))
 
 
@@ -434,7 +530,10 @@ def _network(inputs: int, hidden: int, dropout: float):
     import torch
 
     return torch.nn.Sequential(
-        torch.nn.Linear(inputs, hidden), torch.nn.ReLU(), torch.nn.Dropout(dropout), torch.nn.Linear(hidden, 1)
+        torch.nn.Linear(inputs, hidden),
+        torch.nn.ReLU(),
+        torch.nn.Dropout(dropout),
+        torch.nn.Linear(hidden, 1),
     )
 
 
@@ -459,8 +558,11 @@ def _svr(point: dict, epsilon: float):
     return SVR(kernel=point["kernel"], C=point["C"], gamma=point["gamma"], epsilon=epsilon)
 
 
-def _svr_validation_r(point, epsilon, x_train, y_train, x_validation, y_validation, scoring="pearson") -> float:
-    """Validation score of one grid point fitted on train: Pearson r, or R² with ``scoring="r2"``."""
+def _svr_validation_r(
+    point, epsilon, x_train, y_train, x_validation, y_validation, scoring="pearson"
+) -> float:
+    """Validation score of one grid point fitted on train: Pearson r, or R² with
+    ``scoring="r2"``."""
     predicted = _svr(point, epsilon).fit(x_train, y_train).predict(x_validation)
     return VALIDATION_SCORES[scoring](predicted, y_validation)
 
@@ -477,12 +579,15 @@ def _hash_matrix(digest, array: Any) -> None:
 
 
 def _read_scores(path: Path, points: int) -> list[float] | None:
-    """The grid's cached validation scores in ``path``, or None when there is no entry; an entry that fails its
-    checksum, holds another number of scores or a score that is not finite is named in one warning and computed
-    again (a hand-edited score would otherwise choose another SVR for every record of a run)."""
+    """The grid's cached validation scores in ``path``, or None when there is no entry; an entry
+    that fails its checksum, holds another number of scores or a score that is not finite is named
+    in one warning and computed again (a hand-edited score would otherwise choose another SVR for
+    every record of a run)."""
     if not os.path.lexists(path):
         return None
-    entry = read_json(path)  # the read rule: a regular file, bounded; None when it is not one, or not JSON
+    entry = read_json(
+        path
+    )  # the read rule: a regular file, bounded; None when it is not one, or not JSON
     try:
         scores = [float(score) for score in entry["scores"]]
         intact = entry["sha256"] == _scores_digest(path, scores)
@@ -491,8 +596,8 @@ def _read_scores(path: Path, points: int) -> list[float] | None:
     if intact and len(scores) == points and all(math.isfinite(score) for score in scores):
         return scores
     warnings.warn(
-        f"SVR grid-score cache entry {path} is damaged or edited (checksum, count or a score that is not finite); "
-        "the grid is fitted again",
+        f"SVR grid-score cache entry {path} is damaged or edited (checksum, "
+        "count or a score that is not finite); the grid is fitted again",
         RuntimeWarning,
         stacklevel=3,
     )
@@ -505,9 +610,12 @@ def _write_scores(path: Path, scores: list[float]) -> None:
 
 
 def _scores_digest(path: Path, scores: list[float]) -> str:
-    """The checksum of an SVR grid-score entry: its key (the file's name) and its scores, exactly (repr)."""
+    """The checksum of an SVR grid-score entry: its key (the file's name) and its scores, exactly
+    (repr)."""
     return hashlib.sha256(f"{path.stem}\n{[repr(score) for score in scores]}".encode()).hexdigest()
 
 
 def _cpu_count() -> int:
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return (
+        len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    )

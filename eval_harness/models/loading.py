@@ -32,11 +32,26 @@ from eval_harness.paths import cache_root
 
 WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth")
 # What a model's snapshot needs (config, weights, tokenizer), not the Hub repository's other files.
-SNAPSHOT_FILES = ["*.json", "*.safetensors", "*.txt", "*.model", "*.tiktoken", "merges.txt", "vocab*"]
+SNAPSHOT_FILES = [
+    "*.json",
+    "*.safetensors",
+    "*.txt",
+    "*.model",
+    "*.tiktoken",
+    "merges.txt",
+    "vocab*",
+]
 _SHA256_NAME = re.compile(r"^[0-9a-f]{64}$")
 # Config keys that depend on where or with what a model was saved, not on what it computes.
-_VOLATILE_CONFIG_KEYS = ("_name_or_path", "transformers_version", "torch_dtype", "dtype", "_commit_hash")
-# Where transformers logs a model's load report (weights missing from, or unexpected in, its checkpoint).
+_VOLATILE_CONFIG_KEYS = (
+    "_name_or_path",
+    "transformers_version",
+    "torch_dtype",
+    "dtype",
+    "_commit_hash",
+)
+# Where transformers logs a model's load report (weights missing from, or unexpected in, its
+# checkpoint).
 TRANSFORMERS_LOADER_LOG = "transformers.modeling_utils"
 LOAD_REPORT = "LOAD REPORT"
 _POOLER_WEIGHT = re.compile(r"(^|\.)pooler\.")
@@ -44,8 +59,12 @@ logger = logging.getLogger(__name__)
 
 
 def hub_offline() -> bool:
-    """True when the environment switches the Hub off (``HF_HUB_OFFLINE`` or ``TRANSFORMERS_OFFLINE``)."""
-    switches = (os.environ.get(name, "").strip().lower() for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"))
+    """True when the environment switches the Hub off (``HF_HUB_OFFLINE`` or
+    ``TRANSFORMERS_OFFLINE``)."""
+    switches = (
+        os.environ.get(name, "").strip().lower()
+        for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
+    )
     return any(value in ("1", "true", "yes", "on") for value in switches)
 
 
@@ -58,7 +77,9 @@ def resolve_model_source(name_or_path: str | os.PathLike) -> tuple[str, Path | N
     """
     text = os.fspath(name_or_path)
     if not text.strip():
-        raise ModelLoadError("empty model name: give a Hub id (e.g. 'bert-base-uncased') or a local folder")
+        raise ModelLoadError(
+            "empty model name: give a Hub id (e.g. 'bert-base-uncased') or a local folder"
+        )
     local = Path(text).expanduser()
     if local.is_dir():
         return str(local), local, True
@@ -76,15 +97,21 @@ def resolve_model_source(name_or_path: str | os.PathLike) -> tuple[str, Path | N
 
 
 def _require_the_hub(repo_id: str, revision: str | None = None) -> None:
-    """The one-line error of a Hub model that is not cached while the Hub is off or cannot be reached."""
+    """The one-line error of a Hub model that is not cached while the Hub is off or cannot be
+    reached."""
     if not hub_offline() and hub_reachable():
         return
     at = f" at revision {revision!r}" if revision else ""
-    why = "the Hub is offline (HF_HUB_OFFLINE=1)" if hub_offline() else "the Hub cannot be reached from here"
+    why = (
+        "the Hub is offline (HF_HUB_OFFLINE=1)"
+        if hub_offline()
+        else "the Hub cannot be reached from here"
+    )
     raise ModelLoadError(
-        f"model {repo_id!r}{at} is not a local folder and not in the Hugging Face cache, and {why}. Download it "
-        f"where there is internet (`hf download {repo_id}{' --revision ' + revision if revision else ''}`) and copy "
-        "the cache, or save it with save_pretrained and pass that local folder's path."
+        f"model {repo_id!r}{at} is not a local folder and not in the Hugging Face "
+        f"cache, and {why}. Download it where there is internet (`hf download "
+        f"{repo_id}{' --revision ' + revision if revision else ''}`) and copy the "
+        "cache, or save it with save_pretrained and pass that local folder's path."
     )
 
 
@@ -106,40 +133,50 @@ def hub_reachable(timeout: float = 3.0) -> bool:
 
 
 def asks_for_code(error: BaseException) -> bool:
-    """Whether a transformers load failed because the model needs its own code (``trust_remote_code`` off)."""
+    """Whether a transformers load failed because the model needs its own code
+    (``trust_remote_code`` off)."""
     return "trust_remote_code" in str(error) or "contains custom code" in str(error)
 
 
 def remote_code_refused(name_or_path: str | os.PathLike) -> ModelLoadError:
     """The one line for a model that ships its own code when ``trust_remote_code`` is off."""
     return ModelLoadError(
-        f"model {os.fspath(name_or_path)!r} ships its own code (its config's auto_map), which xbias does not "
-        "run unless told to: pass --trust-remote-code (a config: trust_remote_code: true on the model), "
-        "only for a repository you trust"
+        f"model {os.fspath(name_or_path)!r} ships its own code (its config's auto_map), "
+        "which xbias does not run unless told to: pass --trust-remote-code (a config: "
+        "trust_remote_code: true on the model), only for a repository you trust"
     )
 
 
 def load_pretrained(
-    name_or_path: str | os.PathLike, model_class: Any = None, trust_remote_code: bool = False, **model_kwargs
+    name_or_path: str | os.PathLike,
+    model_class: Any = None,
+    trust_remote_code: bool = False,
+    **model_kwargs,
 ):
-    """``(model, tokenizer, folder)`` loaded with ``model_class`` (default ``AutoModel``) and ``AutoTokenizer``.
+    """``(model, tokenizer, folder)`` loaded with ``model_class`` (default ``AutoModel``) and
+    ``AutoTokenizer``.
 
-    ``trust_remote_code``: let transformers run the Python code a model repository ships for its own classes
-    (its config's ``auto_map``). Off by default, as in transformers: that code runs with this process's rights,
-    so turn it on only for a repository you trust (``--trust-remote-code``; ``trust_remote_code: true`` in a
-    config).
+    ``trust_remote_code``: let transformers run the Python code a model repository ships for its own
+    classes (its config's ``auto_map``). Off by default, as in transformers: that code runs with
+    this process's rights, so turn it on only for a repository you trust (``--trust-remote-code``;
+    ``trust_remote_code: true`` in a config).
     """
     from transformers import AutoModel, AutoTokenizer
 
     model_class = model_class or AutoModel
     source, folder, local_only = resolve_model_source(name_or_path)
-    # Always explicit: left unset, transformers asks on a terminal, and a "y" there runs the folder's Python.
+    # Always explicit: left unset, transformers asks on a terminal, and a "y" there runs the
+    # folder's Python.
     code = {"trust_remote_code": bool(trust_remote_code)}
     try:
         tokenizer = AutoTokenizer.from_pretrained(source, local_files_only=local_only, **code)
         with _load_report_held() as held:
             model, info = model_class.from_pretrained(
-                source, local_files_only=local_only, output_loading_info=True, **code, **model_kwargs
+                source,
+                local_files_only=local_only,
+                output_loading_info=True,
+                **code,
+                **model_kwargs,
             )
         _pass_load_report(held, info, os.fspath(name_or_path))
     except Exception as error:  # noqa: BLE001 - every loader failure is the user's model problem
@@ -147,8 +184,9 @@ def load_pretrained(
         if not trust_remote_code and asks_for_code(error):
             raise remote_code_refused(name_or_path) from None
         raise ModelLoadError(
-            f"cannot load model {os.fspath(name_or_path)!r} with {getattr(model_class, '__name__', model_class)}: "
-            f"{type(error).__name__}: {first_line}. Check the id or folder (it needs config.json, the weights and "
+            f"cannot load model {os.fspath(name_or_path)!r} with "
+            f"{getattr(model_class, '__name__', model_class)}: {type(error).__name__}: "
+            f"{first_line}. Check the id or folder (it needs config.json, the weights and "
             "the tokenizer files); for a model not on this machine pass a local folder path."
         ) from None
     if folder is None:
@@ -177,9 +215,10 @@ def _load_report_held() -> Iterator[list[logging.LogRecord]]:
 
 
 def _pass_load_report(held: list[logging.LogRecord], info: dict, name: str) -> None:
-    """Let transformers' held load report through as it was, unless the only weights it names are a pooler's
-    missing from the checkpoint (e5, MiniLM as ``AutoModel``): xbias pools the hidden states and never reads a
-    pooler, so that is said once in xbias's log at DEBUG (``--verbose``), not as a warning under ``--quiet``."""
+    """Let transformers' held load report through as it was, unless the only weights it names are a
+    pooler's missing from the checkpoint (e5, MiniLM as ``AutoModel``): xbias pools the hidden
+    states and never reads a pooler, so that is said once in xbias's log at DEBUG (``--verbose``),
+    not as a warning under ``--quiet``."""
     missing = list(info.get("missing_keys") or ())
     unused_pooler = (
         missing
@@ -190,8 +229,8 @@ def _pass_load_report(held: list[logging.LogRecord], info: dict, name: str) -> N
     for record in held:
         if unused_pooler:
             logger.debug(
-                "%s: its checkpoint has no pooler weights (%s): newly initialised and never used (xbias pools the "
-                "hidden states)",
+                "%s: its checkpoint has no pooler weights (%s): newly "
+                "initialised and never used (xbias pools the hidden states)",
                 name,
                 ", ".join(sorted(missing)),
             )
@@ -199,9 +238,15 @@ def _pass_load_report(held: list[logging.LogRecord], info: dict, name: str) -> N
             logging.getLogger(record.name).handle(record)
 
 
-def model_fingerprint(model: torch.nn.Module, tokenizer: Any, folder: Path | None, **extra: Any) -> str:
+def model_fingerprint(
+    model: torch.nn.Module, tokenizer: Any, folder: Path | None, **extra: Any
+) -> str:
     """sha256 of config, weights, tokenizer and ``extra`` (see the module docstring)."""
-    config = {key: value for key, value in model.config.to_dict().items() if key not in _VOLATILE_CONFIG_KEYS}
+    config = {
+        key: value
+        for key, value in model.config.to_dict().items()
+        if key not in _VOLATILE_CONFIG_KEYS
+    }
     parts = {
         "config": config,
         "weights": weights_digest(folder) if folder is not None else None,
@@ -215,8 +260,11 @@ def model_fingerprint(model: torch.nn.Module, tokenizer: Any, folder: Path | Non
 
 
 def weights_digest(folder: Path) -> str | None:
-    """sha256 over the weight files in ``folder`` (name + content digest each); None if it has none."""
-    files = sorted(path for path in Path(folder).iterdir() if path.suffix in WEIGHT_SUFFIXES and path.is_file())
+    """sha256 over the weight files in ``folder`` (name + content digest each); None if it has
+    none."""
+    files = sorted(
+        path for path in Path(folder).iterdir() if path.suffix in WEIGHT_SUFFIXES and path.is_file()
+    )
     if not files:
         return None
     digest = hashlib.sha256()
@@ -253,19 +301,27 @@ def state_dict_digest(model: torch.nn.Module) -> str:
 
 
 def tokenizer_digest(tokenizer: Any) -> str:
-    """sha256 of a fast tokenizer's full JSON (vocabulary, normaliser, templates), else of its vocabulary."""
+    """sha256 of a fast tokenizer's full JSON (vocabulary, normaliser, templates), else of its
+    vocabulary."""
     backend = getattr(tokenizer, "backend_tokenizer", None)
-    text = backend.to_str() if backend is not None else json.dumps(sorted(tokenizer.get_vocab().items()))
+    text = (
+        backend.to_str()
+        if backend is not None
+        else json.dumps(sorted(tokenizer.get_vocab().items()))
+    )
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def pin_hub_model(repo_id: str, revision: str | None = None, with_code: bool = False) -> tuple[Path, str]:
-    """``(folder, commit)``: the local snapshot of Hub model ``repo_id`` at ``revision`` (a branch, tag or commit;
-    default the main branch) and the commit it resolved to, from the Hugging Face cache, else downloaded.
+def pin_hub_model(
+    repo_id: str, revision: str | None = None, with_code: bool = False
+) -> tuple[Path, str]:
+    """``(folder, commit)``: the local snapshot of Hub model ``repo_id`` at ``revision`` (a branch,
+    tag or commit; default the main branch) and the commit it resolved to, from the Hugging Face
+    cache, else downloaded.
 
-    A run loads every model from its pinned folder, so all ranks (and a resumed run) read the same commit
-    even when the Hub's branch moves on. A snapshot folder is named by its commit. ``with_code``: also the
-    repository's Python files (a model loaded with ``trust_remote_code``).
+    A run loads every model from its pinned folder, so all ranks (and a resumed run) read the same
+    commit even when the Hub's branch moves on. A snapshot folder is named by its commit.
+    ``with_code``: also the repository's Python files (a model loaded with ``trust_remote_code``).
 
     Raises:
         ModelLoadError: not cached and the Hub is off or unreachable, or the download fails.
@@ -286,7 +342,8 @@ def pin_hub_model(repo_id: str, revision: str | None = None, with_code: bool = F
 
 
 def _cached_snapshot(repo_id: str, revision: str | None = None) -> Path | None:
-    """The Hugging Face cache's snapshot folder of ``repo_id`` (at ``revision``) when its config.json is there."""
+    """The Hugging Face cache's snapshot folder of ``repo_id`` (at ``revision``) when its
+    config.json is there."""
     from huggingface_hub import try_to_load_from_cache
 
     try:

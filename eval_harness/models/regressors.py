@@ -8,8 +8,8 @@ Every model here answers the same interface (:class:`EmotionRegressor`):
 - ``predict(texts) -> np.ndarray`` of intensities (clipped to [0, 1], the scale of the data);
 - ``save(directory)`` / ``EmotionRegressor.load(directory)``: a second run reloads, never retrains.
   A save is ``regressor.json`` (type, source, identity, scores) and, for a trained model, its fitted
-  head and featuriser as ``state.json`` + ``state.safetensors`` (:mod:`eval_harness.models.saved_state`:
-  plain values and arrays, rebuilt by us; never a pickle).
+  head and featuriser as ``state.json`` + ``state.safetensors``
+  (:mod:`eval_harness.models.saved_state`: plain values and arrays, rebuilt by us; never a pickle).
 
 The trained ones are a featuriser plus a head (:mod:`eval_harness.models.heads`):
 
@@ -28,9 +28,10 @@ The trained ones are a featuriser plus a head (:mod:`eval_harness.models.heads`)
   validation R² (``GridSearchCV``'s default scoring over a ``PredefinedSplit``) and refitted on
   train + validation with the train vectoriser, Pearson r reported on the SVR's raw (unclipped)
   output (:data:`SVM_TFIDF_PRESETS`).
-- :class:`StaticVectorRegressor` (``"static_vectors"``): a text is the mean of the static vectors of its
-  words (any file :class:`StaticVectors` reads), then the ridge head; :class:`StaticMlpRegressor`
-  (``"static_mlp"``, the earlier name) is the paper's fastText baseline with the MLP head.
+- :class:`StaticVectorRegressor` (``"static_vectors"``): a text is the mean of the static vectors of
+  its words (any file :class:`StaticVectors` reads), then the ridge head;
+  :class:`StaticMlpRegressor` (``"static_mlp"``, the earlier name) is the paper's fastText baseline
+  with the MLP head.
 
 Tweets are cleaned as the authors' code does before training and prediction
 (``preprocess="tweet"``: @mentions removed, ``&amp;`` unescaped, white space collapsed).
@@ -76,7 +77,8 @@ _WORD = re.compile(r"\w+")
 
 @dataclass(frozen=True)
 class RegressorScores:
-    """Quality of one fitted regressor: Pearson r on SemEval validation and test, and what was selected."""
+    """Quality of one fitted regressor: Pearson r on SemEval validation and test, and what was
+    selected."""
 
     model_type: str
     language: str
@@ -89,8 +91,9 @@ class RegressorScores:
     selected: dict = field(default_factory=dict)
 
     def __post_init__(self):
-        # In key order: a restored model's selection (read back from its saved JSON, written with sorted keys) then
-        # gives the very bytes of a freshly trained one's in results.jsonl, not only equal values.
+        # In key order: a restored model's selection (read back from its saved JSON, written with
+        # sorted keys) then gives the very bytes of a freshly trained one's in results.jsonl, not
+        # only equal values.
         object.__setattr__(self, "selected", _in_key_order(self.selected))
 
     def to_dict(self) -> dict:
@@ -99,8 +102,9 @@ class RegressorScores:
     def summary(self) -> str:
         chosen = ", ".join(f"{key}={value}" for key, value in self.selected.items())
         return (
-            f"{self.model_type} {self.language}/{self.dimension}: Pearson r validation {self.pearson_validation:.3f}, "
-            f"test {self.pearson_test:.3f} (n = {self.n_train}/{self.n_validation}/{self.n_test})"
+            f"{self.model_type} {self.language}/{self.dimension}: Pearson r "
+            f"validation {self.pearson_validation:.3f}, test {self.pearson_test:.3f} "
+            f"(n = {self.n_train}/{self.n_validation}/{self.n_test})"
             + (f"; selected {chosen}" if chosen else "")
         )
 
@@ -109,8 +113,8 @@ class EmotionRegressor:
     """Interface of every emotion model: fit(language, dimension) / predict(texts) / save / load."""
 
     model_type: ClassVar[str]
-    # Constructor parameters that are collaborators (what the model is built on) or settings that do not
-    # change a number (where and how fast it runs): not part of the model's options.
+    # Constructor parameters that are collaborators (what the model is built on) or settings that do
+    # not change a number (where and how fast it runs): not part of the model's options.
     SOURCE_PARAMETERS: ClassVar[frozenset[str]] = frozenset(
         {"encoder", "vectors", "model", "tokenizer", "name", "folder", "source", "lm", "cache"}
     )
@@ -119,7 +123,9 @@ class EmotionRegressor:
     dimension: str | None = None
     scores: RegressorScores | None = None
 
-    def __init__(self, *, preprocess: str | None = "tweet", max_train: int | None = None, seed: int = 0):
+    def __init__(
+        self, *, preprocess: str | None = "tweet", max_train: int | None = None, seed: int = 0
+    ):
         if preprocess not in PREPROCESSORS:
             raise InputError(f"preprocess must be one of {PREPROCESSORS}, got {preprocess!r}")
         if max_train is not None and (not isinstance(max_train, int) or max_train < 2):
@@ -145,22 +151,26 @@ class EmotionRegressor:
         return ""
 
     def source_fingerprint(self) -> str:
-        """Content hash of what the model is built on (weights, vectors); part of :meth:`identity`."""
+        """Content hash of what the model is built on (weights, vectors); part of
+        :meth:`identity`."""
         return ""
 
     @classmethod
     def build(cls, source: str | None, options: Mapping[str, Any], resources) -> "EmotionRegressor":
-        """An unfitted model on ``source`` (loaded through ``resources``, a ``ModelResources``) with ``options``."""
+        """An unfitted model on ``source`` (loaded through ``resources``, a ``ModelResources``) with
+        ``options``."""
         return cls(**options)
 
     @classmethod
     def check_options(cls, options: Mapping[str, Any]) -> None:
-        """Refuse option values this model would refuse once built (InputError), where that can be told without
-        loading its source; called before a run writes anything. By default nothing is checked here."""
+        """Refuse option values this model would refuse once built (InputError), where that can be
+        told without loading its source; called before a run writes anything. By default nothing is
+        checked here."""
 
     @classmethod
     def option_names(cls) -> tuple[str, ...]:
-        """The constructor's option parameters, following ``**kwargs`` up to the base classes that take them."""
+        """The constructor's option parameters, following ``**kwargs`` up to the base classes that
+        take them."""
         names: list[str] = []
         for klass in cls.__mro__:
             if "__init__" not in vars(klass):
@@ -176,20 +186,26 @@ class EmotionRegressor:
         return tuple(names)
 
     def options(self) -> dict:
-        """The options that, with the source, rebuild this model unfitted (scikit-learn's ``get_params``
-        convention: every option parameter of the constructor is kept as the attribute of that name)."""
+        """The options that, with the source, rebuild this model unfitted (scikit-learn's
+        ``get_params``
+        convention: every option parameter of the constructor is kept as the attribute of that
+        name)."""
         return {name: getattr(self, name) for name in self.option_names()}
 
     def _save_state(self, directory: Path) -> None:
         return None
 
     def _restore_state(self, directory: Path) -> None:
-        """Read what :meth:`_save_state` wrote (the model's ``language``/``dimension`` are already set)."""
+        """Read what :meth:`_save_state` wrote (the model's ``language``/``dimension`` are already
+        set)."""
 
     @classmethod
-    def rebuild(cls, source: str | None, options: Mapping[str, Any], resources) -> "EmotionRegressor":
-        """The unfitted model a save describes: its source and the options of its identity (:meth:`build`,
-        unless the identity records options in another shape than a config gives them)."""
+    def rebuild(
+        cls, source: str | None, options: Mapping[str, Any], resources
+    ) -> "EmotionRegressor":
+        """The unfitted model a save describes: its source and the options of its identity
+        (:meth:`build`, unless the identity records options in another shape than a config gives
+        them)."""
         return cls.build(source, options, resources)
 
     clip_output: ClassVar[bool] = True
@@ -197,37 +213,53 @@ class EmotionRegressor:
     heavy_predict: ClassVar[bool] = False
 
     # ---- the interface
-    def fit(self, language: str, dimension: str, semeval: SemEvalSplits | None = None) -> RegressorScores:
-        """Train on SemEval-2018 (language, dimension), select on validation, score on validation and test.
+    def fit(
+        self, language: str, dimension: str, semeval: SemEvalSplits | None = None
+    ) -> RegressorScores:
+        """Train on SemEval-2018 (language, dimension), select on validation, score on validation
+        and test.
 
-        ``semeval``: where the splits come from (a run's models share one, so each is loaded once); default: read
-        now."""
+        ``semeval``: where the splits come from (a run's models share one, so each is loaded once);
+        default: read now."""
         splits = (semeval or SemEvalSplits()).splits(
-            language, dimension, preprocess=self.preprocess, max_train=self.max_train, seed=self.seed
+            language,
+            dimension,
+            preprocess=self.preprocess,
+            max_train=self.max_train,
+            seed=self.seed,
         )
         return self.fit_splits(splits, language, dimension)
 
-    def fit_splits(self, splits: Mapping[str, TextSplit], language: str, dimension: str) -> RegressorScores:
+    def fit_splits(
+        self, splits: Mapping[str, TextSplit], language: str, dimension: str
+    ) -> RegressorScores:
         """:meth:`fit` on given train/validation/test splits (texts already cleaned)."""
         missing = [name for name in SPLITS if name not in splits]
         if missing:
             raise InputError(f"fit_splits needs splits {SPLITS}; missing {missing}")
         for name in ("validation", "test"):
             if len(splits[name]) < 2:
-                raise InputError(f"the {name} split has {len(splits[name])} texts; Pearson r needs at least 2")
+                raise InputError(
+                    f"the {name} split has {len(splits[name])} texts; Pearson r needs at least 2"
+                )
         self.language, self.dimension = language, dimension
         selected = self._fit(splits)
         validation, test = splits["validation"], splits["test"]
-        # A model refitted on train + validation has seen the validation texts: report the held-out r.
+        # A model refitted on train + validation has seen the validation texts: report the held-out
+        # r.
         validation_r = selected.get("held_out_validation_r")
         if validation_r is None:
-            validation_r = pearson_r(self._scored_output(self._raw_predict(validation.texts)), validation.intensity)
+            validation_r = pearson_r(
+                self._scored_output(self._raw_predict(validation.texts)), validation.intensity
+            )
         self.scores = RegressorScores(
             model_type=self.model_type,
             language=language,
             dimension=dimension,
             pearson_validation=validation_r,
-            pearson_test=pearson_r(self._scored_output(self._raw_predict(test.texts)), test.intensity),
+            pearson_test=pearson_r(
+                self._scored_output(self._raw_predict(test.texts)), test.intensity
+            ),
             n_train=len(splits["train"]),
             n_validation=len(splits["validation"]),
             n_test=len(splits["test"]),
@@ -238,7 +270,10 @@ class EmotionRegressor:
     def predict(self, texts: Sequence[str]) -> np.ndarray:
         """Intensity scores ``(len(texts),)`` float64 for the fitted (language, dimension)."""
         if self.dimension is None:
-            raise InputError(f"{type(self).__name__} is not fitted; call fit(language, dimension) or load() first")
+            raise InputError(
+                f"{type(self).__name__} is not fitted; call "
+                "fit(language, dimension) or load() first"
+            )
         if isinstance(texts, str):
             raise InputError("predict() takes a list of texts, not one string; wrap it in a list")
         texts = list(texts)
@@ -246,8 +281,12 @@ class EmotionRegressor:
             raise InputError("predict() got an empty list of texts")
         bad = [index for index, text in enumerate(texts) if not isinstance(text, str)]
         if bad:
-            raise InputError(f"predict() needs strings; {len(bad)} items are not, e.g. at index {bad[:5]}")
-        return self._output(self._raw_predict([preprocess_text(text, self.preprocess) for text in texts]))
+            raise InputError(
+                f"predict() needs strings; {len(bad)} items are not, e.g. at index {bad[:5]}"
+            )
+        return self._output(
+            self._raw_predict([preprocess_text(text, self.preprocess) for text in texts])
+        )
 
     def identity(self, language: str | None = None, dimension: str | None = None) -> dict:
         """What makes two models the same: type, source content, options, language and dimension."""
@@ -277,27 +316,38 @@ class EmotionRegressor:
         return directory
 
     def restore(self, directory: str | Path) -> "EmotionRegressor":
-        """Give this unfitted model the fitted state saved in ``directory`` by a model of the same identity
-        (type, source content, options), for the language and dimension saved there; returns the model.
+        """Give this unfitted model the fitted state saved in ``directory`` by a model of the same
+        identity (type, source content, options), for the language and dimension saved there;
+        returns the model.
 
         Raises:
-            ModelLoadError: no save there, a save of another format or another model, or unreadable state.
+            ModelLoadError: no save there, a save of another format or another model, or unreadable
+            state.
         """
         directory = Path(directory)
         meta = read_saved_meta(directory)
         try:
             saved, scores = meta["identity"], RegressorScores(**meta["scores"])
-            fingerprint, language, dimension = saved["source_fingerprint"], saved["language"], saved["dimension"]
+            fingerprint, language, dimension = (
+                saved["source_fingerprint"],
+                saved["language"],
+                saved["dimension"],
+            )
         except (KeyError, TypeError) as error:
-            raise ModelLoadError(f"{directory / SAVED_META} does not describe a saved model ({error!r})") from None
+            raise ModelLoadError(
+                f"{directory / SAVED_META} does not describe a saved model ({error!r})"
+            ) from None
         if self.source_fingerprint() != fingerprint:
             raise ModelLoadError(
-                f"the model saved in {directory} was built on {meta.get('source')!r} with fingerprint "
+                f"the model saved in {directory} was built on "
+                f"{meta.get('source')!r} with fingerprint "
                 f"{str(fingerprint)[:12]}..., but that source now has fingerprint "
                 f"{self.source_fingerprint()[:12]}...; delete the folder to retrain"
             )
         if self.identity(language, dimension) != saved:
-            raise ModelLoadError(f"the model saved in {directory} is another model (other type or options)")
+            raise ModelLoadError(
+                f"the model saved in {directory} is another model (other type or options)"
+            )
         self.language, self.dimension = language, dimension
         self._restore_state(directory)
         self.scores = scores
@@ -305,7 +355,8 @@ class EmotionRegressor:
 
     @staticmethod
     def load(directory: str | Path, resources=None) -> "EmotionRegressor":
-        """Reload a saved model of any type (``resources`` shares encoders/vectors; see ``ModelResources``).
+        """Reload a saved model of any type (``resources`` shares encoders/vectors; see
+        ``ModelResources``).
 
         Raises:
             ModelLoadError: no save there, one of another format or type, or a source that changed.
@@ -316,7 +367,9 @@ class EmotionRegressor:
 
         meta = read_saved_meta(directory)
         model_class = resolve(model_type(meta["type"]).emotion_model_for({}))
-        model = model_class.rebuild(meta["source"], dict(meta["identity"]["options"]), resources or ModelResources())
+        model = model_class.rebuild(
+            meta["source"], dict(meta["identity"]["options"]), resources or ModelResources()
+        )
         return model.restore(directory)
 
     def _output(self, raw: np.ndarray) -> np.ndarray:
@@ -324,7 +377,8 @@ class EmotionRegressor:
         return np.clip(raw, 0.0, 1.0) if self.clip_output else raw
 
     def _scored_output(self, raw: np.ndarray) -> np.ndarray:
-        """The output whose Pearson r :meth:`fit_splits` reports: what :meth:`predict` returns, by default."""
+        """The output whose Pearson r :meth:`fit_splits` reports: what :meth:`predict` returns, by
+        default."""
         return self._output(raw)
 
 
@@ -350,8 +404,9 @@ class FeatureRegressor(EmotionRegressor):
         self.head_description = described
         self.head = described.name
         self.head_options = dict(head_options or {})
-        # The head's own randomness (an MLP's initialisation and shuffling) follows the model's seed, so that the
-        # sweep's seeds train different heads; a seed in head_options still wins. head_options stays as given.
+        # The head's own randomness (an MLP's initialisation and shuffling) follows the model's
+        # seed, so that the sweep's seeds train different heads; a seed in head_options still wins.
+        # head_options stays as given.
         seed = {"seed": self.seed} if described.seeded else {}
         self.regression_head = make_head(self.head, {**seed, **self.head_options})
         if refit_on_validation and not described.refits:
@@ -368,22 +423,29 @@ class FeatureRegressor(EmotionRegressor):
         """Learn what the featuriser needs from training texts (nothing, for a frozen one)."""
 
     def _refit_featuriser(self, texts: list[str]) -> None:
-        """Before the refit on train + validation: learn the featuriser again from ``texts`` (by default)."""
+        """Before the refit on train + validation: learn the featuriser again from ``texts`` (by
+        default)."""
         self._fit_featuriser(texts)
 
     def _fit(self, splits: Mapping[str, TextSplit]) -> dict:
         train, validation = splits["train"], splits["validation"]
         self._fit_featuriser(train.texts)
         self.regression_head.fit(
-            self.features(train.texts), train.intensity, self.features(validation.texts), validation.intensity
+            self.features(train.texts),
+            train.intensity,
+            self.features(validation.texts),
+            validation.intensity,
         )
         selected = {"head": self.head, **self.regression_head.selected}
         if self.refit_on_validation:
-            # The authors' protocol (GridSearchCV over a PredefinedSplit refits on train + validation):
+            # The authors' protocol (GridSearchCV over a PredefinedSplit refits on train +
+            # validation):
             # the chosen setting is refitted on both; the validation r reported is the held-out one.
             texts = train.texts + validation.texts
             self._refit_featuriser(texts)
-            self.regression_head.refit(self.features(texts), np.concatenate([train.intensity, validation.intensity]))
+            self.regression_head.refit(
+                self.features(texts), np.concatenate([train.intensity, validation.intensity])
+            )
             selected["held_out_validation_r"] = self.regression_head.selected["validation_r"]
         return selected
 
@@ -403,7 +465,9 @@ class FeatureRegressor(EmotionRegressor):
             self.regression_head = head_from_state(state["head"])
             featuriser = state["featuriser"]
         except (KeyError, TypeError, XBiasError) as error:
-            raise ModelLoadError(f"the state saved in {directory} is not a fitted head ({error})") from None
+            raise ModelLoadError(
+                f"the state saved in {directory} is not a fitted head ({error})"
+            ) from None
         self._set_featuriser_state(featuriser)
 
     def _set_featuriser_state(self, state: Any) -> None:
@@ -411,8 +475,8 @@ class FeatureRegressor(EmotionRegressor):
 
 
 class ProbeRegressor(FeatureRegressor):
-    """The paper's probe on frozen encoder vectors ([CLS], last layer): a ridge head by default, the paper's
-    feed-forward head with ``head="mlp"``, or an SVR grid."""
+    """The paper's probe on frozen encoder vectors ([CLS], last layer): a ridge head by default, the
+    paper's feed-forward head with ``head="mlp"``, or an SVR grid."""
 
     model_type = "encoder"
 
@@ -451,11 +515,18 @@ class ProbeRegressor(FeatureRegressor):
             return self._matrix[[self._rows[text] for text in texts]]
         return self.encoder.encode(texts)
 
-    def fit(self, language: str, dimension: str, semeval: SemEvalSplits | None = None) -> RegressorScores:
-        # With a cache, one encoding of every text of the dimensions the run fits (all five, or the one asked for)
-        # serves all their fits: the texts two dimensions share are encoded once, in one pass.
+    def fit(
+        self, language: str, dimension: str, semeval: SemEvalSplits | None = None
+    ) -> RegressorScores:
+        # With a cache, one encoding of every text of the dimensions the run fits (all five, or the
+        # one asked for) serves all their fits: the texts two dimensions share are encoded once, in
+        # one pass.
         semeval = semeval or SemEvalSplits()
-        shared = self.share_dimensions and dimension in semeval.dimensions and len(semeval.dimensions) > 1
+        shared = (
+            self.share_dimensions
+            and dimension in semeval.dimensions
+            and len(semeval.dimensions) > 1
+        )
         if shared and self.encoder.cache is not None and self.max_train is None:
             texts = sorted(set(semeval.language_texts(language, self.preprocess)))
             self._rows = {text: row for row, text in enumerate(texts)}
@@ -466,13 +537,18 @@ class ProbeRegressor(FeatureRegressor):
             self._rows = self._matrix = None
 
 
-CAMARA2022_SVR_GRID = {"C": [0.1, 1, 10, 100], "gamma": [1, 0.1, 0.01, 0.001], "kernel": ["rbf", "poly", "sigmoid"]}
+CAMARA2022_SVR_GRID = {
+    "C": [0.1, 1, 10, 100],
+    "gamma": [1, 0.1, 0.01, 0.001],
+    "kernel": ["rbf", "poly", "sigmoid"],
+}
 
 SVM_TFIDF_PRESETS: dict[str, dict[str, Any]] = {
-    # Câmara et al. 2022 (Table 2, SVM-tfidf): their scikit-learn code fits TfidfVectorizer(ngram_range=(1, 2),
-    # min_df=2) on train, runs GridSearchCV(SVR(), grid, cv=PredefinedSplit(train | validation)) with its default
-    # scoring (R²) on the train-vectorised matrix, and so refits the best SVR on train + validation; Pearson r is
-    # of SVR.predict as it is (predict() still clips to [0, 1] for the EEC's Beta regression).
+    # Câmara et al. 2022 (Table 2, SVM-tfidf): their scikit-learn code fits
+    # TfidfVectorizer(ngram_range=(1, 2), min_df=2) on train, runs GridSearchCV(SVR(), grid,
+    # cv=PredefinedSplit(train | validation)) with its default scoring (R²) on the train-vectorised
+    # matrix, and so refits the best SVR on train + validation; Pearson r is of SVR.predict as it is
+    # (predict() still clips to [0, 1] for the EEC's Beta regression).
     "camara2022": {
         "ngram_range": (1, 2),
         "min_df": 2,
@@ -491,15 +567,16 @@ SVM_TFIDF_PRESETS: dict[str, dict[str, Any]] = {
 class SvmTfidfRegressor(FeatureRegressor):
     """The paper's baseline: TF-IDF word 1-2-grams (min_df 2) and an SVR grid chosen on validation.
 
-    ``preset`` names a bundle of the options below (:data:`SVM_TFIDF_PRESETS`; ``"camara2022"`` is the
-    authors' protocol). Options left unset take the preset's value; an option given with a preset must
-    agree with it (a different value is an InputError), except those the preset does not pin: ``seed``
-    (the SVR is deterministic) and the SVR head's ``n_jobs`` and ``cache_grid`` (how, not what, it fits).
-    ``refit_vectorizer`` (with ``refit_on_validation``): learn the TF-IDF vocabulary and idf again on
-    train + validation before the refit (default), or keep the train ones (False, as the authors' code).
-    ``score_raw_output``: report validation/test Pearson r of the SVR's raw output, as the authors do, instead
-    of the predictions clipped to [0, 1] that :meth:`predict` returns (default); a few predictions above 1
-    move r: English fear, 3 of 986 test tweets, .524 raw, .554 clipped.
+    ``preset`` names a bundle of the options below (:data:`SVM_TFIDF_PRESETS`; ``"camara2022"`` is
+    the authors' protocol). Options left unset take the preset's value; an option given with a
+    preset must agree with it (a different value is an InputError), except those the preset does not
+    pin: ``seed`` (the SVR is deterministic) and the SVR head's ``n_jobs`` and ``cache_grid`` (how,
+    not what, it fits). ``refit_vectorizer`` (with ``refit_on_validation``): learn the TF-IDF
+    vocabulary and idf again on train + validation before the refit (default), or keep the train
+    ones (False, as the authors' code). ``score_raw_output``: report validation/test Pearson r of
+    the SVR's raw output, as the authors do, instead of the predictions clipped to [0, 1] that
+    :meth:`predict` returns (default); a few predictions above 1 move r: English fear, 3 of 986 test
+    tweets, .524 raw, .554 clipped.
     """
 
     model_type = "svm_tfidf"
@@ -536,7 +613,11 @@ class SvmTfidfRegressor(FeatureRegressor):
             }.items()
             if value is not None
         }
-        options = {**self.DEFAULTS, **_preset_options(preset, {**given, **common}, head_options), **given}
+        options = {
+            **self.DEFAULTS,
+            **_preset_options(preset, {**given, **common}, head_options),
+            **given,
+        }
         head_options = {**options.pop("head_options", {}), **(head_options or {})}
         for name in ("refit_on_validation", "preprocess", "max_train"):
             if name in options:
@@ -553,8 +634,9 @@ class SvmTfidfRegressor(FeatureRegressor):
 
     @classmethod
     def check_options(cls, options: Mapping[str, Any]) -> None:
-        """Check every option's value before a run writes anything: a model-free baseline is cheap to build,
-        and building it checks them all (the preset, the head and its options, the TF-IDF settings)."""
+        """Check every option's value before a run writes anything: a model-free baseline is cheap
+        to build, and building it checks them all (the preset, the head and its options, the TF-IDF
+        settings)."""
         cls(**options)
 
     def source_name(self) -> str:
@@ -567,7 +649,10 @@ class SvmTfidfRegressor(FeatureRegressor):
         from sklearn.feature_extraction.text import TfidfVectorizer
 
         self.vectorizer = TfidfVectorizer(
-            ngram_range=self.ngram_range, min_df=self.min_df, max_features=self.max_features, dtype=np.float64
+            ngram_range=self.ngram_range,
+            min_df=self.min_df,
+            max_features=self.max_features,
+            dtype=np.float64,
         )
         self.vectorizer.fit(texts)
 
@@ -589,7 +674,8 @@ class SvmTfidfRegressor(FeatureRegressor):
 
 
 class StaticVectorRegressor(FeatureRegressor):
-    """Static word vectors as an emotion model: the mean static vector of a text's words, then a head (ridge)."""
+    """Static word vectors as an emotion model: the mean static vector of a text's words, then a
+    head (ridge)."""
 
     model_type = "static_vectors"
 
@@ -620,12 +706,15 @@ class StaticVectorRegressor(FeatureRegressor):
     def build(cls, source, options, resources) -> "StaticVectorRegressor":
         options = dict(options)
         vector_options = {**options.pop("vector_options", {})}
-        vector_options.update({name: options.pop(name) for name in VECTOR_OPTIONS if name in options})
+        vector_options.update(
+            {name: options.pop(name) for name in VECTOR_OPTIONS if name in options}
+        )
         vectors = resources.static_vectors(source, **vector_options)
         return cls(vectors, str(source), vector_options=vector_options, **options)
 
     def features(self, texts):
-        """Mean vector of a text's words (``\\w+`` tokens) that the vectors know; zeros when none is known."""
+        """Mean vector of a text's words (``\\w+`` tokens) that the vectors know; zeros when none is
+        known."""
         matrix = np.zeros((len(texts), self.vectors.dim), dtype=np.float32)
         unknown = 0
         for index, text in enumerate(texts):
@@ -637,7 +726,8 @@ class StaticVectorRegressor(FeatureRegressor):
                 unknown += 1
         if unknown > len(texts) // 2:
             warnings.warn(
-                f"{unknown} of {len(texts)} texts have no word in the static vectors {self.source!r}",
+                f"{unknown} of {len(texts)} texts have no "
+                f"word in the static vectors {self.source!r}",
                 RuntimeWarning,
                 stacklevel=2,
             )
@@ -645,18 +735,21 @@ class StaticVectorRegressor(FeatureRegressor):
 
 
 class StaticMlpRegressor(StaticVectorRegressor):
-    """The paper's fastText baseline as it was: static vectors with the MLP head (type ``static_mlp``)."""
+    """The paper's fastText baseline as it was: static vectors with the MLP head (type
+    ``static_mlp``)."""
 
     model_type = "static_mlp"
 
 
 def _is_int(value: Any) -> bool:
-    """A Python int that is not a bool: what scikit-learn takes for a count (2.0 would be a proportion)."""
+    """A Python int that is not a bool: what scikit-learn takes for a count (2.0 would be a
+    proportion)."""
     return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _check_tfidf_options(ngram_range: Any, min_df: Any, max_features: Any) -> None:
-    """The TF-IDF settings scikit-learn would refuse deep inside a fit, refused here with the allowed values."""
+    """The TF-IDF settings scikit-learn would refuse deep inside a fit, refused here with the
+    allowed values."""
     if not (
         isinstance(ngram_range, list | tuple)
         and len(ngram_range) == 2
@@ -664,25 +757,32 @@ def _check_tfidf_options(ngram_range: Any, min_df: Any, max_features: Any) -> No
         and 1 <= ngram_range[0] <= ngram_range[1]
     ):
         raise InputError(
-            f"ngram_range must be two whole numbers [n_min, n_max] with 1 <= n_min <= n_max, e.g. [1, 2]; "
-            f"got {ngram_range!r}"
+            "ngram_range must be two whole numbers [n_min, n_max] with "
+            f"1 <= n_min <= n_max, e.g. [1, 2]; got {ngram_range!r}"
         )
     fraction = isinstance(min_df, float) and 0 < min_df <= 1
     if not (fraction or (_is_int(min_df) and min_df >= 1)):
         raise InputError(
-            "min_df must be a whole number >= 1 (texts a term must occur in) or a fraction in (0, 1] (of the "
-            f"texts); got {min_df!r}"
+            "min_df must be a whole number >= 1 (texts a term must occur "
+            f"in) or a fraction in (0, 1] (of the texts); got {min_df!r}"
         )
     if max_features is not None and not (_is_int(max_features) and max_features >= 1):
-        raise InputError(f"max_features must be a whole number >= 1, or null for no limit; got {max_features!r}")
+        raise InputError(
+            f"max_features must be a whole number >= 1, or null for no limit; got {max_features!r}"
+        )
 
 
-def _preset_options(preset: str | None, given: Mapping[str, Any], head_options: Mapping | None) -> dict[str, Any]:
-    """The options ``preset`` pins ({} for none); InputError for an unknown preset or a given option it contradicts."""
+def _preset_options(
+    preset: str | None, given: Mapping[str, Any], head_options: Mapping | None
+) -> dict[str, Any]:
+    """The options ``preset`` pins ({} for none); InputError for an unknown preset or a given option
+    it contradicts."""
     if preset is None:
         return {}
     if preset not in SVM_TFIDF_PRESETS:
-        raise InputError(f"unknown svm_tfidf preset {preset!r}; presets: {sorted(SVM_TFIDF_PRESETS)}")
+        raise InputError(
+            f"unknown svm_tfidf preset {preset!r}; presets: {sorted(SVM_TFIDF_PRESETS)}"
+        )
     pinned = SVM_TFIDF_PRESETS[preset]
     conflicts = [
         f"{name}={given[name]!r} (the preset has {pinned[name]!r})"
@@ -692,18 +792,21 @@ def _preset_options(preset: str | None, given: Mapping[str, Any], head_options: 
     conflicts += [
         f"head_options.{name}={value!r} (the preset has {pinned['head_options'][name]!r})"
         for name, value in (head_options or {}).items()
-        if name in pinned["head_options"] and _as_json(value) != _as_json(pinned["head_options"][name])
+        if name in pinned["head_options"]
+        and _as_json(value) != _as_json(pinned["head_options"][name])
     ]
     if conflicts:
         raise InputError(
-            f"svm_tfidf preset {preset!r} contradicts the option(s) given with it: {'; '.join(conflicts)}; "
-            "drop those options to use the preset, or drop the preset to set them yourself"
+            f"svm_tfidf preset {preset!r} contradicts the option(s) "
+            f"given with it: {'; '.join(conflicts)}; drop those options "
+            "to use the preset, or drop the preset to set them yourself"
         )
     return copy.deepcopy(pinned)
 
 
 def _as_json(value: Any) -> Any:
-    """``value`` as a saved config holds it (tuples become lists), to compare a reloaded option with a preset's."""
+    """``value`` as a saved config holds it (tuples become lists), to compare a reloaded option with
+    a preset's."""
     return json.loads(json.dumps(value))
 
 
@@ -711,7 +814,9 @@ def static_vectors_fingerprint(vectors) -> str:
     """sha256 of a StaticVectors' words, matrix and lowercasing."""
     import hashlib
 
-    digest = hashlib.sha256(f"{vectors.lowercase}|{vectors.matrix.shape}|{vectors.matrix.dtype}".encode())
+    digest = hashlib.sha256(
+        f"{vectors.lowercase}|{vectors.matrix.shape}|{vectors.matrix.dtype}".encode()
+    )
     digest.update("\n".join(vectors.words).encode())
     digest.update(np.ascontiguousarray(vectors.matrix).tobytes())
     return digest.hexdigest()
@@ -728,23 +833,31 @@ def read_saved_meta(directory: str | Path) -> dict:
     directory = Path(directory)
     meta = read_json(directory / SAVED_META)
     if not isinstance(meta, dict):
-        raise ModelLoadError(f"no saved emotion model in {directory} ({SAVED_META} missing or unreadable)")
+        raise ModelLoadError(
+            f"no saved emotion model in {directory} ({SAVED_META} missing or unreadable)"
+        )
     if meta.get("format") != SAVE_FORMAT or meta.get("type") not in MODEL_TYPES:
         raise ModelLoadError(
-            f"{directory / SAVED_META} has format {meta.get('format')} / type {meta.get('type')!r}; this xbias "
-            f"reads format {SAVE_FORMAT}, types {', '.join(MODEL_TYPES)}"
+            f"{directory / SAVED_META} has format {meta.get('format')} "
+            f"/ type {meta.get('type')!r}; this xbias reads format "
+            f"{SAVE_FORMAT}, types {', '.join(MODEL_TYPES)}"
         )
-    if not isinstance(meta.get("identity"), dict) or not isinstance(meta["identity"].get("options"), dict):
+    if not isinstance(meta.get("identity"), dict) or not isinstance(
+        meta["identity"].get("options"), dict
+    ):
         raise ModelLoadError(f"{directory / SAVED_META} records no identity with options")
     return meta
 
 
 def _in_key_order(value: Any) -> Any:
-    """``value`` with every mapping in it rebuilt in sorted key order (as ``json.dumps(sort_keys=True)`` writes it)."""
+    """``value`` with every mapping in it rebuilt in sorted key order (as
+    ``json.dumps(sort_keys=True)`` writes it)."""
     if isinstance(value, dict):
         return {key: _in_key_order(value[key]) for key in sorted(value)}
     return value
 
 
 def _jsonable(value: Any) -> Any:
-    return json.loads(json.dumps(value, default=lambda item: item.item() if hasattr(item, "item") else str(item)))
+    return json.loads(
+        json.dumps(value, default=lambda item: item.item() if hasattr(item, "item") else str(item))
+    )

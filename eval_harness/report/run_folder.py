@@ -76,17 +76,22 @@ class RunFolder:
 def load_run(path: str | Path) -> RunFolder:
     """Read a run folder; raise :class:`InputError` when it holds no results at all.
 
-    Records come from ``results.jsonl`` when its sha256 is the one ``run.json`` records; otherwise (a run
-    in progress or killed, an older xbias, the file missing, or edited: then with one RuntimeWarning) they
-    are rebuilt from the verified unit files (each unit file's ``records`` list). Unreadable lines and
-    unit files that fail their checks are skipped and named in ``missing``.
+    Records come from ``results.jsonl`` when its sha256 is the one ``run.json`` records; otherwise
+    (a run in progress or killed, an older xbias, the file missing, or edited: then with one
+    RuntimeWarning) they are rebuilt from the verified unit files (each unit file's ``records``
+    list). Unreadable lines and unit files that fail their checks are skipped and named in
+    ``missing``.
     """
     folder = Path(path)
     if not folder.is_dir():
-        raise InputError(f"run folder {folder} does not exist; give the --out folder of an `xbias run`")
+        raise InputError(
+            f"run folder {folder} does not exist; give the --out folder of an `xbias run`"
+        )
     missing: list[str] = []
     config = _read_mapping(folder / "config.yaml", load_yaml, "the resolved run config", missing)
-    run_info = _read_mapping(folder / "run.json", parse_json, "versions, seed and config hash", missing)
+    run_info = _read_mapping(
+        folder / "run.json", parse_json, "versions, seed and config hash", missing
+    )
     units = _read_units(folder / "units", missing, (run_info or {}).get("config_hash"))
 
     results_path = folder / RESULTS_NAME
@@ -102,18 +107,22 @@ def load_run(path: str | Path) -> RunFolder:
             )
         elif isinstance((run_info or {}).get("results"), dict):
             warnings.warn(
-                f"{results_path} is not the file the run wrote (its sha256 is not the one run.json records: edited "
-                f"or damaged); the report is built from the {len(units)} verified unit files instead",
+                f"{results_path} is not the file the run wrote (its sha256 is "
+                "not the one run.json records: edited or damaged); the report "
+                f"is built from the {len(units)} verified unit files instead",
                 RuntimeWarning,
                 stacklevel=2,
             )
     if not records:
         if results_path.is_file() and not verified:
-            missing.append(f"{RESULTS_NAME} is not read: run.json records no sha256 that it matches")
+            missing.append(
+                f"{RESULTS_NAME} is not read: run.json records no sha256 that it matches"
+            )
         present = sorted(p.name for p in folder.iterdir()) or ["nothing"]
         raise InputError(
-            f"run folder {folder} holds no results: {'; '.join(missing) or 'results.jsonl is empty'}. "
-            f"It contains: {', '.join(present)}. Run (or resume) `xbias run ... --out {folder}` first"
+            f"run folder {folder} holds no results: "
+            f"{'; '.join(missing) or 'results.jsonl is empty'}. It contains: "
+            f"{', '.join(present)}. Run (or resume) `xbias run ... --out {folder}` first"
         )
     results = _records_frame(records, results_path if verified else folder / "units")
     missing += _unfinished_units(run_info, len(units))
@@ -129,8 +138,9 @@ def load_run(path: str | Path) -> RunFolder:
 
 
 def _verified_results(path: Path, run_info: dict | None) -> bool:
-    """Whether ``path`` is the ``results.jsonl`` the run wrote when it ended: its sha256 is the one ``run.json``
-    records (``results: {file, records, sha256}``). A run in progress (which appends to the file) records none."""
+    """Whether ``path`` is the ``results.jsonl`` the run wrote when it ended: its sha256 is the one
+    ``run.json`` records (``results: {file, records, sha256}``). A run in progress (which appends to
+    the file) records none."""
     recorded = (run_info or {}).get("results")
     if not isinstance(recorded, dict) or not path.is_file():
         return False
@@ -147,7 +157,10 @@ def _read_mapping(path: Path, parse, what: str, missing: list[str]) -> dict | No
     try:  # a regular file (a FIFO would hang), of bounded size and depth
         value = parse(read_text(path))
     except (OSError, ValueError, yaml.YAMLError) as error:
-        missing.append(f"{path.name} is unreadable ({what}): {unreadable_file(path.name, error).split(': ', 1)[1]}")
+        missing.append(
+            f"{path.name} is unreadable ({what}): "
+            f"{unreadable_file(path.name, error).split(': ', 1)[1]}"
+        )
         return None
     if not isinstance(value, dict):
         missing.append(f"{path.name} does not hold a mapping ({what})")
@@ -156,8 +169,9 @@ def _read_mapping(path: Path, parse, what: str, missing: list[str]) -> dict | No
 
 
 def _read_units(folder: Path, missing: list[str], config_hash: str | None) -> dict[str, dict]:
-    """The finished units (unit files that pass their checks, of the run's config, with the samples file each
-    names), by id; any other unit file is named in ``missing`` and counts as unfinished."""
+    """The finished units (unit files that pass their checks, of the run's config, with the samples
+    file each names), by id; any other unit file is named in ``missing`` and counts as
+    unfinished."""
     if not folder.is_dir():
         missing.append("units/ is missing (one JSON file per finished unit)")
         return {}
@@ -166,22 +180,26 @@ def _read_units(folder: Path, missing: list[str], config_hash: str | None) -> di
         try:
             unit = parse_json(read_text(path))
         except (OSError, ValueError) as error:
-            why = unreadable_file(path.name, error, "unit file").split(": ", 1)[1]  # "not valid JSON (line 1, ...)"
+            why = unreadable_file(path.name, error, "unit file").split(": ", 1)[
+                1
+            ]  # "not valid JSON (line 1, ...)"
             said = why if why.startswith("not ") else f"unreadable ({why})"
             missing.append(f"units/{path.name} is {said}; that unit is left out")
             continue
         problem = unit_file_problem(unit, path.stem, config_hash=config_hash, units_dir=folder)
         if problem is not None and unit_file_problem(unit, path.stem) is None:
-            # Intact but another config's: `xbias run` refuses a folder that holds it (RunStore.check).
+            # Intact but another config's: `xbias run` refuses a folder that holds it
+            # (RunStore.check).
             missing.append(
-                f"units/{path.name} is not this run's unit ({problem}); it is left out: move it out of units/ "
-                "before the next `xbias run` here, which refuses a folder holding another run's units"
+                f"units/{path.name} is not this run's unit ({problem}); it is "
+                "left out: move it out of units/ before the next `xbias run` "
+                "here, which refuses a folder holding another run's units"
             )
             continue
         if problem is not None:
             missing.append(
-                f"units/{path.name} is not a finished unit ({problem}); it counts as unfinished: re-run the same "
-                "`xbias run` to compute it"
+                f"units/{path.name} is not a finished unit ({problem}); it "
+                "counts as unfinished: re-run the same `xbias run` to compute it"
             )
             continue
         units[path.stem] = unit
@@ -205,8 +223,8 @@ def _read_jsonl(path: Path, missing: list[str]) -> list[dict]:
                 bad_lines.append(number)
     if bad_lines:
         missing.append(
-            f"results.jsonl lines {bad_lines[:10]}{' ...' if len(bad_lines) > 10 else ''} are not JSON records "
-            "(a write cut short?); they are left out"
+            f"results.jsonl lines {bad_lines[:10]}{' ...' if len(bad_lines) > 10 else ''} "
+            "are not JSON records (a write cut short?); they are left out"
         )
     return records
 
@@ -238,7 +256,8 @@ def _unfinished_units(run_info: dict | None, n_finished: int) -> list[str]:
     planned = run_info.get("units_planned")
     if isinstance(planned, int) and n_finished < planned:
         notes.append(
-            f"{n_finished} of {planned} planned units are finished; re-run the same `xbias run` to resume the rest"
+            f"{n_finished} of {planned} planned units are finished; "
+            "re-run the same `xbias run` to resume the rest"
         )
     return notes
 
@@ -248,6 +267,14 @@ def _unfinished_suites(config: dict | None, results: pd.DataFrame) -> list[str]:
     if not config or "suites" not in config:
         return []
     wanted = config["suites"]
-    wanted = [wanted] if isinstance(wanted, str) else [s if isinstance(s, str) else s.get("name") for s in wanted]
+    wanted = (
+        [wanted]
+        if isinstance(wanted, str)
+        else [s if isinstance(s, str) else s.get("name") for s in wanted]
+    )
     done = set(results["suite"].dropna())
-    return [f"suite {name!r} is in config.yaml but has no results yet" for name in wanted if name and name not in done]
+    return [
+        f"suite {name!r} is in config.yaml but has no results yet"
+        for name in wanted
+        if name and name not in done
+    ]

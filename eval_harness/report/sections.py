@@ -1,13 +1,14 @@
-"""How the report finds the methods' sections (:class:`~.method_section.ReportSection`): part of its assembly, which
-knows no method's records.
+"""How the report finds the methods' sections (:class:`~.method_section.ReportSection`): part of its
+assembly, which knows no method's records.
 
 The report reaches sections only through registries, never by import (docs/architecture.md):
-:func:`report_sections` gives the section each registered suite names (``Suite.report_section``, a lazy
-``"module:object"`` reference), and :data:`SECTIONS` holds sections registered on their own
-(:func:`register_section`, or an entry point in the ``xbias.report_sections`` group): a section shows the
-records of its ``suite``, and one registered under a suite's name takes the place of the suite's own. A suite
-without a section has its records shown in the generic "Other results" table. The assembly hands what
-:func:`report_sections` finds to the building blocks as an argument (``ReportSettings.sections``).
+:func:`report_sections` gives the section each registered suite names (``Suite.report_section``, a
+lazy ``"module:object"`` reference), and :data:`SECTIONS` holds sections registered on their own
+(:func:`register_section`, or an entry point in the ``xbias.report_sections`` group): a section
+shows the records of its ``suite``, and one registered under a suite's name takes the place of the
+suite's own. A suite without a section has its records shown in the generic "Other results" table.
+The assembly hands what :func:`report_sections` finds to the building blocks as an argument
+(``ReportSettings.sections``).
 """
 
 from __future__ import annotations
@@ -27,8 +28,8 @@ SECTIONS = Registry("report section", entry_point_group=ENTRY_POINT_GROUP)
 
 def report_sections() -> KnownSections:
     """The section of every registered suite (built in, registered, plug-ins) and every section of
-    :data:`SECTIONS`, which replaces a suite's own under its name (module docstring). Worked out again only when
-    a registry has changed.
+    :data:`SECTIONS`, which replaces a suite's own under its name (module docstring). Worked out
+    again only when a registry has changed.
 
     Raises:
         ConfigError: a registered suite or section does not import.
@@ -43,7 +44,10 @@ def report_sections() -> KnownSections:
                 declared[name] = _bound(_resolved(name, reference), name)
         declared.update({name: _bound(SECTIONS.get(name), name) for name in SECTIONS.names()})
         ordered = sorted(declared.values(), key=lambda section: (section.order, section.suite))
-        _known.update(key=(registered, own), sections=KnownSections(tuple(ordered), {s.suite: s for s in ordered}))
+        _known.update(
+            key=(registered, own),
+            sections=KnownSections(tuple(ordered), {s.suite: s for s in ordered}),
+        )
     return _known["sections"]
 
 
@@ -51,8 +55,8 @@ _known: dict = {}
 
 
 def _bound(section: ReportSection, suite: str) -> ReportSection:
-    """``section`` showing the records of the suite registered as ``suite`` (a suite's records carry the name it
-    is registered under, which a plug-in's section cannot know)."""
+    """``section`` showing the records of the suite registered as ``suite`` (a suite's records carry
+    the name it is registered under, which a plug-in's section cannot know)."""
     if section.suite == suite:
         return section
     bound = copy.copy(section)
@@ -70,29 +74,45 @@ def _resolved(suite: str, reference) -> ReportSection:
     try:
         return resolve(reference)
     except (ImportError, AttributeError) as error:
-        raise ConfigError(f"suite {suite!r}: its report section {reference!r} does not import ({error})") from None
+        raise ConfigError(
+            f"suite {suite!r}: its report section {reference!r} does not import ({error})"
+        ) from None
 
 
 def report_options(options: Mapping[str, float] | None) -> dict[str, float]:
-    """The reader's report ``options`` (name -> a finite number), checked against what the known sections read
-    (:attr:`~.method_section.ReportSection.options`).
+    """The reader's report ``options`` (name -> a finite number), checked against what the known
+    sections read (:attr:`~.method_section.ReportSection.options`).
 
     Raises:
         InputError: an option no section reads, or a value that is no finite number: one line.
     """
-    defaults = {name: value for section in report_sections().sections for name, value in section.options.items()}
+    defaults = {
+        name: value
+        for section in report_sections().sections
+        for name, value in section.options.items()
+    }
     for name, value in (options or {}).items():
         if name not in defaults:
             known = ", ".join(sorted(defaults)) or "none"
             raise InputError(f"unknown report option {name!r}; the report's sections read: {known}")
-        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-            raise InputError(f"report option {name!r} takes a finite number (default {defaults[name]}); got {value!r}")
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not math.isfinite(value)
+        ):
+            raise InputError(
+                f"report option {name!r} takes a finite number "
+                f"(default {defaults[name]}); got {value!r}"
+            )
     return dict(options or {})
 
 
-def report_settings(alpha: float, family: str, options: Mapping[str, float] | None = None) -> ReportSettings:
-    """The settings every section is handed: the reader's ``alpha``, ``family`` and report ``options`` (checked:
-    :func:`report_options`) and every known section (:func:`report_sections`), which the kit's tables read.
+def report_settings(
+    alpha: float, family: str, options: Mapping[str, float] | None = None
+) -> ReportSettings:
+    """The settings every section is handed: the reader's ``alpha``, ``family`` and report
+    ``options`` (checked: :func:`report_options`) and every known section (:func:`report_sections`),
+    which the kit's tables read.
 
     Raises:
         InputError: as :func:`report_options`.
@@ -101,11 +121,12 @@ def report_settings(alpha: float, family: str, options: Mapping[str, float] | No
 
 
 def register_section(section: ReportSection | str, name: str | None = None, replace: bool = False):
-    """Register a report section (an instance or a ``"module:object"`` reference) under ``name`` (default: the
-    instance's ``suite``). Returns what was registered.
+    """Register a report section (an instance or a ``"module:object"`` reference) under ``name``
+    (default: the instance's ``suite``). Returns what was registered.
 
     Raises:
-        ConfigError: no name, a malformed reference, or the name is taken and ``replace`` is not set.
+        ConfigError: no name, a malformed reference, or the name is taken and ``replace`` is not
+        set.
     """
     name = name or (None if isinstance(section, str) else section.suite)
     return SECTIONS.register(name, section, replace=replace)

@@ -2,11 +2,13 @@
 
 - :mod:`~eval_harness.runner.config`: sweep configs; :mod:`~eval_harness.runner.plan`: units;
 - :mod:`~eval_harness.runner.sweep`: running them, sharded over accelerate ranks
-  (:mod:`~eval_harness.runner.distributed`), with the run's models (:mod:`~eval_harness.runner.provider`);
+  (:mod:`~eval_harness.runner.distributed`), with the run's models
+  (:mod:`~eval_harness.runner.provider`);
 - :mod:`~eval_harness.runner.store`: the run folder.
 
-The contract a method implements is not here but in :mod:`eval_harness.contract` (``Suite``, ``Unit``,
-``Task``, the record format) and the suite registry in :mod:`eval_harness.suites`; both are re-exported.
+The contract a method implements is not here but in :mod:`eval_harness.contract` (``Suite``,
+``Unit``, ``Task``, the record format) and the suite registry in :mod:`eval_harness.suites`; both
+are re-exported.
 The harness's own names are imported on first use (PEP 562), so ``from eval_harness.runner import
 load_config`` loads neither the sweep nor a model library.
 

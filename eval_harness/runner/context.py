@@ -1,5 +1,5 @@
-"""The run context a suite receives (:class:`~eval_harness.contract.SuiteContext`): the process group,
-the run's models, shared objects and progress."""
+"""The run context a suite receives (:class:`~eval_harness.contract.SuiteContext`): the process
+group, the run's models, shared objects and progress."""
 
 import logging
 from collections.abc import Callable
@@ -28,10 +28,12 @@ class RunContext:
     cache_dir: Path
     progress: bool = True
     _shared: dict = field(default_factory=dict, repr=False)
-    # model name -> what to load it from (a Hub model's pinned snapshot folder), and what the run pinned.
+    # model name -> what to load it from (a Hub model's pinned snapshot folder), and what the run
+    # pinned.
     sources: dict = field(default_factory=dict, repr=False)
     provenance: dict = field(default_factory=lambda: {"models": {}, "datasets": {}}, repr=False)
-    # The emotions the run's units score (None: the plan names none): the SemEval dimensions its probes encode.
+    # The emotions the run's units score (None: the plan names none): the SemEval dimensions its
+    # probes encode.
     emotions: tuple[str, ...] | None = None
     # Where status() shows its message (the run's unit bar); None: the log only.
     status_line: Callable[[str], None] | None = field(default=None, repr=False)
@@ -40,7 +42,8 @@ class RunContext:
         self.models = RunModels(self)
 
     def status(self, message: str) -> None:
-        """Say what a long step is doing (beside the unit bar, and in the log at DEBUG, ``--verbose``, on rank 0)."""
+        """Say what a long step is doing (beside the unit bar, and in the log at DEBUG,
+        ``--verbose``, on rank 0)."""
         if not self.dist.is_main:
             return
         logger.debug(message)
@@ -52,12 +55,14 @@ class RunContext:
         return self.progress and self.dist.is_main
 
     def shared(self, key: tuple, factory: Callable[[], Any]) -> Any:
-        """``factory()`` once per run for ``key`` (e.g. a loaded model reused by several suites and languages)."""
+        """``factory()`` once per run for ``key`` (e.g. a loaded model reused by several suites and
+        languages)."""
         if key not in self._shared:
             self._shared[key] = factory()
         return self._shared[key]
 
     def release(self, prefix: tuple) -> None:
-        """Forget shared objects whose key starts with ``prefix`` (free a model once its tasks are done)."""
+        """Forget shared objects whose key starts with ``prefix`` (free a model once its tasks are
+        done)."""
         for key in [k for k in self._shared if k[: len(prefix)] == prefix]:
             del self._shared[key]

@@ -61,9 +61,14 @@ class Distributed:
         return self.accelerator.split_between_processes(list(items))
 
     def map(
-        self, function: Callable[[list], Any], items: Sequence, chunk_size: int = 1, desc: str | None = None
+        self,
+        function: Callable[[list], Any],
+        items: Sequence,
+        chunk_size: int = 1,
+        desc: str | None = None,
     ) -> list | np.ndarray:
-        """``function`` over ``items`` in chunks, the chunks shared between ranks; the whole result on every rank.
+        """``function`` over ``items`` in chunks, the chunks shared between ranks; the whole result
+        on every rank.
 
         ``items`` is cut into consecutive chunks of ``chunk_size`` *before* sharding, so each
         chunk (e.g. an encoder batch) is the same whatever the number of ranks, and so are
@@ -75,7 +80,11 @@ class Distributed:
         chunks = [items[i : i + chunk_size] for i in range(0, len(items), chunk_size)]
         with self.split(chunks) as mine:
             bar = tqdm(
-                total=sum(map(len, mine)), desc=desc, unit="item", leave=False, disable=desc is None or not self.is_main
+                total=sum(map(len, mine)),
+                desc=desc,
+                unit="item",
+                leave=False,
+                disable=desc is None or not self.is_main,
             )
             outputs = []
             for chunk in mine:

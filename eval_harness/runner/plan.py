@@ -1,4 +1,5 @@
-"""Unit planning: a config becomes an ordered list of tasks (model x suite x language x seed), each with its units."""
+"""Unit planning: a config becomes an ordered list of tasks (model x suite x language x seed), each
+with its units."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Plan:
-    """The tasks of a run in execution order, and why some model x suite x language pairs were left out."""
+    """The tasks of a run in execution order, and why some model x suite x language pairs were left
+    out."""
 
     tasks: tuple[Task, ...]
     skipped: tuple[str, ...] = ()
@@ -28,14 +30,15 @@ class Plan:
 
 
 def plan_units(config: RunConfig) -> Plan:
-    """Every unit of ``config``: for each model, suite, language (of the suite and the model) and seed (the
-    config's seeds of a task that trains its model with a seed, one seed for a deterministic training, the
-    seeds of a task that trains nothing: :func:`_seeds`), the units the suite plans. Ordered by model first, so a
-    loaded model serves all its tasks in a row.
+    """Every unit of ``config``: for each model, suite, language (of the suite and the model) and
+    seed (the config's seeds of a task that trains its model with a seed, one seed for a
+    deterministic training, the seeds of a task that trains nothing: :func:`_seeds`), the units the
+    suite plans. Ordered by model first, so a loaded model serves all its tasks in a row.
 
-    A model whose type lacks what the suite requires (e.g. SVM-tfidf in XWEAT, which needs word vectors),
-    or whose ``languages`` share none with the suite, is left out with a note in ``Plan.skipped``; a
-    model restricted to some of a suite's languages runs on those without a note.
+    A model whose type lacks what the suite requires (e.g. SVM-tfidf in XWEAT, which needs word
+    vectors), or whose ``languages`` share none with the suite, is left out with a note in
+    ``Plan.skipped``; a model restricted to some of a suite's languages runs on those without a
+    note.
     """
     tasks, skipped = [], []
     for suite_spec in config.suites:
@@ -47,28 +50,39 @@ def plan_units(config: RunConfig) -> Plan:
             )
     for model in config.models:
         for suite_spec in config.suites:
-            suite, name = get_suite(suite_spec.name), suite_spec.name  # the registry name, as configs say it
+            suite, name = (
+                get_suite(suite_spec.name),
+                suite_spec.name,
+            )  # the registry name, as configs say it
             if suite.requires not in model.capabilities:
                 what = suite.requires.replace("_", " ")
-                skipped.append(f"{model.name} x {name}: {name} needs a model with {what}, not {model.type}")
+                skipped.append(
+                    f"{model.name} x {name}: {name} needs a model with {what}, not {model.type}"
+                )
                 continue
             if suite.model_types is not None and model.type not in suite.model_types:
                 types = ", ".join(suite.model_types)
-                skipped.append(f"{model.name} x {name}: {name} evaluates {types} models, not {model.type}")
+                skipped.append(
+                    f"{model.name} x {name}: {name} evaluates {types} models, not {model.type}"
+                )
                 continue
             expanded = suite.expand_languages(suite_spec.languages, suite_spec.options)
             languages = [lang for lang in expanded if model.covers(lang)]
             if not languages:
                 skipped.append(
-                    f"{model.name} x {name}: none of the suite's languages "
-                    f"({', '.join(expanded)}) is one of the model's ({', '.join(model.languages or ())})"
+                    f"{model.name} x {name}: none of the suite's "
+                    f"languages ({', '.join(expanded)}) is one of the "
+                    f"model's ({', '.join(model.languages or ())})"
                 )
             seeds = _seeds(config, trains=suite.trains and model.trains, seeded=model.seeded)
             for language in languages:
                 keys = suite.plan(model, language, suite_spec.options)
                 for seed in seeds:
                     units = tuple(
-                        Unit(model=model.name, suite=name, language=language, seed=seed, **vars(key)) for key in keys
+                        Unit(
+                            model=model.name, suite=name, language=language, seed=seed, **vars(key)
+                        )
+                        for key in keys
                     )
                     tasks.append(
                         Task(
@@ -83,34 +97,38 @@ def plan_units(config: RunConfig) -> Plan:
     ids = [unit.id for task in tasks for unit in task.units]
     if len(set(ids)) != len(ids):
         repeated = sorted({i for i in ids if ids.count(i) > 1})
-        raise ConfigError(f"the plan names some units twice ({repeated[:3]}...): a suite's plan() repeats a key")
+        raise ConfigError(
+            f"the plan names some units twice ({repeated[:3]}...): a suite's plan() repeats a key"
+        )
     return Plan(tasks=tuple(tasks), skipped=tuple(skipped))
 
 
 def _seeds(config: RunConfig, trains: bool, seeded: bool) -> tuple[int, ...]:
-    """A task's seeds: the config's trained seeds where the suite trains a model whose training draws on the seed
-    (training noise in its numbers, averaged over the seeds); the first of its other seeds where the training is
-    deterministic (ridge, an SVR on every tweet: another seed would train the same model again); its other seeds
-    where nothing is trained."""
+    """A task's seeds: the config's trained seeds where the suite trains a model whose training
+    draws on the seed (training noise in its numbers, averaged over the seeds); the first of its
+    other seeds where the training is deterministic (ridge, an SVR on every tweet: another seed
+    would train the same model again); its other seeds where nothing is trained."""
     if trains and seeded:
         return config.seeds_for(True)
     return config.seeds_for(False)[:1] if trains else config.seeds_for(False)
 
 
-# What a run will encode, and roughly how long it takes (the plan `xbias run` prints before it starts; --dry-run
-# prints it alone). A whole first run of multilingual-e5-small (12 layers of width 384) goes at about 49 texts (tweets,
-# EEC sentences) per CPU-second, loading, fitting and the EEC's regression included: bench/first_run.py measured
-# 102 CPU-s for its 5,190 texts (its bare forward passes: 69 texts per CPU-second). A transformer of another size is
-# scaled by its layers x width^2 (its weight matrices' size, which its arithmetic per token follows).
+# What a run will encode, and roughly how long it takes (the plan `xbias run` prints before it
+# starts; --dry-run prints it alone). A whole first run of multilingual-e5-small (12 layers of
+# width 384) goes at about 49 texts (tweets, EEC sentences) per CPU-second, loading, fitting and the
+# EEC's regression included: bench/first_run.py measured 102 CPU-s for its 5,190 texts (its bare
+# forward passes: 69 texts per CPU-second). A transformer of another size is scaled by its layers x
+# width^2 (its weight matrices' size, which its arithmetic per token follows).
 REFERENCE_TEXTS_PER_CPU_SECOND = 49.0
 REFERENCE_LAYERS_X_WIDTH2 = 12 * 384**2
 
 
 @dataclass(frozen=True)
 class ModelWork:
-    """One model's share of a plan: its units, the SemEval tweets its probe encodes to train (``training_texts``:
-    each distinct text once, over the emotions the run fits) and the EEC sentences it scores, and the CPU-seconds
-    encoding them all is estimated to take (None: a model that encodes nothing, or of unknown size)."""
+    """One model's share of a plan: its units, the SemEval tweets its probe encodes to train
+    (``training_texts``: each distinct text once, over the emotions the run fits) and the EEC
+    sentences it scores, and the CPU-seconds encoding them all is estimated to take (None: a model
+    that encodes nothing, or of unknown size)."""
 
     model: str
     units: int
@@ -125,7 +143,8 @@ class ModelWork:
 
 @dataclass(frozen=True)
 class WorkPlan:
-    """What a run will do: units per model, texts to encode, and the estimated time on ``cores`` CPU cores."""
+    """What a run will do: units per model, texts to encode, and the estimated time on ``cores`` CPU
+    cores."""
 
     models: tuple[ModelWork, ...]
     cores: int
@@ -137,20 +156,22 @@ class WorkPlan:
             line = f"plan: {work.model}: {work.units} units"
             if work.texts:
                 line += (
-                    f", {work.texts:,} texts to encode ({work.training_texts:,} SemEval training tweets, "
-                    f"{work.sentences:,} EEC sentences) before the feature cache"
+                    f", {work.texts:,} texts to encode ({work.training_texts:,} "
+                    f"SemEval training tweets, {work.sentences:,} EEC "
+                    "sentences) before the feature cache"
                 )
             if work.cpu_seconds is not None:
                 line += (
-                    f"; about {work.cpu_seconds:,.0f} CPU-s, {work.cpu_seconds / self.cores:,.0f} s on {self.cores} "
-                    f"idle core(s) at {REFERENCE_TEXTS_PER_CPU_SECOND:g} texts per CPU-second for e5-small"
+                    f"; about {work.cpu_seconds:,.0f} CPU-s, "
+                    f"{work.cpu_seconds / self.cores:,.0f} s on {self.cores} idle core(s) at "
+                    f"{REFERENCE_TEXTS_PER_CPU_SECOND:g} texts per CPU-second for e5-small"
                 )
             lines.append(line)
         cpu = [work.cpu_seconds for work in self.models if work.cpu_seconds is not None]
         if cpu:
             lines.append(
-                f"plan: encoding about {sum(cpu) / self.cores / 60:,.1f} min in all; features already in the cache "
-                "are reused, loading and fitting come on top"
+                f"plan: encoding about {sum(cpu) / self.cores / 60:,.1f} min in all; "
+                "features already in the cache are reused, loading and fitting come on top"
             )
         return lines
 
@@ -162,21 +183,30 @@ def work_plan(
     semeval: SemEvalSplits | None = None,
     shared: Shared | None = None,
 ) -> WorkPlan:
-    """What ``plan`` will encode (reads the SemEval splits and the EEC corpora it names, loads no model).
+    """What ``plan`` will encode (reads the SemEval splits and the EEC corpora it names, loads no
+    model).
 
-    ``sources``: model name -> the folder its weights load from (a run's pinned snapshot), for the size that
-    scales the throughput; a packaged model resolves its own.
+    ``sources``: model name -> the folder its weights load from (a run's pinned snapshot), for the
+    size that scales the throughput; a packaged model resolves its own.
     """
     import os
 
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    cores = (
+        len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    )
     models = []
     for model in config.models:
         tasks = [task for task in plan.tasks if task.model.name == model.name]
         units = sum(len(task.units) for task in tasks)
-        encodes = model.type in ("encoder",) or (model.type == "llm" and model.options.get("mode") == "probe")
+        encodes = model.type in ("encoder",) or (
+            model.type == "llm" and model.options.get("mode") == "probe"
+        )
         training, sentences = _texts_to_encode(tasks, semeval, shared) if encodes else (0, 0)
-        rate = _texts_per_cpu_second((sources or {}).get(model.name, model.source)) if encodes else None
+        rate = (
+            _texts_per_cpu_second((sources or {}).get(model.name, model.source))
+            if encodes
+            else None
+        )
         seconds = (training + sentences) / rate if rate else None
         models.append(ModelWork(model.name, units, training, sentences, seconds))
     return WorkPlan(tuple(models), cores)
@@ -185,9 +215,9 @@ def work_plan(
 def _texts_to_encode(
     tasks: list[Task], semeval: SemEvalSplits | None = None, shared: Shared | None = None
 ) -> tuple[int, int]:
-    """(distinct SemEval texts of the tasks' languages x emotions, distinct texts their suites score:
-    :meth:`~eval_harness.contract.Suite.texts_to_score`). ``semeval``, ``shared``: the run's splits and shared
-    objects, so that counting loads nothing the run will load again."""
+    """(distinct SemEval texts of the tasks' languages x emotions, distinct texts their suites
+    score: :meth:`~eval_harness.contract.Suite.texts_to_score`). ``semeval``, ``shared``: the run's
+    splits and shared objects, so that counting loads nothing the run will load again."""
     from ..data.emotion_splits import SemEvalSplits
 
     semeval = semeval or SemEvalSplits()
@@ -214,8 +244,8 @@ def _texts_to_encode(
 
 
 def _texts_per_cpu_second(source: str | None) -> float | None:
-    """The estimated encoding throughput of the transformer at ``source`` (its config.json's layers and width
-    against e5-small's measured one), or None when its size cannot be read here."""
+    """The estimated encoding throughput of the transformer at ``source`` (its config.json's layers
+    and width against e5-small's measured one), or None when its size cannot be read here."""
     import json
     from pathlib import Path
 

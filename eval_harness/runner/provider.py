@@ -1,5 +1,5 @@
-"""The models of a run as suites get them (``ctx.models``): loaded once per run on this rank's device,
-with the run's caches, their heavy work shared out over the accelerate ranks.
+"""The models of a run as suites get them (``ctx.models``): loaded once per run on this rank's
+device, with the run's caches, their heavy work shared out over the accelerate ranks.
 
 :class:`RunModels` implements the :class:`~eval_harness.contract.ModelProvider` contract on top of
 :mod:`eval_harness.models.factory`, the only place that knows the model types.
@@ -18,16 +18,19 @@ import numpy as np
 
 from ..models.cache import FeatureCache, features_root
 
-# The two folders of a cache (``--cache-dir``, or a run folder's ``cache/``): all that a cache holds.
+# The two folders of a cache (``--cache-dir``, or a run folder's ``cache/``): all that a cache
+# holds.
 EMBEDDING_CACHE, REGRESSOR_CACHE = "embeddings", "regressors"
 
 ENCODE_CHUNK = 1024
-# ctx.shared keys of what lives for the whole run (a key whose first item is None outlives every model's tasks).
+# ctx.shared keys of what lives for the whole run (a key whose first item is None outlives every
+# model's tasks).
 RUN_SEMEVAL = (None, "semeval-splits")
 
 
 class ShardedEncoder:
-    """A :class:`~eval_harness.models.TransformerEncoder` whose ``encode`` is shared between the ranks.
+    """A :class:`~eval_harness.models.TransformerEncoder` whose ``encode`` is shared between the
+    ranks.
 
     Every rank must call ``encode`` with the same texts (it is a collective step); everything
     else (``fingerprint``, ``embed_words``, ``cache``...) is the wrapped encoder's.
@@ -47,8 +50,8 @@ class ShardedEncoder:
             desc=f"encoding ({self.encoder.name})" if self.progress else None,
         )
 
-    # The members of the capability protocols (eval_harness.contract.capabilities) by name: from Python 3.12 on,
-    # isinstance() with a protocol looks attributes up statically, past __getattr__.
+    # The members of the capability protocols (eval_harness.contract.capabilities) by name: from
+    # Python 3.12 on, isinstance() with a protocol looks attributes up statically, past __getattr__.
     word_modes = property(lambda self: self.encoder.word_modes)
     dim = property(lambda self: self.encoder.dim)
     fingerprint = property(lambda self: self.encoder.fingerprint)
@@ -65,7 +68,8 @@ class ShardedEncoder:
 
 
 class ShardedPredictions:
-    """An emotion model whose ``predict`` is shared between the ranks (collective, like ShardedEncoder)."""
+    """An emotion model whose ``predict`` is shared between the ranks (collective, like
+    ShardedEncoder)."""
 
     def __init__(self, model, dist, chunk_size: int = ENCODE_CHUNK):
         self.model = model
@@ -75,24 +79,31 @@ class ShardedPredictions:
     def predict(self, texts) -> np.ndarray:
         return self.dist.map(self.model.predict, list(texts), chunk_size=self.chunk_size)
 
-    scores = property(lambda self: self.model.scores)  # by name, as ShardedEncoder's protocol members
+    scores = property(
+        lambda self: self.model.scores
+    )  # by name, as ShardedEncoder's protocol members
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.model, name)
 
 
 class ShardedJudge(ShardedPredictions):
-    """A zero-shot judge (an LLM asked for a score) whose ``predict`` and ``score`` are shared between the ranks."""
+    """A zero-shot judge (an LLM asked for a score) whose ``predict`` and ``score`` are shared
+    between the ranks."""
 
     def score(self, texts):
-        """A judge's scores with their validity numbers (``PromptScores``), shared out like ``predict``."""
+        """A judge's scores with their validity numbers (``PromptScores``), shared out like
+        ``predict``."""
         from ..models.prompt_judge import PromptScores
 
-        rows = self.dist.map(lambda chunk: self.model.score(chunk).records(), list(texts), chunk_size=self.chunk_size)
+        rows = self.dist.map(
+            lambda chunk: self.model.score(chunk).records(), list(texts), chunk_size=self.chunk_size
+        )
         return PromptScores.from_records(rows)
 
     def with_prompt(self, name: str) -> "ShardedJudge":
-        """The judge asking with another paraphrase of its prompt, its scores shared out the same way."""
+        """The judge asking with another paraphrase of its prompt, its scores shared out the same
+        way."""
         return ShardedJudge(self.model.with_prompt(name), self.dist, self.chunk_size)
 
     def prompt_names(self, *args, **kwargs) -> tuple[str, ...]:
@@ -104,19 +115,23 @@ class RunModels:
 
     def __init__(self, ctx):
         self.ctx = ctx
-        # model name -> the cache its features went through (run.json's "features" says what each reused).
+        # model name -> the cache its features went through (run.json's "features" says what each
+        # reused).
         self.feature_caches: dict = {}
 
     def resources(self, model):
-        """The :class:`~eval_harness.models.ModelResources` of one config model, loaded once per run on this rank's
-        device with the run's embedding cache; its encoders shard ``encode``. Freed after the model's last task."""
+        """The :class:`~eval_harness.models.ModelResources` of one config model, loaded once per run
+        on this rank's device with the run's embedding cache; its encoders shard ``encode``. Freed
+        after the model's last task."""
         return self.ctx.shared(
-            (model.name, "resources"), lambda: self._new_resources(model.trust_remote_code, model.name)
+            (model.name, "resources"),
+            lambda: self._new_resources(model.trust_remote_code, model.name),
         )
 
     def feature_use(self) -> dict:
-        """What run.json says of each model's features: the cache they went through, and the texts it gave back
-        (``reused_texts``) or computed (``computed_texts``; a run-folder cache counts calls instead)."""
+        """What run.json says of each model's features: the cache they went through, and the texts
+        it gave back (``reused_texts``) or computed (``computed_texts``; a run-folder cache counts
+        calls instead)."""
         use = {}
         for name, cache in self.feature_caches.items():
             counts = (
@@ -128,12 +143,16 @@ class RunModels:
         return use
 
     def _feature_cache(self):
-        """The user's feature cache (:class:`~eval_harness.models.cache.FeatureCache`), or the run folder's
-        ``cache/embeddings`` when ``$XBIAS_FEATURE_CACHE`` is ``off``."""
+        """The user's feature cache (:class:`~eval_harness.models.cache.FeatureCache`), or the run
+        folder's ``cache/embeddings`` when ``$XBIAS_FEATURE_CACHE`` is ``off``."""
         from ..models import EmbeddingCache
 
         root = features_root()
-        return FeatureCache(root) if root is not None else EmbeddingCache(Path(self.ctx.cache_dir) / EMBEDDING_CACHE)
+        return (
+            FeatureCache(root)
+            if root is not None
+            else EmbeddingCache(Path(self.ctx.cache_dir) / EMBEDDING_CACHE)
+        )
 
     def _new_resources(self, trust_remote_code: bool = False, model_name: str | None = None):
         from ..data.emotion_splits import SemEvalSplits
@@ -143,12 +162,15 @@ class RunModels:
 
         class RunResources(ModelResources):
             def encoder(self, source: str, **options):
-                return ShardedEncoder(super().encoder(source, **options), dist, progress=show_progress)
+                return ShardedEncoder(
+                    super().encoder(source, **options), dist, progress=show_progress
+                )
 
         cache = self._feature_cache()
         if model_name is not None:
             self.feature_caches[model_name] = cache
-        # The encoders' own bars would count one chunk at a time: ShardedEncoder shows one bar per call.
+        # The encoders' own bars would count one chunk at a time: ShardedEncoder shows one bar per
+        # call.
         return RunResources(
             cache,
             device=str(dist.accelerator.device),
@@ -159,8 +181,9 @@ class RunModels:
         )
 
     def model_config(self, model, seed: int | None = None) -> dict:
-        """The factory's config for a config model (``seed``: the sweep seed of a trained model), loading it from
-        where the run pinned it (a Hub model's snapshot of the commit resolved when the run started)."""
+        """The factory's config for a config model (``seed``: the sweep seed of a trained model),
+        loading it from where the run pinned it (a Hub model's snapshot of the commit resolved when
+        the run started)."""
         from ..models.registry import model_type
 
         options = dict(model.options)
@@ -181,7 +204,9 @@ class RunModels:
 
         return self.ctx.shared(
             ("static_vectors", source),
-            lambda: build_word_embedder({"type": "static_mlp", "path": source}, self._shared_resources()),
+            lambda: build_word_embedder(
+                {"type": "static_mlp", "path": source}, self._shared_resources()
+            ),
         )
 
     def _shared_resources(self):

@@ -1,16 +1,17 @@
 r"""Orthogonal Procrustes alignment of two embedding spaces from a bilingual dictionary.
 
-Given the vectors of :math:`n` translation pairs, source rows :math:`X_S` and target rows :math:`X_T`
-(both :math:`n \times d`; row :math:`i` of each is the same dictionary entry), the orthogonal map
+Given the vectors of :math:`n` translation pairs, source rows :math:`X_S` and target rows
+:math:`X_T` (both :math:`n \times d`; row :math:`i` of each is the same dictionary entry), the
+orthogonal map
 
 .. math:: W^\star = \arg\min_{W^\top W = I} \lVert X_S W^\top - X_T \rVert_F = U V^\top,
    \qquad U \Sigma V^\top = \operatorname{SVD}(X_T^\top X_S)
 
 (Schönemann 1966) rotates the source space onto the target space: a source vector :math:`x` maps to
 :math:`W x` (rows: :math:`X W^\top`). Being orthogonal, :math:`W` keeps every norm and every cosine
-*within* the source space, so monolingual WEAT results do not change, and puts the two languages in one
-space for cross-lingual tests (the projection-based cross-lingual spaces of Lauscher & Glavaš 2019,
-built as in Glavaš et al. 2019 / Smith et al. 2017).
+*within* the source space, so monolingual WEAT results do not change, and puts the two languages in
+one space for cross-lingual tests (the projection-based cross-lingual spaces of Lauscher & Glavaš
+2019, built as in Glavaš et al. 2019 / Smith et al. 2017).
 """
 
 from dataclasses import dataclass
@@ -42,7 +43,9 @@ class ProcrustesAlignment(Result):
         """Map source-space rows ``(n, d)`` into the target space."""
         vectors = np.asarray(vectors)
         if vectors.ndim != 2 or vectors.shape[1] != self.rotation.shape[0]:
-            raise InputError(f"expected rows of dimension {self.rotation.shape[0]}; got shape {vectors.shape}")
+            raise InputError(
+                f"expected rows of dimension {self.rotation.shape[0]}; got shape {vectors.shape}"
+            )
         return vectors @ self.rotation.T.astype(vectors.dtype, copy=False)
 
     def to_dict(self) -> dict:
@@ -85,7 +88,8 @@ def orthogonal_procrustes(source: np.ndarray, target: np.ndarray) -> ProcrustesA
     target = np.asarray(target, dtype=np.float64)
     if source.ndim != 2 or source.shape != target.shape:
         raise InputError(
-            f"source and target must be paired (n, d) arrays of the same shape; got {source.shape} and {target.shape}"
+            "source and target must be paired (n, d) arrays of "
+            f"the same shape; got {source.shape} and {target.shape}"
         )
     if source.shape[0] == 0:
         raise InputError("no dictionary pairs to align on; give at least one (source, target) pair")
@@ -104,4 +108,8 @@ def orthogonal_procrustes(source: np.ndarray, target: np.ndarray) -> ProcrustesA
 def _mean_row_cosine(left: np.ndarray, right: np.ndarray) -> float:
     norms = np.linalg.norm(left, axis=1) * np.linalg.norm(right, axis=1)
     valid = norms > 0
-    return float(np.mean(np.sum(left[valid] * right[valid], axis=1) / norms[valid])) if valid.any() else 0.0
+    return (
+        float(np.mean(np.sum(left[valid] * right[valid], axis=1) / norms[valid]))
+        if valid.any()
+        else 0.0
+    )

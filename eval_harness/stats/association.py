@@ -1,9 +1,9 @@
 r"""Word-embedding association measures besides WEAT: RND, MAC, ECT, RIPA and RNSB.
 
-Every function takes the vectors of role-labelled word sets as ``(n_words, dim)`` arrays, the same input as
-:func:`eval_harness.stats.weat.weat`: target sets :math:`X, Y` (the groups) and attribute sets :math:`A, B`
-(MAC takes any number of attribute sets, RNSB any number of target groups). How each meets a test's roles,
-and its name, record fields and report label, is its entry in
+Every function takes the vectors of role-labelled word sets as ``(n_words, dim)`` arrays, the same
+input as :func:`eval_harness.stats.weat.weat`: target sets :math:`X, Y` (the groups) and attribute
+sets :math:`A, B` (MAC takes any number of attribute sets, RNSB any number of target groups). How
+each meets a test's roles, and its name, record fields and report label, is its entry in
 :data:`eval_harness.suites.xweat.measures.WORD_MEASURES`, which the xweat suite, its report and the
 ``word_association`` metric read.
 
@@ -22,8 +22,9 @@ RNSB     KL divergence from uniform of the           [0, ln k]      0           
          normalised negative-class probabilities                                                  Najafian 2019
 =======  ==========================================  =============  ============================  ================
 
-Conventions of WEFE 1.0.1 (Badilla et al. 2020), where they differ from ours, are stated in each docstring.
-"""
+Conventions of WEFE 1.0.1 (Badilla et al. 2020), where they differ from ours, are stated in each
+docstring.
+"""  # noqa: E501
 
 import math
 import numbers
@@ -45,7 +46,7 @@ DEFAULT_RNSB_SEEDS = 10
 DEFAULT_TRAIN_FRACTION = 0.8
 
 
-# ----------------------------------------------------------------------------------------------------- RND
+# ---------------------------------------------------------------------------------------------- RND
 
 
 @dataclass(frozen=True)
@@ -53,8 +54,8 @@ class RNDResult(Result):
     """Relative norm distance of two target groups with respect to one attribute set.
 
     Attributes:
-        value: Garg et al.'s sum over the attribute words of ``|a - mean X| - |a - mean Y|``; negative when the
-            attribute words are nearer X's centroid.
+        value: Garg et al.'s sum over the attribute words of ``|a - mean X| - |a - mean Y|``;
+            negative when the attribute words are nearer X's centroid.
         mean: ``value / n_attributes`` (WEFE's ``rnd``).
         per_word: each attribute word's ``|a - mean X| - |a - mean Y|``, in input order.
         n_x, n_y, n_attributes: set sizes; normalize: whether word vectors were L2-normalised first.
@@ -71,8 +72,9 @@ class RNDResult(Result):
     def summary(self) -> str:
         side = "X" if self.value < 0 else "Y"
         return (
-            f"RND (|X|={self.n_x} |Y|={self.n_y} |attributes|={self.n_attributes}, normalize={self.normalize}): "
-            f"{self.value:.4f} (mean {self.mean:.4f} per word; the attributes are nearer {side}'s centroid)"
+            f"RND (|X|={self.n_x} |Y|={self.n_y} |attributes|={self.n_attributes}, "
+            f"normalize={self.normalize}): {self.value:.4f} (mean {self.mean:.4f} "
+            f"per word; the attributes are nearer {side}'s centroid)"
         )
 
 
@@ -82,13 +84,13 @@ def relative_norm_distance(x, y, attributes, normalize: bool = True) -> RNDResul
     .. math:: \mathrm{RND} = \sum_{a \in A} \big(\lVert a - \bar x \rVert_2 - \lVert a - \bar y \rVert_2\big),
        \qquad \bar x = \tfrac{1}{|X|} \sum_{x \in X} x, \quad \bar y = \tfrac{1}{|Y|} \sum_{y \in Y} y
 
-    With ``normalize=True`` (Garg et al.) every word vector is scaled to unit length before the centroids are
-    taken (the centroids themselves are not re-normalised). Negative: the attribute words are, on the whole,
-    nearer X's centroid than Y's; 0: equally near.
+    With ``normalize=True`` (Garg et al.) every word vector is scaled to unit length before the
+    centroids are taken (the centroids themselves are not re-normalised). Negative: the attribute
+    words are, on the whole, nearer X's centroid than Y's; 0: equally near.
 
-    WEFE's ``RND`` reports the *mean* over the attribute words (our ``mean``), does not normalise by default
-    (``normalize=False``), and its ``distance="cos"`` option sums cosine *similarities* (sign reversed); we
-    keep Garg's Euclidean sum as ``value``.
+    WEFE's ``RND`` reports the *mean* over the attribute words (our ``mean``), does not normalise by
+    default (``normalize=False``), and its ``distance="cos"`` option sums cosine *similarities*
+    (sign reversed); we keep Garg's Euclidean sum as ``value``.
 
     Examples
     --------
@@ -98,13 +100,15 @@ def relative_norm_distance(x, y, attributes, normalize: bool = True) -> RNDResul
     >>> r = relative_norm_distance(x, y, np.array([[1.0, 1.0], [-1.0, 1.0]]), normalize=False)
     >>> round(r.value, 4), round(r.mean, 4)
     (-1.2361, -0.618)
-    """
+    """  # noqa: E501
     sets = vector_sets({"X": x, "Y": y, "attributes": attributes}, allow_zero=not normalize)
     if normalize:
         sets = {name: unit_rows(vectors, f"set {name}") for name, vectors in sets.items()}
     centroid_x, centroid_y = sets["X"].mean(axis=0), sets["Y"].mean(axis=0)
     words = sets["attributes"]
-    per_word = np.linalg.norm(words - centroid_x, axis=1) - np.linalg.norm(words - centroid_y, axis=1)
+    per_word = np.linalg.norm(words - centroid_x, axis=1) - np.linalg.norm(
+        words - centroid_y, axis=1
+    )
     return RNDResult(
         value=float(per_word.sum()),
         mean=float(per_word.mean()),
@@ -116,7 +120,7 @@ def relative_norm_distance(x, y, attributes, normalize: bool = True) -> RNDResul
     )
 
 
-# ----------------------------------------------------------------------------------------------------- MAC
+# ---------------------------------------------------------------------------------------------- MAC
 
 
 @dataclass(frozen=True)
@@ -124,8 +128,8 @@ class MACResult(Result):
     """Mean average cosine distance of target words to attribute sets.
 
     Attributes:
-        value: the mean over every (target word, attribute set) pair of the word's mean cosine distance to the
-            set's words; in [0, 2], 1 when targets and attributes are orthogonal.
+        value: the mean over every (target word, attribute set) pair of the word's mean cosine
+            distance to the set's words; in [0, 2], 1 when targets and attributes are orthogonal.
         by_target_set: the same mean restricted to each target set, in input order.
         by_attribute_set: the same mean restricted to each attribute set, in input order.
         target_set_sizes, attribute_set_sizes: set sizes.
@@ -140,9 +144,9 @@ class MACResult(Result):
     def summary(self) -> str:
         targets = ", ".join(f"{v:.4f}" for v in self.by_target_set)
         return (
-            f"MAC ({len(self.target_set_sizes)} target set(s) of {list(self.target_set_sizes)} words, "
-            f"{len(self.attribute_set_sizes)} attribute set(s)): {self.value:.4f} "
-            f"(1 = no association; per target set: {targets})"
+            f"MAC ({len(self.target_set_sizes)} target set(s) of "
+            f"{list(self.target_set_sizes)} words, {len(self.attribute_set_sizes)} attribute "
+            f"set(s)): {self.value:.4f} (1 = no association; per target set: {targets})"
         )
 
 
@@ -153,10 +157,11 @@ def mean_average_cosine(target_sets: Sequence, attribute_sets: Sequence) -> MACR
        \mathrm{MAC}(T, \mathcal{A}) = \frac{1}{|T|\,|\mathcal{A}|} \sum_{t \in T} \sum_{A_j \in \mathcal{A}}
        S(t, A_j)
 
-    where :math:`T` is the union of the target sets (every target word counts once per attribute set) and
-    :math:`\mathcal{A}` any number of attribute sets. Lower means the targets lie closer to the attributes; 1 is
-    orthogonality (no association), and a debiased space should move towards it. MAC measures closeness, not a
-    difference between groups: compare ``by_target_set`` across groups for that. Same as WEFE's ``MAC``.
+    where :math:`T` is the union of the target sets (every target word counts once per attribute
+    set) and :math:`\mathcal{A}` any number of attribute sets. Lower means the targets lie closer to
+    the attributes; 1 is orthogonality (no association), and a debiased space should move towards
+    it. MAC measures closeness, not a difference between groups: compare ``by_target_set`` across
+    groups for that. Same as WEFE's ``MAC``.
 
     Examples
     --------
@@ -166,19 +171,23 @@ def mean_average_cosine(target_sets: Sequence, attribute_sets: Sequence) -> MACR
     >>> r = mean_average_cosine(targets, [np.array([[1.0, 0.0]]), np.array([[0.0, 1.0]])])
     >>> round(r.value, 4), [round(v, 4) for v in r.by_attribute_set]
     (0.3964, [0.1464, 0.6464])
-    """
+    """  # noqa: E501
     targets = _named_sets(target_sets, "target set")
     attributes = _named_sets(attribute_sets, "attribute set")
     vector_sets({**targets, **attributes})
     all_targets = np.vstack(list(targets.values()))
     distances = np.column_stack(
-        [1.0 - similarity_matrix(all_targets, vectors).mean(axis=1) for vectors in attributes.values()]
+        [
+            1.0 - similarity_matrix(all_targets, vectors).mean(axis=1)
+            for vectors in attributes.values()
+        ]
     )  # (target words, attribute sets)
     bounds = np.cumsum([0] + [len(v) for v in targets.values()])
     return MACResult(
         value=float(distances.mean()),
         by_target_set=tuple(
-            float(distances[start:end].mean()) for start, end in zip(bounds[:-1], bounds[1:], strict=True)
+            float(distances[start:end].mean())
+            for start, end in zip(bounds[:-1], bounds[1:], strict=True)
         ),
         by_attribute_set=tuple(float(v) for v in distances.mean(axis=0)),
         target_set_sizes=tuple(len(v) for v in targets.values()),
@@ -186,7 +195,7 @@ def mean_average_cosine(target_sets: Sequence, attribute_sets: Sequence) -> MACR
     )
 
 
-# ----------------------------------------------------------------------------------------------------- ECT
+# ---------------------------------------------------------------------------------------------- ECT
 
 
 @dataclass(frozen=True)
@@ -194,7 +203,8 @@ class ECTResult(Result):
     """Embedding coherence test: do the two groups rank the attribute words alike?
 
     Attributes:
-        value: Spearman's rho between ``cos(mean X, a)`` and ``cos(mean Y, a)`` over the attribute words;
+        value: Spearman's rho between ``cos(mean X, a)`` and ``cos(mean Y, a)`` over the attribute
+        words;
             in [-1, 1], 1 when both groups order the attributes identically (no bias).
         similarities_x, similarities_y: the two cosine profiles, in attribute order.
         n_x, n_y, n_attributes: set sizes.
@@ -209,8 +219,8 @@ class ECTResult(Result):
 
     def summary(self) -> str:
         return (
-            f"ECT (|X|={self.n_x} |Y|={self.n_y} |attributes|={self.n_attributes}): Spearman rho {self.value:.4f} "
-            "(1 = both groups rank the attributes alike)"
+            f"ECT (|X|={self.n_x} |Y|={self.n_y} |attributes|={self.n_attributes}): "
+            f"Spearman rho {self.value:.4f} (1 = both groups rank the attributes alike)"
         )
 
 
@@ -220,9 +230,10 @@ def embedding_coherence(x, y, attributes) -> ECTResult:
     .. math:: s_X = \big(\cos(\bar x, a)\big)_{a \in A}, \quad s_Y = \big(\cos(\bar y, a)\big)_{a \in A}, \qquad
        \mathrm{ECT} = \rho_{\text{Spearman}}(s_X, s_Y)
 
-    with :math:`\bar x, \bar y` the means of the (unnormalised) target vectors; ties get average ranks. A
-    biased space ranks the attribute words (e.g. occupations) differently by group, so lower means more bias.
-    Same as WEFE's ``ECT`` (which also averages raw vectors unless ``normalize=True``).
+    with :math:`\bar x, \bar y` the means of the (unnormalised) target vectors; ties get average
+    ranks. A biased space ranks the attribute words (e.g. occupations) differently by group, so
+    lower means more bias. Same as WEFE's ``ECT`` (which also averages raw vectors unless
+    ``normalize=True``).
 
     Examples
     --------
@@ -233,7 +244,7 @@ def embedding_coherence(x, y, attributes) -> ECTResult:
     >>> r = embedding_coherence(x, y, attributes)
     >>> round(r.value, 4), r.n_attributes
     (-1.0, 3)
-    """
+    """  # noqa: E501
     sets = vector_sets({"X": x, "Y": y, "attributes": attributes})
     if len(sets["attributes"]) < 2:
         raise InputError("ECT ranks the attribute words: give at least 2 of them")
@@ -241,8 +252,8 @@ def embedding_coherence(x, y, attributes) -> ECTResult:
     similarities = similarity_matrix(means, sets["attributes"])
     if np.ptp(similarities[0]) == 0 or np.ptp(similarities[1]) == 0:
         raise InputError(
-            "ECT is undefined: one target mean is equally similar to every attribute word (no ranking); "
-            "check that the attribute vectors are not all identical"
+            "ECT is undefined: one target mean is equally similar to every attribute "
+            "word (no ranking); check that the attribute vectors are not all identical"
         )
     from scipy import stats as scipy_stats  # scipy on use: `xbias list` and config checks load none
 
@@ -257,7 +268,7 @@ def embedding_coherence(x, y, attributes) -> ECTResult:
     )
 
 
-# ----------------------------------------------------------------------------------------------------- RIPA
+# --------------------------------------------------------------------------------------------- RIPA
 
 
 @dataclass(frozen=True)
@@ -269,9 +280,9 @@ class RIPAResult(Result):
         scores: each word's ``w . b``, in input order.
         std: population standard deviation of the scores.
         relation: ``"pca"`` or ``"pair_mean"`` (see :func:`relational_inner_product`).
-        explained_variance: share of the pair differences' squared norm along ``b`` (``"pca"``: the first
-            singular value squared over the sum of all; 1 when all pairs point the same way). ``None`` for
-            ``"pair_mean"``.
+        explained_variance: share of the pair differences' squared norm along ``b`` (``"pca"``: the
+            first singular value squared over the sum of all; 1 when all pairs point the same way).
+            ``None`` for ``"pair_mean"``.
         n_pairs, n_words: sizes.
     """
 
@@ -298,31 +309,36 @@ def relational_inner_product(x_pairs, y_pairs, words, relation: str = "pca") -> 
 
     .. math:: \beta(w; b) = \langle w, b \rangle, \qquad \lVert b \rVert = 1
 
-    The relation vector :math:`b` comes from the pairs :math:`(x_i, y_i)` (``x_pairs[i]``, ``y_pairs[i]``;
-    e.g. (man, woman), (king, queen)) through their differences :math:`d_i = x_i - y_i`:
+    The relation vector :math:`b` comes from the pairs :math:`(x_i, y_i)` (``x_pairs[i]``,
+    ``y_pairs[i]``; e.g. (man, woman), (king, queen)) through their differences :math:`d_i = x_i -
+    y_i`:
 
-    - ``relation="pca"`` (the paper): the first principal component of the pairs, i.e. the top right singular
-      vector of the matrix of rows :math:`d_i` (the uncentred SVD of the differences, which is also the first
-      principal component of the pair-centred vectors :math:`\pm d_i / 2`, Bolukbasi et al.'s construction),
-      oriented so that :math:`\sum_i \langle d_i, b \rangle > 0`; with one pair, :math:`b = d_1 / \lVert d_1 \rVert`.
+    - ``relation="pca"`` (the paper): the first principal component of the pairs, i.e. the top right
+      singular vector of the matrix of rows :math:`d_i` (the uncentred SVD of the differences, which
+      is also the first principal component of the pair-centred vectors :math:`\pm d_i / 2`,
+      Bolukbasi et al.'s construction), oriented so that :math:`\sum_i \langle d_i, b \rangle > 0`;
+      with one pair, :math:`b = d_1 / \lVert d_1 \rVert`.
     - ``relation="pair_mean"`` (WEFE's ``RIPA``): the mean over pairs of
-      :math:`\langle w, d_i / \lVert d_i \rVert \rangle`, i.e. the projection on the (not re-normalised) mean
-      of the unit pair directions.
+      :math:`\langle w, d_i / \lVert d_i \rVert \rangle`, i.e. the projection on the (not
+      re-normalised) mean of the unit pair directions.
 
-    Word vectors are used as given (not normalised): RIPA's interpretation rests on the raw inner product.
+    Word vectors are used as given (not normalised): RIPA's interpretation rests on the raw inner
+    product.
 
-    Why RIPA (the paper's robustness argument): WEAT's effect size is a difference of mean associations
-    divided by their spread, so it is a property of the chosen *attribute sets* as much as of the words — the
-    authors show that it can be inflated, or its sign flipped, by the choice of attribute words, and that it
-    implicitly assumes the attribute words are equally frequent. RIPA instead scores *each word* by its inner
-    product with one relation vector, so a word's score does not change when other words are added or
-    removed. The paper also shows that, for vectors that factorise the word-context
-    PMI matrix without reconstruction error (SGNS, GloVe), :math:`\beta(w; b)` is a scaled difference of
-    :math:`w`'s PMI with :math:`x` and with :math:`y` — a log ratio of co-occurrence probabilities, i.e. an
-    interpretable quantity — whereas cosine-based scores (WEAT, Bolukbasi et al.'s projection) divide by the
-    vector norms and lose that reading. Taking :math:`b` from several pairs (the first principal component)
-    makes the score less dependent on any one pair. Its limits: without a coherent relation (low
-    ``explained_variance``) the scores mean little, and the theory is for static embeddings (SGNS, GloVe).
+    Why RIPA (the paper's robustness argument): WEAT's effect size is a difference of mean
+    associations divided by their spread, so it is a property of the chosen *attribute sets* as much
+    as of the words — the authors show that it can be inflated, or its sign flipped, by the choice
+    of attribute words, and that it implicitly assumes the attribute words are equally frequent.
+    RIPA instead scores *each word* by its inner product with one relation vector, so a word's score
+    does not change when other words are added or removed. The paper also shows that, for vectors
+    that factorise the word-context
+    PMI matrix without reconstruction error (SGNS, GloVe), :math:`\beta(w; b)` is a scaled
+    difference of :math:`w`'s PMI with :math:`x` and with :math:`y` — a log ratio of co-occurrence
+    probabilities, i.e. an interpretable quantity — whereas cosine-based scores (WEAT, Bolukbasi et
+    al.'s projection) divide by the vector norms and lose that reading. Taking :math:`b` from
+    several pairs (the first principal component) makes the score less dependent on any one pair.
+    Its limits: without a coherent relation (low ``explained_variance``) the scores mean little, and
+    the theory is for static embeddings (SGNS, GloVe).
 
     Examples
     --------
@@ -366,7 +382,7 @@ def relational_inner_product(x_pairs, y_pairs, words, relation: str = "pca") -> 
     )
 
 
-# ----------------------------------------------------------------------------------------------------- RNSB
+# --------------------------------------------------------------------------------------------- RNSB
 
 
 @dataclass(frozen=True)
@@ -374,16 +390,19 @@ class RNSBResult(Result):
     """Relative negative sentiment bias over target groups, over several seeded classifier fits.
 
     Attributes:
-        value: mean over seeds of the KL divergence (natural log) of the negative-probability distribution
-            from uniform; 0 when every unit is equally likely to be classified negative.
+        value: mean over seeds of the KL divergence (natural log) of the negative-probability
+            distribution from uniform; 0 when every unit is equally likely to be classified
+            negative.
         std, min, max: spread of the divergence over the seeds (``std`` with ddof=1; 0 for one fit).
         per_seed: the divergence of each fit.
-        negative_share: the mean (over seeds) normalised distribution, one share per unit (group or word, in
-            input order); the units above ``1 / k`` are the ones the classifier finds more negative.
+        negative_share: the mean (over seeds) normalised distribution, one share per unit (group or
+            word, in input order); the units above ``1 / k`` are the ones the classifier finds more
+            negative.
         mean_negative_probability: per target group, the mean over its words and the seeds of
             ``P(negative | w)``.
-        holdout_accuracy: mean accuracy of the classifiers on their held-out attribute words (``None`` when
-            ``train_fraction`` is 1); near 0.5 means the attribute sets are not separable and RNSB means little.
+        holdout_accuracy: mean accuracy of the classifiers on their held-out attribute words
+            (``None`` when ``train_fraction`` is 1); near 0.5 means the attribute sets are not
+            separable and RNSB means little.
         unit: ``"group"`` or ``"word"``; n_seeds, train_fraction, C: the fitting settings.
         group_sizes, n_positive, n_negative: set sizes.
     """
@@ -405,11 +424,15 @@ class RNSBResult(Result):
     n_negative: int
 
     def summary(self) -> str:
-        accuracy = "" if self.holdout_accuracy is None else f", held-out accuracy {self.holdout_accuracy:.2f}"
+        accuracy = (
+            ""
+            if self.holdout_accuracy is None
+            else f", held-out accuracy {self.holdout_accuracy:.2f}"
+        )
         return (
-            f"RNSB ({len(self.group_sizes)} groups of {list(self.group_sizes)} words, over {self.unit}s; "
-            f"{self.n_seeds} fit(s){accuracy}): KL {self.value:.4f} ± {self.std:.4f} "
-            f"[{self.min:.4f}, {self.max:.4f}]; mean P(negative) per group "
+            f"RNSB ({len(self.group_sizes)} groups of {list(self.group_sizes)} words, "
+            f"over {self.unit}s; {self.n_seeds} fit(s){accuracy}): KL {self.value:.4f} ± "
+            f"{self.std:.4f} [{self.min:.4f}, {self.max:.4f}]; mean P(negative) per group "
             + ", ".join(f"{p:.3f}" for p in self.mean_negative_probability)
         )
 
@@ -429,7 +452,10 @@ def kl_from_uniform(weights) -> float:
     """
     weights = np.asarray(weights, dtype=np.float64)
     if weights.ndim != 1 or len(weights) < 2:
-        raise InputError(f"need at least 2 non-negative weights to compare with uniform; got shape {weights.shape}")
+        raise InputError(
+            "need at least 2 non-negative weights to "
+            f"compare with uniform; got shape {weights.shape}"
+        )
     if not np.isfinite(weights).all() or (weights < 0).any() or weights.sum() <= 0:
         raise InputError("the weights must be finite, non-negative and not all zero")
     share = weights / weights.sum()
@@ -449,26 +475,29 @@ def relative_negative_sentiment(
 ) -> RNSBResult:
     r"""Relative negative sentiment bias (Sweeney & Najafian 2019, ACL, section 3).
 
-    1. A logistic regression (L2 penalty with inverse strength ``C``, unpenalised intercept; scikit-learn's
-       Newton solver to a tight tolerance) learns ``negative`` (label 1) vs ``positive`` (label 0) attribute words from
-       a stratified random ``train_fraction`` of each set (all of them when ``train_fraction`` is 1).
+    1. A logistic regression (L2 penalty with inverse strength ``C``, unpenalised intercept;
+       scikit-learn's Newton solver to a tight tolerance) learns ``negative`` (label 1) vs
+       ``positive`` (label 0) attribute words from a stratified random ``train_fraction`` of each
+       set (all of them when ``train_fraction`` is 1).
     2. Each target word gets :math:`p(w) = P(\text{negative} \mid w)`.
-    3. ``unit="group"``: each target group :math:`g` gets :math:`\bar p_g = \operatorname{mean}_{w \in g} p(w)`;
-       ``unit="word"``: every target word is its own unit. The units' values are normalised to a distribution
-       :math:`P` and
+    3. ``unit="group"``: each target group :math:`g` gets :math:`\bar p_g = \operatorname{mean}_{w
+       \in g} p(w)`; ``unit="word"``: every target word is its own unit. The units' values are
+       normalised to a distribution :math:`P` and
 
        .. math:: \mathrm{RNSB} = D_{KL}(P \,\Vert\, U) = \sum_i P_i \ln(k P_i)
 
        over the :math:`k` units (:func:`kl_from_uniform`).
-    4. Steps 1-3 are repeated for ``n_seeds`` splits drawn from ``numpy.random.SeedSequence(seed)`` (one child
-       sequence per fit, so a result is reproducible from ``seed``); the reported value is the mean divergence,
-       with its spread. With ``train_fraction=1`` there is nothing random and one fit is made.
+    4. Steps 1-3 are repeated for ``n_seeds`` splits drawn from ``numpy.random.SeedSequence(seed)``
+       (one child sequence per fit, so a result is reproducible from ``seed``); the reported value
+       is the mean divergence, with its spread. With ``train_fraction=1`` there is nothing random
+       and one fit is made.
 
-    ``unit="group"`` (default) measures the difference between groups: with groups of several words, the
-    per-word divergence is also driven by how words vary within a group, and is > 0 with no group bias at all.
-    ``unit="word"`` is the paper's definition when each identity is one word (e.g. "American", "Mexican"), and
-    WEFE's (over all target words of all sets). WEFE's defaults also differ: scikit-learn's ``liblinear``
-    solver (which penalises the intercept too), a held-out split of 20% per fit, and ``n_iterations=1``.
+    ``unit="group"`` (default) measures the difference between groups: with groups of several words,
+    the per-word divergence is also driven by how words vary within a group, and is > 0 with no
+    group bias at all. ``unit="word"`` is the paper's definition when each identity is one word
+    (e.g. "American", "Mexican"), and WEFE's (over all target words of all sets). WEFE's defaults
+    also differ: scikit-learn's ``liblinear`` solver (which penalises the intercept too), a held-out
+    split of 20% per fit, and ``n_iterations=1``.
 
     Examples
     --------
@@ -485,10 +514,16 @@ def relative_negative_sentiment(
         raise InputError(f"unknown unit {unit!r}; use one of {RNSB_UNITS}")
     if not is_whole_number(n_seeds) or n_seeds < 1:
         raise InputError(f"n_seeds must be a whole number >= 1; got {n_seeds!r}")
-    if isinstance(train_fraction, bool) or not isinstance(train_fraction, numbers.Real) or not 0 < train_fraction <= 1:
+    if (
+        isinstance(train_fraction, bool)
+        or not isinstance(train_fraction, numbers.Real)
+        or not 0 < train_fraction <= 1
+    ):
         raise InputError(f"train_fraction must be in (0, 1]; got {train_fraction!r}")
     if isinstance(C, bool) or not isinstance(C, numbers.Real) or not (math.isfinite(C) and C > 0):
-        raise InputError(f"C (inverse regularisation strength) must be a positive number; got {C!r}")
+        raise InputError(
+            f"C (inverse regularisation strength) must be a positive number; got {C!r}"
+        )
     groups = _named_sets(target_groups, "target group")
     if len(groups) < 2 and unit == "group":
         raise InputError("RNSB over groups needs at least 2 target groups (or unit='word')")
@@ -496,8 +531,8 @@ def relative_negative_sentiment(
     for name in ("positive", "negative"):
         if train_fraction < 1 and len(sets[name]) < 2:
             raise InputError(
-                f"the {name} attribute set has {len(sets[name])} word(s): a held-out split needs at least 2 "
-                "per set (or set train_fraction=1)"
+                f"the {name} attribute set has {len(sets[name])} word(s): a "
+                "held-out split needs at least 2 per set (or set train_fraction=1)"
             )
     attributes = np.vstack([sets["positive"], sets["negative"]])
     labels = np.repeat([0, 1], [len(sets["positive"]), len(sets["negative"])])
@@ -510,9 +545,13 @@ def relative_negative_sentiment(
         train = _stratified_train_mask(labels, train_fraction, np.random.default_rng(child))
         classifier = _fit_logistic(attributes[train], labels[train], C)
         if not train.all():
-            accuracies.append(float((classifier.predict(attributes[~train]) == labels[~train]).mean()))
+            accuracies.append(
+                float((classifier.predict(attributes[~train]) == labels[~train]).mean())
+            )
         negative_probability = classifier.predict_proba(targets)[:, 1]
-        per_group = np.array([negative_probability[group_of_word == g].mean() for g in range(len(groups))])
+        per_group = np.array(
+            [negative_probability[group_of_word == g].mean() for g in range(len(groups))]
+        )
         units = per_group if unit == "group" else negative_probability
         divergences.append(kl_from_uniform(units))
         shares.append(units / units.sum())
@@ -537,9 +576,12 @@ def relative_negative_sentiment(
     )
 
 
-def _stratified_train_mask(labels: np.ndarray, train_fraction: float, rng: np.random.Generator) -> np.ndarray:
-    """Boolean mask of a stratified random training split: ``round(fraction * n)`` words of each class,
-    at least 1 and (when ``fraction < 1``) at most ``n - 1``, so that every class is trained on and tested."""
+def _stratified_train_mask(
+    labels: np.ndarray, train_fraction: float, rng: np.random.Generator
+) -> np.ndarray:
+    """Boolean mask of a stratified random training split: ``round(fraction * n)`` words of each
+    class, at least 1 and (when ``fraction < 1``) at most ``n - 1``, so that every class is trained
+    on and tested."""
     mask = np.zeros(len(labels), dtype=bool)
     if train_fraction == 1:
         mask[:] = True
@@ -554,17 +596,22 @@ def _stratified_train_mask(labels: np.ndarray, train_fraction: float, rng: np.ra
 def _fit_logistic(vectors: np.ndarray, labels: np.ndarray, C: float):
     from sklearn.linear_model import LogisticRegression
 
-    # Newton steps with a tight tolerance: the fit is the penalised maximum-likelihood optimum, not an early
-    # stop, in a few iterations (lbfgs reaches the same optimum ~10x slower on 50-d word vectors).
-    return LogisticRegression(C=C, solver="newton-cholesky", max_iter=100, tol=1e-10).fit(vectors, labels)
+    # Newton steps with a tight tolerance: the fit is the penalised maximum-likelihood optimum, not
+    # an early stop, in a few iterations (lbfgs reaches the same optimum ~10x slower on 50-d word
+    # vectors).
+    return LogisticRegression(C=C, solver="newton-cholesky", max_iter=100, tol=1e-10).fit(
+        vectors, labels
+    )
 
 
-# ----------------------------------------------------------------------------------------------------- helpers
+# ------------------------------------------------------------------------------------------ helpers
 
 
 def _named_sets(sets: Sequence, what: str) -> dict[str, object]:
     if isinstance(sets, np.ndarray) and sets.ndim == 2:
-        raise InputError(f"give the {what}s as a list of (n, dim) arrays, one per set, not one 2-D array")
+        raise InputError(
+            f"give the {what}s as a list of (n, dim) arrays, one per set, not one 2-D array"
+        )
     sets = list(sets)
     if not sets:
         raise InputError(f"give at least one {what}")

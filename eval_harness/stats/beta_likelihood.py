@@ -5,9 +5,9 @@ Model. Row ``i`` lies in a design cell ``c = c(i)`` (one combination of the fact
     y_i ~ Beta(a_c, b_c),   a_c = mu_c phi_c,   b_c = (1 - mu_c) phi_c,
     logit(mu_c) = x_c' beta,   log(phi_c) = z_c' gamma
 
-(Ferrari & Cribari-Neto 2004; R ``betareg`` with ``link.phi = "log"``), ``x_c``/``z_c`` the cell's rows of the
-mean and precision design matrices, ``theta = (beta, gamma)``. Every row of a cell has the same ``(a_c, b_c)``,
-so the log-likelihood
+(Ferrari & Cribari-Neto 2004; R ``betareg`` with ``link.phi = "log"``), ``x_c``/``z_c`` the cell's
+rows of the mean and precision design matrices, ``theta = (beta, gamma)``. Every row of a cell has
+the same ``(a_c, b_c)``, so the log-likelihood
 
     l(theta) = sum_c  n_c [lgamma(phi_c) - lgamma(a_c) - lgamma(b_c)] + (a_c - 1) S1_c + (b_c - 1) S2_c
 
@@ -19,33 +19,36 @@ depends on the data only through each cell's count ``n_c``, ``S1_c = sum log y_i
     dl/deta_c  = phi mu (1 - mu) (L_a - L_b),      dl/dzeta_c = a L_a + b L_b,
     d2l/da2 = n (psi_1(phi) - psi_1(a)),  d2l/db2 = n (psi_1(phi) - psi_1(b)),  d2l/da db = n psi_1(phi),
 
-and the expected information is minus the part of the Hessian without ``L_a``, ``L_b`` (their expectation
-is 0). A row's score is linear in ``(1, log y_i, log(1 - y_i))`` given its cell, so the score summed over any
-block of rows (a cluster, a cluster x cell, a template in a bootstrap) needs only that block's three sums.
+and the expected information is minus the part of the Hessian without ``L_a``, ``L_b`` (their
+expectation is 0). A row's score is linear in ``(1, log y_i, log(1 - y_i))`` given its cell, so the
+score summed over any block of rows (a cluster, a cluster x cell, a template in a bootstrap) needs
+only that block's three sums.
 
-Fit: Newton's method on ``l`` with the observed Hessian where ``-H`` is positive definite (Fisher scoring
-with the expected information elsewhere), step halving when a step lowers ``l``, until no parameter moves by
-more than ``STEP_TOLERANCE``, as statsmodels' Newton with ``tol=1e-12``. ``converged`` is the relative
-Newton-decrement criterion ``g' (-H)^{-1} g <= DECREMENT_TOLERANCE (1 + |l|)`` (``g`` the score): a
-likelihood-scale criterion, since the raw score grows with ``phi``.
+Fit: Newton's method on ``l`` with the observed Hessian where ``-H`` is positive definite (Fisher
+scoring with the expected information elsewhere), step halving when a step lowers ``l``, until no
+parameter moves by more than ``STEP_TOLERANCE``, as statsmodels' Newton with ``tol=1e-12``.
+``converged`` is the relative Newton-decrement criterion ``g' (-H)^{-1} g <= DECREMENT_TOLERANCE
+(1 + |l|)`` (``g`` the score): a likelihood-scale criterion, since the raw score grows with ``phi``.
 
-Every array function here is batched: the sums have shape ``(R, C)`` for ``R`` data sets over the same
-``C`` cells (``R = 1`` for one fit; a bootstrap refits ``R`` reweightings at once), parameters ``(R, k)``.
+Every array function here is batched: the sums have shape ``(R, C)`` for ``R`` data sets over the
+same ``C`` cells (``R = 1`` for one fit; a bootstrap refits ``R`` reweightings at once), parameters
+``(R, k)``.
 
-Covariances: the model-based one is the inverse expected information (as R betareg). The cluster-robust one
-is the CR1 sandwich ``V = c H^{-1} (sum_g s_g s_g') H^{-1}`` (``H`` the observed Hessian, ``s_g`` the summed
-score of cluster ``g``, ``c = G / (G - 1) * (n - 1) / (n - k)``); two-way ``V_1 + V_2 - V_12`` (Cameron,
-Gelbach & Miller 2011), ``V_12`` clustered by the pairs of labels, kept as it is: it need not be positive
-semi-definite, and clipping its negative eigenvalues would make a standard error depend on the coding (the
-reference levels), since eigenvalues are not invariant to a change of basis. Instead each quantity's own
-variance ``d' V d`` (a coefficient's, an effect's; invariant to the coding) is floored at 0 by
-:meth:`Covariances.variances` at the larger of its one-way variances ``d' V_1 d``, ``d' V_2 d`` (conservative,
-and invariant too), and set to 0 at rounding level: a direction whose scores cancel within every cluster (one- or
-two-way) has a computed variance of rounding noise, of either sign.
+Covariances: the model-based one is the inverse expected information (as R betareg). The
+cluster-robust one is the CR1 sandwich ``V = c H^{-1} (sum_g s_g s_g') H^{-1}`` (``H`` the observed
+Hessian, ``s_g`` the summed score of cluster ``g``, ``c = G / (G - 1) * (n - 1) / (n - k)``);
+two-way ``V_1 + V_2 - V_12`` (Cameron, Gelbach & Miller 2011), ``V_12`` clustered by the pairs of
+labels, kept as it is: it need not be positive semi-definite, and clipping its negative eigenvalues
+would make a standard error depend on the coding (the reference levels), since eigenvalues are not
+invariant to a change of basis. Instead each quantity's own variance ``d' V d`` (a coefficient's, an
+effect's; invariant to the coding) is floored at 0 by :meth:`Covariances.variances` at the larger of
+its one-way variances ``d' V_1 d``, ``d' V_2 d`` (conservative, and invariant too), and set to 0 at
+rounding level: a direction whose scores cancel within every cluster (one- or two-way) has a
+computed variance of rounding noise, of either sign.
 
-``fit_rows`` keeps the row-wise path (statsmodels ``BetaModel``) for any design matrix, e.g. one with a
-continuous covariate; for a categorical design it gives the same numbers to ~1e-10.
-"""
+``fit_rows`` keeps the row-wise path (statsmodels ``BetaModel``) for any design matrix, e.g. one
+with a continuous covariate; for a categorical design it gives the same numbers to ~1e-10.
+"""  # noqa: E501
 
 import functools
 import math
@@ -64,14 +67,15 @@ DECREMENT_TOLERANCE = 1e-10
 STEP_TOLERANCE = 1e-12
 MAX_ITERATIONS = 100
 MAX_HALVINGS = 40
-# A clustered variance at most this share of the model-based variance of the same quantity is rounding noise
-# (Covariances.variances): a direction whose scores cancel within every cluster gets a variance of the squared
-# rounding error of the score sums, ~(K eps)^2 of the model-based one for a cancellation factor K, ~1e-13 on a
-# blind model's EEC fit (tests/stats/test_cluster_floor.py); sqrt(eps) allows K up to eps^(-3/4) ~ 6e11, while
-# a genuine clustered standard error 1e-4 of the model-based one would be a t statistic inflated 1e4 times.
+# A clustered variance at most this share of the model-based variance of the same quantity is
+# rounding noise (Covariances.variances): a direction whose scores cancel within every cluster gets
+# a variance of the squared rounding error of the score sums, ~(K eps)^2 of the model-based one for
+# a cancellation factor K, ~1e-13 on a blind model's EEC fit (tests/stats/test_cluster_floor.py);
+# sqrt(eps) allows K up to eps^(-3/4) ~ 6e11, while a genuine clustered standard error 1e-4 of the
+# model-based one would be a t statistic inflated 1e4 times.
 ROUNDING_VARIANCE_RATIO = math.sqrt(np.finfo(float).eps)
-# Start values of phi from the method of moments are clipped to this range: beyond it the moments are
-# rounding noise or no information, and Newton gets there on its own if the optimum is there.
+# Start values of phi from the method of moments are clipped to this range: beyond it the moments
+# are rounding noise or no information, and Newton gets there on its own if the optimum is there.
 START_PRECISION_RANGE = (0.5, 1e8)
 
 
@@ -84,11 +88,11 @@ class Blocks:
     """Sums of the rows per block: the rows of one design cell that share every grouping label.
 
     ``cell`` (B,) the block's design cell; ``count``, ``sum_y``, ``sum_y2``, ``sum_log_y``,
-    ``sum_log1m_y`` (B,) its number of rows and the sums of ``y``, ``y^2``, ``log y``, ``log(1 - y)``;
-    ``groups`` maps each grouping (a clustering or a resampling unit, e.g. ``"template_id"``) to the
-    block's integer label ``0 .. G - 1`` (B,), and ``n_groups`` to its ``G``. ``n_cells`` is ``C``.
-    ``totals`` holds the same five sums per cell (C,), summed from the rows, so that a fit's estimates do
-    not depend (even in the last bit) on which groupings the blocks were cut by.
+    ``sum_log1m_y`` (B,) its number of rows and the sums of ``y``, ``y^2``, ``log y``, ``log(1 -
+    y)``; ``groups`` maps each grouping (a clustering or a resampling unit, e.g. ``"template_id"``)
+    to the block's integer label ``0 .. G - 1`` (B,), and ``n_groups`` to its ``G``. ``n_cells`` is
+    ``C``. ``totals`` holds the same five sums per cell (C,), summed from the rows, so that a fit's
+    estimates do not depend (even in the last bit) on which groupings the blocks were cut by.
     """
 
     cell: np.ndarray
@@ -103,7 +107,8 @@ class Blocks:
     totals: dict[str, np.ndarray]
 
     def cell_sums(self, weights: np.ndarray | None = None) -> dict[str, np.ndarray]:
-        """Per-cell sums ``(R, C)`` with the blocks weighted by ``weights`` (R, B) (None: ``totals``, R = 1)."""
+        """Per-cell sums ``(R, C)`` with the blocks weighted by ``weights`` (R, B) (None:
+        ``totals``, R = 1)."""
         if weights is None:
             return {name: values[None] for name, values in self.totals.items()}
         weights = np.atleast_2d(weights)
@@ -123,7 +128,8 @@ class Blocks:
 def _block_keys(
     cell: np.ndarray, n_cells: int, groups: dict[str, np.ndarray], n_groups: dict[str, int]
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct block keys ``cell + n_cells (g_1 + G_1 (g_2 + ...))`` (sorted) and each row's block."""
+    """The distinct block keys ``cell + n_cells (g_1 + G_1 (g_2 + ...))`` (sorted) and each row's
+    block."""
     if not groups:  # the blocks are the cells
         return np.arange(n_cells, dtype=np.int64), cell
     key = np.array(cell, dtype=np.int64)
@@ -145,9 +151,11 @@ def _block_keys(
 def aggregate_rows(
     y: np.ndarray, cell: np.ndarray, n_cells: int, groups: dict[str, np.ndarray] | None = None
 ) -> Blocks:
-    """The :class:`Blocks` of rows ``y`` (already in (0, 1)) in cells ``cell`` (ints ``0 .. n_cells - 1``),
-    one block per distinct (cell, label of every grouping); ``groups`` maps names to per-row int labels."""
-    # log(1 - y) as statsmodels computes it (numpy's log1p is 5x slower and differs by < 1e-16 absolute here).
+    """The :class:`Blocks` of rows ``y`` (already in (0, 1)) in cells ``cell`` (ints ``0 ..
+    n_cells - 1``), one block per distinct (cell, label of every grouping); ``groups`` maps names to
+    per-row int labels."""
+    # log(1 - y) as statsmodels computes it (numpy's log1p is 5x slower and differs by < 1e-16
+    # absolute here).
     groups = dict(groups or {})
     n_groups = {name: int(codes.max()) + 1 if len(codes) else 0 for name, codes in groups.items()}
     unique_keys, block = _block_keys(cell, n_cells, groups, n_groups)
@@ -156,12 +164,15 @@ def aggregate_rows(
 
     def add(name: str, terms: np.ndarray | None) -> None:
         sums[name] = np.bincount(block, weights=terms, minlength=n_blocks).astype(float)
-        if groups:  # the cells' totals from the rows, as without groupings: the same estimates to the last bit
+        # the cells' totals from the rows, as without groupings: the same estimates to the last bit
+        if groups:
             totals[name] = np.bincount(cell, weights=terms, minlength=n_cells).astype(float)
 
     add("count", None)
     add("sum_y", y)
-    scratch = np.empty_like(y)  # one buffer for the other terms: each new array of n floats costs page faults
+    scratch = np.empty_like(
+        y
+    )  # one buffer for the other terms: each new array of n floats costs page faults
     add("sum_y2", np.multiply(y, y, out=scratch))
     add("sum_log_y", np.log(y, out=scratch))
     add("sum_log1m_y", np.log(np.subtract(1, y, out=scratch), out=scratch))
@@ -190,8 +201,9 @@ def aggregate_rows(
 
 @dataclass(frozen=True)
 class Optimum:
-    """Maximum-likelihood fits of ``R`` data sets: ``params`` (R, k), ``log_likelihood`` (R,), ``converged``
-    (R,), the observed ``hessian`` and expected ``information`` at the optimum (R, k, k), ``iterations``."""
+    """Maximum-likelihood fits of ``R`` data sets: ``params`` (R, k), ``log_likelihood`` (R,),
+    ``converged`` (R,), the observed ``hessian`` and expected ``information`` at the optimum (R, k,
+    k), ``iterations``."""
 
     params: np.ndarray
     log_likelihood: np.ndarray
@@ -214,7 +226,9 @@ class _CellTerms:
     psi_phi: np.ndarray
 
 
-def _cell_terms(params: np.ndarray, mean_design: np.ndarray, precision_design: np.ndarray) -> _CellTerms:
+def _cell_terms(
+    params: np.ndarray, mean_design: np.ndarray, precision_design: np.ndarray
+) -> _CellTerms:
     p = mean_design.shape[1]
     mu = expit(params[:, :p] @ mean_design.T)
     phi = np.exp(params[:, p:] @ precision_design.T)
@@ -222,7 +236,9 @@ def _cell_terms(params: np.ndarray, mean_design: np.ndarray, precision_design: n
     return _CellTerms(mu, phi, a, b, digamma(a), digamma(b), digamma(phi))
 
 
-def log_likelihood(params, count, sum_log_y, sum_log1m_y, mean_design, precision_design) -> np.ndarray:
+def log_likelihood(
+    params, count, sum_log_y, sum_log1m_y, mean_design, precision_design
+) -> np.ndarray:
     """The Beta log-likelihoods ``l(theta)`` of ``R`` data sets, shape (R,) (module docstring).
 
     Examples
@@ -242,21 +258,33 @@ def log_likelihood(params, count, sum_log_y, sum_log1m_y, mean_design, precision
     mu = expit(params[:, :p] @ mean_design.T)
     phi = np.exp(params[:, p:] @ precision_design.T)
     a, b = mu * phi, (1 - mu) * phi
-    per_cell = count * (gammaln(phi) - gammaln(a) - gammaln(b)) + (a - 1) * sum_log_y + (b - 1) * sum_log1m_y
+    per_cell = (
+        count * (gammaln(phi) - gammaln(a) - gammaln(b))
+        + (a - 1) * sum_log_y
+        + (b - 1) * sum_log1m_y
+    )
     return per_cell.sum(axis=1)
 
 
 def _derivatives(params, count, sum_log_y, sum_log1m_y, mean_design, precision_design):
     """Score (R, k), observed Hessian and expected information (R, k, k) of ``l``."""
     t = _cell_terms(params, mean_design, precision_design)
-    trigamma_a, trigamma_b, trigamma_phi = zeta(2, t.a), zeta(2, t.b), zeta(2, t.phi)  # psi_1(x) = zeta(2, x)
+    trigamma_a, trigamma_b, trigamma_phi = (
+        zeta(2, t.a),
+        zeta(2, t.b),
+        zeta(2, t.phi),
+    )  # psi_1(x) = zeta(2, x)
     l_a = count * (t.psi_phi - t.psi_a) + sum_log_y
     l_b = count * (t.psi_phi - t.psi_b) + sum_log1m_y
-    l_aa, l_bb, l_ab = count * (trigamma_phi - trigamma_a), count * (trigamma_phi - trigamma_b), count * trigamma_phi
+    l_aa, l_bb, l_ab = (
+        count * (trigamma_phi - trigamma_a),
+        count * (trigamma_phi - trigamma_b),
+        count * trigamma_phi,
+    )
     slope = t.phi * t.mu * (1 - t.mu)  # d a / d eta = -d b / d eta
     score_eta, score_zeta = slope * (l_a - l_b), t.a * l_a + t.b * l_b
-    # Second derivatives in (eta, zeta): the quadratic part (expected information = minus it) and the part
-    # with L_a, L_b (zero in expectation).
+    # Second derivatives in (eta, zeta): the quadratic part (expected information = minus it) and
+    # the part with L_a, L_b (zero in expectation).
     quad_ee = slope**2 * (l_aa - 2 * l_ab + l_bb)
     quad_ez = slope * (t.a * l_aa + t.b * l_ab - t.a * l_ab - t.b * l_bb)
     quad_zz = t.a**2 * l_aa + 2 * t.a * t.b * l_ab + t.b**2 * l_bb
@@ -272,21 +300,24 @@ def _derivatives(params, count, sum_log_y, sum_log1m_y, mean_design, precision_d
 
 
 def _assemble(ee, ez, zz, mean_design, precision_design) -> np.ndarray:
-    """``[X' diag(ee) X, X' diag(ez) Z; Z' diag(ez) X, Z' diag(zz) Z]`` for each of the R rows of ee/ez/zz: three
-    products with the cells' outer products of their design rows."""
+    """``[X' diag(ee) X, X' diag(ez) Z; Z' diag(ez) X, Z' diag(zz) Z]`` for each of the R rows of
+    ee/ez/zz: three products with the cells' outer products of their design rows."""
     outer_ee, outer_ez, outer_zz = _outer_products(mean_design, precision_design)
     k = mean_design.shape[1] + precision_design.shape[1]
     return (ee @ outer_ee + ez @ outer_ez + zz @ outer_zz).reshape(-1, k, k)
 
 
 def _outer_products(mean_design, precision_design) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per cell, ``x x'``, ``x z' + z x'`` and ``z z'`` placed in a (k, k) matrix and flattened: (C, k * k) each."""
+    """Per cell, ``x x'``, ``x z' + z x'`` and ``z z'`` placed in a (k, k) matrix and flattened: (C,
+    k * k) each."""
     return _outer_products_of(
         mean_design.tobytes(), mean_design.shape, precision_design.tobytes(), precision_design.shape
     )
 
 
-@functools.lru_cache(maxsize=32)  # a fit, its reduced fits and its resamples share a handful of designs
+@functools.lru_cache(
+    maxsize=32
+)  # a fit, its reduced fits and its resamples share a handful of designs
 def _outer_products_of(mean_bytes, mean_shape, precision_bytes, precision_shape):
     mean_design = np.frombuffer(mean_bytes).reshape(mean_shape)
     precision_design = np.frombuffer(precision_bytes).reshape(precision_shape)
@@ -300,7 +331,8 @@ def _outer_products_of(mean_bytes, mean_shape, precision_bytes, precision_shape)
 
 
 def start_values(sums: dict[str, np.ndarray], mean_design, precision_design) -> np.ndarray:
-    """Weighted least squares of the cells' logit means and log moment precisions on the designs: (R, k)."""
+    """Weighted least squares of the cells' logit means and log moment precisions on the designs:
+    (R, k)."""
     count = sums["count"]
     present = count > 0
     safe = np.where(present, count, 1.0)
@@ -327,13 +359,16 @@ def fit_sums(
     precision_design: np.ndarray,
     start: np.ndarray | None = None,
 ) -> Optimum:
-    """Maximise ``l`` for each of the ``R`` rows of ``sums`` (:meth:`Blocks.cell_sums`); see the module docstring.
+    """Maximise ``l`` for each of the ``R`` rows of ``sums`` (:meth:`Blocks.cell_sums`); see the
+    module docstring.
 
     Every cell with rows needs ``count > 0`` there; cells with ``count = 0`` drop out of ``l``.
     """
     data = (sums["count"], sums["sum_log_y"], sums["sum_log1m_y"])
     designs = (mean_design, precision_design)
-    params = start_values(sums, *designs) if start is None else np.array(start, dtype=float, copy=True)
+    params = (
+        start_values(sums, *designs) if start is None else np.array(start, dtype=float, copy=True)
+    )
     active = np.ones(len(params), dtype=bool)
     current = log_likelihood(params, *data, *designs)
     iterations = 0
@@ -390,7 +425,8 @@ def _positive_definite(matrices: np.ndarray) -> np.ndarray:
 
 
 def _solve(matrices: np.ndarray, vectors: np.ndarray) -> np.ndarray:
-    """``matrices^{-1} vectors`` per row; a singular or non-finite system gives a zero step (that fit stops)."""
+    """``matrices^{-1} vectors`` per row; a singular or non-finite system gives a zero step (that
+    fit stops)."""
     try:
         steps = np.linalg.solve(matrices, vectors[..., None])[..., 0]
     except np.linalg.LinAlgError:
@@ -404,8 +440,11 @@ def _solve(matrices: np.ndarray, vectors: np.ndarray) -> np.ndarray:
 
 
 def _decrement_converged(score, hessian, value) -> np.ndarray:
-    """``g' (-H)^{-1} g <= DECREMENT_TOLERANCE (1 + |l|)`` with ``-H`` positive definite, per row."""
-    converged = _positive_definite(-hessian) & np.isfinite(value) & np.all(np.isfinite(score), axis=1)
+    """``g' (-H)^{-1} g <= DECREMENT_TOLERANCE (1 + |l|)`` with ``-H`` positive definite, per
+    row."""
+    converged = (
+        _positive_definite(-hessian) & np.isfinite(value) & np.all(np.isfinite(score), axis=1)
+    )
     if converged.any():
         rows = np.flatnonzero(converged)
         decrement = np.einsum("rk,rk->r", score[rows], _solve(-hessian[rows], score[rows]))
@@ -413,19 +452,27 @@ def _decrement_converged(score, hessian, value) -> np.ndarray:
     return converged
 
 
-def block_scores(params: np.ndarray, blocks: Blocks, mean_design, precision_design, weights=None) -> np.ndarray:
-    """Each block's summed score at ``params`` (R, k), weighted by ``weights`` (R, B): shape (R, B, k)."""
+def block_scores(
+    params: np.ndarray, blocks: Blocks, mean_design, precision_design, weights=None
+) -> np.ndarray:
+    """Each block's summed score at ``params`` (R, k), weighted by ``weights`` (R, B): shape (R, B,
+    k)."""
     t = _cell_terms(params, mean_design, precision_design)
     cell = blocks.cell
     weights = np.ones((len(params), len(cell))) if weights is None else np.atleast_2d(weights)
-    count, log_y, log1m_y = weights * blocks.count, weights * blocks.sum_log_y, weights * blocks.sum_log1m_y
+    count, log_y, log1m_y = (
+        weights * blocks.count,
+        weights * blocks.sum_log_y,
+        weights * blocks.sum_log1m_y,
+    )
     l_a = count * (t.psi_phi - t.psi_a)[:, cell] + log_y
     l_b = count * (t.psi_phi - t.psi_b)[:, cell] + log1m_y
     slope = (t.phi * t.mu * (1 - t.mu))[:, cell]
     score_eta = slope * (l_a - l_b)
     score_zeta = t.a[:, cell] * l_a + t.b[:, cell] * l_b
     return np.concatenate(
-        [score_eta[..., None] * mean_design[cell], score_zeta[..., None] * precision_design[cell]], axis=2
+        [score_eta[..., None] * mean_design[cell], score_zeta[..., None] * precision_design[cell]],
+        axis=2,
     )
 
 
@@ -433,16 +480,17 @@ def model_covariance(information: np.ndarray) -> np.ndarray:
     """Inverse expected information (R, k, k).
 
     Raises:
-        InputError: the information is singular (scores at the scale's ends to within rounding, 1e-300 and
-            1 - 1e-16, leave the likelihood flat in some direction): no standard error exists.
+        InputError: the information is singular (scores at the scale's ends to within rounding,
+            1e-300 and 1 - 1e-16, leave the likelihood flat in some direction): no standard error
+            exists.
     """
     try:
         return np.linalg.inv(information)
     except np.linalg.LinAlgError:
         raise InputError(
-            "the Beta regression's information matrix is singular: the predictions sit at the scale's ends (0 or 1 to "
-            "within rounding), where the fit has no curvature and no standard error; the scorer must give values "
-            "inside (0, 1)"
+            "the Beta regression's information matrix is singular: the predictions sit "
+            "at the scale's ends (0 or 1 to within rounding), where the fit has no "
+            "curvature and no standard error; the scorer must give values inside (0, 1)"
         ) from None
 
 
@@ -450,10 +498,11 @@ def model_covariance(information: np.ndarray) -> np.ndarray:
 class Clustering:
     """One clustering of the blocks: ``codes`` (B,) in ``0 .. n - 1``; ``copies`` (R, n) or None.
 
-    ``copies[r, g]`` is how many copies of cluster ``g`` resample ``r`` holds, each a cluster of its own (a
-    bootstrap that draws a template twice, for the clustering by template); the blocks' ``weights`` then
-    already count the copies, so cluster ``g``'s summed score is divided by ``copies`` before its outer
-    product is weighted by them. None: each cluster with rows counts once.
+    ``copies[r, g]`` is how many copies of cluster ``g`` resample ``r`` holds, each a cluster of its
+    own (a bootstrap that draws a template twice, for the clustering by template); the blocks'
+    ``weights`` then already count the copies, so cluster ``g``'s summed score is divided by
+    ``copies`` before its outer product is weighted by them. None: each cluster with rows counts
+    once.
     """
 
     codes: np.ndarray
@@ -462,14 +511,18 @@ class Clustering:
 
 
 def cluster_covariance(
-    scores: np.ndarray, hessian: np.ndarray, clusterings: Sequence[Clustering], block_counts: np.ndarray
+    scores: np.ndarray,
+    hessian: np.ndarray,
+    clusterings: Sequence[Clustering],
+    block_counts: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """CR1 sandwich, one- or two-way (the module docstring), from weighted block scores (R, B, k).
 
     ``clusterings``: one, or two and the clustering by their pairs (``V_1 + V_2 - V_12``);
     ``block_counts`` (R, B) the rows each block stands for (its count times its weight). Returns the
-    covariance (R, k, k), the one-way ``V_1``, ``V_2`` that floor a two-way variance (R, 2, k, k; (R, 0, k, k)
-    one-way) and the number of clusters of the first one or two clusterings (R, 1 or 2).
+    covariance (R, k, k), the one-way ``V_1``, ``V_2`` that floor a two-way variance (R, 2, k, k;
+    (R, 0, k, k) one-way) and the number of clusters of the first one or two clusterings (R, 1 or
+    2).
     """
     r, n_blocks, k = scores.shape
     n_obs = block_counts.sum(axis=1)
@@ -478,7 +531,9 @@ def cluster_covariance(
     terms, counts = [], []
     for clustering in clusterings:
         to_clusters = _one_hot(clustering.codes, clustering.n)
-        summed = np.asarray(to_clusters.T @ flat_scores).reshape(clustering.n, r, k).transpose(1, 0, 2)
+        summed = (
+            np.asarray(to_clusters.T @ flat_scores).reshape(clustering.n, r, k).transpose(1, 0, 2)
+        )
         if clustering.copies is None:
             copies = (np.asarray(to_clusters.T @ block_counts.T).T > 0).astype(float)
         else:
@@ -499,22 +554,24 @@ def cluster_covariance(
 
 @dataclass(frozen=True)
 class Covariances:
-    """What a variance ``d' V d`` is computed from: the covariance ``in_use`` (R, k, k), the ``model``-based one
-    (R, k, k) and, for two-way clustering, the ``one_way`` ones that floor it (R, m, k, k; m = 0 otherwise)."""
+    """What a variance ``d' V d`` is computed from: the covariance ``in_use`` (R, k, k), the
+    ``model``-based one (R, k, k) and, for two-way clustering, the ``one_way`` ones that floor it
+    (R, m, k, k; m = 0 otherwise)."""
 
     in_use: np.ndarray
     model: np.ndarray
     one_way: np.ndarray
 
     def variances(self, gradients: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The variances (R, E) of quantities with ``gradients`` (R, E, p) in the first ``p`` parameters, and
-        where a one-way variance stood in for a smaller two-way one (R, E).
+        """The variances (R, E) of quantities with ``gradients`` (R, E, p) in the first ``p``
+        parameters, and where a one-way variance stood in for a smaller two-way one (R, E).
 
-        ``max(d' V d, d' V_1 d, d' V_2 d)``: with few clusters CGM's ``V_1 + V_2 - V_12`` can give a variance
-        below a one-way one, even a negative one, and the larger one-way variance (each cluster-robust on its own)
-        is the conservative stand-in. Then 0 where that is at most ``ROUNDING_VARIANCE_RATIO * d' I^{-1} d`` (the
-        model-based variance): rounding noise of a direction whose scores cancel within every cluster. Every term
-        is a quadratic form in ``d``, invariant to a reparametrisation of the mean model, so the result is too.
+        ``max(d' V d, d' V_1 d, d' V_2 d)``: with few clusters CGM's ``V_1 + V_2 - V_12`` can give a
+        variance below a one-way one, even a negative one, and the larger one-way variance (each
+        cluster-robust on its own) is the conservative stand-in. Then 0 where that is at most
+        ``ROUNDING_VARIANCE_RATIO * d' I^{-1} d`` (the model-based variance): rounding noise of a
+        direction whose scores cancel within every cluster. Every term is a quadratic form in ``d``,
+        invariant to a reparametrisation of the mean model, so the result is too.
         """
         p = gradients.shape[-1]
 
@@ -522,30 +579,38 @@ class Covariances:
             return np.einsum("...ep,...pq,...eq->...e", gradients, matrix[..., :p, :p], gradients)
 
         variance = form(self.in_use)
-        one_way = form(self.one_way.transpose(1, 0, 2, 3)) if self.one_way.shape[1] else variance[None]
+        one_way = (
+            form(self.one_way.transpose(1, 0, 2, 3)) if self.one_way.shape[1] else variance[None]
+        )
         floor = one_way.max(axis=0)
         raised = floor > variance
         variance = np.maximum(variance, floor)
-        return np.where(variance > ROUNDING_VARIANCE_RATIO * form(self.model), variance, 0.0), raised
+        return np.where(
+            variance > ROUNDING_VARIANCE_RATIO * form(self.model), variance, 0.0
+        ), raised
 
 
 def pair_codes(first: np.ndarray, second: np.ndarray) -> tuple[np.ndarray, int]:
     """Integer codes ``0 .. n - 1`` of the distinct (first, second) pairs, and ``n``."""
-    _, codes = np.unique(first.astype(np.int64) * (int(second.max()) + 1) + second, return_inverse=True)
+    _, codes = np.unique(
+        first.astype(np.int64) * (int(second.max()) + 1) + second, return_inverse=True
+    )
     codes = codes.ravel()
     return codes, int(codes.max()) + 1
 
 
 def _one_hot(codes: np.ndarray, n: int) -> sparse.csr_matrix:
     """The (len(codes), n) indicator matrix of ``codes``."""
-    return sparse.csr_matrix((np.ones(len(codes)), (np.arange(len(codes)), codes)), shape=(len(codes), n))
+    return sparse.csr_matrix(
+        (np.ones(len(codes)), (np.arange(len(codes)), codes)), shape=(len(codes), n)
+    )
 
 
 @dataclass(frozen=True)
 class RowFit:
     """The row-wise fit (:func:`fit_rows`): ``params``, model-based ``covariance`` (inverse expected
-    information), ``log_likelihood``, ``converged`` (the decrement criterion), per-row ``scores`` (n, k) and the
-    observed ``hessian``, for any design."""
+    information), ``log_likelihood``, ``converged`` (the decrement criterion), per-row ``scores``
+    (n, k) and the observed ``hessian``, for any design."""
 
     params: np.ndarray
     covariance: np.ndarray
@@ -555,9 +620,11 @@ class RowFit:
     hessian: np.ndarray
 
 
-def fit_rows(y: np.ndarray, mean_design: np.ndarray, precision_design: np.ndarray | None = None) -> RowFit:
-    """Row-wise MLE with statsmodels ``BetaModel`` (Newton, ``tol=1e-12``): any design, e.g. a continuous
-    covariate. ``precision_design`` None: a constant precision."""
+def fit_rows(
+    y: np.ndarray, mean_design: np.ndarray, precision_design: np.ndarray | None = None
+) -> RowFit:
+    """Row-wise MLE with statsmodels ``BetaModel`` (Newton, ``tol=1e-12``): any design, e.g. a
+    continuous covariate. ``precision_design`` None: a constant precision."""
     from statsmodels.othermod.betareg import BetaModel  # here: statsmodels is slow to import
 
     model = BetaModel(y, mean_design, exog_precision=precision_design)
@@ -565,7 +632,9 @@ def fit_rows(y: np.ndarray, mean_design: np.ndarray, precision_design: np.ndarra
     # parameter steps stall at rounding level) are replaced by the decrement criterion.
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        result = model.fit(method="newton", cov_type="eim", maxiter=MAX_ITERATIONS, tol=STEP_TOLERANCE, disp=False)
+        result = model.fit(
+            method="newton", cov_type="eim", maxiter=MAX_ITERATIONS, tol=STEP_TOLERANCE, disp=False
+        )
         params = np.asarray(result.params, dtype=float)
         covariance = np.asarray(result.cov_params(), dtype=float)
         value = float(result.llf)

@@ -15,20 +15,21 @@ b3, g0)`` (``PARAMETERS``).
 
 Conventions:
 
-* Fit: the design has only categorical covariates, so the log-likelihood depends on ``y`` only through
-  each group x gender cell's count, ``sum log y`` and ``sum log(1 - y)`` (after the boundary squeeze), and
-  the cluster-robust score only through the same sums per cell x cluster. The fit is computed from those
-  sums (:mod:`~eval_harness.stats.beta_likelihood`, Newton with the analytic Hessian, as statsmodels'
-  ``BetaModel`` Newton row by row, whose numbers it equals to ~1e-13; the row-wise path stays there as
-  ``fit_rows``, for designs with a continuous covariate). ``converged`` is true when the estimates and
-  their covariance are finite, the observed information ``-H`` is positive definite and the Newton
-  decrement ``g' (-H)^{-1} g`` (``g`` the score: twice the log-likelihood gain a further Newton step
-  promises, the same in any parameterisation) is at most ``DECREMENT_TOLERANCE * (1 + |loglik|)``, for the
-  full and the reduced (no ``b3``) fit. A relative, likelihood-scale criterion: the raw score grows with
-  ``phi``, so well-separated low-noise cells (``phi`` ~ 1e5) sit at the optimum with a per-row score far
-  above any fixed absolute tolerance. This is the 2 x 2 case of
-  :func:`eval_harness.stats.factorial.fit_factorial` (k-level factors, any number of them), and its result is
-  that fit's :class:`~eval_harness.stats.factorial.FactorialBetaRegression` under the names and words of the
+* Fit: the design has only categorical covariates, so the log-likelihood depends on ``y`` only
+  through each group x gender cell's count, ``sum log y`` and ``sum log(1 - y)`` (after the boundary
+  squeeze), and the cluster-robust score only through the same sums per cell x cluster. The fit is
+  computed from those sums (:mod:`~eval_harness.stats.beta_likelihood`, Newton with the analytic
+  Hessian, as statsmodels' ``BetaModel`` Newton row by row, whose numbers it equals to ~1e-13; the
+  row-wise path stays there as ``fit_rows``, for designs with a continuous covariate). ``converged``
+  is true when the estimates and their covariance are finite, the observed information ``-H`` is
+  positive definite and the Newton decrement ``g' (-H)^{-1} g`` (``g`` the score: twice the
+  log-likelihood gain a further Newton step promises, the same in any parameterisation) is at most
+  ``DECREMENT_TOLERANCE * (1 + |loglik|)``, for the full and the reduced (no ``b3``) fit. A
+  relative, likelihood-scale criterion: the raw score grows with ``phi``, so well-separated
+  low-noise cells (``phi`` ~ 1e5) sit at the optimum with a per-row score far above any fixed
+  absolute tolerance. This is the 2 x 2 case of :func:`eval_harness.stats.factorial.fit_factorial`
+  (k-level factors, any number of them), and its result is that fit's
+  :class:`~eval_harness.stats.factorial.FactorialBetaRegression` under the names and words of the
   paper's design (:class:`IntersectionalBetaRegression`, a named view: no numbers of its own).
 * Coefficients are on the logit scale of the mean and condition on the reference
   levels: ``group`` (``b1``) is the difference between the minority and the
@@ -72,7 +73,8 @@ Conventions:
   effect's SE to the reference levels); each coefficient's or effect's own variance
   ``d' V d`` is floored at its larger one-way variance instead (with a warning), and
   one at rounding level is 0 (``beta_likelihood.Covariances.variances``): a 0
-  standard error gets no test (an InputError). The likelihood-ratio test assumes independent rows and is not
+  standard error gets no test (an InputError). The likelihood-ratio test assumes independent rows
+  and is not
   clustered: read the clustered Wald test of ``group:gender`` instead.
 * Tests: Wald ratio ``estimate / std_err``. ``use_t=None`` (default): against the
   standard normal with model-based SEs (as R betareg), against Student's t with
@@ -143,15 +145,17 @@ _PEOPLE = {"male": "men", "female": "women"}
 
 @dataclass(frozen=True)
 class IntersectionalBetaRegression(factorial.FactorialBetaRegression):
-    """Result of :func:`fit_intersectional`: the 2 x 2 factorial fit under the paper's names and words.
+    """Result of :func:`fit_intersectional`: the 2 x 2 factorial fit under the paper's names and
+    words.
 
-    A named view, as statsmodels' results wrapper attaches names to the same numbers: every field is that of
-    :class:`~eval_harness.stats.factorial.FactorialBetaRegression`, but the coefficients are named by ``TERMS``
-    (``parameter_names`` by ``PARAMETERS``) and the effects by ``EFFECTS`` (the interaction contrast's ``kind``
-    is ``"difference-in-differences"``), each with the paper's ``contrast`` ("Arab vs Anglo, among men").
-    ``group_levels`` and ``gender_levels`` are ``(reference, coded-1 level)``; ``intersection_lr_test`` is the
-    one likelihood-ratio test (of ``group:gender``); ``phi`` the precision. ``to_dict()`` is the eec_bias
-    metric's output (its card).
+    A named view, as statsmodels' results wrapper attaches names to the same numbers: every field is
+    that of :class:`~eval_harness.stats.factorial.FactorialBetaRegression`, but the coefficients are
+    named by ``TERMS`` (``parameter_names`` by ``PARAMETERS``) and the effects by ``EFFECTS`` (the
+    interaction contrast's ``kind`` is ``"difference-in-differences"``), each with the paper's
+    ``contrast`` ("Arab vs Anglo, among men"). ``group_levels`` and ``gender_levels`` are
+    ``(reference, coded-1 level)``; ``intersection_lr_test`` is the one likelihood-ratio test (of
+    ``group:gender``); ``phi`` the precision. ``to_dict()`` is the eec_bias metric's output (its
+    card).
     """
 
     @property
@@ -172,9 +176,9 @@ class IntersectionalBetaRegression(factorial.FactorialBetaRegression):
         return float(np.exp(self.coefficient(LOG_PHI).estimate))
 
     def to_dict(self) -> dict:
-        """Plain nested dict: ``["coefficients"][term]`` (with ``z``) and ``["effects"][name]`` -> their fields
-        and stars, ``precision`` as ``phi``, ``log_phi`` and ``log_phi_std_err``, each cell's ``group`` and
-        ``gender``, the rest as fields."""
+        """Plain nested dict: ``["coefficients"][term]`` (with ``z``) and ``["effects"][name]`` ->
+        their fields and stars, ``precision`` as ``phi``, ``log_phi`` and ``log_phi_std_err``, each
+        cell's ``group`` and ``gender``, the rest as fields."""
 
         def tested(item, statistic: str) -> dict:
             """The item's test, its statistic called ``statistic``, and its stars."""
@@ -188,15 +192,34 @@ class IntersectionalBetaRegression(factorial.FactorialBetaRegression):
 
         log_phi = self.coefficient(LOG_PHI)
         return {
-            "coefficients": {c.name: {"contrast": c.contrast, **tested(c, "z")} for c in self.coefficients},
+            "coefficients": {
+                c.name: {"contrast": c.contrast, **tested(c, "z")} for c in self.coefficients
+            },
             "effects": {
-                e.name: {"term": e.term, "kind": e.kind, "contrast": e.contrast, **tested(e, "statistic")}
+                e.name: {
+                    "term": e.term,
+                    "kind": e.kind,
+                    "contrast": e.contrast,
+                    **tested(e, "statistic"),
+                }
                 for e in self.effects
             },
-            "precision": {"phi": self.phi, "log_phi": log_phi.estimate, "log_phi_std_err": log_phi.std_err},
+            "precision": {
+                "phi": self.phi,
+                "log_phi": log_phi.estimate,
+                "log_phi_std_err": log_phi.std_err,
+            },
             **{
                 key: getattr(self, key)
-                for key in ("log_likelihood", "n", "n_excluded", "converged", "test", "df", "cov_type")
+                for key in (
+                    "log_likelihood",
+                    "n",
+                    "n_excluded",
+                    "converged",
+                    "test",
+                    "df",
+                    "cov_type",
+                )
             },
             "cluster_by": list(self.cluster_by),
             "n_clusters": list(self.n_clusters),
@@ -217,7 +240,9 @@ class IntersectionalBetaRegression(factorial.FactorialBetaRegression):
         }
 
 
-def infer_reference_level(factor: str, labels: Sequence[str | None], two_levels: bool = True) -> str:
+def infer_reference_level(
+    factor: str, labels: Sequence[str | None], two_levels: bool = True
+) -> str:
     """The reference level of ``factor`` ("group" or "gender") when the labels leave no doubt.
 
     It is the one level found that is in ``KNOWN_REFERENCE_LEVELS[factor]`` (the
@@ -259,34 +284,38 @@ def fit_intersectional(
     cov_type: str = "model",
     clusters: Mapping[str, Sequence[Hashable]] | None = None,
 ) -> IntersectionalBetaRegression:
-    """Fit ``logit(E[y]) = b0 + b1 minority + b2 female + b3 minority female`` with log-linked precision.
+    """Fit ``logit(E[y]) = b0 + b1 minority + b2 female + b3 minority female`` with log-linked
+    precision.
 
     Args:
         y: predicted intensities in [0, 1], one per row (numbers: strings and booleans are refused).
-        group: the row's group label, or None for rows without one (left out; counted in ``n_excluded``).
+        group: the row's group label, or None for rows without one (left out; counted in
+        ``n_excluded``).
         gender: the row's gender label (two levels among the fitted rows).
         reference_group: the group level coded 0 (``minority = group != reference_group``).
         reference_gender: the gender level coded 0 (``female = gender != reference_gender``).
-        use_t: None (default): z tests with model-based SEs, t(G - 1) with clustered SEs; True: t tests
-            (n - 4 df model-based, G - 1 clustered); False: z tests. Must be a bool or None.
+        use_t: None (default): z tests with model-based SEs, t(G - 1) with clustered SEs; True: t
+            tests (n - 4 df model-based, G - 1 clustered); False: z tests. Must be a bool or None.
         boundary: ``"squeeze"`` (default; exact 0/1 trigger the Smithson-Verkuilen squeeze of all
             fitted values and a :class:`BetaRegressionWarning`) or ``"error"``.
         cov_type: ``"model"`` (default; inverse expected information, as R betareg and the paper) or
             ``"cluster"`` (CR1 sandwich; see the module docstring).
-        clusters: with ``cov_type="cluster"``, one or two named per-row label sequences (same length as
-            ``y``, e.g. ``{"template_id": [...]}`` or ``{"template_id": [...], "person": [...]}``); two
-            give Cameron-Gelbach-Miller two-way clustering. Rows without a group may carry None.
+        clusters: with ``cov_type="cluster"``, one or two named per-row label sequences (same length
+            as ``y``, e.g. ``{"template_id": [...]}`` or ``{"template_id": [...], "person":
+            [...]}``); two give Cameron-Gelbach-Miller two-way clustering. Rows without a group may
+            carry None.
 
     Returns:
         :class:`IntersectionalBetaRegression` (see the module docstring for every convention).
 
     Raises:
-        InputError: empty input, mismatched lengths, non-numeric, non-finite or out-of-range y, boundary
-            values with ``boundary="error"``, a factor with one level or more than two (the error points to
-            :func:`~eval_harness.stats.factorial.fit_factorial` for k levels), an unknown reference level,
-            fewer than ``MIN_ROWS_PER_CELL`` rows in a group x gender cell, y constant or nearly constant
-            within the cells, ``use_t`` that is not a bool, a bad ``cov_type`` or ``clusters`` (wrong length,
-            a missing label on a fitted row, fewer than 2 clusters).
+        InputError: empty input, mismatched lengths, non-numeric, non-finite or out-of-range y,
+            boundary values with ``boundary="error"``, a factor with one level or more than two (the
+            error points to :func:`~eval_harness.stats.factorial.fit_factorial` for k levels), an
+            unknown reference level, fewer than ``MIN_ROWS_PER_CELL`` rows in a group x gender cell,
+            y constant or nearly constant within the cells, ``use_t`` that is not a bool, a bad
+            ``cov_type`` or ``clusters`` (wrong length, a missing label on a fitted row, fewer than
+            2 clusters).
 
     Examples
     --------
@@ -312,10 +341,14 @@ def fit_intersectional(
     fit = factorial.fit_design(rows, design, cov_type, tuple(rows.groups), use_t)
     specs = factorial.effect_specs(design, fit.cell_counts / fit.n)
     result = factorial.result_of(fit, rows, specs)
-    return _two_by_two(result, factorial_effect_names(design.factors[0].levels, design.factors[1].levels))
+    return _two_by_two(
+        result, factorial_effect_names(design.factors[0].levels, design.factors[1].levels)
+    )
 
 
-def factorial_effect_names(group_levels: Sequence[str], gender_levels: Sequence[str]) -> dict[str, str]:
+def factorial_effect_names(
+    group_levels: Sequence[str], gender_levels: Sequence[str]
+) -> dict[str, str]:
     """Map each 2 x 2 effect and term name to its name in the k-level model's result.
 
     ``EFFECTS`` name -> the name of the same effect in
@@ -347,40 +380,57 @@ def factorial_effect_names(group_levels: Sequence[str], gender_levels: Sequence[
 
 
 def _check_two_by_two(coded, reference_group: str, reference_gender: str) -> None:
-    """The 2 x 2 design's own checks, before the general ones: every row with a group has a gender, each factor
-    has exactly two levels among those rows, and the reference levels are among them."""
+    """The 2 x 2 design's own checks, before the general ones: every row with a group has a gender,
+    each factor has exactly two levels among those rows, and the reference levels are among them."""
     group_codes, gender_codes = coded["group"][0], coded["gender"][0]
     with_group = label_coding.labelled_rows([group_codes])
     n_with_group = len(group_codes) if isinstance(with_group, slice) else int(with_group.sum())
     missing_gender = int(np.sum(gender_codes[with_group] < 0))
     if missing_gender:
-        raise InputError(f"{missing_gender} rows have a group but no gender; every fitted row needs both")
+        raise InputError(
+            f"{missing_gender} rows have a group but no gender; every fitted row needs both"
+        )
     for name, (codes, found), reference in (
         ("group", coded["group"], reference_group),
         ("gender", coded["gender"], reference_gender),
     ):
-        levels = sorted(found[k] for k in np.flatnonzero(np.bincount(codes[with_group], minlength=len(found))))
+        levels = sorted(
+            found[k] for k in np.flatnonzero(np.bincount(codes[with_group], minlength=len(found)))
+        )
         if len(levels) != 2:
-            what = {0: "no labels", 1: f"a single level {levels}"}.get(len(levels), f"{len(levels)} levels {levels}")
+            what = {0: "no labels", 1: f"a single level {levels}"}.get(
+                len(levels), f"{len(levels)} levels {levels}"
+            )
             raise InputError(
-                f"{name} has {what} among the {n_with_group} rows with a group; the intersectional model "
-                f"needs exactly two levels of {name} (fit_factorial takes k-level factors)"
+                f"{name} has {what} among the {n_with_group} rows with "
+                "a group; the intersectional model needs exactly two "
+                f"levels of {name} (fit_factorial takes k-level factors)"
             )
         if reference not in levels:
-            raise InputError(f"reference_{name}={reference!r} is not one of the {name} levels found {levels}")
+            raise InputError(
+                f"reference_{name}={reference!r} is not one of the {name} levels found {levels}"
+            )
 
 
-def _two_by_two(result: factorial.FactorialBetaRegression, names: Mapping[str, str]) -> IntersectionalBetaRegression:
-    """The factorial result under this module's names and words (``names``: ours -> the factorial's)."""
+def _two_by_two(
+    result: factorial.FactorialBetaRegression, names: Mapping[str, str]
+) -> IntersectionalBetaRegression:
+    """The factorial result under this module's names and words (``names``: ours -> the
+    factorial's)."""
     group_levels, gender_levels = (tuple(f.levels) for f in result.factors)
     words = _Levels(
         group_levels,
         gender_levels,
-        share_female=sum(c.n for c in result.cells if dict(c.levels)["gender"] != gender_levels[0]) / result.n,
-        share_minority=sum(c.n for c in result.cells if dict(c.levels)["group"] != group_levels[0]) / result.n,
+        share_female=sum(c.n for c in result.cells if dict(c.levels)["gender"] != gender_levels[0])
+        / result.n,
+        share_minority=sum(c.n for c in result.cells if dict(c.levels)["group"] != group_levels[0])
+        / result.n,
     )
     coefficients = tuple(
-        replace(result.coefficient(names[term]), name=term, contrast=words.coefficient_contrast(term)) for term in TERMS
+        replace(
+            result.coefficient(names[term]), name=term, contrast=words.coefficient_contrast(term)
+        )
+        for term in TERMS
     )
     effects = tuple(
         replace(result.effect(names[name]), name=name, kind=kind, contrast=contrast)
@@ -388,7 +438,12 @@ def _two_by_two(result: factorial.FactorialBetaRegression, names: Mapping[str, s
     )
     fields = {field.name: getattr(result, field.name) for field in dataclass_fields(result)}
     return IntersectionalBetaRegression(
-        **{**fields, "coefficients": coefficients, "effects": effects, "parameter_names": PARAMETERS}
+        **{
+            **fields,
+            "coefficients": coefficients,
+            "effects": effects,
+            "parameter_names": PARAMETERS,
+        }
     )
 
 
@@ -409,10 +464,12 @@ class _Levels:
         (reference, minority), (men, women) = self.group_levels, self.people
         return {
             "intercept": f"logit of the mean for {reference} {men} (the reference cell)",
-            "group": f"logit difference, {minority} vs {reference}, among {men} (the reference gender)",
-            "gender": f"logit difference, {women} vs {men}, within {reference} (the reference group)",
-            "group:gender": f"difference of logit differences: ({minority} {women} - {minority} {men}) "
-            f"- ({reference} {women} - {reference} {men})",
+            "group": f"logit difference, {minority} vs {reference}, "
+            f"among {men} (the reference gender)",
+            "gender": f"logit difference, {women} vs {men}, "
+            f"within {reference} (the reference group)",
+            "group:gender": f"difference of logit differences: ({minority} {women} - "
+            f"{minority} {men}) - ({reference} {women} - {reference} {men})",
         }[term]
 
     def effects(self) -> tuple[tuple[str, str, str], ...]:
@@ -420,12 +477,36 @@ class _Levels:
         (reference, minority), (men, women) = self.group_levels, self.people
         p_f, p_m = self.share_female, self.share_minority
         return (
-            ("group_within_reference_gender", "conditional", f"{minority} vs {reference}, among {men}"),
-            ("group_within_other_gender", "conditional", f"{minority} vs {reference}, among {women}"),
-            ("gender_within_reference_group", "conditional", f"{women} vs {men}, within {reference}"),
+            (
+                "group_within_reference_gender",
+                "conditional",
+                f"{minority} vs {reference}, among {men}",
+            ),
+            (
+                "group_within_other_gender",
+                "conditional",
+                f"{minority} vs {reference}, among {women}",
+            ),
+            (
+                "gender_within_reference_group",
+                "conditional",
+                f"{women} vs {men}, within {reference}",
+            ),
             ("gender_within_other_group", "conditional", f"{women} vs {men}, within {minority}"),
-            ("group_ame", "average", f"{minority} vs {reference}, averaged over the fitted rows ({p_f:.0%} {women})"),
-            ("gender_ame", "average", f"{women} vs {men}, averaged over the fitted rows ({p_m:.0%} {minority})"),
-            ("group:gender_did", "difference-in-differences",
-             f"({minority} {women} - {minority} {men}) - ({reference} {women} - {reference} {men})"),
-        )  # fmt: skip
+            (
+                "group_ame",
+                "average",
+                f"{minority} vs {reference}, averaged over the fitted rows ({p_f:.0%} {women})",
+            ),
+            (
+                "gender_ame",
+                "average",
+                f"{women} vs {men}, averaged over the fitted rows ({p_m:.0%} {minority})",
+            ),
+            (
+                "group:gender_did",
+                "difference-in-differences",
+                f"({minority} {women} - {minority} {men}) - "
+                f"({reference} {women} - {reference} {men})",
+            ),
+        )

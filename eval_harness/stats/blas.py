@@ -1,9 +1,10 @@
 """numpy's BLAS on one thread: small products whose bits would otherwise depend on the thread count.
 
-OpenBLAS (and MKL without its strict mode) splits a product's sums between threads in an order that depends on how
-many there are, so a ridge solve or a normal-equations fit gave other bits on 1 and 2 threads
-(docs/reproducibility.md). The matrices xbias's statistics solve have at most a few hundred columns, which a
-second thread does not speed up either (on shared cores it slows them down many times over).
+OpenBLAS (and MKL without its strict mode) splits a product's sums between threads in an order that
+depends on how many there are, so a ridge solve or a normal-equations fit gave other bits on 1 and 2
+threads (docs/reproducibility.md). The matrices xbias's statistics solve have at most a few hundred
+columns, which a second thread does not speed up either (on shared cores it slows them down many
+times over).
 """
 
 import contextlib

@@ -1,48 +1,55 @@
-"""Beta regression of predicted intensities on any categorical identity design, with effects on the intensity scale.
+"""Beta regression of predicted intensities on any categorical identity design, with effects on the
+intensity scale.
 
-Design. Factors ``F_1 .. F_m`` (e.g. group in {European, African-American, Latino, Arab}, gender in {male,
-female, non-binary}, an age factor), each with a named reference level; their full cross gives the design
-cells ``c`` (every combination of levels). Treatment coding: the mean model has an intercept, for every
-main-effect term ``F`` one indicator per non-reference level (``group[Arab]``), and for every interaction
-term up to ``order`` one column per combination of non-reference levels (``group[Arab]:gender[female]``,
-the product of their indicators). ``order`` = m (the default) is the saturated model of the cell means;
-``order`` = 1 is additive on the logit scale. The precision is constant, or (``precision_by``) log-linear in
-the main effects of some factors. The likelihood and the fit are those of
-:mod:`~eval_harness.stats.beta_likelihood`, from each cell's sufficient statistics; standard errors are
-model-based (inverse expected information, as R betareg) or cluster-robust CR1, one- or two-way.
+Design. Factors ``F_1 .. F_m`` (e.g. group in {European, African-American, Latino, Arab}, gender in
+{male, female, non-binary}, an age factor), each with a named reference level; their full cross
+gives the design cells ``c`` (every combination of levels). Treatment coding: the mean model has an
+intercept, for every main-effect term ``F`` one indicator per non-reference level (``group[Arab]``),
+and for every interaction term up to ``order`` one column per combination of non-reference levels
+(``group[Arab]:gender[female]``, the product of their indicators). ``order`` = m (the default) is
+the saturated model of the cell means;
+``order`` = 1 is additive on the logit scale. The precision is constant, or (``precision_by``)
+log-linear in the main effects of some factors. The likelihood and the fit are those of
+:mod:`~eval_harness.stats.beta_likelihood`, from each cell's sufficient statistics; standard errors
+are model-based (inverse expected information, as R betareg) or cluster-robust CR1, one- or two-way.
 
-Coefficients are on the logit scale and condition on the reference level of every factor they interact
-with in the model; each one's ``contrast`` says so in words, naming the levels.
+Coefficients are on the logit scale and condition on the reference level of every factor they
+interact with in the model; each one's ``contrast`` says so in words, naming the levels.
 
-Effects, on the intensity scale, with ``mu_c = logistic(x_c' beta)`` the model's mean in cell ``c``. Each is
-``w . mu`` for cell weights ``w``, so its delta-method standard error is ``sqrt(d' V d)`` with
-``d = sum_c w_c mu_c (1 - mu_c) x_c`` and ``V`` the covariance of the mean coefficients in use (model-based
-or clustered); each gets its own Wald test, 95 % interval and minimum detectable effect at 80 % power
-(:mod:`~eval_harness.stats.power`). ``s`` below is a stratum: one level of every other factor.
+Effects, on the intensity scale, with ``mu_c = logistic(x_c' beta)`` the model's mean in cell ``c``.
+Each is ``w . mu`` for cell weights ``w``, so its delta-method standard error is ``sqrt(d' V d)``
+with
+``d = sum_c w_c mu_c (1 - mu_c) x_c`` and ``V`` the covariance of the mean coefficients in use
+(model-based or clustered); each gets its own Wald test, 95 % interval and minimum detectable effect
+at 80 % power (:mod:`~eval_harness.stats.power`). ``s`` below is a stratum: one level of every other
+factor.
 
-* ``conditional``, named ``F[l]|G=g,...``: ``mu(F = l, s) - mu(F = ref, s)`` for every non-reference level
-  ``l`` of every factor and every stratum ``s`` of the other factors (named ``F[l]`` in a one-factor design).
-* ``average`` (AME), ``F[l]|average``: ``sum_s p_s [mu(F = l, s) - mu(F = ref, s)]``, ``p_s`` the share of
-  the fitted rows in stratum ``s``: the mean over the fitted rows of the change when each row's ``F`` is
-  set from ``ref`` to ``l`` (the rows' other factors held as they are; ``p_s`` is not estimated). Only with
-  two or more factors (with one, it is the conditional contrast).
-* ``interaction``, for every interaction term of the model and every combination of its non-reference
+* ``conditional``, named ``F[l]|G=g,...``: ``mu(F = l, s) - mu(F = ref, s)`` for every non-reference
+  level ``l`` of every factor and every stratum ``s`` of the other factors (named ``F[l]`` in a
+  one-factor design).
+* ``average`` (AME), ``F[l]|average``: ``sum_s p_s [mu(F = l, s) - mu(F = ref, s)]``, ``p_s`` the
+  share of the fitted rows in stratum ``s``: the mean over the fitted rows of the change when each
+  row's ``F`` is set from ``ref`` to ``l`` (the rows' other factors held as they are; ``p_s`` is not
+  estimated). Only with two or more factors (with one, it is the conditional contrast).
+* ``interaction``, for every interaction term of the model and every combination of its
+  non-reference
   levels: the alternating sum over the ``2^k`` corners (each factor of the term at ``l_j`` or at its
   reference), e.g. for two factors the difference-in-differences
-  ``[mu(a, b) - mu(a, ref)] - [mu(ref, b) - mu(ref, ref)]``; named ``F[a]:G[b]`` when the term holds every
-  factor, else given each stratum of the other factors (``F[a]:G[b]|H=h``) and averaged over them
-  (``F[a]:G[b]|average``).
+  ``[mu(a, b) - mu(a, ref)] - [mu(ref, b) - mu(ref, ref)]``; named ``F[a]:G[b]`` when the term holds
+  every factor, else given each stratum of the other factors (``F[a]:G[b]|H=h``) and averaged over
+  them (``F[a]:G[b]|average``).
 
-Tests: the Wald ratio against the standard normal with model-based standard errors and Student's t with
-``G - 1`` degrees of freedom (``G`` the fewest clusters) with clustered ones (``use_t=None``); ``use_t=True``
-always t (``n - p`` df model-based, ``p`` the mean parameters), ``False`` always z. Likelihood-ratio tests
-(independent rows) drop each maximal interaction term (one contained in no other term of the model), with
-as many degrees of freedom as it has columns.
+Tests: the Wald ratio against the standard normal with model-based standard errors and Student's t
+with ``G - 1`` degrees of freedom (``G`` the fewest clusters) with clustered ones (``use_t=None``);
+``use_t=True`` always t (``n - p`` df model-based, ``p`` the mean parameters), ``False`` always z.
+Likelihood-ratio tests (independent rows) drop each maximal interaction term (one contained in no
+other term of the model), with as many degrees of freedom as it has columns.
 
-Rows with a missing label (None or NaN) in any factor are left out and counted in ``n_excluded``. Exact 0 or
-1 are squeezed (Smithson & Verkuilen 2006) with a :class:`BetaRegressionWarning`, or refused
-(``boundary="error"``). Every cell needs ``MIN_ROWS_PER_CELL`` rows, and predictions that barely vary within
-the cells (implied precision above ``MAX_PRECISION``) are refused: their likelihood has no usable maximum.
+Rows with a missing label (None or NaN) in any factor are left out and counted in ``n_excluded``.
+Exact 0 or 1 are squeezed (Smithson & Verkuilen 2006) with a :class:`BetaRegressionWarning`, or
+refused (``boundary="error"``). Every cell needs ``MIN_ROWS_PER_CELL`` rows, and predictions that
+barely vary within the cells (implied precision above ``MAX_PRECISION``) are refused: their
+likelihood has no usable maximum.
 """
 
 import functools
@@ -69,7 +76,8 @@ from .wald import CONFIDENCE, wald_test
 MIN_ROWS_PER_CELL = 2
 MAX_PRECISION = 1e10
 EFFECT_KINDS = ("conditional", "average", "interaction")
-# The summary's heading of each kind of effect (the 2 x 2 view's interaction contrast: a difference-in-differences).
+# The summary's heading of each kind of effect (the 2 x 2 view's interaction contrast: a
+# difference-in-differences).
 EFFECT_TITLES = {
     "conditional": "Conditional contrasts against the reference",
     "average": "Average marginal effects over the fitted rows",
@@ -80,7 +88,7 @@ INTERCEPT = "intercept"
 LOG_PHI = "log_phi"
 
 
-# --- The design ---------------------------------------------------------------------------------------------------
+# --- The design -----------------------------------------------------------------------------------
 
 
 def _level_name(factor: str, level: str) -> str:
@@ -89,11 +97,13 @@ def _level_name(factor: str, level: str) -> str:
 
 @dataclass(frozen=True)
 class FactorialDesign:
-    """Factors, the model's terms (tuples of factor names, main effects first) and the precision's factors.
+    """Factors, the model's terms (tuples of factor names, main effects first) and the precision's
+    factors.
 
-    ``cells`` (C, m) holds the level index of every factor in each design cell (the full cross, the first
-    factor varying slowest); ``mean_design`` (C, p) and ``precision_design`` (C, q) are the treatment-coded
-    design rows of the cells, with column names ``mean_names`` and ``precision_names``.
+    ``cells`` (C, m) holds the level index of every factor in each design cell (the full cross, the
+    first factor varying slowest); ``mean_design`` (C, p) and ``precision_design`` (C, q) are the
+    treatment-coded design rows of the cells, with column names ``mean_names`` and
+    ``precision_names``.
     """
 
     factors: tuple[Factor, ...]
@@ -115,14 +125,22 @@ class FactorialDesign:
     def up_to_order(
         cls, factors: Sequence[Factor], order: int | None = None, precision_by: Sequence[str] = ()
     ) -> "FactorialDesign":
-        """Every main effect and every interaction of at most ``order`` factors (None: all of them)."""
+        """Every main effect and every interaction of at most ``order`` factors (None: all of
+        them)."""
         order = len(factors) if order is None else order
-        if isinstance(order, bool) or not isinstance(order, numbers.Integral) or not 1 <= order <= len(factors):
+        if (
+            isinstance(order, bool)
+            or not isinstance(order, numbers.Integral)
+            or not 1 <= order <= len(factors)
+        ):
             raise InputError(
-                f"order must be a whole number from 1 to the number of factors ({len(factors)}), got {order!r}"
+                "order must be a whole number from 1 to the "
+                f"number of factors ({len(factors)}), got {order!r}"
             )
         names = [factor.name for factor in factors]
-        terms = tuple(term for k in range(1, int(order) + 1) for term in itertools.combinations(names, k))
+        terms = tuple(
+            term for k in range(1, int(order) + 1) for term in itertools.combinations(names, k)
+        )
         return cls(tuple(factors), terms, tuple(precision_by))
 
     @property
@@ -134,7 +152,9 @@ class FactorialDesign:
 
     @functools.cached_property
     def cells(self) -> np.ndarray:
-        return np.array(list(itertools.product(*(range(len(f.levels)) for f in self.factors))), dtype=np.intp)
+        return np.array(
+            list(itertools.product(*(range(len(f.levels)) for f in self.factors))), dtype=np.intp
+        )
 
     def cell_of(self, codes: Sequence[np.ndarray]) -> np.ndarray:
         """The cell index of rows (or assignments) whose level indices per factor are ``codes``."""
@@ -145,21 +165,28 @@ class FactorialDesign:
         return index
 
     def cell_labels(self, cell: int) -> tuple[tuple[str, str], ...]:
-        return tuple((f.name, f.levels[k]) for f, k in zip(self.factors, self.cells[cell], strict=True))
+        return tuple(
+            (f.name, f.levels[k]) for f, k in zip(self.factors, self.cells[cell], strict=True)
+        )
 
     def _columns(self, terms) -> list[tuple[tuple[int, int], ...]]:
-        """One entry per design column: the (factor index, level index) pairs whose indicators it multiplies."""
+        """One entry per design column: the (factor index, level index) pairs whose indicators it
+        multiplies."""
         columns: list[tuple[tuple[int, int], ...]] = [()]
         for term in terms:
             positions = [self.names.index(name) for name in term]
             levels = [range(1, len(self.factors[j].levels)) for j in positions]
-            columns += [tuple(zip(positions, combo, strict=True)) for combo in itertools.product(*levels)]
+            columns += [
+                tuple(zip(positions, combo, strict=True)) for combo in itertools.product(*levels)
+            ]
         return columns
 
     def _matrix(self, columns) -> np.ndarray:
         return np.column_stack(
             [
-                np.all([self.cells[:, j] == k for j, k in column], axis=0) if column else np.ones(len(self.cells))
+                np.all([self.cells[:, j] == k for j, k in column], axis=0)
+                if column
+                else np.ones(len(self.cells))
                 for column in columns
             ]
         ).astype(float)
@@ -195,16 +222,21 @@ class FactorialDesign:
         """The mean-design columns of ``term``."""
         columns = self._columns(self.terms)
         positions = {self.names.index(name) for name in term}
-        return [i for i, column in enumerate(columns) if column and {j for j, _ in column} == positions]
+        return [
+            i for i, column in enumerate(columns) if column and {j for j, _ in column} == positions
+        ]
 
     def maximal_terms(self) -> tuple[tuple[str, ...], ...]:
         """The interaction terms contained in no other term of the model."""
         return tuple(
-            term for term in self.terms if len(term) > 1 and not any(set(term) < set(other) for other in self.terms)
+            term
+            for term in self.terms
+            if len(term) > 1 and not any(set(term) < set(other) for other in self.terms)
         )
 
     def conditioning(self, term: tuple[str, ...]) -> tuple[str, ...]:
-        """The factors outside ``term`` that share a larger term with it: its coefficients hold them at reference."""
+        """The factors outside ``term`` that share a larger term with it: its coefficients hold them
+        at reference."""
         return tuple(
             name
             for name in self.names
@@ -212,14 +244,15 @@ class FactorialDesign:
         )
 
 
-# --- Effects: weights over the cells -------------------------------------------------------------------------------
+# --- Effects: weights over the cells --------------------------------------------------------------
 
 
 @dataclass(frozen=True, eq=False)
 class EffectSpec:
-    """An effect ``weights . mu`` (module docstring): its ``name``, ``kind``, ``term`` (the factors, joined by
-    ``:``), the ``levels`` contrasted with the reference, the stratum it is ``given`` (empty for averages and
-    when no factor is left), its ``contrast`` in words, and ``weights`` (C,) over the design cells."""
+    """An effect ``weights . mu`` (module docstring): its ``name``, ``kind``, ``term`` (the factors,
+    joined by ``:``), the ``levels`` contrasted with the reference, the stratum it is ``given``
+    (empty for averages and when no factor is left), its ``contrast`` in words, and ``weights`` (C,)
+    over the design cells."""
 
     name: str
     kind: str
@@ -235,16 +268,20 @@ def _where(given: Sequence[tuple[str, str]]) -> str:
 
 
 def effect_specs(design: FactorialDesign, cell_shares: np.ndarray) -> tuple[EffectSpec, ...]:
-    """Every conditional contrast, AME and interaction contrast of ``design`` (module docstring, in that order).
+    """Every conditional contrast, AME and interaction contrast of ``design`` (module docstring, in
+    that order).
 
     ``cell_shares`` (C,): the share of the fitted rows in each cell (the AMEs' weights ``p_s``).
     """
     factors, names = design.factors, design.names
     shares = np.asarray(cell_shares, dtype=float).reshape([len(f.levels) for f in factors])
 
-    def weights_of(corners: Mapping[int, int], fixed: Mapping[int, int], stratum_weights=None) -> np.ndarray:
-        """Alternating sum over the corners (factor j at level corners[j] or 0) at the fixed levels of the others;
-        with ``stratum_weights`` (over the other factors), their weighted sum over every stratum instead."""
+    def weights_of(
+        corners: Mapping[int, int], fixed: Mapping[int, int], stratum_weights=None
+    ) -> np.ndarray:
+        """Alternating sum over the corners (factor j at level corners[j] or 0) at the fixed levels
+        of the others; with ``stratum_weights`` (over the other factors), their weighted sum over
+        every stratum instead."""
         weights = np.zeros(shares.shape)
         corner_factors = list(corners)
         for picks in itertools.product((0, 1), repeat=len(corner_factors)):
@@ -268,7 +305,9 @@ def effect_specs(design: FactorialDesign, cell_shares: np.ndarray) -> tuple[Effe
         return shares.sum(axis=tuple(positions))
 
     def labelled(positions, combo):
-        return tuple((names[j], factors[j].levels[k]) for j, k in zip(positions, combo, strict=True))
+        return tuple(
+            (names[j], factors[j].levels[k]) for j, k in zip(positions, combo, strict=True)
+        )
 
     specs = []
     for j, factor in enumerate(factors):
@@ -287,7 +326,9 @@ def effect_specs(design: FactorialDesign, cell_shares: np.ndarray) -> tuple[Effe
                         levels=((factor.name, factor.levels[level]),),
                         given=given,
                         contrast=words + (f", {_where(given)}" if given else ""),
-                        weights=weights_of({j: level}, dict(zip(others_of([j]), stratum, strict=True))),
+                        weights=weights_of(
+                            {j: level}, dict(zip(others_of([j]), stratum, strict=True))
+                        ),
                     )
                 )
     if len(factors) > 1:
@@ -301,8 +342,8 @@ def effect_specs(design: FactorialDesign, cell_shares: np.ndarray) -> tuple[Effe
                         term=factor.name,
                         levels=((factor.name, factor.levels[level]),),
                         given=(),
-                        contrast=f"{factor.levels[level]} vs {factor.reference} ({factor.name}), averaged over the "
-                        f"fitted rows' {others}",
+                        contrast=f"{factor.levels[level]} vs {factor.reference} "
+                        f"({factor.name}), averaged over the fitted rows' {others}",
                         weights=weights_of({j: level}, {}, stratum_shares([j])),
                     )
                 )
@@ -315,16 +356,36 @@ def effect_specs(design: FactorialDesign, cell_shares: np.ndarray) -> tuple[Effe
             levels = labelled(positions, combo)
             base = ":".join(_level_name(n, v) for n, v in levels)
             words = _interaction_words(
-                [(names[j], factors[j].levels[k], factors[j].reference) for j, k in zip(positions, combo, strict=True)]
+                [
+                    (names[j], factors[j].levels[k], factors[j].reference)
+                    for j, k in zip(positions, combo, strict=True)
+                ]
             )
             corners = dict(zip(positions, combo, strict=True))
-            variants = [(base, words, {}, None, ())] if not others else [
-                (f"{base}|" + ",".join(f"{n}={v}" for n, v in labelled(others, stratum)),
-                 f"{words}, {_where(labelled(others, stratum))}",
-                 dict(zip(others, stratum, strict=True)), None, labelled(others, stratum))
-                for stratum in strata(others)
-            ] + [(f"{base}|average", f"{words}, averaged over the fitted rows' {', '.join(names[k] for k in others)}",
-                  {}, stratum_shares(positions), ())]  # fmt: skip
+            variants = (
+                [(base, words, {}, None, ())]
+                if not others
+                else [
+                    (
+                        f"{base}|" + ",".join(f"{n}={v}" for n, v in labelled(others, stratum)),
+                        f"{words}, {_where(labelled(others, stratum))}",
+                        dict(zip(others, stratum, strict=True)),
+                        None,
+                        labelled(others, stratum),
+                    )
+                    for stratum in strata(others)
+                ]
+                + [
+                    (
+                        f"{base}|average",
+                        f"{words}, averaged over the fitted rows' "
+                        f"{', '.join(names[k] for k in others)}",
+                        {},
+                        stratum_shares(positions),
+                        (),
+                    )
+                ]
+            )
             for name, contrast, fixed, weighting, given in variants:
                 specs.append(
                     EffectSpec(
@@ -341,7 +402,8 @@ def effect_specs(design: FactorialDesign, cell_shares: np.ndarray) -> tuple[Effe
 
 
 def _interaction_words(parts: Sequence[tuple[str, str, str]]) -> str:
-    """(factor, level, reference) per factor of an interaction: the difference of differences in words."""
+    """(factor, level, reference) per factor of an interaction: the difference of differences in
+    words."""
     if len(parts) == 2:
         (_, a, a0), (_, b, b0) = parts
         return f"({a} {b} - {a} {b0}) - ({a0} {b} - {a0} {b0})"
@@ -351,12 +413,16 @@ def _interaction_words(parts: Sequence[tuple[str, str, str]]) -> str:
 
 
 def effect_values(
-    weights: np.ndarray, params: np.ndarray, covariances: likelihood.Covariances, mean_design: np.ndarray
+    weights: np.ndarray,
+    params: np.ndarray,
+    covariances: likelihood.Covariances,
+    mean_design: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Estimates ``w . mu`` (R, E) and delta-method standard errors (R, E) of effects ``weights`` (E, C), or
-    (R, E, C) for weights of their own per data set, for parameters (R, k) and ``covariances`` whose first
-    ``p = mean_design.shape[1]`` entries are ``beta``; and where a one-way variance stood in for a two-way one
-    (:meth:`~eval_harness.stats.beta_likelihood.Covariances.variances`)."""
+    """Estimates ``w . mu`` (R, E) and delta-method standard errors (R, E) of effects ``weights``
+    (E, C), or (R, E, C) for weights of their own per data set, for parameters (R, k) and
+    ``covariances`` whose first
+    ``p = mean_design.shape[1]`` entries are ``beta``; and where a one-way variance stood in for a
+    two-way one (:meth:`~eval_harness.stats.beta_likelihood.Covariances.variances`)."""
     p = mean_design.shape[1]
     mu = expit(params[:, :p] @ mean_design.T)  # (R, C)
     weights = np.broadcast_to(weights, (len(params), *weights.shape[-2:]))
@@ -366,23 +432,27 @@ def effect_values(
 
 
 def effect_weights(design: FactorialDesign, cell_counts: np.ndarray) -> np.ndarray:
-    """The weights (R, E, C) of every effect of ``design`` for data sets with ``cell_counts`` (R, C): the AMEs
-    weight by each data set's own rows, so one :func:`effect_specs` per distinct row of cell shares."""
+    """The weights (R, E, C) of every effect of ``design`` for data sets with ``cell_counts`` (R,
+    C): the AMEs weight by each data set's own rows, so one :func:`effect_specs` per distinct row of
+    cell shares."""
     shares = cell_counts / cell_counts.sum(axis=1, keepdims=True)
     distinct, which = np.unique(shares, axis=0, return_inverse=True)
-    per_distinct = np.stack([np.stack([s.weights for s in effect_specs(design, row)]) for row in distinct])
+    per_distinct = np.stack(
+        [np.stack([s.weights for s in effect_specs(design, row)]) for row in distinct]
+    )
     return per_distinct[which.ravel()]
 
 
 def check_cells(
     design: FactorialDesign, totals: Mapping[str, np.ndarray], y: np.ndarray, cell: np.ndarray
 ) -> np.ndarray:
-    """Rows per cell (C,), after refusing designs with fewer than ``MIN_ROWS_PER_CELL`` rows in a cell and
-    predictions (nearly) constant within the cells (see the module docstring).
+    """Rows per cell (C,), after refusing designs with fewer than ``MIN_ROWS_PER_CELL`` rows in a
+    cell and predictions (nearly) constant within the cells (see the module docstring).
 
-    ``totals``: the cells' ``count``, ``sum_y`` and ``sum_y2``. The pooled within-cell sum of squares is
-    ``sum_c (sum_y2 - sum_y^2 / n)``, exact to ~1e-10 relative while it exceeds ``1e-6 sum y^2``; below
-    that (where rounding could hide a constant cell) it is recomputed from the rows' residuals.
+    ``totals``: the cells' ``count``, ``sum_y`` and ``sum_y2``. The pooled within-cell sum of
+    squares is ``sum_c (sum_y2 - sum_y^2 / n)``, exact to ~1e-10 relative while it exceeds ``1e-6
+    sum y^2``; below that (where rounding could hide a constant cell) it is recomputed from the
+    rows' residuals.
     """
     counts = totals["count"]
     crossed = " x ".join(design.names)
@@ -391,15 +461,18 @@ def check_cells(
         for c in np.flatnonzero(counts < MIN_ROWS_PER_CELL)
     }
     if short:
-        raise InputError(f"too few rows: every {crossed} cell needs at least {MIN_ROWS_PER_CELL}, found {short}")
+        raise InputError(
+            f"too few rows: every {crossed} cell needs at least {MIN_ROWS_PER_CELL}, found {short}"
+        )
     means = totals["sum_y"] / counts
     squares = float(np.sum(totals["sum_y2"] - totals["sum_y"] * means))
     if not squares > 1e-6 * float(np.sum(totals["sum_y2"])):
         residuals = y - means[cell]
         if not np.any(residuals):
             raise InputError(
-                f"predictions are constant within every {crossed} cell: the precision is infinite and the "
-                "Beta regression has no maximum; the scorer must vary across sentences"
+                f"predictions are constant within every {crossed} cell: "
+                "the precision is infinite and the Beta regression has "
+                "no maximum; the scorer must vary across sentences"
             )
         squares = float(residuals @ residuals)
     within_variance = squares / (len(y) - len(counts))
@@ -407,25 +480,32 @@ def check_cells(
     if implied_precision > MAX_PRECISION:
         spread = pd.Series(y).groupby(cell).agg(lambda v: v.max() - v.min())
         raise InputError(
-            f"predictions barely vary within the {crossed} cells (largest within-cell range "
-            f"{float(spread.max()):.3g}, pooled within-cell SD {math.sqrt(within_variance):.3g}): the implied Beta "
-            f"precision ~{implied_precision:.3g} exceeds {MAX_PRECISION:.0e}, past which the likelihood is "
-            "dominated by rounding and has no usable maximum; the scorer must vary across sentences"
+            f"predictions barely vary within the {crossed} cells (largest "
+            f"within-cell range {float(spread.max()):.3g}, pooled within-cell "
+            f"SD {math.sqrt(within_variance):.3g}): the implied Beta "
+            f"precision ~{implied_precision:.3g} exceeds {MAX_PRECISION:.0e}, "
+            "past which the likelihood is dominated by rounding and has no "
+            "usable maximum; the scorer must vary across sentences"
         )
     return counts.astype(np.int64)
 
 
-# --- Fitting ------------------------------------------------------------------------------------------------------
+# --- Fitting --------------------------------------------------------------------------------------
 
 
 def checked_cov_options(cov_type: str, clusters, use_t) -> None:
-    """Refuse a bad ``cov_type``, ``clusters`` that do not fit it, or ``use_t`` that is not a bool or None."""
+    """Refuse a bad ``cov_type``, ``clusters`` that do not fit it, or ``use_t`` that is not a bool
+    or None."""
     if cov_type not in COV_TYPES:
         raise InputError(f"cov_type must be one of {list(COV_TYPES)}, got {cov_type!r}")
     if use_t is not None and not isinstance(use_t, bool | np.bool_):
-        raise InputError(f"use_t must be True, False or None, got {use_t!r} ({type(use_t).__name__})")
+        raise InputError(
+            f"use_t must be True, False or None, got {use_t!r} ({type(use_t).__name__})"
+        )
     if cov_type == "model" and clusters is not None:
-        raise InputError("clusters were given with cov_type='model': pass cov_type='cluster' to use them")
+        raise InputError(
+            "clusters were given with cov_type='model': pass cov_type='cluster' to use them"
+        )
     if cov_type == "cluster" and (not isinstance(clusters, Mapping) or not 1 <= len(clusters) <= 2):
         raise InputError(
             "cov_type='cluster' needs clusters={name: per-row labels} with one or two entries "
@@ -434,11 +514,17 @@ def checked_cov_options(cov_type: str, clusters, use_t) -> None:
         )
 
 
-def clusterings(blocks: likelihood.Blocks, names: Sequence[str], copies=None) -> list[likelihood.Clustering]:
-    """The :class:`~eval_harness.stats.beta_likelihood.Clustering` list of one- or two-way clustering by
-    ``names`` (two-way adds their pairs); ``copies`` maps a name (or ``"pairs"``) to its copies (R, G)."""
+def clusterings(
+    blocks: likelihood.Blocks, names: Sequence[str], copies=None
+) -> list[likelihood.Clustering]:
+    """The :class:`~eval_harness.stats.beta_likelihood.Clustering` list of one- or two-way
+    clustering by ``names`` (two-way adds their pairs); ``copies`` maps a name (or ``"pairs"``) to
+    its copies (R, G)."""
     copies = copies or {}
-    result = [likelihood.Clustering(blocks.groups[name], blocks.n_groups[name], copies.get(name)) for name in names]
+    result = [
+        likelihood.Clustering(blocks.groups[name], blocks.n_groups[name], copies.get(name))
+        for name in names
+    ]
     if len(names) == 2:
         pairs, n_pairs = likelihood.pair_codes(blocks.groups[names[0]], blocks.groups[names[1]])
         result.append(likelihood.Clustering(pairs, n_pairs, copies.get("pairs")))
@@ -456,8 +542,9 @@ def test_df(use_t, cov_type: str, n_clusters: Sequence[int], n: int, n_mean: int
 
 @dataclass(frozen=True)
 class Fit:
-    """One fitted design: the ``design``, the data's ``blocks``, the ``optimum`` (R = 1), the ``covariance`` in use
-    (k, k), ``n_clusters`` per clustering, the tests' ``df`` (None: z), ``cell_counts`` and ``converged``."""
+    """One fitted design: the ``design``, the data's ``blocks``, the ``optimum`` (R = 1), the
+    ``covariance`` in use (k, k), ``n_clusters`` per clustering, the tests' ``df`` (None: z),
+    ``cell_counts`` and ``converged``."""
 
     design: FactorialDesign
     blocks: likelihood.Blocks
@@ -480,43 +567,64 @@ class Fit:
 
     @property
     def covariances(self) -> likelihood.Covariances:
-        """What every variance is computed from (R = 1): the covariance in use, the model-based one (the scale of
-        rounding) and, two-way, the one-way ones that floor it."""
+        """What every variance is computed from (R = 1): the covariance in use, the model-based one
+        (the scale of rounding) and, two-way, the one-way ones that floor it."""
         model = likelihood.model_covariance(self.optimum.information)
         return likelihood.Covariances(self.covariance[None], model, self.one_way_covariances[None])
 
 
-def fit_design(rows: Rows, design: FactorialDesign, cov_type: str, cluster_by: Sequence[str], use_t) -> Fit:
-    """Fit ``design`` to ``rows`` from the blocks of (cell, every grouping of ``rows``), with the covariance of
-    ``cov_type`` (clustered by ``cluster_by``)."""
+def fit_design(
+    rows: Rows, design: FactorialDesign, cov_type: str, cluster_by: Sequence[str], use_t
+) -> Fit:
+    """Fit ``design`` to ``rows`` from the blocks of (cell, every grouping of ``rows``), with the
+    covariance of ``cov_type`` (clustered by ``cluster_by``)."""
     cell = design.cell_of([rows.codes[name] for name in design.names])
     blocks = likelihood.aggregate_rows(rows.y, cell, len(design.cells), rows.groups)
     counts = check_cells(design, blocks.totals, rows.y, cell)
     optimum = likelihood.fit_sums(blocks.cell_sums(), design.mean_design, design.precision_design)
     if not (np.all(np.isfinite(optimum.params)) and np.all(np.isfinite(optimum.information))):
         raise InputError(
-            "the Beta regression failed numerically (non-finite estimates); check that the predictions vary "
-            f"within the {' x '.join(design.names)} cells and are not all at one boundary"
+            "the Beta regression failed numerically (non-finite estimates); "
+            "check that the predictions vary within the "
+            f"{' x '.join(design.names)} cells and are not all at one boundary"
         )
     n_clusters: tuple[int, ...] = ()
     if cov_type == "cluster":
-        scores = likelihood.block_scores(optimum.params, blocks, design.mean_design, design.precision_design)
+        scores = likelihood.block_scores(
+            optimum.params, blocks, design.mean_design, design.precision_design
+        )
         covariance, one_way, counted = likelihood.cluster_covariance(
             scores, optimum.hessian, clusterings(blocks, cluster_by), blocks.count[None]
         )
-        covariance, one_way, n_clusters = covariance[0], one_way[0], tuple(int(g) for g in counted[0])
+        covariance, one_way, n_clusters = (
+            covariance[0],
+            one_way[0],
+            tuple(int(g) for g in counted[0]),
+        )
     else:
         covariance = likelihood.model_covariance(optimum.information)[0]
         one_way = np.empty((0, *covariance.shape))
     df = test_df(use_t, cov_type, n_clusters, len(rows.y), design.mean_design.shape[1])
-    return Fit(design, blocks, optimum, covariance, cov_type, tuple(cluster_by), n_clusters, df, counts, one_way)
+    return Fit(
+        design,
+        blocks,
+        optimum,
+        covariance,
+        cov_type,
+        tuple(cluster_by),
+        n_clusters,
+        df,
+        counts,
+        one_way,
+    )
 
 
-# --- Results ------------------------------------------------------------------------------------------------------
+# --- Results --------------------------------------------------------------------------------------
 
 
 class LevelledResult(Result):
-    """A result whose ``levels`` and ``given`` fields, tuples of (factor, level) pairs, read as dicts in to_dict."""
+    """A result whose ``levels`` and ``given`` fields, tuples of (factor, level) pairs, read as
+    dicts in to_dict."""
 
     def to_dict(self) -> dict:
         result = asdict(self)
@@ -530,9 +638,9 @@ class LevelledResult(Result):
 class Coefficient(LevelledResult):
     """One parameter (of the mean on the logit scale, or of ``log(phi)``) with its Wald test.
 
-    ``contrast`` says in words what it compares and what it conditions on, naming the levels; ``statistic``
-    is estimate / std_err, so it, the estimate and the interval agree in sign; ``mde`` is the smallest true
-    value its test detects with 80 % power at alpha = 0.05.
+    ``contrast`` says in words what it compares and what it conditions on, naming the levels;
+    ``statistic`` is estimate / std_err, so it, the estimate and the interval agree in sign; ``mde``
+    is the smallest true value its test detects with 80 % power at alpha = 0.05.
     """
 
     name: str
@@ -548,10 +656,11 @@ class Coefficient(LevelledResult):
 
 @dataclass(frozen=True)
 class Effect(Coefficient):
-    """A difference of predicted mean intensities (:class:`EffectSpec`) with its own delta-method Wald test: the
-    :class:`Coefficient` fields on the intensity scale, and its ``kind`` (``EFFECT_KINDS``), ``term`` (the
-    factors it is about), ``levels`` (each contrasted factor's level, against the reference) and ``given``
-    (the stratum it is conditional on; empty for averages)."""
+    """A difference of predicted mean intensities (:class:`EffectSpec`) with its own delta-method
+    Wald test: the :class:`Coefficient` fields on the intensity scale, and its ``kind``
+    (``EFFECT_KINDS``), ``term`` (the factors it is about), ``levels`` (each contrasted factor's
+    level, against the reference) and ``given`` (the stratum it is conditional on; empty for
+    averages)."""
 
     kind: str
     term: str
@@ -561,7 +670,8 @@ class Effect(Coefficient):
 
 @dataclass(frozen=True)
 class LikelihoodRatioTest(Result):
-    """``statistic = 2 (log_likelihood_full - log_likelihood_reduced)`` ~ chi2(df) for dropping ``term``."""
+    """``statistic = 2 (log_likelihood_full - log_likelihood_reduced)`` ~ chi2(df) for dropping
+    ``term``."""
 
     term: str
     statistic: float
@@ -572,7 +682,8 @@ class LikelihoodRatioTest(Result):
 
 @dataclass(frozen=True)
 class Cell(LevelledResult):
-    """One design cell: its ``levels`` (factor -> level), rows, observed mean of y, predicted mean and precision."""
+    """One design cell: its ``levels`` (factor -> level), rows, observed mean of y, predicted mean
+    and precision."""
 
     levels: tuple[tuple[str, str], ...]
     n: int
@@ -598,24 +709,30 @@ def coefficients_of(
 
 
 def warn_one_way_stand_ins(names: Sequence[str]) -> None:
-    """A :class:`BetaRegressionWarning` (a record's note) naming the quantities whose two-way clustered variance
-    was below a one-way one, which stood in for it."""
+    """A :class:`BetaRegressionWarning` (a record's note) naming the quantities whose two-way
+    clustered variance was below a one-way one, which stood in for it."""
     if names:
         warnings.warn(
-            f"two-way clustered variance below a one-way one for {', '.join(names)} (with few clusters, CGM's "
-            "V_1 + V_2 - V_12 can be): the larger one-way variance stands in",
+            "two-way clustered variance below a one-way one for "
+            f"{', '.join(names)} (with few clusters, CGM's V_1 + V_2 "
+            "- V_12 can be): the larger one-way variance stands in",
             BetaRegressionWarning,
             stacklevel=4,
         )
 
 
-def effects_of(fit: Fit, specs: Sequence[EffectSpec], zero_untested: bool = False) -> tuple[Effect, ...]:
-    """Each effect of ``specs`` with its Wald test; ``zero_untested``: an effect whose standard error is 0 gets none
-    (:func:`~.wald.untested`) instead of an InputError (one side of a comparison, whose difference is tested)."""
+def effects_of(
+    fit: Fit, specs: Sequence[EffectSpec], zero_untested: bool = False
+) -> tuple[Effect, ...]:
+    """Each effect of ``specs`` with its Wald test; ``zero_untested``: an effect whose standard
+    error is 0 gets none (:func:`~.wald.untested`) instead of an InputError (one side of a
+    comparison, whose difference is tested)."""
     if not specs:
         return ()
     weights = np.stack([spec.weights for spec in specs])
-    estimates, std_errs, raised = effect_values(weights, fit.optimum.params, fit.covariances, fit.design.mean_design)
+    estimates, std_errs, raised = effect_values(
+        weights, fit.optimum.params, fit.covariances, fit.design.mean_design
+    )
     warn_one_way_stand_ins([spec.name for spec, flag in zip(specs, raised[0], strict=True) if flag])
     return tuple(
         Effect(
@@ -632,8 +749,8 @@ def effects_of(fit: Fit, specs: Sequence[EffectSpec], zero_untested: bool = Fals
 
 
 def lr_tests(fit: Fit) -> tuple[tuple[LikelihoodRatioTest, ...], bool]:
-    """Drop each maximal interaction term in turn and refit (independent rows; module docstring); and whether
-    every reduced fit converged."""
+    """Drop each maximal interaction term in turn and refit (independent rows; module docstring);
+    and whether every reduced fit converged."""
     design, sums = fit.design, fit.blocks.cell_sums()
     tests, converged = [], True
     for term in design.maximal_terms():
@@ -674,25 +791,35 @@ def cells_of(fit: Fit) -> tuple[Cell, ...]:
 
 
 def coefficient_contrasts(design: FactorialDesign) -> tuple[str, ...]:
-    """Each mean coefficient in words, naming the levels and what it conditions on (module docstring)."""
+    """Each mean coefficient in words, naming the levels and what it conditions on (module
+    docstring)."""
     reference_cell = ", ".join(f"{f.name} {f.reference}" for f in design.factors)
     words = [f"logit of the mean in the reference cell ({reference_cell})"]
     for term in design.terms:
         held = design.conditioning(term)
         others = [name for name in design.names if name not in term]
         if held:
-            condition = ", " + _where([(name, design.factor(name).reference) for name in held]) + " (the reference)"
+            condition = (
+                ", "
+                + _where([(name, design.factor(name).reference) for name in held])
+                + " (the reference)"
+            )
         elif others:
-            condition = f", the same at every level of {' and '.join(others)} (no interaction in the model)"
+            condition = (
+                f", the same at every level of {' and '.join(others)} (no interaction in the model)"
+            )
         else:
             condition = ""
         factors = [design.factor(name) for name in term]
         for combo in itertools.product(*(f.levels[1:] for f in factors)):
             if len(term) == 1:
-                words.append(f"logit difference, {combo[0]} vs {factors[0].reference} ({term[0]}){condition}")
+                words.append(
+                    f"logit difference, {combo[0]} vs {factors[0].reference} ({term[0]}){condition}"
+                )
             else:
                 parts = " x ".join(
-                    f"{f.name} ({level} vs {f.reference})" for f, level in zip(factors, combo, strict=True)
+                    f"{f.name} ({level} vs {f.reference})"
+                    for f, level in zip(factors, combo, strict=True)
                 )
                 words.append(f"difference of logit differences, {parts}{condition}")
     return tuple(words)
@@ -701,11 +828,18 @@ def coefficient_contrasts(design: FactorialDesign) -> tuple[str, ...]:
 def precision_contrasts(design: FactorialDesign) -> tuple[str, ...]:
     words = [
         "log precision"
-        + (" in the reference levels of " + ", ".join(design.precision_by) if design.precision_by else "")
+        + (
+            " in the reference levels of " + ", ".join(design.precision_by)
+            if design.precision_by
+            else ""
+        )
     ]
     for name in design.precision_by:
         factor = design.factor(name)
-        words += [f"log precision difference, {level} vs {factor.reference} ({name})" for level in factor.levels[1:]]
+        words += [
+            f"log precision difference, {level} vs {factor.reference} ({name})"
+            for level in factor.levels[1:]
+        ]
     return tuple(words)
 
 
@@ -713,12 +847,12 @@ def precision_contrasts(design: FactorialDesign) -> tuple[str, ...]:
 class FactorialBetaRegression(Result):
     """Result of :func:`fit_factorial` (every convention in the module docstring).
 
-    ``factors`` with their levels (reference first); ``terms`` of the mean model (``"group:gender"``) up to
-    ``order``; ``coefficients`` (the mean model, logit scale) and ``precision`` (``log_phi`` terms), each with
-    its Wald test; ``effects`` on the intensity scale (``EFFECT_KINDS``), each with its own delta-method test;
-    ``lr_tests`` of the maximal interaction terms; ``cells``; ``covariance`` of ``parameter_names`` in use
-    (``cov_type`` ``"model"`` or ``"cluster"``, by ``cluster_by`` with ``n_clusters``); ``test`` ``"z"`` or
-    ``"t"`` with ``df``.
+    ``factors`` with their levels (reference first); ``terms`` of the mean model
+    (``"group:gender"``) up to ``order``; ``coefficients`` (the mean model, logit scale) and
+    ``precision`` (``log_phi`` terms), each with its Wald test; ``effects`` on the intensity scale
+    (``EFFECT_KINDS``), each with its own delta-method test; ``lr_tests`` of the maximal interaction
+    terms; ``cells``; ``covariance`` of ``parameter_names`` in use (``cov_type`` ``"model"`` or
+    ``"cluster"``, by ``cluster_by`` with ``n_clusters``); ``test`` ``"z"`` or ``"t"`` with ``df``.
     """
 
     factors: tuple[Factor, ...]
@@ -743,11 +877,13 @@ class FactorialBetaRegression(Result):
     squeezed: bool
 
     def coefficient(self, name: str) -> Coefficient:
-        """The mean or precision coefficient called ``name`` (e.g. ``"group[Arab]"``, ``"log_phi"``)."""
+        """The mean or precision coefficient called ``name`` (e.g. ``"group[Arab]"``,
+        ``"log_phi"``)."""
         return named(self.coefficients + self.precision, name, "coefficient")
 
     def effect(self, name: str) -> Effect:
-        """The effect called ``name`` (e.g. ``"group[Arab]|gender=female"``, ``"group[Arab]|average"``)."""
+        """The effect called ``name`` (e.g. ``"group[Arab]|gender=female"``,
+        ``"group[Arab]|average"``)."""
         return named(self.effects, name, "effect")
 
     def lr_test(self, term: str) -> LikelihoodRatioTest:
@@ -766,8 +902,9 @@ class FactorialBetaRegression(Result):
         return named(self.lr_tests, term, "likelihood-ratio test", key="term")
 
     def to_dict(self) -> dict:
-        """Plain nested dict: ``coefficients``, ``precision``, ``effects`` keyed by name, ``lr_tests`` by term,
-        ``factors`` as ``{name: [levels, reference first]}``, the rest as fields."""
+        """Plain nested dict: ``coefficients``, ``precision``, ``effects`` keyed by name,
+        ``lr_tests`` by term, ``factors`` as ``{name: [levels, reference first]}``, the rest as
+        fields."""
         return {
             "factors": {f.name: list(f.levels) for f in self.factors},
             "terms": list(self.terms),
@@ -792,7 +929,8 @@ class FactorialBetaRegression(Result):
         }
 
     def summary(self) -> str:
-        """A readable table: the design, the coefficients, the effects by kind, the precision and the tests."""
+        """A readable table: the design, the coefficients, the effects by kind, the precision and
+        the tests."""
         lines = [
             f"Beta regression on {' x '.join(f.name for f in self.factors)}: logit(mean) = "
             + " + ".join([INTERCEPT, *self.terms])
@@ -802,7 +940,10 @@ class FactorialBetaRegression(Result):
                 if len(self.precision) > 1
                 else ""
             ),
-            "; ".join(f"{f.name}: {', '.join(f.levels[1:])} (reference {f.reference})" for f in self.factors),
+            "; ".join(
+                f"{f.name}: {', '.join(f.levels[1:])} (reference {f.reference})"
+                for f in self.factors
+            ),
             f"n = {self.n} ({self.n_excluded} rows with a missing label excluded)"
             + ("; boundary values squeezed" if self.squeezed else ""),
             covariance_words(self.cov_type, self.cluster_by, self.n_clusters, self.test, self.df),
@@ -813,8 +954,8 @@ class FactorialBetaRegression(Result):
             lines += self._table([e for e in self.effects if e.kind == kind])
         lines += ["", "Precision:", *self._table(self.precision), ""]
         lines += [
-            f"likelihood-ratio test of {t.term} (assumes independent rows): chi2({t.df}) = {t.statistic:.4f}, "
-            f"p = {t.p_value:.4g}"
+            f"likelihood-ratio test of {t.term} (assumes independent "
+            f"rows): chi2({t.df}) = {t.statistic:.4f}, p = {t.p_value:.4g}"
             for t in self.lr_tests
         ]
         lines.append(f"log-likelihood = {self.log_likelihood:.4f}; converged = {self.converged}")
@@ -826,7 +967,9 @@ class FactorialBetaRegression(Result):
 
 def covariance_words(cov_type, cluster_by, n_clusters, test, df) -> str:
     if cov_type == "cluster":
-        clusters = ", ".join(f"{name} ({g})" for name, g in zip(cluster_by, n_clusters, strict=True))
+        clusters = ", ".join(
+            f"{name} ({g})" for name, g in zip(cluster_by, n_clusters, strict=True)
+        )
         covariance = f"cluster-robust (CR1) standard errors, clustered by {clusters}"
     else:
         covariance = "model-based (expected-information) standard errors"
@@ -845,27 +988,31 @@ def fit_factorial(
     cov_type: str = "model",
     clusters: Mapping[str, Sequence[Hashable]] | None = None,
 ) -> FactorialBetaRegression:
-    """Fit the Beta regression of ``y`` on the factors' main effects and interactions up to ``order``.
+    """Fit the Beta regression of ``y`` on the factors' main effects and interactions up to
+    ``order``.
 
     Args:
         y: predicted intensities in [0, 1], one per row (numbers only).
-        factors: ``{name: per-row labels}`` (strings; None or NaN for a row without one, which is left out).
-            Their order is the order of the terms and cells.
+        factors: ``{name: per-row labels}`` (strings; None or NaN for a row without one, which is
+            left out). Their order is the order of the terms and cells.
         reference_levels: ``{name: reference level}`` for every factor.
-        order: the highest order of interaction (1 .. number of factors; None: all, the saturated model).
+        order: the highest order of interaction (1 .. number of factors; None: all, the saturated
+        model).
         precision_by: factors whose main effects enter ``log(phi)`` (default: a constant precision).
-        use_t, boundary, cov_type, clusters: as in :func:`eval_harness.stats.betareg.fit_intersectional`
-            (``clusters``: one or two ``{name: per-row labels}``; ``use_t`` None: z model-based, t(G - 1)
-            clustered).
+        use_t, boundary, cov_type, clusters: as in
+        :func:`eval_harness.stats.betareg.fit_intersectional`
+            (``clusters``: one or two ``{name: per-row labels}``; ``use_t`` None: z model-based,
+            t(G - 1) clustered).
 
     Returns:
         :class:`FactorialBetaRegression`.
 
     Raises:
-        InputError: non-numeric, empty, non-finite or out-of-range ``y``; lengths that differ; labels that are
-            not strings; a factor with fewer than two levels; a missing or unknown reference level; a bad
-            ``order``; a cell with fewer than ``MIN_ROWS_PER_CELL`` rows; y (nearly) constant within the cells;
-            bad ``cov_type``/``clusters``/``use_t``/``boundary``.
+        InputError: non-numeric, empty, non-finite or out-of-range ``y``; lengths that differ;
+            labels that are not strings; a factor with fewer than two levels; a missing or unknown
+            reference level; a bad ``order``; a cell with fewer than ``MIN_ROWS_PER_CELL`` rows; y
+            (nearly) constant within the cells; bad
+            ``cov_type``/``clusters``/``use_t``/``boundary``.
 
     Examples
     --------
@@ -887,11 +1034,16 @@ def fit_factorial(
 
 
 def result_of(
-    fit: Fit, rows: Rows, specs: Sequence[EffectSpec], stacklevel: int = 3, zero_untested: bool = False
+    fit: Fit,
+    rows: Rows,
+    specs: Sequence[EffectSpec],
+    stacklevel: int = 3,
+    zero_untested: bool = False,
 ) -> FactorialBetaRegression:
-    """The :class:`FactorialBetaRegression` of a fitted design; warns (:class:`BetaRegressionWarning`) when the
-    fit or a reduced fit of the likelihood-ratio tests did not converge. ``zero_untested``: a coefficient or effect
-    whose standard error is 0 gets no test instead of an InputError (:func:`~.wald.untested`)."""
+    """The :class:`FactorialBetaRegression` of a fitted design; warns
+    (:class:`BetaRegressionWarning`) when the fit or a reduced fit of the likelihood-ratio tests did
+    not converge. ``zero_untested``: a coefficient or effect whose standard error is 0 gets no test
+    instead of an InputError (:func:`~.wald.untested`)."""
     design = fit.design
     tests, reduced_converged = lr_tests(fit)
     converged = bool(fit.optimum.converged[0]) and reduced_converged

@@ -1,10 +1,12 @@
-"""The Beta regression's options as a config or a caller names them, checked before any data is read.
+"""The Beta regression's options as a config or a caller names them, checked before any data is
+read.
 
-``cov_type`` (model-based or clustered standard errors), ``cluster_by`` (which per-row columns cluster) and the
-most resamples a stability check may draw. This module imports nothing but the project's errors, so that
-checking a config (``xbias run``'s first step, ``plan_units``) loads no pandas or scipy; the fit's modules
-(:mod:`~eval_harness.stats.factorial`, :mod:`~eval_harness.stats.betareg`, :mod:`~eval_harness.stats.stability`)
-use and re-export these names.
+``cov_type`` (model-based or clustered standard errors), ``cluster_by`` (which per-row columns
+cluster) and the most resamples a stability check may draw. This module imports nothing but the
+project's errors, so that checking a config (``xbias run``'s first step, ``plan_units``) loads no
+pandas or scipy; the fit's modules (:mod:`~eval_harness.stats.factorial`,
+:mod:`~eval_harness.stats.betareg`, :mod:`~eval_harness.stats.stability`) use and re-export these
+names.
 """
 
 from collections.abc import Mapping, Sequence
@@ -39,19 +41,30 @@ def clusters_from_columns(
         raise InputError(f"cov_type must be one of {list(COV_TYPES)}, got {cov_type!r}")
     if cov_type == "model":
         if cluster_by is not None:
-            raise InputError(f"cluster_by={cluster_by!r} needs cov_type='cluster' (cov_type is 'model')")
+            raise InputError(
+                f"cluster_by={cluster_by!r} needs cov_type='cluster' (cov_type is 'model')"
+            )
         return None
-    names = ["template_id"] if cluster_by is None else [cluster_by] if isinstance(cluster_by, str) else cluster_by
+    names = (
+        ["template_id"]
+        if cluster_by is None
+        else [cluster_by]
+        if isinstance(cluster_by, str)
+        else cluster_by
+    )
     if not isinstance(names, Sequence) or not 1 <= len(names) <= 2 or len(set(names)) != len(names):
         raise InputError(
-            f"cluster_by must name one or two distinct columns of {list(CLUSTER_COLUMNS)}, got {cluster_by!r}"
+            "cluster_by must name one or two distinct columns "
+            f"of {list(CLUSTER_COLUMNS)}, got {cluster_by!r}"
         )
     for name in names:
         if name not in CLUSTER_COLUMNS:
-            raise InputError(f"cluster_by names {name!r}, which is not one of {list(CLUSTER_COLUMNS)}")
+            raise InputError(
+                f"cluster_by names {name!r}, which is not one of {list(CLUSTER_COLUMNS)}"
+            )
         if columns.get(name) is None:
             raise InputError(
-                f"cov_type='cluster' with cluster_by={list(names)} needs the per-row {name}= labels, "
-                "which were not given"
+                f"cov_type='cluster' with cluster_by={list(names)} "
+                f"needs the per-row {name}= labels, which were not given"
             )
     return {name: columns[name] for name in names}

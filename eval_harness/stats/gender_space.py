@@ -55,19 +55,27 @@ __all__ = [
     "unit_rows",
 ]
 
-# Principal components the subspace reports when n_components is not given (fewer when the pairs have fewer).
+# Principal components the subspace reports when n_components is not given (fewer when the pairs
+# have fewer).
 DEFAULT_COMPONENTS = 10
 
 
 # ---------------------------------------------------------------------------- input checks
 
 
-def _finite_array(name: str, values, ndim: Sequence[int], row_labels: Sequence[str] | None = None) -> np.ndarray:
+def _finite_array(
+    name: str, values, ndim: Sequence[int], row_labels: Sequence[str] | None = None
+) -> np.ndarray:
     array = float_rows(values, name, row_labels)
     if array.ndim not in ndim:
-        raise InputError(f"{name} must have {' or '.join(map(str, ndim))} dimensions; got shape {array.shape}")
+        raise InputError(
+            f"{name} must have {' or '.join(map(str, ndim))} dimensions; got shape {array.shape}"
+        )
     if not np.isfinite(array).all():
-        raise InputError(f"{name} holds {int((~np.isfinite(array)).sum())} NaN/inf value(s); drop those rows first")
+        raise InputError(
+            f"{name} holds {int((~np.isfinite(array)).sum())} "
+            "NaN/inf value(s); drop those rows first"
+        )
     return array
 
 
@@ -93,13 +101,16 @@ def unit_rows(vectors, name: str = "vectors") -> np.ndarray:
     array = _finite_array(name, vectors, (1, 2, 3))
     unit, zero = unit_length_rows(array)
     if array.ndim == 1 and zero:
-        raise InputError(f"{name} is the zero vector, which has no direction; give a nonzero vector")
+        raise InputError(
+            f"{name} is the zero vector, which has no direction; give a nonzero vector"
+        )
     if zero.any():
         where = np.flatnonzero(zero) if array.ndim == 2 else np.argwhere(zero)
         raise InputError(
-            f"{name} has {int(zero.sum())} zero vector(s) (at {'row' if array.ndim == 2 else '[draw, row]'}"
-            f" {where[:5].tolist()}{' ...' if len(where) > 5 else ''}); "
-            "a zero vector usually marks a word missing from the vocabulary: drop it with the `found` mask"
+            f"{name} has {int(zero.sum())} zero vector(s) (at "
+            f"{'row' if array.ndim == 2 else '[draw, row]'} "
+            f"{where[:5].tolist()}{' ...' if len(where) > 5 else ''}); a zero vector usually "
+            "marks a word missing from the vocabulary: drop it with the `found` mask"
         )
     return unit
 
@@ -109,7 +120,9 @@ def _draws(name: str, vectors, n_rows: int | None = None) -> np.ndarray:
     array = unit_rows(_finite_array(name, vectors, (2, 3)), name)
     stack = array[None] if array.ndim == 2 else array
     if n_rows is not None and stack.shape[1] != n_rows:
-        raise InputError(f"{name} has {stack.shape[1]} rows per draw but {n_rows} labels/values were given")
+        raise InputError(
+            f"{name} has {stack.shape[1]} rows per draw but {n_rows} labels/values were given"
+        )
     if stack.shape[1] == 0:
         raise InputError(f"{name} is empty")
     return stack
@@ -118,15 +131,21 @@ def _draws(name: str, vectors, n_rows: int | None = None) -> np.ndarray:
 def _binary_labels(name: str, labels, minimum_per_class: int = 2) -> np.ndarray:
     array = np.asarray(labels)
     if array.ndim != 1:
-        raise InputError(f"{name} must be 1-D (one True = male / False = female per row); got shape {array.shape}")
+        raise InputError(
+            f"{name} must be 1-D (one True = male / False "
+            f"= female per row); got shape {array.shape}"
+        )
     if array.dtype != bool:
         if not np.isin(array, (0, 1)).all():
-            raise InputError(f"{name} must be boolean (True = male); got values {np.unique(array)[:5].tolist()}")
+            raise InputError(
+                f"{name} must be boolean (True = male); got values {np.unique(array)[:5].tolist()}"
+            )
         array = array.astype(bool)
     n_male, n_female = int(array.sum()), int((~array).sum())
     if min(n_male, n_female) < minimum_per_class:
         raise InputError(
-            f"{name} has {n_male} male and {n_female} female word(s); need at least {minimum_per_class} of each"
+            f"{name} has {n_male} male and {n_female} female "
+            f"word(s); need at least {minimum_per_class} of each"
         )
     return array
 
@@ -136,10 +155,13 @@ def _generator(seed) -> np.random.Generator:
 
 
 def _runs_for(stack: np.ndarray, n_runs: int | None, static_default: int) -> int:
-    """Runs: one per context draw; a single (static) draw is reused ``n_runs`` (default ``static_default``) times."""
+    """Runs: one per context draw; a single (static) draw is reused ``n_runs`` (default
+    ``static_default``) times."""
     if stack.shape[0] > 1:
         if n_runs is not None and n_runs != stack.shape[0]:
-            raise InputError(f"n_runs={n_runs} but {stack.shape[0]} context draws were given (one run per draw)")
+            raise InputError(
+                f"n_runs={n_runs} but {stack.shape[0]} context draws were given (one run per draw)"
+            )
         return stack.shape[0]
     runs = static_default if n_runs is None else int(n_runs)
     if runs < 1:
@@ -213,7 +235,10 @@ class GenderSubspace(Result):
 
     def summary(self) -> str:
         ratios = " ".join(f"{v:.3f}" for v in self.explained_variance_ratio)
-        lines = [f"gender subspace: {self.n_differences} pair differences; explained variance ratio {ratios}"]
+        lines = [
+            f"gender subspace: {self.n_differences} pair "
+            f"differences; explained variance ratio {ratios}"
+        ]
         if self.baseline_explained_variance_ratio is not None:
             base = " ".join(f"{v:.3f}" for v in self.baseline_explained_variance_ratio)
             lines.append(f"  random-pair baseline ({self.n_baseline_draws} draws): {base}")
@@ -248,7 +273,10 @@ class DirectBias(Result):
         }
 
     def summary(self) -> str:
-        return f"direct bias DB_{self.c:g} = {self.value:.4f} over {self.n_words} words ({self.n_vectors} vectors)"
+        return (
+            f"direct bias DB_{self.c:g} = {self.value:.4f} over "
+            f"{self.n_words} words ({self.n_vectors} vectors)"
+        )
 
 
 @dataclass(frozen=True)
@@ -356,9 +384,10 @@ class KnnProfessionBias(Result):
 
     def summary(self) -> str:
         return (
-            f"kNN profession bias (k={self.k}, {self.n_professions} professions, {self.n_candidates} candidates): "
-            f"Pearson r min {self.min:.3f} / mean {self.mean:.3f} / max {self.max:.3f}, "
-            f"largest p = {self.max_p_value:.2g} over {len(self.correlations)} run(s)"
+            f"kNN profession bias (k={self.k}, {self.n_professions} professions, "
+            f"{self.n_candidates} candidates): Pearson r min {self.min:.3f} / "
+            f"mean {self.mean:.3f} / max {self.max:.3f}, largest p = "
+            f"{self.max_p_value:.2g} over {len(self.correlations)} run(s)"
         )
 
 
@@ -372,13 +401,17 @@ def _difference_spectrum(first: np.ndarray, second: np.ndarray, n_components: in
     variance = singular_values**2
     total = variance.sum()
     if total == 0:
-        raise InputError("every pair difference is zero (each pair has two identical vectors); no subspace to find")
+        raise InputError(
+            "every pair difference is zero (each pair has "
+            "two identical vectors); no subspace to find"
+        )
     return variance[:n_components] / total, components[:n_components], differences
 
 
 def _components(asked: int | None, n_differences: int, dimension: int) -> int:
-    """The components to report: ``asked``, or up to DEFAULT_COMPONENTS when None; an InputError beyond what
-    ``n_differences`` differences in ``dimension`` dimensions have (``min`` of the two)."""
+    """The components to report: ``asked``, or up to DEFAULT_COMPONENTS when None; an InputError
+    beyond what ``n_differences`` differences in ``dimension`` dimensions have (``min`` of the
+    two)."""
     possible = min(n_differences, dimension)
     if asked is None:
         return min(DEFAULT_COMPONENTS, possible)
@@ -386,9 +419,10 @@ def _components(asked: int | None, n_differences: int, dimension: int) -> int:
         raise InputError(f"n_components must be a whole number >= 1 (or None); got {asked!r}")
     if asked > possible:
         raise InputError(
-            f"n_components={asked} is more than the {possible} principal components that {n_differences} pair "
-            f"differences of dimension {dimension} have; ask for at most {possible}, or leave n_components unset "
-            f"(up to {DEFAULT_COMPONENTS}, as many as there are)"
+            f"n_components={asked} is more than the {possible} principal "
+            f"components that {n_differences} pair differences of dimension "
+            f"{dimension} have; ask for at most {possible}, or leave n_components "
+            f"unset (up to {DEFAULT_COMPONENTS}, as many as there are)"
         )
     return int(asked)
 
@@ -404,7 +438,9 @@ def random_pair_indices(n_words: int, n_pairs: int, seed=0) -> np.ndarray:
     ((3, 2), 6)
     """
     if n_words < 2 * n_pairs:
-        raise InputError(f"cannot draw {n_pairs} random pairs of distinct words from {n_words} words")
+        raise InputError(
+            f"cannot draw {n_pairs} random pairs of distinct words from {n_words} words"
+        )
     return _generator(seed).choice(n_words, size=2 * n_pairs, replace=False).reshape(n_pairs, 2)
 
 
@@ -432,9 +468,9 @@ def gender_subspace(
         first, second: ``(n, d)`` vectors of the two words of each pair (n >= 2).
         baseline_first, baseline_second: random word pairs, ``(m, d)`` or ``(r, m, d)`` for
             ``r`` baseline draws; their ratios are averaged over the draws.
-        n_components: components reported: at most ``min(n, d)``, the components ``n`` differences in ``d``
-            dimensions have (more is an InputError, never silently fewer); None (default): up to
-            :data:`DEFAULT_COMPONENTS`, as many as there are.
+        n_components: components reported: at most ``min(n, d)``, the components ``n`` differences
+            in ``d`` dimensions have (more is an InputError, never silently fewer); None (default):
+            up to :data:`DEFAULT_COMPONENTS`, as many as there are.
 
     Examples
     --------
@@ -449,7 +485,9 @@ def gender_subspace(
     first = _finite_array("first", first, (2,))
     second = _finite_array("second", second, (2,))
     if first.shape != second.shape:
-        raise InputError(f"first and second must have the same shape; got {first.shape} and {second.shape}")
+        raise InputError(
+            f"first and second must have the same shape; got {first.shape} and {second.shape}"
+        )
     if first.shape[0] < 2:
         raise InputError(f"need at least 2 pair differences for a PCA; got {first.shape[0]}")
     n_components = _components(n_components, *first.shape)
@@ -472,7 +510,10 @@ def gender_subspace(
     if base_first.shape[1] < n_components:
         raise InputError(f"each baseline draw needs at least n_components={n_components} pairs")
     draws = np.array(
-        [_difference_spectrum(a, b, n_components)[0] for a, b in zip(base_first, base_second, strict=True)]
+        [
+            _difference_spectrum(a, b, n_components)[0]
+            for a, b in zip(base_first, base_second, strict=True)
+        ]
     )
     return GenderSubspace(
         explained_variance_ratio=_frozen(ratio),
@@ -516,12 +557,15 @@ def direct_bias(vectors, direction, c: float = 1.0, word_index=None) -> DirectBi
     g = _finite_array("direction", direction, (1,))
     if not g.any():
         raise InputError(
-            "direction is the zero vector, so there is no gender direction to project on; give a nonzero "
-            "direction, or leave it out to use the gender subspace's first component"
+            "direction is the zero vector, so there is no gender "
+            "direction to project on; give a nonzero direction, or "
+            "leave it out to use the gender subspace's first component"
         )
     g = unit_rows(g, "direction")
     if g.shape[0] != rows.shape[1]:
-        raise InputError(f"direction has dimension {g.shape[0]} but the vectors have {rows.shape[1]}")
+        raise InputError(
+            f"direction has dimension {g.shape[0]} but the vectors have {rows.shape[1]}"
+        )
     if rows.shape[0] == 0:
         raise InputError("no vectors given: the neutral word list is empty")
     terms = np.abs(rows @ g) ** c
@@ -530,7 +574,10 @@ def direct_bias(vectors, direction, c: float = 1.0, word_index=None) -> DirectBi
     else:
         labels = np.asarray(word_index)
         if labels.shape != (rows.shape[0],):
-            raise InputError(f"word_index must have one label per row ({rows.shape[0]}); got shape {labels.shape}")
+            raise InputError(
+                "word_index must have one label per row "
+                f"({rows.shape[0]}); got shape {labels.shape}"
+            )
         _, inverse = np.unique(labels, return_inverse=True)
         per_word = np.bincount(inverse, weights=terms) / np.bincount(inverse)
     return DirectBias(
@@ -561,12 +608,16 @@ def gender_projection(vectors, male, female) -> np.ndarray:
     [0.9806, -0.9806, 0.0]
     """
     rows = unit_rows(_finite_array("vectors", vectors, (2,)), "vectors")
-    axis = unit_rows(_finite_array("male", male, (1,))) - unit_rows(_finite_array("female", female, (1,)))
+    axis = unit_rows(_finite_array("male", male, (1,))) - unit_rows(
+        _finite_array("female", female, (1,))
+    )
     norm = np.linalg.norm(axis)
     if norm == 0:
         raise InputError("the male and female vectors point the same way: no gender axis")
     if axis.shape[0] != rows.shape[1]:
-        raise InputError(f"male/female have dimension {axis.shape[0]} but the vectors have {rows.shape[1]}")
+        raise InputError(
+            f"male/female have dimension {axis.shape[0]} but the vectors have {rows.shape[1]}"
+        )
     return rows @ (axis / norm)
 
 
@@ -588,8 +639,9 @@ def most_biased(bias, n_per_gender: int) -> tuple[np.ndarray, np.ndarray]:
     n_male, n_female = int((values > 0).sum()), int((values < 0).sum())
     if min(n_male, n_female) < n_per_gender:
         raise InputError(
-            f"asked for the {n_per_gender} most biased words of each gender but only {n_male} male- and "
-            f"{n_female} female-biased words are available; lower n_per_gender or widen the vocabulary"
+            f"asked for the {n_per_gender} most biased words of each gender "
+            f"but only {n_male} male- and {n_female} female-biased words "
+            "are available; lower n_per_gender or widen the vocabulary"
         )
     return order[:n_per_gender], order[::-1][:n_per_gender]
 
@@ -597,7 +649,9 @@ def most_biased(bias, n_per_gender: int) -> tuple[np.ndarray, np.ndarray]:
 # ---------------------------------------------------------------------------- 3. clustering
 
 
-def clustering_accuracy(vectors, is_male, n_runs: int | None = None, seed=0, n_init: int = 10) -> RepeatedAccuracy:
+def clustering_accuracy(
+    vectors, is_male, n_runs: int | None = None, seed=0, n_init: int = 10
+) -> RepeatedAccuracy:
     """k-means (k = 2) over the biased words; accuracy of the better cluster-to-gender matching.
 
     Per run: ``labels = KMeans(2).fit_predict(unit vectors)``; ``a = mean(labels == is_male)``;
@@ -628,16 +682,22 @@ def clustering_accuracy(vectors, is_male, n_runs: int | None = None, seed=0, n_i
     values = []
     for run in range(runs):
         draw = stack[run if stack.shape[0] > 1 else 0]
-        clusters = KMeans(n_clusters=2, n_init=n_init, random_state=int(rng.integers(2**31))).fit_predict(draw)
+        clusters = KMeans(
+            n_clusters=2, n_init=n_init, random_state=int(rng.integers(2**31))
+        ).fit_predict(draw)
         agreement = float(np.mean((clusters == 1) == labels))
         values.append(max(agreement, 1.0 - agreement))
-    return RepeatedAccuracy("clustering", _frozen(values), len(labels), int(labels.sum()), int((~labels).sum()))
+    return RepeatedAccuracy(
+        "clustering", _frozen(values), len(labels), int(labels.sum()), int((~labels).sum())
+    )
 
 
 # ---------------------------------------------------------------------------- 4. classification
 
 
-def _stratified_train_mask(labels: np.ndarray, n_train: int, rng: np.random.Generator) -> np.ndarray:
+def _stratified_train_mask(
+    labels: np.ndarray, n_train: int, rng: np.random.Generator
+) -> np.ndarray:
     """A random training mask of ``n_train`` rows keeping the class shares (>= 1 of each class)."""
     mask = np.zeros(len(labels), dtype=bool)
     male = np.flatnonzero(labels)
@@ -689,7 +749,8 @@ def svm_classification_accuracy(
     runs = _runs_for(stack, n_runs, static_default=10)
     if not 2 <= n_train <= len(labels) - 2:
         raise InputError(
-            f"n_train={n_train} must leave at least 2 test words and train on at least 2 of {len(labels)} words"
+            f"n_train={n_train} must leave at least 2 test words "
+            f"and train on at least 2 of {len(labels)} words"
         )
     rng = _generator(seed)
     values = []
@@ -700,7 +761,11 @@ def svm_classification_accuracy(
         values.append(float(np.mean(model.predict(draw[~train]) == labels[~train])))
     test_labels = labels[~train]
     return RepeatedAccuracy(
-        "classification", _frozen(values), len(test_labels), int(test_labels.sum()), int((~test_labels).sum())
+        "classification",
+        _frozen(values),
+        len(test_labels),
+        int(test_labels.sum()),
+        int((~test_labels).sum()),
     )
 
 
@@ -746,12 +811,15 @@ def knn_profession_bias(
     labels = _binary_labels("candidate_is_male", candidate_is_male, minimum_per_class=1)
     bias = _finite_array("profession_bias", profession_bias, (1,))
     if len(bias) < 3:
-        raise InputError(f"need at least 3 professions for a correlation with a p-value; got {len(bias)}")
+        raise InputError(
+            f"need at least 3 professions for a correlation with a p-value; got {len(bias)}"
+        )
     professions = _draws("profession_vectors", profession_vectors, len(bias))
     candidates = _draws("candidate_vectors", candidate_vectors, len(labels))
     if professions.shape[-1] != candidates.shape[-1]:
         raise InputError(
-            f"profession vectors have dimension {professions.shape[-1]}, candidates {candidates.shape[-1]}"
+            "profession vectors have dimension "
+            f"{professions.shape[-1]}, candidates {candidates.shape[-1]}"
         )
     runs = max(professions.shape[0], candidates.shape[0])
     for name, stack in (("profession_vectors", professions), ("candidate_vectors", candidates)):
@@ -759,30 +827,41 @@ def knn_profession_bias(
             raise InputError(f"{name} has {stack.shape[0]} draws but the other input has {runs}")
     excluded = np.full(len(bias), -1) if exclude is None else np.asarray(exclude, dtype=int)
     if excluded.shape != bias.shape or (excluded >= len(labels)).any():
-        raise InputError(f"exclude must hold one candidate index (or -1) per profession; got shape {excluded.shape}")
+        raise InputError(
+            "exclude must hold one candidate index (or -1) "
+            f"per profession; got shape {excluded.shape}"
+        )
     available = len(labels) - int((excluded >= 0).any())
     if not 1 <= k <= available:
         raise InputError(
-            f"k={k} nearest neighbours asked but the candidate set has only {available} word(s) to choose from; "
-            f"use k <= {available} or a larger biased-word list"
+            f"k={k} nearest neighbours asked but the candidate set has only {available} "
+            f"word(s) to choose from; use k <= {available} or a larger biased-word list"
         )
     if np.ptp(bias) == 0:
-        raise InputError("every profession has the same original bias: the correlation is undefined")
+        raise InputError(
+            "every profession has the same original bias: the correlation is undefined"
+        )
 
-    check_matrix_size(professions.shape[1], candidates.shape[1], "the profession-by-candidate similarity matrix")
+    check_matrix_size(
+        professions.shape[1], candidates.shape[1], "the profession-by-candidate similarity matrix"
+    )
 
     correlations, p_values, shares = [], [], []
     rows = np.arange(len(bias))
     for run in range(runs):
-        similarity = professions[min(run, professions.shape[0] - 1)] @ candidates[min(run, candidates.shape[0] - 1)].T
+        similarity = (
+            professions[min(run, professions.shape[0] - 1)]
+            @ candidates[min(run, candidates.shape[0] - 1)].T
+        )
         has_self = excluded >= 0
         similarity[rows[has_self], excluded[has_self]] = -np.inf
         neighbours = np.argpartition(-similarity, k - 1, axis=1)[:, :k]
         share = labels[neighbours].mean(axis=1)
         if np.ptp(share) == 0:
             raise InputError(
-                f"every profession has the same male-neighbour share ({share[0]:.3f}) in run {run}: the correlation "
-                "is undefined; use a smaller k or more, better-balanced candidates"
+                "every profession has the same male-neighbour share "
+                f"({share[0]:.3f}) in run {run}: the correlation is undefined; "
+                "use a smaller k or more, better-balanced candidates"
             )
         result = scipy_stats.pearsonr(share, bias)
         correlations.append(float(result.statistic))
@@ -798,7 +877,7 @@ def knn_profession_bias(
     )
 
 
-# ---------------------------------------------------------------------------- all five from labelled rows
+# ---------------------------------------------------------------------- all five from labelled rows
 
 ROLES = ("pair_male", "pair_female", "random_first", "random_second", "neutral", "male", "female")
 
@@ -824,7 +903,9 @@ class GenderSpaceMeasures(Result):
         return "\n".join(part.summary() for part in parts if part is not None)
 
 
-def _aligned_runs(vectors: np.ndarray, words: np.ndarray | None, runs: np.ndarray, mask: np.ndarray, what: str):
+def _aligned_runs(
+    vectors: np.ndarray, words: np.ndarray | None, runs: np.ndarray, mask: np.ndarray, what: str
+):
     """Rows under ``mask`` as an ``(r, n, d)`` stack, one slice per run; every run must have as
     many rows and (when ``words`` is given) list the same words in the same order.
     Returns the stack and the first run's words (``None`` without ``words``)."""
@@ -834,19 +915,26 @@ def _aligned_runs(vectors: np.ndarray, words: np.ndarray | None, runs: np.ndarra
     per_run = [np.flatnonzero(mask & (runs == run)) for run in run_ids]
     first_words = None if words is None else words[per_run[0]]
     for run, rows in zip(run_ids, per_run, strict=True):
-        if len(rows) != len(per_run[0]) or (words is not None and (words[rows] != first_words).any()):
+        if len(rows) != len(per_run[0]) or (
+            words is not None and (words[rows] != first_words).any()
+        ):
             raise InputError(
-                f"the {what} rows of run {run} do not list the same words in the same order as run {run_ids[0]} "
-                f"({len(rows)} vs {len(first_words)} rows); give every run the same word list"
+                f"the {what} rows of run {run} do not list the same words in "
+                f"the same order as run {run_ids[0]} ({len(rows)} vs "
+                f"{len(first_words)} rows); give every run the same word list"
             )
     return np.stack([vectors[rows] for rows in per_run]), first_words
 
 
 def _row_labels(role, word) -> list[str]:
-    """``"role R, word 'w'"`` per row, as far as ``role`` and ``word`` go, to name rows in error messages."""
+    """``"role R, word 'w'"`` per row, as far as ``role`` and ``word`` go, to name rows in error
+    messages."""
     roles = [str(value) for value in (role if isinstance(role, Sequence | np.ndarray) else [])]
     words = [] if word is None or not isinstance(word, Sequence | np.ndarray) else list(word)
-    return [f"role {value}" + (f", word {words[row]!r}" if row < len(words) else "") for row, value in enumerate(roles)]
+    return [
+        f"role {value}" + (f", word {words[row]!r}" if row < len(words) else "")
+        for row, value in enumerate(roles)
+    ]
 
 
 def gender_space_measures(
@@ -864,7 +952,8 @@ def gender_space_measures(
     k: int = 100,
     seed=0,
 ) -> GenderSpaceMeasures:
-    """The five measures from vectors labelled by role (the format the ``gender_space`` metric takes).
+    """The five measures from vectors labelled by role (the format the ``gender_space`` metric
+    takes).
 
     Roles (one per row):
 
@@ -909,13 +998,16 @@ def gender_space_measures(
     runs = np.zeros(n, dtype=int) if run is None else np.asarray(run, dtype=int)
     for name, values in (("word", words), ("run", runs)):
         if values.shape != (n,):
-            raise InputError(f"{name} must have one entry per vector row ({n}); got shape {values.shape}")
+            raise InputError(
+                f"{name} must have one entry per vector row ({n}); got shape {values.shape}"
+            )
     zero = np.flatnonzero(~matrix.any(axis=1))
     if zero.size:
         named = ", ".join(f"{row} ({row_labels[row]})" for row in zero[:5])
         raise InputError(
-            f"vectors row(s) {named}{' ...' if zero.size > 5 else ''} are zero vectors; a zero vector usually "
-            "marks a word missing from the vocabulary: drop it with the `found` mask"
+            f"vectors row(s) {named}{' ...' if zero.size > 5 else ''} "
+            "are zero vectors; a zero vector usually marks a word "
+            "missing from the vocabulary: drop it with the `found` mask"
         )
     rng = _generator(seed)
     has = {name: bool((roles == name).any()) for name in ROLES}
@@ -924,8 +1016,12 @@ def gender_space_measures(
     if has["pair_male"] or has["pair_female"]:
         baseline_first = baseline_second = None
         if has["random_first"] or has["random_second"]:
-            baseline_first, _ = _aligned_runs(matrix, None, runs, roles == "random_first", "random_first")
-            baseline_second, _ = _aligned_runs(matrix, None, runs, roles == "random_second", "random_second")
+            baseline_first, _ = _aligned_runs(
+                matrix, None, runs, roles == "random_first", "random_first"
+            )
+            baseline_second, _ = _aligned_runs(
+                matrix, None, runs, roles == "random_second", "random_second"
+            )
         subspace = gender_subspace(
             matrix[roles == "pair_male"],
             matrix[roles == "pair_female"],
@@ -937,7 +1033,11 @@ def gender_space_measures(
     direct = None
     neutral = roles == "neutral"
     if has["neutral"]:
-        g = direction if direction is not None else (None if subspace is None else subspace.direction)
+        g = (
+            direction
+            if direction is not None
+            else (None if subspace is None else subspace.direction)
+        )
         if g is not None:
             direct = direct_bias(matrix[neutral], g, c=c, word_index=words[neutral])
 
@@ -951,12 +1051,16 @@ def gender_space_measures(
         top[np.flatnonzero(is_male)[:n_cluster_words]] = True
         top[np.flatnonzero(~is_male)[:n_cluster_words]] = True
         clustering = clustering_accuracy(stack[:, top], is_male[top], seed=rng)
-        classification = svm_classification_accuracy(stack, is_male, n_train=n_train, n_runs=n_runs, seed=rng)
+        classification = svm_classification_accuracy(
+            stack, is_male, n_train=n_train, n_runs=n_runs, seed=rng
+        )
         if has["neutral"] and bias is not None:
             profession_stack, professions = _aligned_runs(matrix, words, runs, neutral, "neutral")
             values = np.asarray(bias, dtype=np.float64)
             if values.shape != (n,):
-                raise InputError(f"bias must have one entry per vector row ({n}); got shape {values.shape}")
+                raise InputError(
+                    f"bias must have one entry per vector row ({n}); got shape {values.shape}"
+                )
             first_neutral = np.flatnonzero(neutral & (runs == runs[neutral].min()))
             position = {w: i for i, w in enumerate(biased_words)}
             knn = knn_profession_bias(

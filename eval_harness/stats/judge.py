@@ -1,7 +1,8 @@
-"""A zero-shot judge's reading of its numerals' log-probabilities: the expected numeral, the numeral mass and the
-arg-max numeral. One home for both readers: xbias's own judge (:mod:`eval_harness.models.prompt_judge`, the
-model's next-token log-probabilities) and the lm-evaluation-harness import (:mod:`eval_harness.lmeval`, the
-choices' log-likelihoods lm-eval logged).
+"""A zero-shot judge's reading of its numerals' log-probabilities: the expected numeral, the numeral
+mass and the arg-max numeral. One home for both readers: xbias's own judge
+(:mod:`eval_harness.models.prompt_judge`, the model's next-token log-probabilities) and the
+lm-evaluation-harness import (:mod:`eval_harness.lmeval`, the choices' log-likelihoods lm-eval
+logged).
 """
 
 from collections.abc import Sequence
@@ -18,9 +19,9 @@ def numeral_statistics(
     Returns ``(expected mapped to [0, 1], numeral mass, arg-max numeral)``, one entry per row of
     ``logprobs``.
 
-    ``logprobs[i, k]``: the log-probability that text ``i``'s answer starts with candidate ``k``, a single-token
-    spelling (``"7"``, ``" 7"``) of the numeral ``candidate_numerals[k]`` of the scale ``low..high``. With
-    ``p(n)`` the numeral's spellings summed,
+    ``logprobs[i, k]``: the log-probability that text ``i``'s answer starts with candidate ``k``, a
+    single-token spelling (``"7"``, ``" 7"``) of the numeral ``candidate_numerals[k]`` of the scale
+    ``low..high``. With ``p(n)`` the numeral's spellings summed,
 
         mass = sum_n p(n),   q(n) = p(n) / mass,   E = sum_n n q(n),   expected = (E - low) / (high - low)
 
@@ -34,7 +35,7 @@ def numeral_statistics(
     >>> expected, mass, top = numeral_statistics(logprobs, [0, 5, 10], low=0, high=10)
     >>> expected.round(4).tolist(), mass.round(4).tolist(), top.tolist()
     ([0.75, 0.4444], [0.8, 0.9], [10, 5])
-    """
+    """  # noqa: E501
     numerals = np.arange(low, high + 1)
     owner = np.asarray(candidate_numerals) - low
     log_p = np.stack(

@@ -4,15 +4,18 @@ Given :math:`k \ge 2` effect sizes :math:`\theta_i` with within-study variances 
 (DerSimonian & Laird 1986; Borenstein et al. 2009, *Introduction to Meta-Analysis*, ch. 12):
 
 - fixed-effect weights :math:`w_i = 1 / v_i`, fixed-effect mean
-  :math:`\hat\theta_F = \sum w_i \theta_i / \sum w_i` with standard error :math:`1 / \sqrt{\sum w_i}`;
-- heterogeneity :math:`Q = \sum w_i (\theta_i - \hat\theta_F)^2` on :math:`df = k - 1` degrees of freedom
-  (its p-value from :math:`\chi^2_{df}`), and :math:`I^2 = \max(0, (Q - df) / Q)` (0 when :math:`Q = 0`);
+  :math:`\hat\theta_F = \sum w_i \theta_i / \sum w_i` with standard error :math:`1 / \sqrt{\sum
+  w_i}`;
+- heterogeneity :math:`Q = \sum w_i (\theta_i - \hat\theta_F)^2` on :math:`df = k - 1` degrees of
+  freedom (its p-value from :math:`\chi^2_{df}`), and :math:`I^2 = \max(0, (Q - df) / Q)` (0 when
+  :math:`Q = 0`);
 - between-study variance :math:`\tau^2 = \max\big(0, (Q - df) / C\big)`,
   :math:`C = \sum w_i - \sum w_i^2 / \sum w_i`;
 - random-effects weights :math:`w_i^* = 1 / (v_i + \tau^2)`, combined effect
-  :math:`\hat\theta_R = \sum w_i^* \theta_i / \sum w_i^*`, standard error :math:`SE = 1 / \sqrt{\sum w_i^*}`,
-  :math:`z = \hat\theta_R / SE` and its normal p-value: one-sided :math:`P(Z \ge z)` (``"greater"``, CEAT's
-  code), ``"less"``, or two-sided :math:`2 P(Z \ge |z|)`.
+  :math:`\hat\theta_R = \sum w_i^* \theta_i / \sum w_i^*`, standard error :math:`SE = 1 / \sqrt{\sum
+  w_i^*}`,
+  :math:`z = \hat\theta_R / SE` and its normal p-value: one-sided :math:`P(Z \ge z)` (``"greater"``,
+  CEAT's code), ``"less"``, or two-sided :math:`2 P(Z \ge |z|)`.
 """
 
 from dataclasses import dataclass
@@ -34,9 +37,11 @@ class MetaAnalysisResult(Result):
         std_err: its standard error.
         z, p_value: the z statistic and its p-value (``alternative``).
         tau2: between-study variance (DerSimonian–Laird, truncated at 0).
-        q, df, p_heterogeneity: Cochran's Q, its degrees of freedom ``k - 1`` and chi-squared p-value.
+        q, df, p_heterogeneity: Cochran's Q, its degrees of freedom ``k - 1`` and chi-squared
+        p-value.
         i2: share of the variation due to heterogeneity, in [0, 1].
-        fixed_effect, fixed_std_err: the fixed-effect (inverse-variance) mean and its standard error.
+        fixed_effect, fixed_std_err: the fixed-effect (inverse-variance) mean and its standard
+        error.
         n: the number of combined effects ``k``.
         alternative: ``"greater"``, ``"less"`` or ``"two-sided"``.
     """
@@ -58,9 +63,10 @@ class MetaAnalysisResult(Result):
     def summary(self) -> str:
         return (
             f"random effects (DerSimonian–Laird, k={self.n}): {self.combined_effect:.4f} "
-            f"(SE {self.std_err:.4f}, z={self.z:.2f}, p={self.p_value:.3g} {self.alternative}); "
-            f"tau^2={self.tau2:.4g}, Q={self.q:.2f} on {self.df} df (p={self.p_heterogeneity:.3g}), "
-            f"I^2={self.i2:.1%}; fixed effect {self.fixed_effect:.4f} (SE {self.fixed_std_err:.4f})"
+            f"(SE {self.std_err:.4f}, z={self.z:.2f}, p={self.p_value:.3g} "
+            f"{self.alternative}); tau^2={self.tau2:.4g}, Q={self.q:.2f} on {self.df} df "
+            f"(p={self.p_heterogeneity:.3g}), I^2={self.i2:.1%}; fixed effect "
+            f"{self.fixed_effect:.4f} (SE {self.fixed_std_err:.4f})"
         )
 
 
@@ -87,11 +93,19 @@ def dersimonian_laird(effects: np.ndarray, variances: np.ndarray) -> dict[str, n
     random_weights = 1.0 / (variances + tau2[..., None])
     random_total = random_weights.sum(axis=-1)
     combined = (random_weights * effects).sum(axis=-1) / random_total
-    return {"total": total, "fixed": fixed, "q": q, "tau2": tau2, "random_total": random_total, "combined": combined}
+    return {
+        "total": total,
+        "fixed": fixed,
+        "q": q,
+        "tau2": tau2,
+        "random_total": random_total,
+        "combined": combined,
+    }
 
 
 def random_effects(effects, variances, alternative: str = "greater") -> MetaAnalysisResult:
-    """Combine ``effects`` with within-study ``variances`` by a DerSimonian–Laird random-effects model.
+    """Combine ``effects`` with within-study ``variances`` by a DerSimonian–Laird random-effects
+    model.
 
     See the module docstring for every formula.
 
@@ -106,8 +120,8 @@ def random_effects(effects, variances, alternative: str = "greater") -> MetaAnal
     variances = np.asarray(variances, dtype=np.float64)
     if effects.ndim != 1 or variances.shape != effects.shape:
         raise InputError(
-            f"need one variance per effect, two 1-D arrays of one length; got shapes {effects.shape} and "
-            f"{variances.shape}"
+            "need one variance per effect, two 1-D arrays of one "
+            f"length; got shapes {effects.shape} and {variances.shape}"
         )
     if len(effects) < 2:
         raise InputError(f"a random-effects model needs at least 2 effects; got {len(effects)}")

@@ -13,8 +13,8 @@ p-values, at least as large as them, and capped at 1. A test is rejected at leve
 ``statsmodels.stats.multitest.multipletests`` (methods ``"holm"`` and ``"fdr_bh"``)
 after the validation here.
 
-A family some of whose tests could not be made (a skipped fit: no p-value, NaN) is adjusted over the tests that
-were made (:func:`holm_of_tested`: ``m`` counts those), the others left NaN.
+A family some of whose tests could not be made (a skipped fit: no p-value, NaN) is adjusted over the
+tests that were made (:func:`holm_of_tested`: ``m`` counts those), the others left NaN.
 """
 
 from collections.abc import Sequence
@@ -80,7 +80,9 @@ def _floats(p_values: Sequence[float]) -> np.ndarray:
 def _validate(p_values: Sequence[float]) -> np.ndarray:
     p = _floats(p_values)
     if p.ndim != 1 or p.size == 0:
-        raise InputError(f"p-values must be a non-empty one-dimensional sequence, got shape {p.shape}")
+        raise InputError(
+            f"p-values must be a non-empty one-dimensional sequence, got shape {p.shape}"
+        )
     bad = ~np.isfinite(p) | (p < 0) | (p > 1)
     if bad.any():
         raise InputError(

@@ -1,7 +1,9 @@
-"""The difference of two WEAT effect sizes over the same target words (two models, two revisions): a paired test.
+"""The difference of two WEAT effect sizes over the same target words (two models, two revisions): a
+paired test.
 
-Each model ``m`` gives every target word ``w`` of ``X u Y`` its association ``s_m(w) = s(w, A, B)`` (with its own
-attribute vectors, held fixed here), and WEAT's effect size (population SD, ``ddof=0``, as :mod:`.weat`)::
+Each model ``m`` gives every target word ``w`` of ``X u Y`` its association ``s_m(w) = s(w, A, B)``
+(with its own attribute vectors, held fixed here), and WEAT's effect size (population SD,
+``ddof=0``, as :mod:`.weat`)::
 
     d_m = (mean_X s_m - mean_Y s_m) / sd_(X u Y)(s_m) = mean_X z_m - mean_Y z_m,
     z_m(w) = (s_m(w) - mean_(X u Y) s_m) / sd_(X u Y)(s_m)
@@ -9,18 +11,22 @@ attribute vectors, held fixed here), and WEAT's effect size (population SD, ``dd
 so the difference is ``delta = d_B - d_A``.
 
 Test (paired swaps, two-sided): under the null that each word's two standardised associations
-``(z_A(w), z_B(w))`` are exchangeable between the models, swapping them for any subset of words leaves the
-distribution of ``delta`` unchanged. For a swap vector ``e`` the statistic is recomputed from the swapped vectors,
-``delta(e) = d(z_B^e) - d(z_A^e)`` (each re-standardised: a swap changes their means and spreads; the linear
-shortcut ``mean_X D - mean_Y D`` with ``D = z_B - z_A`` ignores that and rejects about half as often as it should
-at large effects). ``p`` is the share of swap vectors with ``|delta(e)| >= |delta|`` (ties within a relative
-``1e-9`` count), exact over all ``2^n`` vectors when ``2^n <= exact_limit``, else Monte Carlo with
+``(z_A(w), z_B(w))`` are exchangeable between the models, swapping them for any subset of words
+leaves the distribution of ``delta`` unchanged. For a swap vector ``e`` the statistic is recomputed
+from the swapped vectors,
+``delta(e) = d(z_B^e) - d(z_A^e)`` (each re-standardised: a swap changes their means and spreads;
+the linear shortcut ``mean_X D - mean_Y D`` with ``D = z_B - z_A`` ignores that and rejects about
+half as often as it should at large effects). ``p`` is the share of swap vectors with ``|delta(e)|
+>= |delta|`` (ties within a relative ``1e-9`` count), exact over all ``2^n`` vectors when ``2^n <=
+exact_limit``, else Monte Carlo with
 ``p = (k + 1) / (permutations + 1)`` (:mod:`.weat`'s conventions).
 
-Interval: a paired percentile bootstrap, resampling the words within X and within Y (the same draw for both
-models: :func:`.weat.bootstrap_resamples`), each model's ``d*`` recomputed from its raw associations;
-``std_err`` is the SD (``ddof=1``) of ``delta*``, and ``mde`` the smallest difference a z test with that standard
-error detects with 80 % power (:func:`.power.minimum_detectable_effect`), a normal approximation.
+Interval: a paired percentile bootstrap, resampling the words within X and within Y (the same draw
+for both
+models: :func:`.weat.bootstrap_resamples`), each model's ``d*`` recomputed from its raw
+associations; ``std_err`` is the SD (``ddof=1``) of ``delta*``, and ``mde`` the smallest difference
+a z test with that standard error detects with 80 % power
+(:func:`.power.minimum_detectable_effect`), a normal approximation.
 """
 
 from collections.abc import Sequence
@@ -40,11 +46,12 @@ _BLOCK = 1 << 14
 
 @dataclass(frozen=True)
 class PairedEffectSizeDifference(Result):
-    """Result of :func:`paired_effect_size_difference` (module docstring): ``estimate = effect_b - effect_a``,
-    the paired-swap ``p_value`` (``method`` ``"exact"`` over ``n_flips`` swap vectors or ``"monte_carlo"`` with
-    ``p_value_std_err``), the bootstrap ``ci_low``/``ci_high``/``std_err`` (``n_bootstrap``, ``n_undefined``
-    replicates with a zero spread left out) and ``mde`` (None when the bootstrap SE is 0: the models agree on every
-    word); ``n_x``/``n_y`` the paired target words."""
+    """Result of :func:`paired_effect_size_difference` (module docstring): ``estimate = effect_b -
+    effect_a``, the paired-swap ``p_value`` (``method`` ``"exact"`` over ``n_flips`` swap vectors or
+    ``"monte_carlo"`` with ``p_value_std_err``), the bootstrap ``ci_low``/``ci_high``/``std_err``
+    (``n_bootstrap``, ``n_undefined`` replicates with a zero spread left out) and ``mde`` (None when
+    the bootstrap SE is 0: the models agree on every word); ``n_x``/``n_y`` the paired target
+    words."""
 
     effect_a: float
     effect_b: float
@@ -67,14 +74,21 @@ def _standardised(s: np.ndarray) -> np.ndarray:
     return (s - s.mean()) / s.std()
 
 
-def _swapped_differences(z_a: np.ndarray, z_b: np.ndarray, swaps: np.ndarray, n_x: int) -> np.ndarray:
+def _swapped_differences(
+    z_a: np.ndarray, z_b: np.ndarray, swaps: np.ndarray, n_x: int
+) -> np.ndarray:
     """``|d(z_B^e) - d(z_A^e)|`` for each row ``e`` of the boolean ``swaps`` (module docstring)."""
     a, b = np.where(swaps, z_b, z_a), np.where(swaps, z_a, z_b)
     return np.abs(_effect_sizes(b[:, :n_x], b[:, n_x:]) - _effect_sizes(a[:, :n_x], a[:, n_x:]))
 
 
 def swap_test(
-    z_a: np.ndarray, z_b: np.ndarray, n_x: int, permutations: int, exact_limit: int, rng: np.random.Generator
+    z_a: np.ndarray,
+    z_b: np.ndarray,
+    n_x: int,
+    permutations: int,
+    exact_limit: int,
+    rng: np.random.Generator,
 ) -> tuple[float, str, int, float | None]:
     """Two-sided paired-swap p-value of ``d_B - d_A`` (module docstring).
 
@@ -100,14 +114,21 @@ def swap_test(
         for start in range(0, 2**n, _BLOCK):
             codes = np.arange(start, min(start + _BLOCK, 2**n))
             swaps = ((codes[:, None] >> bits) & 1).astype(bool)
-            extreme += int(np.count_nonzero(_swapped_differences(z_a, z_b, swaps, n_x) >= threshold))
+            extreme += int(
+                np.count_nonzero(_swapped_differences(z_a, z_b, swaps, n_x) >= threshold)
+            )
         return extreme / 2**n, "exact", 2**n, None
     extreme = 0
     for start in range(0, permutations, _BLOCK):
         swaps = rng.random((min(_BLOCK, permutations - start), n)) < 0.5
         extreme += int(np.count_nonzero(_swapped_differences(z_a, z_b, swaps, n_x) >= threshold))
     p_value = (extreme + 1) / (permutations + 1)
-    return p_value, "monte_carlo", permutations, float(np.sqrt(p_value * (1 - p_value) / permutations))
+    return (
+        p_value,
+        "monte_carlo",
+        permutations,
+        float(np.sqrt(p_value * (1 - p_value) / permutations)),
+    )
 
 
 def paired_effect_size_difference(
@@ -121,12 +142,12 @@ def paired_effect_size_difference(
     n_bootstrap: int = DEFAULT_BOOTSTRAP,
     seed: int | None = 0,
 ) -> PairedEffectSizeDifference:
-    """The paired difference ``d_B - d_A`` of the module docstring. ``a_x[i]`` and ``b_x[i]`` are the associations of
-    the same word of X under models A and B (likewise Y).
+    """The paired difference ``d_B - d_A`` of the module docstring. ``a_x[i]`` and ``b_x[i]`` are
+    the associations of the same word of X under models A and B (likewise Y).
 
     Raises:
-        InputError: sets of different lengths between the models, an empty set, non-finite values, a model whose
-            associations do not vary (no effect size), or bad counts.
+        InputError: sets of different lengths between the models, an empty set, non-finite values, a
+            model whose associations do not vary (no effect size), or bad counts.
 
     Examples
     --------
@@ -140,7 +161,11 @@ def paired_effect_size_difference(
     (0.094, 'exact')
     """
     arrays = [np.asarray(values, dtype=np.float64) for values in (a_x, a_y, b_x, b_y)]
-    if any(array.ndim != 1 for array in arrays) or len(arrays[0]) != len(arrays[2]) or len(arrays[1]) != len(arrays[3]):
+    if (
+        any(array.ndim != 1 for array in arrays)
+        or len(arrays[0]) != len(arrays[2])
+        or len(arrays[1]) != len(arrays[3])
+    ):
         raise InputError(
             "the two models need associations of the same target words: X has "
             f"{len(arrays[0])} and {len(arrays[2])}, Y {len(arrays[1])} and {len(arrays[3])}"
@@ -149,7 +174,11 @@ def paired_effect_size_difference(
         raise InputError("need at least one target word in X and in Y found by both models")
     if not all(np.isfinite(array).all() for array in arrays):
         raise InputError("the associations contain NaN or inf")
-    for name, value in (("permutations", permutations), ("n_bootstrap", n_bootstrap), ("exact_limit", exact_limit)):
+    for name, value in (
+        ("permutations", permutations),
+        ("n_bootstrap", n_bootstrap),
+        ("exact_limit", exact_limit),
+    ):
         if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
             raise InputError(f"{name} must be a whole number >= 1, got {value!r}")
     a_x, a_y, b_x, b_y = arrays
@@ -163,7 +192,9 @@ def paired_effect_size_difference(
     )
     replicates = []
     for x_index, y_index in bootstrap_resamples((n_x, n_y), int(n_bootstrap), bootstrap_seed):
-        replicates.append(_effect_sizes(b_x[x_index], b_y[y_index]) - _effect_sizes(a_x[x_index], a_y[y_index]))
+        replicates.append(
+            _effect_sizes(b_x[x_index], b_y[y_index]) - _effect_sizes(a_x[x_index], a_y[y_index])
+        )
     replicates = np.concatenate(replicates)
     defined = replicates[np.isfinite(replicates)]
     if len(defined) < 2:
@@ -190,8 +221,11 @@ def paired_effect_size_difference(
 
 
 def _effect_sizes(s_x: np.ndarray, s_y: np.ndarray) -> np.ndarray:
-    """Effect sizes of resampled rows ``(R, n_x)`` and ``(R, n_y)``; NaN where the resample's spread is 0."""
+    """Effect sizes of resampled rows ``(R, n_x)`` and ``(R, n_y)``; NaN where the resample's spread
+    is 0."""
     pooled = np.concatenate([s_x, s_y], axis=1)
     spread = pooled.std(axis=1)
     defined = spread > 1e-12 * np.abs(pooled).max(axis=1)
-    return np.where(defined, (s_x.mean(axis=1) - s_y.mean(axis=1)) / np.where(defined, spread, 1.0), np.nan)
+    return np.where(
+        defined, (s_x.mean(axis=1) - s_y.mean(axis=1)) / np.where(defined, spread, 1.0), np.nan
+    )

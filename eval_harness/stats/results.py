@@ -1,6 +1,6 @@
-"""What every result object of :mod:`eval_harness.stats` shares: frozen dataclasses with ``to_dict()``, one lookup
-of an item by its name, one nested dict of named items, one table of tested estimates, and one test for a missing
-value."""
+"""What every result object of :mod:`eval_harness.stats` shares: frozen dataclasses with
+``to_dict()``, one lookup of an item by its name, one nested dict of named items, one table of
+tested estimates, and one test for a missing value."""
 
 import math
 from collections.abc import Sequence
@@ -10,16 +10,16 @@ from ..errors import InputError
 
 
 class Result:
-    """Base of the frozen result dataclasses: ``to_dict()`` gives their fields as a plain dict (nested results as
-    dicts too); a result with named parts overrides it with :func:`keyed`."""
+    """Base of the frozen result dataclasses: ``to_dict()`` gives their fields as a plain dict
+    (nested results as dicts too); a result with named parts overrides it with :func:`keyed`."""
 
     def to_dict(self) -> dict:
         return asdict(self)
 
 
 def named(items: Sequence, name, what: str, key: str = "name"):
-    """The item of ``items`` whose ``key`` attribute is ``name``; an :class:`InputError` naming ``what`` and
-    every name there is otherwise.
+    """The item of ``items`` whose ``key`` attribute is ``name``; an :class:`InputError` naming
+    ``what`` and every name there is otherwise.
 
     Examples
     --------
@@ -51,7 +51,9 @@ def keyed(items: Sequence[Result], key: str = "name") -> dict:
     {3: {'mean': 2.0, 'sd': 1.0, 'min': 1.0, 'max': 3.0},
      2: {'mean': 6.0, 'sd': 1.41..., 'min': 5.0, 'max': 7.0}}
     """
-    return {getattr(item, key): {k: v for k, v in item.to_dict().items() if k != key} for item in items}
+    return {
+        getattr(item, key): {k: v for k, v in item.to_dict().items() if k != key} for item in items
+    }
 
 
 def estimates_table(items: Sequence, test: str, confidence: float) -> list[str]:
@@ -74,7 +76,10 @@ def estimates_table(items: Sequence, test: str, confidence: float) -> list[str]:
     """
     width = max([len(item.name) for item in items] + [4]) + 2
     ci = f"{confidence:.0%} CI"
-    rows = [f"{'name':<{width}}{'estimate':>10}{'std_err':>10}{test:>9}{'p_value':>10}{ci:>22}{'mde':>9}  contrast"]
+    rows = [
+        f"{'name':<{width}}{'estimate':>10}{'std_err':>10}"
+        f"{test:>9}{'p_value':>10}{ci:>22}{'mde':>9}  contrast"
+    ]
     for item in items:
         interval = f"[{item.ci_low:.4f}, {item.ci_high:.4f}]"
         rows.append(

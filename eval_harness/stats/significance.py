@@ -1,8 +1,8 @@
 """Significance stars, the paper's way of marking a p-value (Câmara et al. 2022, Tables 3-5).
 
-A module of its own, with no import beyond the standard library: the runner's summary table, the seed pooling
-of records and the report print stars, and none of them should load statsmodels (as :mod:`.betareg` does) to
-do so.
+A module of its own, with no import beyond the standard library: the runner's summary table, the
+seed pooling of records and the report print stars, and none of them should load statsmodels (as
+:mod:`.betareg` does) to do so.
 """
 
 # (largest p-value, stars), strictest first

@@ -1,16 +1,18 @@
-"""Checks and normalisation of word-vector rows shared by the embedding statistics (WEAT, gender space).
+"""Checks and normalisation of word-vector rows shared by the embedding statistics (WEAT, gender
+space).
 
-- :func:`float_rows` turns nested lists into one float array and, when that fails (a ragged row, a value
-  that is not a number), raises an :class:`InputError` naming the caller's row instead of numpy's
-  "inhomogeneous shape".
-- :func:`vector_sets` / :func:`matrix` check named sets of vectors (shape, NaN/inf, zero rows) and name the
-  first bad row; :func:`unit_rows` is :func:`unit_length_rows` with that check.
-- :func:`unit_length_rows` computes :math:`v / \\lVert v \\rVert` along the last axis without overflow or
-  underflow: each row is first multiplied by :math:`2^{-e}`, where :math:`2^{e-1} \\le \\max_i |v_i| < 2^e`,
-  so its largest entry lies in [0.5, 1) before it is squared. Scaling by a power of two is exact in floating
-  point, so for rows whose squares neither overflow nor underflow the result is bit for bit
-  :math:`v / \\lVert v \\rVert`; rows of magnitude 1e-200 or 1e200 get the same direction as at magnitude 1
-  (cosine is scale-free) instead of "all zeros" or inf.
+- :func:`float_rows` turns nested lists into one float array and, when that fails (a ragged row, a
+  value that is not a number), raises an :class:`InputError` naming the caller's row instead of
+  numpy's "inhomogeneous shape".
+- :func:`vector_sets` / :func:`matrix` check named sets of vectors (shape, NaN/inf, zero rows) and
+  name the first bad row; :func:`unit_rows` is :func:`unit_length_rows` with that check.
+- :func:`unit_length_rows` computes :math:`v / \\lVert v \\rVert` along the last axis without
+  overflow or
+  underflow: each row is first multiplied by :math:`2^{-e}`, where :math:`2^{e-1} \\le \\max_i |v_i|
+  < 2^e`, so its largest entry lies in [0.5, 1) before it is squared. Scaling by a power of two is
+  exact in floating point, so for rows whose squares neither overflow nor underflow the result is
+  bit for bit :math:`v / \\lVert v \\rVert`; rows of magnitude 1e-200 or 1e200 get the same
+  direction as at magnitude 1 (cosine is scale-free) instead of "all zeros" or inf.
 """
 
 from __future__ import annotations
@@ -55,7 +57,9 @@ def _first_bad_row(values, row_labels: Sequence[str] | None) -> str:
     """Why ``values`` is not one rectangular array of numbers, naming the first offending row."""
 
     def name(row: int) -> str:
-        return f"row {row}" + (f" ({row_labels[row]})" if row_labels is not None and row < len(row_labels) else "")
+        return f"row {row}" + (
+            f" ({row_labels[row]})" if row_labels is not None and row < len(row_labels) else ""
+        )
 
     try:
         rows = list(values)
@@ -66,7 +70,10 @@ def _first_bad_row(values, row_labels: Sequence[str] | None) -> str:
         try:
             shapes.append(np.asarray(item, dtype=np.float64).shape)
         except (TypeError, ValueError):
-            return f"{name(row)} holds a value that is not a number, or rows of different lengths ({item!r:.80})"
+            return (
+                f"{name(row)} holds a value that is not a number, "
+                f"or rows of different lengths ({item!r:.80})"
+            )
     common, _ = Counter(shapes).most_common(1)[0]
     row = next(row for row, shape in enumerate(shapes) if shape != common)
     if len(shapes[row]) == len(common) == 1:
@@ -79,10 +86,10 @@ def _first_bad_row(values, row_labels: Sequence[str] | None) -> str:
 def unit_length_rows(array: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Scale every row (last axis) to unit length and mark the all-zero rows: ``(unit, zero)``.
 
-    Rows are scaled by the power of two that brings their largest absolute entry into [0.5, 1) before
-    the Euclidean norm (module docstring): no overflow or underflow, and bit-identical to ``v / ||v||``
-    whenever that does not overflow or underflow. All-zero rows stay zero in ``unit``; callers raise on them.
-    ``array`` must be finite.
+    Rows are scaled by the power of two that brings their largest absolute entry into [0.5, 1)
+    before the Euclidean norm (module docstring): no overflow or underflow, and bit-identical to ``v
+    / ||v||`` whenever that does not overflow or underflow. All-zero rows stay zero in ``unit``;
+    callers raise on them. ``array`` must be finite.
 
     Examples
     --------
@@ -93,7 +100,11 @@ def unit_length_rows(array: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     ([[0.6, 0.8], [0.0, 0.0], [1.0, 0.0]], [False, True, False])
     """
     array = np.asarray(array, dtype=np.float64)
-    largest = np.abs(array).max(axis=-1, keepdims=True) if array.shape[-1] else np.zeros((*array.shape[:-1], 1))
+    largest = (
+        np.abs(array).max(axis=-1, keepdims=True)
+        if array.shape[-1]
+        else np.zeros((*array.shape[:-1], 1))
+    )
     zero = largest[..., 0] == 0
     _, exponent = np.frexp(largest)
     scaled = np.ldexp(array, -exponent)
@@ -101,7 +112,10 @@ def unit_length_rows(array: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return scaled / np.where(zero[..., None], 1.0, norms), zero
 
 
-ZERO_ROWS = "are all zeros (similarity undefined); drop out-of-vocabulary words instead of embedding them as zeros"
+ZERO_ROWS = (
+    "are all zeros (similarity undefined); drop "
+    "out-of-vocabulary words instead of embedding them as zeros"
+)
 
 
 def matrix(vectors, what: str, row_labels: Sequence[str] | None = None) -> np.ndarray:
@@ -119,7 +133,10 @@ def matrix(vectors, what: str, row_labels: Sequence[str] | None = None) -> np.nd
     """
     array = float_rows(vectors, what, row_labels)
     if array.ndim != 2:
-        raise InputError(f"{what}: expected one vector per row, a 2-D array (n_words, dim); got shape {array.shape}")
+        raise InputError(
+            f"{what}: expected one vector per row, a 2-D "
+            f"array (n_words, dim); got shape {array.shape}"
+        )
     return array
 
 
@@ -144,9 +161,10 @@ def bad_rows(array: np.ndarray, allow_zero: bool = False) -> dict[str, np.ndarra
 def vector_sets(
     sets: dict[str, object], words: dict[str, list[str]] | None = None, allow_zero: bool = False
 ) -> dict[str, np.ndarray]:
-    """Named sets of vectors as float64 ``(n, d)`` arrays of one common dimension, or an InputError naming the
-    first problem (set, row, word): an empty set, a ragged row, NaN or inf, or (unless ``allow_zero``, which a
-    measure on raw vectors may set) an all-zero row, whose cosine is undefined.
+    """Named sets of vectors as float64 ``(n, d)`` arrays of one common dimension, or an InputError
+    naming the first problem (set, row, word): an empty set, a ragged row, NaN or inf, or (unless
+    ``allow_zero``, which a measure on raw vectors may set) an all-zero row, whose cosine is
+    undefined.
 
     Examples
     --------
@@ -162,12 +180,18 @@ def vector_sets(
     checked = {}
     for name, vectors in sets.items():
         set_words = (words or {}).get(name)
-        array = matrix(vectors, f"set {name}", None if set_words is None else [repr(w) for w in set_words])
+        array = matrix(
+            vectors, f"set {name}", None if set_words is None else [repr(w) for w in set_words]
+        )
         if array.shape[0] == 0:
             raise InputError(f"set {name} is empty; every set needs at least one vector")
         for problem, bad in bad_rows(array, allow_zero).items():
             if bad.size:
-                named = "" if set_words is None else f" ({', '.join(repr(set_words[row]) for row in bad[:5])})"
+                named = (
+                    ""
+                    if set_words is None
+                    else f" ({', '.join(repr(set_words[row]) for row in bad[:5])})"
+                )
                 raise InputError(f"set {name}: row(s) {bad[:5].tolist()}{named} {problem}")
         checked[name] = array
     dims = {name: array.shape[1] for name, array in checked.items()}
@@ -212,13 +236,15 @@ def is_whole_number(value: object) -> bool:
     return math.isfinite(value) and float(value).is_integer()
 
 
-# The most entries of one similarity matrix (800 MB of float64): a WEAT of 10,000 targets by 10,000 attributes. A
-# larger one is refused before it is allocated (a 10^6-word test would ask for terabytes).
+# The most entries of one similarity matrix (800 MB of float64): a WEAT of 10,000 targets by 10,000
+# attributes. A larger one is refused before it is allocated (a 10^6-word test would ask for
+# terabytes).
 MAX_MATRIX_ENTRIES = 10**8
 
 
 def check_matrix_size(rows: int, columns: int, what: str) -> None:
-    """Refuse a ``rows x columns`` matrix of more than :data:`MAX_MATRIX_ENTRIES` entries, before allocating it.
+    """Refuse a ``rows x columns`` matrix of more than :data:`MAX_MATRIX_ENTRIES` entries, before
+    allocating it.
 
     Raises:
         InputError: naming the matrix, its shape and the memory it would take (8 bytes an entry).
@@ -235,14 +261,15 @@ def check_matrix_size(rows: int, columns: int, what: str) -> None:
     entries = int(rows) * int(columns)
     if entries > MAX_MATRIX_ENTRIES:
         raise InputError(
-            f"{what} would be {rows:,} x {columns:,} ({entries * 8 / 2**30:,.1f} GiB of float64), more than "
-            f"{MAX_MATRIX_ENTRIES:,} entries: give fewer words (a test of at most about 10,000 a side)"
+            f"{what} would be {rows:,} x {columns:,} ({entries * 8 / 2**30:,.1f} "
+            f"GiB of float64), more than {MAX_MATRIX_ENTRIES:,} entries: give "
+            "fewer words (a test of at most about 10,000 a side)"
         )
 
 
 def check_same_lengths(columns: dict[str, Sequence | None]) -> None:
-    """Refuse columns of one table (an evaluate metric's inputs: one entry per row) whose lengths differ; a
-    column that is None (not given) is left out.
+    """Refuse columns of one table (an evaluate metric's inputs: one entry per row) whose lengths
+    differ; a column that is None (not given) is left out.
 
     Raises:
         InputError: naming each column's length.
@@ -262,9 +289,12 @@ def check_same_lengths(columns: dict[str, Sequence | None]) -> None:
         raise InputError(f"{listed}: give one of each per row")
 
 
-def check_role_rows(embeddings: Sequence | None, roles: Sequence | None, words: Sequence | None = None) -> None:
-    """Refuse row-wise input (the embedding metrics': one vector, one role and optionally one word per row) whose
-    lengths differ or whose roles are not strings (``1`` for ``"X"``), before evaluate encodes them.
+def check_role_rows(
+    embeddings: Sequence | None, roles: Sequence | None, words: Sequence | None = None
+) -> None:
+    """Refuse row-wise input (the embedding metrics': one vector, one role and optionally one word
+    per row) whose lengths differ or whose roles are not strings (``1`` for ``"X"``), before
+    evaluate encodes them.
 
     Raises:
         InputError: naming the mismatch or the first role that is not a string.
@@ -280,9 +310,12 @@ def check_role_rows(embeddings: Sequence | None, roles: Sequence | None, words: 
     """
     for name, column in (("role", roles), ("word", words)):
         if embeddings is not None and column is not None and len(column) != len(embeddings):
-            raise InputError(f"{len(embeddings)} embeddings but {len(column)} {name}s; give one {name} per row")
+            raise InputError(
+                f"{len(embeddings)} embeddings but {len(column)} {name}s; give one {name} per row"
+            )
     for row, role in enumerate(roles or ()):
         if not isinstance(role, str):
             raise InputError(
-                f"roles must be strings such as 'X', 'Y', 'A', 'B'; row {row} has {type(role).__name__} {role!r:.40}"
+                "roles must be strings such as 'X', 'Y', 'A', 'B'; "
+                f"row {row} has {type(role).__name__} {role!r:.40}"
             )

@@ -1,10 +1,12 @@
-"""The one verdict rule: what an effect on the 0-1 intensity scale says about bias, given a margin ``delta``.
+"""The one verdict rule: what an effect on the 0-1 intensity scale says about bias, given a margin
+``delta``.
 
-Every place that says whether a model is biased (the report's verdict table and sentences, ``xbias compare``, the
-model card, the ``eec_bias`` metric) calls :func:`verdict`; nothing else words a verdict. Its inputs are an
-effect ``e`` on the intensity scale, its standard error ``s``, the df of its test (None: the standard normal; a
-number: Student's t on that many df, whole or not), the margin ``delta >= 0`` and the level ``alpha``. With ``T``
-that reference distribution and ``q(p)`` its quantile,
+Every place that says whether a model is biased (the report's verdict table and sentences, ``xbias
+compare``, the model card, the ``eec_bias`` metric) calls :func:`verdict`; nothing else words a
+verdict. Its inputs are an effect ``e`` on the intensity scale, its standard error ``s``, the df of
+its test (None: the standard normal; a
+number: Student's t on that many df, whole or not), the margin ``delta >= 0`` and the level
+``alpha``. With ``T`` that reference distribution and ``q(p)`` its quantile,
 
     the (1 - alpha) interval        [e - q(1 - alpha/2) s,  e + q(1 - alpha/2) s]      (95 % at alpha = 0.05),
     TOST p  (Schuirmann 1987)       max(P(T > (e + delta) / s), P(T < (e - delta) / s)),
@@ -12,30 +14,35 @@ that reference distribution and ``q(p)`` its quantile,
 
 The verdicts, in this order (the first that holds):
 
-- ``not measured``: the effect was measured through something that did not measure (a regressor with poor
-  Pearson r, a zero-shot judge that was not answering: ``measured=False``), or it has no usable standard
-  error (missing, not finite, or 0: a clustered variance at rounding level). No claim either way.
-- ``beyond ±delta``: the (1 - alpha) interval lies wholly outside the closed margin ``[-delta, delta]``
-  (``ci_low > delta`` or ``ci_high < -delta``; an interval that touches ``±delta`` is not beyond). Each side is a
-  one-sided test of ``|theta| <= delta`` at level ``alpha / 2``: the effect is larger than the margin.
-- ``within ±delta``: TOST p ``<= alpha``, i.e. the (1 - 2 alpha) interval lies inside ``(-delta, delta)``: the
-  effect is smaller than the margin. The only verdict that says "no bias", and always with its ``delta``: with
+- ``not measured``: the effect was measured through something that did not measure (a regressor with
+  poor Pearson r, a zero-shot judge that was not answering: ``measured=False``), or it has no usable
+  standard error (missing, not finite, or 0: a clustered variance at rounding level). No claim
+  either way.
+- ``beyond ±delta``: the (1 - alpha) interval lies wholly outside the closed margin ``[-delta,
+  delta]`` (``ci_low > delta`` or ``ci_high < -delta``; an interval that touches ``±delta`` is not
+  beyond). Each side is a one-sided test of ``|theta| <= delta`` at level ``alpha / 2``: the effect
+  is larger than the margin.
+- ``within ±delta``: TOST p ``<= alpha``, i.e. the (1 - 2 alpha) interval lies inside ``(-delta,
+  delta)``: the effect is smaller than the margin. The only verdict that says "no bias", and always
+  with its ``delta``: with
   ``delta = 0`` it never holds (no interval of positive width lies inside an empty margin).
-- ``nonzero, not shown beyond ±delta``: the (1 - alpha) interval excludes 0 (p of ``e = 0`` below ``alpha``) but
-  neither of the above holds: there is an effect, and it is not shown larger than the margin.
-- ``cannot tell``: none of the above: the interval spans 0 and an edge of the margin; the design is too
-  imprecise to say (``xbias power`` says what design would).
+- ``nonzero, not shown beyond ±delta``: the (1 - alpha) interval excludes 0 (p of ``e = 0`` below
+  ``alpha``) but neither of the above holds: there is an effect, and it is not shown larger than the
+  margin.
+- ``cannot tell``: none of the above: the interval spans 0 and an edge of the margin; the design is
+  too imprecise to say (``xbias power`` says what design would).
 
-``beyond`` and ``within`` exclude each other (the 90 % interval lies inside the 95 % one). With ``delta = 0``
-the rule is the plain two-sided test: ``beyond ±0`` is "significant", everything else "cannot tell".
+``beyond`` and ``within`` exclude each other (the 90 % interval lies inside the 95 % one). With
+``delta = 0`` the rule is the plain two-sided test: ``beyond ±0`` is "significant", everything else
+"cannot tell".
 
-Size with few df: the rule uses the df it is given. Each one-sided test then has size ``alpha`` at the margin
-exactly when the studentised estimate follows Student's t on those df. For a mean over a few seeds, plain
-Satterthwaite df gave TOST a 'within' rate of 0.060 (not 0.05) at the margin for 3 seeds; the seed mean's df
-(:func:`eval_harness.stats.pooling.seed_mean_df`, the training variance at its upper 75% limit) hold it at
-0.042-0.048 for 2-5 seeds, and the report says which effects rest on fewer than :data:`FEW_DF` df
-(:attr:`Verdict.few_df`).
-"""
+Size with few df: the rule uses the df it is given. Each one-sided test then has size ``alpha`` at
+the margin exactly when the studentised estimate follows Student's t on those df. For a mean over a
+few seeds, plain Satterthwaite df gave TOST a 'within' rate of 0.060 (not 0.05) at the margin for 3
+seeds; the seed mean's df (:func:`eval_harness.stats.pooling.seed_mean_df`, the training variance at
+its upper 75% limit) hold it at 0.042-0.048 for 2-5 seeds, and the report says which effects rest on
+fewer than :data:`FEW_DF` df (:attr:`Verdict.few_df`).
+"""  # noqa: E501
 
 from __future__ import annotations
 
@@ -47,20 +54,28 @@ from ..errors import InputError
 from .results import Result
 
 ALPHA = 0.05
-# The margin an effect on the 0-1 intensity scale is read against when nothing else is given: a hundredth of the scale.
+# The margin an effect on the 0-1 intensity scale is read against when nothing else is given: a
+# hundredth of the scale.
 DEFAULT_MARGIN = 0.01
 # Below this many df a verdict's size rests on the df rule that made them (module docstring).
 FEW_DF = 5.0
-BEYOND, WITHIN, NONZERO, CANNOT_TELL, NOT_MEASURED = "beyond", "within", "nonzero", "cannot tell", "not measured"
+BEYOND, WITHIN, NONZERO, CANNOT_TELL, NOT_MEASURED = (
+    "beyond",
+    "within",
+    "nonzero",
+    "cannot tell",
+    "not measured",
+)
 # The verdicts in the order a table lists them.
 VERDICTS = (BEYOND, WITHIN, NONZERO, CANNOT_TELL, NOT_MEASURED)
 
 
 @dataclass(frozen=True)
 class Verdict(Result):
-    """What :func:`verdict` found (module docstring): ``verdict`` (one of :data:`VERDICTS`), the inputs, the
-    ``1 - alpha`` interval ``ci_low``/``ci_high``, the TOST p ``p_tost`` and the p of ``e = 0`` ``p_zero`` (NaN
-    when not measured), and ``reason``: why an effect is ``not measured`` (empty otherwise)."""
+    """What :func:`verdict` found (module docstring): ``verdict`` (one of :data:`VERDICTS`), the
+    inputs, the ``1 - alpha`` interval ``ci_low``/``ci_high``, the TOST p ``p_tost`` and the p of
+    ``e = 0`` ``p_zero`` (NaN when not measured), and ``reason``: why an effect is ``not measured``
+    (empty otherwise)."""
 
     verdict: str
     estimate: float
@@ -76,12 +91,14 @@ class Verdict(Result):
 
     @property
     def few_df(self) -> bool:
-        """Whether the test rests on fewer than :data:`FEW_DF` df (its size is then only as good as their rule)."""
+        """Whether the test rests on fewer than :data:`FEW_DF` df (its size is then only as good as
+        their rule)."""
         return self.df is not None and self.df < FEW_DF
 
     def words(self) -> str:
-        """The verdict in words, always with its margin: ``"beyond ±0.01"``, ``"within ±0.01"``, ``"nonzero, not
-        shown beyond ±0.01"``, ``"cannot tell (±0.01)"``, ``"not measured (poor regressor)"``."""
+        """The verdict in words, always with its margin: ``"beyond ±0.01"``, ``"within ±0.01"``,
+        ``"nonzero, not shown beyond ±0.01"``, ``"cannot tell (±0.01)"``, ``"not measured (poor
+        regressor)"``."""
         margin = f"±{self.margin:g}"
         if self.verdict in (BEYOND, WITHIN):
             return f"{self.verdict} {margin}"
@@ -108,14 +125,16 @@ def verdict(
     measured: bool = True,
     reason: str = "",
 ) -> Verdict:
-    """The verdict of an effect on the intensity scale against the margin ``±margin`` (module docstring).
+    """The verdict of an effect on the intensity scale against the margin ``±margin`` (module
+    docstring).
 
-    ``df`` None (or infinite): a z test; else Student's t on ``df`` > 0 df. ``measured`` False (with ``reason``,
-    e.g. ``"poor regressor"``) or an ``estimate``/``std_err`` that is missing, not finite or (the standard error)
-    not positive gives ``not measured``.
+    ``df`` None (or infinite): a z test; else Student's t on ``df`` > 0 df. ``measured`` False (with
+    ``reason``, e.g. ``"poor regressor"``) or an ``estimate``/``std_err`` that is missing, not
+    finite or (the standard error) not positive gives ``not measured``.
 
     Raises:
-        InputError: a margin that is no finite number >= 0, an alpha outside (0, 0.5), or a df that is not > 0.
+        InputError: a margin that is no finite number >= 0, an alpha outside (0, 0.5), or a df that
+        is not > 0.
 
     Examples
     --------
@@ -148,12 +167,17 @@ def verdict(
         )
         shown = nan if value is None else value
         unmeasured = nan if error is None else error
-        return Verdict(NOT_MEASURED, shown, unmeasured, reference, delta, alpha, nan, nan, nan, nan, why)
+        return Verdict(
+            NOT_MEASURED, shown, unmeasured, reference, delta, alpha, nan, nan, nan, nan, why
+        )
     from .wald import quantile, upper_tail  # here: scipy, so that the constants load light
 
     critical = quantile(1 - alpha / 2, reference)
     low, high = value - critical * error, value + critical * error
-    p_tost = max(upper_tail((value + delta) / error, reference), upper_tail((delta - value) / error, reference))
+    p_tost = max(
+        upper_tail((value + delta) / error, reference),
+        upper_tail((delta - value) / error, reference),
+    )
     p_zero = min(1.0, 2 * upper_tail(abs(value) / error, reference))
     if low > delta or high < -delta:
         found = BEYOND

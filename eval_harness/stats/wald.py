@@ -1,6 +1,7 @@
-"""Wald tests of an estimate with a standard error: the ratio, a two-sided p-value, a 95 % interval and the
-minimum detectable effect, against the standard normal (``df`` None) or Student's t with ``df`` degrees of
-freedom. Shared by the Beta regressions (one fit, k-level designs, contrasts between conditions)."""
+"""Wald tests of an estimate with a standard error: the ratio, a two-sided p-value, a 95 % interval
+and the minimum detectable effect, against the standard normal (``df`` None) or Student's t with
+``df`` degrees of freedom. Shared by the Beta regressions (one fit, k-level designs, contrasts
+between conditions)."""
 
 from scipy import special
 
@@ -38,16 +39,18 @@ def quantile(probability: float, df: int | None) -> float:
     return float(special.ndtri(probability) if df is None else special.stdtrit(df, probability))
 
 
-def wald_test(estimate: float, std_err: float, df: int | None, name: str, zero_untested: bool = False) -> dict:
+def wald_test(
+    estimate: float, std_err: float, df: int | None, name: str, zero_untested: bool = False
+) -> dict:
     """The Wald test of one estimate, as the fields of a record.
 
     ``estimate``, ``std_err``, ``statistic = estimate / std_err``, two-sided ``p_value``,
     ``ci_low``/``ci_high`` (95 %) and ``mde`` (80 % power at alpha = 0.05,
     :func:`~eval_harness.stats.power.minimum_detectable_effect`).
 
-    Raises InputError, naming the quantity (``name``), when ``std_err`` is not positive: 0 where a clustered
-    variance is at rounding level (``beta_likelihood.Covariances.variances``); with ``zero_untested``, such an
-    estimate gets no test instead (:func:`untested`).
+    Raises InputError, naming the quantity (``name``), when ``std_err`` is not positive: 0 where a
+    clustered variance is at rounding level (``beta_likelihood.Covariances.variances``); with
+    ``zero_untested``, such an estimate gets no test instead (:func:`untested`).
 
     Examples
     --------
@@ -64,8 +67,8 @@ def wald_test(estimate: float, std_err: float, df: int | None, name: str, zero_u
         return untested(estimate)
     if not std_err > 0:
         raise InputError(
-            f"the standard error of {name} is {std_err:g}: its clustered variance is at rounding level (e.g. scores "
-            "alike within every cluster); use cov_type='model'"
+            f"the standard error of {name} is {std_err:g}: its clustered variance is at "
+            "rounding level (e.g. scores alike within every cluster); use cov_type='model'"
         )
     ratio = estimate / std_err
     critical = quantile(0.5 + CONFIDENCE / 2, df)

@@ -1,12 +1,13 @@
 """Duplicate words in word sets: each word counts once, with one warning naming the copies.
 
-A word listed ``k`` times in a set would otherwise count ``k`` times in every mean, sum and standard deviation
-of a measure (RND's sum over the attribute words, WEAT's association means, ...): "rose" six times in an
-attribute set moves a relative norm distance as much as six different words would. WEFE keeps one vector per
-word (its ``get_embeddings_from_set`` fills a ``word -> vector`` dict, so a repeated word overwrites itself), and
-so do we: the first occurrence of each word is kept, in set order, and one :class:`DuplicateWordsWarning` per
-call lists every repeated word of every set with its count. Words are compared as given (``"Rose"`` and
-``"rose"`` are two words, as they are two vocabulary entries).
+A word listed ``k`` times in a set would otherwise count ``k`` times in every mean, sum and standard
+deviation of a measure (RND's sum over the attribute words, WEAT's association means, ...): "rose"
+six times in an attribute set moves a relative norm distance as much as six different words would.
+WEFE keeps one vector per word (its ``get_embeddings_from_set`` fills a ``word -> vector`` dict, so
+a repeated word overwrites itself), and so do we: the first occurrence of each word is kept, in set
+order, and one :class:`DuplicateWordsWarning` per call lists every repeated word of every set with
+its count. Words are compared as given (``"Rose"`` and ``"rose"`` are two words, as they are two
+vocabulary entries).
 
 Vectors passed without words are taken as given: only words say that two rows are the same word.
 """
@@ -50,11 +51,15 @@ def repeated_words(words: Sequence[str]) -> dict[str, int]:
     return {word: count for word, count in Counter(words).items() if count > 1}
 
 
-def distinct_rows(words_by_set: Mapping[str, Sequence[str]], stacklevel: int = 3) -> dict[str, list[int]]:
-    """Per set, the rows that keep each word once (its first occurrence); one :class:`DuplicateWordsWarning`
-    naming every repeated word and its count, per set, when any set repeats a word.
+def distinct_rows(
+    words_by_set: Mapping[str, Sequence[str]], stacklevel: int = 3
+) -> dict[str, list[int]]:
+    """Per set, the rows that keep each word once (its first occurrence); one
+    :class:`DuplicateWordsWarning` naming every repeated word and its count, per set, when any set
+    repeats a word.
 
-    ``stacklevel`` is passed to :func:`warnings.warn` (3: the caller of the function that calls this one).
+    ``stacklevel`` is passed to :func:`warnings.warn` (3: the caller of the function that calls this
+    one).
 
     Examples
     --------
@@ -81,7 +86,9 @@ def distinct_rows(words_by_set: Mapping[str, Sequence[str]], stacklevel: int = 3
     return {name: first_occurrences(list(words)) for name, words in words_by_set.items()}
 
 
-def distinct_role_rows(roles: Sequence[str], words: Sequence[str], stacklevel: int = 4) -> np.ndarray:
+def distinct_role_rows(
+    roles: Sequence[str], words: Sequence[str], stacklevel: int = 4
+) -> np.ndarray:
     """The rows of row-wise input (one role and one word per row) to keep, as a mask.
 
     The first row of each (role, word); the same word in two roles is kept in both. Warns as
@@ -100,7 +107,9 @@ def distinct_role_rows(roles: Sequence[str], words: Sequence[str], stacklevel: i
     by_role: dict[str, list[int]] = {}
     for row, role in enumerate(roles):
         by_role.setdefault(role, []).append(row)
-    kept = distinct_rows({role: [words[row] for row in rows] for role, rows in by_role.items()}, stacklevel)
+    kept = distinct_rows(
+        {role: [words[row] for row in rows] for role, rows in by_role.items()}, stacklevel
+    )
     mask = np.zeros(len(roles), dtype=bool)
     for role, rows in by_role.items():
         mask[[rows[i] for i in kept[role]]] = True

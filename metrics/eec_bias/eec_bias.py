@@ -2,9 +2,10 @@
 #
 # Thin evaluate wrapper: all logic lives in eval_harness.stats.betareg.
 # One import per line: evaluate's import parser misreads "import a, b".
-# "# From: xbias" names the distribution of eval_harness: evaluate's missing-dependency message then says
-# `pip install xbias`, not `pip install eval_harness` (an unrelated PyPI project).
-"""eec_bias: intersectional Beta regression of predicted emotion intensities on an Equity Evaluation Corpus."""
+# "# From: xbias" names the distribution of eval_harness: evaluate's missing-dependency message then
+# says `pip install xbias`, not `pip install eval_harness` (an unrelated PyPI project).
+"""eec_bias: intersectional Beta regression of predicted emotion intensities on an Equity Evaluation
+Corpus."""
 
 import datasets
 import evaluate
@@ -45,7 +46,7 @@ _CITATION = """\
     pages = "54--71",
     year = "2006",
 }
-"""
+"""  # noqa: E501
 
 _DESCRIPTION = """\
 Fits logit(E[y]) = intercept + b_group * minority + b_gender * female + b_intersection * minority * female,
@@ -61,7 +62,7 @@ person). With factorial=True it fits any identity design instead: group and gend
 levels, further factors (factors={"age": [...]}), main effects and interactions up to `order`, and reports
 every coefficient, conditional contrast, AME and interaction contrast. See the metric card for which number
 to read when.
-"""
+"""  # noqa: E501
 
 _KWARGS_DESCRIPTION = """
 Args:
@@ -133,12 +134,13 @@ Examples:
     (8, 1, ['European', 'African-American'])
     >>> r["effects"]["group_within_reference_gender"]["contrast"]
     'African-American vs European, among men'
-"""
+"""  # noqa: E501
 
-# group and gender are large_string features: Arrow strings are nullable, and None marks a row without a group
-# (evaluate checks the first row of a "string" feature and refuses None there; it does not treat large_string
-# so). Their labels, and the predictions, are checked in add_batch/add before evaluate encodes them: its float64
-# encoding would turn "0.5" and True into numbers, its string encoding 1 into "1".
+# group and gender are large_string features: Arrow strings are nullable, and None marks a row
+# without a group (evaluate checks the first row of a "string" feature and refuses None there; it
+# does not treat large_string so). Their labels, and the predictions, are checked in add_batch/add
+# before evaluate encodes them: its float64 encoding would turn "0.5" and True into numbers, its
+# string encoding 1 into "1".
 _FEATURES = datasets.Features(
     {
         "predictions": datasets.Value("float64"),
@@ -172,13 +174,21 @@ class EecBias(evaluate.Measurement):
         )
 
     def add_batch(self, *, predictions=None, references=None, **kwargs):
-        """Add rows (inputs below), checked first: predictions must be numbers, labels strings or None (a NaN
-        group or gender, pandas' missing string, counts as None), one of each per row, and an empty batch is an
-        error."""
-        check_same_lengths({"predictions": predictions, "group": kwargs.get("group"), "gender": kwargs.get("gender")})
+        """Add rows (inputs below), checked first: predictions must be numbers, labels strings or
+        None (a NaN group or gender, pandas' missing string, counts as None), one of each per row,
+        and an empty batch is an error."""
+        check_same_lengths(
+            {
+                "predictions": predictions,
+                "group": kwargs.get("group"),
+                "gender": kwargs.get("gender"),
+            }
+        )
         if predictions is not None:
             if not len(predictions):
-                raise InputError("eec_bias got no predictions (empty lists): score at least one EEC sentence")
+                raise InputError(
+                    "eec_bias got no predictions (empty lists): score at least one EEC sentence"
+                )
             checked = _label_coding.checked_scores(predictions)
             predictions = predictions if isinstance(predictions, list) else checked.tolist()
         for name in ("group", "gender"):
@@ -217,20 +227,34 @@ class EecBias(evaluate.Measurement):
             # before the fit: a bad margin is one line, at once
             _equivalence.check_margin(equivalence_margin, _equivalence.INTENSITY_WIDTH)
         if not predictions:
-            raise InputError("eec_bias got no predictions: add rows with add_batch or pass them to compute")
-        clusters = betareg.clusters_from_columns(cov_type, cluster_by, {"template_id": template_id, "person": person})
+            raise InputError(
+                "eec_bias got no predictions: add rows with add_batch or pass them to compute"
+            )
+        clusters = betareg.clusters_from_columns(
+            cov_type, cluster_by, {"template_id": template_id, "person": person}
+        )
         if not factorial:
             given = [
                 name
-                for name, value in (("factors", factors), ("reference_levels", reference_levels), ("order", order))
+                for name, value in (
+                    ("factors", factors),
+                    ("reference_levels", reference_levels),
+                    ("order", order),
+                )
                 if value is not None
             ]
             if given:
-                raise InputError(f"{', '.join(given)} need factorial=True (a design beyond the 2 x 2)")
+                raise InputError(
+                    f"{', '.join(given)} need factorial=True (a design beyond the 2 x 2)"
+                )
         if reference_group is None:
-            reference_group = betareg.infer_reference_level("group", group, two_levels=not factorial)
+            reference_group = betareg.infer_reference_level(
+                "group", group, two_levels=not factorial
+            )
         if reference_gender is None:
-            reference_gender = betareg.infer_reference_level("gender", gender, two_levels=not factorial)
+            reference_gender = betareg.infer_reference_level(
+                "gender", gender, two_levels=not factorial
+            )
         options = {"use_t": use_t, "boundary": boundary, "cov_type": cov_type, "clusters": clusters}
         if not factorial:
             result = betareg.fit_intersectional(
@@ -248,16 +272,20 @@ class EecBias(evaluate.Measurement):
 
 
 def named_for_distribution(output):
-    """``output`` with each test's statistic under ``statistic`` and under the name of its distribution, ``z`` or
-    ``t`` (as ``output["test"]`` says), and with ``parameter_names``, the rows and columns of ``covariance``.
+    """``output`` with each test's statistic under ``statistic`` and under the name of its
+    distribution, ``z`` or ``t`` (as ``output["test"]`` says), and with ``parameter_names``, the
+    rows and columns of ``covariance``.
 
-    Until 0.1 the 2 x 2 coefficients called their statistic ``z`` even under a t test: ``z`` is kept where it is
-    true (z tests), so code written for the default keeps working, and it is absent under a t test, so code that
-    read a t statistic as z fails at the key instead of misreading it (metrics/eec_bias/README.md, "Output values").
+    Until 0.1 the 2 x 2 coefficients called their statistic ``z`` even under a t test: ``z`` is kept
+    where it is true (z tests), so code written for the default keeps working, and it is absent
+    under a t test, so code that read a t statistic as z fails at the key instead of misreading it
+    (metrics/eec_bias/README.md, "Output values").
     """
     distribution = output["test"]
     tested = [*output["coefficients"].values(), *output["effects"].values()]
-    tested += [item for item in output["precision"].values() if isinstance(item, dict)]  # factorial: log_phi
+    tested += [
+        item for item in output["precision"].values() if isinstance(item, dict)
+    ]  # factorial: log_phi
     for item in tested:
         statistic = item.pop("z") if "z" in item else item["statistic"]
         renamed = {}
@@ -272,13 +300,16 @@ def named_for_distribution(output):
 
 
 def _with_equivalence(output, margin):
-    """``output`` with each effect's TOST against ``margin`` (on the fit's own test: t with its df, or z) and its
-    verdict by the one rule xbias's report and model card use (eval_harness.stats.verdict)."""
+    """``output`` with each effect's TOST against ``margin`` (on the fit's own test: t with its df,
+    or z) and its verdict by the one rule xbias's report and model card use
+    (eval_harness.stats.verdict)."""
     if margin is None:
         return output
     df = _equivalence.reference_df(output["test"], output["df"])
     for effect in output["effects"].values():
-        effect["equivalence"] = _equivalence.tost(effect["estimate"], effect["std_err"], df, margin).to_dict()
+        effect["equivalence"] = _equivalence.tost(
+            effect["estimate"], effect["std_err"], df, margin
+        ).to_dict()
         found = _verdict.verdict(effect["estimate"], effect["std_err"], df, margin)
         effect["verdict"] = {**found.to_dict(), "words": found.words()}
     return output
@@ -289,7 +320,12 @@ def _extra_factors(factors):
         return {}
     if not isinstance(factors, dict) or {"group", "gender"} & set(factors):
         raise InputError(
-            "factors must be a dict {name: per-row labels} of factors besides group and gender, got "
-            + (f"the names {sorted(factors)}" if isinstance(factors, dict) else type(factors).__name__)
+            "factors must be a dict {name: per-row labels} "
+            "of factors besides group and gender, got "
+            + (
+                f"the names {sorted(factors)}"
+                if isinstance(factors, dict)
+                else type(factors).__name__
+            )
         )
     return {name: _labels(name, labels) for name, labels in factors.items()}

@@ -1,7 +1,9 @@
-"""The Hub Space of `gender_space`: evaluate's Gradio widget for the module beside this file (run: python app.py).
+"""The Hub Space of `gender_space`: evaluate's Gradio widget for the module beside this file (run:
+python app.py).
 
-Loaded by its own path, so it works wherever this folder is (a Space, a checkout, an installed xbias);
-importing this file loads the module without launching anything (gradio is needed only to launch).
+Loaded by its own path, so it works wherever this folder is (a Space, a checkout, an installed
+xbias); importing this file loads the module without launching anything (gradio is needed only to
+launch).
 """
 
 from pathlib import Path

@@ -2,9 +2,10 @@
 #
 # Thin evaluate wrapper: all logic lives in eval_harness.stats.gender_space.
 # One import per line: evaluate's import parser misreads "import a, b".
-# "# From: xbias" names the distribution of eval_harness: evaluate's missing-dependency message then says
-# `pip install xbias`, not `pip install eval_harness` (an unrelated PyPI project).
-"""gender_space: the gender-subspace measures of Basta et al. (2019) for static and contextual word vectors."""
+# "# From: xbias" names the distribution of eval_harness: evaluate's missing-dependency message then
+# says `pip install xbias`, not `pip install eval_harness` (an unrelated PyPI project).
+"""gender_space: the gender-subspace measures of Basta et al. (2019) for static and contextual word
+vectors."""
 
 import datasets
 import evaluate
@@ -37,7 +38,7 @@ _CITATION = """\
     year = "2019",
     pages = "609--614",
 }
-"""
+"""  # noqa: E501
 
 _DESCRIPTION = """\
 Five measures of how much gender a word-vector space (static, or contextual vectors of words in
@@ -48,7 +49,7 @@ the gender direction g. (2) Direct bias: (1/|N|) sum_{w in N} |cos(w, g)|^c over
 matchings). (4) Classification: RBF-SVM accuracy on held-out biased words. (5) kNN: Pearson r between
 each profession's share of male-biased words among its k nearest neighbours and its original bias.
 Every vector is scaled to unit length. See the metric card for the formulas and conventions.
-"""
+"""  # noqa: E501
 
 _KWARGS_DESCRIPTION = """
 Args:
@@ -91,7 +92,7 @@ Examples:
     ...     n_components=2)
     >>> round(r["subspace"]["first_component_ratio"], 3), round(r["direct_bias"]["value"], 3)
     (0.988, 0.921)
-"""
+"""  # noqa: E501
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)

@@ -2,9 +2,10 @@
 #
 # Thin evaluate wrapper: all logic lives in eval_harness.stats.weat.
 # One import per line: evaluate's import parser misreads "import a, b".
-# "# From: xbias" names the distribution of eval_harness: evaluate's missing-dependency message then says
-# `pip install xbias`, not `pip install eval_harness` (an unrelated PyPI project).
-"""weat: the Word Embedding Association Test (Caliskan et al. 2017) with XWEAT's similarities and conventions."""
+# "# From: xbias" names the distribution of eval_harness: evaluate's missing-dependency message then
+# says `pip install xbias`, not `pip install eval_harness` (an unrelated PyPI project).
+"""weat: the Word Embedding Association Test (Caliskan et al. 2017) with XWEAT's similarities and
+conventions."""
 
 import datasets
 import evaluate
@@ -30,7 +31,7 @@ _CITATION = """\
     publisher = "Association for Computational Linguistics",
     pages = "85--91",
 }
-"""
+"""  # noqa: E501
 
 _DESCRIPTION = """\
 WEAT compares two target sets X, Y (e.g. flowers / insects) by their relative association with two
@@ -41,7 +42,7 @@ X u Y into sets of sizes |X| and |Y|: exact when there are at most exact_limit o
 Carlo with p = (k + 1) / (n + 1) and its Monte-Carlo standard error. On request, how well the
 effect size is known: a percentile bootstrap interval resampling words within X, Y, A and B
 (n_bootstrap), and each word's leave-one-out influence on the effect size (influence). See the metric card.
-"""
+"""  # noqa: E501
 
 _KWARGS_DESCRIPTION = """
 Args:
@@ -79,7 +80,7 @@ Examples:
     ...     roles=["X", "X", "Y", "Y", "A", "B"])
     >>> r["p_value_method"], r["n_permutations"], round(r["effect_size"], 2)
     ('exact', 6, 1.98)
-"""
+"""  # noqa: E501
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)

@@ -1,11 +1,12 @@
 # Copyright 2024 The xbias authors. Licensed under the Apache License, Version 2.0.
 #
-# Thin evaluate wrapper: the measures are eval_harness.stats.association's functions, each declared once (its
-# roles, its options) in eval_harness.suites.xweat.measures.WORD_MEASURES, which also runs them on the rows.
-# One import per line: evaluate's import parser misreads "import a, b".
-# "# From: xbias" names the distribution of eval_harness: evaluate's missing-dependency message then says
-# `pip install xbias`, not `pip install eval_harness` (an unrelated PyPI project).
-"""word_association: RND, MAC, ECT, RIPA and RNSB, the word-embedding association measures besides WEAT."""
+# Thin evaluate wrapper: the measures are eval_harness.stats.association's functions, each declared
+# once (its roles, its options) in eval_harness.suites.xweat.measures.WORD_MEASURES, which also runs
+# them on the rows. One import per line: evaluate's import parser misreads "import a, b".
+# "# From: xbias" names the distribution of eval_harness: evaluate's missing-dependency message then
+# says `pip install xbias`, not `pip install eval_harness` (an unrelated PyPI project).
+"""word_association: RND, MAC, ECT, RIPA and RNSB, the word-embedding association measures besides
+WEAT."""
 
 import datasets
 import evaluate
@@ -41,7 +42,7 @@ _CITATION = """\
     author = "Sweeney, Chris and Najafian, Maryam",
     booktitle = "Proceedings of ACL 2019", pages = "1662--1667", year = "2019",
 }
-"""
+"""  # noqa: E501
 
 _DESCRIPTION = """\
 Association measures over word vectors labelled with WEAT's roles (targets X, Y; attributes A, B), chosen
@@ -49,7 +50,7 @@ with measure=: "rnd" (relative norm distance, Garg et al. 2018), "mac" (mean ave
 al. 2019), "ect" (embedding coherence test, Dev & Phillips 2019), "ripa" (relational inner product
 association, Ethayarajh et al. 2019) or "rnsb" (relative negative sentiment bias, Sweeney & Najafian 2019).
 See the metric card for every formula and convention.
-"""
+"""  # noqa: E501
 
 _KWARGS_DESCRIPTION = """
 Args:
@@ -77,7 +78,7 @@ Examples:
     ...     roles=["X", "X", "Y", "Y", "A", "A"], measure="rnd", normalize=False)
     >>> round(r["results"]["A"]["value"], 4)  # 1 - sqrt(5)
     -1.2361
-"""
+"""  # noqa: E501
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
@@ -111,5 +112,10 @@ class WordAssociation(CheckedRowsModule, evaluate.Measurement):
         )
 
     def _compute(self, embeddings, roles, measure=None, words=None, **options):
-        results = measures.association_from_roles(measure, embeddings, roles, words=words, **options)
-        return {"measure": measure, "results": {label: result.to_dict() for label, result in results.items()}}
+        results = measures.association_from_roles(
+            measure, embeddings, roles, words=words, **options
+        )
+        return {
+            "measure": measure,
+            "results": {label: result.to_dict() for label, result in results.items()},
+        }

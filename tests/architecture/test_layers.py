@@ -1,12 +1,13 @@
-"""The floor plan holds: the package's imports form no cycle and follow the dependency rule, read from its one
-copy, the table in docs/architecture.md.
+"""The floor plan holds: the package's imports form no cycle and follow the dependency rule, read
+from its one copy, the table in docs/architecture.md.
 
-An edge is an ``import`` (read with ast, function-level ones included, those under ``if TYPE_CHECKING:`` not), a
-lazy ``"eval_harness.module:object"`` reference written as a string (the registries' entries), a literal
-``importlib.import_module("eval_harness....")``, or an entry of a package's ``lazy_exports`` table. Every edge
-must follow the rule; the cycle check reads the imports alone (a lazy reference is imported on first use, so it
-can form no import cycle: that is what it is for). The only import of a computed module name is the registry's
-own :func:`eval_harness.registry.resolve`.
+An edge is an ``import`` (read with ast, function-level ones included, those under ``if
+TYPE_CHECKING:`` not), a lazy ``"eval_harness.module:object"`` reference written as a string (the
+registries' entries), a literal ``importlib.import_module("eval_harness....")``, or an entry of a
+package's ``lazy_exports`` table. Every edge must follow the rule; the cycle check reads the imports
+alone (a lazy reference is imported on first use, so it can form no import cycle: that is what it is
+for). The only import of a computed module name is the registry's own
+:func:`eval_harness.registry.resolve`.
 """
 
 import ast
@@ -65,7 +66,8 @@ def _is_import_call(node: ast.AST) -> bool:
 
 
 def _lazy_export_targets(tree: ast.Module, package: str) -> set[str]:
-    """The submodules a package's ``lazy_exports(__name__, TABLE)`` names in its module-level dict ``TABLE``."""
+    """The submodules a package's ``lazy_exports(__name__, TABLE)`` names in its module-level dict
+    ``TABLE``."""
     tables = {
         target.id: node.value
         for node in tree.body
@@ -75,7 +77,11 @@ def _lazy_export_targets(tree: ast.Module, package: str) -> set[str]:
     }
     found = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "lazy_exports" and len(node.args) == 2:
+        if (
+            isinstance(node, ast.Call)
+            and getattr(node.func, "id", "") == "lazy_exports"
+            and len(node.args) == 2
+        ):
             table = tables.get(getattr(node.args[1], "id", ""))
             for value in table.values if table is not None else ():
                 if isinstance(value, ast.Constant) and isinstance(value.value, str):
@@ -84,10 +90,11 @@ def _lazy_export_targets(tree: ast.Module, package: str) -> set[str]:
 
 
 def edges_of(path: Path) -> tuple[set[str], set[str], list[str]]:
-    """``(imports, references, computed)`` of ``path``: the package modules it imports (``from a.b import c`` is
-    ``a.b.c`` when that is a module, else ``a.b``) anywhere but under ``if TYPE_CHECKING:``; those it names
-    lazily (``"module:object"`` strings, literal ``import_module`` arguments, ``lazy_exports`` tables); and the
-    lines that import a module whose name is computed."""
+    """``(imports, references, computed)`` of ``path``: the package modules it imports (``from a.b
+    import c`` is ``a.b.c`` when that is a module, else ``a.b``) anywhere but under ``if
+    TYPE_CHECKING:``; those it names lazily (``"module:object"`` strings, literal ``import_module``
+    arguments, ``lazy_exports`` tables); and the lines that import a module whose name is
+    computed."""
     name = module_name(path)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     tree = ast.parse(path.read_text(encoding="utf-8"))
@@ -105,9 +112,14 @@ def edges_of(path: Path) -> tuple[set[str], set[str], list[str]]:
             else:
                 base = node.module or ""
             imports.update(
-                f"{base}.{alias.name}" if is_module(f"{base}.{alias.name}") else base for alias in node.names
+                f"{base}.{alias.name}" if is_module(f"{base}.{alias.name}") else base
+                for alias in node.names
             )
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and REFERENCE.match(node.value):
+        elif (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and REFERENCE.match(node.value)
+        ):
             references.add(REFERENCE.match(node.value).group(1))
         elif _is_import_call(node):
             argument = node.args[0] if node.args else None
@@ -117,13 +129,16 @@ def edges_of(path: Path) -> tuple[set[str], set[str], list[str]]:
                 computed.append(f"{name}:{node.lineno}")
 
     def ours(targets: set[str]) -> set[str]:
-        return {target for target in targets if target == PACKAGE or target.startswith(PACKAGE + ".")} - {name}
+        return {
+            target for target in targets if target == PACKAGE or target.startswith(PACKAGE + ".")
+        } - {name}
 
     return ours(imports), ours(references), computed
 
 
 def graphs() -> tuple[dict[str, set[str]], dict[str, set[str]], list[str]]:
-    """The import graph, the reference graph (module -> modules) and every computed import of the package."""
+    """The import graph, the reference graph (module -> modules) and every computed import of the
+    package."""
     imports, references, computed = {}, {}, []
     for path in sorted(PACKAGE_ROOT.rglob("*.py")):
         module_imports, module_references, module_computed = edges_of(path)
@@ -134,8 +149,9 @@ def graphs() -> tuple[dict[str, set[str]], dict[str, set[str]], list[str]]:
 
 
 def allowed(importer: str, imported: str, lazily: bool = False) -> bool:
-    """Whether ``importer`` may import ``imported`` (``lazily``: name it by reference): its row names the layer of
-    ``imported``, or (a method's module) that method's package (``suites.eec``)."""
+    """Whether ``importer`` may import ``imported`` (``lazily``: name it by reference): its row
+    names the layer of ``imported``, or (a method's module) that method's package
+    (``suites.eec``)."""
     source, target = layer(importer), layer(imported)
     names = (ALLOWED_NAMED if lazily else ALLOWED)[source]
     return source == target or bool(names & {target, EVERYTHING, method_package(imported)})
@@ -176,9 +192,15 @@ def test_the_package_has_no_import_cycle():
 def test_every_layer_of_the_package_has_a_rule_in_the_architecture_document():
     imports, _, _ = graphs()
     layers = set(map(layer, imports))
-    assert layers <= set(ALLOWED), f"layers without a row in {ARCHITECTURE.name}: {sorted(layers - set(ALLOWED))}"
+    assert layers <= set(ALLOWED), (
+        f"layers without a row in {ARCHITECTURE.name}: {sorted(layers - set(ALLOWED))}"
+    )
     named = {name for names in ALLOWED_NAMED.values() for name in names} - {EVERYTHING}
-    methods = {name for name in named if name != METHOD_LAYER and layer(f"{PACKAGE}.{name}") == METHOD_LAYER}
+    methods = {
+        name
+        for name in named
+        if name != METHOD_LAYER and layer(f"{PACKAGE}.{name}") == METHOD_LAYER
+    }
     assert named - methods <= set(ALLOWED), (
         f"the table allows layers it does not define: {sorted(named - set(ALLOWED))}"
     )
@@ -207,7 +229,10 @@ def test_only_the_registry_imports_a_computed_module_name():
 def test_every_reference_names_a_module_of_the_package():
     _, references, _ = graphs()
     absent = sorted(
-        f"{module} names {target}" for module, ts in references.items() for target in ts if not is_module(target)
+        f"{module} names {target}"
+        for module, ts in references.items()
+        for target in ts
+        if not is_module(target)
     )
     assert not absent, absent
 
@@ -241,7 +266,11 @@ def test_every_reference_names_a_module_of_the_package():
         ("eval_harness.compare.contrasts", "eval_harness.suites.eec.planner", True),
         ("eval_harness.compare.output", "eval_harness.suites.eec_crosslingual.plots", False),
         ("eval_harness.compare.output", "eval_harness.suites.xweat.report", False),
-        ("eval_harness.suites.eec_crosslingual.report", "eval_harness.suites.eec.paired.plots", True),
+        (
+            "eval_harness.suites.eec_crosslingual.report",
+            "eval_harness.suites.eec.paired.plots",
+            True,
+        ),
     ],
 )
 def test_the_rule_checker_itself(importer, imported, expected):
@@ -256,28 +285,41 @@ def test_a_lazy_reference_may_name_what_an_import_may_not():
 def test_the_table_reader_itself():
     text = (
         f"intro\n\n{RULE_HEADING}\n\n| layer | may import | may name | never |\n|---|---|---|---|\n"
-        "| `a`, `b` | `c` — never `d` | `e` | `d` |\n| `c` | nothing | | |\n| `e` | anything | | |\n\n"
+        "| `a`, `b` | `c` — never `d` | `e` | `d` |\n| "
+        "`c` | nothing | | |\n| `e` | anything | | |\n\n"
         "## Next\n| `x` | `y` | | |\n"
     )
     imports, references = rule_table(text)
     assert imports == {"a": {"c"}, "b": {"c"}, "c": set(), "e": {EVERYTHING}}
     assert references == {"a": {"c", "e"}, "b": {"c", "e"}, "c": set(), "e": {EVERYTHING}}
     cut = text.replace("| `c` | nothing |", "| `c.kit` = `c.x`, `c.y` | nothing |")
-    assert rule_table(cut)[0]["c.kit"] == set() and layer_members(cut) == {"c.x": "c.kit", "c.y": "c.kit"}
+    assert rule_table(cut)[0]["c.kit"] == set() and layer_members(cut) == {
+        "c.x": "c.kit",
+        "c.y": "c.kit",
+    }
 
 
 def test_a_layer_cut_out_of_a_package_holds_its_members_and_their_submodules_only():
     assert MEMBERS, "the table names no layer by its modules"
     for member, layer_name in MEMBERS.items():
-        assert is_module(f"{PACKAGE}.{member}"), f"{ARCHITECTURE.name}: {layer_name} names {member}, no module"
+        assert is_module(f"{PACKAGE}.{member}"), (
+            f"{ARCHITECTURE.name}: {layer_name} names {member}, no module"
+        )
         assert layer(f"{PACKAGE}.{member}") == layer_name
-    assert layer("eval_harness.report.kit.tables") == "report.kit" and layer("eval_harness.report") == "report"
+    assert (
+        layer("eval_harness.report.kit.tables") == "report.kit"
+        and layer("eval_harness.report") == "report"
+    )
 
 
 def test_the_edge_reader_sees_references_and_importlib():
     source = PACKAGE_ROOT / "suites" / "__init__.py"
     imports, references, computed = edges_of(source)
-    assert "eval_harness.registry" in imports and "eval_harness.suites.eec" in references and not computed
+    assert (
+        "eval_harness.registry" in imports
+        and "eval_harness.suites.eec" in references
+        and not computed
+    )
     _, references, computed = edges_of(PACKAGE_ROOT / "registry.py")
     assert computed and all(place.startswith(RESOLVER + ":") for place in computed)
     _, references, _ = edges_of(PACKAGE_ROOT / "runner" / "__init__.py")

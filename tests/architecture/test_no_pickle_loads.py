@@ -1,9 +1,11 @@
-"""No pickle is loaded anywhere in eval_harness/: no ``joblib.load``, ``pickle.load(s)``, ``pickle.Unpickler``,
-``pandas.read_pickle``, ``np.load(..., allow_pickle=True)`` or ``torch.load`` without ``weights_only=True``
-(unpickling runs whatever code the file names; a cache or a run folder may come from someone else).
+"""No pickle is loaded anywhere in eval_harness/: no ``joblib.load``, ``pickle.load(s)``,
+``pickle.Unpickler``, ``pandas.read_pickle``, ``np.load(..., allow_pickle=True)`` or ``torch.load``
+without ``weights_only=True`` (unpickling runs whatever code the file names; a cache or a run folder
+may come from someone else).
 
-The package's source is read with ``ast`` (an import alias such as ``from joblib import load as read`` is
-followed); the scanner is tested on planted snippets first, so that a pass means something."""
+The package's source is read with ``ast`` (an import alias such as ``from joblib import load as
+read`` is followed); the scanner is tested on planted snippets first, so that a pass means
+something."""
 
 import ast
 from pathlib import Path
@@ -32,7 +34,9 @@ MODULE_ALIASES = {"np": "numpy", "pd": "pandas"}
 
 def _keyword_is_true(call: ast.Call, name: str) -> bool:
     return any(
-        keyword.arg == name and isinstance(keyword.value, ast.Constant) and keyword.value.value is True
+        keyword.arg == name
+        and isinstance(keyword.value, ast.Constant)
+        and keyword.value.value is True
         for keyword in call.keywords
     )
 
@@ -44,7 +48,9 @@ def _has_kwargs(call: ast.Call) -> bool:
 def pickle_loads(source: str) -> list[str]:
     """``"line: call"`` of every call in ``source`` that may unpickle."""
     tree = ast.parse(source)
-    names: dict[str, tuple[str, str]] = {}  # local name -> (module, function), from `from m import f [as g]`
+    names: dict[
+        str, tuple[str, str]
+    ] = {}  # local name -> (module, function), from `from m import f [as g]`
     modules: dict[str, str] = dict(MODULE_ALIASES)  # local name -> module, from `import m [as n]`
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -59,14 +65,19 @@ def pickle_loads(source: str) -> list[str]:
             continue
         function = node.func
         if isinstance(function, ast.Attribute) and isinstance(function.value, ast.Name):
-            target = (modules.get(function.value.id, function.value.id).split(".")[0], function.attr)
+            target = (
+                modules.get(function.value.id, function.value.id).split(".")[0],
+                function.attr,
+            )
         elif isinstance(function, ast.Name) and function.id in names:
             target = names[function.id]
         else:
             continue
         if target not in UNPICKLERS:
             continue
-        if target == ("numpy", "load") and not (_keyword_is_true(node, "allow_pickle") or _has_kwargs(node)):
+        if target == ("numpy", "load") and not (
+            _keyword_is_true(node, "allow_pickle") or _has_kwargs(node)
+        ):
             continue
         if target == ("torch", "load") and _keyword_is_true(node, "weights_only"):
             continue
@@ -101,6 +112,8 @@ def test_eval_harness_loads_no_pickle():
     files = sorted(PACKAGE_ROOT.rglob("*.py"))
     assert len(files) > 50
     found = [
-        f"{path.relative_to(PACKAGE_ROOT.parent)}:{hit}" for path in files for hit in pickle_loads(path.read_text())
+        f"{path.relative_to(PACKAGE_ROOT.parent)}:{hit}"
+        for path in files
+        for hit in pickle_loads(path.read_text())
     ]
     assert found == []

@@ -1,11 +1,13 @@
-"""Every registered model type (and mode) keeps the promise of its capabilities: its word embedder and its emotion
-model are instances of the protocols ``contract.capabilities.PROTOCOL_OF_CAPABILITY`` names, as built by the
-factory and as a suite gets them from ``ctx.models`` (the runner's sharding wrappers, an lm-eval import's judges).
+"""Every registered model type (and mode) keeps the promise of its capabilities: its word embedder
+and its emotion model are instances of the protocols
+``contract.capabilities.PROTOCOL_OF_CAPABILITY`` names, as built by the factory and as a suite gets
+them from ``ctx.models`` (the runner's sharding wrappers, an lm-eval import's judges).
 
-The protocols are ``@runtime_checkable``: ``isinstance`` checks that every method and attribute is there (mypy
-checks their signatures where the suites use them, ``make lint``). :func:`keeps` also looks each member up the way
-``isinstance`` does from Python 3.12 on (``inspect.getattr_static``: past a wrapper's ``__getattr__``), so that a
-promise kept here only through ``__getattr__`` fails on 3.11 too."""
+The protocols are ``@runtime_checkable``: ``isinstance`` checks that every method and attribute is
+there (mypy checks their signatures where the suites use them, ``make lint``). :func:`keeps` also
+looks each member up the way ``isinstance`` does from Python 3.12 on (``inspect.getattr_static``:
+past a wrapper's ``__getattr__``), so that a promise kept here only through ``__getattr__`` fails on
+3.11 too."""
 
 import inspect
 import typing
@@ -28,12 +30,17 @@ ABSENT = object()
 
 def members(protocol: type) -> set[str]:
     """The methods and properties a protocol declares, its bases' included."""
-    bases = [klass for klass in protocol.__mro__ if klass not in (object, typing.Protocol, typing.Generic)]
+    bases = [
+        klass
+        for klass in protocol.__mro__
+        if klass not in (object, typing.Protocol, typing.Generic)
+    ]
     return {name for klass in bases for name in vars(klass) if not name.startswith("_")}
 
 
 def keeps(obj, protocol: type) -> bool:
-    """``isinstance(obj, protocol)``, on Python 3.11 and as Python 3.12 decides it (members found statically)."""
+    """``isinstance(obj, protocol)``, on Python 3.11 and as Python 3.12 decides it (members found
+    statically)."""
     return isinstance(obj, protocol) and all(
         inspect.getattr_static(obj, name, ABSENT) is not ABSENT for name in members(protocol)
     )
@@ -41,7 +48,8 @@ def keeps(obj, protocol: type) -> bool:
 
 @pytest.fixture(scope="module")
 def sources(tmp_path_factory):
-    """A source of every built-in type that needs one: the tests' tiny models and a small vector file."""
+    """A source of every built-in type that needs one: the tests' tiny models and a small vector
+    file."""
     root = tmp_path_factory.mktemp("capabilities")
     vectors = root / "vectors.vec"
     rows = np.random.default_rng(0).normal(size=(len(WORDS), 4))
@@ -60,7 +68,9 @@ def sources(tmp_path_factory):
 def type_and_modes() -> list:
     """(type, options selecting the mode) of every registered type and each of its modes."""
     return [
-        pytest.param(name, {"mode": mode.name} if mode else {}, id=f"{name}/{mode.name}" if mode else name)
+        pytest.param(
+            name, {"mode": mode.name} if mode else {}, id=f"{name}/{mode.name}" if mode else name
+        )
         for name in MODEL_TYPES.names()
         for mode in model_type(name).modes or (None,)
     ]
@@ -68,17 +78,26 @@ def type_and_modes() -> list:
 
 def config(name, options, sources) -> dict:
     if name not in sources:
-        pytest.fail(f"model type {name!r} has no source in this test: add one, so its capabilities are checked")
+        pytest.fail(
+            f"model type {name!r} has no source in this "
+            "test: add one, so its capabilities are checked"
+        )
     return {"type": name, "options": options, **({"path": sources[name]} if sources[name] else {})}
 
 
 @pytest.mark.parametrize(("name", "options"), type_and_modes())
-def test_every_model_type_is_an_instance_of_the_protocols_of_its_capabilities(name, options, sources):
+def test_every_model_type_is_an_instance_of_the_protocols_of_its_capabilities(
+    name, options, sources
+):
     capabilities = model_type(name).capabilities_for(options)
     resources = ModelResources(device="cpu", progress=False)
     emotion_model = build_emotion_model(config(name, options, sources), resources)
     for capability in capabilities - set(WORD_CAPABILITIES):
-        assert keeps(emotion_model, cap.PROTOCOL_OF_CAPABILITY[capability]), (name, options, capability)
+        assert keeps(emotion_model, cap.PROTOCOL_OF_CAPABILITY[capability]), (
+            name,
+            options,
+            capability,
+        )
     assert ("judge" in capabilities) == keeps(emotion_model, cap.Judge)
     if "word_vectors" not in capabilities:
         return
@@ -86,7 +105,8 @@ def test_every_model_type_is_an_instance_of_the_protocols_of_its_capabilities(na
     embedder = build_word_embedder(config(name, word_options, sources), resources)
     for capability in capabilities & set(WORD_CAPABILITIES):
         assert keeps(embedder, cap.PROTOCOL_OF_CAPABILITY[capability]), (name, capability)
-    # What the suites use when a word embedder has it: an encoder's word modes, sentence vectors and the cache.
+    # What the suites use when a word embedder has it: an encoder's word modes, sentence vectors and
+    # the cache.
     if "context_vectors" in capabilities:
         for protocol in (cap.ModalWordEmbedder, cap.SentenceEncoder, cap.CachedEmbedder):
             assert keeps(embedder, protocol), (name, protocol.__name__)
@@ -96,7 +116,12 @@ def test_every_model_type_is_an_instance_of_the_protocols_of_its_capabilities(na
 
 def test_every_capability_names_a_protocol_and_every_registered_one_is_known():
     declared = {c for name in MODEL_TYPES.names() for c in model_type(name).capabilities_for({})}
-    declared |= {c for name in MODEL_TYPES.names() for mode in model_type(name).modes for c in mode.capabilities}
+    declared |= {
+        c
+        for name in MODEL_TYPES.names()
+        for mode in model_type(name).modes
+        for c in mode.capabilities
+    }
     assert declared == set(cap.PROTOCOL_OF_CAPABILITY)
 
 
@@ -116,7 +141,8 @@ def test_a_protocol_refuses_what_lacks_a_member():
     ):
         assert not isinstance(WordsOnly(), protocol), protocol.__name__
 
-    class Delegating:  # a wrapper whose members come through __getattr__ only: no instance from Python 3.12 on
+    # a wrapper whose members come through __getattr__ only: no instance from Python 3.12 on
+    class Delegating:
         def __init__(self, inner):
             self.inner = inner
 
@@ -130,7 +156,8 @@ def test_a_protocol_refuses_what_lacks_a_member():
 
 
 def test_what_ctx_models_gives_keeps_the_protocols(sources):
-    """The runner's wrappers (sharded encode / predict / score) and an lm-eval import's logged judge."""
+    """The runner's wrappers (sharded encode / predict / score) and an lm-eval import's logged
+    judge."""
     resources = ModelResources(device="cpu", progress=False)
     encoder = build_word_embedder({"type": "encoder", "path": sources["encoder"]}, resources)
     sharded = ShardedEncoder(encoder, dist=None)
@@ -142,12 +169,16 @@ def test_what_ctx_models_gives_keeps_the_protocols(sources):
         cap.CachedEmbedder,
     ):
         assert keeps(sharded, protocol), protocol.__name__
-    regressor = build_emotion_model({"type": "classifier", "path": sources["classifier"]}, resources)
+    regressor = build_emotion_model(
+        {"type": "classifier", "path": sources["classifier"]}, resources
+    )
     assert keeps(ShardedPredictions(regressor, dist=None), cap.EmotionScorer)
     judge = build_emotion_model({"type": "llm", "path": sources["llm"]}, resources)
     assert keeps(ShardedJudge(judge, dist=None), cap.Judge)
 
-    logged = LoggedModels({("en", "anger"): LoggedJudge({"i am angry": _row(0.75)}, "default", "a samples file")})
+    logged = LoggedModels(
+        {("en", "anger"): LoggedJudge({"i am angry": _row(0.75)}, "default", "a samples file")}
+    )
     judge = logged.emotion_regressor(None, "en", "anger", 0)
     assert keeps(judge, cap.Judge) and judge.with_prompt("default") is judge
     np.testing.assert_array_equal(judge.predict(["i am angry"]), [0.75])

@@ -1,5 +1,6 @@
-"""The samples contract: a schema describes its columns (the suites' declarations are their one list), refuses what it
-does not describe, and a samples file is verified against its unit file (missing, edited, swapped)."""
+"""The samples contract: a schema describes its columns (the suites' declarations are their one
+list), refuses what it does not describe, and a samples file is verified against its unit file
+(missing, edited, swapped)."""
 
 import numpy as np
 import pytest
@@ -44,7 +45,8 @@ COLUMNS = {
 
 @pytest.mark.parametrize("schema", [EEC_SAMPLES, XWEAT_SAMPLES])
 def test_a_schema_describes_each_column_of_the_file_in_file_order(schema):
-    # The suite's declaration is the one list of its columns: what describe() prints is read from it.
+    # The suite's declaration is the one list of its columns: what describe() prints is read from
+    # it.
     lines = schema.describe().splitlines()
     assert [line[2:].split(" (")[0] for line in lines] == list(schema.names)
     for line, column in zip(lines, (*UNIT_COLUMNS, *schema.columns), strict=True):
@@ -53,8 +55,12 @@ def test_a_schema_describes_each_column_of_the_file_in_file_order(schema):
 
 
 def test_the_contract_lists_no_methods_columns():
-    # It points to the suites' declarations instead of repeating them (contract must not import suites).
-    assert "``sentence_id``" not in samples_module.__doc__ and "``association``" not in samples_module.__doc__
+    # It points to the suites' declarations instead of repeating them (contract must not import
+    # suites).
+    assert (
+        "``sentence_id``" not in samples_module.__doc__
+        and "``association``" not in samples_module.__doc__
+    )
     assert "eval_harness.suites.eec.samples" in samples_module.__doc__
 
 
@@ -62,8 +68,18 @@ def test_a_table_holds_the_unit_key_then_the_declared_columns():
     table = SCHEMA.table(UNIT, COLUMNS)
     assert table.column_names == ["model", "seed", "word", "group", "n", "score", "found"]
     rows = table.to_pylist()
-    assert rows[1] == {"model": "m", "seed": 3, "word": "b", "group": None, "n": 2, "score": 0.2, "found": None}
-    assert rows[2]["group"] is None and rows[2]["score"] == 1 / 3  # NaN in a string column is a null; float64 kept
+    assert rows[1] == {
+        "model": "m",
+        "seed": 3,
+        "word": "b",
+        "group": None,
+        "n": 2,
+        "score": 0.2,
+        "found": None,
+    }
+    assert (
+        rows[2]["group"] is None and rows[2]["score"] == 1 / 3
+    )  # NaN in a string column is a null; float64 kept
 
 
 @pytest.mark.parametrize(
@@ -92,7 +108,9 @@ def write_unit(folder, unit=UNIT):
     table = SCHEMA.table(unit, COLUMNS)
     data = samples_bytes(table)
     (units / samples_file_name(unit.id)).write_bytes(data)
-    payload = unit_payload(unit.id, unit.fields(), "hash", [], 0.1, samples=samples_entry(unit.id, data, table))
+    payload = unit_payload(
+        unit.id, unit.fields(), "hash", [], 0.1, samples=samples_entry(unit.id, data, table)
+    )
     atomic_write_json(units / f"{unit.id}.json", payload)
     return payload
 
@@ -106,9 +124,16 @@ def test_read_samples_gives_the_rows_back_and_refuses_a_damaged_or_missing_file(
         "columns": ["model", "seed", "word", "group", "n", "score", "found"],
     }
     frame = read_samples(tmp_path, UNIT)
-    assert frame["word"].tolist() == ["a", "b", "c"] and frame["score"].tolist() == [0.1, 0.2, 1 / 3]
+    assert frame["word"].tolist() == ["a", "b", "c"] and frame["score"].tolist() == [
+        0.1,
+        0.2,
+        1 / 3,
+    ]
     assert read_samples(tmp_path, UNIT.id).equals(frame)
-    assert samples_units(tmp_path) == {UNIT.id: UNIT.fields()} and samples_units(tmp_path, suite="eec") == {}
+    assert (
+        samples_units(tmp_path) == {UNIT.id: UNIT.fields()}
+        and samples_units(tmp_path, suite="eec") == {}
+    )
     assert unit_file_problem(payload, UNIT.id, units_dir=tmp_path / "units") is None
 
     path = tmp_path / "units" / samples_file_name(UNIT.id)
@@ -118,7 +143,9 @@ def test_read_samples_gives_the_rows_back_and_refuses_a_damaged_or_missing_file(
     path.write_bytes(bytes(damaged))
     with pytest.raises(SamplesError, match="does not match its checksum"):
         read_samples(tmp_path, UNIT)
-    assert "does not match its checksum" in unit_file_problem(payload, UNIT.id, units_dir=tmp_path / "units")
+    assert "does not match its checksum" in unit_file_problem(
+        payload, UNIT.id, units_dir=tmp_path / "units"
+    )
     # another unit's samples file, copied over this one's, is refused too
     other = Unit(**{**UNIT.fields(), "seed": 4})
     write_unit(tmp_path, other)
@@ -137,7 +164,10 @@ def test_a_unit_file_that_names_another_file_or_was_edited_is_refused(tmp_path):
     units = tmp_path / "units"
     renamed = {**payload, "samples": {**payload["samples"], "file": "../elsewhere.parquet"}}
     assert "names '../elsewhere.parquet'" in unit_file_problem(renamed, UNIT.id)
-    edited = {**payload, "samples": {**payload["samples"], "rows": 4}}  # the checksum no longer matches
+    edited = {
+        **payload,
+        "samples": {**payload["samples"], "rows": 4},
+    }  # the checksum no longer matches
     atomic_write_json(units / f"{UNIT.id}.json", edited)
     with pytest.raises(SamplesError, match="checksum does not match its content"):
         read_samples(tmp_path, UNIT)

@@ -1,7 +1,9 @@
-"""Dataset cards state ``dataset_info`` (features, splits, sizes) that matches their files, and a default config.
+"""Dataset cards state ``dataset_info`` (features, splits, sizes) that matches their files, and a
+default config.
 
-Every number in a card is checked against the folder itself, read independently: the parquet files' own
-schemas and row counts (pyarrow), their sizes on disk, and what ``datasets.load_dataset`` returns.
+Every number in a card is checked against the folder itself, read independently: the parquet files'
+own schemas and row counts (pyarrow), their sizes on disk, and what ``datasets.load_dataset``
+returns.
 """
 
 import pyarrow.parquet as pq
@@ -37,10 +39,14 @@ def test_dataset_info_describes_the_files_beside_the_card(built, name):
         schema = pq.read_schema(paths[next(iter(paths))])
         assert [feature["name"] for feature in info["features"]] == schema.names
         # What datasets itself counts when it prepares the parquet files with no card to read.
-        prepared = datasets.load_dataset("parquet", data_files={split: str(path) for split, path in paths.items()})
+        prepared = datasets.load_dataset(
+            "parquet", data_files={split: str(path) for split, path in paths.items()}
+        )
         for split in info["splits"]:
             assert split["num_examples"] == pq.read_metadata(paths[split["name"]]).num_rows > 0
-            assert split["num_bytes"] == prepared[split["name"]].info.splits[split["name"]].num_bytes
+            assert (
+                split["num_bytes"] == prepared[split["name"]].info.splits[split["name"]].num_bytes
+            )
         assert info["download_size"] == sum(path.stat().st_size for path in paths.values())
         assert info["dataset_size"] == sum(split["num_bytes"] for split in info["splits"])
     validate_card(folder)
@@ -54,7 +60,10 @@ def test_exactly_one_default_config_which_load_dataset_takes_without_a_name(buil
     metadata = _metadata(folder)
     defaults = [config["config_name"] for config in metadata["configs"] if config.get("default")]
     assert defaults == [DATASETS[name].configs[0]]
-    assert f"`load_dataset` loads the default config, `{defaults[0]}`." in (folder / "README.md").read_text()
+    assert (
+        f"`load_dataset` loads the default config, `{defaults[0]}`."
+        in (folder / "README.md").read_text()
+    )
     unnamed = datasets.load_dataset(str(folder))
     named = datasets.load_dataset(str(folder), defaults[0])
     assert list(unnamed) == list(named)
@@ -62,7 +71,9 @@ def test_exactly_one_default_config_which_load_dataset_takes_without_a_name(buil
         assert unnamed[split].to_list() == named[split].to_list()
     # The features datasets reports are the ones the card states.
     info = next(info for info in metadata["dataset_info"] if info["config_name"] == defaults[0])
-    assert list(named[next(iter(named))].features) == [feature["name"] for feature in info["features"]]
+    assert list(named[next(iter(named))].features) == [
+        feature["name"] for feature in info["features"]
+    ]
 
 
 @pytest.mark.parametrize("name", list(DATASETS))
@@ -71,7 +82,9 @@ def test_each_card_states_its_sources_licences_and_intended_use(built, name):
     metadata = _metadata(built[name])
     assert "## Provenance and licence" in text and "## Intended use" in text
     assert "**For**" in text and "**Not for**" in text
-    if metadata["license"] == "unknown":  # the authors publish none: the body says so, source by source
+    if (
+        metadata["license"] == "unknown"
+    ):  # the authors publish none: the body says so, source by source
         assert "no licence is published" in " ".join(text.split())
     assert metadata.get("task_categories"), f"{name} has no task_categories"
 
@@ -101,9 +114,17 @@ def test_push_uploads_the_folder_and_tags_the_commit_with_the_fingerprint(built,
 
         def upload_folder(self, **options):
             calls.append(
-                ("upload_folder", options["repo_id"], sorted(p.name for p in options["folder_path"].iterdir()))
+                (
+                    "upload_folder",
+                    options["repo_id"],
+                    sorted(p.name for p in options["folder_path"].iterdir()),
+                )
             )
-            return type("Commit", (), {"oid": "c0ffee", "commit_url": "https://hf.co/datasets/me/eec/commit/c0ffee"})
+            return type(
+                "Commit",
+                (),
+                {"oid": "c0ffee", "commit_url": "https://hf.co/datasets/me/eec/commit/c0ffee"},
+            )
 
         def create_tag(self, repo_id, **options):
             calls.append(("create_tag", repo_id, options))

@@ -1,4 +1,5 @@
-"""SEAT templates: the packaged English ones as May et al. give them, user templates, and clear errors."""
+"""SEAT templates: the packaged English ones as May et al. give them, user templates, and clear
+errors."""
 
 import json
 
@@ -12,7 +13,9 @@ def test_english_templates_place_words_as_may_et_al_do():
     english = load_seat_templates("en")
     assert seat_languages() == ("en",)
     assert english.sentences("Katie")[:2] == ("This is Katie.", "That is Katie.")  # a name
-    assert len(english.sentences("Katie")) == 8 and "The person's name is Katie." in english.sentences("Katie")
+    assert len(
+        english.sentences("Katie")
+    ) == 8 and "The person's name is Katie." in english.sentences("Katie")
     flower = english.sentences("aster")  # a singular noun: article chosen by the first letter
     assert flower[:2] == ("This is an aster.", "That is an aster.")
     assert "The aster is here." in flower and "An aster is a thing." in flower
@@ -23,18 +26,30 @@ def test_english_templates_place_words_as_may_et_al_do():
         "There is caress.",
         "It is caress.",
     )
-    assert english.sentences("she", kind="subject_pronoun")[0] == "She is here."  # first letter capitalised
-    assert english.sentences("NASA") == english.sentences("NASA", kind="singular_noun")  # all capitals: not a name
+    assert (
+        english.sentences("she", kind="subject_pronoun")[0] == "She is here."
+    )  # first letter capitalised
+    assert english.sentences("NASA") == english.sentences(
+        "NASA", kind="singular_noun"
+    )  # all capitals: not a name
 
 
 def test_user_templates_for_another_language(tmp_path):
     german = load_seat_templates("de", templates=["Das ist {word}.", "{word} ist hier."])
     assert german.sentences("Blume") == ("Das ist Blume.", "Blume ist hier.")
-    kinds = load_seat_templates("de", templates={"name": ["Das ist {word}."], "noun": ["Hier ist {word}."]})
-    assert kinds.sentences("Anna") == ("Das ist Anna.",) and kinds.sentences("blume") == ("Hier ist blume.",)
+    kinds = load_seat_templates(
+        "de", templates={"name": ["Das ist {word}."], "noun": ["Hier ist {word}."]}
+    )
+    assert kinds.sentences("Anna") == ("Das ist Anna.",) and kinds.sentences("blume") == (
+        "Hier ist blume.",
+    )
     assert kinds.sentences("Blume", kind="noun") == ("Hier ist Blume.",)
     path = tmp_path / "seat_de.json"
-    path.write_text(json.dumps({"languages": {"de": {"default_kind": "noun", "templates": {"noun": ["{word}."]}}}}))
+    path.write_text(
+        json.dumps(
+            {"languages": {"de": {"default_kind": "noun", "templates": {"noun": ["{word}."]}}}}
+        )
+    )
     assert load_seat_templates("de", templates=path).sentences("blume") == ("blume.",)
 
 

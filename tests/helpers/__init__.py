@@ -1,4 +1,5 @@
-"""Helpers shared by the tests (tiny models, accelerate ranks, a synthetic run folder, the e5 encoder)."""
+"""Helpers shared by the tests (tiny models, accelerate ranks, a synthetic run folder, the e5
+encoder)."""
 
 from pathlib import Path
 

@@ -1,14 +1,16 @@
-"""Scores of the same EEC sentences under two conditions (two languages of aligned pairs, two models), simulated
-with what real EECs have: templates that shift every score of both conditions alike (a template intercept) and
-that move each condition's identity effects on their own (template slopes drawn per condition).
+"""Scores of the same EEC sentences under two conditions (two languages of aligned pairs, two
+models), simulated with what real EECs have: templates that shift every score of both conditions
+alike (a template intercept) and that move each condition's identity effects on their own (template
+slopes drawn per condition).
 
     logit(mu_c) = -0.8 + shift_c + b . x + u_t + s_i + v_(c, t) . x,    y ~ Beta(mu phi, (1 - mu) phi)
 
-``x`` the identity columns (minority, female, minority x female), ``b`` shared effects, ``u_t ~ N(0, template_sd)``,
-``s_i ~ N(0, sentence_sd)`` a sentence's own effect shared by both conditions (two models scoring one sentence),
-``v_(c, t) ~ N(0, slope_sd)`` per column. ``planted`` is added to the mean of the second condition's rows about the
-minority group: the only true difference of effects between the conditions (0: none).
-"""
+``x`` the identity columns (minority, female, minority x female), ``b`` shared effects, ``u_t ~ N(0,
+template_sd)``, ``s_i ~ N(0, sentence_sd)`` a sentence's own effect shared by both conditions (two
+models scoring one sentence), ``v_(c, t) ~ N(0, slope_sd)`` per column. ``planted`` is added to the
+mean of the second condition's rows about the minority group: the only true difference of effects
+between the conditions (0: none).
+"""  # noqa: E501
 
 import numpy as np
 from scipy.special import expit

@@ -1,15 +1,30 @@
-"""Tiny emotion data for training tests: texts of two to four words whose anger intensity is the share of anger
-words in them, with noise, split into train / validation / test (seeded)."""
+"""Tiny emotion data for training tests: texts of two to four words whose anger intensity is the
+share of anger words in them, with noise, split into train / validation / test (seeded)."""
 
 import numpy as np
 
 from eval_harness.data import TextSplit
 
-WORDS = ["angry", "furious", "mad", "calm", "glad", "happy", "sad", "afraid", "fine", "ok", "rage", "peace"]
+WORDS = [
+    "angry",
+    "furious",
+    "mad",
+    "calm",
+    "glad",
+    "happy",
+    "sad",
+    "afraid",
+    "fine",
+    "ok",
+    "rage",
+    "peace",
+]
 ANGER_WORDS = {"angry", "furious", "mad", "rage"}
 
 
-def anger_splits(seed: int = 0, sizes: tuple[int, int, int] = (120, 40, 40)) -> dict[str, TextSplit]:
+def anger_splits(
+    seed: int = 0, sizes: tuple[int, int, int] = (120, 40, 40)
+) -> dict[str, TextSplit]:
     """``{"train", "validation", "test"}`` splits of ``sizes`` texts."""
     rng = np.random.default_rng(seed)
 

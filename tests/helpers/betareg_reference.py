@@ -1,4 +1,5 @@
-"""An independent Beta regression for the tests: log-likelihood, score and expected information written out.
+"""An independent Beta regression for the tests: log-likelihood, score and expected information
+written out.
 
 Nothing here imports eval_harness: the tests compare eval_harness.stats.betareg with these.
 """
@@ -30,7 +31,8 @@ def beta_loglik(theta, y, X):
 
 
 def beta_score(theta, y, X):
-    """d loglik / d theta (Ferrari & Cribari-Neto 2004, eq. for U_beta and U_phi; chain rule d phi/d gamma = phi)."""
+    """d loglik / d theta (Ferrari & Cribari-Neto 2004, eq. for U_beta and U_phi; chain rule d phi/d
+    gamma = phi)."""
     mu, phi = expit(X @ theta[:-1]), np.exp(theta[-1])
     y_star = np.log(y) - np.log1p(-y)
     mu_star = digamma(mu * phi) - digamma((1 - mu) * phi)
@@ -41,7 +43,8 @@ def beta_score(theta, y, X):
 
 
 def beta_expected_information(theta, X):
-    """Fisher information of (beta, gamma = log phi): F&CN 2004 section 2, phi block by the chain rule."""
+    """Fisher information of (beta, gamma = log phi): F&CN 2004 section 2, phi block by the chain
+    rule."""
     mu, phi = expit(X @ theta[:-1]), np.exp(theta[-1])
     trigamma = polygamma(1, mu * phi), polygamma(1, (1 - mu) * phi)
     dmu_deta = mu * (1 - mu)
@@ -60,7 +63,8 @@ def beta_expected_information(theta, X):
 
 
 def independent_fit(y, X):
-    """BFGS on the analytic score, then Fisher scoring to a score of ~1e-10: (theta, std errors, loglik)."""
+    """BFGS on the analytic score, then Fisher scoring to a score of ~1e-10: (theta, std errors,
+    loglik)."""
     start = np.zeros(X.shape[1] + 1)
     start[0] = np.log(np.mean(y) / (1 - np.mean(y)))
     start[-1] = np.log(10.0)
@@ -77,16 +81,21 @@ def independent_fit(y, X):
         theta = theta + step
         if np.max(np.abs(step)) < 1e-13:
             break
-    assert np.max(np.abs(beta_score(theta, y, X))) < 1e-8, "the independent fit did not reach the optimum"
+    assert np.max(np.abs(beta_score(theta, y, X))) < 1e-8, (
+        "the independent fit did not reach the optimum"
+    )
     std_err = np.sqrt(np.diag(np.linalg.inv(beta_expected_information(theta, X))))
     return theta, std_err, beta_loglik(theta, y, X)
 
 
 def simulate(rng, params, phi, rows_per_cell):
-    """Beta data for the four cells (rows_per_cell in the order (0,0), (0,1), (1,0), (1,1) of (minority, female))."""
+    """Beta data for the four cells (rows_per_cell in the order (0,0), (0,1), (1,0), (1,1) of
+    (minority, female))."""
     minority = np.repeat([0, 0, 1, 1], rows_per_cell)
     female = np.repeat([0, 1, 0, 1], rows_per_cell)
-    mu = expit(params[0] + params[1] * minority + params[2] * female + params[3] * minority * female)
+    mu = expit(
+        params[0] + params[1] * minority + params[2] * female + params[3] * minority * female
+    )
     y = rng.beta(mu * phi, (1 - mu) * phi)
     group = np.array(GROUPS)[minority].tolist()
     gender = np.array(GENDERS)[female].tolist()
@@ -94,12 +103,15 @@ def simulate(rng, params, phi, rows_per_cell):
 
 
 def central_differences(function, theta, step):
-    """d function / d theta by central differences; the derivative is the last axis of the result."""
+    """d function / d theta by central differences; the derivative is the last axis of the
+    result."""
     columns = []
     for k in range(len(theta)):
         shift = np.zeros(len(theta))
         shift[k] = step
-        columns.append((np.asarray(function(theta + shift)) - np.asarray(function(theta - shift))) / (2 * step))
+        columns.append(
+            (np.asarray(function(theta + shift)) - np.asarray(function(theta - shift))) / (2 * step)
+        )
     return np.stack(columns, axis=-1)
 
 
@@ -128,8 +140,8 @@ def cr1_sandwich(row_scores, hessian, labels):
 
 
 def cgm_two_way(row_scores, hessian, first, second):
-    """Cameron-Gelbach-Miller two-way ``V_1 + V_2 - V_12`` (``V_12`` by the pairs of labels), unclipped, and the
-    one-way ``[V_1, V_2]``."""
+    """Cameron-Gelbach-Miller two-way ``V_1 + V_2 - V_12`` (``V_12`` by the pairs of labels),
+    unclipped, and the one-way ``[V_1, V_2]``."""
     pairs = [f"{a}/{b}" for a, b in zip(first, second, strict=True)]
     one_way = [cr1_sandwich(row_scores, hessian, labels) for labels in (first, second)]
     return one_way[0] + one_way[1] - cr1_sandwich(row_scores, hessian, pairs), one_way
@@ -140,15 +152,16 @@ def two_way_variance(gradient, two_way, one_way):
     return max(gradient @ matrix @ gradient for matrix in (two_way, *one_way))
 
 
-# --- k-level designs, written here independently of eval_harness.stats.factorial ------------------------------------
+# --- k-level designs, written here independently of eval_harness.stats.factorial ------------------
 
 
 def crossed_rows(levels, templates, persons_per_cell):
-    """An EEC-shaped design: every combination of the factors' levels (``levels``: name -> levels, the reference
-    first) holds ``persons_per_cell`` persons, and every person appears once in every template.
+    """An EEC-shaped design: every combination of the factors' levels (``levels``: name -> levels,
+    the reference first) holds ``persons_per_cell`` persons, and every person appears once in every
+    template.
 
-    Returns per-row arrays: ``labels`` (name -> level strings), ``index`` (name -> level index), ``template``,
-    ``person`` (ints).
+    Returns per-row arrays: ``labels`` (name -> level strings), ``index`` (name -> level index),
+    ``template``, ``person`` (ints).
     """
     import itertools
 
@@ -158,15 +171,19 @@ def crossed_rows(levels, templates, persons_per_cell):
     n_persons = len(cell_of_person)
     person = np.tile(np.arange(n_persons), templates)
     template = np.repeat(np.arange(templates), n_persons)
-    index = {name: np.array([combos[c][j] for c in cell_of_person])[person] for j, name in enumerate(names)}
+    index = {
+        name: np.array([combos[c][j] for c in cell_of_person])[person]
+        for j, name in enumerate(names)
+    }
     labels = {name: np.array(levels[name], dtype=object)[index[name]].tolist() for name in names}
     return {"labels": labels, "index": index, "template": template, "person": person}
 
 
 def treatment_columns(index, levels, order):
-    """Treatment-coded mean design (n, p) and its column names, in the documented order: the intercept, then every
-    term of 1 .. order factors (itertools.combinations of the factors in order), each term's non-reference level
-    combinations in itertools.product order; a column is the product of its levels' indicators."""
+    """Treatment-coded mean design (n, p) and its column names, in the documented order: the
+    intercept, then every term of 1 .. order factors (itertools.combinations of the factors in
+    order), each term's non-reference level combinations in itertools.product order; a column is the
+    product of its levels' indicators."""
     import itertools
 
     names = list(levels)
@@ -180,6 +197,9 @@ def treatment_columns(index, levels, order):
                     column = column * (index[name] == level)
                 columns.append(column)
                 column_names.append(
-                    ":".join(f"{name}[{levels[name][level]}]" for name, level in zip(term, combo, strict=True))
+                    ":".join(
+                        f"{name}[{levels[name][level]}]"
+                        for name, level in zip(term, combo, strict=True)
+                    )
                 )
     return np.column_stack(columns), column_names

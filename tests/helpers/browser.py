@@ -1,4 +1,5 @@
-"""Open a report in headless Chromium: broken images, console messages, network references, a screenshot.
+"""Open a report in headless Chromium: broken images, console messages, network references, a
+screenshot.
 
 Checks, for one HTML file:
 
@@ -9,9 +10,10 @@ Checks, for one HTML file:
   read back from ``--dump-dom``;
 * that the browser logged no console message (read from ``--enable-logging=stderr``;
   a page without scripts logs none, so any is a problem);
-* that the report's summary on top (the ``Summary`` section) fits the window's width: nothing in it reaches past
-  the right edge or scrolls sideways inside its box (read from the same probe, at ``window_size``), and where each
-  model's verdict sentence ends (``verdict_bottoms``: on the first screen when all are within its height);
+* that the report's summary on top (the ``Summary`` section) fits the window's width: nothing in it
+  reaches past the right edge or scrolls sideways inside its box (read from the same probe, at
+  ``window_size``), and where each model's verdict sentence ends (``verdict_bottoms``: on the first
+  screen when all are within its height);
 * and it writes a screenshot of the page's top ``window_size`` pixels.
 
 Run as ``python tests/helpers/browser.py REPORT.html --screenshot OUT.png``
@@ -86,7 +88,7 @@ PROBE = """<script>window.addEventListener("load", function () {
     return li.getBoundingClientRect().bottom + window.scrollY;
   });
   document.documentElement.setAttribute("data-probe-layout", JSON.stringify(layout));
-});</script>"""
+});</script>"""  # noqa: E501
 PROBE_RESULT = re.compile(r'data-probe-images="(\d+)"[^>]*data-probe-broken="([^"]*)"')
 PROBE_LAYOUT = re.compile(r'data-probe-layout="([^"]*)"')
 
@@ -106,18 +108,22 @@ class BrowserCheck:
     Attributes:
         html_path: the page checked.
         n_images: ``<img>`` elements the browser saw.
-        broken_images: one line per image that is not an embedded PNG, does not decode, or did not load.
+        broken_images: one line per image that is not an embedded PNG, does not decode, or did not
+        load.
         console_messages: every console message the browser logged.
         network_references: attributes that point at the network (a self-contained page has none).
         screenshot: the PNG written, if one was asked for.
-        viewport_width, page_scroll_width: the window's width and the page's, at ``window_size`` (wider: the
+        viewport_width, page_scroll_width: the window's width and the page's, at ``window_size``
+        (wider: the
             page scrolls sideways).
-        summary_overflows: each element of the report's summary (the ``Summary`` section on top) that reaches
-            past the window's right edge or scrolls sideways inside its box; the summary must need no sideways
-            scroll.
-        summary_bottom: where the summary ends, px from the page's top (None: the page has no summary).
-        verdict_bottoms: where each model's verdict sentence (the summary's ``verdict`` list) ends, px from the
-            page's top: all within the window's height when every model's verdict is on the first screen.
+        summary_overflows: each element of the report's summary (the ``Summary`` section on top)
+            that reaches past the window's right edge or scrolls sideways inside its box; the
+            summary must need no sideways scroll.
+        summary_bottom: where the summary ends, px from the page's top (None: the page has no
+        summary).
+        verdict_bottoms: where each model's verdict sentence (the summary's ``verdict`` list) ends,
+            px from the page's top: all within the window's height when every model's verdict is on
+            the first screen.
     """
 
     html_path: Path
@@ -134,7 +140,12 @@ class BrowserCheck:
 
     @property
     def ok(self) -> bool:
-        return not (self.broken_images or self.console_messages or self.network_references or self.summary_overflows)
+        return not (
+            self.broken_images
+            or self.console_messages
+            or self.network_references
+            or self.summary_overflows
+        )
 
     def to_dict(self) -> dict:
         return {
@@ -154,8 +165,9 @@ class BrowserCheck:
 
     def summary(self) -> str:
         lines = [
-            f"{self.html_path}: {self.n_images} images, {len(self.broken_images)} broken, "
-            f"{len(self.console_messages)} console messages, {len(self.network_references)} network references"
+            f"{self.html_path}: {self.n_images} images, "
+            f"{len(self.broken_images)} broken, {len(self.console_messages)} "
+            f"console messages, {len(self.network_references)} network references"
             + (f"; screenshot {self.screenshot}" if self.screenshot else "")
         ]
         lines += [f"broken image: {item}" for item in self.broken_images]
@@ -184,7 +196,11 @@ class _References(HTMLParser):
         if tag == "img":
             self.images.append((attributes.get("src") or "", attributes.get("alt") or ""))
         for name, value in attrs:
-            if name in ("src", "href", "srcset", "action", "data") and value and NETWORK_REFERENCE.match(value):
+            if (
+                name in ("src", "href", "srcset", "action", "data")
+                and value
+                and NETWORK_REFERENCE.match(value)
+            ):
                 self.network.append(f"<{tag} {name}={value[:80]}>")
         if STYLE_NETWORK_REFERENCE.search(attributes.get("style") or ""):
             self.network.append(f"<{tag} style=...url(network)...>")
@@ -227,15 +243,25 @@ def _run_chromium(chromium: str, arguments: list[str], timeout: float) -> tuple[
     with tempfile.TemporaryDirectory(prefix="xbias-chromium-") as profile:
         command = [chromium, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *arguments]
         try:
-            completed = subprocess.run(command, capture_output=True, text=True, timeout=timeout, check=False)
+            completed = subprocess.run(
+                command, capture_output=True, text=True, timeout=timeout, check=False
+            )
         except subprocess.TimeoutExpired:
-            raise XBiasError(f"{chromium} did not finish within {timeout:.0f} s: {' '.join(command)}") from None
+            raise XBiasError(
+                f"{chromium} did not finish within {timeout:.0f} s: {' '.join(command)}"
+            ) from None
         except OSError as error:
-            raise ConfigError(f"cannot start {chromium}: {error}; install Chromium (make chromium)") from None
+            raise ConfigError(
+                f"cannot start {chromium}: {error}; install Chromium (make chromium)"
+            ) from None
     if completed.returncode != 0:
         tail = "\n".join(completed.stderr.strip().splitlines()[-5:])
         raise XBiasError(f"{chromium} exited with code {completed.returncode}:\n{tail}")
-    console = [match.group(1) for line in completed.stderr.splitlines() if (match := CONSOLE_LINE.search(line))]
+    console = [
+        match.group(1)
+        for line in completed.stderr.splitlines()
+        if (match := CONSOLE_LINE.search(line))
+    ]
     return completed.stdout, console
 
 
@@ -253,8 +279,9 @@ def check_html(
     chromium = chromium or find_chromium()
     if not chromium:
         raise ConfigError(
-            f"no Chromium found (looked for $XBIAS_CHROMIUM and {', '.join(CHROMIUM_NAMES)} on the PATH); "
-            "install it with `make chromium` (Debian: apt-get install chromium)"
+            "no Chromium found (looked for $XBIAS_CHROMIUM and "
+            f"{', '.join(CHROMIUM_NAMES)} on the PATH); install it "
+            "with `make chromium` (Debian: apt-get install chromium)"
         )
     html = page.read_text(encoding="utf-8")
     n_images, broken, network = static_check(html)
@@ -264,14 +291,19 @@ def check_html(
         probe_page.write_text(html.replace("</body>", PROBE + "</body>", 1), encoding="utf-8")
         width, height = window_size
         dom, console = _run_chromium(
-            chromium, ["--dump-dom", f"--window-size={width},{height}", probe_page.as_uri()], timeout
+            chromium,
+            ["--dump-dom", f"--window-size={width},{height}", probe_page.as_uri()],
+            timeout,
         )
     probe = PROBE_RESULT.search(dom)
     if not probe:
         broken.append("the browser's DOM carries no probe result: the page did not finish loading")
     else:
         n_images = max(n_images, int(probe.group(1)))
-        broken += [f"not loaded by the browser: {item}" for item in json.loads(html_escapes.unescape(probe.group(2)))]
+        broken += [
+            f"not loaded by the browser: {item}"
+            for item in json.loads(html_escapes.unescape(probe.group(2)))
+        ]
 
     layout_match = PROBE_LAYOUT.search(dom)
     layout = json.loads(html_escapes.unescape(layout_match.group(1))) if layout_match else {}
@@ -283,7 +315,12 @@ def check_html(
         shot.parent.mkdir(parents=True, exist_ok=True)
         _, shot_console = _run_chromium(
             chromium,
-            [f"--screenshot={shot}", f"--window-size={width},{height}", "--hide-scrollbars", page.as_uri()],
+            [
+                f"--screenshot={shot}",
+                f"--window-size={width},{height}",
+                "--hide-scrollbars",
+                page.as_uri(),
+            ],
             timeout,
         )
         console += shot_console
@@ -305,10 +342,16 @@ def check_html(
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python tests/helpers/browser.py", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python tests/helpers/browser.py", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("html", help="the report's HTML file")
     parser.add_argument("--screenshot", help="write a PNG screenshot here")
-    parser.add_argument("--window-size", default="1400,1800", help="WIDTH,HEIGHT of the screenshot (default 1400,1800)")
+    parser.add_argument(
+        "--window-size",
+        default="1400,1800",
+        help="WIDTH,HEIGHT of the screenshot (default 1400,1800)",
+    )
     args = parser.parse_args(argv)
     size = args.window_size.split(",")
     if len(size) != 2 or not all(part.strip().isdigit() for part in size):

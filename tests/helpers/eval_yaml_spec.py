@@ -30,7 +30,9 @@ def read_eval_yaml(text: str, where: str = EVAL_YAML) -> dict[str, dict]:
     """
     data = yaml.safe_load(text)
     if not isinstance(data, Mapping):
-        raise ConfigError(f"{where}: an eval.yaml is a mapping (name, description, evaluation_framework, tasks)")
+        raise ConfigError(
+            f"{where}: an eval.yaml is a mapping (name, description, evaluation_framework, tasks)"
+        )
     for key in ("name", "description", "evaluation_framework"):
         if not isinstance(data.get(key), str) or not data[key].strip():
             raise ConfigError(f"{where}: {key} must be a non-empty string")
@@ -48,7 +50,9 @@ def read_eval_yaml(text: str, where: str = EVAL_YAML) -> dict[str, dict]:
             raise ConfigError(f"{where}: tasks[{index}] has keys the spec does not know: {unknown}")
         missing = [key for key in INSPECT_TASK_KEYS if inspect and not task.get(key)]
         if missing:
-            raise ConfigError(f"{where}: tasks[{index}] of an inspect-ai benchmark needs {', '.join(missing)}")
+            raise ConfigError(
+                f"{where}: tasks[{index}] of an inspect-ai benchmark needs {', '.join(missing)}"
+            )
         if task_id in by_id:
             raise ConfigError(f"{where}: task id {task_id!r} appears twice")
         by_id[task_id] = dict(task)

@@ -14,5 +14,6 @@ E5_OPTIONS = dict(E5_ENCODER_OPTIONS)
 
 
 def build_multilingual_e5(root: Path) -> Path:
-    """The built e5 folder under ``root`` (built once; reused when it is already there and verified)."""
+    """The built e5 folder under ``root`` (built once; reused when it is already there and
+    verified)."""
     return multilingual_e5_folder(root=root, progress=False)

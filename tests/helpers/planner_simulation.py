@@ -1,16 +1,16 @@
 """Simulated EECs with known variance components, for the power planner's coverage (tests/stats and
 bench/planner_coverage.py).
 
-The layout is the shipped EECs' (``generate_eec``): ``templates`` templates x 4 identity cells (minority, female),
-each cell its own ``names`` names, every name with the same ``words`` emotion words in every template and cell
-(crossed). A score is
+The layout is the shipped EECs' (``generate_eec``): ``templates`` templates x 4 identity cells
+(minority, female), each cell its own ``names`` names, every name with the same ``words`` emotion
+words in every template and cell (crossed). A score is
 
     y = mu_c + a_{t c} + p_n + k_w + u_{t n} + r,
 
-``a_{t c}`` ~ N(0, template_var / 2) (so a two-cell contrast's template spread is ``template_var``), ``p_n`` ~
-N(0, name_var), ``k_w`` ~ N(0, word_var), ``u_{t n}`` ~ N(0, name_template_var) (a name's own reading in a template),
-``r`` ~ N(0, error_var). A ``sample: N`` run draws N of a template x cell's ``names x words`` sentences without
-replacement, as the suite's stratified sample does.
+``a_{t c}`` ~ N(0, template_var / 2) (so a two-cell contrast's template spread is ``template_var``),
+``p_n`` ~ N(0, name_var), ``k_w`` ~ N(0, word_var), ``u_{t n}`` ~ N(0, name_template_var) (a name's
+own reading in a template), ``r`` ~ N(0, error_var). A ``sample: N`` run draws N of a template x
+cell's ``names x words`` sentences without replacement, as the suite's stratified sample does.
 """
 
 from __future__ import annotations
@@ -21,7 +21,9 @@ import numpy as np
 
 from eval_harness.stats.design_power import Design, VarianceComponents
 
-MEANS = np.array([0.40, 0.45, 0.40, 0.46])  # the cells minority * 2 + female: (0, 0), (0, 1), (1, 0), (1, 1)
+MEANS = np.array(
+    [0.40, 0.45, 0.40, 0.46]
+)  # the cells minority * 2 + female: (0, 0), (0, 1), (1, 0), (1, 1)
 EFFECT = "group_within_reference_gender"  # cell (1, 0) less cell (0, 0): sum w^2 = 2
 
 
@@ -84,7 +86,11 @@ class Layout:
 def layout(truth: Truth) -> Layout:
     """The whole EEC's rows in template x cell x name x word order."""
     t, c, n, w = np.meshgrid(
-        np.arange(truth.templates), np.arange(4), np.arange(truth.names), np.arange(truth.words), indexing="ij"
+        np.arange(truth.templates),
+        np.arange(4),
+        np.arange(truth.names),
+        np.arange(truth.words),
+        indexing="ij",
     )
     t, c, n, w = (a.ravel() for a in (t, c, n, w))
     return Layout(t, c, c * truth.names + n, w)
@@ -95,28 +101,33 @@ def whole_scores(rng, truth: Truth, rows: Layout, replicates: int) -> np.ndarray
     shape = (replicates,)
     return (
         MEANS[rows.cell]
-        + rng.normal(0, np.sqrt(truth.template_var / 2), shape + (truth.templates, 4))[:, rows.template, rows.cell]
+        + rng.normal(0, np.sqrt(truth.template_var / 2), shape + (truth.templates, 4))[
+            :, rows.template, rows.cell
+        ]
         + rng.normal(0, np.sqrt(truth.name_var), shape + (4 * truth.names,))[:, rows.name]
         + rng.normal(0, np.sqrt(truth.word_var), shape + (truth.words,))[:, rows.word]
-        + rng.normal(0, np.sqrt(truth.name_template_var), shape + (truth.templates, 4 * truth.names))[
-            :, rows.template, rows.name
-        ]
+        + rng.normal(
+            0, np.sqrt(truth.name_template_var), shape + (truth.templates, 4 * truth.names)
+        )[:, rows.template, rows.name]
         + rng.normal(0, np.sqrt(truth.error_var), shape + (len(rows.template),))
     )
 
 
 def sample_rows(rng, truth: Truth, replicates: int, per_cell: int) -> np.ndarray:
-    """``replicates`` x (templates x 4 x ``per_cell``) row positions of the whole EEC: each template x cell's
-    ``per_cell`` of its ``pool`` sentences, drawn without replacement, in row order."""
+    """``replicates`` x (templates x 4 x ``per_cell``) row positions of the whole EEC: each template
+    x cell's ``per_cell`` of its ``pool`` sentences, drawn without replacement, in row order."""
     blocks = truth.templates * 4
     drawn = np.argsort(rng.random((replicates, blocks, truth.pool)), axis=2)[:, :, :per_cell]
-    return np.sort(drawn, axis=2).reshape(replicates, -1) + np.repeat(np.arange(blocks) * truth.pool, per_cell)
+    return np.sort(drawn, axis=2).reshape(replicates, -1) + np.repeat(
+        np.arange(blocks) * truth.pool, per_cell
+    )
 
 
 @dataclass(frozen=True)
 class Predictions:
-    """Per replicate: whether the planner's interval at LEVEL for the whole EEC's MDE holds the true one, its point
-    prediction over the true MDE, and the run's sigma2_TN (NaN: not measured) and sigma2_T estimates."""
+    """Per replicate: whether the planner's interval at LEVEL for the whole EEC's MDE holds the true
+    one, its point prediction over the true MDE, and the run's sigma2_TN (NaN: not measured) and
+    sigma2_T estimates."""
 
     covered: np.ndarray
     ratio: np.ndarray
@@ -124,12 +135,15 @@ class Predictions:
     template_var: np.ndarray
 
 
-def predictions(truth: Truth, replicates: int, per_cell: int | None, seed: int = 0, share: int = 20) -> Predictions:
-    """The planner's predictions of the whole EEC's MDE from ``replicates`` simulated runs of ``truth``: whole EECs
-    (``per_cell`` None) or ``sample: per_cell`` runs of them (the pool of names x words known, as the suite gives
-    it). Runs on one layout have their additive fits made together: a whole EEC's is the same in every replicate,
-    and each sample draw is shared by ``share`` replicates (each its own scores), which leaves the expected coverage
-    as it is and makes the simulation about ``share`` times faster."""
+def predictions(
+    truth: Truth, replicates: int, per_cell: int | None, seed: int = 0, share: int = 20
+) -> Predictions:
+    """The planner's predictions of the whole EEC's MDE from ``replicates`` simulated runs of
+    ``truth``: whole EECs (``per_cell`` None) or ``sample: per_cell`` runs of them (the pool of
+    names x words known, as the suite gives it). Runs on one layout have their additive fits made
+    together: a whole EEC's is the same in every replicate, and each sample draw is shared by
+    ``share`` replicates (each its own scores), which leaves the expected coverage as it is and
+    makes the simulation about ``share`` times faster."""
     from threadpoolctl import threadpool_limits
 
     from eval_harness.stats import design_power
@@ -143,7 +157,9 @@ def predictions(truth: Truth, replicates: int, per_cell: int | None, seed: int =
     draws = sample_rows(rng, truth, replicates // share, per_cell) if per_cell else every[None, :]
     size = replicates // len(draws)
     assert size * len(draws) == replicates, "a sample's replicates must be a multiple of share"
-    batch = getattr(design_power, "additive_fits", None)  # absent before the planner's fits came in batches
+    batch = getattr(
+        design_power, "additive_fits", None
+    )  # absent before the planner's fits came in batches
     options = {"pool": truth.pool, "pool_names": truth.names} if per_cell else {}
     found = []
     with threadpool_limits(1):  # small matrices: BLAS threads only contend for the cores

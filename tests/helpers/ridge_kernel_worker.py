@@ -1,7 +1,8 @@
-"""(Run in a fresh process, under the CPU kernel and thread count its environment sets.) The e5 ridge probe on
-SemEval-2018 English anger (300 training tweets) and its EEC Beta regression on a stratified sample of
-en_arab_anglo: prints JSON with the features, predictions and coefficients that tests/models/test_ridge_kernels.py
-compares across settings.
+"""(Run in a fresh process, under the CPU kernel and thread count its environment sets.) The e5
+ridge probe on SemEval-2018 English anger (300 training tweets) and its EEC Beta regression on a
+stratified sample of
+en_arab_anglo: prints JSON with the features, predictions and coefficients that
+tests/models/test_ridge_kernels.py compares across settings.
 
 Usage: ``python -m helpers.ridge_kernel_worker E5_FOLDER HEAD``
 """
@@ -27,16 +28,24 @@ CONFIG, EMOTION, TRAIN, PER_CELL = "en_arab_anglo", "anger", 300, 4
 
 
 def main(folder: str, head_kind: str) -> None:
-    encoder = TransformerEncoder.from_pretrained(folder, pooling="mean", prefix="query: ", progress=False)
+    encoder = TransformerEncoder.from_pretrained(
+        folder, pooling="mean", prefix="query: ", progress=False
+    )
     splits = SemEvalSplits().splits("en", EMOTION, preprocess="tweet", max_train=TRAIN, seed=0)
     rows = load_eec(CONFIG).to_pandas()
     rows = stratified_sample(rows[rows["emotion"] == EMOTION], PER_CELL, SAMPLE_SEED)
-    # The head needs train and validation only: the test split (1,002 tweets, most of the texts) is not encoded.
+    # The head needs train and validation only: the test split (1,002 tweets, most of the texts) is
+    # not encoded.
     features = {name: encoder.encode(splits[name].texts) for name in ("train", "validation")}
     eec = encoder.encode(rows["sentence"].tolist())
     options = {"seed": 0, "max_epochs": 30} if head_kind == "mlp" else {}
     head = make_head(head_kind, options)
-    head.fit(features["train"], splits["train"].intensity, features["validation"], splits["validation"].intensity)
+    head.fit(
+        features["train"],
+        splits["train"].intensity,
+        features["validation"],
+        splits["validation"].intensity,
+    )
     y = np.clip(head.predict(eec), 0.0, 1.0)
     fit = fit_intersectional(y, rows["group"].tolist(), rows["gender"].tolist(), "Anglo", "male")
     print(

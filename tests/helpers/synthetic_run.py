@@ -1,13 +1,14 @@
 """A synthetic run folder in the harness's format, for the report tests.
 
 Records shaped as eval_harness.suites.eec and eval_harness.suites.xweat write them (and as the
-gender-space suite is expected to), seeded. EEC: real Beta-regression fits (eval_harness.stats.betareg,
-written by eval_harness.suites.eec.records) of simulated predictions, with planted biases (one with
-conditional effects of opposite signs) and one group difference that varies by template (it loses its
-significance once clustered by template); regressor Pearson r with one poor regressor (SVM-tfidf in
-Arabic). XWEAT: effect sizes monolingual in seven languages (one test skipped by the coverage rule) and
-cross-lingual between three, with bootstrap intervals and influential words (one test with a small
-p-value and an interval across 0). Gender-space measures for two models.
+gender-space suite is expected to), seeded. EEC: real Beta-regression fits
+(eval_harness.stats.betareg, written by eval_harness.suites.eec.records) of simulated predictions,
+with planted biases (one with conditional effects of opposite signs) and one group difference that
+varies by template (it loses its significance once clustered by template); regressor Pearson r with
+one poor regressor (SVM-tfidf in Arabic). XWEAT: effect sizes monolingual in seven languages (one
+test skipped by the coverage rule) and cross-lingual between three, with bootstrap intervals and
+influential words (one test with a small p-value and an interval across 0). Gender-space measures
+for two models.
 """
 
 from __future__ import annotations
@@ -46,21 +47,22 @@ TERMS = ("intercept", "group", "gender", "group:gender")
 XWEAT_LANGUAGES = ("en", "de", "es", "it", "hr", "ru", "tr")
 XWEAT_TESTS = ("T1", "T2", "T6", "T7", "T8", "T9", "T10")
 CROSS_LINGUAL = ("en", "de", "es")
-# The simulated EEC predictions: templates x (group x gender cells of PERSONS_PER_CELL persons each) and one
-# noun-phrase row per template and group side, Beta-distributed with precision PRECISION.
+# The simulated EEC predictions: templates x (group x gender cells of PERSONS_PER_CELL persons each)
+# and one noun-phrase row per template and group side, Beta-distributed with precision PRECISION.
 N_TEMPLATES = 11
 PERSONS_PER_CELL = 10
 PRECISION = 150.0
-# The planted biases: (model, config, emotion) -> logit coefficients of the simulated predictions. MiniLM's
-# Arab-Anglo anger has conditional effects of opposite signs: Arab men angrier than Anglo men, Arab women
-# less angry than Anglo women.
+# The planted biases: (model, config, emotion) -> logit coefficients of the simulated predictions.
+# MiniLM's Arab-Anglo anger has conditional effects of opposite signs: Arab men angrier than Anglo
+# men, Arab women less angry than Anglo women.
 PLANTED = {
     (MINILM, "en_black_white", "anger"): {"group": -0.25},
     (SVM, "es_latino_anglo", "joy"): {"gender": 0.2},
     (MINILM, "en_arab_anglo", "anger"): {"group": 0.2, "group:gender": -0.4},
 }
-# A group difference that varies from template to template: (model, config, emotion) -> (coefficients, SD of
-# the per-template group slope). Significant with model-based standard errors, not once clustered by template.
+# A group difference that varies from template to template: (model, config, emotion) ->
+# (coefficients, SD of the per-template group slope). Significant with model-based standard errors,
+# not once clustered by template.
 TEMPLATE_DRIVEN = {(SVM, "en_latino_anglo", "fear"): ({"group": 0.07}, {"group": 0.12})}
 # How far another seed's regressor moves a planted coefficient (logit scale).
 SEED_SD = 0.02
@@ -95,12 +97,17 @@ def _record(model, suite, language, dataset, config, metric, value, **fields) ->
     return record
 
 
-def _simulated_eec(rng: np.random.Generator, config: str, coefficients: dict, template_sd: dict) -> dict:
+def _simulated_eec(
+    rng: np.random.Generator, config: str, coefficients: dict, template_sd: dict
+) -> dict:
     """Predictions for one EEC x emotion as a regressor would give them: Beta-distributed around
     ``logit(mu) = b0 + b1 minority + b2 female + b3 minority female`` over templates x persons, plus
-    per-template random slopes (``template_sd``: term -> SD) and noun-phrase rows without a group."""
+    per-template random slopes (``template_sd``: term -> SD) and noun-phrase rows without a
+    group."""
     reference, minority = GROUP_LEVELS[config]
-    slopes = {term: rng.normal(0, template_sd.get(term, 0.0), N_TEMPLATES) for term in ("group", "gender")}
+    slopes = {
+        term: rng.normal(0, template_sd.get(term, 0.0), N_TEMPLATES) for term in ("group", "gender")
+    }
     rows = {"y": [], "group": [], "gender": [], "template_id": [], "person": []}
     for template in range(N_TEMPLATES):
         for m, group in enumerate((reference, minority)):
@@ -112,12 +119,16 @@ def _simulated_eec(rng: np.random.Generator, config: str, coefficients: dict, te
                         + (coefficients.get("gender", 0.0) + slopes["gender"][template]) * f
                         + coefficients.get("group:gender", 0.0) * m * f
                     )
-                    rows["y"].append(float(rng.beta(expit(logit) * PRECISION, (1 - expit(logit)) * PRECISION)))
+                    rows["y"].append(
+                        float(rng.beta(expit(logit) * PRECISION, (1 - expit(logit)) * PRECISION))
+                    )
                     rows["group"].append(group)
                     rows["gender"].append(gender)
                     rows["template_id"].append(template)
                     rows["person"].append(f"{group}-{gender}-{person}")
-            rows["y"].append(float(rng.beta(0.4 * PRECISION, 0.6 * PRECISION)))  # "my mother", no group
+            rows["y"].append(
+                float(rng.beta(0.4 * PRECISION, 0.6 * PRECISION))
+            )  # "my mother", no group
             rows["group"].append(None)
             rows["gender"].append("female")
             rows["template_id"].append(template)
@@ -126,8 +137,8 @@ def _simulated_eec(rng: np.random.Generator, config: str, coefficients: dict, te
 
 
 def _fitted_records(rows: dict, config: str) -> list[dict]:
-    """The records eval_harness.suites.eec writes for one EEC x emotion (model-based SEs reported, the
-    template-clustered test beside them)."""
+    """The records eval_harness.suites.eec writes for one EEC x emotion (model-based SEs reported,
+    the template-clustered test beside them)."""
     reference = GROUP_LEVELS[config][0]
 
     def fit(clusters=None):
@@ -145,16 +156,20 @@ def _fitted_records(rows: dict, config: str) -> list[dict]:
 
 
 def eec_records(rng: np.random.Generator, seed: int = 0) -> list[list[dict]]:
-    """Units as eval_harness.suites.eec writes them: regressor quality per (language, emotion), then per
-    EEC x emotion a real Beta-regression fit of simulated predictions (coefficients with their contrasts,
-    effects on the intensity scale, precision, cell means; model-based and template-clustered tests).
-    Nothing is biased except :data:`PLANTED` and :data:`TEMPLATE_DRIVEN`; ``seed`` shifts every planted
-    coefficient a little (another seed, another regressor)."""
+    """Units as eval_harness.suites.eec writes them: regressor quality per (language, emotion), then
+    per EEC x emotion a real Beta-regression fit of simulated predictions (coefficients with their
+    contrasts, effects on the intensity scale, precision, cell means; model-based and
+    template-clustered tests). Nothing is biased except :data:`PLANTED` and :data:`TEMPLATE_DRIVEN`;
+    ``seed`` shifts every planted coefficient a little (another seed, another regressor)."""
     units = []
     for model in (MINILM, SVM):
         for language, configs in EEC_CONFIGS.items():
             for emotion in EMOTIONS:
-                r = rng.uniform(0.2, 0.35) if (model, language) == POOR_REGRESSOR else rng.uniform(0.5, 0.72)
+                r = (
+                    rng.uniform(0.2, 0.35)
+                    if (model, language) == POOR_REGRESSOR
+                    else rng.uniform(0.5, 0.72)
+                )
                 units.append(
                     [
                         _record(
@@ -206,8 +221,9 @@ def eec_records(rng: np.random.Generator, seed: int = 0) -> list[list[dict]]:
 
 
 def _xweat_test(model, language, test, effect, targets, attributes, coverage, rng) -> list[dict]:
-    """One XWEAT unit as eval_harness.suites.xweat writes it: effect_size and statistic (or both None when
-    the coverage rule skipped the test) and the test's coverage (the smallest set fraction)."""
+    """One XWEAT unit as eval_harness.suites.xweat writes it: effect_size and statistic (or both
+    None when the coverage rule skipped the test) and the test's coverage (the smallest set
+    fraction)."""
     pair = dict(targets_language=targets, attributes_language=attributes)
     common = dict(test=test, **pair)
     cover = _record(
@@ -222,14 +238,36 @@ def _xweat_test(model, language, test, effect, targets, attributes, coverage, rn
         **common,
     )
     if coverage < SKIP_BELOW:
-        skipped = dict(status="skipped", note=f"set A keeps {coverage:.0%} of its words, below the 80% rule")
+        skipped = dict(
+            status="skipped", note=f"set A keeps {coverage:.0%} of its words, below the 80% rule"
+        )
         return [
             {
-                **_record(model, "xweat", language, "xweat", language, "effect_size", 0.0, **common, **skipped),
+                **_record(
+                    model,
+                    "xweat",
+                    language,
+                    "xweat",
+                    language,
+                    "effect_size",
+                    0.0,
+                    **common,
+                    **skipped,
+                ),
                 "value": None,
             },
             {
-                **_record(model, "xweat", language, "xweat", language, "statistic", 0.0, **common, **skipped),
+                **_record(
+                    model,
+                    "xweat",
+                    language,
+                    "xweat",
+                    language,
+                    "statistic",
+                    0.0,
+                    **common,
+                    **skipped,
+                ),
                 "value": None,
             },
             cover,
@@ -262,12 +300,35 @@ def _xweat_test(model, language, test, effect, targets, attributes, coverage, rn
             )
         ],
     )
-    if (model, language, test) == FRAGILE_WEAT:  # GloVe's T7 in the demo: a small p, a bootstrap CI across 0
+    if (
+        model,
+        language,
+        test,
+    ) == FRAGILE_WEAT:  # GloVe's T7 in the demo: a small p, a bootstrap CI across 0
         details["p_value"] = 0.0002
         uncertainty.update(ci_low=-0.55, ci_high=1.87, bootstrap_std_err=0.62)
     return [
-        _record(model, "xweat", language, "xweat", language, "effect_size", effect, **details, **uncertainty),
-        _record(model, "xweat", language, "xweat", language, "statistic", effect * rng.uniform(0.2, 0.4), **details),
+        _record(
+            model,
+            "xweat",
+            language,
+            "xweat",
+            language,
+            "effect_size",
+            effect,
+            **details,
+            **uncertainty,
+        ),
+        _record(
+            model,
+            "xweat",
+            language,
+            "xweat",
+            language,
+            "statistic",
+            effect * rng.uniform(0.2, 0.4),
+            **details,
+        ),
         cover,
     ]
 
@@ -279,21 +340,34 @@ def xweat_records(rng: np.random.Generator) -> list[list[dict]]:
         for language in languages:
             for test in XWEAT_TESTS:
                 effect = (
-                    1.54 if (model, language, test) == FRAGILE_WEAT else float(np.clip(rng.normal(0.9, 0.5), -1.9, 1.9))
+                    1.54
+                    if (model, language, test) == FRAGILE_WEAT
+                    else float(np.clip(rng.normal(0.9, 0.5), -1.9, 1.9))
                 )
                 coverage = (
                     SKIPPED_COVERAGE
                     if (model, language, test) == SKIPPED
                     else rng.choice([1.0, 1.0, rng.uniform(0.8, 1.0)])
                 )
-                units.append(_xweat_test(model, language, test, effect, language, language, coverage, rng))
+                units.append(
+                    _xweat_test(model, language, test, effect, language, language, coverage, rng)
+                )
     for targets in CROSS_LINGUAL:
         for attributes in CROSS_LINGUAL:
             if targets != attributes:
                 for test in XWEAT_TESTS:
                     effect = float(np.clip(rng.normal(0.6, 0.5), -1.9, 1.9))
                     units.append(
-                        _xweat_test(E5, f"{targets}-{attributes}", test, effect, targets, attributes, 1.0, rng)
+                        _xweat_test(
+                            E5,
+                            f"{targets}-{attributes}",
+                            test,
+                            effect,
+                            targets,
+                            attributes,
+                            1.0,
+                            rng,
+                        )
                     )
     return units
 
@@ -305,7 +379,16 @@ def gender_space_records(rng: np.random.Generator) -> list[list[dict]]:
 
         def record(test, metric, value, model=model, **extra):
             return _record(
-                model, "gender_space", "en", "gender_lists", "static", metric, value, test=test, mode="static", **extra
+                model,
+                "gender_space",
+                "en",
+                "gender_lists",
+                "static",
+                metric,
+                value,
+                test=test,
+                mode="static",
+                **extra,
             )
 
         ratios = np.sort(rng.dirichlet(np.r_[8.0, np.ones(9)]))[::-1]
@@ -367,15 +450,17 @@ SUITES = {"eec": eec_records, "xweat": xweat_records, "gender_space": gender_spa
 
 
 def dataset_fingerprint(dataset: str) -> str:
-    """A stand-in for a dataset's fingerprint (16 hex digits, as eval_harness.data.dataset_fingerprint gives)."""
+    """A stand-in for a dataset's fingerprint (16 hex digits, as
+    eval_harness.data.dataset_fingerprint gives)."""
     return hashlib.sha256(dataset.encode()).hexdigest()[:16]
 
 
 def write_synthetic_run(folder: Path, suites=tuple(SUITES), seeds: tuple[int, ...] = (0,)) -> Path:
-    """Write config.yaml, run.json, units/*.json and results.jsonl for ``suites`` into ``folder``, laid out
-    as eval_harness.runner.store writes them for a complete run (run.json records results.jsonl's sha256).
-    With several ``seeds`` the EEC units are simulated once per seed (another seed, another regressor); the
-    other suites' numbers do not depend on the seed and are written once per seed, the same."""
+    """Write config.yaml, run.json, units/*.json and results.jsonl for ``suites`` into ``folder``,
+    laid out as eval_harness.runner.store writes them for a complete run (run.json records
+    results.jsonl's sha256). With several ``seeds`` the EEC units are simulated once per seed
+    (another seed, another regressor); the other suites' numbers do not depend on the seed and are
+    written once per seed, the same."""
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "units").mkdir(exist_ok=True)
     config = {
@@ -393,18 +478,29 @@ def write_synthetic_run(folder: Path, suites=tuple(SUITES), seeds: tuple[int, ..
     units = []
     for suite in suites:
         if suite == "eec":
-            units += [unit for seed in seeds for unit in eec_records(np.random.default_rng(seed), seed)]
+            units += [
+                unit for seed in seeds for unit in eec_records(np.random.default_rng(seed), seed)
+            ]
         else:
             once = SUITES[suite](np.random.default_rng(len(suite)))
-            units += [[{**record, "seed": seed} for record in unit] for seed in seeds for unit in once]
+            units += [
+                [{**record, "seed": seed} for record in unit] for seed in seeds for unit in once
+            ]
     all_records = []
-    for unit in units:  # as the harness stamps each record: the fingerprint of the dataset it was computed on
+    for unit in (
+        units
+    ):  # as the harness stamps each record: the fingerprint of the dataset it was computed on
         for record in unit:
             record.setdefault("dataset_fingerprint", dataset_fingerprint(record["dataset"]))
     for index, unit in enumerate(units):
         unit_id = f"{unit[0]['suite']}-{index:03d}"
-        key = {name: unit[0][name] for name in ("model", "suite", "language", "dataset", "config", "seed")}
-        payload = unit_payload(unit_id, key, CONFIG_HASH, unit, seconds=0.5, finished_at=FINISHED_AT)
+        key = {
+            name: unit[0][name]
+            for name in ("model", "suite", "language", "dataset", "config", "seed")
+        }
+        payload = unit_payload(
+            unit_id, key, CONFIG_HASH, unit, seconds=0.5, finished_at=FINISHED_AT
+        )
         (folder / "units" / f"{unit_id}.json").write_text(json.dumps(payload), encoding="utf-8")
         all_records += unit
     run_info = {
@@ -422,6 +518,10 @@ def write_synthetic_run(folder: Path, suites=tuple(SUITES), seeds: tuple[int, ..
     results = "".join(json.dumps(record) + "\n" for record in all_records).encode("utf-8")
     (folder / "results.jsonl").write_bytes(results)
     # As the runner records it when a run ends: what the report verifies results.jsonl against.
-    run_info["results"] = {"file": "results.jsonl", "records": len(all_records), "sha256": sha256(results).hexdigest()}
+    run_info["results"] = {
+        "file": "results.jsonl",
+        "records": len(all_records),
+        "sha256": sha256(results).hexdigest(),
+    }
     (folder / "run.json").write_text(json.dumps(run_info, indent=2), encoding="utf-8")
     return folder

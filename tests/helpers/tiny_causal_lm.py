@@ -1,4 +1,5 @@
-"""A tiny random causal LM (Llama or Qwen2 architecture) with a byte-level BPE tokenizer and a chat template.
+"""A tiny random causal LM (Llama or Qwen2 architecture) with a byte-level BPE tokenizer and a chat
+template.
 
 Built in a test in well under a second, saved to a folder that ``AutoModelForCausalLM`` and
 ``AutoModel`` load::
@@ -17,7 +18,8 @@ from pathlib import Path
 CORPUS = (
     "How much anger does the author of this text express? Answer with a single digit.",
     "How much fear, joy or sadness does the author of this text express? Text: none, extreme.",
-    "This is a man. That is a woman. Here is the boy and there is the girl. The doctor feels angry.",
+    "This is a man. That is a woman. Here is the boy "
+    "and there is the girl. The doctor feels angry.",
     "Alonzo feels angry. Amanda feels sad. My mother made me feel happy. The nurse is afraid.",
     "Esto es un hombre. Jessica se siente eufórica. ¿Cuánta ira expresa el autor de este texto?",
     "هذا رجل. هذه امرأة. ما مقدار الغضب الذي يعبّر عنه كاتب هذا النص؟",
@@ -25,13 +27,15 @@ CORPUS = (
 )
 SPECIAL_TOKENS = ("<|endoftext|>", "<|im_start|>", "<|im_end|>")
 CHATML_TEMPLATE = (
-    "{% for message in messages %}<|im_start|>{{ message['role'] }}\n{{ message['content'] }}<|im_end|>\n"
+    "{% for message in messages %}<|im_start|>{{ "
+    "message['role'] }}\n{{ message['content'] }}<|im_end|>\n"
     "{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
 )
 
 
 def build_tiny_bpe_tokenizer(vocab_size: int = 400, chat_template: bool = True):
-    """A byte-level BPE ``PreTrainedTokenizerFast`` (pad = eos = ``<|im_end|>``), optionally with ChatML."""
+    """A byte-level BPE ``PreTrainedTokenizerFast`` (pad = eos = ``<|im_end|>``), optionally with
+    ChatML."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast
 
@@ -67,7 +71,8 @@ def build_tiny_causal_lm(
     chat_template: bool = True,
     seed: int = 0,
 ) -> Path:
-    """Save a random ``LlamaForCausalLM`` or ``Qwen2ForCausalLM`` (seeded) and its tokenizer into ``directory``."""
+    """Save a random ``LlamaForCausalLM`` or ``Qwen2ForCausalLM`` (seeded) and its tokenizer into
+    ``directory``."""
     import torch
     from transformers import LlamaConfig, LlamaForCausalLM, Qwen2Config, Qwen2ForCausalLM
 

@@ -18,8 +18,9 @@ from pathlib import Path
 
 SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 WORDS = (
-    "this is that there here it a an the i am you we they he she his her feel feels very so and or not "
-    "angry happy sad afraid glad furious scared joy anger fear sadness man woman boy girl mother father "
+    "this is that there here it a an the i am you we they he she his her "
+    "feel feels very so and or not angry happy sad afraid glad furious "
+    "scared joy anger fear sadness man woman boy girl mother father "
     "doctor nurse engineer teacher program un das ist hier esto es aqui"
 ).split()
 # Continuation pieces that make multi-token words: program+mer, un+happy, feel+ing, doctor+s.
@@ -29,8 +30,16 @@ LETTERS = tuple("abcdefghijklmnopqrstuvwxyz")
 
 
 def tiny_vocabulary() -> list[str]:
-    """The WordPiece vocabulary: special tokens, punctuation, words, pieces, letters and ``##``-letters."""
-    tokens = [*SPECIAL_TOKENS, *PUNCTUATION, *WORDS, *PIECES, *LETTERS, *("##" + letter for letter in LETTERS)]
+    """The WordPiece vocabulary: special tokens, punctuation, words, pieces, letters and
+    ``##``-letters."""
+    tokens = [
+        *SPECIAL_TOKENS,
+        *PUNCTUATION,
+        *WORDS,
+        *PIECES,
+        *LETTERS,
+        *("##" + letter for letter in LETTERS),
+    ]
     return list(dict.fromkeys(tokens))  # first occurrence of each token, ids 0..n-1
 
 
@@ -44,7 +53,9 @@ def build_tiny_tokenizer(special_tokens: bool = True, model_max_length: int = 64
     from transformers import PreTrainedTokenizerFast
 
     vocabulary = {token: index for index, token in enumerate(tiny_vocabulary())}
-    backend = Tokenizer(models.WordPiece(vocab=vocabulary, unk_token="[UNK]", max_input_chars_per_word=100))
+    backend = Tokenizer(
+        models.WordPiece(vocab=vocabulary, unk_token="[UNK]", max_input_chars_per_word=100)
+    )
     backend.normalizer = normalizers.BertNormalizer(lowercase=True)
     backend.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
     backend.decoder = decoders.WordPiece()
@@ -56,7 +67,9 @@ def build_tiny_tokenizer(special_tokens: bool = True, model_max_length: int = 64
             special_tokens=[("[CLS]", vocabulary["[CLS]"]), ("[SEP]", vocabulary["[SEP]"])],
         )
         named.update(cls_token="[CLS]", sep_token="[SEP]", mask_token="[MASK]")
-    return PreTrainedTokenizerFast(tokenizer_object=backend, model_max_length=model_max_length, **named)
+    return PreTrainedTokenizerFast(
+        tokenizer_object=backend, model_max_length=model_max_length, **named
+    )
 
 
 def build_tiny_bert(
@@ -75,7 +88,9 @@ def build_tiny_bert(
     directory = Path(directory)
     tokenizer = build_tiny_tokenizer(special_tokens=special_tokens, model_max_length=max_length)
     torch.manual_seed(seed)
-    model = BertModel(_tiny_bert_config(BertConfig, len(tokenizer), hidden_size, num_layers, max_length))
+    model = BertModel(
+        _tiny_bert_config(BertConfig, len(tokenizer), hidden_size, num_layers, max_length)
+    )
     model.save_pretrained(directory)
     tokenizer.save_pretrained(directory)
     return directory
@@ -110,7 +125,9 @@ def build_tiny_classifier(
     return directory
 
 
-def _tiny_bert_config(config_class, vocab_size: int, hidden_size: int, num_layers: int, max_length: int):
+def _tiny_bert_config(
+    config_class, vocab_size: int, hidden_size: int, num_layers: int, max_length: int
+):
     return config_class(
         vocab_size=vocab_size,
         hidden_size=hidden_size,
@@ -122,18 +139,30 @@ def _tiny_bert_config(config_class, vocab_size: int, hidden_size: int, num_layer
     )
 
 
-def write_tiny_eec_config(folder: str | Path, max_epochs: int = 4, seeds=(0,), **suite_options) -> Path:
-    """A sweep config ``folder/eec.yaml`` of a tiny BERT (saved in ``folder/bert``) through the eec suite: its
-    probe (mean pooling, an MLP head trained ``max_epochs`` on 200 SemEval texts) on English anger and one EEC,
-    ``en_black_white``, with ``seeds`` (one by default: the tests that use it are not about pooling) and 50
-    stability resamples per fit (the suite's 1000 cost minutes on a tiny model's 1,400 sentences); ``suite_options``
-    add to the suite's (``sample: 2``...)."""
+def write_tiny_eec_config(
+    folder: str | Path, max_epochs: int = 4, seeds=(0,), **suite_options
+) -> Path:
+    """A sweep config ``folder/eec.yaml`` of a tiny BERT (saved in ``folder/bert``) through the eec
+    suite: its probe (mean pooling, an MLP head trained ``max_epochs`` on 200 SemEval texts) on
+    English anger and one EEC, ``en_black_white``, with ``seeds`` (one by default: the tests that
+    use it are not about pooling) and 50 stability resamples per fit (the suite's 1000 cost minutes
+    on a tiny model's 1,400 sentences); ``suite_options`` add to the suite's (``sample: 2``...)."""
     import yaml
 
     folder = Path(folder)
     model = build_tiny_bert(folder / "bert")
-    options = {"pooling": "mean", "max_train": 200, "head": "mlp", "head_options": {"max_epochs": max_epochs}}
-    suite = {"languages": ["en"], "emotions": ["anger"], "configs": ["en_black_white"], "stability_resamples": 50}
+    options = {
+        "pooling": "mean",
+        "max_train": 200,
+        "head": "mlp",
+        "head_options": {"max_epochs": max_epochs},
+    }
+    suite = {
+        "languages": ["en"],
+        "emotions": ["anger"],
+        "configs": ["en_black_white"],
+        "stability_resamples": 50,
+    }
     suite.update(suite_options)
     path = folder / "eec.yaml"
     config = {

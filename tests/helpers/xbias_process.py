@@ -1,13 +1,16 @@
-"""A real ``xbias`` process for the tests, with *pause points*: moments, found deterministically, at which a
-test kills the process (SIGKILL, SIGTERM, SIGINT) or lets it go on.
+"""A real ``xbias`` process for the tests, with *pause points*: moments, found deterministically, at
+which a test kills the process (SIGKILL, SIGTERM, SIGINT) or lets it go on.
 
-Run as a script, ``python xbias_process.py run --config ... --out ...`` calls ``eval_harness.cli.main`` with
-those arguments, as the ``xbias`` command does. Its environment may hold:
+Run as a script, ``python xbias_process.py run --config ... --out ...`` calls
+``eval_harness.cli.main`` with those arguments, as the ``xbias`` command does. Its environment may
+hold:
 
-- ``XBIAS_PAUSE=POINT:N``: the N-th time the process passes POINT (one of :data:`POINTS`) it writes its pid
-  into ``$XBIAS_PAUSE_DIR/paused`` and waits until ``$XBIAS_PAUSE_DIR/go`` exists (at most five minutes);
-  ``finished`` is the point after the command has returned, just before the process exits;
-- ``XBIAS_FULL_DISK=POINT:N``: the N-th call of POINT fails as on a full disk (``OSError(ENOSPC)``) instead;
+- ``XBIAS_PAUSE=POINT:N``: the N-th time the process passes POINT (one of :data:`POINTS`) it writes
+  its pid into ``$XBIAS_PAUSE_DIR/paused`` and waits until ``$XBIAS_PAUSE_DIR/go`` exists (at most
+  five minutes); ``finished`` is the point after the command has returned, just before the process
+  exits;
+- ``XBIAS_FULL_DISK=POINT:N``: the N-th call of POINT fails as on a full disk (``OSError(ENOSPC)``)
+  instead;
 - ``XBIAS_TOY_SUITE=1``: register the toy suite of ``tests/toy_method`` first.
 
 In a test, :func:`start` launches the process and :func:`wait_for_pause` waits until it pauses.
@@ -40,9 +43,14 @@ FINISHED = "finished"
 PAUSE_LIMIT_SECONDS = 300
 
 
-def start(args: list[str], pause: str | None = None, pause_dir: Path | None = None, env: dict | None = None):
-    """``xbias ARGS`` in a new process (a :class:`subprocess.Popen` with text pipes), paused at ``pause``
-    (``"POINT:N"``) when given."""
+def start(
+    args: list[str],
+    pause: str | None = None,
+    pause_dir: Path | None = None,
+    env: dict | None = None,
+):
+    """``xbias ARGS`` in a new process (a :class:`subprocess.Popen` with text pipes), paused at
+    ``pause`` (``"POINT:N"``) when given."""
     environment = {**os.environ, **(env or {})}
     if pause is not None:
         environment.update(XBIAS_PAUSE=pause, XBIAS_PAUSE_DIR=str(pause_dir))
@@ -56,7 +64,8 @@ def start(args: list[str], pause: str | None = None, pause_dir: Path | None = No
 
 
 def wait_for_pause(process: subprocess.Popen, pause_dir: Path, timeout: float = 240.0) -> int:
-    """Wait until ``process`` pauses; returns its pid. Fails (with its stderr) if it ends first or takes too long."""
+    """Wait until ``process`` pauses; returns its pid. Fails (with its stderr) if it ends first or
+    takes too long."""
     paused = Path(pause_dir) / "paused"
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -64,10 +73,14 @@ def wait_for_pause(process: subprocess.Popen, pause_dir: Path, timeout: float = 
             return int(paused.read_text())
         if process.poll() is not None:
             out, err = process.communicate()
-            raise AssertionError(f"the process ended (rc {process.returncode}) before its pause:\n{out}\n{err}")
+            raise AssertionError(
+                f"the process ended (rc {process.returncode}) before its pause:\n{out}\n{err}"
+            )
         time.sleep(0.05)
     process.kill()
-    raise AssertionError(f"the process did not pause within {timeout} s:\n{process.communicate()[1][-3000:]}")
+    raise AssertionError(
+        f"the process did not pause within {timeout} s:\n{process.communicate()[1][-3000:]}"
+    )
 
 
 def _pause(pause_dir: Path) -> None:
@@ -80,7 +93,8 @@ def _pause(pause_dir: Path) -> None:
 
 
 def _install(point: str, count: int, on_call) -> None:
-    """Wrap POINT's function: its ``count``-th call runs ``on_call(original, args, kwargs)`` instead."""
+    """Wrap POINT's function: its ``count``-th call runs ``on_call(original, args, kwargs)``
+    instead."""
     module, owner_name, method = POINTS[point]
     owner = importlib.import_module(module)
     owner = getattr(owner, owner_name) if owner_name else owner

@@ -1,7 +1,7 @@
-"""``xbias lm-eval import`` on lm-eval output written here (no model): the judge's numbers read from logged
-log-likelihoods equal a direct computation from the probabilities they were made of, lm-eval's own table
-(the pack's ``utils.py``) agrees with them, and a samples file that is not lm-eval's, belongs to another task or
-run, or is damaged is refused with one line and exit 2."""
+"""``xbias lm-eval import`` on lm-eval output written here (no model): the judge's numbers read from
+logged log-likelihoods equal a direct computation from the probabilities they were made of,
+lm-eval's own table (the pack's ``utils.py``) agrees with them, and a samples file that is not
+lm-eval's, belongs to another task or run, or is damaged is refused with one line and exit 2."""
 
 import json
 import math
@@ -20,13 +20,21 @@ TIME = "2026-12-03T13-37-09.830831"
 SCALE = (0, 3)
 # numeral 1 has two single-token spellings ("1" and " 1"): the judge sums them
 NUMERALS = [0, 1, 1, 2, 3, NORMALISER]
-IDENTITY = {"format": 1, "config": "en_black_white", "language": "en", "emotion": "anger", "prompt": "default",
-            "scale": list(SCALE), "sample": 2, "model": "org/model"}  # fmt: skip
+IDENTITY = {
+    "format": 1,
+    "config": "en_black_white",
+    "language": "en",
+    "emotion": "anger",
+    "prompt": "default",
+    "scale": list(SCALE),
+    "sample": 2,
+    "model": "org/model",
+}
 
 
 def probabilities(seed: int) -> tuple[float, np.ndarray]:
-    """(p of the white space the prompt ends with, p of each candidate after it): a random answer distribution
-    whose numerals take some of the mass."""
+    """(p of the white space the prompt ends with, p of each candidate after it): a random answer
+    distribution whose numerals take some of the mass."""
     rng = np.random.default_rng(seed)
     return rng.uniform(0.3, 0.9), rng.dirichlet(np.ones(len(NUMERALS))) * rng.uniform(0.1, 1.0)
 
@@ -42,7 +50,8 @@ def document(index: int) -> dict:
 
 
 def write_logged(folder, task=TASK, identity=IDENTITY, docs=4, lines=None, results_task=None):
-    """lm-eval's --log_samples output of one task: results_<time>.json and samples_<task>_<time>.jsonl."""
+    """lm-eval's --log_samples output of one task: results_<time>.json and
+    samples_<task>_<time>.jsonl."""
     folder.mkdir(parents=True, exist_ok=True)
     metadata = {"version": 1} if identity is None else {"version": 1, "xbias": identity}
     results = {
@@ -61,7 +70,8 @@ def write_logged(folder, task=TASK, identity=IDENTITY, docs=4, lines=None, resul
 
 
 def direct(index: int) -> tuple[float, float]:
-    """The judge's score and numeral mass by their definitions, from the probabilities themselves."""
+    """The judge's score and numeral mass by their definitions, from the probabilities
+    themselves."""
     _, candidates = probabilities(index)
     p = {numeral: 0.0 for numeral in range(SCALE[0], SCALE[1] + 1)}
     for numeral, probability in zip(NUMERALS[:-1], candidates[:-1], strict=True):
@@ -78,7 +88,9 @@ def test_the_judges_numbers_are_read_from_the_logged_log_likelihoods(tmp_path):
     for index in range(4):
         row = logged.scores[f"Sentence {index}."]
         score, mass = direct(index)
-        assert row["value"] == pytest.approx(score, abs=1e-12) and row["numeral_mass"] == pytest.approx(mass, abs=1e-12)
+        assert row["value"] == pytest.approx(score, abs=1e-12) and row[
+            "numeral_mass"
+        ] == pytest.approx(mass, abs=1e-12)
 
 
 def test_lm_evals_own_table_agrees_with_the_import(tmp_path):
@@ -142,14 +154,23 @@ def test_a_damaged_document_is_refused(tmp_path, capsys, damage):
         line["filtered_resps"][2][0] = "nan"
     else:
         del line["doc"]
-    lines = [json.dumps(document(0)), json.dumps(line), json.dumps(document(2)), json.dumps(document(3))]
-    assert "line 2" in refused(capsys, write_logged(tmp_path / "logged", lines=lines), tmp_path / "run")
+    lines = [
+        json.dumps(document(0)),
+        json.dumps(line),
+        json.dumps(document(2)),
+        json.dumps(document(3)),
+    ]
+    assert "line 2" in refused(
+        capsys, write_logged(tmp_path / "logged", lines=lines), tmp_path / "run"
+    )
 
 
 def test_samples_of_two_prompts_are_one_run_each(tmp_path, capsys):
     first = write_logged(tmp_path / "a")
     expert = {**IDENTITY, "prompt": "expert"}
-    second = write_logged(tmp_path / "b", task="xbias_eec_en_black_white_anger_expert", identity=expert)
+    second = write_logged(
+        tmp_path / "b", task="xbias_eec_en_black_white_anger_expert", identity=expert
+    )
     assert main(["lm-eval", "import", str(first), str(second), "--out", str(tmp_path / "run")]) == 2
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and "different prompts" in err
@@ -159,7 +180,9 @@ def test_tasks_are_never_written_over_a_folder_that_is_not_a_task_pack(tmp_path)
     (tmp_path / "mine").mkdir()
     (tmp_path / "mine" / "notes.txt").write_text("mine")
     with pytest.raises(ConfigError, match="holds notes.txt, which xbias did not write"):
-        write_tasks(tmp_path / "mine", "pypi:smollm2-135m-instruct", languages=["en"], emotions=["anger"])
+        write_tasks(
+            tmp_path / "mine", "pypi:smollm2-135m-instruct", languages=["en"], emotions=["anger"]
+        )
     assert (tmp_path / "mine" / "notes.txt").read_text() == "mine"
 
 
@@ -168,5 +191,7 @@ def test_the_precision_lm_eval_ran_in_comes_from_its_dtype_argument():
 
     assert lm_eval_precision("pretrained=/models/smollm2,dtype=float32") == "fp32"
     assert lm_eval_precision({"dtype": "torch.bfloat16"}) == "bf16"
-    assert lm_eval_precision("pretrained=/models/smollm2") is None  # lm-eval's auto: the checkpoint's dtype
+    assert (
+        lm_eval_precision("pretrained=/models/smollm2") is None
+    )  # lm-eval's auto: the checkpoint's dtype
     assert lm_eval_precision(None) is None

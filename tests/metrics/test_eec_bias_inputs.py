@@ -1,4 +1,5 @@
-"""The eec_bias metric's input checks (issue 22: no silent wrong numbers) and its k-level route (issue 20)."""
+"""The eec_bias metric's input checks (issue 22: no silent wrong numbers) and its k-level route
+(issue 20)."""
 
 import numpy as np
 import pytest
@@ -30,16 +31,26 @@ TWO_BY_TWO = {"group": ("European", "African-American"), "gender": ("male", "fem
     ("change", "message"),
     [
         (lambda y: ["0.3"] + y[1:], r"predictions must be numbers, found values of type \['str'\]"),
-        (lambda y: [True] + y[1:], r"predictions must be numbers, found values of type \['bool'\] \(booleans"),
+        (
+            lambda y: [True] + y[1:],
+            r"predictions must be numbers, found values of type \['bool'\] \(booleans",
+        ),
         (lambda y: [np.True_] + y[1:], r"found values of type \['bool'\] \(booleans"),
-        (lambda y: [None] + y[1:], r"predictions must be numbers, found values of type \['NoneType'\]"),
+        (
+            lambda y: [None] + y[1:],
+            r"predictions must be numbers, found values of type \['NoneType'\]",
+        ),
         (lambda y: np.array(y) > 0.3, r"predictions must be numbers, found booleans"),
     ],
 )
 def test_non_numeric_predictions_are_an_error(eec_bias, change, message):
     data = rows(TWO_BY_TWO)
     with pytest.raises(InputError, match=message):
-        eec_bias.compute(predictions=change(data["y"]), group=data["labels"]["group"], gender=data["labels"]["gender"])
+        eec_bias.compute(
+            predictions=change(data["y"]),
+            group=data["labels"]["group"],
+            gender=data["labels"]["gender"],
+        )
 
 
 def test_add_and_add_batch_check_their_inputs_too(eec_bias):
@@ -48,9 +59,14 @@ def test_add_and_add_batch_check_their_inputs_too(eec_bias):
         eec_bias.add_batch(predictions=[True, 0.2], group=["European"] * 2, gender=["male"] * 2)
     with pytest.raises(InputError, match=r"found values of type \['str'\]"):
         eec_bias.add(prediction="0.5", group="European", gender="male")
-    with pytest.raises(InputError, match=r"group labels must be strings \(or None\), found values of type \['int'\]"):
+    with pytest.raises(
+        InputError,
+        match=r"group labels must be strings \(or None\), found values of type \['int'\]",
+    ):
         eec_bias.add_batch(predictions=[0.1, 0.2], group=[1, 2], gender=["male"] * 2)
-    for y, group, gender in zip(data["y"], data["labels"]["group"], data["labels"]["gender"], strict=True):
+    for y, group, gender in zip(
+        data["y"], data["labels"]["group"], data["labels"]["gender"], strict=True
+    ):
         eec_bias.add(prediction=y, group=group, gender=gender)
     added = eec_bias.compute()
     assert added == eec_bias.compute(
@@ -67,8 +83,21 @@ def test_empty_lists_are_a_clear_error(eec_bias):
 @pytest.mark.parametrize(
     ("levels", "order"),
     [
-        ({"group": ("European", "African-American", "Latino", "Arab"), "gender": ("male", "female", "non-binary")}, 2),
-        ({"group": ("Anglo", "Arab", "Latino"), "gender": ("male", "female"), "age": ("young", "old")}, 2),
+        (
+            {
+                "group": ("European", "African-American", "Latino", "Arab"),
+                "gender": ("male", "female", "non-binary"),
+            },
+            2,
+        ),
+        (
+            {
+                "group": ("Anglo", "Arab", "Latino"),
+                "gender": ("male", "female"),
+                "age": ("young", "old"),
+            },
+            2,
+        ),
     ],
 )
 def test_factorial_route_takes_k_level_factors(eec_bias, named, levels, order):
@@ -87,13 +116,23 @@ def test_factorial_route_takes_k_level_factors(eec_bias, named, levels, order):
         template_id=data["template"].tolist(),
     )
     expected = fit_factorial(
-        data["y"], data["labels"], references, order, cov_type="cluster", clusters={"template_id": data["template"]}
+        data["y"],
+        data["labels"],
+        references,
+        order,
+        cov_type="cluster",
+        clusters={"template_id": data["template"]},
     )
     assert result == named(expected.to_dict())
     # References inferred (European, Anglo, male; age given); the other levels sorted.
-    assert result["factors"] == {name: [values[0], *sorted(values[1:])] for name, values in levels.items()}
+    assert result["factors"] == {
+        name: [values[0], *sorted(values[1:])] for name, values in levels.items()
+    }
     conditional = [name for name, e in result["effects"].items() if e["kind"] == "conditional"]
-    assert "group[Arab]|gender=female" in conditional or "group[Arab]|gender=female,age=young" in conditional
+    assert (
+        "group[Arab]|gender=female" in conditional
+        or "group[Arab]|gender=female,age=young" in conditional
+    )
 
 
 def test_factorial_options_need_factorial_true_and_more_levels_point_to_it(eec_bias):
@@ -101,9 +140,23 @@ def test_factorial_options_need_factorial_true_and_more_levels_point_to_it(eec_b
     group, gender = data["labels"]["group"], data["labels"]["gender"]
     with pytest.raises(InputError, match=r"order need factorial=True"):
         eec_bias.compute(predictions=data["y"], group=group, gender=gender, order=1)
-    with pytest.raises(InputError, match=r"cannot tell the reference level of group from the levels found"):
+    with pytest.raises(
+        InputError, match=r"cannot tell the reference level of group from the levels found"
+    ):
         eec_bias.compute(predictions=data["y"], group=group, gender=gender)
-    with pytest.raises(InputError, match=r"group has 3 levels .*fit_factorial takes k-level factors"):
-        eec_bias.compute(predictions=data["y"], group=group, gender=gender, reference_group="European")
-    with pytest.raises(InputError, match=r"factors must be a dict .* besides group and gender, got the names"):
-        eec_bias.compute(predictions=data["y"], group=group, gender=gender, factorial=True, factors={"group": group})
+    with pytest.raises(
+        InputError, match=r"group has 3 levels .*fit_factorial takes k-level factors"
+    ):
+        eec_bias.compute(
+            predictions=data["y"], group=group, gender=gender, reference_group="European"
+        )
+    with pytest.raises(
+        InputError, match=r"factors must be a dict .* besides group and gender, got the names"
+    ):
+        eec_bias.compute(
+            predictions=data["y"],
+            group=group,
+            gender=gender,
+            factorial=True,
+            factors={"group": group},
+        )

@@ -1,4 +1,5 @@
-"""The `eec_bias` evaluate module: offline by bare name from any cwd, the library's numbers, the real EEC end to end."""
+"""The `eec_bias` evaluate module: offline by bare name from any cwd, the library's numbers, the
+real EEC end to end."""
 
 import hashlib
 import warnings
@@ -38,9 +39,15 @@ def test_loads_by_bare_name_from_another_cwd(registered_metrics, named, monkeypa
     metric = evaluate.load("eec_bias")
     predictions, group, gender = synthetic_rows()
     result = metric.compute(
-        predictions=predictions, group=group, gender=gender, reference_group="European", reference_gender="male"
+        predictions=predictions,
+        group=group,
+        gender=gender,
+        reference_group="European",
+        reference_gender="male",
     )
-    assert result == named(fit_intersectional(predictions, group, gender, "European", "male").to_dict())
+    assert result == named(
+        fit_intersectional(predictions, group, gender, "European", "male").to_dict()
+    )
 
 
 def test_rows_without_group_pass_through_evaluate_even_first(eec_bias):
@@ -57,7 +64,9 @@ def test_options_pass_through(eec_bias, named):
     predictions, group, gender = synthetic_rows(seed=2)
     result = eec_bias.compute(predictions=predictions, group=group, gender=gender, use_t=True)
     assert (result["test"], result["df"]) == ("t", 160 - 4)
-    assert result == named(fit_intersectional(predictions, group, gender, "European", "male", use_t=True).to_dict())
+    assert result == named(
+        fit_intersectional(predictions, group, gender, "European", "male", use_t=True).to_dict()
+    )
 
     predictions[-1] = 1.0
     with pytest.raises(InputError, match="1 of 160 predictions are exactly 0 or 1"):
@@ -69,20 +78,32 @@ def test_options_pass_through(eec_bias, named):
 def test_reference_levels_inferred_only_for_known_labels(eec_bias):
     predictions, group, gender = synthetic_rows(seed=3)
     explicit = eec_bias.compute(
-        predictions=predictions, group=group, gender=gender, reference_group="European", reference_gender="male"
+        predictions=predictions,
+        group=group,
+        gender=gender,
+        reference_group="European",
+        reference_gender="male",
     )
     assert eec_bias.compute(predictions=predictions, group=group, gender=gender) == explicit
     # The other coding is allowed when asked for, and flips the sign of the group term.
-    flipped = eec_bias.compute(predictions=predictions, group=group, gender=gender, reference_group="African-American")
+    flipped = eec_bias.compute(
+        predictions=predictions, group=group, gender=gender, reference_group="African-American"
+    )
     assert flipped["group_levels"] == ["African-American", "European"]
-    assert flipped["cells"][0]["predicted_mean"] == pytest.approx(explicit["cells"][2]["predicted_mean"], abs=1e-7)
+    assert flipped["cells"][0]["predicted_mean"] == pytest.approx(
+        explicit["cells"][2]["predicted_mean"], abs=1e-7
+    )
 
     renamed = ["Black" if g == "African-American" else "white" if g else None for g in group]
-    with pytest.raises(InputError, match=r"levels found \['Black', 'white'\]: pass reference_group="):
+    with pytest.raises(
+        InputError, match=r"levels found \['Black', 'white'\]: pass reference_group="
+    ):
         eec_bias.compute(predictions=predictions, group=renamed, gender=gender)
-    assert eec_bias.compute(predictions=predictions, group=renamed, gender=gender, reference_group="white")[
-        "coefficients"
-    ]["group:gender"]["estimate"] == pytest.approx(explicit["coefficients"]["group:gender"]["estimate"], abs=1e-9)
+    assert eec_bias.compute(
+        predictions=predictions, group=renamed, gender=gender, reference_group="white"
+    )["coefficients"]["group:gender"]["estimate"] == pytest.approx(
+        explicit["coefficients"]["group:gender"]["estimate"], abs=1e-9
+    )
 
 
 def test_card_example(eec_bias):
@@ -93,7 +114,11 @@ def test_card_example(eec_bias):
         reference_group="European",
         reference_gender="male",
     )
-    assert (result["n"], result["n_excluded"], result["group_levels"]) == (8, 1, ["European", "African-American"])
+    assert (result["n"], result["n_excluded"], result["group_levels"]) == (
+        8,
+        1,
+        ["European", "African-American"],
+    )
     assert result["converged"]
     among_women = result["effects"]["group_within_other_gender"]
     assert among_women["contrast"] == "African-American vs European, among women"
@@ -101,11 +126,12 @@ def test_card_example(eec_bias):
     assert among_women["p_value"] == pytest.approx(9.83e-05, abs=5e-7)
 
 
-# --- The real English Black/white EEC, end to end --------------------------------------------------------------
+# --- The real English Black/white EEC, end to end -------------------------------------------------
 
 
 def hash_length_score(sentence: str) -> float:
-    """A deterministic stand-in for a model: a hash of the sentence plus a little for its length, in (0.15, 0.95)."""
+    """A deterministic stand-in for a model: a hash of the sentence plus a little for its length, in
+    (0.15, 0.95)."""
     fraction = int(hashlib.sha256(sentence.encode()).hexdigest()[:8], 16) / 16**8
     return 0.15 + 0.5 * fraction + 0.005 * min(len(sentence), 60)
 
@@ -131,37 +157,50 @@ def observed_difference_in_differences(scores, group, gender):
 def test_real_eec_end_to_end(eec_bias, named, en_black_white):
     eec = en_black_white
     scores = [hash_length_score(s) for s in eec["sentence"]]
-    result = eec_bias.compute(predictions=scores, group=eec["group"], gender=eec["gender"], use_t=True)
+    result = eec_bias.compute(
+        predictions=scores, group=eec["group"], gender=eec["gender"], use_t=True
+    )
 
     noun_phrases = sum(kind == "noun_phrase" for kind in eec["person_kind"])
     assert noun_phrases == sum(g is None for g in eec["group"]) == 2880
     assert (result["n"], result["n_excluded"]) == (5760, noun_phrases)
     assert result["n"] + result["n_excluded"] == len(eec) == 8640
-    assert result["group_levels"] == ["European", "African-American"] and result["gender_levels"] == ["male", "female"]
+    assert result["group_levels"] == ["European", "African-American"] and result[
+        "gender_levels"
+    ] == ["male", "female"]
     assert result["converged"] and result["df"] == 5756
-    expected = fit_intersectional(scores, eec["group"], eec["gender"], "European", "male", use_t=True).to_dict()
+    expected = fit_intersectional(
+        scores, eec["group"], eec["gender"], "European", "male", use_t=True
+    ).to_dict()
     assert result == named(expected)
     for cell in result["cells"]:
         assert cell["n"] == 1440
-    # The predicted means track the observed cell means (not exactly: the Beta MLE of a mean is not the sample mean).
+    # The predicted means track the observed cell means (not exactly: the Beta MLE of a mean is not
+    # the sample mean).
     did = observed_difference_in_differences(scores, eec["group"], eec["gender"])
     assert result["effects"]["group:gender_did"]["estimate"] == pytest.approx(did, abs=3e-3)
 
 
 def test_real_eec_detects_a_planted_intersectional_bias(eec_bias, en_black_white):
-    """Anger sentences about Black women scored 0.05 higher: found with *** and a marginal effect of ~0.05."""
+    """Anger sentences about Black women scored 0.05 higher: found with *** and a marginal effect of
+    ~0.05."""
     anger = en_black_white.filter(lambda row: row["emotion"] == "anger")
     planted = [
-        hash_length_score(row["sentence"]) + 0.05 * (row["group"] == "African-American" and row["gender"] == "female")
+        hash_length_score(row["sentence"])
+        + 0.05 * (row["group"] == "African-American" and row["gender"] == "female")
         for row in anger
     ]
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no boundary squeeze or convergence warning on real data
         result = eec_bias.compute(predictions=planted, group=anger["group"], gender=anger["gender"])
     with_group = sum(g is not None for g in anger["group"])
-    assert (result["n"], result["n_excluded"]) == (with_group, len(anger) - with_group) == (1400, 700)
+    assert (
+        (result["n"], result["n_excluded"]) == (with_group, len(anger) - with_group) == (1400, 700)
+    )
     intersection = result["coefficients"]["group:gender"]
-    assert intersection["stars"] == "***"  # p <= 0.01 (expected z ~ 0.05 / 0.015 with 350 rows a cell)
+    assert (
+        intersection["stars"] == "***"
+    )  # p <= 0.01 (expected z ~ 0.05 / 0.015 with 350 rows a cell)
     did_without = observed_difference_in_differences(
         [hash_length_score(s) for s in anger["sentence"]], anger["group"], anger["gender"]
     )
@@ -172,14 +211,22 @@ def test_real_eec_detects_a_planted_intersectional_bias(eec_bias, en_black_white
 
 def test_a_nan_group_from_a_pandas_column_is_a_row_without_a_group(eec_bias):
     predictions, group, gender = synthetic_rows()
-    with_none = eec_bias.compute(predictions=predictions, group=group, gender=gender, reference_group="European")
-    with_nan = [float("nan") if label is None else label for label in group]  # what to_pandas().tolist() gives
-    result = eec_bias.compute(predictions=predictions, group=with_nan, gender=gender, reference_group="European")
+    with_none = eec_bias.compute(
+        predictions=predictions, group=group, gender=gender, reference_group="European"
+    )
+    with_nan = [
+        float("nan") if label is None else label for label in group
+    ]  # what to_pandas().tolist() gives
+    result = eec_bias.compute(
+        predictions=predictions, group=with_nan, gender=gender, reference_group="European"
+    )
     assert result["n_excluded"] == with_none["n_excluded"] == 6
     assert result["coefficients"] == with_none["coefficients"]
 
 
-@pytest.mark.parametrize(("options", "distribution"), [({}, "z"), ({"use_t": True}, "t"), ({"factorial": True}, "z")])
+@pytest.mark.parametrize(
+    ("options", "distribution"), [({}, "z"), ({"use_t": True}, "t"), ({"factorial": True}, "z")]
+)
 def test_each_statistic_is_named_for_its_distribution_and_the_covariance_for_its_parameters(
     eec_bias, options, distribution
 ):
@@ -189,12 +236,23 @@ def test_each_statistic_is_named_for_its_distribution_and_the_covariance_for_its
     other = {"z": "t", "t": "z"}[distribution]
     tested = [*result["coefficients"].values(), *result["effects"].values()]
     for item in tested:
-        assert item[distribution] == item["statistic"] == pytest.approx(item["estimate"] / item["std_err"], rel=1e-12)
+        assert (
+            item[distribution]
+            == item["statistic"]
+            == pytest.approx(item["estimate"] / item["std_err"], rel=1e-12)
+        )
         assert other not in item
-    # Each covariance row belongs to the parameter its name says: its variance is that parameter's squared std_err.
+    # Each covariance row belongs to the parameter its name says: its variance is that parameter's
+    # squared std_err.
     names, covariance = result["parameter_names"], np.asarray(result["covariance"])
     assert covariance.shape == (len(names), len(names)) and names[-1] == "log_phi"
     std_errs = {name: item["std_err"] for name, item in result["coefficients"].items()}
     precision = result["precision"]
-    std_errs["log_phi"] = precision["log_phi"]["std_err"] if options.get("factorial") else precision["log_phi_std_err"]
-    assert np.sqrt(np.diag(covariance)) == pytest.approx([std_errs[name] for name in names], rel=1e-9)
+    std_errs["log_phi"] = (
+        precision["log_phi"]["std_err"]
+        if options.get("factorial")
+        else precision["log_phi_std_err"]
+    )
+    assert np.sqrt(np.diag(covariance)) == pytest.approx(
+        [std_errs[name] for name in names], rel=1e-9
+    )

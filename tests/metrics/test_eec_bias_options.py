@@ -1,4 +1,5 @@
-"""The eec_bias metric's effects, clustered covariance inputs and input checks (issues 12 and 14)."""
+"""The eec_bias metric's effects, clustered covariance inputs and input checks (issues 12 and
+14)."""
 
 import numpy as np
 import pytest
@@ -14,7 +15,8 @@ def eec_bias(load_metric_elsewhere):
 
 
 def eec_shaped_rows(seed=0, templates=11, persons_per_cell=6):
-    """Every person in every template; Beta scores with a template shift; 2 noun-phrase rows per template."""
+    """Every person in every template; Beta scores with a template shift; 2 noun-phrase rows per
+    template."""
     rng = np.random.default_rng(seed)
     rows = {"predictions": [], "group": [], "gender": [], "template_id": [], "person": []}
     shift = rng.normal(0, 0.2, templates)
@@ -45,16 +47,25 @@ def library(rows, **kwargs):
 
 def test_effects_are_in_the_output(eec_bias):
     rows = eec_shaped_rows()
-    result = eec_bias.compute(predictions=rows["predictions"], group=rows["group"], gender=rows["gender"])
+    result = eec_bias.compute(
+        predictions=rows["predictions"], group=rows["group"], gender=rows["gender"]
+    )
     assert list(result["effects"]) == list(EFFECTS)
-    assert result["effects"]["group_within_other_gender"]["contrast"] == "African-American vs European, among women"
+    assert (
+        result["effects"]["group_within_other_gender"]["contrast"]
+        == "African-American vs European, among women"
+    )
     assert result["coefficients"]["group"]["contrast"].endswith("among men (the reference gender)")
     assert (result["cov_type"], result["cluster_by"], result["test"]) == ("model", [], "z")
 
 
 @pytest.mark.parametrize(
     ("cluster_by", "expected_clusters"),
-    [(None, {"template_id": "template_id"}), ("person", {"person": "person"}), (["template_id", "person"], None)],
+    [
+        (None, {"template_id": "template_id"}),
+        ("person", {"person": "person"}),
+        (["template_id", "person"], None),
+    ],
 )
 def test_clustered_standard_errors_pass_through(eec_bias, named, cluster_by, expected_clusters):
     rows = eec_shaped_rows()
@@ -68,12 +79,16 @@ def test_clustered_standard_errors_pass_through(eec_bias, named, cluster_by, exp
         cluster_by=cluster_by,
     )
     names = list(expected_clusters or ("template_id", "person"))
-    assert result == named(library(rows, cov_type="cluster", clusters={name: rows[name] for name in names}))
+    assert result == named(
+        library(rows, cov_type="cluster", clusters={name: rows[name] for name in names})
+    )
     assert result["cluster_by"] == names
     n_clusters = {"template_id": 11, "person": 24}  # persons with a group: 4 cells x 6
     assert result["n_clusters"] == [n_clusters[name] for name in names]
     assert (result["test"], result["df"]) == ("t", min(result["n_clusters"]) - 1)
-    model = eec_bias.compute(predictions=rows["predictions"], group=rows["group"], gender=rows["gender"])
+    model = eec_bias.compute(
+        predictions=rows["predictions"], group=rows["group"], gender=rows["gender"]
+    )
     assert result["coefficients"]["group"]["estimate"] == model["coefficients"]["group"]["estimate"]
     assert result["effects"]["group_ame"]["std_err"] != model["effects"]["group_ame"]["std_err"]
 
@@ -81,16 +96,34 @@ def test_clustered_standard_errors_pass_through(eec_bias, named, cluster_by, exp
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"cluster_by": "template_id"}, r"cluster_by='template_id' needs cov_type='cluster' \(cov_type is 'model'\)"),
-        ({"cov_type": "cluster"}, r"cluster_by=\['template_id'\] needs the per-row template_id= labels"),
+        (
+            {"cluster_by": "template_id"},
+            r"cluster_by='template_id' needs cov_type='cluster' \(cov_type is 'model'\)",
+        ),
+        (
+            {"cov_type": "cluster"},
+            r"cluster_by=\['template_id'\] needs the per-row template_id= labels",
+        ),
         (
             {"cov_type": "cluster", "cluster_by": ["template_id", "person"], "template_id": "rows"},
             r"needs the per-row person= labels",
         ),
-        ({"cov_type": "cluster", "cluster_by": ["emotion"], "template_id": "rows"}, r"'emotion', which is not one of"),
-        ({"cov_type": "cluster", "cluster_by": ["template_id"] * 2, "template_id": "rows"}, r"two distinct columns"),
-        ({"cov_type": "sandwich"}, r"cov_type must be one of \['model', 'cluster'\], got 'sandwich'"),
-        ({"cov_type": "cluster", "template_id": "short"}, r"one label per row \(286\), got 10 labels"),
+        (
+            {"cov_type": "cluster", "cluster_by": ["emotion"], "template_id": "rows"},
+            r"'emotion', which is not one of",
+        ),
+        (
+            {"cov_type": "cluster", "cluster_by": ["template_id"] * 2, "template_id": "rows"},
+            r"two distinct columns",
+        ),
+        (
+            {"cov_type": "sandwich"},
+            r"cov_type must be one of \['model', 'cluster'\], got 'sandwich'",
+        ),
+        (
+            {"cov_type": "cluster", "template_id": "short"},
+            r"one label per row \(286\), got 10 labels",
+        ),
         ({"use_t": "no"}, r"use_t must be True, False or None, got 'no' \(str\)"),
         ({"use_t": "False"}, r"use_t must be True, False or None, got 'False' \(str\)"),
         ({"use_t": 1}, r"use_t must be True, False or None, got 1 \(int\)"),
@@ -99,11 +132,17 @@ def test_clustered_standard_errors_pass_through(eec_bias, named, cluster_by, exp
 def test_bad_options_are_clear_errors(eec_bias, kwargs, message):
     rows = eec_shaped_rows()
     kwargs = {
-        key: rows["template_id"] if value == "rows" else list(range(10)) if value == "short" else value
+        key: rows["template_id"]
+        if value == "rows"
+        else list(range(10))
+        if value == "short"
+        else value
         for key, value in kwargs.items()
     }
     with pytest.raises(InputError, match=message):
-        eec_bias.compute(predictions=rows["predictions"], group=rows["group"], gender=rows["gender"], **kwargs)
+        eec_bias.compute(
+            predictions=rows["predictions"], group=rows["group"], gender=rows["gender"], **kwargs
+        )
 
 
 def test_nearly_constant_predictions_are_an_error_not_nan(eec_bias):
@@ -111,7 +150,9 @@ def test_nearly_constant_predictions_are_an_error_not_nan(eec_bias):
     cell_mean = {("European", "male"): 0.3, ("European", "female"): 0.35}
     labels = zip(rows["group"], rows["gender"], strict=True)
     nearly_constant = [cell_mean.get(cell, 0.4) + 1e-12 * (k % 3) for k, cell in enumerate(labels)]
-    with pytest.raises(InputError, match=r"predictions barely vary within the group x gender cells"):
+    with pytest.raises(
+        InputError, match=r"predictions barely vary within the group x gender cells"
+    ):
         eec_bias.compute(predictions=nearly_constant, group=rows["group"], gender=rows["gender"])
 
 
@@ -130,16 +171,26 @@ def test_real_eec_clustered_by_template_and_person(eec_bias):
         cov_type="cluster",
         cluster_by=["template_id", "person"],
     )
-    with_group = [(t, p) for t, p, g in zip(anger["template_id"], anger["person"], anger["group"], strict=True) if g]
+    with_group = [
+        (t, p)
+        for t, p, g in zip(anger["template_id"], anger["person"], anger["group"], strict=True)
+        if g
+    ]
     templates, persons = len({t for t, _ in with_group}), len({p for _, p in with_group})
-    assert (templates, persons) == (7, 40)  # the EEC's 7 templates with an emotion word; 10 names per cell
+    assert (templates, persons) == (
+        7,
+        40,
+    )  # the EEC's 7 templates with an emotion word; 10 names per cell
     assert result["n_clusters"] == [templates, persons] and result["df"] == templates - 1
-    assert result["converged"] and all(np.isfinite(e["std_err"]) for e in result["effects"].values())
+    assert result["converged"] and all(
+        np.isfinite(e["std_err"]) for e in result["effects"].values()
+    )
 
 
 def test_equivalence_margin_adds_each_effects_tost_on_its_own_clustered_test(eec_bias):
-    """equivalence_margin=: every effect carries the TOST of its own estimate, clustered SE and t(G - 1) df, whose
-    one-sided p-values are scipy's t tails at estimate +- delta; a bad margin is a one-line error."""
+    """equivalence_margin=: every effect carries the TOST of its own estimate, clustered SE and
+    t(G - 1) df, whose one-sided p-values are scipy's t tails at estimate +- delta; a bad margin is
+    a one-line error."""
     from scipy import stats
 
     rows = eec_shaped_rows()
@@ -155,16 +206,27 @@ def test_equivalence_margin_adds_each_effects_tost_on_its_own_clustered_test(eec
     for effect in result["effects"].values():
         tost = effect["equivalence"]
         estimate, std_err = effect["estimate"], effect["std_err"]
-        assert tost["p_lower"] == pytest.approx(stats.t.sf((estimate + 0.05) / std_err, 10), rel=1e-9)
-        assert tost["p_upper"] == pytest.approx(stats.t.cdf((estimate - 0.05) / std_err, 10), rel=1e-9)
+        assert tost["p_lower"] == pytest.approx(
+            stats.t.sf((estimate + 0.05) / std_err, 10), rel=1e-9
+        )
+        assert tost["p_upper"] == pytest.approx(
+            stats.t.cdf((estimate - 0.05) / std_err, 10), rel=1e-9
+        )
         assert tost["verdict"] in ("within", "not within", "cannot tell") and tost["margin"] == 0.05
         # the one verdict rule (stats.verdict), computed directly: the 95% t interval against +-0.05
-        low, high = estimate - stats.t.ppf(0.975, 10) * std_err, estimate + stats.t.ppf(0.975, 10) * std_err
+        low, high = (
+            estimate - stats.t.ppf(0.975, 10) * std_err,
+            estimate + stats.t.ppf(0.975, 10) * std_err,
+        )
         expected = (
             "beyond" if low > 0.05 or high < -0.05 else "within" if tost["p_value"] <= 0.05
             else "nonzero" if low > 0 or high < 0 else "cannot tell"
         )  # fmt: skip
         assert effect["verdict"]["verdict"] == expected and "±0.05" in effect["verdict"]["words"]
     with pytest.raises(InputError, match="equivalence margin must be a finite number > 0"):
-        eec_bias.compute(predictions=rows["predictions"], group=rows["group"], gender=rows["gender"],
-                         equivalence_margin=-1)  # fmt: skip
+        eec_bias.compute(
+            predictions=rows["predictions"],
+            group=rows["group"],
+            gender=rows["gender"],
+            equivalence_margin=-1,
+        )

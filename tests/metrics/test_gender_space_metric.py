@@ -62,9 +62,13 @@ def _world(seed=0, runs=2):
 def _flat(value, prefix=""):
     """Nested dicts/lists -> {path: number}, for pytest.approx."""
     if isinstance(value, dict):
-        return {k: v for key, item in value.items() for k, v in _flat(item, f"{prefix}/{key}").items()}
+        return {
+            k: v for key, item in value.items() for k, v in _flat(item, f"{prefix}/{key}").items()
+        }
     if isinstance(value, list):
-        return {k: v for i, item in enumerate(value) for k, v in _flat(item, f"{prefix}/{i}").items()}
+        return {
+            k: v for i, item in enumerate(value) for k, v in _flat(item, f"{prefix}/{i}").items()
+        }
     return {prefix: value}
 
 
@@ -75,12 +79,20 @@ def test_role_rows_give_the_separate_measures():
     """Independent: the same numbers from the five separate functions on the arrays."""
     rows, roles, words, runs, bias, a = _world()
     result = gender_space_measures(
-        rows, roles, word=words, run=runs, bias=[np.nan if b is None else b for b in bias], **OPTIONS
+        rows,
+        roles,
+        word=words,
+        run=runs,
+        bias=[np.nan if b is None else b for b in bias],
+        **OPTIONS,
     )
     subspace = gender_subspace(*a["pair"], *a["random"], n_components=4)
-    np.testing.assert_allclose(result.subspace.explained_variance_ratio, subspace.explained_variance_ratio)
     np.testing.assert_allclose(
-        result.subspace.baseline_explained_variance_ratio, subspace.baseline_explained_variance_ratio
+        result.subspace.explained_variance_ratio, subspace.explained_variance_ratio
+    )
+    np.testing.assert_allclose(
+        result.subspace.baseline_explained_variance_ratio,
+        subspace.baseline_explained_variance_ratio,
     )
     assert abs(result.subspace.direction @ a["g"]) > 0.99
     expected_direct = direct_bias(
@@ -91,10 +103,14 @@ def test_role_rows_give_the_separate_measures():
     rng = np.random.default_rng(3)
     top = np.r_[0:8, 12:20]
     expected_clustering = clustering_accuracy(a["biased"][:, top], a["is_male"][top], seed=rng)
-    expected_classification = svm_classification_accuracy(a["biased"], a["is_male"], n_train=10, seed=rng)
+    expected_classification = svm_classification_accuracy(
+        a["biased"], a["is_male"], n_train=10, seed=rng
+    )
     np.testing.assert_allclose(result.clustering.values, expected_clustering.values)
     np.testing.assert_allclose(result.classification.values, expected_classification.values)
-    expected_knn = knn_profession_bias(a["professions"], a["biased"], a["is_male"], a["strength"], k=5)
+    expected_knn = knn_profession_bias(
+        a["professions"], a["biased"], a["is_male"], a["strength"], k=5
+    )
     np.testing.assert_allclose(result.knn.correlations, expected_knn.correlations)
     assert result.knn.min > 0.5
 
@@ -102,7 +118,9 @@ def test_role_rows_give_the_separate_measures():
 def test_absent_roles_give_none_and_bad_rows_are_errors():
     rows, roles, words, runs, bias, _ = _world()
     only_pairs = [i for i, role in enumerate(roles) if role.startswith("pair")]
-    result = gender_space_measures([rows[i] for i in only_pairs], [roles[i] for i in only_pairs], n_components=3)
+    result = gender_space_measures(
+        [rows[i] for i in only_pairs], [roles[i] for i in only_pairs], n_components=3
+    )
     assert result.direct_bias is result.clustering is result.knn is None
     assert result.to_dict()["knn"] is None and "gender subspace" in result.summary()
     with pytest.raises(InputError, match="unknown role"):
@@ -112,7 +130,11 @@ def test_absent_roles_give_none_and_bad_rows_are_errors():
     shuffled[first], shuffled[second] = "male1", "male0"
     with pytest.raises(InputError, match="run 1 do not list the same words"):
         gender_space_measures(
-            rows, roles, word=shuffled[: len(words) // 2] + words[len(words) // 2 :], run=runs, **OPTIONS
+            rows,
+            roles,
+            word=shuffled[: len(words) // 2] + words[len(words) // 2 :],
+            run=runs,
+            **OPTIONS,
         )
 
 
@@ -132,9 +154,16 @@ def gender_space_metric(registered_metrics, tmp_path_factory):
 
 def test_metric_loads_from_another_cwd_and_matches_the_library(gender_space_metric):
     rows, roles, words, runs, bias, _ = _world(seed=1)
-    result = gender_space_metric.compute(embeddings=rows, roles=roles, words=words, runs=runs, bias=bias, **OPTIONS)
+    result = gender_space_metric.compute(
+        embeddings=rows, roles=roles, words=words, runs=runs, bias=bias, **OPTIONS
+    )
     expected = gender_space_measures(
-        rows, roles, word=words, run=runs, bias=[np.nan if b is None else b for b in bias], **OPTIONS
+        rows,
+        roles,
+        word=words,
+        run=runs,
+        bias=[np.nan if b is None else b for b in bias],
+        **OPTIONS,
     ).to_dict()
     assert _flat(result) == pytest.approx(_flat(expected))
     example = gender_space_metric.compute(
@@ -148,13 +177,15 @@ def test_metric_loads_from_another_cwd_and_matches_the_library(gender_space_metr
 
 def test_metric_k_larger_than_candidates(gender_space_metric):
     rows, roles, words, runs, bias, _ = _world(seed=2)
-    with pytest.raises(InputError, match=r"k=25 nearest neighbours asked but the candidate set has only 24"):
+    with pytest.raises(
+        InputError, match=r"k=25 nearest neighbours asked but the candidate set has only 24"
+    ):
         gender_space_metric.compute(
             embeddings=rows, roles=roles, words=words, runs=runs, bias=bias, **{**OPTIONS, "k": 25}
         )
 
 
-# ---- issue 14: the caller's row in errors, a zero direction, scale-free vectors --------------------------------
+# ---- issue 14: the caller's row in errors, a zero direction, scale-free vectors ------------------
 def test_a_ragged_row_is_named_by_its_row_role_and_word(gender_space_metric):
     rows, roles, words, runs, bias, _ = _world()
     rows[7] = rows[7][:5]  # the second pair_female row, word "f1"
@@ -168,7 +199,9 @@ def test_a_ragged_row_is_named_by_its_row_role_and_word(gender_space_metric):
 def test_a_zero_row_is_named_by_its_row_role_and_word():
     rows, roles, words, runs, _, _ = _world()
     rows[20] = [0.0] * DIM  # run 0's third random_second row, word "s2"
-    with pytest.raises(InputError, match=r"vectors row\(s\) 20 \(role random_second, word 's2'\) are zero vectors"):
+    with pytest.raises(
+        InputError, match=r"vectors row\(s\) 20 \(role random_second, word 's2'\) are zero vectors"
+    ):
         gender_space_measures(rows, roles, word=words, run=runs, **OPTIONS)
 
 
@@ -178,7 +211,9 @@ def test_a_zero_direction_is_a_clear_error(gender_space_metric):
         gender_space_measures(rows, roles, word=words, run=runs, direction=[0.0] * DIM, **OPTIONS)
     assert "[[]]" not in str(caught.value)
     with pytest.raises(InputError, match="direction is the zero vector"):
-        gender_space_metric.compute(embeddings=rows, roles=roles, words=words, runs=runs, direction=[0] * DIM)
+        gender_space_metric.compute(
+            embeddings=rows, roles=roles, words=words, runs=runs, direction=[0] * DIM
+        )
     with pytest.raises(InputError, match="direction is the zero vector"):
         direct_bias(np.ones((3, DIM)), np.zeros(DIM))
 
@@ -188,8 +223,12 @@ def test_every_measure_is_scale_free_per_row():
     scales = 10.0 ** np.random.default_rng(0).uniform(-250, 250, size=len(rows))
     scaled = [[value * scale for value in row] for row, scale in zip(rows, scales, strict=True)]
     bias = [np.nan if b is None else b for b in bias]
-    plain = _flat(gender_space_measures(rows, roles, word=words, run=runs, bias=bias, **OPTIONS).to_dict())
-    rescaled = _flat(gender_space_measures(scaled, roles, word=words, run=runs, bias=bias, **OPTIONS).to_dict())
+    plain = _flat(
+        gender_space_measures(rows, roles, word=words, run=runs, bias=bias, **OPTIONS).to_dict()
+    )
+    rescaled = _flat(
+        gender_space_measures(scaled, roles, word=words, run=runs, bias=bias, **OPTIONS).to_dict()
+    )
     numbers = {path for path, value in plain.items() if not isinstance(value, str)}
     assert len(numbers) > 50 and rescaled.keys() == plain.keys()
     assert {path: rescaled[path] for path in numbers} == pytest.approx(

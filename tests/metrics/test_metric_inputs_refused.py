@@ -1,6 +1,6 @@
-"""The four metrics refuse bad input with an XBiasError that names the problem (issue 31, section 4), never
-evaluate's bare ValueError, a MemoryError or a count that would run for years; sizes are checked before any array
-is allocated, counts against the one XBIAS_MAX_DRAWS rule."""
+"""The four metrics refuse bad input with an XBiasError that names the problem (issue 31, section
+4), never evaluate's bare ValueError, a MemoryError or a count that would run for years; sizes are
+checked before any array is allocated, counts against the one XBIAS_MAX_DRAWS rule."""
 
 import numpy as np
 import pytest
@@ -17,7 +17,10 @@ ROWS = {
 
 @pytest.fixture(scope="module")
 def metrics(load_metric_elsewhere):
-    return {name: load_metric_elsewhere(name) for name in ("weat", "word_association", "gender_space", "eec_bias")}
+    return {
+        name: load_metric_elsewhere(name)
+        for name in ("weat", "word_association", "gender_space", "eec_bias")
+    }
 
 
 @pytest.mark.parametrize("name", ["weat", "word_association", "gender_space"])
@@ -47,7 +50,9 @@ def test_integer_roles_are_named(metrics, name):
 
 def test_eec_bias_columns_of_other_lengths_are_named(metrics):
     with pytest.raises(XBiasError, match="3 predictions, 2 group, 3 gender"):
-        metrics["eec_bias"].compute(predictions=[0.1, 0.2, 0.3], group=["a", "b"], gender=["m", "f", "m"])
+        metrics["eec_bias"].compute(
+            predictions=[0.1, 0.2, 0.3], group=["a", "b"], gender=["m", "f", "m"]
+        )
 
 
 @pytest.mark.parametrize(
@@ -60,7 +65,9 @@ def test_eec_bias_columns_of_other_lengths_are_named(metrics):
     ],
 )
 def test_a_count_above_the_draw_limit_is_refused_before_it_runs(metrics, name, options):
-    (option, count) = next((key, value) for key, value in options.items() if key not in ("exact_limit", "measure"))
+    (option, count) = next(
+        (key, value) for key, value in options.items() if key not in ("exact_limit", "measure")
+    )
     assert count > DEFAULT_MAX_DRAWS
     with pytest.raises(XBiasError, match=f"{option}=.* is more than XBIAS_MAX_DRAWS"):
         metrics[name].compute(**ROWS, **options)
@@ -76,5 +83,7 @@ def test_the_draw_limit_is_the_environment_s(metrics, monkeypatch):
 
 def test_a_million_word_weat_is_refused_before_its_similarity_matrix_is_allocated(metrics):
     roles = [role for role in "XYAB" for _ in range(250_000)]
-    with pytest.raises(XBiasError, match="500,000 x 500,000 .*1,862.6 GiB"):  # 2.5e11 float64 entries
+    with pytest.raises(
+        XBiasError, match="500,000 x 500,000 .*1,862.6 GiB"
+    ):  # 2.5e11 float64 entries
         metrics["weat"].compute(embeddings=np.ones((len(roles), 2)), roles=roles)

@@ -1,4 +1,5 @@
-"""The `weat` evaluate module: loads offline by bare name from any cwd and returns eval_harness's numbers."""
+"""The `weat` evaluate module: loads offline by bare name from any cwd and returns eval_harness's
+numbers."""
 
 import numpy as np
 import pytest
@@ -32,11 +33,17 @@ def test_metric_loads_from_another_cwd_and_matches_the_library(weat_metric):
 
 def test_metric_passes_every_option_through(weat_metric):
     sets, embeddings, roles = _rows(seed=1)
-    options = dict(similarity="csls", permutations=500, exact_limit=0, alternative="two-sided", ddof=1, seed=3)
+    options = dict(
+        similarity="csls", permutations=500, exact_limit=0, alternative="two-sided", ddof=1, seed=3
+    )
     result = weat_metric.compute(embeddings=embeddings, roles=roles, **options)
     assert result == pytest.approx(weat(*sets, **options).to_dict())
     assert result["p_value_method"] == "monte_carlo" and result["n_permutations"] == 500
-    assert result["similarity"] == "csls" and result["ddof"] == 1 and result["alternative"] == "two-sided"
+    assert (
+        result["similarity"] == "csls"
+        and result["ddof"] == 1
+        and result["alternative"] == "two-sided"
+    )
 
 
 def test_metric_rejects_bad_roles_and_dimensions(weat_metric):
@@ -49,7 +56,7 @@ def test_metric_rejects_bad_roles_and_dimensions(weat_metric):
         weat_metric.compute(embeddings=embeddings, roles=roles, permutations=0)
 
 
-# ---- issue 12 section 4 and issue 14: bootstrap, influence, words; the caller's rows in errors ---------------
+# ---- issue 12 section 4 and issue 14: bootstrap, influence, words; the caller's rows in errors ---
 def _words(roles):
     return [f"{role.lower()}{i}" for i, role in enumerate(roles)]
 
@@ -72,7 +79,9 @@ def test_metric_names_the_callers_row_of_a_zero_vector(weat_metric):
     _, embeddings, roles = _rows()
     words = _words(roles)
     embeddings[13] = [0.0] * 6  # the third A row
-    with pytest.raises(InputError, match=r"embeddings row\(s\) 13 \(role A, word 'a13'\) are all zeros"):
+    with pytest.raises(
+        InputError, match=r"embeddings row\(s\) 13 \(role A, word 'a13'\) are all zeros"
+    ):
         weat_metric.compute(embeddings=embeddings, roles=roles, words=words)
     with pytest.raises(InputError, match=r"embeddings row\(s\) 13 \(role A\) are all zeros"):
         weat_metric.compute(embeddings=embeddings, roles=roles)

@@ -1,4 +1,5 @@
-"""The `word_association` evaluate module: loads offline by bare name and returns eval_harness's numbers."""
+"""The `word_association` evaluate module: loads offline by bare name and returns eval_harness's
+numbers."""
 
 import math
 
@@ -34,7 +35,13 @@ def test_the_card_example_by_hand(metric):
 
 @pytest.mark.parametrize(
     "measure,options",
-    [("rnd", {}), ("mac", {}), ("ect", {}), ("ripa", {"relation": "pair_mean"}), ("rnsb", {"n_seeds": 3})],
+    [
+        ("rnd", {}),
+        ("mac", {}),
+        ("ect", {}),
+        ("ripa", {"relation": "pair_mean"}),
+        ("rnsb", {"n_seeds": 3}),
+    ],
 )
 def test_every_measure_matches_the_library(metric, measure, options):
     _, embeddings, roles = _rows()
@@ -57,11 +64,17 @@ def test_clear_errors(metric):
 
 
 def test_a_word_listed_six_times_counts_once_with_a_warning(metric):
-    """ "rose" x6 among the targets: the RND of "rose" once, computed here by hand (Garg's sum on unit vectors)."""
+    """ "rose" x6 among the targets: the RND of "rose" once, computed here by hand (Garg's sum on
+    unit vectors)."""
     (x, y, a, _), _, _ = _rows(4)
     embeddings = np.vstack([x, np.repeat(x[:1], 5, axis=0), y, a]).tolist()
     roles = ["X"] * 10 + ["Y"] * 5 + ["A"] * 4
-    words = [f"x{i}" for i in range(5)] + ["x0"] * 5 + [f"y{i}" for i in range(5)] + [f"a{i}" for i in range(4)]
+    words = (
+        [f"x{i}" for i in range(5)]
+        + ["x0"] * 5
+        + [f"y{i}" for i in range(5)]
+        + [f"a{i}" for i in range(4)]
+    )
     with pytest.warns(DuplicateWordsWarning, match="set X: 'x0' x6"):
         result = metric.compute(embeddings=embeddings, roles=roles, measure="rnd", words=words)
 
@@ -70,7 +83,8 @@ def test_a_word_listed_six_times_counts_once_with_a_warning(metric):
 
     attributes = unit(a)
     once = (
-        np.linalg.norm(attributes - unit(x).mean(0), axis=1) - np.linalg.norm(attributes - unit(y).mean(0), axis=1)
+        np.linalg.norm(attributes - unit(x).mean(0), axis=1)
+        - np.linalg.norm(attributes - unit(y).mean(0), axis=1)
     ).sum()
     assert result["results"]["A"]["value"] == pytest.approx(once, abs=1e-12)
     assert result["results"]["A"]["n_x"] == 5

@@ -1,4 +1,5 @@
-"""EmbeddingCache: content addressing, atomic checksum-verified files, corruption detected and recomputed."""
+"""EmbeddingCache: content addressing, atomic checksum-verified files, corruption detected and
+recomputed."""
 
 import numpy as np
 import pytest
@@ -16,7 +17,9 @@ def test_round_trip_and_keys_separate_fingerprint_mode_and_texts(tmp_path):
     np.testing.assert_array_equal(cache.get("fp1", "sentence", ["a", "b", "c"]), array)
     assert cache.get("fp2", "sentence", ["a", "b", "c"]) is None
     assert cache.get("fp1", "static", ["a", "b", "c"]) is None
-    assert cache.get("fp1", "sentence", ["a", "c", "b"]) is None  # order matters: rows follow the texts
+    assert (
+        cache.get("fp1", "sentence", ["a", "c", "b"]) is None
+    )  # order matters: rows follow the texts
     assert not list(tmp_path.rglob(".tmp-*"))  # the temporary file was renamed into place
 
 
@@ -44,7 +47,10 @@ def test_a_corrupted_file_is_detected_and_recomputed(tmp_path, damage):
     path = cache.path("fp", "sentence", texts)
     blob = bytearray(path.read_bytes())
     if damage == "flip_payload_byte":
-        blob[-1] ^= 0xFF  # a bit of the last float changes: the npy still parses, the checksum does not match
+        blob[-1] ^= (
+            # a bit of the last float changes: the npy still parses, the checksum does not match
+            0xFF
+        )
     elif damage == "truncate":
         blob = blob[: len(blob) // 2]
     else:
@@ -64,8 +70,12 @@ def test_encoder_with_a_cache_encodes_each_text_list_once(tmp_path):
     texts = ["this is a doctor", "she is here"]
     first = encoder.encode(texts)
     passes = encoder.stats.forward_passes
-    again = TransformerEncoder.from_pretrained(folder, cache=cache).encode(texts)  # a new encoder, as in a later run
+    again = TransformerEncoder.from_pretrained(folder, cache=cache).encode(
+        texts
+    )  # a new encoder, as in a later run
     np.testing.assert_array_equal(first, again)
     assert cache.hits == 1 and cache.misses == 1 and encoder.stats.forward_passes == passes
-    other_pooling = TransformerEncoder.from_pretrained(folder, pooling="mean", cache=cache).encode(texts)
+    other_pooling = TransformerEncoder.from_pretrained(folder, pooling="mean", cache=cache).encode(
+        texts
+    )
     assert cache.misses == 2 and not np.allclose(other_pooling, first)

@@ -1,4 +1,5 @@
-"""TransformerEncoder on tiny random BERTs: every pooling and word-vector mode against a direct model call."""
+"""TransformerEncoder on tiny random BERTs: every pooling and word-vector mode against a direct
+model call."""
 
 import os
 import shutil
@@ -31,7 +32,8 @@ def bert_dir(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def plain(bert_dir):
-    """The same model and tokenizer loaded directly with transformers (the independent computation)."""
+    """The same model and tokenizer loaded directly with transformers (the independent
+    computation)."""
     return AutoModel.from_pretrained(bert_dir).eval(), AutoTokenizer.from_pretrained(bert_dir)
 
 
@@ -41,7 +43,9 @@ def direct_hidden(plain, text, layer=-1):
     inputs = tokenizer(text, return_tensors="pt")
     with torch.no_grad():
         outputs = model(**inputs, output_hidden_states=True)
-    return outputs.hidden_states[layer][0].numpy(), tokenizer.convert_ids_to_tokens(inputs["input_ids"][0])
+    return outputs.hidden_states[layer][0].numpy(), tokenizer.convert_ids_to_tokens(
+        inputs["input_ids"][0]
+    )
 
 
 @pytest.mark.parametrize("layer", [-1, 0, 1])
@@ -63,7 +67,9 @@ def test_mean_pooling_averages_all_tokens_ignoring_padding(bert_dir, plain):
 def test_prefix_is_read_by_the_model_and_changes_the_fingerprint(bert_dir, plain):
     plain_encoder = TransformerEncoder.from_pretrained(bert_dir, pooling="mean")
     prefixed = TransformerEncoder.from_pretrained(bert_dir, pooling="mean", prefix="it is ")
-    np.testing.assert_allclose(prefixed.encode(["here"]), plain_encoder.encode(["it is here"]), atol=1e-6)
+    np.testing.assert_allclose(
+        prefixed.encode(["here"]), plain_encoder.encode(["it is here"]), atol=1e-6
+    )
     assert prefixed.fingerprint != plain_encoder.fingerprint
 
 
@@ -77,7 +83,12 @@ def test_duplicates_are_encoded_once_and_order_is_kept(bert_dir):
 
 
 def test_length_sorting_pads_less_than_file_order(bert_dir):
-    texts = ["a", "he feels very unhappy and angry and sad here", "b", "she is here and he is there and it is so"]
+    texts = [
+        "a",
+        "he feels very unhappy and angry and sad here",
+        "b",
+        "she is here and he is there and it is so",
+    ]
     encoder = TransformerEncoder.from_pretrained(bert_dir, batch_size=2)
     encoder.encode(texts)
     lengths = [len(AutoTokenizer.from_pretrained(bert_dir)(text)["input_ids"]) for text in texts]
@@ -101,7 +112,9 @@ def test_out_of_memory_splits_the_batch_and_gives_the_same_vectors(bert_dir):
         batch = kwargs["input_ids"].shape[0]
         seen_batch_sizes.append(batch)
         if batch > 1:
-            raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB (simulated)")
+            raise torch.OutOfMemoryError(
+                "CUDA out of memory. Tried to allocate 2.00 GiB (simulated)"
+            )
         return real_forward(*args, **kwargs)
 
     encoder.model.forward = forward_with_small_memory
@@ -116,7 +129,9 @@ def test_out_of_memory_on_a_single_text_is_a_clear_error(bert_dir):
     encoder = TransformerEncoder.from_pretrained(bert_dir, batch_size=2)
 
     def never_fits(*args, **kwargs):
-        raise RuntimeError("DefaultCPUAllocator: can't allocate memory: you tried to allocate 999 bytes")
+        raise RuntimeError(
+            "DefaultCPUAllocator: can't allocate memory: you tried to allocate 999 bytes"
+        )
 
     encoder.model.forward = never_fits
     with pytest.raises(XBiasError, match="out of memory on a single text"):
@@ -157,7 +172,9 @@ def test_static_mode_averages_the_input_embedding_rows_of_the_subword_tokens(ber
 def test_template_mode_pools_the_words_own_tokens_and_averages_templates(bert_dir, plain):
     templates = ["this is {word}.", "{word} is here."]
     encoder = TransformerEncoder.from_pretrained(bert_dir, layer=1)
-    vectors, found = encoder.embed_words(["programmer", "doctor"], mode="template", templates=templates)
+    vectors, found = encoder.embed_words(
+        ["programmer", "doctor"], mode="template", templates=templates
+    )
     expected = []
     for word_tokens, word in ((["program", "##mer"], "programmer"), (["doctor"], "doctor")):
         per_template = []
@@ -178,7 +195,9 @@ def test_template_mode_reports_a_word_absent_from_the_templates_tokenisation(ber
     vectors, found = encoder.embed_words(["doctor"], mode="template", templates=[long_template])
     assert found.tolist() == [False] and not vectors.any()
     # Present in one template only: the vector is that template's alone.
-    both, found_both = encoder.embed_words(["doctor"], mode="template", templates=[long_template, "{word} is here."])
+    both, found_both = encoder.embed_words(
+        ["doctor"], mode="template", templates=[long_template, "{word} is here."]
+    )
     only, _ = encoder.embed_words(["doctor"], mode="template", templates=["{word} is here."])
     assert found_both.tolist() == [True]
     np.testing.assert_allclose(both, only, atol=1e-6)
@@ -239,17 +258,24 @@ def test_cls_pooling_without_a_cls_like_token_is_refused(tmp_path):
     folder = build_tiny_bert(tmp_path / "no-cls", special_tokens=False)
     with pytest.raises(InputError, match=r"\[CLS\]-like special token first.*pooling='mean'"):
         TransformerEncoder.from_pretrained(folder, pooling="cls")
-    assert TransformerEncoder.from_pretrained(folder, pooling="mean").encode(["a b"]).shape == (1, 32)
+    assert TransformerEncoder.from_pretrained(folder, pooling="mean").encode(["a b"]).shape == (
+        1,
+        32,
+    )
 
 
 def test_an_uncached_hub_id_fails_fast_offline_with_a_hint(monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     started = time.perf_counter()
-    with pytest.raises(ModelLoadError, match="not in the Hugging Face cache.*local folder") as caught:
+    with pytest.raises(
+        ModelLoadError, match="not in the Hugging Face cache.*local folder"
+    ) as caught:
         TransformerEncoder.from_pretrained("xbias-made-up-org/no-such-model-7f3a")
     assert time.perf_counter() - started < 5
     # No deep traceback: no chained exception, no frame inside transformers / huggingface_hub.
-    assert caught.value.__cause__ is None and (caught.value.__context__ is None or caught.value.__suppress_context__)
+    assert caught.value.__cause__ is None and (
+        caught.value.__context__ is None or caught.value.__suppress_context__
+    )
     assert not [entry for entry in caught.traceback if "site-packages" in str(entry.path)]
     with pytest.raises(ModelLoadError, match="does not exist"):
         TransformerEncoder.from_pretrained("./no/such/folder")
@@ -267,7 +293,10 @@ def test_fingerprint_depends_on_weights_and_options_not_on_the_path(bert_dir, tm
     copy = shutil.copytree(bert_dir, tmp_path / "copy")
     assert TransformerEncoder.from_pretrained(copy).fingerprint == encoder.fingerprint
     assert TransformerEncoder.from_pretrained(bert_dir, layer=1).fingerprint != encoder.fingerprint
-    assert TransformerEncoder.from_pretrained(bert_dir, pooling="mean").fingerprint != encoder.fingerprint
+    assert (
+        TransformerEncoder.from_pretrained(bert_dir, pooling="mean").fingerprint
+        != encoder.fingerprint
+    )
     other_weights = build_tiny_bert(tmp_path / "other", seed=1)
     assert TransformerEncoder.from_pretrained(other_weights).fingerprint != encoder.fingerprint
 
@@ -285,4 +314,7 @@ def test_fingerprint_is_stable_across_processes(bert_dir):
         check=True,
         env={**os.environ, "XBIAS_CACHE_DIR": os.path.join(str(bert_dir), "..", "fresh-cache")},
     )
-    assert output.stdout.strip().splitlines()[-1] == TransformerEncoder.from_pretrained(bert_dir).fingerprint
+    assert (
+        output.stdout.strip().splitlines()[-1]
+        == TransformerEncoder.from_pretrained(bert_dir).fingerprint
+    )

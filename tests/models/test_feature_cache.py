@@ -1,5 +1,6 @@
-"""The user-level feature cache: rows computed once per model setting and text, reused text by text by any later
-request, verified on read, never executable, never through a link; `xbias cache` sees and clears it."""
+"""The user-level feature cache: rows computed once per model setting and text, reused text by text
+by any later request, verified on read, never executable, never through a link; `xbias cache` sees
+and clears it."""
 
 import os
 import stat
@@ -20,14 +21,17 @@ from eval_harness.models.cache import (
 
 
 class CountingModel:
-    """A stand-in model whose row for a text is a function of the text alone, and which records what it computed."""
+    """A stand-in model whose row for a text is a function of the text alone, and which records what
+    it computed."""
 
     def __init__(self):
         self.computed: list[str] = []
 
     def __call__(self, texts: list[str]) -> np.ndarray:
         self.computed.extend(texts)
-        return np.array([[len(text), sum(map(ord, text)) % 97, 1.0] for text in texts], dtype=np.float32)
+        return np.array(
+            [[len(text), sum(map(ord, text)) % 97, 1.0] for text in texts], dtype=np.float32
+        )
 
 
 def test_rows_are_computed_once_per_text_and_reused_by_a_later_process(tmp_path):
@@ -76,7 +80,9 @@ def test_files_are_never_executable_and_links_are_neither_read_nor_written_throu
     elsewhere.mkdir()
     linked_root = tmp_path / "linked"
     linked_root.mkdir()
-    os.symlink(elsewhere, linked_root / FeatureCache(linked_root).folder("m", "sentence").parent.name)
+    os.symlink(
+        elsewhere, linked_root / FeatureCache(linked_root).folder("m", "sentence").parent.name
+    )
     with pytest.raises(InputError, match="symbolic link"):
         FeatureCache(linked_root).get_or_compute("m", "sentence", ["a"], CountingModel())
     assert not any(elsewhere.rglob("*"))
@@ -87,7 +93,10 @@ def test_xbias_cache_shows_the_size_and_clears_it(tmp_path, monkeypatch, capsys)
     assert features_root() == tmp_path / "features"
     FeatureCache().get_or_compute("m", "sentence", ["a", "b"], CountingModel())
     (model_folder, files, size), *_ = feature_cache_usage()
-    assert files == 1 and size == next((tmp_path / "features").rglob(f"*{FEATURE_SUFFIX}")).stat().st_size
+    assert (
+        files == 1
+        and size == next((tmp_path / "features").rglob(f"*{FEATURE_SUFFIX}")).stat().st_size
+    )
     assert main(["cache"]) == 0
     assert "1 model setting(s)" in capsys.readouterr().out
     (tmp_path / "features" / "notes.txt").write_text("mine")

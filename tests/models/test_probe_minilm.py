@@ -18,9 +18,9 @@ def first(split: TextSplit, n: int) -> TextSplit:
 
 @pytest.mark.slow
 def test_minilm_cls_probe_predicts_anger_intensity(minilm_path, tmp_path):
-    """Frozen MiniLM [CLS] + two-layer head on 300 SemEval-2018 English anger tweets: Pearson r 0.35 on the first
-    400 test tweets (validation 0.35 on 150). Chance: |r| < 0.10 in 95% of cases at n = 400. With 400 training
-    tweets and the full splits the same probe reaches 0.40 on test."""
+    """Frozen MiniLM [CLS] + two-layer head on 300 SemEval-2018 English anger tweets: Pearson r 0.35
+    on the first 400 test tweets (validation 0.35 on 150). Chance: |r| < 0.10 in 95% of cases at n
+    = 400. With 400 training tweets and the full splits the same probe reaches 0.40 on test."""
     splits = semeval_splits("en", "anger", max_train=300, seed=0)
     splits = {
         "train": splits["train"],
@@ -30,8 +30,12 @@ def test_minilm_cls_probe_predicts_anger_intensity(minilm_path, tmp_path):
     encoder = TransformerEncoder.from_pretrained(
         minilm_path, pooling="cls", batch_size=64, cache=EmbeddingCache(tmp_path)
     )
-    probe = ProbeRegressor(encoder, head="mlp", head_options={"max_epochs": 60}, share_dimensions=False)
+    probe = ProbeRegressor(
+        encoder, head="mlp", head_options={"max_epochs": 60}, share_dimensions=False
+    )
     scores = probe.fit_splits(splits, "en", "anger")
     assert scores.pearson_test > 0.25, scores.summary()
-    furious, calm = probe.predict(["I am so furious, I hate this and I am raging", "What a calm and lovely morning"])
+    furious, calm = probe.predict(
+        ["I am so furious, I hate this and I am raging", "What a calm and lovely morning"]
+    )
     assert furious > calm

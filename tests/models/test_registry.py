@@ -1,5 +1,5 @@
-"""The model-type registry says exactly what its builders accept, declares capabilities per type and mode, and
-the factory dispatches through it."""
+"""The model-type registry says exactly what its builders accept, declares capabilities per type and
+mode, and the factory dispatches through it."""
 
 import re
 from dataclasses import replace
@@ -42,7 +42,10 @@ def emotion_models(entry):
     if not entry.modes:
         return [(entry.name, entry.emotion_model, set(entry.options))]
     shared = set(entry.options) - {name for mode in entry.modes for name in mode.options} - {"mode"}
-    return [(f"{entry.name}/{mode.name}", mode.emotion_model, shared | set(mode.options)) for mode in entry.modes]
+    return [
+        (f"{entry.name}/{mode.name}", mode.emotion_model, shared | set(mode.options))
+        for mode in entry.modes
+    ]
 
 
 @pytest.mark.parametrize("name", sorted(MODEL_TYPES))
@@ -61,9 +64,13 @@ def test_the_registered_options_are_what_the_builders_accept(name):
 
 def test_model_types_and_heads_are_lazy_registries():
     assert isinstance(MODEL_TYPES, Registry) and isinstance(HEADS, Registry)
-    assert HEADS.reference("mlp") == "eval_harness.models.heads:MlpHead"  # nothing imported to list them
+    assert (
+        HEADS.reference("mlp") == "eval_harness.models.heads:MlpHead"
+    )  # nothing imported to list them
     assert HEADS.get("svr").__name__ == "SvrHead"
-    plugin = ModelType("toy_type", "a plug-in type", needs_source=False, options=(), emotion_model="x:Y")
+    plugin = ModelType(
+        "toy_type", "a plug-in type", needs_source=False, options=(), emotion_model="x:Y"
+    )
     MODEL_TYPES.register("toy_type", plugin)
     try:
         assert model_type("toy_type") is plugin and "toy_type" in MODEL_TYPES
@@ -124,10 +131,16 @@ def test_the_factory_hands_the_regressor_the_head_its_type_resolves():
 
 
 def test_the_seed_plan_asks_the_head_whether_its_training_is_seeded():
-    assert not model_type("encoder").seeded_for() and model_type("encoder").seeded_for({"head": "mlp"})
-    assert not model_type("svm_tfidf").seeded_for() and model_type("svm_tfidf").seeded_for({"max_train": 100})
+    assert not model_type("encoder").seeded_for() and model_type("encoder").seeded_for(
+        {"head": "mlp"}
+    )
+    assert not model_type("svm_tfidf").seeded_for() and model_type("svm_tfidf").seeded_for(
+        {"max_train": 100}
+    )
     assert model_type("static_mlp").seeded_for() and not model_type("static_vectors").seeded_for()
-    assert not model_type("llm").seeded_for({"mode": "prompt"}) and not model_type("llm").seeded_for({"mode": "probe"})
+    assert not model_type("llm").seeded_for({"mode": "prompt"}) and not model_type(
+        "llm"
+    ).seeded_for({"mode": "probe"})
     assert model_type("llm").seeded_for({"mode": "probe", "head": "mlp"})
     with pytest.raises(ConfigError, match="unknown head 'forest'"):
         model_type("encoder").seeded_for({"head": "forest"})
@@ -140,30 +153,47 @@ def test_capabilities_follow_the_builders_and_the_mode():
     assert not model_type("svm_tfidf").needs_source and model_type("static_mlp").needs_source
     llm = model_type("llm")
     assert "judge" in llm.capabilities_for() and "judge" in llm.capabilities_for({"mode": "prompt"})
-    assert "judge" not in llm.capabilities_for({"mode": "probe"}) and "word_vectors" in llm.capabilities_for()
-    assert all("judge" not in model_type(name).capabilities_for() for name in MODEL_TYPES if name != "llm")
+    assert (
+        "judge" not in llm.capabilities_for({"mode": "probe"})
+        and "word_vectors" in llm.capabilities_for()
+    )
+    assert all(
+        "judge" not in model_type(name).capabilities_for() for name in MODEL_TYPES if name != "llm"
+    )
 
 
 def test_the_mode_chooses_the_emotion_model_and_its_defaults():
     llm = model_type("llm")
-    assert [mode.name for mode in llm.modes] == ["prompt", "probe"] and isinstance(llm.modes[0], ModelMode)
+    assert [mode.name for mode in llm.modes] == ["prompt", "probe"] and isinstance(
+        llm.modes[0], ModelMode
+    )
     assert llm.emotion_model_for({}) == llm.emotion_model_for({"mode": "prompt"})
     assert resolve(llm.emotion_model_for({})).__name__ == "PromptJudge"
     assert resolve(llm.emotion_model_for({"mode": "probe"})).__name__ == "ProbeRegressor"
-    assert llm.mode({"mode": "probe"}).defaults == "eval_harness.models.prompt_judge:llm_probe_defaults"
+    assert (
+        llm.mode({"mode": "probe"}).defaults
+        == "eval_harness.models.prompt_judge:llm_probe_defaults"
+    )
     assert set(llm.mode({}).options) == set(LLM_PROMPT_OPTIONS)
 
 
 def test_bad_types_and_options_are_named():
-    with pytest.raises(ConfigError, match="unknown model type 'bert'; model types: classifier, encoder, llm"):
+    with pytest.raises(
+        ConfigError, match="unknown model type 'bert'; model types: classifier, encoder, llm"
+    ):
         model_type("bert")
-    with pytest.raises(ConfigError, match=r"unknown option\(s\) 'poolin' for model type 'encoder'; allowed: .*pooling"):
+    with pytest.raises(
+        ConfigError,
+        match=r"unknown option\(s\) 'poolin' for model type 'encoder'; allowed: .*pooling",
+    ):
         check_options("encoder", {"poolin": "mean"})
     with pytest.raises(ConfigError, match="seeds:"):
         check_options("svm_tfidf", {"seed": 3})
     check_options("svm_tfidf", {"seed": 3}, seeded=True)  # the harness passes the sweep's seed
     with pytest.raises(ConfigError, match="unknown option"):
-        check_options("classifier", {"seed": 3}, seeded=True)  # a classifier is not trained: no seed
+        check_options(
+            "classifier", {"seed": 3}, seeded=True
+        )  # a classifier is not trained: no seed
 
 
 def test_llm_options_belong_to_their_mode():
@@ -171,7 +201,9 @@ def test_llm_options_belong_to_their_mode():
     check_options("llm", {"mode": "probe", "pooling": "last", "layer": 20, "head": "mlp"})
     with pytest.raises(ConfigError, match="'pooling' belong to mode probe, not 'prompt'"):
         check_options("llm", {"pooling": "last"})
-    with pytest.raises(ConfigError, match="'device_map', 'scale' belong to mode prompt, not 'probe'"):
+    with pytest.raises(
+        ConfigError, match="'device_map', 'scale' belong to mode prompt, not 'probe'"
+    ):
         check_options("llm", {"mode": "probe", "scale": [1, 5], "device_map": "auto"})
     with pytest.raises(ConfigError, match="mode must be one of prompt, probe"):
         check_options("llm", {"mode": "chat"})

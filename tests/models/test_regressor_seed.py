@@ -1,7 +1,9 @@
-"""The sweep's seed reaches the probe head: two seeds train different heads, one seed the same head twice.
+"""The sweep's seed reaches the probe head: two seeds train different heads, one seed the same head
+twice.
 
-Before, the seed only chose the ``max_train`` subsample while the MLP head's initialisation and shuffling
-read ``head_options["seed"]`` (default 0), so ``seeds: [0, 1, 2]`` trained the same probe three times.
+Before, the seed only chose the ``max_train`` subsample while the MLP head's initialisation and
+shuffling read ``head_options["seed"]`` (default 0), so ``seeds: [0, 1, 2]`` trained the same probe
+three times.
 """
 
 import numpy as np
@@ -30,13 +32,17 @@ def vectors() -> StaticVectors:
 
 
 def _fitted(vectors, splits, **options) -> StaticMlpRegressor:
-    model = StaticMlpRegressor(vectors, head_options={"hidden_size": 8, "max_epochs": 4, "patience": 2}, **options)
+    model = StaticMlpRegressor(
+        vectors, head_options={"hidden_size": 8, "max_epochs": 4, "patience": 2}, **options
+    )
     model.fit_splits(splits, "en", "anger")
     return model
 
 
 def _weights(model) -> np.ndarray:
-    return np.concatenate([w.ravel() for w in model.regression_head.state()["fitted"]["weights"].values()])
+    return np.concatenate(
+        [w.ravel() for w in model.regression_head.state()["fitted"]["weights"].values()]
+    )
 
 
 def test_the_models_seed_seeds_the_head_unless_head_options_give_one(vectors):

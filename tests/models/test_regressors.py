@@ -1,4 +1,5 @@
-"""Emotion regressors: heads on planted data, the four model types on SemEval-2018, save/reload, config errors."""
+"""Emotion regressors: heads on planted data, the four model types on SemEval-2018, save/reload,
+config errors."""
 
 import numpy as np
 import pytest
@@ -39,7 +40,8 @@ def tiny_bert(tmp_path_factory):
 
 
 def saved_folders(directory):
-    """The saved models in a fit_or_load directory (beside each, the storage kit keeps a hidden lock file)."""
+    """The saved models in a fit_or_load directory (beside each, the storage kit keeps a hidden lock
+    file)."""
     return [path for path in directory.iterdir() if not path.name.startswith(".")]
 
 
@@ -59,7 +61,10 @@ def test_pearson_r_matches_scipy_and_is_zero_for_a_constant():
 
 
 def test_clean_tweet_removes_mentions_and_entities_like_the_authors_code():
-    assert clean_tweet("@united  you lost my bag &amp; my   patience #angry") == "you lost my bag & my patience #angry"
+    assert (
+        clean_tweet("@united  you lost my bag &amp; my   patience #angry")
+        == "you lost my bag & my patience #angry"
+    )
 
 
 def test_mlp_head_learns_a_planted_signal_and_stops_early():
@@ -72,7 +77,9 @@ def test_mlp_head_learns_a_planted_signal_and_stops_early():
     assert selected["epochs_run"] < 200 and selected["epochs_run"] - selected["best_epoch"] == 5
     again = MlpHead(hidden_size=16, learning_rate=1e-2, max_epochs=200, patience=5, seed=3)
     again.fit(x[:200], y[:200], x[200:250], y[200:250])
-    np.testing.assert_array_equal(again.predict(x[250:]), head.predict(x[250:]))  # seeded: reproducible
+    np.testing.assert_array_equal(
+        again.predict(x[250:]), head.predict(x[250:])
+    )  # seeded: reproducible
     restored = MlpHead.from_state(head.state())
     np.testing.assert_array_equal(restored.predict(x[250:]), head.predict(x[250:]))
 
@@ -82,7 +89,9 @@ def test_svr_head_picks_the_kernel_the_data_needs_and_caches_its_grid(monkeypatc
     x, y = planted(300, 2, rng, nonlinear=True)
     grid = {"kernel": ["linear", "rbf"], "C": [1.0, 10.0], "gamma": [0.5]}
     head = SvrHead(grid=grid, n_jobs=2).fit(x[:200], y[:200], x[200:], y[200:])
-    assert head.selected["kernel"] == "rbf" and head.selected["grid_points"] == 4  # linear ignores gamma
+    assert (
+        head.selected["kernel"] == "rbf" and head.selected["grid_points"] == 4
+    )  # linear ignores gamma
     linear_r = pearson_r(
         SvrHead(grid={"kernel": ["linear"], "C": [1.0]}, cache_grid=False)
         .fit(x[:200], y[:200], x[200:], y[200:])
@@ -117,7 +126,11 @@ def test_probe_fits_predicts_saves_and_reloads_without_retraining(tiny_bert, tmp
     }
     resources = ModelResources(cache=EmbeddingCache(tmp_path / "embeddings"))
     model = fit_or_load(config, "en", "anger", tmp_path / "en-anger", resources)
-    assert model.scores.n_train == 200 and model.scores.n_validation == 388 and model.scores.n_test == 1002
+    assert (
+        model.scores.n_train == 200
+        and model.scores.n_validation == 388
+        and model.scores.n_test == 1002
+    )
     texts = ["she feels angry", "he is happy", "this is a doctor"]
     predictions = model.predict(texts)
     assert predictions.shape == (3,) and predictions.dtype == np.float64
@@ -127,10 +140,15 @@ def test_probe_fits_predicts_saves_and_reloads_without_retraining(tiny_bert, tmp
         raise AssertionError("a saved model was retrained")
 
     monkeypatch.setattr(ProbeRegressor, "fit", no_training)
-    reloaded = fit_or_load(config, "en", "anger", tmp_path / "en-anger", ModelResources(EmbeddingCache(tmp_path / "e")))
+    reloaded = fit_or_load(
+        config, "en", "anger", tmp_path / "en-anger", ModelResources(EmbeddingCache(tmp_path / "e"))
+    )
     np.testing.assert_allclose(reloaded.predict(texts), predictions, atol=1e-6)
     assert reloaded.scores == model.scores
-    changed = {**config, "options": {**config["options"], "seed": 1}}  # another model: trained, not reloaded
+    changed = {
+        **config,
+        "options": {**config["options"], "seed": 1},
+    }  # another model: trained, not reloaded
     with pytest.raises(AssertionError, match="retrained"):
         fit_or_load(changed, "en", "anger", tmp_path / "en-anger", resources)
 
@@ -156,8 +174,13 @@ def test_probe_with_an_svr_head(tiny_bert):
     words = ["angry", "furious", "happy", "glad", "sad", "afraid"]
     texts = [" ".join(rng.choice(words, size=4)) for _ in range(120)]
     y = np.array([text.count("angry") + text.count("furious") for text in texts]) / 4.0
-    split = {name: TextSplit(texts[i::3], y[i::3]) for i, name in enumerate(("train", "validation", "test"))}
-    probe = ProbeRegressor(encoder, head="svr", head_options={"grid": {"kernel": ["rbf"], "C": [1.0, 10.0]}})
+    split = {
+        name: TextSplit(texts[i::3], y[i::3])
+        for i, name in enumerate(("train", "validation", "test"))
+    }
+    probe = ProbeRegressor(
+        encoder, head="svr", head_options={"grid": {"kernel": ["rbf"], "C": [1.0, 10.0]}}
+    )
     scores = probe.fit_splits(split, "en", "anger")
     assert scores.selected["head"] == "svr" and scores.selected["C"] in (1.0, 10.0)
     assert scores.pearson_test > 0.5  # even random tiny-BERT vectors tell the anger words apart
@@ -168,7 +191,9 @@ def test_probe_with_an_svr_head(tiny_bert):
 
 @pytest.fixture(scope="module")
 def tiny_classifier(tmp_path_factory):
-    return build_tiny_classifier(tmp_path_factory.mktemp("tiny") / "classifier", labels=("Joy", "ANGER", "sadness"))
+    return build_tiny_classifier(
+        tmp_path_factory.mktemp("tiny") / "classifier", labels=("Joy", "ANGER", "sadness")
+    )
 
 
 def test_label_mapping_is_case_insensitive_and_overridable():
@@ -177,19 +202,25 @@ def test_label_mapping_is_case_insensitive_and_overridable():
     assert resolve_label(labels, "joy") == 2
     assert resolve_label(labels, "fear", {"fear": "label_0"}) == 0
     assert resolve_label(labels, "fear", {"fear": 2}) == 2
-    with pytest.raises(InputError, match=r"labels \['LABEL_0', 'Angry', 'joy'\]; none maps to 'sadness'.*label_map"):
+    with pytest.raises(
+        InputError, match=r"labels \['LABEL_0', 'Angry', 'joy'\]; none maps to 'sadness'.*label_map"
+    ):
         resolve_label(labels, "sadness")
 
 
 def test_classifier_scores_are_the_mapped_labels_probability(tiny_classifier):
-    model = build_emotion_model({"type": "classifier", "path": str(tiny_classifier), "options": {"preprocess": None}})
+    model = build_emotion_model(
+        {"type": "classifier", "path": str(tiny_classifier), "options": {"preprocess": None}}
+    )
     assert isinstance(model, ClassifierScorer) and model.select_label("anger") == 1
     texts = ["she feels angry", "he is very happy and glad", "a"]
     direct_model = AutoModelForSequenceClassification.from_pretrained(tiny_classifier).eval()
     tokenizer = AutoTokenizer.from_pretrained(tiny_classifier)
     with torch.no_grad():
         expected = [
-            torch.softmax(direct_model(**tokenizer(text, return_tensors="pt")).logits[0], -1)[1].item()
+            torch.softmax(direct_model(**tokenizer(text, return_tensors="pt")).logits[0], -1)[
+                1
+            ].item()
             for text in texts
         ]
     np.testing.assert_allclose(model.predict(texts), expected, atol=1e-6)
@@ -203,12 +234,16 @@ def test_classifier_with_an_unmappable_label_is_a_clear_error(tiny_classifier):
 
 def test_a_regression_head_gives_its_raw_output(tmp_path):
     folder = build_tiny_classifier(tmp_path / "regression", labels=None)
-    model = build_emotion_model({"type": "classifier", "path": str(folder), "options": {"preprocess": None}})
+    model = build_emotion_model(
+        {"type": "classifier", "path": str(folder), "options": {"preprocess": None}}
+    )
     model.select_label("valence")
     direct_model = AutoModelForSequenceClassification.from_pretrained(folder).eval()
     tokenizer = AutoTokenizer.from_pretrained(folder)
     with torch.no_grad():
-        expected = direct_model(**tokenizer("she is happy", return_tensors="pt")).logits[0, 0].item()
+        expected = (
+            direct_model(**tokenizer("she is happy", return_tensors="pt")).logits[0, 0].item()
+        )
     assert model.predict(["she is happy"])[0] == pytest.approx(expected, abs=1e-6)
 
 
@@ -216,7 +251,11 @@ def test_classifier_fit_scores_on_semeval_and_reloads(tiny_classifier, tmp_path)
     config = {"type": "classifier", "path": str(tiny_classifier)}
     model = fit_or_load(config, "en", "sadness", tmp_path / "clf")
     assert model.scores.selected == {"label": "sadness", "label_index": 2, "output": "probability"}
-    assert (model.scores.n_train, model.scores.n_validation, model.scores.n_test) == (1533, 397, 975)
+    assert (model.scores.n_train, model.scores.n_validation, model.scores.n_test) == (
+        1533,
+        397,
+        975,
+    )
     assert -1 <= model.scores.pearson_test <= 1
     (saved,) = saved_folders(tmp_path / "clf")  # one folder per model identity
     reloaded = EmotionRegressor.load(saved)
@@ -228,12 +267,14 @@ def test_classifier_fit_scores_on_semeval_and_reloads(tiny_classifier, tmp_path)
 
 @pytest.mark.slow
 def test_svm_tfidf_on_semeval_english_anger_reaches_the_papers_range(tmp_path):
-    """Test Pearson r 0.496 selecting on validation (0.556 refitting on train + validation, as the authors'
-    GridSearchCV does); the paper reports 0.533 for this cell."""
+    """Test Pearson r 0.496 selecting on validation (0.556 refitting on train + validation, as the
+    authors' GridSearchCV does); the paper reports 0.533 for this cell."""
     model = fit_or_load({"type": "svm_tfidf"}, "en", "anger", tmp_path / "svm")
     assert model.scores.pearson_test >= 0.45
     assert model.scores.selected["kernel"] in ("linear", "rbf")
-    anger = model.predict(["I am furious, this is outrageous and I hate it", "What a lovely calm morning"])
+    anger = model.predict(
+        ["I am furious, this is outrageous and I hate it", "What a lovely calm morning"]
+    )
     assert anger[0] > anger[1]
     (saved,) = saved_folders(tmp_path / "svm")
     reloaded = EmotionRegressor.load(saved)
@@ -242,7 +283,8 @@ def test_svm_tfidf_on_semeval_english_anger_reaches_the_papers_range(tmp_path):
 
 @pytest.mark.slow
 def test_static_mlp_with_glove_on_semeval_english_anger():
-    """GloVe 6B 50d mean vectors + MLP: test Pearson r 0.33 (the paper's fastText baseline: 0.44 with 300d vectors)."""
+    """GloVe 6B 50d mean vectors + MLP: test Pearson r 0.33 (the paper's fastText baseline: 0.44
+    with 300d vectors)."""
     model = build_emotion_model({"type": "static_mlp", "id": "glove"})
     scores = model.fit("en", "anger")
     assert scores.pearson_test > 0.25
@@ -254,8 +296,12 @@ def test_the_factory_rejects_bad_configs(tiny_bert):
         build_emotion_model({"type": "bert"})
     with pytest.raises(ConfigError, match="needs 'id'"):
         build_emotion_model({"type": "encoder"})
-    with pytest.raises(ConfigError, match=r"unknown option\(s\) 'hiden_size' for model type 'encoder'"):
-        build_emotion_model({"type": "encoder", "path": str(tiny_bert), "options": {"hiden_size": 3}})
+    with pytest.raises(
+        ConfigError, match=r"unknown option\(s\) 'hiden_size' for model type 'encoder'"
+    ):
+        build_emotion_model(
+            {"type": "encoder", "path": str(tiny_bert), "options": {"hiden_size": 3}}
+        )
     with pytest.raises(ConfigError, match="unknown key"):
         build_emotion_model({"type": "svm_tfidf", "model": "x"})
     with pytest.raises(InputError, match="not fitted"):

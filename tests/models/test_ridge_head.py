@@ -1,5 +1,6 @@
-"""The ridge head against independent computations: scikit-learn's SVD ridge for the coefficients, and a brute-force
-leave-one-out (one refit per row) for the penalty it chooses and the held-out validation r it reports."""
+"""The ridge head against independent computations: scikit-learn's SVD ridge for the coefficients,
+and a brute-force leave-one-out (one refit per row) for the penalty it chooses and the held-out
+validation r it reports."""
 
 import numpy as np
 import pytest
@@ -28,11 +29,14 @@ def standardised(x: np.ndarray, reference: np.ndarray) -> np.ndarray:
 
 
 def brute_force_loo(z: np.ndarray, y: np.ndarray, penalty: float) -> np.ndarray:
-    """Each row predicted by a ridge fitted without it (on the same standardisation, as the closed form)."""
+    """Each row predicted by a ridge fitted without it (on the same standardisation, as the closed
+    form)."""
     held_out = np.empty(len(y))
     for row in range(len(y)):
         keep = np.arange(len(y)) != row
-        held_out[row] = Ridge(alpha=penalty, solver="svd").fit(z[keep], y[keep]).predict(z[row : row + 1])[0]
+        held_out[row] = (
+            Ridge(alpha=penalty, solver="svd").fit(z[keep], y[keep]).predict(z[row : row + 1])[0]
+        )
     return held_out
 
 
@@ -48,15 +52,25 @@ def test_penalty_and_validation_r_equal_a_brute_force_leave_one_out(data):
     assert head.selected["validation_r"] == pytest.approx(expected_r, abs=1e-10)
     assert head.selected["held_out_validation_r"] == head.selected["validation_r"]
     reference = Ridge(alpha=best, solver="svd").fit(z, y)
-    assert np.max(np.abs(head.predict(x_validation) - reference.predict(standardised(x_validation, x)))) < 1e-10
+    assert (
+        np.max(
+            np.abs(head.predict(x_validation) - reference.predict(standardised(x_validation, x)))
+        )
+        < 1e-10
+    )
 
 
 def test_the_validation_protocol_fits_on_train_and_picks_the_best_validation_r(data):
     x_train, y_train, x_validation, y_validation = data
-    head = RidgeHead(penalties=PENALTIES, protocol="validation").fit(x_train, y_train, x_validation, y_validation)
+    head = RidgeHead(penalties=PENALTIES, protocol="validation").fit(
+        x_train, y_train, x_validation, y_validation
+    )
     z_train, z_validation = standardised(x_train, x_train), standardised(x_validation, x_train)
     scores = {
-        penalty: pearson_r(Ridge(alpha=penalty, solver="svd").fit(z_train, y_train).predict(z_validation), y_validation)
+        penalty: pearson_r(
+            Ridge(alpha=penalty, solver="svd").fit(z_train, y_train).predict(z_validation),
+            y_validation,
+        )
         for penalty in PENALTIES
     }
     assert head.selected["penalty"] == max(scores, key=scores.get)
@@ -87,8 +101,9 @@ def test_bad_options_are_refused(options, message):
 
 
 def test_the_same_bits_with_one_and_two_blas_threads():
-    """numpy's BLAS splits its sums by thread (a 2,000 x 384 fit differs in the last bits between 1 and 2 threads
-    unpinned): the head fits and predicts on one BLAS thread whatever the process's setting."""
+    """numpy's BLAS splits its sums by thread (a 2,000 x 384 fit differs in the last bits between 1
+    and 2 threads unpinned): the head fits and predicts on one BLAS thread whatever the process's
+    setting."""
     from threadpoolctl import threadpool_limits
 
     rng = np.random.default_rng(0)

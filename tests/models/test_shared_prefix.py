@@ -1,6 +1,7 @@
-"""Packed shared-prefix forwards on tiny random causal LMs: every prompt's next-token log-probabilities equal those
-of the prompt run alone through the plain model (no padding, no cache), whatever the packing, the batch size,
-the prefix cache or the architecture (Llama, Qwen2, and Mistral with a sliding window shorter than the prompts)."""
+"""Packed shared-prefix forwards on tiny random causal LMs: every prompt's next-token
+log-probabilities equal those of the prompt run alone through the plain model (no padding, no
+cache), whatever the packing, the batch size, the prefix cache or the architecture (Llama, Qwen2,
+and Mistral with a sliding window shorter than the prompts)."""
 
 import numpy as np
 import pytest
@@ -12,13 +13,17 @@ from eval_harness.models.shared_prefix import PackedLayout, packs_shared_prefixe
 
 TEXTS = [
     "Alonzo feels angry.",
-    "The nurse is afraid of the doctor, and the girl is sad because the man made her feel so scared.",
+    "The nurse is afraid of the doctor, and the girl "
+    "is sad because the man made her feel so scared.",
     "Hi",
     "Jessica se siente eufórica",
     "هذا رجل.",
     "My mother made me feel happy.",
 ]
-PREFIX = "<|im_start|>system\nYou are an annotator of emotions.<|im_end|>\n<|im_start|>user\nHow much anger? Text:\n"
+PREFIX = (
+    "<|im_start|>system\nYou are an annotator of "
+    "emotions.<|im_end|>\n<|im_start|>user\nHow much anger? Text:\n"
+)
 SUFFIX = "<|im_end|>\n<|im_start|>assistant\n"
 
 
@@ -28,7 +33,8 @@ def private_cache(tmp_path, monkeypatch):
 
 
 def tiny_mistral(directory, sliding_window: int):
-    """A random Mistral whose sliding window is shorter than the prompts (the window binds in every layer)."""
+    """A random Mistral whose sliding window is shorter than the prompts (the window binds in every
+    layer)."""
     from transformers import MistralConfig, MistralForCausalLM
 
     tokenizer = build_tiny_bpe_tokenizer()
@@ -103,8 +109,11 @@ def test_a_packed_row_computes_the_prefix_once_and_no_pad(lm_dir):
     sequences, prefix = prompts(lm)
     lm.next_token_logprobs(sequences, CANDIDATES, prefix)
     assert lm.prefix_tokens == len(prefix)
-    assert lm.tokens_computed() == len(prefix) + sum(len(sequence) - len(prefix) for sequence in sequences)
-    # A row holds as many prompts as make the tokens of 2 whole prompts; the prefix rode in the first row.
+    assert lm.tokens_computed() == len(prefix) + sum(
+        len(sequence) - len(prefix) for sequence in sequences
+    )
+    # A row holds as many prompts as make the tokens of 2 whole prompts; the prefix rode in the
+    # first row.
     longest = max(len(sequence) - len(prefix) for sequence in sequences)
     per_row = 2 * (len(prefix) + longest) // longest
     assert 2 < per_row < len(sequences)  # the tiny prompts give two rows
@@ -126,7 +135,9 @@ def test_the_packed_path_equals_the_key_value_cache_path_and_shares_its_prefix_c
     packed, _ = lm.next_token_logprobs(sequences, CANDIDATES, prefix)
     lm.packs_prompts = False
     prefix_tokens = lm.prefix_tokens
-    from_cache, _ = lm.next_token_logprobs(sequences, CANDIDATES, prefix)  # reads the prefix the packed row kept
+    from_cache, _ = lm.next_token_logprobs(
+        sequences, CANDIDATES, prefix
+    )  # reads the prefix the packed row kept
     assert lm.prefix_tokens == prefix_tokens
     lm.clear_prefix_cache()
     fresh, _ = lm.next_token_logprobs(sequences, CANDIDATES, prefix)
@@ -142,19 +153,32 @@ def test_the_layout_places_each_prompt_after_the_prefix_and_masks_by_hand():
     assert layout.last_tokens().tolist() == [6, 7, 9]
     assert layout.gather_index().tolist() == [[4, 5, 6], [7, 0, 0], [8, 9, 0]]
     for window in (None, 2):
-        mask = layout.prompt_mask(window, torch.device("cpu"))[:, 0] == 0  # additive: 0 where a key is seen
+        mask = (
+            layout.prompt_mask(window, torch.device("cpu"))[:, 0] == 0
+        )  # additive: 0 where a key is seen
         for prompt, length in enumerate(lengths.tolist()):
             for step in range(3):
-                for key in range(4 + 3):  # keys: the prefix's 4 positions, then the prompt's 3 slots
+                for key in range(
+                    4 + 3
+                ):  # keys: the prefix's 4 positions, then the prompt's 3 slots
                     position = key if key < 4 else 4 + (key - 4)
                     own_token = key < 4 or (key - 4 < length and key - 4 <= step)
                     in_window = window is None or position > 4 + step - window
-                    assert bool(mask[prompt, step, key]) == (own_token and in_window), (prompt, step, key, window)
+                    assert bool(mask[prompt, step, key]) == (own_token and in_window), (
+                        prompt,
+                        step,
+                        key,
+                        window,
+                    )
         blocked = layout.prompt_mask(window, torch.device("cpu"))[:, 0][~mask]
         assert bool((blocked == torch.finfo(torch.float32).min).all())
-        grouped = layout.prompt_mask(window, torch.device("cpu"), groups=2)[:, 0] == 0  # two heads per key head
+        grouped = (
+            layout.prompt_mask(window, torch.device("cpu"), groups=2)[:, 0] == 0
+        )  # two heads per key head
         assert torch.equal(grouped[:, :3], mask) and torch.equal(grouped[:, 3:], mask)
-    cached = PackedLayout.of(lengths, prefix_length=4, prefix_layers={0: (torch.zeros(1), torch.zeros(1))})
+    cached = PackedLayout.of(
+        lengths, prefix_length=4, prefix_layers={0: (torch.zeros(1), torch.zeros(1))}
+    )
     assert cached.head == 0 and cached.position_ids().tolist() == [[4, 5, 6, 4, 4, 5]]
     assert cached.last_tokens().tolist() == [2, 3, 5]
 
@@ -166,7 +190,10 @@ def test_models_the_packed_row_cannot_serve_use_the_key_value_cache_path(lm_dir)
         config.attn_logit_softcapping = 50.0  # Gemma 2: soft-capped attention logits
         assert not packs_shared_prefixes(model)
         config.attn_logit_softcapping = None
-        config.layer_types = ["full_attention", "linear_attention"]  # a recurrent layer mixes tokens in order
+        config.layer_types = [
+            "full_attention",
+            "linear_attention",
+        ]  # a recurrent layer mixes tokens in order
         assert not packs_shared_prefixes(model)
         config.layer_types = ["full_attention", "sliding_attention"]
         assert packs_shared_prefixes(model)
@@ -176,13 +203,18 @@ def test_models_the_packed_row_cannot_serve_use_the_key_value_cache_path(lm_dir)
 
 
 def test_greedy_answers_of_a_sliding_window_model_are_those_of_transformers_generate(tmp_path):
-    """Generation runs on the key/value-cache path; prompts longer than the window run whole there."""
+    """Generation runs on the key/value-cache path; prompts longer than the window run whole
+    there."""
     lm = load_causal_lm(tiny_mistral(tmp_path / "mistral", sliding_window=6), batch_size=4)
     sequences, prefix = prompts(lm)
     _, generated = lm.next_token_logprobs(sequences[:3], CANDIDATES, prefix, new_tokens=3)
     for sequence, tokens in zip(sequences[:3], generated, strict=True):
         ids = torch.tensor([sequence])
         expected = lm.model.generate(
-            ids, attention_mask=torch.ones_like(ids), max_new_tokens=3, do_sample=False, pad_token_id=0
+            ids,
+            attention_mask=torch.ones_like(ids),
+            max_new_tokens=3,
+            do_sample=False,
+            pad_token_id=0,
         )[0, ids.shape[1] :].tolist()
         assert tokens == expected

@@ -1,4 +1,5 @@
-"""StaticVectors: every file format round-trips to the same words and vectors; lookups report OOV words."""
+"""StaticVectors: every file format round-trips to the same words and vectors; lookups report OOV
+words."""
 
 import numpy as np
 import pytest
@@ -17,7 +18,10 @@ def matrix():
 
 def _write_text(path, words, matrix, header):
     lines = [f"{len(words)} {matrix.shape[1]}"] if header else []
-    lines += [word + " " + " ".join(repr(float(v)) for v in row) for word, row in zip(words, matrix, strict=True)]
+    lines += [
+        word + " " + " ".join(repr(float(v)) for v in row)
+        for word, row in zip(words, matrix, strict=True)
+    ]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
@@ -46,7 +50,9 @@ def test_every_format_round_trips(tmp_path, matrix, kind, explicit_format):
         np.save(path, matrix)
         vocab_path = tmp_path / "vocab.txt"
         vocab_path.write_text("\n".join(WORDS) + "\n", encoding="utf-8")
-    vectors = StaticVectors.load(path, format=kind if explicit_format else "auto", vocab_path=vocab_path)
+    vectors = StaticVectors.load(
+        path, format=kind if explicit_format else "auto", vocab_path=vocab_path
+    )
     assert vectors.words == WORDS
     assert vectors.dim == 3 and len(vectors) == len(WORDS)
     assert vectors.matrix.dtype == np.float32
@@ -75,7 +81,9 @@ def test_lowercase_keeps_the_first_of_colliding_words_and_lowercases_queries(mat
     vectors = StaticVectors.from_arrays(WORDS, matrix, lowercase=True)
     embedded, found = vectors.embed_words(["PaRiS", "NAÏVE"], language="en")
     assert found.all()
-    np.testing.assert_array_equal(embedded[0], matrix[1])  # "Paris" (row 1) wins over "PARIS" (row 4)
+    np.testing.assert_array_equal(
+        embedded[0], matrix[1]
+    )  # "Paris" (row 1) wins over "PARIS" (row 4)
     np.testing.assert_array_equal(embedded[1], matrix[2])
 
 
@@ -109,7 +117,8 @@ def test_packaged_glove_is_lowercase_50d():
     assert len(glove) == 400_000 and glove.dim == 50 and glove.lowercase
     vectors, found = glove.embed_words(["King", "queen", "zzzzqqqq"])
     np.testing.assert_array_equal(found, [True, True, False])
-    # A sanity check that rows belong to their words: king is closer to queen than to a random common word.
+    # A sanity check that rows belong to their words: king is closer to queen than to a random
+    # common word.
     unit = vectors[:2] / np.linalg.norm(vectors[:2], axis=1, keepdims=True)
     banana = glove.lookup(["banana"])[0][0]
     assert unit[0] @ unit[1] > unit[0] @ (banana / np.linalg.norm(banana))
@@ -124,9 +133,12 @@ def test_aligned_spaces_map_each_language_into_the_pivot_space():
     english = [f"e{i}" for i in range(300)]
     pivot_matrix = rng.normal(size=(300, 6)).astype(np.float32)
     rotation = special_ortho_group.rvs(6, random_state=1)
-    # A "German" space: the same points rotated, under other names, in another order, g0-g19 missing.
+    # A "German" space: the same points rotated, under other names, in another order, g0-g19
+    # missing.
     german = [f"g{i}" for i in range(300)][::-1][:280]
-    german_matrix = (pivot_matrix @ rotation.T)[::-1][:280] * 3.0  # scale does not matter to the direction
+    german_matrix = (pivot_matrix @ rotation.T)[::-1][
+        :280
+    ] * 3.0  # scale does not matter to the direction
     spaces = {
         "en": StaticVectors.from_arrays(english, pivot_matrix),
         "de": StaticVectors.from_arrays(german, german_matrix),
@@ -138,12 +150,16 @@ def test_aligned_spaces_map_each_language_into_the_pivot_space():
     np.testing.assert_array_equal(found, [True, False, False])
     np.testing.assert_allclose(vectors[0], 3.0 * pivot_matrix[50], atol=1e-4)
     english_vectors, _ = aligned.embed_words(["e50"], language="en")
-    np.testing.assert_array_equal(english_vectors[0], pivot_matrix[50])  # the pivot space is left as it is
+    np.testing.assert_array_equal(
+        english_vectors[0], pivot_matrix[50]
+    )  # the pivot space is left as it is
     with pytest.raises(InputError, match="no space for language 'fr'"):
         aligned.embed_words(["x"], language="fr")
     with pytest.raises(InputError, match="no dictionary pair"):
         AlignedStaticSpaces.fit(spaces, {"de": [("e1", "nope")]})
     with pytest.raises(InputError, match="one dimension"):
-        AlignedStaticSpaces.fit({**spaces, "it": StaticVectors.from_arrays(["a"], np.ones((1, 3)))}, {})
+        AlignedStaticSpaces.fit(
+            {**spaces, "it": StaticVectors.from_arrays(["a"], np.ones((1, 3)))}, {}
+        )
     with pytest.raises(InputError, match="no alignment"):
         AlignedStaticSpaces(spaces, {}, pivot="en")

@@ -1,5 +1,5 @@
-"""The synthetic run folder the report tests read (built once per session: nothing writes into it), its
-records, and its annotated results (the table every part of the report reads)."""
+"""The synthetic run folder the report tests read (built once per session: nothing writes into it),
+its records, and its annotated results (the table every part of the report reads)."""
 
 import json
 

@@ -1,7 +1,7 @@
 """The card carries the report's answer (issue 40): at most 60 model-index results, each EEC one an
-intensity-scale effect record of results.jsonl (never a logit coefficient), named by what it compares, under the
-Hub repo id given; a "Bias evaluation" body section with the verdict table; read back by huggingface_hub; and
-every card option checked before the report is written."""
+intensity-scale effect record of results.jsonl (never a logit coefficient), named by what it
+compares, under the Hub repo id given; a "Bias evaluation" body section with the verdict table; read
+back by huggingface_hub; and every card option checked before the report is written."""
 
 import json
 
@@ -24,17 +24,28 @@ def run_dir(tmp_path_factory):
 def card(run_dir, tmp_path_factory):
     folder = tmp_path_factory.mktemp("card_out")
     argv = ["report", str(run_dir), "--out", str(folder / "report"), "--format", "md"]
-    argv += ["--model-card", str(folder / "README.md"), "--card-model", MINILM, "--repo-id", "my-org/minilm-audit"]
+    argv += [
+        "--model-card",
+        str(folder / "README.md"),
+        "--card-model",
+        MINILM,
+        "--repo-id",
+        "my-org/minilm-audit",
+    ]
     assert main(argv) == 0
     return folder / "README.md"
 
 
 def test_the_card_reads_back_through_huggingface_hub(card):
     loaded = ModelCard.load(card)
-    assert loaded.data.model_name == "my-org/minilm-audit"  # the name the user gives: the Hub repo id
+    assert (
+        loaded.data.model_name == "my-org/minilm-audit"
+    )  # the name the user gives: the Hub repo id
     results = loaded.data.eval_results
     assert 0 < len(results) <= MAX_RESULTS
-    name, parsed = model_index_to_eval_results(yaml.safe_load(card.read_text().split("---")[1])["model-index"])
+    name, parsed = model_index_to_eval_results(
+        yaml.safe_load(card.read_text().split("---")[1])["model-index"]
+    )
     assert name == "my-org/minilm-audit" and len(parsed) == len(results)
     first = results[0]
     metadata = metadata_eval_result(

@@ -3,8 +3,8 @@ reaches it as an argument (``KnownSections``), never through state an import set
 (docs/architecture.md, "The report is two packages").
 
 Each order runs in a fresh interpreter, which imports the kit's modules, the assembly and a method's
-section in that order and then prints the kit's tables of one fixed set of results; every order prints
-the same bytes."""
+section in that order and then prints the kit's tables of one fixed set of results; every order
+prints the same bytes."""
 
 import subprocess
 import sys
@@ -67,7 +67,8 @@ print([tables.marked_value(row, known) for _, row in results.iterrows()])
 
 
 def tables_after(modules: list[str]) -> bytes:
-    """What :data:`TABLES` prints in a fresh interpreter that first imports ``modules`` in that order."""
+    """What :data:`TABLES` prints in a fresh interpreter that first imports ``modules`` in that
+    order."""
     finished = subprocess.run(
         [sys.executable, "-c", TABLES, *modules], capture_output=True, timeout=300, cwd=PROJECT_ROOT
     )

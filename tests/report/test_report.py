@@ -1,6 +1,7 @@
-"""The report of a run folder: loading (complete, partial, empty), multiple testing within each model,
-the paper's tables, figures, HTML / Markdown / CSV, and `xbias report`. The plain-words sentences, the
-clustering and bootstrap flags, seeds and the choice of family: test_report_uncertainty.py.
+"""The report of a run folder: loading (complete, partial, empty), multiple testing within each
+model, the paper's tables, figures, HTML / Markdown / CSV, and `xbias report`. The plain-words
+sentences, the clustering and bootstrap flags, seeds and the choice of family:
+test_report_uncertainty.py.
 
 Built on a synthetic run folder in the harness's format (tests/helpers/synthetic_run.py).
 """
@@ -47,13 +48,13 @@ def _copy(run_dir, tmp_path):
     return shutil.copytree(run_dir, tmp_path / "copy")
 
 
-# -- loading -----------------------------------------------------------------------------------------------------
+# -- loading ---------------------------------------------------------------------------------------
 
 
 def test_load_run_reads_every_record_and_the_context(run_dir, records):
     run = load_run(run_dir)
-    # EEC 48 Pearson r + 40 units x (4 coefficients + 7 effects + log phi + 4 cells); XWEAT (7 + 49 + 42) tests x 3;
-    # gender space 2 x 24
+    # EEC 48 Pearson r + 40 units x (4 coefficients + 7 effects + log phi + 4 cells); XWEAT (7 +
+    # 49 + 42) tests x 3; gender space 2 x 24
     assert len(run.results) == len(records) == 48 + 40 * 16 + 294 + 48
     assert run.missing == ()
     assert list(run.config["suites"]) == ["eec", "xweat", "gender_space"]
@@ -69,7 +70,12 @@ def test_missing_or_empty_folder_is_a_clear_error(tmp_path):
     with pytest.raises(InputError) as error:
         load_run(tmp_path / "empty")
     message = str(error.value)
-    for missing in ("results.jsonl is missing", "units/ is missing", "config.yaml is missing", "run.json is missing"):
+    for missing in (
+        "results.jsonl is missing",
+        "units/ is missing",
+        "config.yaml is missing",
+        "run.json is missing",
+    ):
         assert missing in message
     assert "xbias run" in message
 
@@ -80,19 +86,27 @@ def test_empty_folder_via_cli_exits_2_naming_what_is_missing(tmp_path, capsys):
     assert main(["report", str(tmp_path)]) == 2
     error = capsys.readouterr().err
     assert error.startswith("xbias: error:") and error.count("\n") == 1
-    assert "holds no results" in error and "results.jsonl is missing" in error and "config.yaml, units" in error
+    assert (
+        "holds no results" in error
+        and "results.jsonl is missing" in error
+        and "config.yaml, units" in error
+    )
 
 
-def test_partial_run_reports_what_is_there_and_names_what_is_missing(run_dir, records, tmp_path, capsys):
-    """A run killed mid-way (no run.json, gender-space units not finished, results.jsonl cut short): the report
-    shows the verified units and names what is missing; the unverified results.jsonl is not read."""
+def test_partial_run_reports_what_is_there_and_names_what_is_missing(
+    run_dir, records, tmp_path, capsys
+):
+    """A run killed mid-way (no run.json, gender-space units not finished, results.jsonl cut short):
+    the report shows the verified units and names what is missing; the unverified results.jsonl is
+    not read."""
     partial = _copy(run_dir, tmp_path)
     (partial / "run.json").unlink()
     for unit in (partial / "units").glob("gender_space-*.json"):
         unit.unlink()
     kept = [record for record in records if record["suite"] != "gender_space"]
     lines = [json.dumps(record) for record in records]
-    # a run killed while appending: the last line is cut short (and the file holds records of no unit file)
+    # a run killed while appending: the last line is cut short (and the file holds records of no
+    # unit file)
     (partial / "results.jsonl").write_text("\n".join(lines) + "\n" + lines[0][:40] + "\n")
 
     run = load_run(partial)
@@ -115,15 +129,20 @@ def test_partial_run_reports_what_is_there_and_names_what_is_missing(run_dir, re
 def test_interrupted_run_is_named_as_such(run_dir, tmp_path):
     partial = _copy(run_dir, tmp_path)
     info = json.loads((partial / "run.json").read_text())
-    (partial / "run.json").write_text(json.dumps({**info, "status": "interrupted", "units_planned": 999}))
+    (partial / "run.json").write_text(
+        json.dumps({**info, "status": "interrupted", "units_planned": 999})
+    )
     finished = len(list((partial / "units").glob("*.json")))
     assert load_run(partial).missing == (
         "run.json says the run is 'interrupted', not 'complete'",
-        f"{finished} of 999 planned units are finished; re-run the same `xbias run` to resume the rest",
+        f"{finished} of 999 planned units are finished; "
+        "re-run the same `xbias run` to resume the rest",
     )
 
 
-def test_records_are_rebuilt_from_unit_files_when_results_jsonl_is_missing(run_dir, records, tmp_path):
+def test_records_are_rebuilt_from_unit_files_when_results_jsonl_is_missing(
+    run_dir, records, tmp_path
+):
     partial = _copy(run_dir, tmp_path)
     (partial / "results.jsonl").unlink()
     (partial / "units" / "broken.json").write_text('{"records": [')
@@ -136,15 +155,23 @@ def test_records_are_rebuilt_from_unit_files_when_results_jsonl_is_missing(run_d
 def test_records_without_required_columns_are_refused(tmp_path):
     results = (json.dumps({"model": "m", "value": 1.0}) + "\n").encode()
     (tmp_path / "results.jsonl").write_bytes(results)
-    with pytest.raises(InputError, match=r"results.jsonl is not read: run.json records no sha256 that it matches"):
+    with pytest.raises(
+        InputError, match=r"results.jsonl is not read: run.json records no sha256 that it matches"
+    ):
         load_run(tmp_path)
-    verified = {"results": {"file": "results.jsonl", "records": 1, "sha256": hashlib.sha256(results).hexdigest()}}
+    verified = {
+        "results": {
+            "file": "results.jsonl",
+            "records": 1,
+            "sha256": hashlib.sha256(results).hexdigest(),
+        }
+    }
     (tmp_path / "run.json").write_text(json.dumps(verified))
     with pytest.raises(InputError, match=r"lack the columns \['suite', 'metric'\]"):
         load_run(tmp_path)
 
 
-# -- multiple testing over the whole run ---------------------------------------------------------------------------
+# -- multiple testing over the whole run -----------------------------------------------------------
 
 
 def _holm_by_hand(p):
@@ -176,23 +203,32 @@ def test_holm_and_bh_adjust_within_each_model(records, annotated):
         and record["metric"] not in ("pearson_r", "statistic")
         and record["term"] != "intercept"
     ]
-    # 2 models x 5 EECs x 4 emotions x (3 coefficients + 7 effects) + XWEAT effect sizes (7 + 7 x 7 monolingual,
-    # one skipped, + 6 x 7 cross-lingual; the WEAT statistic's record repeats the same test) + 2 kNN tests
+    # 2 models x 5 EECs x 4 emotions x (3 coefficients + 7 effects) + XWEAT effect sizes (7 + 7 x 7
+    # monolingual, one skipped, + 6 x 7 cross-lingual; the WEAT statistic's record repeats the same
+    # test) + 2 kNN tests
     assert len(family) == 400 + 97 + 2 == int(annotated["p_holm"].notna().sum())
     for model in {records[i]["model"] for i in family}:
         members = [i for i in family if records[i]["model"] == model]
         p = [records[i]["p_value"] for i in members]
-        np.testing.assert_allclose(annotated["p_holm"].to_numpy()[members], _holm_by_hand(p), rtol=1e-12)
-        np.testing.assert_allclose(annotated["p_bh"].to_numpy()[members], _bh_by_hand(p), rtol=1e-12)
+        np.testing.assert_allclose(
+            annotated["p_holm"].to_numpy()[members], _holm_by_hand(p), rtol=1e-12
+        )
+        np.testing.assert_allclose(
+            annotated["p_bh"].to_numpy()[members], _bh_by_hand(p), rtol=1e-12
+        )
         assert set(annotated["family"].iloc[members]) == {model}
     outside = np.setdiff1d(np.arange(len(records)), family)
-    assert annotated["p_holm"].iloc[outside].isna().all() and not annotated["survives_bh"].iloc[outside].any()
+    assert (
+        annotated["p_holm"].iloc[outside].isna().all()
+        and not annotated["survives_bh"].iloc[outside].any()
+    )
 
 
 def test_planted_effects_survive_holm_and_chance_ones_do_not(annotated):
     eec = annotated[annotated["suite"] == "eec"]
     holm = {(r.model, r.config, r.emotion) for r in eec[eec["survives_holm"]].itertuples()}
-    # every planted bias is found, and nothing else but the template-driven one (which clustering then flags)
+    # every planted bias is found, and nothing else but the template-driven one (which clustering
+    # then flags)
     assert set(PLANTED) <= holm <= set(PLANTED) | set(TEMPLATE_DRIVEN)
     for (model, config, emotion), coefficients in PLANTED.items():
         for term in coefficients:
@@ -216,7 +252,11 @@ def test_poor_regressors_flag_their_bias_results(annotated):
     quality = annotated[annotated["metric"] == "pearson_r"]
     assert quality["regressor_r"].isna().all() and not quality["poor_regressor"].any()
     # the flag reads the test split's r, not the validation split's
-    row = bias[(bias["model"] == MINILM) & (bias["config"] == "en_black_white") & (bias["emotion"] == "anger")].iloc[0]
+    row = bias[
+        (bias["model"] == MINILM)
+        & (bias["config"] == "en_black_white")
+        & (bias["emotion"] == "anger")
+    ].iloc[0]
     test_r = annotated[
         (annotated["metric"] == "pearson_r")
         & (annotated["model"] == MINILM)
@@ -227,7 +267,7 @@ def test_poor_regressors_flag_their_bias_results(annotated):
     assert row["regressor_r"] == test_r
 
 
-# -- tables --------------------------------------------------------------------------------------------------------
+# -- tables ----------------------------------------------------------------------------------------
 
 
 def test_eec_tables_one_per_eec_in_the_papers_layout(annotated, records):
@@ -286,7 +326,10 @@ def test_xweat_tables_heatmap_cross_lingual_and_coverage(annotated, records):
     monolingual_de = next(
         r
         for r in records
-        if r["metric"] == "effect_size" and r["model"] == E5 and r["test"] == "T2" and r["language"] == "de"
+        if r["metric"] == "effect_size"
+        and r["model"] == E5
+        and r["test"] == "T2"
+        and r["language"] == "de"
     )
     assert t2.loc["de", "de"].startswith(f"{monolingual_de['value']:.3f}")
     en_es = next(
@@ -302,7 +345,10 @@ def test_xweat_tables_heatmap_cross_lingual_and_coverage(annotated, records):
     worst = next(
         r["value"]
         for r in records
-        if r["metric"] == "coverage" and r["model"] == E5 and r["test"] == "T7" and r["language"] == "tr"
+        if r["metric"] == "coverage"
+        and r["model"] == E5
+        and r["test"] == "T7"
+        and r["language"] == "tr"
     )
     assert coverage.loc["T7", "tr"] == f"{worst:.0%}"
     # the coverage rule's skip: a cell that says so, the reason listed, nothing counted as a finding
@@ -327,17 +373,25 @@ def test_gender_space_tables(annotated):
     assert list(measures["mode"]) == ["static", "static"]
     assert measures["knn_profession_r"].str.endswith("***†").all()
     curve = gender_space_report.explained_variance_table(annotated)
-    assert list(curve.columns) == ["model", "language", "mode", "metric", *(f"pc{k}" for k in range(1, 11))]
+    assert list(curve.columns) == [
+        "model",
+        "language",
+        "mode",
+        "metric",
+        *(f"pc{k}" for k in range(1, 11)),
+    ]
 
 
 def test_numbers_that_cannot_be_pooled_keep_their_seed_in_the_label(annotated):
     two_seeds = pd.concat([annotated, annotated.assign(seed=1)])
     labelled = report_tables.label_seeds(two_seeds)
-    assert f"{MINILM} (seed 1)" in set(labelled["model"]) and f"{MINILM} (seed 0)" in set(labelled["model"])
+    assert f"{MINILM} (seed 1)" in set(labelled["model"]) and f"{MINILM} (seed 0)" in set(
+        labelled["model"]
+    )
     assert report_tables.label_seeds(annotated) is annotated
 
 
-# -- files ---------------------------------------------------------------------------------------------------------
+# -- files -----------------------------------------------------------------------------------------
 
 
 def _png_size(data: bytes) -> tuple[int, int]:
@@ -350,7 +404,9 @@ def test_html_is_self_contained_with_decodable_figures(report):
     main = report.html.read_text(encoding="utf-8")
     assert static_check(main) == (1, [], [])  # the summary's heatmap
     assert ">Summary</h2>" in main and ">Findings after multiple-testing control</h2>" in main
-    html = (report.folder / "tables.html").read_text(encoding="utf-8")  # the linked page of full tables
+    html = (report.folder / "tables.html").read_text(
+        encoding="utf-8"
+    )  # the linked page of full tables
     n_images, broken, network = static_check(html)
     assert (n_images, broken, network) == (7, [], [])  # the sections' seven figures
     assert "<script" not in html + main
@@ -368,9 +424,13 @@ def test_html_is_self_contained_with_decodable_figures(report):
 
 
 def test_markdown_links_every_figure_and_csv_has_every_record(report, records):
-    markdown = report.markdown.read_text(encoding="utf-8") + (report.folder / "tables.md").read_text(encoding="utf-8")
+    markdown = report.markdown.read_text(encoding="utf-8") + (
+        report.folder / "tables.md"
+    ).read_text(encoding="utf-8")
     links = re.findall(r"!\[[^\]]*\]\((figures/[^)]+\.png)\)", markdown)
-    assert len(links) == 8 and sorted(report.folder / link for link in links) == sorted(report.figures)
+    assert len(links) == 8 and sorted(report.folder / link for link in links) == sorted(
+        report.figures
+    )
     assert all(_png_size(path.read_bytes()) for path in report.figures)
     assert "| emotion | model | African-American vs European, among men |" in markdown
     csv = pd.read_csv(report.csv)

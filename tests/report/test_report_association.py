@@ -1,5 +1,6 @@
-"""The report's association-measures section, from a real run of the xweat suite with every measure (tiny BERT,
-English and German, cross-lingual, SEAT with German templates, CEAT on a small corpus) and a static model."""
+"""The report's association-measures section, from a real run of the xweat suite with every measure
+(tiny BERT, English and German, cross-lingual, SEAT with German templates, CEAT on a small corpus)
+and a static model."""
 
 import pandas as pd
 import pytest
@@ -21,9 +22,24 @@ from eval_harness.report.kit.tables import format_number, other_results_table
 from eval_harness.report.run_folder import load_run
 from eval_harness.report.sections import report_sections, report_settings
 from eval_harness.suites.xweat import measure_names
-from eval_harness.suites.xweat.report_measures import association_section, ceat_table, measures_table
+from eval_harness.suites.xweat.report_measures import (
+    association_section,
+    ceat_table,
+    measures_table,
+)
 
-COLUMNS = ["WEAT d", "SEAT d", "CEAT d", "RND (A)", "RND (B)", "MAC", "ECT (A)", "ECT (B)", "RIPA (X)", "RIPA (Y)"]
+COLUMNS = [
+    "WEAT d",
+    "SEAT d",
+    "CEAT d",
+    "RND (A)",
+    "RND (B)",
+    "MAC",
+    "ECT (A)",
+    "ECT (B)",
+    "RIPA (X)",
+    "RIPA (Y)",
+]
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +59,8 @@ def run_dir(tmp_path_factory):
     # The static model cannot run SEAT (nor CEAT): a second run, reported on its own.
     vectors = write_static_vectors(folder / "vectors.txt")
     run_records(
-        xweat_config([static_model(vectors)], tests=["T7"], measures=["weat", "seat", "rnd"]), folder / "static"
+        xweat_config([static_model(vectors)], tests=["T7"], measures=["weat", "seat", "rnd"]),
+        folder / "static",
     )
     return folder
 
@@ -60,7 +77,11 @@ def test_measures_table_puts_every_measure_next_to_weat_per_test_and_language(re
         (test, language) for test in ("T1", "T7") for language in ("de", "en", "de-en", "en-de")
     ]
     # each cell is its record's value (with the significance marks of the three tests)
-    for metric, term, column in (("rnd", "A", "RND (A)"), ("mac", None, "MAC"), ("ripa", "Y", "RIPA (Y)")):
+    for metric, term, column in (
+        ("rnd", "A", "RND (A)"),
+        ("mac", None, "MAC"),
+        ("ripa", "Y", "RIPA (Y)"),
+    ):
         for _, row in table.iterrows():
             records = results[
                 (results["metric"] == metric)
@@ -70,7 +91,11 @@ def test_measures_table_puts_every_measure_next_to_weat_per_test_and_language(re
             ]
             (value,) = records["value"]
             assert row[column] == ("skipped" if pd.isna(value) else format_number(value))
-    effect = results[(results["metric"] == "effect_size") & (results["test"] == "T7") & (results["language"] == "en")]
+    effect = results[
+        (results["metric"] == "effect_size")
+        & (results["test"] == "T7")
+        & (results["language"] == "en")
+    ]
     cell = table[(table["test"] == "T7") & (table["language"] == "en")]["WEAT d"].item()
     assert cell.startswith(format_number(effect["value"].item()))
 
@@ -79,18 +104,29 @@ def test_ceat_table_shows_the_combined_effect_with_its_interval_and_heterogeneit
     table = ceat_table(results, "tiny", report_sections())
     assert list(table.columns)[:4] == ["test", "language", "CEAT d", "95% CI"]
     assert {"tau^2", "Q (df)", "I^2", "SE", "p", "samples"} <= set(table.columns)
-    record = results[(results["metric"] == "ceat") & (results["test"] == "T7") & (results["language"] == "en-de")]
+    record = results[
+        (results["metric"] == "ceat") & (results["test"] == "T7") & (results["language"] == "en-de")
+    ]
     row = table[(table["test"] == "T7") & (table["language"] == "en-de")].iloc[0]
-    assert row["95% CI"] == f"[{format_number(record['ci_low'].item())}, {format_number(record['ci_high'].item())}]"
+    assert (
+        row["95% CI"]
+        == f"[{format_number(record['ci_low'].item())}, {format_number(record['ci_high'].item())}]"
+    )
     assert row["Q (df)"] == f"{record['q'].item():.1f} (199)" and row["samples"] == "200"
 
 
-def test_no_association_record_falls_to_other_results_and_skipped_measures_are_named(results, run_dir):
+def test_no_association_record_falls_to_other_results_and_skipped_measures_are_named(
+    results, run_dir
+):
     assert other_results_table(results, report_sections()).empty
     static = annotate(load_run(run_dir / "static").results)
     section = association_section(static, report_settings(ALPHA, DEFAULT_FAMILY))
     notes = [block for block in section.blocks if hasattr(block, "items")]
-    assert notes and "static, T7, en, seat: model 'static' (static_mlp) gives no sentence vectors" in notes[0].items[0]
+    assert (
+        notes
+        and "static, T7, en, seat: model 'static' (static_mlp) gives no sentence vectors"
+        in notes[0].items[0]
+    )
     assert list(measures_table(static, "static", report_sections()).columns) == [
         "test",
         "language",
@@ -104,7 +140,10 @@ def test_no_association_record_falls_to_other_results_and_skipped_measures_are_n
 def test_the_report_files_carry_the_section(run_dir):
     files = write_report(run_dir / "run")
     markdown = files.markdown.read_text() + (files.folder / "tables.md").read_text()
-    assert "## Association measures (XWEAT tests)" in markdown and "### Association measures: tiny" in markdown
+    assert (
+        "## Association measures (XWEAT tests)" in markdown
+        and "### Association measures: tiny" in markdown
+    )
     assert "**tiny: CEAT, random-effects combination" in markdown
     assert "## Other results" not in markdown
     assert "Association measures (XWEAT tests)" in (files.folder / "tables.html").read_text()

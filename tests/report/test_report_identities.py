@@ -1,6 +1,7 @@
-"""The EEC section of the report on a design with more levels (3 groups x 3 genders): coefficient headers, plain
-sentences and the forest plot name the levels the records fit, with no 2 x 2 wording ("minority", "women vs
-men" for a non-binary contrast), and the planted effects are the ones the sentences state, in their direction."""
+"""The EEC section of the report on a design with more levels (3 groups x 3 genders): coefficient
+headers, plain sentences and the forest plot name the levels the records fit, with no 2 x 2 wording
+("minority", "women vs men" for a non-binary contrast), and the planted effects are the ones the
+sentences state, in their direction."""
 
 import numpy as np
 import pandas as pd
@@ -21,8 +22,9 @@ from eval_harness.suites.eec.tables import eec_coefficient_tables
 CONFIG = "en_identities_3x3"
 GROUPS = ("Anglo", "Arab", "Latino")
 GENDERS = ("male", "female", "non-binary")
-# Planted logit effects: Latino people predicted angrier among men and less angry among non-binary people
-# (conditional effects of opposite sign), Arab non-binary people angrier than the additive model says.
+# Planted logit effects: Latino people predicted angrier among men and less angry among non-binary
+# people (conditional effects of opposite sign), Arab non-binary people angrier than the additive
+# model says.
 PLANTED = {("Latino", "male"): 0.5, ("Latino", "non-binary"): -0.5, ("Arab", "non-binary"): 0.6}
 
 
@@ -36,13 +38,22 @@ def simulated_records() -> list[dict]:
         for _ in range(40)
     ]
     group, gender, template = map(list, zip(*rows, strict=True))
-    mu = expit(-0.4 + np.array([PLANTED.get((g, s), 0.0) for g, s in zip(group, gender, strict=True)]))
+    mu = expit(
+        -0.4 + np.array([PLANTED.get((g, s), 0.0) for g, s in zip(group, gender, strict=True)])
+    )
     y = rng.beta(mu * 60, (1 - mu) * 60)
     factors, references = {"group": group, "gender": gender}, {"group": "Anglo", "gender": "male"}
     result = fit_factorial(y, factors, references)
-    clustered = fit_factorial(y, factors, references, cov_type="cluster", clusters={"template_id": template})
-    unit = Unit(model="probe", suite="eec", language="en", dataset="eec", config=CONFIG, emotion="anger")
-    return [make_record(unit, record, EEC_RECORDS) for record in beta_regression_records(result, clustered=clustered)]
+    clustered = fit_factorial(
+        y, factors, references, cov_type="cluster", clusters={"template_id": template}
+    )
+    unit = Unit(
+        model="probe", suite="eec", language="en", dataset="eec", config=CONFIG, emotion="anger"
+    )
+    return [
+        make_record(unit, record, EEC_RECORDS)
+        for record in beta_regression_records(result, clustered=clustered)
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -75,10 +86,14 @@ def test_the_sentences_state_the_planted_effects_in_their_direction(annotated):
     # the same contrast among non-binary people runs the other way, and each sentence says so
     latino_nb = sentences["group[Latino]|gender=non-binary"]
     assert "less angry than about Anglo non-binary people" in latino_nb.text
-    assert "; among men" in latino_nb.text and "the estimated difference has the opposite sign" in latino_nb.text
+    assert (
+        "; among men" in latino_nb.text
+        and "the estimated difference has the opposite sign" in latino_nb.text
+    )
     arab_nb = sentences["group[Arab]:gender[non-binary]"]
     assert arab_nb.estimate > 0 and (
-        "difference of differences: the predicted anger of Arab non-binary people minus Arab men is" in arab_nb.text
+        "difference of differences: the predicted anger of Arab non-binary people minus Arab men is"
+        in arab_nb.text
     )
     assert "higher than that of Anglo non-binary people minus Anglo men" in arab_nb.text
     average = sentences.get("group[Latino]|average")
@@ -96,7 +111,10 @@ def test_the_section_and_its_plot_show_every_coefficient(annotated):
     (subsection,) = section.subsections
     assert subsection.title == CONFIG
     intro = section.blocks[0].text
-    assert "3 × 3 identity cells (group: Arab, Latino against Anglo; gender: female, non-binary against male)" in intro
+    assert (
+        "3 × 3 identity cells (group: Arab, Latino against "
+        "Anglo; gender: female, non-binary against male)" in intro
+    )
     assert "minority" not in intro
     figure = forest_figure(annotated, CONFIG)
     labels = [label.get_text() for label in figure.axes[0].get_yticklabels()]

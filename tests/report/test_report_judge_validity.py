@@ -1,5 +1,6 @@
-"""A zero-shot judge that does not answer with the scale's numerals is flagged like a poor regressor: its bias results
-are marked, and the report says why (mean numeral mass), even when its SemEval r happens to look fine."""
+"""A zero-shot judge that does not answer with the scale's numerals is flagged like a poor
+regressor: its bias results are marked, and the report says why (mean numeral mass), even when its
+SemEval r happens to look fine."""
 
 import pandas as pd
 
@@ -7,8 +8,22 @@ from eval_harness.suites.eec.report import MIN_REGRESSOR_R, flag_poor_regressors
 
 
 def row(model, metric, value, **fields):
-    base = {"model": model, "suite": "eec", "language": "en", "dataset": "eec", "config": "en_black_white"}
-    return {**base, "emotion": "anger", "test": None, "term": None, "metric": metric, "value": value, **fields}
+    base = {
+        "model": model,
+        "suite": "eec",
+        "language": "en",
+        "dataset": "eec",
+        "config": "en_black_white",
+    }
+    return {
+        **base,
+        "emotion": "anger",
+        "test": None,
+        "term": None,
+        "metric": metric,
+        "value": value,
+        **fields,
+    }
 
 
 RESULTS = pd.DataFrame(
@@ -27,7 +42,9 @@ def test_a_judge_with_little_numeral_mass_marks_its_results_poor():
     estimate = flagged[flagged["metric"] == "estimate"].set_index("model")["poor_regressor"]
     assert bool(estimate["judge"]) and not bool(estimate["probe"])
     # the quality numbers themselves are not flagged against themselves
-    assert not flagged[flagged["metric"].isin(["pearson_r", "numeral_mass"])]["poor_regressor"].any()
+    assert not flagged[flagged["metric"].isin(["pearson_r", "numeral_mass"])][
+        "poor_regressor"
+    ].any()
 
 
 def test_the_regressor_section_names_the_judge_and_its_numeral_mass():

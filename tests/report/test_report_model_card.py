@@ -1,6 +1,7 @@
-"""The model-card writer: model-index results via huggingface_hub (the EEC's headline effects on the intensity
-scale, at most MAX_RESULTS), a "Bias evaluation" section in the body, the rest of the README byte-identical,
-re-running adds nothing, other results are kept, offline; `xbias report --model-card/--repo-id/--push`."""
+"""The model-card writer: model-index results via huggingface_hub (the EEC's headline effects on the
+intensity scale, at most MAX_RESULTS), a "Bias evaluation" section in the body, the rest of the
+README byte-identical, re-running adds nothing, other results are kept, offline; `xbias report
+--model-card/--repo-id/--push`."""
 
 import json
 import os
@@ -66,10 +67,14 @@ def results(run_dir):
 
 @pytest.fixture(scope="module")
 def expected_count(run_dir) -> int:
-    """MiniLM's card results counted from the records: one per EEC config and headline effect (its largest
-    emotion), one per other number, at most MAX_RESULTS."""
+    """MiniLM's card results counted from the records: one per EEC config and headline effect (its
+    largest emotion), one per other number, at most MAX_RESULTS."""
     records = [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines()]
-    headline = ("group_within_reference_gender", "gender_within_reference_group", "group:gender_did")
+    headline = (
+        "group_within_reference_gender",
+        "gender_within_reference_group",
+        "group:gender_did",
+    )
     count = 0
     for r in records:
         if r["model"] != MINILM:
@@ -78,13 +83,16 @@ def expected_count(run_dir) -> int:
             count += 1  # one per config x effect (counted once, at one emotion)
         elif r["metric"] == "pearson_r" and r["split"] == "test":
             count += 1
-        elif r["metric"] == "effect_size" or (r["suite"] == "gender_space" and "explained_variance" not in r["metric"]):
+        elif r["metric"] == "effect_size" or (
+            r["suite"] == "gender_space" and "explained_variance" not in r["metric"]
+        ):
             count += 1
     return min(count, MAX_RESULTS)
 
 
 def _body(rest: str, newline: str = "\n") -> str:
-    """The card body without the xbias section (module docstring), checking the section is there once."""
+    """The card body without the xbias section (module docstring), checking the section is there
+    once."""
     before, section = rest.split(BODY_START)
     assert section.count(BODY_END) == 1 and "## Bias evaluation" in section and "within" in section
     assert before.endswith(newline + newline)
@@ -103,12 +111,20 @@ def test_round_trip_keeps_the_body_and_other_metadata(tmp_path, results, expecte
     card_path = tmp_path / "README.md"
     card_path.write_bytes((FRONT_MATTER + BODY).encode("utf-8"))
     update = update_model_card(card_path, results, model=MINILM)
-    assert (update.added, update.updated, update.unchanged, update.total) == (expected_count, 0, 0, expected_count + 1)
+    assert (update.added, update.updated, update.unchanged, update.total) == (
+        expected_count,
+        0,
+        0,
+        expected_count + 1,
+    )
 
     text = card_path.read_bytes().decode("utf-8")
     metadata, rest = _split(text)
     assert _body(rest) == BODY  # byte-identical outside the YAML and the xbias section
-    assert metadata["license"] == "apache-2.0" and metadata["tags"] == ["sentence-similarity", "bias"]
+    assert metadata["license"] == "apache-2.0" and metadata["tags"] == [
+        "sentence-similarity",
+        "bias",
+    ]
     assert metadata["custom_field"] == {"nested": [1, 2]}
 
     card = ModelCard.load(card_path)
@@ -119,12 +135,18 @@ def test_round_trip_keeps_the_body_and_other_metadata(tmp_path, results, expecte
     glue = results_by_config["sst2", None]
     assert (glue.dataset_type, glue.metric_type, glue.metric_value) == ("glue", "accuracy", 0.91)
     effects = results.query(
-        "model == @MINILM and config == 'en_black_white' and term == 'group_within_reference_gender' "
-        "and metric == 'effect'"
+        "model == @MINILM and config == 'en_black_white' and term "
+        "== 'group_within_reference_gender' and metric == 'effect'"
     )
-    planted = effects.loc[effects["value"].abs().idxmax()]  # the emotion where the effect is largest
-    effect = results_by_config["en_black_white", f"{planted['emotion']}: African-American vs European, among men"]
-    assert effect.metric_value == round(planted["value"], 6)  # the intensity-scale effect, never a coefficient
+    planted = effects.loc[
+        effects["value"].abs().idxmax()
+    ]  # the emotion where the effect is largest
+    effect = results_by_config[
+        "en_black_white", f"{planted['emotion']}: African-American vs European, among men"
+    ]
+    assert effect.metric_value == round(
+        planted["value"], 6
+    )  # the intensity-scale effect, never a coefficient
     assert (effect.dataset_type, effect.dataset_name, effect.dataset_split) == (
         "eec",
         "Equity Evaluation Corpora",
@@ -156,7 +178,11 @@ def test_new_values_replace_old_ones_in_place(tmp_path, results):
     card_path = tmp_path / "README.md"
     update_model_card(card_path, results, model=MINILM)
     changed = results.copy()
-    row = changed.index[(changed["model"] == MINILM) & (changed["metric"] == "effect_size") & (changed["test"] == "T1")]
+    row = changed.index[
+        (changed["model"] == MINILM)
+        & (changed["metric"] == "effect_size")
+        & (changed["test"] == "T1")
+    ]
     changed.loc[row, "value"] = 0.123
     update = update_model_card(card_path, changed, model=MINILM)
     assert (update.added, update.updated) == (0, 1)
@@ -248,16 +274,23 @@ def test_cli_model_card_and_push_offline(run_dir, tmp_path, capsys, expected_cou
     ("front_matter", "reason"),
     [
         ("model-index: [\n", "not valid YAML (line"),  # broken front matter
-        ("x: !!python/object/apply:os.system ['true']\n", "not valid YAML (line 1"),  # a tag safe_load refuses
+        (
+            "x: !!python/object/apply:os.system ['true']\n",
+            "not valid YAML (line 1",
+        ),  # a tag safe_load refuses
         ("a: 1\na: 2\n", "a key is written twice in one mapping (line 2, column 1)"),
         ("- a list\n", "not readable"),  # no mapping
     ],
 )
-def test_a_damaged_card_is_one_input_error_naming_it_and_is_left_as_it_was(tmp_path, results, front_matter, reason):
+def test_a_damaged_card_is_one_input_error_naming_it_and_is_left_as_it_was(
+    tmp_path, results, front_matter, reason
+):
     card_path = tmp_path / "README.md"
     card_path.write_text(f"---\n{front_matter}---\n# body\n")
     before = card_path.read_bytes()
-    with pytest.raises(InputError, match=f"cannot read the model card {card_path}: .*{re.escape(reason)}"):
+    with pytest.raises(
+        InputError, match=f"cannot read the model card {card_path}: .*{re.escape(reason)}"
+    ):
         update_model_card(card_path, results, model=MINILM)
     assert card_path.read_bytes() == before
 

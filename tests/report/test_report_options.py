@@ -1,7 +1,8 @@
-"""A method's thresholds are its section's report options, not fields of the generic report (docs/architecture.md):
-the EEC section's ``min_regressor_r`` is set with ``options=``, the cross-lingual section reads the same value, an
-option no section reads is refused in one line; and what every section declares reaches the report's building
-blocks (the kit) from the assembly, so that a registered section's flag marks the kit's tables."""
+"""A method's thresholds are its section's report options, not fields of the generic report
+(docs/architecture.md): the EEC section's ``min_regressor_r`` is set with ``options=``, the
+cross-lingual section reads the same value, an option no section reads is refused in one line; and
+what every section declares reaches the report's building blocks (the kit) from the assembly, so
+that a registered section's flag marks the kit's tables."""
 
 import re
 
@@ -29,7 +30,9 @@ def test_the_eec_line_of_a_poor_regressor_is_the_readers_report_option(run_dir, 
     for line, options in ((MIN_REGRESSOR_R, None), (0.6, {"min_regressor_r": 0.6})):
         annotated = annotate(results, options=options)
         measured = annotated[
-            (annotated["suite"] == "eec") & ~annotated["metric"].isin(QUALITY) & annotated["emotion"].notna()
+            (annotated["suite"] == "eec")
+            & ~annotated["metric"].isin(QUALITY)
+            & annotated["emotion"].notna()
         ]
         keys = measured[["model", "language", "emotion"]].itertuples(index=False, name=None)
         expected = [test_r.get(key, float("nan")) < line for key in keys]  # no r: nothing to flag
@@ -67,7 +70,9 @@ def test_the_crosslingual_section_reads_the_eec_option():
         ({"min_regressor_r": float("nan")}, "takes a finite number"),
     ],
 )
-def test_an_option_no_section_reads_or_of_another_type_is_one_line(run_dir, tmp_path, options, message):
+def test_an_option_no_section_reads_or_of_another_type_is_one_line(
+    run_dir, tmp_path, options, message
+):
     from eval_harness.report import write_report
 
     with pytest.raises(InputError, match=re.escape(message)) as raised:
@@ -91,7 +96,9 @@ def test_a_registered_sections_flag_marks_the_kits_tables_and_legend_until_unreg
     register_section(_FlaggingSection(), "kit_probe")
     try:
         assert report_tables.marked_value(row, report_sections()) == "0.500¤"
-        assert report_tables.significance_legend(report_sections(), 0.01).endswith("¤ probed at 0.01.")
+        assert report_tables.significance_legend(report_sections(), 0.01).endswith(
+            "¤ probed at 0.01."
+        )
     finally:
         unregister_section("kit_probe")
     assert report_tables.marked_value(row, report_sections()) == "0.500"

@@ -1,5 +1,6 @@
-"""What the report and compare write is safe to open (issue 31, section 3): a label that looks like a formula is
-text in a spreadsheet (OWASP's "CSV Injection"), and a label that looks like HTML is text in a Markdown viewer."""
+"""What the report and compare write is safe to open (issue 31, section 3): a label that looks like
+a formula is text in a spreadsheet (OWASP's "CSV Injection"), and a label that looks like HTML is
+text in a Markdown viewer."""
 
 import io
 import re
@@ -11,7 +12,15 @@ from eval_harness.compare.contrasts import WEAT_METRIC
 from eval_harness.compare.output import write_comparison
 from eval_harness.compare.pairing import Side
 from eval_harness.report.build import CSV_FILE, MARKDOWN_FILE, report_contents
-from eval_harness.report.kit.document import Bullets, Document, Paragraph, Section, Table, csv_bytes, spreadsheet_safe
+from eval_harness.report.kit.document import (
+    Bullets,
+    Document,
+    Paragraph,
+    Section,
+    Table,
+    csv_bytes,
+    spreadsheet_safe,
+)
 
 HTML_LABEL = "<img src=x onerror=alert(1)>"
 FORMULAS = ["=1+1", "+1+1", "-1+1", "@SUM(A1)", "\tx", "\rx", '=HYPERLINK("http://x","y")']
@@ -27,7 +36,8 @@ def test_a_text_cell_that_starts_like_a_formula_is_prefixed_with_a_quote(cell):
 
 
 def test_a_label_with_a_carriage_return_or_newline_stays_one_cell_of_one_row():
-    """Guards: with ``\n`` line ends pandas left a bare ``\r`` in a cell unquoted, and a reader split the row."""
+    """Guards: with ``\n`` line ends pandas left a bare ``\r`` in a cell unquoted, and a reader
+    split the row."""
     labels = ["Arab\rwomen", "Anglo\nmen", "Arab\r\nmen", "plain"]
     frame = pd.DataFrame({"group": labels, "value": [0.5, -0.25, 1.0, 2.0]})
     again = pd.read_csv(io.BytesIO(csv_bytes(frame)))
@@ -51,23 +61,40 @@ def test_results_csv_neutralises_formulas_and_report_md_shows_html_as_text():
     assert all(("'" + cell).replace('"', '""') in text for cell in FORMULAS)
     markdown = contents[MARKDOWN_FILE].decode()
     assert "<img" not in markdown
-    assert markdown.count("&lt;img src=x onerror=alert(1)>") == 6  # title, section, paragraph, bullet, caption, cell
+    assert (
+        markdown.count("&lt;img src=x onerror=alert(1)>") == 6
+    )  # title, section, paragraph, bullet, caption, cell
     assert "p < 0.05" in markdown  # a "<" that opens no HTML is left as written
 
 
 def test_the_comparison_shows_html_labels_as_text(tmp_path):
-    """comparison.md is a report Document: a model's label, a test's name and a "|" in a cell are text, as in the
-    report's Markdown."""
+    """comparison.md is a report Document: a model's label, a test's name and a "|" in a cell are
+    text, as in the report's Markdown."""
     record = {
         "suite": "xweat",
         "metric": WEAT_METRIC,
         "test": HTML_LABEL,
         "language": "en|x",
-        **dict.fromkeys(["reference_estimate", "other_estimate", "value", "std_err", "ci_low", "ci_high", "mde"], 0.1),
+        **dict.fromkeys(
+            [
+                "reference_estimate",
+                "other_estimate",
+                "value",
+                "std_err",
+                "ci_low",
+                "ci_high",
+                "mde",
+            ],
+            0.1,
+        ),
         "p_value": 0.5,
     }
     side = Side(tmp_path / "run", HTML_LABEL, HTML_LABEL)
     written = write_comparison([record], side, side, tmp_path / "comparison")
     markdown = written.markdown.read_text(encoding="utf-8")
-    assert "<img" not in markdown and markdown.count("&lt;img") == 5  # the title's two labels, the two sides, the cell
-    assert "| WEAT &lt;img src=x onerror=alert(1)> en\\|x |" in markdown  # a "|" in a label does not break the row
+    assert (
+        "<img" not in markdown and markdown.count("&lt;img") == 5
+    )  # the title's two labels, the two sides, the cell
+    assert (
+        "| WEAT &lt;img src=x onerror=alert(1)> en\\|x |" in markdown
+    )  # a "|" in a label does not break the row

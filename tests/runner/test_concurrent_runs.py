@@ -1,9 +1,9 @@
-"""Two real ``xbias run`` processes started at the same instant on one run folder (toy suite): the one that takes
-the folder's lock runs, the other stops at once with one line naming the holder's pid and exit code 2, having
-computed nothing; the folder then holds the first run's results only.
+"""Two real ``xbias run`` processes started at the same instant on one run folder (toy suite): the
+one that takes the folder's lock runs, the other stops at once with one line naming the holder's pid
+and exit code 2, having computed nothing; the folder then holds the first run's results only.
 
-The lock holder pauses after its first unit (tests/helpers/xbias_process.py) until the other process has
-ended, so the two overlap whatever the machine's load.
+The lock holder pauses after its first unit (tests/helpers/xbias_process.py) until the other process
+has ended, so the two overlap whatever the machine's load.
 """
 
 import json
@@ -18,7 +18,9 @@ from eval_harness.cli import main
 from eval_harness.runner import load_config
 from eval_harness.suites import unregister_suite
 
-pytestmark = pytest.mark.slow  # two processes start python, torch and accelerate at once: 20-35 s on 2 busy cores
+pytestmark = (
+    pytest.mark.slow
+)  # two processes start python, torch and accelerate at once: 20-35 s on 2 busy cores
 
 
 @pytest.fixture
@@ -47,7 +49,9 @@ def wait_for_the_holder(pause_dir, processes, timeout=240.0) -> int:
         if paused.is_file() and paused.read_text().strip():
             return int(paused.read_text())
         if all(process.poll() is not None for process in processes):
-            raise AssertionError(f"both ended, none paused: {[process.communicate() for process in processes]}")
+            raise AssertionError(
+                f"both ended, none paused: {[process.communicate() for process in processes]}"
+            )
         time.sleep(0.05)
     raise AssertionError("no process paused")
 
@@ -56,7 +60,10 @@ def wait_for_the_holder(pause_dir, processes, timeout=240.0) -> int:
 def test_two_runs_started_at_once_on_one_folder(toy, tmp_path, capsys, same_config):
     out, pause_dir = tmp_path / "run", tmp_path / "pause"
     pause_dir.mkdir()
-    configs = [write_config(tmp_path / "a.yaml", 2), write_config(tmp_path / "b.yaml", 2 if same_config else 1)]
+    configs = [
+        write_config(tmp_path / "a.yaml", 2),
+        write_config(tmp_path / "b.yaml", 2 if same_config else 1),
+    ]
     logs = [tmp_path / "log-a", tmp_path / "log-b"]  # each process's evaluations
     processes = []
     for config, log in zip(configs, logs, strict=True):
@@ -76,8 +83,9 @@ def test_two_runs_started_at_once_on_one_folder(toy, tmp_path, capsys, same_conf
     out_text, err = processes[other].communicate(timeout=240)
     assert processes[other].returncode == 2, err
     assert err.strip().splitlines() == [
-        f"xbias: error: the run folder {out} is in use by another xbias run (pid {holder_pid}); wait for it to end "
-        "(then run this command again: it resumes) or give another --out"
+        f"xbias: error: the run folder {out} is in use by another "
+        f"xbias run (pid {holder_pid}); wait for it to end (then "
+        "run this command again: it resumes) or give another --out"
     ]
     assert out_text == "" and not list(logs[other].iterdir())  # it computed nothing
 
@@ -90,15 +98,21 @@ def test_two_runs_started_at_once_on_one_folder(toy, tmp_path, capsys, same_conf
     assert len(list(logs[holder].iterdir())) == n_units
     # the folder is the holder's run, whole and unmixed
     assert json.loads((out / "run.json").read_text())["config_hash"] == holder_config.config_hash()
-    unit_hashes = [json.loads(path.read_text())["config_hash"] for path in (out / "units").glob("*.json")]
+    unit_hashes = [
+        json.loads(path.read_text())["config_hash"] for path in (out / "units").glob("*.json")
+    ]
     assert unit_hashes == [holder_config.config_hash()] * n_units
     assert f"({2 * n_units} records)" in out_text
     assert len((out / "results.jsonl").read_text().splitlines()) == 2 * n_units
 
-    # the one that stopped, run again: with the same config it has nothing left to do; another config is refused
+    # the one that stopped, run again: with the same config it has nothing left to do; another
+    # config is refused
     capsys.readouterr()
     code = main(["run", "--config", str(configs[other]), "--out", str(out), "--no-progress"])
     if same_config:
-        assert code == 0 and f"{n_units} already finished (resumed), 0 computed" in capsys.readouterr().out
+        assert (
+            code == 0
+            and f"{n_units} already finished (resumed), 0 computed" in capsys.readouterr().out
+        )
     else:
         assert code == 2 and "holds the results of a different run" in capsys.readouterr().err

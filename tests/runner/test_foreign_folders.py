@@ -1,6 +1,7 @@
-"""Nothing is lost that was not ours: a folder is an xbias run folder only when its run.json says so; any other
-folder is refused before anything (even run.lock) is written into it, --force never deletes or overwrites a file
-that is not xbias's, and names that are not plain path components are an error before anything is written.
+"""Nothing is lost that was not ours: a folder is an xbias run folder only when its run.json says
+so; any other folder is refused before anything (even run.lock) is written into it, --force never
+deletes or overwrites a file that is not xbias's, and names that are not plain path components are
+an error before anything is written.
 
 With the toy suite (tests/toy_method), in this process."""
 
@@ -17,7 +18,11 @@ from eval_harness.runner.store import RUN_FOLDER_KIND
 from eval_harness.suites import unregister_suite
 
 # What another program left in a folder: files with the names xbias writes, and one of its own.
-FOREIGN = {"results.jsonl": "their results\n", "units/notes.txt": "their notes\n", "cache/mine.bin": "their cache"}
+FOREIGN = {
+    "results.jsonl": "their results\n",
+    "units/notes.txt": "their notes\n",
+    "cache/mine.bin": "their cache",
+}
 
 
 @pytest.fixture
@@ -29,7 +34,11 @@ def toy():
 
 def toy_config(models=None, **top):
     return parse_config(
-        {"models": models or [{"name": "m1", "type": "svm_tfidf"}], "suites": {"toy": {"languages": ["en"]}}, **top}
+        {
+            "models": models or [{"name": "m1", "type": "svm_tfidf"}],
+            "suites": {"toy": {"languages": ["en"]}},
+            **top,
+        }
     )
 
 
@@ -40,14 +49,19 @@ def write_files(folder, files):
 
 
 def contents(folder):
-    return {path.relative_to(folder).as_posix(): path.read_text() for path in folder.rglob("*") if path.is_file()}
+    return {
+        path.relative_to(folder).as_posix(): path.read_text()
+        for path in folder.rglob("*")
+        if path.is_file()
+    }
 
 
 @pytest.mark.parametrize("force", [False, True], ids=["plain", "force"])
 def test_a_folder_of_another_program_is_refused_and_left_as_it_was(toy, tmp_path, force):
-    """Guards: a folder holding only another program's results.jsonl, units/ and cache/ was taken for a run folder
-    and its results.jsonl overwritten (exit 0), and a refused folder got a run.lock. Now it is refused before
-    anything is written, and --force, which would overwrite its files, is refused too."""
+    """Guards: a folder holding only another program's results.jsonl, units/ and cache/ was taken
+    for a run folder and its results.jsonl overwritten (exit 0), and a refused folder got a
+    run.lock. Now it is refused before anything is written, and --force, which would overwrite its
+    files, is refused too."""
     folder = tmp_path / "theirs"
     write_files(folder, FOREIGN)
     message = "even with --force xbias never replaces" if force else "is not an xbias run folder"
@@ -59,9 +73,10 @@ def test_a_folder_of_another_program_is_refused_and_left_as_it_was(toy, tmp_path
 
 
 def test_force_adds_a_run_beside_other_files_and_never_removes_them(toy, tmp_path, capsys):
-    """Guards: --force wrote into any folder (and its wipe removed the whole units/ folder). Decided: --force in a
-    folder that is not xbias's adds a run beside its files when none of them has a name xbias writes; the folder
-    is then a run folder, and a later --force removes only xbias's own files."""
+    """Guards: --force wrote into any folder (and its wipe removed the whole units/ folder).
+    Decided: --force in a folder that is not xbias's adds a run beside its files when none of them
+    has a name xbias writes; the folder is then a run folder, and a later --force removes only
+    xbias's own files."""
     folder = tmp_path / "shared"
     theirs = {"notes.txt": "keep me\n", "data/table.csv": "a,b\n"}
     write_files(folder, theirs)
@@ -79,8 +94,8 @@ def test_force_adds_a_run_beside_other_files_and_never_removes_them(toy, tmp_pat
 
 
 def test_a_run_folder_is_claimed_first_so_a_failed_start_is_taken_over(toy, tmp_path):
-    """run.json is the first file a run writes (status "starting"): a start that fails before its first unit
-    leaves a folder the next run knows as xbias's, not a foreign one."""
+    """run.json is the first file a run writes (status "starting"): a start that fails before its
+    first unit leaves a folder the next run knows as xbias's, not a foreign one."""
     folder = tmp_path / "run"
     store = RunStore(folder, toy_config())
     store.make_folder()
@@ -106,8 +121,11 @@ def test_a_run_folder_whose_run_json_was_deleted_is_still_known_by_its_unit_file
     ],
     ids=["dotdot", "hidden", "slash", "dot"],
 )
-def test_a_model_name_that_is_not_a_plain_name_is_refused_before_anything_is_written(toy, tmp_path, models):
-    """Guards: a model named `..` was accepted and its unit files became hidden dotfiles in units/."""
+def test_a_model_name_that_is_not_a_plain_name_is_refused_before_anything_is_written(
+    toy, tmp_path, models
+):
+    """Guards: a model named `..` was accepted and its unit files became hidden dotfiles in
+    units/."""
     with pytest.raises(ConfigError, match="is not a plain name"):
         run_sweep(toy_config(models), tmp_path / "run", progress=False)
     assert not (tmp_path / "run").exists()
@@ -122,16 +140,33 @@ def test_a_run_name_that_is_not_a_plain_name_is_refused(toy):
 def test_a_model_given_as_dotdot_on_the_command_line_is_one_line_before_anything_is_written(
     toy, tmp_path, capsys, monkeypatch
 ):
-    """`--model ..` names the model after its path's last part, `..`: an error that says how to name it."""
+    """`--model ..` names the model after its path's last part, `..`: an error that says how to name
+    it."""
     monkeypatch.chdir(tmp_path)
     (tmp_path / "inner").mkdir()
     monkeypatch.chdir(tmp_path / "inner")
-    argv = ["run", "--model", "..", "--model-type", "static_mlp", "--suite", "toy", "--languages", "en"]
+    argv = [
+        "run",
+        "--model",
+        "..",
+        "--model-type",
+        "static_mlp",
+        "--suite",
+        "toy",
+        "--languages",
+        "en",
+    ]
     assert main([*argv, "--out", "run"]) == 2
     (line,) = capsys.readouterr().err.strip().splitlines()
-    assert line.startswith("xbias: error: ") and "name '..' (from '..'" in line and "set `name:`" in line
+    assert (
+        line.startswith("xbias: error: ")
+        and "name '..' (from '..'" in line
+        and "set `name:`" in line
+    )
     assert sorted(path.name for path in (tmp_path / "inner").iterdir()) == []
     config = tmp_path / "named.yaml"
-    config.write_text(yaml.safe_dump({"models": [{"name": "..", "type": "svm_tfidf"}], "suites": ["toy"]}))
+    config.write_text(
+        yaml.safe_dump({"models": [{"name": "..", "type": "svm_tfidf"}], "suites": ["toy"]})
+    )
     assert main(["run", "--config", str(config), "--out", "run2"]) == 2
     assert "is not a plain name" in capsys.readouterr().err

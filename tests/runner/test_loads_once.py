@@ -1,6 +1,6 @@
-"""A run reads each dataset once: every SemEval-2018 split, every XWEAT word set and every EEC corpus is loaded once
-per run, however many models, emotions, seeds and language pairs use it; a warm rerun loads its encoder once
-(docs/scaling.md)."""
+"""A run reads each dataset once: every SemEval-2018 split, every XWEAT word set and every EEC
+corpus is loaded once per run, however many models, emotions, seeds and language pairs use it; a
+warm rerun loads its encoder once (docs/scaling.md)."""
 
 from collections import Counter
 
@@ -17,8 +17,8 @@ from eval_harness.runner import parse_config, run_sweep
 
 
 def counting(monkeypatch, module, name: str, original=None) -> Counter:
-    """Replace ``module.name`` by a wrapper of it (or of ``original``) that counts its calls by their positional
-    arguments."""
+    """Replace ``module.name`` by a wrapper of it (or of ``original``) that counts its calls by
+    their positional arguments."""
     calls, original = Counter(), original or getattr(module, name)
 
     def counted(*args, **kwargs):
@@ -45,15 +45,19 @@ def test_the_splits_are_read_once_and_equal_a_direct_read(monkeypatch):
         assert raw[name].texts == list(direct[name]["text"])
     assert len(again["train"]) == 50 and set(again["train"].texts) <= set(first["train"].texts)
     assert again["validation"] is first["validation"]
-    assert texts[: len(first["train"])] == first["train"].texts  # anger comes first: SEMEVAL_DIMENSIONS' order
-    assert len(texts) == sum(len(split) for d in SEMEVAL_DIMENSIONS for split in semeval.splits("en", d).values())
+    assert (
+        texts[: len(first["train"])] == first["train"].texts
+    )  # anger comes first: SEMEVAL_DIMENSIONS' order
+    assert len(texts) == sum(
+        len(split) for d in SEMEVAL_DIMENSIONS for split in semeval.splits("en", d).values()
+    )
 
 
 @pytest.mark.slow
 def test_a_run_loads_each_semeval_split_each_word_set_and_each_eec_once(tmp_path, monkeypatch):
-    """Two encoders and SVM-tfidf x two emotions x two seeds train on (a small stand-in for) English SemEval-2018,
-    the probes reading the two emotions' texts alone, in one encoding; XWEAT runs en, de and both pairs for both
-    encoders."""
+    """Two encoders and SVM-tfidf x two emotions x two seeds train on (a small stand-in for) English
+    SemEval-2018, the probes reading the two emotions' texts alone, in one encoding; XWEAT runs en,
+    de and both pairs for both encoders."""
     semeval = counting(monkeypatch, emotion_splits, "load_semeval", small_semeval)
     word_sets = counting(monkeypatch, xweat_suite, "load_word_sets")
     eec = counting(monkeypatch, data, "load_eec")
@@ -63,12 +67,27 @@ def test_a_run_loads_each_semeval_split_each_word_set_and_each_eec_once(tmp_path
         "seeds": [0, 1],
         "models": [
             {"name": "tiny", "path": str(bert), "type": "encoder", "options": probe},
-            {"name": "tiny-cls", "path": str(bert), "type": "encoder", "options": {**probe, "pooling": "cls"}},
+            {
+                "name": "tiny-cls",
+                "path": str(bert),
+                "type": "encoder",
+                "options": {**probe, "pooling": "cls"},
+            },
             {"name": "svm", "type": "svm_tfidf", "options": {"max_train": 20, "min_df": 1}},
         ],
         "suites": {
-            "eec": {"languages": ["en"], "emotions": ["anger", "joy"], "configs": ["en_black_white"], "sample": 1},
-            "xweat": {"languages": ["en", "de"], "tests": ["T1"], "cross_lingual": True, "permutations": 99},
+            "eec": {
+                "languages": ["en"],
+                "emotions": ["anger", "joy"],
+                "configs": ["en_black_white"],
+                "sample": 1,
+            },
+            "xweat": {
+                "languages": ["en", "de"],
+                "tests": ["T1"],
+                "cross_lingual": True,
+                "permutations": 99,
+            },
         },
     }
     summary = run_sweep(parse_config(config), tmp_path / "run", progress=False)
@@ -80,9 +99,9 @@ def test_a_run_loads_each_semeval_split_each_word_set_and_each_eec_once(tmp_path
 
 @pytest.mark.slow
 def test_a_warm_rerun_of_the_e5_arabic_eec_loads_the_model_once(tmp_path, monkeypatch):
-    """The cold run trains the e5 probe and caches it; a rerun into a new folder with that cache (a new run: new
-    resources) restores the probe and loads e5's weights once, not once more to restore it, and writes the same
-    records."""
+    """The cold run trains the e5 probe and caches it; a rerun into a new folder with that cache (a
+    new run: new resources) restores the probe and loads e5's weights once, not once more to restore
+    it, and writes the same records."""
     import json
 
     import eval_harness.models.loading as loading
@@ -95,7 +114,12 @@ def test_a_warm_rerun_of_the_e5_arabic_eec_loads_the_model_once(tmp_path, monkey
         "head": "mlp",
         "head_options": {"max_epochs": 3},
     }
-    model = {"name": "e5", "path": "pypi:multilingual-e5-small", "type": "encoder", "options": options}
+    model = {
+        "name": "e5",
+        "path": "pypi:multilingual-e5-small",
+        "type": "encoder",
+        "options": options,
+    }
     suite = {"languages": ["ar"], "emotions": ["anger"], "configs": ["ar_arab_anglo"], "sample": 1}
     config = parse_config({"models": [model], "suites": {"eec": suite}, "seeds": [0]})
     cold = run_sweep(config, tmp_path / "cold", cache_dir=tmp_path / "cache", progress=False)
@@ -103,6 +127,12 @@ def test_a_warm_rerun_of_the_e5_arabic_eec_loads_the_model_once(tmp_path, monkey
     loads.clear()
     warm = run_sweep(config, tmp_path / "warm", cache_dir=tmp_path / "cache", progress=False)
     assert sum(loads.values()) == 1 and warm.computed == cold.computed > 0
-    assert (tmp_path / "warm" / "results.jsonl").read_text() == (tmp_path / "cold" / "results.jsonl").read_text()
-    restored = [json.loads(line) for line in (tmp_path / "warm" / "results.jsonl").read_text().splitlines()]
-    assert {record["language"] for record in restored} == {"ar"} and any(r["metric"] == "estimate" for r in restored)
+    assert (tmp_path / "warm" / "results.jsonl").read_text() == (
+        tmp_path / "cold" / "results.jsonl"
+    ).read_text()
+    restored = [
+        json.loads(line) for line in (tmp_path / "warm" / "results.jsonl").read_text().splitlines()
+    ]
+    assert {record["language"] for record in restored} == {"ar"} and any(
+        r["metric"] == "estimate" for r in restored
+    )

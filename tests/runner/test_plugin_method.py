@@ -1,7 +1,8 @@
-"""Adding a method is one folder: ``tests/toy_method/`` (its suite, record schema and report section) lives
-only in the tests, is registered by one line, and runs through ``xbias run`` and ``xbias report`` like a
-built-in method, its own section in the report — or is found as an installed plug-in through the
-``xbias.suites`` entry-point group. A record its schema does not describe stops the run with one line."""
+"""Adding a method is one folder: ``tests/toy_method/`` (its suite, record schema and report
+section) lives only in the tests, is registered by one line, and runs through ``xbias run`` and
+``xbias report`` like a built-in method, its own section in the report — or is found as an installed
+plug-in through the ``xbias.suites`` entry-point group. A record its schema does not describe stops
+the run with one line."""
 
 import json
 
@@ -18,7 +19,10 @@ def test_a_method_folder_registered_by_one_line_runs_and_reports(tmp_path):
         config = tmp_path / "toy.yaml"
         config.write_text(
             yaml.safe_dump(
-                {"models": [{"name": "m1", "type": "svm_tfidf"}], "suites": {"toy_method": {"languages": ["en"]}}}
+                {
+                    "models": [{"name": "m1", "type": "svm_tfidf"}],
+                    "suites": {"toy_method": {"languages": ["en"]}},
+                }
             )
         )
         out = tmp_path / "run"
@@ -30,17 +34,31 @@ def test_a_method_folder_registered_by_one_line_runs_and_reports(tmp_path):
     n_units = 2 * len(toy_method.EMOTIONS)  # n_configs x emotions
     assert {record["suite"] for record in records} == {"toy_method"}
     assert len(records) == 2 * n_units and len(list((out / "units").iterdir())) == n_units
-    report = (out / "report" / "tables.md").read_text()  # the full tables page: each method's section
-    # The method's own section, with its headline table, its sentences and its figure; nothing left to "Other".
-    assert "## Toy method" in report and "| model | language | config | anger | fear | joy | sadness |" in report
+    report = (
+        out / "report" / "tables.md"
+    ).read_text()  # the full tables page: each method's section
+    # The method's own section, with its headline table, its sentences and its figure; nothing left
+    # to "Other".
+    assert (
+        "## Toy method" in report
+        and "| model | language | config | anger | fear | joy | sadness |" in report
+    )
     estimates = [r for r in records if r["metric"] == "estimate"]
     first = next(r for r in estimates if (r["config"], r["emotion"]) == ("en_c0", "anger"))
     row = next(line for line in report.splitlines() if line.startswith("| m1 | en | en_c0 |"))
     assert row.split(" | ")[3].startswith(f"{first['value']:.3f}")
-    strongest = min((r for r in estimates if r["p_value"] <= 0.10), key=lambda r: r["p_value"], default=None)
+    strongest = min(
+        (r for r in estimates if r["p_value"] <= 0.10), key=lambda r: r["p_value"], default=None
+    )
     if strongest is not None:
-        assert f"{strongest['config']}, {strongest['emotion']}: the toy estimate is {strongest['value']:+.3f}" in report
-    assert "figures/toy_estimates.png" in report and (out / "report" / "figures" / "toy_estimates.png").is_file()
+        assert (
+            f"{strongest['config']}, {strongest['emotion']}: "
+            f"the toy estimate is {strongest['value']:+.3f}" in report
+        )
+    assert (
+        "figures/toy_estimates.png" in report
+        and (out / "report" / "figures" / "toy_estimates.png").is_file()
+    )
     assert "Other results" not in report
 
 
@@ -69,11 +87,20 @@ def test_a_record_its_schema_does_not_declare_stops_the_run_with_one_line(tmp_pa
         config = tmp_path / "toy.yaml"
         config.write_text(
             yaml.safe_dump(
-                {"models": [{"name": "m1", "type": "svm_tfidf"}], "suites": {"toy_undeclared": {"languages": ["en"]}}}
+                {
+                    "models": [{"name": "m1", "type": "svm_tfidf"}],
+                    "suites": {"toy_undeclared": {"languages": ["en"]}},
+                }
             )
         )
-        assert main(["run", "--config", str(config), "--out", str(tmp_path / "run"), "--no-progress"]) == 2
+        assert (
+            main(["run", "--config", str(config), "--out", str(tmp_path / "run"), "--no-progress"])
+            == 2
+        )
     finally:
         unregister_suite("toy_undeclared")
     error = capsys.readouterr().err
-    assert error.count("\n") == 1 and "field 'surprise' is not declared in the suite's record schema" in error
+    assert (
+        error.count("\n") == 1
+        and "field 'surprise' is not declared in the suite's record schema" in error
+    )

@@ -1,6 +1,7 @@
-"""Pinned revisions: a Hub model is loaded from the snapshot of the commit its revision resolves to when the run
-starts; run.json and every record name that commit; a folder is not resumed once the model resolves to another
-commit (pin the old one with `revision:` to resume). Offline: a Hugging Face cache laid out in the test."""
+"""Pinned revisions: a Hub model is loaded from the snapshot of the commit its revision resolves to
+when the run starts; run.json and every record name that commit; a folder is not resumed once the
+model resolves to another commit (pin the old one with `revision:` to resume). Offline: a Hugging
+Face cache laid out in the test."""
 
 import json
 import shutil
@@ -51,13 +52,24 @@ def test_a_hub_model_is_pinned_to_the_commit_of_its_revision(hub_cache):
 
 
 def config_file(tmp_path, revision=None):
-    model = {"name": "tiny", "id": REPO, "type": "encoder", **({"revision": revision} if revision else {})}
+    model = {
+        "name": "tiny",
+        "id": REPO,
+        "type": "encoder",
+        **({"revision": revision} if revision else {}),
+    }
     path = tmp_path / f"toy-{revision or 'main'}.yaml"
-    path.write_text(yaml.safe_dump({"models": [model], "suites": {"toy": {"languages": ["en"], "n_configs": 1}}}))
+    path.write_text(
+        yaml.safe_dump(
+            {"models": [model], "suites": {"toy": {"languages": ["en"], "n_configs": 1}}}
+        )
+    )
     return str(path)
 
 
-def test_run_json_and_records_carry_the_commit_and_a_moved_branch_is_not_resumed(hub_cache, toy, tmp_path, capsys):
+def test_run_json_and_records_carry_the_commit_and_a_moved_branch_is_not_resumed(
+    hub_cache, toy, tmp_path, capsys
+):
     out = tmp_path / "run"
     assert main(["run", "--config", config_file(tmp_path), "--out", str(out), "--no-progress"]) == 0
     run_info = json.loads((out / "run.json").read_text())
@@ -70,14 +82,28 @@ def test_run_json_and_records_carry_the_commit_and_a_moved_branch_is_not_resumed
     capsys.readouterr()
     assert main(["run", "--config", config_file(tmp_path), "--out", str(out), "--no-progress"]) == 2
     error = capsys.readouterr().err
-    assert f"model 'tiny' now resolves to {SECOND}, but the run" in error and f"revision: {FIRST}" in error
+    assert (
+        f"model 'tiny' now resolves to {SECOND}, but the run" in error
+        and f"revision: {FIRST}" in error
+    )
     # pinning the old commit resumes the run: nothing is computed again
-    assert main(["run", "--config", config_file(tmp_path, FIRST), "--out", str(out), "--no-progress"]) == 0
+    assert (
+        main(["run", "--config", config_file(tmp_path, FIRST), "--out", str(out), "--no-progress"])
+        == 0
+    )
     assert "already finished (resumed), 0 computed" in capsys.readouterr().out
 
 
 def test_revision_goes_with_a_hub_id(tmp_path):
     with pytest.raises(ConfigError, match="revision pins a Hub model"):
-        parse_config({"models": [{"path": str(tmp_path), "revision": "main"}], "suites": ["eec"], "languages": ["en"]})
+        parse_config(
+            {
+                "models": [{"path": str(tmp_path), "revision": "main"}],
+                "suites": ["eec"],
+                "languages": ["en"],
+            }
+        )
     with pytest.raises(ConfigError, match="revision must be a branch, tag or commit"):
-        parse_config({"models": [{"id": REPO, "revision": ""}], "suites": ["eec"], "languages": ["en"]})
+        parse_config(
+            {"models": [{"id": REPO, "revision": ""}], "suites": ["eec"], "languages": ["en"]}
+        )

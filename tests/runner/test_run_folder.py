@@ -1,6 +1,6 @@
-"""The run folder's guarantees with the toy suite, in this process: unit files are verified on resume (and by the
-report), the folder is locked while a run uses it, a failed start does not block it, run.json counts what is on
-disk, and every file follows the user's umask."""
+"""The run folder's guarantees with the toy suite, in this process: unit files are verified on
+resume (and by the report), the folder is locked while a run uses it, a failed start does not block
+it, run.json counts what is on disk, and every file follows the user's umask."""
 
 import errno
 import fcntl
@@ -58,7 +58,7 @@ def drop_a_field(text):
     return json.dumps(payload)
 
 
-# -- unit files ------------------------------------------------------------------------------------------------------
+# -- unit files ------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -67,14 +67,27 @@ def drop_a_field(text):
         (lambda text, other: "{}", "lacks id, unit"),
         (lambda text, other: "[]", "holds a JSON list"),
         (lambda text, other: '{"records": []}', "lacks id, unit"),
-        (lambda text, other: other, "is the file of unit"),  # another unit's file under this unit's name
+        (
+            lambda text, other: other,
+            "is the file of unit",
+        ),  # another unit's file under this unit's name
         (lambda text, other: edit_a_value(text), "checksum does not match"),
         (lambda text, other: drop_a_field(text), "record 1 lacks p_value"),
         (lambda text, other: text[:50], "not JSON"),
     ],
-    ids=["empty-object", "list", "no-records", "wrong-key", "edited", "record-field-missing", "cut-short"],
+    ids=[
+        "empty-object",
+        "list",
+        "no-records",
+        "wrong-key",
+        "edited",
+        "record-field-missing",
+        "cut-short",
+    ],
 )
-def test_a_unit_file_that_is_not_the_unit_is_recomputed_with_one_warning(toy, tmp_path, damage, reason):
+def test_a_unit_file_that_is_not_the_unit_is_recomputed_with_one_warning(
+    toy, tmp_path, damage, reason
+):
     config, folder = toy_config(), tmp_path / "run"
     run_sweep(config, folder, progress=False)
     expected = read_results(folder)
@@ -84,21 +97,25 @@ def test_a_unit_file_that_is_not_the_unit_is_recomputed_with_one_warning(toy, tm
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         summary = run_sweep(config, folder, progress=False)
-    messages = [str(warning.message) for warning in caught if issubclass(warning.category, RuntimeWarning)]
+    messages = [
+        str(warning.message) for warning in caught if issubclass(warning.category, RuntimeWarning)
+    ]
     assert len(messages) == 1 and str(target) in messages[0] and reason in messages[0], messages
     assert (summary.computed, toy.calls, summary.resumed) == (1, 1, 7)
     assert read_results(folder) == expected
 
 
 def test_a_unit_file_of_another_config_is_never_mixed_into_a_run(toy, tmp_path):
-    """Units carry their config's hash: a unit copied from a run with other options (the same unit ids) makes the
-    folder another run's, even with run.json gone."""
+    """Units carry their config's hash: a unit copied from a run with other options (the same unit
+    ids) makes the folder another run's, even with run.json gone."""
     run_sweep(toy_config(), tmp_path / "a", progress=False)
     other = toy_config(fail_unit="none")
     run_sweep(other, tmp_path / "b", progress=False)
     unit_file(tmp_path / "a", 0).write_bytes(unit_file(tmp_path / "b", 0).read_bytes())
     (tmp_path / "a" / "run.json").unlink()
-    with pytest.raises(ConfigError, match=f"different run \\(config hash {other.config_hash()[:12]}"):
+    with pytest.raises(
+        ConfigError, match=f"different run \\(config hash {other.config_hash()[:12]}"
+    ):
         run_sweep(toy_config(), tmp_path / "a", progress=False)
 
 
@@ -114,7 +131,7 @@ def test_the_report_counts_a_unit_file_that_is_not_a_unit_as_unfinished(toy, tmp
     assert "7 of 8 planned units are finished" in joined
 
 
-# -- run.json ---------------------------------------------------------------------------------------------------------
+# -- run.json --------------------------------------------------------------------------------------
 
 
 def test_run_json_after_an_interruption_counts_the_unit_files_on_disk(toy, tmp_path):
@@ -125,10 +142,14 @@ def test_run_json_after_an_interruption_counts_the_unit_files_on_disk(toy, tmp_p
     run_info = RunStore(folder).run_info()
     files = len(list((folder / "units").glob("*.json")))
     assert files == 5
-    assert (run_info["status"], run_info["units_finished"], run_info["units_computed"]) == ("interrupted", 5, 5)
+    assert (run_info["status"], run_info["units_finished"], run_info["units_computed"]) == (
+        "interrupted",
+        5,
+        5,
+    )
 
 
-# -- the lock ---------------------------------------------------------------------------------------------------------
+# -- the lock --------------------------------------------------------------------------------------
 
 
 def test_a_locked_folder_is_refused_naming_the_holder_and_released_after(toy, tmp_path):
@@ -137,9 +158,13 @@ def test_a_locked_folder_is_refused_naming_the_holder_and_released_after(toy, tm
     store.make_folder()
     with store.lock():
         assert (folder / "run.lock").read_text().split() == [str(os.getpid()), socket.gethostname()]
-        with pytest.raises(RunFolderError, match=rf"in use by another xbias run \(pid {os.getpid()}\)"):
+        with pytest.raises(
+            RunFolderError, match=rf"in use by another xbias run \(pid {os.getpid()}\)"
+        ):
             run_sweep(toy_config(), folder, progress=False)
-        assert sorted(path.name for path in folder.iterdir()) == ["run.lock"]  # nothing else was written
+        assert sorted(path.name for path in folder.iterdir()) == [
+            "run.lock"
+        ]  # nothing else was written
     summary = run_sweep(toy_config(), folder, progress=False)  # released: the folder is free again
     assert summary.computed == 8
     with RunStore(folder).lock():  # and the run released it too
@@ -147,24 +172,29 @@ def test_a_locked_folder_is_refused_naming_the_holder_and_released_after(toy, tm
 
 
 def test_a_holder_on_another_machine_of_shared_storage_is_named_with_its_host(toy, tmp_path):
-    """On a run folder that several machines share, the holder's pid is another machine's: the message says which
-    (without looking for that pid here, where it means nothing)."""
+    """On a run folder that several machines share, the holder's pid is another machine's: the
+    message says which (without looking for that pid here, where it means nothing)."""
     folder = tmp_path / "run"
     folder.mkdir()
     descriptor = os.open(folder / "run.lock", os.O_RDWR | os.O_CREAT)
     try:
         fcntl.flock(descriptor, fcntl.LOCK_EX)
         os.write(descriptor, b"4242 node-17.cluster\n")
-        with pytest.raises(RunFolderError, match=r"in use by another xbias run \(pid 4242 on host node-17\.cluster\)"):
+        with pytest.raises(
+            RunFolderError,
+            match=r"in use by another xbias run \(pid 4242 on host node-17\.cluster\)",
+        ):
             run_sweep(toy_config(), folder, progress=False)
     finally:
         os.close(descriptor)
 
 
-def test_a_planted_unit_of_another_run_is_named_and_the_report_advises_what_the_run_accepts(toy, tmp_path):
-    """One unit from another config among a finished run's own (F18): the report leaves it out and says to move it
-    out, the run refuses the folder naming that file, and after following the advice the run resumes all its own
-    units."""
+def test_a_planted_unit_of_another_run_is_named_and_the_report_advises_what_the_run_accepts(
+    toy, tmp_path
+):
+    """One unit from another config among a finished run's own (F18): the report leaves it out and
+    says to move it out, the run refuses the folder naming that file, and after following the advice
+    the run resumes all its own units."""
     config, folder = toy_config(), tmp_path / "a"
     run_sweep(config, folder, progress=False)
     run_sweep(toy_config(n_configs=3), tmp_path / "b", progress=False)
@@ -181,18 +211,22 @@ def test_a_planted_unit_of_another_run_is_named_and_the_report_advises_what_the_
 
 
 @pytest.mark.parametrize("code", [errno.ENOLCK, errno.EOPNOTSUPP])
-def test_a_file_system_without_locks_is_one_line_before_anything_is_written(toy, tmp_path, monkeypatch, code):
+def test_a_file_system_without_locks_is_one_line_before_anything_is_written(
+    toy, tmp_path, monkeypatch, code
+):
     def no_locks(descriptor, operation):
         raise OSError(code, os.strerror(code))
 
     monkeypatch.setattr(fcntl, "flock", no_locks)
     folder = tmp_path / "run"
-    with pytest.raises(RunFolderError, match=r"of the run folder .* has no file locks \(flock: .*\), so two runs"):
+    with pytest.raises(
+        RunFolderError, match=r"of the run folder .* has no file locks \(flock: .*\), so two runs"
+    ):
         run_sweep(toy_config(), folder, progress=False)
     assert sorted(path.name for path in folder.iterdir()) == ["run.lock"]
 
 
-# -- a failed start ---------------------------------------------------------------------------------------------------
+# -- a failed start --------------------------------------------------------------------------------
 
 
 def test_a_run_that_finished_no_unit_is_taken_over_by_a_corrected_config(toy, tmp_path):
@@ -212,12 +246,14 @@ def test_a_run_that_finished_no_unit_is_taken_over_by_a_corrected_config(toy, tm
 def test_a_failed_run_with_finished_units_is_still_its_configs(toy, tmp_path):
     folder = tmp_path / "run"
     with pytest.raises(InputError, match="planted failure"):
-        run_sweep(toy_config(fail_unit="m1__toy__en__toy__en_c0__joy__seed0"), folder, progress=False)
+        run_sweep(
+            toy_config(fail_unit="m1__toy__en__toy__en_c0__joy__seed0"), folder, progress=False
+        )
     with pytest.raises(ConfigError, match="different run"):
         run_sweep(toy_config(), folder, progress=False)
 
 
-# -- permissions ------------------------------------------------------------------------------------------------------
+# -- permissions -----------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("umask", [0o022, 0o077])
@@ -229,13 +265,23 @@ def test_every_run_folder_file_follows_the_umask(toy, tmp_path, umask):
         os.umask(previous)
     paths = [tmp_path / "run", *(tmp_path / "run").rglob("*")]
     names = {path.name for path in paths}
-    assert {"config.yaml", "run.json", "results.jsonl", "run.lock", "units", f"{FIRST_UNIT}.json"} <= names
+    assert {
+        "config.yaml",
+        "run.json",
+        "results.jsonl",
+        "run.lock",
+        "units",
+        f"{FIRST_UNIT}.json",
+    } <= names
     for path in paths:
         expected = (0o777 if path.is_dir() else 0o666) & ~umask
-        assert stat.S_IMODE(path.stat().st_mode) == expected, (path, oct(stat.S_IMODE(path.stat().st_mode)))
+        assert stat.S_IMODE(path.stat().st_mode) == expected, (
+            path,
+            oct(stat.S_IMODE(path.stat().st_mode)),
+        )
 
 
-# -- results.jsonl ---------------------------------------------------------------------------------------------------
+# -- results.jsonl ---------------------------------------------------------------------------------
 
 
 def test_results_grow_unit_by_unit_and_run_json_names_the_final_files_digest(toy, tmp_path):
@@ -245,13 +291,17 @@ def test_results_grow_unit_by_unit_and_run_json_names_the_final_files_digest(toy
     seen = []
     evaluate = toy.evaluate
 
-    def watching(unit, prepared, ctx):  # what a reader of results.jsonl sees while the run is in progress
+    def watching(
+        unit, prepared, ctx
+    ):  # what a reader of results.jsonl sees while the run is in progress
         seen.append(len((out / "results.jsonl").read_text().splitlines()))
         return evaluate(unit, prepared, ctx)
 
     toy.evaluate = watching
     run_sweep(toy_config(), out, progress=False)
-    assert seen == [2 * index for index in range(8)]  # every finished unit's two records, appended as it finished
+    assert seen == [
+        2 * index for index in range(8)
+    ]  # every finished unit's two records, appended as it finished
     info = json.loads((out / "run.json").read_text())
     data = (out / "results.jsonl").read_bytes()
     assert info["results"] == {
@@ -268,12 +318,16 @@ def test_a_results_file_cut_short_is_made_whole_when_the_run_resumes(toy, tmp_pa
         run_sweep(toy_config(), out, progress=False)
     whole = (out / "results.jsonl").read_text()
     assert len(whole.splitlines()) == 6
-    (out / "results.jsonl").write_text(whole + whole.splitlines()[0][:25])  # a killed append's last line
+    (out / "results.jsonl").write_text(
+        whole + whole.splitlines()[0][:25]
+    )  # a killed append's last line
     toy.interrupt_after = None
     seen, evaluate = [], toy.evaluate
 
     def watching(unit, prepared, ctx):
-        seen.append(read_results(out))  # every line a whole record: the resumed run rewrote the file first
+        seen.append(
+            read_results(out)
+        )  # every line a whole record: the resumed run rewrote the file first
         return evaluate(unit, prepared, ctx)
 
     toy.evaluate = watching

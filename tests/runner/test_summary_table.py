@@ -1,4 +1,5 @@
-"""The end-of-run summary table says why a cell has no value (n/a [k] and the reason in a footnote)."""
+"""The end-of-run summary table says why a cell has no value (n/a [k] and the reason in a
+footnote)."""
 
 from eval_harness.contract import Suite, UnitKey
 from eval_harness.runner import parse_config, run_sweep
@@ -15,7 +16,13 @@ class CoverageSuite(Suite):
 
     def evaluate(self, unit, prepared, ctx):
         if unit.test == "T2":
-            return [{"metric": "effect_size", "value": None, "note": "set X keeps 3 of 8 words, below the 80% rule"}]
+            return [
+                {
+                    "metric": "effect_size",
+                    "value": None,
+                    "note": "set X keeps 3 of 8 words, below the 80% rule",
+                }
+            ]
         return [{"metric": "effect_size", "value": 0.5, "p_value": 0.01}]
 
 
@@ -23,7 +30,11 @@ def test_a_missing_value_points_to_its_reason(tmp_path):
     register_suite(CoverageSuite(), replace=True)
     try:
         config = parse_config(
-            {"models": [{"name": "m", "type": "svm_tfidf"}], "suites": ["coverage_toy"], "languages": ["en"]}
+            {
+                "models": [{"name": "m", "type": "svm_tfidf"}],
+                "suites": ["coverage_toy"],
+                "languages": ["en"],
+            }
         )
         table = run_sweep(config, tmp_path / "run", progress=False).table
     finally:

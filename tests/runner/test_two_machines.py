@@ -1,7 +1,7 @@
-"""Beyond one machine: two "machines" on this box (two ``accelerate launch --num_machines 2 --machine_rank r``, one
-CPU rank each, gloo over 127.0.0.1) run one sweep into one run folder, as two nodes do on shared storage, each with
-its own node-local Hugging Face cache; the run folder and the records equal one process's, value for value, cold and
-warm (docs/scaling.md)."""
+"""Beyond one machine: two "machines" on this box (two ``accelerate launch --num_machines 2
+--machine_rank r``, one CPU rank each, gloo over 127.0.0.1) run one sweep into one run folder, as
+two nodes do on shared storage, each with its own node-local Hugging Face cache; the run folder and
+the records equal one process's, value for value, cold and warm (docs/scaling.md)."""
 
 import json
 import sys
@@ -18,7 +18,8 @@ def records(run: Path) -> list[dict]:
 
 
 def shared_files(run: Path) -> dict[str, bytes]:
-    """Every file the run folder holds that does not name its run's process layout: unit files, caches."""
+    """Every file the run folder holds that does not name its run's process layout: unit files,
+    caches."""
     return {
         path.relative_to(run).as_posix(): path.read_bytes()
         for path in sorted(run.rglob("*"))
@@ -27,11 +28,22 @@ def shared_files(run: Path) -> dict[str, bytes]:
 
 
 def unit_records(run: Path) -> dict[str, list[dict]]:
-    return {path.stem: json.loads(path.read_text())["records"] for path in sorted((run / "units").glob("*.json"))}
+    return {
+        path.stem: json.loads(path.read_text())["records"]
+        for path in sorted((run / "units").glob("*.json"))
+    }
 
 
 def two_machines(config: Path, out: Path, homes: Path, force: bool = False) -> Path:
-    arguments = ["eval_harness.cli", "run", "--config", str(config), "--no-progress", "--out", str(out)]
+    arguments = [
+        "eval_harness.cli",
+        "run",
+        "--config",
+        str(config),
+        "--no-progress",
+        "--out",
+        str(out),
+    ]
     launches = accelerate_launch_machines(
         "-m",
         [*arguments, *(["--force"] if force else [])],
@@ -39,7 +51,9 @@ def two_machines(config: Path, out: Path, homes: Path, force: bool = False) -> P
     )
     for rank, launch in enumerate(launches):
         assert launch.returncode == 0, f"machine {rank}:\n{launch.stderr[-3000:]}"
-    assert sum("planned" in launch.stdout for launch in launches) == 1  # rank 0 alone prints the summary
+    assert (
+        sum("planned" in launch.stdout for launch in launches) == 1
+    )  # rank 0 alone prints the summary
     return out
 
 
@@ -55,13 +69,18 @@ def test_two_machines_on_one_shared_run_folder_give_the_results_of_one_process(t
     assert info["num_processes"] == 2 and info["status"] == "complete"
     assert {record["seed"] for record in records(one)} == {0, 1}
     assert records(shared) == records(one) and unit_records(shared) == unit_records(one)
-    # the embedding chunks each rank wrote and the regressors rank 0 saved, byte for byte; no temporary file left
+    # the embedding chunks each rank wrote and the regressors rank 0 saved, byte for byte; no
+    # temporary file left
     assert shared_files(shared) == shared_files(one)
-    assert not [path for path in shared.rglob("*") if ".tmp" in path.name or ".building-" in path.name]
+    assert not [
+        path for path in shared.rglob("*") if ".tmp" in path.name or ".building-" in path.name
+    ]
     # each node built its own datasets in its own cache: neither wrote into the other's
-    assert all((tmp_path / "homes" / f"node{rank}" / "xbias" / "datasets").is_dir() for rank in (0, 1))
+    assert all(
+        (tmp_path / "homes" / f"node{rank}" / "xbias" / "datasets").is_dir() for rank in (0, 1)
+    )
 
-    # warm: both machines again, every unit recomputed from the caches the cold run left (rank 1 restores the
-    # regressors rank 0 saved), the same records
+    # warm: both machines again, every unit recomputed from the caches the cold run left (rank 1
+    # restores the regressors rank 0 saved), the same records
     two_machines(config, shared, tmp_path / "homes", force=True)
     assert records(shared) == records(one) and shared_files(shared) == shared_files(one)

@@ -38,7 +38,8 @@ def test_recovers_a_known_rotation_under_noise():
 def test_matches_scipy_and_minimises_the_residual():
     source, target, _ = _rotated_pairs(n=60, dim=8, noise=1.0, seed=2)
     alignment = orthogonal_procrustes(source, target)
-    # scipy solves min ||A R - B|| (R = W^T) from SVD(A^T B): an independent derivation of the same optimum.
+    # scipy solves min ||A R - B|| (R = W^T) from SVD(A^T B): an independent derivation of the same
+    # optimum.
     scipy_rotation, _ = scipy_procrustes(source, target)
     np.testing.assert_allclose(alignment.rotation, scipy_rotation.T, atol=1e-10)
     best = np.linalg.norm(alignment.apply(source) - target)

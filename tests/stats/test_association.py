@@ -19,14 +19,16 @@ from eval_harness.suites.xweat.measures import association_from_roles
 
 SQRT2 = math.sqrt(2)
 
-# ------------------------------------------------------------------------------------------ worked by hand
+# ----------------------------------------------------------------------------------- worked by hand
 
 
 def test_rnd_by_hand_without_normalising():
     # mean X = (1, 1), mean Y = (-1, 0).
     # a1 = (1, 1): |a1 - (1,1)| = 0, |a1 - (-1,0)| = sqrt(4 + 1)  -> -sqrt(5)
     # a2 = (-1, 1): |a2 - (1,1)| = 2, |a2 - (-1,0)| = 1           -> +1
-    result = relative_norm_distance([[2, 0], [0, 2]], [[-3, 0], [1, 0]], [[1, 1], [-1, 1]], normalize=False)
+    result = relative_norm_distance(
+        [[2, 0], [0, 2]], [[-3, 0], [1, 0]], [[1, 1], [-1, 1]], normalize=False
+    )
     assert result.per_word == pytest.approx((-math.sqrt(5), 1.0))
     assert result.value == pytest.approx(1 - math.sqrt(5))
     assert result.mean == pytest.approx((1 - math.sqrt(5)) / 2)
@@ -41,12 +43,15 @@ def test_rnd_by_hand_with_unit_vectors():
 
 
 def test_mac_by_hand():
-    # t1 = (1,0): A1 = {(1,0), (1,1)} distances 0, 1 - 1/sqrt2 -> mean (1 - 1/sqrt2)/2; A2 = {(0,1)}: 1
+    # t1 = (1,0): A1 = {(1,0), (1,1)} distances 0, 1 - 1/sqrt2 -> mean (1 - 1/sqrt2)/2; A2 =
+    # {(0,1)}: 1
     # t2 = (0,1): A1 distances 1, 1 - 1/sqrt2 -> mean (2 - 1/sqrt2)/2; A2: 0
     # MAC = [(1 - 1/sqrt2)/2 + 1 + (2 - 1/sqrt2)/2 + 0] / 4 = (5 - sqrt2) / 8
     result = mean_average_cosine([[[1, 0]], [[0, 1]]], [[[1, 0], [1, 1]], [[0, 1]]])
     assert result.value == pytest.approx((5 - SQRT2) / 8)
-    assert result.by_target_set == pytest.approx(((1 - 1 / SQRT2) / 2 / 2 + 0.5, ((2 - 1 / SQRT2) / 2) / 2))
+    assert result.by_target_set == pytest.approx(
+        ((1 - 1 / SQRT2) / 2 / 2 + 0.5, ((2 - 1 / SQRT2) / 2) / 2)
+    )
     assert result.by_attribute_set == pytest.approx(((3 - SQRT2) / 4, 0.5))
 
 
@@ -56,7 +61,9 @@ def test_ect_by_hand():
     # cos to Y: cos 45, cos 25, cos 35, cos 65  -> ranks 2, 4, 3, 1
     # rank differences 2, -1, -1, 0: rho = 1 - 6 * 6 / (4 * (16 - 1)) = 0.4
     angles = np.deg2rad([0, 20, 80, 110])
-    result = embedding_coherence([[1, 0], [3, 0]], [[1, 1]], np.column_stack([np.cos(angles), np.sin(angles)]))
+    result = embedding_coherence(
+        [[1, 0], [3, 0]], [[1, 1]], np.column_stack([np.cos(angles), np.sin(angles)])
+    )
     assert result.value == pytest.approx(0.4)
     assert result.similarities_y == pytest.approx(np.cos(np.deg2rad([45, 25, 35, 65])))
 
@@ -65,12 +72,17 @@ def test_ripa_by_hand():
     # One pair: b = ((3,1) - (1,1)) / 2 = (1, 0); scores are the first coordinates.
     one = relational_inner_product([[3, 1]], [[1, 1]], [[2, 5], [-1, 3]])
     assert one.scores == pytest.approx((2.0, -1.0)) and one.value == pytest.approx(0.5)
-    # Two pairs with differences (3,1), (1,3): D^T D = [[10, 6], [6, 10]], top eigenvector (1,1)/sqrt2 (eigenvalue
-    # 16 of 16 + 4), so w = (2,5) scores 7/sqrt2 and 80% of the pairs' variance lies along b.
+    # Two pairs with differences (3,1), (1,3): D^T D = [[10, 6], [6, 10]], top eigenvector
+    # (1,1)/sqrt2 (eigenvalue 16 of 16 + 4), so w = (2,5) scores 7/sqrt2 and 80% of the pairs'
+    # variance lies along b.
     pca = relational_inner_product([[3, 1], [1, 3]], [[0, 0], [0, 0]], [[2, 5]])
-    assert pca.value == pytest.approx(7 / SQRT2) and pca.explained_variance == pytest.approx(16 / 20)
+    assert pca.value == pytest.approx(7 / SQRT2) and pca.explained_variance == pytest.approx(
+        16 / 20
+    )
     # WEFE's mean over pairs: ((2,5).(3,1) + (2,5).(1,3)) / sqrt10 / 2 = (11 + 17) / (2 sqrt10).
-    pair_mean = relational_inner_product([[3, 1], [1, 3]], [[0, 0], [0, 0]], [[2, 5]], relation="pair_mean")
+    pair_mean = relational_inner_product(
+        [[3, 1], [1, 3]], [[0, 0], [0, 0]], [[2, 5]], relation="pair_mean"
+    )
     assert pair_mean.value == pytest.approx(28 / (2 * math.sqrt(10)))
 
 
@@ -81,7 +93,9 @@ def test_ripa_orients_the_relation_towards_x():
 
 def test_kl_from_uniform_by_hand():
     # (0.3, 0.6) -> (1/3, 2/3): 1/3 ln(2/3) + 2/3 ln(4/3)
-    assert kl_from_uniform([0.3, 0.6]) == pytest.approx(math.log(2 / 3) / 3 + 2 * math.log(4 / 3) / 3)
+    assert kl_from_uniform([0.3, 0.6]) == pytest.approx(
+        math.log(2 / 3) / 3 + 2 * math.log(4 / 3) / 3
+    )
     # (0.2, 0.4, 0.6) -> (1/6, 2/6, 3/6): 1/6 ln(1/2) + 1/3 ln(1) + 1/2 ln(3/2)
     assert kl_from_uniform([0.2, 0.4, 0.6]) == pytest.approx(math.log(0.5) / 6 + math.log(1.5) / 2)
     assert kl_from_uniform([0.5, 0.5]) == 0.0
@@ -95,7 +109,8 @@ def test_rnsb_equals_an_independent_logistic_fit_and_the_kl_by_hand():
     C = 0.7
     result = relative_negative_sentiment(groups, positive, negative, train_fraction=1.0, C=C)
 
-    # Independent fit: minimise scikit-learn's objective 1/2 |w|^2 + C sum log(1 + exp(-t (w.v + c))), t = +-1.
+    # Independent fit: minimise scikit-learn's objective 1/2 |w|^2 + C sum log(1 + exp(-t (w.v +
+    # c))), t = +-1.
     vectors = np.vstack([positive, negative])
     signs = np.r_[-np.ones(6), np.ones(7)]  # negative class = +1
 
@@ -113,13 +128,17 @@ def test_rnsb_equals_an_independent_logistic_fit_and_the_kl_by_hand():
     assert result.negative_share == pytest.approx(tuple(share), rel=1e-5)
     assert result.n_seeds == 1 and result.std == 0 and result.holdout_accuracy is None
 
-    words = relative_negative_sentiment(groups, positive, negative, unit="word", train_fraction=1.0, C=C)
+    words = relative_negative_sentiment(
+        groups, positive, negative, unit="word", train_fraction=1.0, C=C
+    )
     all_p = np.concatenate(p_negative)
     word_share = all_p / all_p.sum()
-    assert words.value == pytest.approx(float(np.sum(word_share * np.log(len(all_p) * word_share))), rel=1e-5)
+    assert words.value == pytest.approx(
+        float(np.sum(word_share * np.log(len(all_p) * word_share))), rel=1e-5
+    )
 
 
-# ------------------------------------------------------------------------------------------ planted biases
+# ----------------------------------------------------------------------------------- planted biases
 
 
 def _direction(rng, dim):
@@ -135,7 +154,9 @@ def test_rnd_planted_and_null():
     planted = relative_norm_distance(x + 3 * e, y, attributes + 3 * e)
     assert abs(null.mean) < 0.02
     assert planted.mean < -0.05  # the attributes moved to X's side: nearer X's centroid
-    assert relative_norm_distance(y, x + 3 * e, attributes + 3 * e).mean == pytest.approx(-planted.mean)
+    assert relative_norm_distance(y, x + 3 * e, attributes + 3 * e).mean == pytest.approx(
+        -planted.mean
+    )
 
 
 def test_mac_planted_and_null():
@@ -156,7 +177,9 @@ def test_ect_planted_and_null():
     rng = np.random.default_rng(2)
     dim = 50
     centre, towards_a, towards_b = (5 * _direction(rng, dim) for _ in range(3))
-    attributes = np.vstack([towards_a + rng.normal(size=(15, dim)), towards_b + rng.normal(size=(15, dim))])
+    attributes = np.vstack(
+        [towards_a + rng.normal(size=(15, dim)), towards_b + rng.normal(size=(15, dim))]
+    )
     x, y = centre + 0.3 * rng.normal(size=(10, dim)), centre + 0.3 * rng.normal(size=(10, dim))
     null = embedding_coherence(x, y, attributes)
     planted = embedding_coherence(x + towards_a, y + towards_b, attributes)
@@ -185,7 +208,10 @@ def test_rnsb_planted_and_null():
     # Large groups, so that a group's mean P(negative) is not decided by a few words' noise.
     rng = np.random.default_rng(5)
     dim, e = 10, _direction(rng, 10)
-    positive, negative = rng.normal(size=(100, dim)) + 1.5 * e, rng.normal(size=(100, dim)) - 1.5 * e
+    positive, negative = (
+        rng.normal(size=(100, dim)) + 1.5 * e,
+        rng.normal(size=(100, dim)) - 1.5 * e,
+    )
     x, y = rng.normal(size=(300, dim)), rng.normal(size=(300, dim))
     null = relative_negative_sentiment([x, y], positive, negative, seed=0)
     planted = relative_negative_sentiment([x, y - 1.0 * e], positive, negative, seed=0)
@@ -194,7 +220,11 @@ def test_rnsb_planted_and_null():
     assert planted.value > 0.015 and planted.value > 10 * null.value
     assert planted.negative_share[1] > 0.58  # Y is the group classified negative
     assert planted.holdout_accuracy > 0.85
-    assert planted.n_seeds == 10 and len(planted.per_seed) == 10 and planted.min <= planted.value <= planted.max
+    assert (
+        planted.n_seeds == 10
+        and len(planted.per_seed) == 10
+        and planted.min <= planted.value <= planted.max
+    )
 
 
 def test_rnsb_is_deterministic_per_seed_and_varies_across_seeds():
@@ -208,7 +238,7 @@ def test_rnsb_is_deterministic_per_seed_and_varies_across_seeds():
     assert first.std == pytest.approx(np.std(first.per_seed, ddof=1))
 
 
-# ------------------------------------------------------------------------------------------ role-labelled input
+# ------------------------------------------------------------------------------ role-labelled input
 
 
 def _weat_shaped(seed=0, dim=6):
@@ -220,7 +250,11 @@ def _weat_shaped(seed=0, dim=6):
 
 @pytest.mark.parametrize(
     "measure,function",
-    [("rnd", relative_norm_distance), ("ect", embedding_coherence), ("ripa", relational_inner_product)],
+    [
+        ("rnd", relative_norm_distance),
+        ("ect", embedding_coherence),
+        ("ripa", relational_inner_product),
+    ],
 )
 def test_roles_compute_one_attribute_set_measures_once_per_set(measure, function):
     (x, y, a, b), embeddings, roles = _weat_shaped()
@@ -233,7 +267,9 @@ def test_roles_compute_one_attribute_set_measures_once_per_set(measure, function
 
 def test_roles_for_mac_and_rnsb():
     (x, y, a, b), embeddings, roles = _weat_shaped()
-    assert association_from_roles("mac", embeddings, roles) == {"A+B": mean_average_cosine([x, y], [a, b])}
+    assert association_from_roles("mac", embeddings, roles) == {
+        "A+B": mean_average_cosine([x, y], [a, b])
+    }
     extra = embeddings + [[1.0] * 6]
     mac = association_from_roles("mac", extra, roles + ["C"])["A+B+C"]
     assert mac.attribute_set_sizes == (6, 7, 1)
@@ -268,7 +304,9 @@ def test_clear_errors():
     with pytest.raises(InputError, match="empty"):
         mean_average_cosine([np.zeros((0, 2))], [[[1, 0]]])
     with pytest.raises(InputError, match="train_fraction"):
-        relative_negative_sentiment([[[1, 0]], [[0, 1]]], [[1, 1], [2, 2]], [[-1, -1], [-2, -1]], train_fraction=0)
+        relative_negative_sentiment(
+            [[[1, 0]], [[0, 1]]], [[1, 1], [2, 2]], [[-1, -1], [-2, -1]], train_fraction=0
+        )
     with pytest.raises(InputError, match="held-out split"):
         relative_negative_sentiment([[[1, 0]], [[0, 1]]], [[1, 1]], [[-1, -1], [-2, -1]])
     with pytest.raises(InputError, match="n_seeds"):

@@ -30,7 +30,8 @@ def _sets(seed=0, n_contexts=5, dim=8, bias=0.0, n_words=3):
 
 
 def _weat_effect_and_variance(x, y, a, b):
-    """The weat module's effect size (ddof=1) and the associations' variance, for one vector per word."""
+    """The weat module's effect size (ddof=1) and the associations' variance, for one vector per
+    word."""
     associations = word_associations(np.vstack([x, y]), a, b)
     s_x, s_y = associations[: len(x)], associations[len(x) :]
     return effect_size(s_x, s_y, ddof=1), associations.var(ddof=1)
@@ -47,18 +48,29 @@ def test_one_context_per_word_reproduces_weat():
 
 
 def test_every_sample_is_one_of_the_enumerated_context_choices():
-    # Two contexts per word, two words per set: 2^8 = 256 possible samples, each computed with the weat module.
-    x, y, a, b = ({k: v for k, v in list(words.items())[:2]} for words in _sets(seed=1, n_contexts=2))
+    # Two contexts per word, two words per set: 2^8 = 256 possible samples, each computed with the
+    # weat module.
+    x, y, a, b = (
+        {k: v for k, v in list(words.items())[:2]} for words in _sets(seed=1, n_contexts=2)
+    )
     sets = [list(words.values()) for words in (x, y, a, b)]
     possible = []
     for choice in itertools.product([0, 1], repeat=8):
-        picked = [vectors[c] for vectors, c in zip([v for s in sets for v in s], choice, strict=True)]
-        possible.append(_weat_effect_and_variance(*(np.vstack(picked[i : i + 2]) for i in range(0, 8, 2))))
+        picked = [
+            vectors[c] for vectors, c in zip([v for s in sets for v in s], choice, strict=True)
+        ]
+        possible.append(
+            _weat_effect_and_variance(*(np.vstack(picked[i : i + 2]) for i in range(0, 8, 2)))
+        )
     possible = np.array(possible)
     effects, variances = ceat_samples(x, y, a, b, n_samples=3000, seed=2)
-    distance = np.abs(effects[:, None] - possible[None, :, 0]) + np.abs(variances[:, None] - possible[None, :, 1])
+    distance = np.abs(effects[:, None] - possible[None, :, 0]) + np.abs(
+        variances[:, None] - possible[None, :, 1]
+    )
     assert distance.min(axis=1).max() < 1e-9  # every sample is a real combination
-    assert len(np.unique(distance.argmin(axis=1))) > 200  # and the draws range over (nearly) all 256
+    assert (
+        len(np.unique(distance.argmin(axis=1))) > 200
+    )  # and the draws range over (nearly) all 256
 
 
 def test_combines_by_random_effects_and_is_deterministic_per_seed():
@@ -68,7 +80,9 @@ def test_combines_by_random_effects_and_is_deterministic_per_seed():
     assert result.meta == random_effects(effects, variances)
     assert result.sample_effect_mean == pytest.approx(effects.mean())
     assert ceat(x, y, a, b, n_samples=500, seed=11) == result
-    assert ceat(x, y, a, b, n_samples=500, seed=12).meta.combined_effect != result.meta.combined_effect
+    assert (
+        ceat(x, y, a, b, n_samples=500, seed=12).meta.combined_effect != result.meta.combined_effect
+    )
     flat = result.to_dict()
     assert flat["combined_effect"] == result.meta.combined_effect and flat["n_samples"] == 500
     assert (result.n_x, result.min_contexts, result.max_contexts) == (3, 5, 5)
@@ -79,7 +93,9 @@ def test_planted_bias_and_null():
     planted = ceat(*_sets(seed=4, bias=1.0, n_words=12, n_contexts=20), n_samples=2000, seed=0)
     assert abs(null.meta.combined_effect) < 0.1
     assert planted.meta.combined_effect > 1.0 and planted.meta.p_value < 1e-6
-    assert planted.meta.tau2 > 0 and 0 < planted.meta.i2 < 1  # samples differ by more than their variances
+    assert (
+        planted.meta.tau2 > 0 and 0 < planted.meta.i2 < 1
+    )  # samples differ by more than their variances
 
 
 def test_clear_errors():

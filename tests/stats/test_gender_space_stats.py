@@ -60,7 +60,9 @@ def test_subspace_matches_bolukbasi_pca_of_pair_centred_vectors():
     centre = (a_unit + b_unit) / 2
     stacked = np.vstack([a_unit - centre, b_unit - centre])
     pca = PCA(n_components=stacked.shape[1]).fit(stacked)
-    np.testing.assert_allclose(result.explained_variance_ratio, pca.explained_variance_ratio_[:8], atol=1e-10)
+    np.testing.assert_allclose(
+        result.explained_variance_ratio, pca.explained_variance_ratio_[:8], atol=1e-10
+    )
     assert abs(result.direction @ pca.components_[0]) == pytest.approx(1.0, abs=1e-10)
     # signed toward `first`: the mean difference projects positively
     assert ((a_unit - b_unit) @ result.direction).mean() > 0
@@ -68,13 +70,16 @@ def test_subspace_matches_bolukbasi_pca_of_pair_centred_vectors():
 
 
 def test_more_components_than_the_pairs_have_is_an_error_not_silently_fewer():
-    """Guards: n_components=100 silently reported 5. n pair differences in d dimensions span at most min(n, d)
-    components (numpy's rank of the stacked differences, computed here): more is an error naming both; unset
-    is "up to 10, as many as there are"."""
+    """Guards: n_components=100 silently reported 5. n pair differences in d dimensions span at most
+    min(n, d)
+    components (numpy's rank of the stacked differences, computed here): more is an error naming
+    both; unset is "up to 10, as many as there are"."""
     rng = np.random.default_rng(3)
     a, b = rng.standard_normal((5, 20)), rng.standard_normal((5, 20))
     assert np.linalg.matrix_rank(a - b) == 5
-    with pytest.raises(InputError, match="n_components=100 is more than the 5 principal components that 5 pair"):
+    with pytest.raises(
+        InputError, match="n_components=100 is more than the 5 principal components that 5 pair"
+    ):
         gender_subspace(a, b, n_components=100)
     assert len(gender_subspace(a, b, n_components=5).explained_variance_ratio) == 5
     assert len(gender_subspace(a, b).explained_variance_ratio) == 5  # unset: as many as there are
@@ -181,7 +186,7 @@ def test_projection_and_most_biased_against_direct_computation():
         most_biased(bias, 40)
 
 
-# ---------------------------------------------------------------------------- clustering / classification
+# ---------------------------------------------------------------------- clustering / classification
 
 
 def test_planted_clustering_recovered_and_noise_is_near_chance():
@@ -208,7 +213,9 @@ def test_planted_classification_and_noise():
     result = svm_classification_accuracy(vectors, is_male, n_train=100, n_runs=4)
     assert result.min > 0.95 and len(result.values) == 4
     assert result.n_words == 200 and result.n_male + result.n_female == 200
-    noise = svm_classification_accuracy(rng.standard_normal((300, DIM)), is_male, n_train=100, n_runs=4)
+    noise = svm_classification_accuracy(
+        rng.standard_normal((300, DIM)), is_male, n_train=100, n_runs=4
+    )
     assert 0.35 < noise.mean < 0.65
     with pytest.raises(InputError, match="n_train=299"):
         svm_classification_accuracy(vectors, is_male, n_train=299)
@@ -224,7 +231,9 @@ def test_knn_matches_brute_force_neighbours_and_pearson():
     candidates = rng.standard_normal((60, 10))
     is_male = rng.random(60) < 0.5
     professions = rng.standard_normal((8, 10))
-    professions[0] = candidates[3] * 2.0  # profession 0 is candidate 3: excluded from its own neighbours
+    professions[0] = (
+        candidates[3] * 2.0
+    )  # profession 0 is candidate 3: excluded from its own neighbours
     bias = rng.standard_normal(8)
     exclude = np.full(8, -1)
     exclude[0] = 3
@@ -252,7 +261,9 @@ def test_knn_planted_bias_correlates():
     candidates, is_male, g = _planted_space(rng, 200, 0.5)
     bias = np.linspace(-1, 1, 30)
     professions = rng.standard_normal((30, DIM)) / math.sqrt(DIM) + 0.5 * bias[:, None] * g
-    draws = np.stack([professions + 0.05 * rng.standard_normal(professions.shape) for _ in range(3)])
+    draws = np.stack(
+        [professions + 0.05 * rng.standard_normal(professions.shape) for _ in range(3)]
+    )
     result = knn_profession_bias(draws, candidates, is_male, bias, k=20)
     assert len(result.correlations) == 3
     assert result.min > 0.7 and result.max_p_value < 1e-4
@@ -269,13 +280,19 @@ def test_knn_bad_input():
     with pytest.raises(InputError, match=r"k=11 nearest neighbours .* only 10 word"):
         knn_profession_bias(professions, candidates, is_male, bias, k=11)
     with pytest.raises(InputError, match=r"only 9 word"):
-        knn_profession_bias(professions, candidates, is_male, bias, k=10, exclude=[0, -1, -1, -1, -1])
+        knn_profession_bias(
+            professions, candidates, is_male, bias, k=10, exclude=[0, -1, -1, -1, -1]
+        )
     with pytest.raises(InputError, match="same male-neighbour share"):
         knn_profession_bias(professions, candidates, is_male, bias, k=10)
     with pytest.raises(InputError, match="at least 3 professions"):
         knn_profession_bias(professions[:2], candidates, is_male, bias[:2], k=3)
-    with pytest.raises(InputError, match="profession_vectors has 2 draws but the other input has 3"):
-        knn_profession_bias(np.stack([professions] * 2), np.stack([candidates] * 3), is_male, bias, k=3)
+    with pytest.raises(
+        InputError, match="profession_vectors has 2 draws but the other input has 3"
+    ):
+        knn_profession_bias(
+            np.stack([professions] * 2), np.stack([candidates] * 3), is_male, bias, k=3
+        )
 
 
 def test_unit_rows_rejects_zero_vectors():
@@ -285,10 +302,13 @@ def test_unit_rows_rejects_zero_vectors():
 
 
 def test_knn_refuses_a_similarity_matrix_too_large_to_allocate():
-    """20,000 professions by 20,000 candidates is 4e8 float64 entries (3 GiB): refused before the product."""
+    """20,000 professions by 20,000 candidates is 4e8 float64 entries (3 GiB): refused before the
+    product."""
     n = 20_000
     is_male = np.arange(n) % 2 == 0
     bias = np.linspace(-1.0, 1.0, n)
     vectors = np.ones((n, 2)) + np.arange(n)[:, None] * [0.0, 1e-3]
-    with pytest.raises(InputError, match=r"profession-by-candidate similarity matrix would be 20,000 x 20,000"):
+    with pytest.raises(
+        InputError, match=r"profession-by-candidate similarity matrix would be 20,000 x 20,000"
+    ):
         knn_profession_bias(vectors, vectors, is_male, bias, k=5)

@@ -1,4 +1,5 @@
-"""DerSimonian–Laird random effects against published numbers and against statsmodels' independent code."""
+"""DerSimonian–Laird random effects against published numbers and against statsmodels' independent
+code."""
 
 import numpy as np
 import pytest
@@ -7,8 +8,8 @@ from statsmodels.stats.meta_analysis import combine_effects
 from eval_harness.errors import InputError
 from eval_harness.stats.meta_analysis import random_effects
 
-# BCG vaccine trials (Colditz et al. 1994, JAMA 271: 698-702), as R metafor's `dat.bcg`: per trial the
-# vaccinated TB cases, vaccinated non-cases, control cases, control non-cases.
+# BCG vaccine trials (Colditz et al. 1994, JAMA 271: 698-702), as R metafor's `dat.bcg`: per trial
+# the vaccinated TB cases, vaccinated non-cases, control cases, control non-cases.
 BCG = np.array(
     [
         [4, 119, 11, 128],
@@ -37,9 +38,9 @@ def _bcg_log_risk_ratios():
 
 
 def test_bcg_matches_metafor_published_dersimonian_laird_fit():
-    # metafor (Viechtbauer 2010, J. Stat. Softw. 36(3)): escalc(measure="RR", ...) then rma(yi, vi, method="DL")
-    # prints tau^2 = 0.3088, I^2 = 92.12%, Q(df = 12) = 152.2330, estimate -0.7141, se 0.1787, zval -3.9952,
-    # 95% CI [-1.0644, -0.3638].
+    # metafor (Viechtbauer 2010, J. Stat. Softw. 36(3)): escalc(measure="RR", ...) then rma(yi, vi,
+    # method="DL") prints tau^2 = 0.3088, I^2 = 92.12%, Q(df = 12) = 152.2330, estimate -0.7141, se
+    # 0.1787, zval -3.9952, 95% CI [-1.0644, -0.3638].
     effects, variances = _bcg_log_risk_ratios()
     result = random_effects(effects, variances, alternative="two-sided")
     assert result.tau2 == pytest.approx(0.3088, abs=5e-5)
@@ -68,8 +69,9 @@ def test_agrees_with_statsmodels_combine_effects(spread):
         assert ours.combined_effect == pytest.approx(frame.loc["random effect", "eff"])
         assert ours.std_err == pytest.approx(frame.loc["random effect", "sd_eff"])
     else:
-        # Q < df. DerSimonian & Laird (and metafor, and CEAT's code) truncate tau2 at 0, so the random-effects
-        # result is the fixed-effect one; statsmodels 0.15 keeps the negative moment estimate in its weights.
+        # Q < df. DerSimonian & Laird (and metafor, and CEAT's code) truncate tau2 at 0, so the
+        # random-effects result is the fixed-effect one; statsmodels 0.15 keeps the negative moment
+        # estimate in its weights.
         assert spread == 0.0
         assert ours.tau2 == 0 and ours.i2 == 0
         assert ours.combined_effect == pytest.approx(ours.fixed_effect)
@@ -90,8 +92,12 @@ def test_p_values_by_alternative():
     # No heterogeneity (Q = 0.5 < df = 2): mean 0.3, SE sqrt(0.04 / 3), z = 0.3 / 0.11547 = 2.598
     assert greater.z == pytest.approx(0.3 / np.sqrt(0.04 / 3))
     assert greater.p_value == pytest.approx(0.004687, abs=1e-6)
-    assert random_effects(effects, variances, alternative="less").p_value == pytest.approx(1 - greater.p_value)
-    assert random_effects(effects, variances, alternative="two-sided").p_value == pytest.approx(2 * greater.p_value)
+    assert random_effects(effects, variances, alternative="less").p_value == pytest.approx(
+        1 - greater.p_value
+    )
+    assert random_effects(effects, variances, alternative="two-sided").p_value == pytest.approx(
+        2 * greater.p_value
+    )
 
 
 def test_clear_errors():

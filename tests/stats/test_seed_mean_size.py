@@ -1,15 +1,17 @@
-"""The size of the seed mean's test and of its TOST with few seeds, when training noise dominates, in a brute-force
-simulation of the estimator itself (docs/conventions.md, "Seed means from few seeds").
+"""The size of the seed mean's test and of its TOST with few seeds, when training noise dominates,
+in a brute-force simulation of the estimator itself (docs/conventions.md, "Seed means from few
+seeds").
 
-Each replicate draws G = 11 templates, each with its own contrast (SD 0.03) that every seed shares (the same
-sentences), and m trained heads, each shifting the effect by its own seed effect (SD 0.05) and adding its own noise
-per template (SD 0.005). Each head's effect is the mean of its per-template contrasts with their clustered standard
-error on G - 1 df, as the eec suite tests it; the seeds are pooled as their mean
-(:func:`~eval_harness.stats.pooling.pool_estimates`), whose variance is then a median 84 % to 88 % training
-noise. The test of a true null must reject at alpha = 0.05, and the TOST of an effect at the edge of its
-margin must say "within" at alpha, each within three binomial standard errors of 3,000 replicates. The same
-replicates with plain Satterthwaite df (the seeds' B on its own m - 1 df) reject too often at m = 2: the simulation
-tells a test that does not hold its size.
+Each replicate draws G = 11 templates, each with its own contrast (SD 0.03) that every seed shares
+(the same sentences), and m trained heads, each shifting the effect by its own seed effect (SD 0.05)
+and adding its own noise per template (SD 0.005). Each head's effect is the mean of its per-template
+contrasts with their clustered standard error on G - 1 df, as the eec suite tests it; the seeds are
+pooled as their mean (:func:`~eval_harness.stats.pooling.pool_estimates`), whose variance is then a
+median 84 % to 88 % training noise. The test of a true null must reject at alpha = 0.05, and the
+TOST of an effect at the edge of its margin must say "within" at alpha, each within three binomial
+standard errors of 3,000 replicates. The same replicates with plain Satterthwaite df (the seeds' B
+on its own m - 1 df) reject too often at m = 2: the simulation tells a test that does not hold its
+size.
 """
 
 import math
@@ -23,22 +25,31 @@ from eval_harness.stats.pooling import pool_estimates, seed_mean_df
 
 TEMPLATES, TEMPLATE_SD, SEED_SD, HEAD_NOISE_SD = 11, 0.03, 0.05, 0.005
 REPLICATES, ALPHA = 3000, 0.05
-# Far beyond the estimate's SD: the TOST's size at +margin is its upper one-sided test's, the lower one never binds.
+# Far beyond the estimate's SD: the TOST's size at +margin is its upper one-sided test's, the lower
+# one never binds.
 MARGIN = 1.0
 SLACK = 3 * math.sqrt(ALPHA * (1 - ALPHA) / REPLICATES)
-CHECKED = 40  # replicates pooled by pool_estimates itself, to show the vectorised pooling below is its
+CHECKED = (
+    40  # replicates pooled by pool_estimates itself, to show the vectorised pooling below is its
+)
 
 
 def pooled_tests(rng: np.random.Generator, seeds: int, effect: float) -> dict[str, np.ndarray]:
-    """Every replicate's pooled estimate, standard error, df and p-value, and its p-value on plain Satterthwaite df.
+    """Every replicate's pooled estimate, standard error, df and p-value, and its p-value on plain
+    Satterthwaite df.
 
-    The estimator itself, brute force: each seed's per-template contrasts, their mean and clustered standard error,
-    pooled as the mean over seeds (W + B/m); the df by the code's rule (:func:`seed_mean_df`), checked against
-    :func:`pool_estimates` on the first replicates."""
+    The estimator itself, brute force: each seed's per-template contrasts, their mean and clustered
+    standard error, pooled as the mean over seeds (W + B/m); the df by the code's rule
+    (:func:`seed_mean_df`), checked against :func:`pool_estimates` on the first replicates."""
     shared = rng.normal(0, TEMPLATE_SD, (REPLICATES, 1, TEMPLATES))
     shifts = rng.normal(0, SEED_SD, (REPLICATES, seeds, 1))
-    contrasts = effect + shared + shifts + rng.normal(0, HEAD_NOISE_SD, (REPLICATES, seeds, TEMPLATES))
-    estimates, std_errs = contrasts.mean(axis=2), contrasts.std(axis=2, ddof=1) / math.sqrt(TEMPLATES)
+    contrasts = (
+        effect + shared + shifts + rng.normal(0, HEAD_NOISE_SD, (REPLICATES, seeds, TEMPLATES))
+    )
+    estimates, std_errs = (
+        contrasts.mean(axis=2),
+        contrasts.std(axis=2, ddof=1) / math.sqrt(TEMPLATES),
+    )
     within, added = np.mean(std_errs**2, axis=1), np.var(estimates, axis=1, ddof=1) / seeds
     estimate, std_err = estimates.mean(axis=1), np.sqrt(within + added)
     df = seed_mean_df(within, added, TEMPLATES - 1, seeds)

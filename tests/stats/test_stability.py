@@ -1,5 +1,5 @@
-"""Resampling stability: a reweighted refit equals a fit of the resampled rows written out, and a planted finding
-driven by one template is fragile where a robust one of the same size is not."""
+"""Resampling stability: a reweighted refit equals a fit of the resampled rows written out, and a
+planted finding driven by one template is fragile where a robust one of the same size is not."""
 
 import numpy as np
 import pytest
@@ -18,7 +18,9 @@ def eec_rows(seed, templates=11, persons_per_cell=10, words=1, phi=40.0):
     """Crossed rows (``words`` emotion words per template x person), Beta scores around 0.3."""
     rows = crossed_rows(LEVELS, templates, persons_per_cell)
     rows = {
-        key: {k: np.tile(v, words) for k, v in value.items()} if isinstance(value, dict) else np.tile(value, words)
+        key: {k: np.tile(v, words) for k, v in value.items()}
+        if isinstance(value, dict)
+        else np.tile(value, words)
         for key, value in rows.items()
     }
     rng = np.random.default_rng(seed)
@@ -29,7 +31,10 @@ def eec_rows(seed, templates=11, persons_per_cell=10, words=1, phi=40.0):
 
 def full_fit(rows, cov_type, cluster_by):
     prepared = label_coding.prepare_rows(
-        rows["y"], rows["labels"], REFERENCES, groupings={"template_id": rows["template"], "person": rows["person"]}
+        rows["y"],
+        rows["labels"],
+        REFERENCES,
+        groupings={"template_id": rows["template"], "person": rows["person"]},
     )
     design = factorial.FactorialDesign.up_to_order(prepared.factors, 2)
     return prepared, factorial.fit_design(prepared, design, cov_type, cluster_by, None)
@@ -47,13 +52,19 @@ def full_fit(rows, cov_type, cluster_by):
     ],
 )
 def test_a_reweighted_refit_equals_a_fit_of_the_resampled_rows(scheme, cov_type, cluster_by):
-    """Write each resample out as rows (a unit drawn k times appears k times; as a cluster, each copy is a cluster
-    of its own) and fit it with fit_factorial: the same estimates, standard errors and degrees of freedom."""
+    """Write each resample out as rows (a unit drawn k times appears k times; as a cluster, each
+    copy is a cluster of its own) and fit it with fit_factorial: the same estimates, standard errors
+    and degrees of freedom."""
     rows = eec_rows(seed=3, templates=8, persons_per_cell=4, words=2)
     prepared, fit = full_fit(rows, cov_type, cluster_by)
     unit = "template_id" if scheme.startswith("template") else "person"
     resamples = stability.scheme_resamples(
-        scheme, fit.blocks, cluster_by, prepared.group_labels[unit], np.random.default_rng(5), n_bootstrap=3
+        scheme,
+        fit.blocks,
+        cluster_by,
+        prepared.group_labels[unit],
+        np.random.default_rng(5),
+        n_bootstrap=3,
     )
     refits = stability.refit(fit, resamples)
     unit_codes = prepared.groups[unit]  # the fitted rows' codes, as the blocks use them
@@ -72,12 +83,20 @@ def test_a_reweighted_refit_equals_a_fit_of_the_resampled_rows(scheme, cov_type,
         labels = {"template_id": rows["template"][picked], "person": rows["person"][picked]}
         # The resampled unit's copies are clusters of their own.
         labels[unit] = [f"{a}/{b}" for a, b in zip(labels[unit], copy, strict=True)]
-        options = {"cov_type": "cluster", "clusters": {n: labels[n] for n in cluster_by}} if cluster_by else {}
+        options = (
+            {"cov_type": "cluster", "clusters": {n: labels[n] for n in cluster_by}}
+            if cluster_by
+            else {}
+        )
         explicit = fit_factorial(
-            rows["y"][picked], {n: np.asarray(v, dtype=object)[picked].tolist() for n, v in rows["labels"].items()},
-            REFERENCES, **options,
-        )  # fmt: skip
-        expected = [c.estimate for c in explicit.coefficients] + [e.estimate for e in explicit.effects]
+            rows["y"][picked],
+            {n: np.asarray(v, dtype=object)[picked].tolist() for n, v in rows["labels"].items()},
+            REFERENCES,
+            **options,
+        )
+        expected = [c.estimate for c in explicit.coefficients] + [
+            e.estimate for e in explicit.effects
+        ]
         errors = [c.std_err for c in explicit.coefficients] + [e.std_err for e in explicit.effects]
         assert refits.ok[r]
         np.testing.assert_allclose(refits.estimates[r], expected, rtol=0, atol=1e-9)
@@ -86,8 +105,8 @@ def test_a_reweighted_refit_equals_a_fit_of_the_resampled_rows(scheme, cov_type,
 
 
 def planted(kind, seed=0):
-    """Arab sentences 0.04 higher on average over 11 templates: in every template (robust), or 0.44 higher in
-    template 0 only (fragile: one template drives the whole effect)."""
+    """Arab sentences 0.04 higher on average over 11 templates: in every template (robust), or 0.44
+    higher in template 0 only (fragile: one template drives the whole effect)."""
     rows = eec_rows(seed)
     arab = rows["index"]["group"] == 1
     shift = 0.04 * arab if kind == "robust" else 0.44 * (arab & (rows["template"] == 0))
@@ -103,11 +122,11 @@ def stability_of(rows, **options):
 
 
 def test_a_finding_driven_by_one_template_is_fragile_and_a_robust_one_is_not():
-    """Both planted effects average 0.04 over the templates and are significant with model-based SEs (the paper's,
-    which treat rows as independent). The template bootstrap keeps the robust one in >= 95 % of resamples and
-    the one-template one in far fewer; leave-one-template-out names template 0, without which it vanishes;
-    its variance is almost all between templates. Template-clustered SEs do not call the fragile one
-    significant in the first place."""
+    """Both planted effects average 0.04 over the templates and are significant with model-based SEs
+    (the paper's, which treat rows as independent). The template bootstrap keeps the robust one in
+    >= 95 % of resamples and the one-template one in far fewer; leave-one-template-out names
+    template 0, without which it vanishes; its variance is almost all between templates.
+    Template-clustered SEs do not call the fragile one significant in the first place."""
     name = "group[Arab]|average"
     robust = stability_of(planted("robust"), cov_type="model").finding(name)
     fragile = stability_of(planted("fragile"), cov_type="model").finding(name)
@@ -135,7 +154,12 @@ def test_a_finding_driven_by_one_template_is_fragile_and_a_robust_one_is_not():
 def test_summary_to_dict_and_errors():
     rows = eec_rows(seed=4, templates=6, persons_per_cell=3)
     result = resampling_stability(
-        rows["y"], rows["labels"], REFERENCES, templates=rows["template"], persons=rows["person"], n_bootstrap=50
+        rows["y"],
+        rows["labels"],
+        REFERENCES,
+        templates=rows["template"],
+        persons=rows["person"],
+        n_bootstrap=50,
     )
     text = result.summary()
     assert "template boot" in text and "person LOO" in text
@@ -152,8 +176,14 @@ def test_summary_to_dict_and_errors():
     assert [s.scheme for s in finding.resamples] == ["template_bootstrap", "template_leave_one_out"]
     assert finding.template_share is None
     with pytest.raises(InputError, match=r"n_bootstrap must be a whole number from 1 to 100000"):
-        resampling_stability(rows["y"], rows["labels"], REFERENCES, templates=rows["template"], n_bootstrap=0)
-    with pytest.raises(InputError, match=r"cluster_by must be one or two distinct of \['template_id'\]"):
-        resampling_stability(rows["y"], rows["labels"], REFERENCES, templates=rows["template"], cluster_by=["person"])
+        resampling_stability(
+            rows["y"], rows["labels"], REFERENCES, templates=rows["template"], n_bootstrap=0
+        )
+    with pytest.raises(
+        InputError, match=r"cluster_by must be one or two distinct of \['template_id'\]"
+    ):
+        resampling_stability(
+            rows["y"], rows["labels"], REFERENCES, templates=rows["template"], cluster_by=["person"]
+        )
     with pytest.raises(InputError, match=r"groupings\['template_id'\] must hold one label per row"):
         resampling_stability(rows["y"], rows["labels"], REFERENCES, templates=rows["template"][:5])

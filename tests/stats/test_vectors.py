@@ -34,8 +34,12 @@ def test_zero_rows_are_flagged_along_the_last_axis():
 
 
 def test_float_rows_names_the_ragged_row_or_the_value_that_is_not_a_number():
-    with pytest.raises(InputError, match=r"embeddings: row 2 \(B 'x'\) has 2 values where the other rows have 3"):
-        float_rows([[1, 2, 3], [4, 5, 6], [7, 8], [0, 0, 1]], "embeddings", ["A", "A", "B 'x'", "B"])
+    with pytest.raises(
+        InputError, match=r"embeddings: row 2 \(B 'x'\) has 2 values where the other rows have 3"
+    ):
+        float_rows(
+            [[1, 2, 3], [4, 5, 6], [7, 8], [0, 0, 1]], "embeddings", ["A", "A", "B 'x'", "B"]
+        )
     with pytest.raises(InputError, match="row 1 holds a value that is not a number"):
         float_rows([[1, 2], [1, "two"]], "vectors")
     assert float_rows([[1, 2], [3, 4]], "vectors").dtype == np.float64

@@ -1,5 +1,6 @@
-"""The verdict rule against a direct computation with scipy.stats at and around its boundaries: the interval
-touching ±delta, the TOST p at alpha, delta = 0, an undefined standard error, t and z references."""
+"""The verdict rule against a direct computation with scipy.stats at and around its boundaries: the
+interval touching ±delta, the TOST p at alpha, delta = 0, an undefined standard error, t and z
+references."""
 
 import math
 
@@ -36,10 +37,14 @@ def direct(estimate, std_err, df, margin, alpha=ALPHA):
 @pytest.mark.parametrize("sign", [1, -1])
 def test_interval_touching_the_margin_is_not_beyond_and_just_past_it_is(df, sign):
     margin, std_err = 0.01, 0.003
-    touching = margin + reference(df).ppf(1 - ALPHA / 2) * std_err  # the 95% interval's near end is at ±delta
+    touching = (
+        margin + reference(df).ppf(1 - ALPHA / 2) * std_err
+    )  # the 95% interval's near end is at ±delta
     at = verdict(sign * touching, std_err, df, margin)
     assert (
-        at.ci_low == pytest.approx(margin, abs=1e-12) if sign > 0 else at.ci_high == pytest.approx(-margin, abs=1e-12)
+        at.ci_low == pytest.approx(margin, abs=1e-12)
+        if sign > 0
+        else at.ci_high == pytest.approx(-margin, abs=1e-12)
     )
     past, short = (
         verdict(sign * (touching + NUDGE), std_err, df, margin),
@@ -52,13 +57,21 @@ def test_interval_touching_the_margin_is_not_beyond_and_just_past_it_is(df, sign
 @pytest.mark.parametrize("df", [None, 2.4, 12.0])
 def test_tost_p_at_alpha_is_within_and_just_above_is_not(df):
     margin, std_err = 0.01, 0.002
-    edge = margin - reference(df).ppf(1 - ALPHA) * std_err  # the 90% interval's far end is at +delta: TOST p = alpha
+    edge = (
+        margin - reference(df).ppf(1 - ALPHA) * std_err
+    )  # the 90% interval's far end is at +delta: TOST p = alpha
     at = verdict(edge, std_err, df, margin)
     assert at.p_tost == pytest.approx(ALPHA, rel=1e-9)
     assert at.p_tost == pytest.approx(reference(df).cdf((edge - margin) / std_err), rel=1e-12)
-    assert verdict(edge - NUDGE, std_err, df, margin).verdict == WITHIN == direct(edge - NUDGE, std_err, df, margin)
+    assert (
+        verdict(edge - NUDGE, std_err, df, margin).verdict
+        == WITHIN
+        == direct(edge - NUDGE, std_err, df, margin)
+    )
     outside = verdict(edge + NUDGE, std_err, df, margin)
-    assert outside.verdict != WITHIN and outside.verdict == direct(edge + NUDGE, std_err, df, margin)
+    assert outside.verdict != WITHIN and outside.verdict == direct(
+        edge + NUDGE, std_err, df, margin
+    )
 
 
 def test_delta_zero_is_the_two_sided_test_and_never_within():
@@ -66,7 +79,9 @@ def test_delta_zero_is_the_two_sided_test_and_never_within():
     critical = stats.norm.ppf(1 - ALPHA / 2) * std_err
     assert verdict(critical + NUDGE, std_err, None, 0.0).verdict == BEYOND
     assert verdict(critical - NUDGE, std_err, None, 0.0).verdict == CANNOT_TELL
-    assert verdict(0.0, 1e-9, None, 0.0).verdict == CANNOT_TELL  # a tiny SE still proves no equivalence to 0
+    assert (
+        verdict(0.0, 1e-9, None, 0.0).verdict == CANNOT_TELL
+    )  # a tiny SE still proves no equivalence to 0
     found = verdict(0.03, std_err, None, 0.0)
     assert found.p_zero == pytest.approx(2 * stats.norm.sf(3.0), rel=1e-12)
     assert found.words() == "beyond ±0"
@@ -89,7 +104,9 @@ def test_verdicts_agree_with_the_direct_rule_over_a_grid():
     for df in (None, 3.0, 30.0):
         for estimate in grid:
             for std_err in (0.001, 0.004, 0.02):
-                assert verdict(estimate, std_err, df, 0.01).verdict == direct(estimate, std_err, df, 0.01)
+                assert verdict(estimate, std_err, df, 0.01).verdict == direct(
+                    estimate, std_err, df, 0.01
+                )
 
 
 def test_words_always_carry_the_margin():
@@ -104,7 +121,14 @@ def test_few_df_is_flagged():
 
 @pytest.mark.parametrize(
     "arguments",
-    [dict(margin=-0.01), dict(margin=math.nan), dict(alpha=0.5), dict(alpha=0.0), dict(df=0.0), dict(df=-1.0)],
+    [
+        dict(margin=-0.01),
+        dict(margin=math.nan),
+        dict(alpha=0.5),
+        dict(alpha=0.0),
+        dict(df=0.0),
+        dict(df=-1.0),
+    ],
 )
 def test_bad_inputs_are_one_line_errors(arguments):
     given = dict(estimate=0.0, std_err=0.01, df=None, margin=0.01) | arguments

@@ -1,4 +1,5 @@
-"""WEAT statistics against an independent brute-force implementation written here, plus the null and bad input."""
+"""WEAT statistics against an independent brute-force implementation written here, plus the null and
+bad input."""
 
 import itertools
 import math
@@ -11,9 +12,11 @@ from eval_harness.errors import InputError
 from eval_harness.stats.weat import permutation_test, similarity_matrix, weat, weat_from_roles
 
 
-# ---- the independent reference: plain loops over words and itertools.combinations ------------------------
+# ---- the independent reference: plain loops over words and itertools.combinations ----------------
 def _cosine(u, v):
-    return sum(p * q for p, q in zip(u, v, strict=True)) / math.sqrt(sum(p * p for p in u) * sum(q * q for q in v))
+    return sum(p * q for p, q in zip(u, v, strict=True)) / math.sqrt(
+        sum(p * p for p in u) * sum(q * q for q in v)
+    )
 
 
 def _brute_similarity(u, v, kind, pool=None, k=10):
@@ -32,7 +35,8 @@ def _brute_similarity(u, v, kind, pool=None, k=10):
 
 
 def _brute_weat(x, y, a, b, kind="cosine", ddof=0, alternative="greater"):
-    # One list of row objects, so that csls can leave a vector itself out of its neighbourhood by identity.
+    # One list of row objects, so that csls can leave a vector itself out of its neighbourhood by
+    # identity.
     pool = list(x) + list(y) + list(a) + list(b)
     n_words = len(x) + len(y)
     words, a, b = pool[:n_words], pool[n_words : n_words + len(a)], pool[n_words + len(a) :]
@@ -69,7 +73,7 @@ def _random_sets(seed, sizes=(6, 6, 7, 5), dim=12, shift=0.0):
     return x + shift * a_direction, y, a + 2 * a_direction, b
 
 
-# ---- must show: identical statistic, effect size and exact p-value ----------------------------------------
+# ---- must show: identical statistic, effect size and exact p-value -------------------------------
 @pytest.mark.parametrize("similarity", ["cosine", "euclidean", "csls"])
 @pytest.mark.parametrize(
     ("sizes", "ddof", "alternative"),
@@ -82,7 +86,9 @@ def _random_sets(seed, sizes=(6, 6, 7, 5), dim=12, shift=0.0):
 )
 def test_matches_brute_force_exactly(similarity, sizes, ddof, alternative):
     x, y, a, b = _random_sets(seed=sum(sizes) + ddof, sizes=sizes, shift=0.7)
-    statistic, effect, p_exact, n_partitions = _brute_weat(x, y, a, b, similarity, ddof, alternative)
+    statistic, effect, p_exact, n_partitions = _brute_weat(
+        x, y, a, b, similarity, ddof, alternative
+    )
     result = weat(x, y, a, b, similarity=similarity, ddof=ddof, alternative=alternative)
     assert result.p_value_method == "exact" and result.n_permutations == n_partitions
     assert result.statistic == pytest.approx(statistic, rel=1e-12, abs=1e-12)
@@ -98,24 +104,34 @@ def test_exact_p_value_can_be_small_and_is_never_zero():
     x, y, a, b = _random_sets(seed=3, sizes=(7, 7, 8, 8), shift=6.0)
     result = weat(x, y, a, b)
     assert result.p_value < 0.01 and result.effect_size > 1.5
-    assert (result.p_value * 3432) == pytest.approx(round(result.p_value * 3432))  # a count over C(14, 7)
+    assert (result.p_value * 3432) == pytest.approx(
+        round(result.p_value * 3432)
+    )  # a count over C(14, 7)
 
 
 def test_ties_count_and_the_observed_partition_is_one_of_the_enumerated():
-    # Integer associations: brute force in exact integer arithmetic; many partitions tie with the observed one.
+    # Integer associations: brute force in exact integer arithmetic; many partitions tie with the
+    # observed one.
     s_x, s_y = [3, 1, 2, 2], [2, 1, 0, 2]
     observed = sum(s_x) - sum(s_y)
     pooled = s_x + s_y
-    stats_all = [2 * sum(pooled[i] for i in c) - sum(pooled) for c in itertools.combinations(range(8), 4)]
+    stats_all = [
+        2 * sum(pooled[i] for i in c) - sum(pooled) for c in itertools.combinations(range(8), 4)
+    ]
     expected = sum(t >= observed for t in stats_all) / len(stats_all)
     assert sum(t == observed for t in stats_all) > 1  # the test really has ties
-    assert permutation_test(np.array(s_x) / 10, np.array(s_y) / 10).p_value == pytest.approx(expected, abs=0)
+    assert permutation_test(np.array(s_x) / 10, np.array(s_y) / 10).p_value == pytest.approx(
+        expected, abs=0
+    )
     # Identical associations everywhere: every partition ties, p = 1 (exact and Monte Carlo).
     assert permutation_test([0.1] * 5, [0.1] * 5).p_value == 1.0
-    assert permutation_test([0.1] * 5, [0.1] * 5, exact_limit=0, permutations=50, seed=0).p_value == 1.0
+    assert (
+        permutation_test([0.1] * 5, [0.1] * 5, exact_limit=0, permutations=50, seed=0).p_value
+        == 1.0
+    )
 
 
-# ---- must show: Monte-Carlo p within 4 Monte-Carlo standard errors of the exact one -----------------------
+# ---- must show: Monte-Carlo p within 4 Monte-Carlo standard errors of the exact one --------------
 @pytest.mark.parametrize(
     ("sizes", "shift", "alternative", "seed"),
     [
@@ -128,12 +144,16 @@ def test_ties_count_and_the_observed_partition_is_one_of_the_enumerated():
 def test_monte_carlo_p_is_within_four_standard_errors_of_exact(sizes, shift, alternative, seed):
     x, y, a, b = _random_sets(seed=seed, sizes=sizes, shift=shift)
     exact = weat(x, y, a, b, alternative=alternative)
-    monte_carlo = weat(x, y, a, b, alternative=alternative, exact_limit=0, permutations=20_000, seed=seed)
+    monte_carlo = weat(
+        x, y, a, b, alternative=alternative, exact_limit=0, permutations=20_000, seed=seed
+    )
     assert exact.p_value_method == "exact" and monte_carlo.p_value_method == "monte_carlo"
     assert monte_carlo.n_permutations == 20_000
     assert 0.001 < exact.p_value < 0.999  # a case where the Monte-Carlo error is not trivially zero
     assert abs(monte_carlo.p_value - exact.p_value) <= 4 * monte_carlo.mc_std_err
-    assert monte_carlo.mc_std_err == pytest.approx(math.sqrt(monte_carlo.p_value * (1 - monte_carlo.p_value) / 20_000))
+    assert monte_carlo.mc_std_err == pytest.approx(
+        math.sqrt(monte_carlo.p_value * (1 - monte_carlo.p_value) / 20_000)
+    )
     assert monte_carlo.statistic == exact.statistic and monte_carlo.effect_size == exact.effect_size
 
 
@@ -142,16 +162,20 @@ def test_monte_carlo_is_reproducible_from_the_seed_and_draws_fixed_size_subsets(
     first = weat(x, y, a, b, permutations=3_000, seed=11)
     assert first.p_value_method == "monte_carlo"  # C(26, 13) = 10,400,600 > 1e6
     assert weat(x, y, a, b, permutations=3_000, seed=11) == first
-    assert weat(x, y, a, b, permutations=3_000, seed=np.random.default_rng(11)).p_value == first.p_value
+    assert (
+        weat(x, y, a, b, permutations=3_000, seed=np.random.default_rng(11)).p_value
+        == first.p_value
+    )
     assert weat(x, y, a, b, permutations=3_000, seed=12).p_value != first.p_value
-    # With all-equal associations except one large one, P(T_i >= T_obs) is the chance that the large word
-    # lands in X_i: |X| / (|X| + |Y|) exactly. A sampler that drew subsets of the wrong size would miss it.
+    # With all-equal associations except one large one, P(T_i >= T_obs) is the chance that the large
+    # word lands in X_i: |X| / (|X| + |Y|) exactly. A sampler that drew subsets of the wrong size
+    # would miss it.
     s_x, s_y = np.zeros(3), np.r_[1.0, np.zeros(8)]
     result = permutation_test(s_y, s_x, exact_limit=0, permutations=200_000, seed=0)
     assert abs(result.p_value - 9 / 12) < 4 * result.mc_std_err
 
 
-# ---- similarities against their definitions ---------------------------------------------------------------
+# ---- similarities against their definitions ------------------------------------------------------
 @pytest.mark.parametrize("similarity", ["cosine", "euclidean", "csls"])
 def test_similarity_matrix_matches_the_definitions(similarity):
     rng = np.random.default_rng(7)
@@ -159,7 +183,9 @@ def test_similarity_matrix_matches_the_definitions(similarity):
     pool = list(left) + list(right)
     left, right = pool[: len(left)], pool[len(left) :]
     expected = [[_brute_similarity(u, v, similarity, pool) for v in right] for u in left]
-    np.testing.assert_allclose(similarity_matrix(left, right, similarity), expected, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(
+        similarity_matrix(left, right, similarity), expected, rtol=1e-12, atol=1e-12
+    )
 
 
 def test_csls_uses_all_other_vectors_when_the_pool_is_smaller_than_k():
@@ -167,7 +193,9 @@ def test_csls_uses_all_other_vectors_when_the_pool_is_smaller_than_k():
     left, right = rng.normal(size=(3, 4)), rng.normal(size=(2, 4))
     pool = list(left) + list(right)  # 5 vectors: each has only 4 others
     expected = [[_brute_similarity(u, v, "csls", pool, k=4) for v in pool[3:]] for u in pool[:3]]
-    np.testing.assert_allclose(similarity_matrix(left, right, "csls", csls_k=10), expected, rtol=1e-12)
+    np.testing.assert_allclose(
+        similarity_matrix(left, right, "csls", csls_k=10), expected, rtol=1e-12
+    )
 
 
 def test_csls_is_an_affine_map_of_cosine_in_weat():
@@ -178,7 +206,7 @@ def test_csls_is_an_affine_map_of_cosine_in_weat():
     assert csls.statistic == pytest.approx(2 * cosine.statistic, rel=1e-10)
 
 
-# ---- must show: under the null, Monte-Carlo p-values are uniform -------------------------------------------
+# ---- must show: under the null, Monte-Carlo p-values are uniform ---------------------------------
 def _null_and_biased_p_values(shift, n_seeds=300):
     p_values = []
     for seed in range(n_seeds):
@@ -196,7 +224,7 @@ def test_null_monte_carlo_p_values_are_uniform():
     assert stats.kstest(biased, "uniform").pvalue < 0.01
 
 
-# ---- result object -----------------------------------------------------------------------------------------
+# ---- result object -------------------------------------------------------------------------------
 def test_result_to_dict_and_summary():
     x, y, a, b = _random_sets(seed=10)
     result = weat(x, y, a, b)
@@ -232,7 +260,7 @@ def test_weat_from_roles_groups_rows_by_role():
     assert shuffled.to_dict() == pytest.approx(weat(x, y, a, b).to_dict())
 
 
-# ---- must show: bad input gets a clear error ---------------------------------------------------------------
+# ---- must show: bad input gets a clear error -----------------------------------------------------
 def test_bad_input_raises_input_error():
     x, y, a, b = _random_sets(seed=13)
     with pytest.raises(InputError, match="same dimension"):

@@ -41,7 +41,10 @@ def glove():
 @pytest.fixture(scope="module")
 def weat_tests(source_dir):
     # The English lists straight from the source file: independent of the dataset builder.
-    return {test["test"]: test for test in json.loads((source_dir / "xweat/weat_tests_en.json").read_text())["tests"]}
+    return {
+        test["test"]: test
+        for test in json.loads((source_dir / "xweat/weat_tests_en.json").read_text())["tests"]
+    }
 
 
 def _found_vectors(glove, test):

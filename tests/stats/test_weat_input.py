@@ -1,4 +1,5 @@
-"""WEAT input errors name the caller's row, role and word; seeds are checked; any vector scale gives the same test."""
+"""WEAT input errors name the caller's row, role and word; seeds are checked; any vector scale gives
+the same test."""
 
 import numpy as np
 import pytest
@@ -16,7 +17,9 @@ def _sets(seed=0, sizes=(5, 6, 4, 4), dim=8):
 def test_a_zero_vector_in_weat_names_its_set_row_and_word():
     x, y, a, b = _sets()
     b[1] = 0.0
-    with pytest.raises(InputError, match=r"set B: row\(s\) \[1\] \('ugly'\) are all zeros") as caught:
+    with pytest.raises(
+        InputError, match=r"set B: row\(s\) \[1\] \('ugly'\) are all zeros"
+    ) as caught:
         weat(x, y, a, b, words={"B": ["bad", "ugly", "evil", "awful"]})
     assert "right" not in str(caught.value)  # not the stacked A u B matrix of the implementation
     with pytest.raises(InputError, match=r"set B: row\(s\) \[1\] are all zeros"):
@@ -25,16 +28,25 @@ def test_a_zero_vector_in_weat_names_its_set_row_and_word():
 
 def test_a_zero_vector_in_row_input_names_the_callers_row_role_and_word():
     x, y, a, b = _sets()
-    rows = [*a, *x, *b, *y]  # roles interleaved: the caller's row numbers differ from positions within a set
+    rows = [
+        *a,
+        *x,
+        *b,
+        *y,
+    ]  # roles interleaved: the caller's row numbers differ from positions within a set
     roles = ["A"] * 4 + ["X"] * 5 + ["B"] * 4 + ["Y"] * 6
     words = [f"w{i}" for i in range(len(rows))]
     rows[10] = np.zeros(8)  # the second B word
-    with pytest.raises(InputError, match=r"embeddings row\(s\) 10 \(role B, word 'w10'\) are all zeros"):
+    with pytest.raises(
+        InputError, match=r"embeddings row\(s\) 10 \(role B, word 'w10'\) are all zeros"
+    ):
         weat_from_roles([row.tolist() for row in rows], roles, words=words)
     with pytest.raises(InputError, match=r"embeddings row\(s\) 10 \(role B\) are all zeros"):
         weat_from_roles([row.tolist() for row in rows], roles)
     rows[10] = np.full(8, np.inf)
-    with pytest.raises(InputError, match=r"embeddings row\(s\) 10 \(role B, word 'w10'\) contain NaN or inf"):
+    with pytest.raises(
+        InputError, match=r"embeddings row\(s\) 10 \(role B, word 'w10'\) contain NaN or inf"
+    ):
         weat_from_roles([row.tolist() for row in rows], roles, words=words)
 
 
@@ -43,7 +55,9 @@ def test_a_ragged_row_is_named_with_its_role():
     rows = [row.tolist() for row in (*x, *y, *a, *b)]
     rows[7] = rows[7][:5]
     roles = ["X"] * 5 + ["Y"] * 6 + ["A"] * 4 + ["B"] * 4
-    with pytest.raises(InputError, match=r"row 7 \(role Y\) has 5 values where the other rows have 8"):
+    with pytest.raises(
+        InputError, match=r"row 7 \(role Y\) has 5 values where the other rows have 8"
+    ):
         weat_from_roles(rows, roles)
     with pytest.raises(InputError, match="one role per row|one word per row"):
         weat_from_roles(rows, roles, words=["w"] * 3)
@@ -82,24 +96,36 @@ def test_each_row_may_have_its_own_scale():
     x, y, a, b = _sets(seed=6)
     rng = np.random.default_rng(0)
     scaled = [s * 10.0 ** rng.uniform(-280, 280, size=(len(s), 1)) for s in (x, y, a, b)]
-    plain, rescaled = weat(x, y, a, b, n_bootstrap=50, seed=1), weat(*scaled, n_bootstrap=50, seed=1)
+    plain, rescaled = (
+        weat(x, y, a, b, n_bootstrap=50, seed=1),
+        weat(*scaled, n_bootstrap=50, seed=1),
+    )
     assert rescaled.effect_size == pytest.approx(plain.effect_size, rel=1e-9)
     assert rescaled.p_value == plain.p_value
     np.testing.assert_allclose(rescaled.bootstrap.replicates, plain.bootstrap.replicates, rtol=1e-9)
 
 
-@pytest.mark.parametrize("sizes", [(1, 1, 4, 4), (1, 5, 4, 4), (5, 1, 4, 4)], ids=["one-each", "X-one", "Y-one"])
+@pytest.mark.parametrize(
+    "sizes", [(1, 1, 4, 4), (1, 5, 4, 4), (5, 1, 4, 4)], ids=["one-each", "X-one", "Y-one"]
+)
 def test_an_effect_size_needs_two_words_in_each_target_set(sizes):
-    """Guards: WEAT with one word per set returned d = -2.0, p = 1.0. With one word in each target set the pooled
-    standard deviation (ddof 0) of the two associations s_x, s_y is |s_x - s_y| / 2, so d = +-2 whatever the
-    vectors (checked here by hand); a set of one word is now an error naming the sizes."""
+    """Guards: WEAT with one word per set returned d = -2.0, p = 1.0. With one word in each target
+    set the pooled standard deviation (ddof 0) of the two associations s_x, s_y is |s_x - s_y| / 2,
+    so d = +-2 whatever the vectors (checked here by hand); a set of one word is now an error naming
+    the sizes."""
     x, y, a, b = _sets(sizes=sizes)
     if sizes[:2] == (1, 1):
-        cosines = lambda word, rows: rows @ word / (np.linalg.norm(rows, axis=1) * np.linalg.norm(word))  # noqa: E731
+        cosines = lambda word, rows: (  # noqa: E731
+            rows @ word / (np.linalg.norm(rows, axis=1) * np.linalg.norm(word))
+        )
         s = np.array([cosines(word, a).mean() - cosines(word, b).mean() for word in (x[0], y[0])])
-        assert abs((s[0] - s[1]) / np.std(s)) == pytest.approx(2.0)  # what main returned: no information
+        assert abs((s[0] - s[1]) / np.std(s)) == pytest.approx(
+            2.0
+        )  # what main returned: no information
     n_x, n_y = sizes[:2]
-    with pytest.raises(InputError, match=f"at least two words in each target set; X has {n_x}, Y has {n_y}"):
+    with pytest.raises(
+        InputError, match=f"at least two words in each target set; X has {n_x}, Y has {n_y}"
+    ):
         weat(x, y, a, b, permutations=100)
     rows, roles = [*x, *y, *a, *b], ["X"] * n_x + ["Y"] * n_y + ["A"] * 4 + ["B"] * 4
     with pytest.raises(InputError, match="at least two words in each target set"):

@@ -1,4 +1,5 @@
-"""WEAT effect-size uncertainty: the bootstrap and leave-one-word-out influence against recomputation from vectors."""
+"""WEAT effect-size uncertainty: the bootstrap and leave-one-word-out influence against
+recomputation from vectors."""
 
 import json
 import math
@@ -36,7 +37,9 @@ def _pure_python_cosine_effect_size(x, y, a, b, ddof):
     """Caliskan et al.'s d with plain loops, independent of the module's matrix code."""
 
     def cosine(u, v):
-        return sum(p * q for p, q in zip(u, v, strict=True)) / math.sqrt(sum(p * p for p in u) * sum(q * q for q in v))
+        return sum(p * q for p, q in zip(u, v, strict=True)) / math.sqrt(
+            sum(p * p for p in u) * sum(q * q for q in v)
+        )
 
     def association(w):
         return sum(cosine(w, p) for p in a) / len(a) - sum(cosine(w, q) for q in b) / len(b)
@@ -48,7 +51,7 @@ def _pure_python_cosine_effect_size(x, y, a, b, ddof):
     return (sum(s_x) / len(s_x) - sum(s_y) / len(s_y)) / spread
 
 
-# ---- the bootstrap equals WEAT recomputed from the resampled vectors ----------------------------------------
+# ---- the bootstrap equals WEAT recomputed from the resampled vectors -----------------------------
 @pytest.mark.parametrize("similarity", ["cosine", "euclidean", "csls"])
 @pytest.mark.parametrize("ddof", [0, 1])
 def test_bootstrap_replicates_equal_weat_recomputed_from_resampled_vectors(similarity, ddof):
@@ -60,14 +63,19 @@ def test_bootstrap_replicates_equal_weat_recomputed_from_resampled_vectors(simil
     brute = []
     for ix, iy, ia, ib in bootstrap_resamples(SIZES, n_bootstrap, seed):
         for row in range(len(ix)):
-            # A full WEAT on the resampled vectors: similarities recomputed (for csls, on the resampled pool).
-            result = weat(x[ix[row]], y[iy[row]], a[ia[row]], b[ib[row]], similarity=similarity, ddof=ddof)
+            # A full WEAT on the resampled vectors: similarities recomputed (for csls, on the
+            # resampled pool).
+            result = weat(
+                x[ix[row]], y[iy[row]], a[ia[row]], b[ib[row]], similarity=similarity, ddof=ddof
+            )
             brute.append(result.effect_size)
     brute = np.array(brute)
     assert ours.n_bootstrap == n_bootstrap and ours.n_undefined == 0
     np.testing.assert_allclose(ours.replicates, brute, rtol=0, atol=1e-10)
     low, high = np.quantile(brute, [0.05, 0.95])
-    assert ours.ci_low == pytest.approx(low, abs=1e-10) and ours.ci_high == pytest.approx(high, abs=1e-10)
+    assert ours.ci_low == pytest.approx(low, abs=1e-10) and ours.ci_high == pytest.approx(
+        high, abs=1e-10
+    )
     assert ours.std_err == pytest.approx(brute.std(ddof=1), abs=1e-10)
     assert ours.confidence_level == 0.9
 
@@ -86,7 +94,9 @@ def test_bootstrap_replicates_equal_a_pure_python_effect_size():
 
 def test_bootstrap_blocks_cover_every_replicate_with_draws_inside_each_set():
     blocks = list(bootstrap_resamples((3, 700, 2, 5), 2500, seed=0))
-    assert sum(len(block[0]) for block in blocks) == 2500 and len(blocks) > 1  # several vectorised blocks
+    assert (
+        sum(len(block[0]) for block in blocks) == 2500 and len(blocks) > 1
+    )  # several vectorised blocks
     for block in blocks:
         for indices, size in zip(block, (3, 700, 2, 5), strict=True):
             assert indices.shape[1] == size and indices.min() >= 0 and indices.max() < size
@@ -102,12 +112,16 @@ def test_weat_bootstrap_is_that_of_its_similarity_matrix_with_the_derived_stream
     assert result.bootstrap.to_dict() == direct.to_dict()
 
 
-# ---- determinism, and the permutation test is untouched ------------------------------------------------------
+# ---- determinism, and the permutation test is untouched ------------------------------------------
 def test_bootstrap_is_deterministic_per_seed_and_leaves_the_permutation_test_alone():
     x, y, a, b = _sets(seed=7, sizes=(12, 12, 6, 6))
     plain = weat(x, y, a, b, exact_limit=0, permutations=2000, seed=9)
-    first = weat(x, y, a, b, exact_limit=0, permutations=2000, seed=9, n_bootstrap=500, influence=True)
-    again = weat(x, y, a, b, exact_limit=0, permutations=2000, seed=9, n_bootstrap=500, influence=True)
+    first = weat(
+        x, y, a, b, exact_limit=0, permutations=2000, seed=9, n_bootstrap=500, influence=True
+    )
+    again = weat(
+        x, y, a, b, exact_limit=0, permutations=2000, seed=9, n_bootstrap=500, influence=True
+    )
     other = weat(x, y, a, b, exact_limit=0, permutations=2000, seed=10, n_bootstrap=500)
     np.testing.assert_array_equal(first.bootstrap.replicates, again.bootstrap.replicates)
     assert first.to_dict() == again.to_dict()
@@ -117,17 +131,24 @@ def test_bootstrap_is_deterministic_per_seed_and_leaves_the_permutation_test_alo
     for name in ("statistic", "effect_size", "p_value", "mc_std_err", "n_permutations"):
         assert getattr(first, name) == getattr(plain, name)
     # A Generator seed: the bootstrap draws after the permutation test, from the same generator.
-    from_generator = weat(x, y, a, b, exact_limit=0, permutations=2000, seed=np.random.default_rng(9), n_bootstrap=50)
+    from_generator = weat(
+        x, y, a, b, exact_limit=0, permutations=2000, seed=np.random.default_rng(9), n_bootstrap=50
+    )
     assert from_generator.p_value == plain.p_value
 
 
-# ---- leave-one-word-out against WEAT recomputed on the reduced sets --------------------------------------------
+# ---- leave-one-word-out against WEAT recomputed on the reduced sets ------------------------------
 @pytest.mark.parametrize("similarity", ["cosine", "euclidean", "csls"])
 @pytest.mark.parametrize("ddof", [0, 1])
 def test_leave_one_out_equals_weat_recomputed_without_each_word(similarity, ddof):
     x, y, a, b = _sets(seed=21 + ddof)
-    words = {role: [f"{role}{i}" for i in range(len(s))] for role, s in zip("XYAB", (x, y, a, b), strict=True)}
-    influence = weat(x, y, a, b, similarity=similarity, ddof=ddof, influence=True, words=words).influence
+    words = {
+        role: [f"{role}{i}" for i in range(len(s))]
+        for role, s in zip("XYAB", (x, y, a, b), strict=True)
+    }
+    influence = weat(
+        x, y, a, b, similarity=similarity, ddof=ddof, influence=True, words=words
+    ).influence
     full = weat(x, y, a, b, similarity=similarity, ddof=ddof).effect_size
     assert influence.effect_size == pytest.approx(full, abs=1e-12)
     assert len(influence.words) == sum(SIZES) and influence.skipped == ()
@@ -159,7 +180,8 @@ def test_a_planted_word_that_drives_the_effect_size_is_named_first():
     dim = 300
     a, b = rng.normal(size=(8, dim)), rng.normal(size=(8, dim))
     y = rng.normal(size=(6, dim))
-    # X is Y plus one word close to A: without it X = Y and d = 0, so that one word carries all of d.
+    # X is Y plus one word close to A: without it X = Y and d = 0, so that one word carries all of
+    # d.
     planted = 3 * a.mean(axis=0) + 0.1 * rng.normal(size=dim)
     x = np.vstack([y[:3], planted, y[3:]])
     words = {"X": ["x0", "x1", "x2", "planted", "x3", "x4", "x5"], "Y": [f"x{i}" for i in range(6)]}
@@ -167,14 +189,16 @@ def test_a_planted_word_that_drives_the_effect_size_is_named_first():
     assert result.effect_size > 0.4
     first, second = result.influence.words[:2]
     assert (first.role, first.index, first.word) == ("X", 3, "planted")
-    assert abs(first.effect_size_without) < 1e-9 and first.change == pytest.approx(-result.effect_size)
+    assert abs(first.effect_size_without) < 1e-9 and first.change == pytest.approx(
+        -result.effect_size
+    )
     assert abs(first.change) > 2 * abs(second.change)
     # Whether the bootstrap draws that word decides d*, so the interval spans 0.
     assert result.bootstrap.ci_low < 0 < result.effect_size < result.bootstrap.ci_high
     assert "X[3] 'planted'" in result.summary()
 
 
-# ---- output --------------------------------------------------------------------------------------------------
+# ---- output --------------------------------------------------------------------------------------
 def test_default_output_is_unchanged_and_the_extras_are_json_when_asked():
     x, y, a, b = _sets(seed=40)
     default = weat(x, y, a, b).to_dict()
@@ -183,8 +207,21 @@ def test_default_output_is_unchanged_and_the_extras_are_json_when_asked():
     assert len(default) == 13
     full = weat(x, y, a, b, n_bootstrap=100, influence=True).to_dict()
     assert set(full) == set(default) | {"bootstrap", "influence"}
-    assert set(full["bootstrap"]) == {"confidence_level", "ci_low", "ci_high", "std_err", "n_bootstrap", "n_undefined"}
-    assert set(full["influence"]["words"][0]) == {"role", "index", "word", "effect_size_without", "change"}
+    assert set(full["bootstrap"]) == {
+        "confidence_level",
+        "ci_low",
+        "ci_high",
+        "std_err",
+        "n_bootstrap",
+        "n_undefined",
+    }
+    assert set(full["influence"]["words"][0]) == {
+        "role",
+        "index",
+        "word",
+        "effect_size_without",
+        "change",
+    }
     assert json.loads(json.dumps(full)) == full
     assert {key: full[key] for key in default} == default
 
@@ -216,6 +253,7 @@ def test_bootstrap_counts_replicates_whose_effect_size_is_undefined():
     x = np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 1.0]])
     y = np.array([[1.0, 0.0, 1.0]])
     boot = bootstrap_effect_size(_test_matrix(x, y, a, b), 2, 1, 400, seed=0)
-    # A replicate drawing x0 twice pools three equal associations (x0, x0, y0 = x0): undefined, probability 1/4.
+    # A replicate drawing x0 twice pools three equal associations (x0, x0, y0 = x0): undefined,
+    # probability 1/4.
     assert 60 < boot.n_undefined < 140 and len(boot.replicates) == 400 - boot.n_undefined
     assert np.isfinite(boot.replicates).all()

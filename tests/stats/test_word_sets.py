@@ -1,5 +1,6 @@
-"""Duplicate words count once (WEFE's convention), with one warning naming them: WEAT and every association
-measure, through the metrics' row-wise inputs; expected values computed directly in numpy."""
+"""Duplicate words count once (WEFE's convention), with one warning naming them: WEAT and every
+association measure, through the metrics' row-wise inputs; expected values computed directly in
+numpy."""
 
 import warnings
 
@@ -45,24 +46,40 @@ def test_first_occurrences_keep_each_word_once_in_order_and_name_the_copies():
         kept = distinct_rows({"X": words, "Y": ["a", "b"]})
     assert kept == {"X": [0, 1, 3], "Y": [0, 1]}
     assert len(caught) == 1
-    assert "set X: 'rose' x3, 'tulip' x2" in str(caught[0].message) and "set Y" not in str(caught[0].message)
+    assert "set X: 'rose' x3, 'tulip' x2" in str(caught[0].message) and "set Y" not in str(
+        caught[0].message
+    )
 
 
 def test_weat_with_a_duplicated_word_equals_weat_of_the_deduplicated_lists_with_one_warning():
     sets = random_sets()
-    clean = weat(*(vectors for _, vectors in sets.values()), words={r: w for r, (w, _) in sets.items()})
-    doubled = dict(sets, X=with_copies(*sets["X"], row=1, copies=3), A=with_copies(*sets["A"], row=0, copies=2))
+    clean = weat(
+        *(vectors for _, vectors in sets.values()), words={r: w for r, (w, _) in sets.items()}
+    )
+    doubled = dict(
+        sets, X=with_copies(*sets["X"], row=1, copies=3), A=with_copies(*sets["A"], row=0, copies=2)
+    )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        result = weat(*(vectors for _, vectors in doubled.values()), words={r: w for r, (w, _) in doubled.items()})
+        result = weat(
+            *(vectors for _, vectors in doubled.values()),
+            words={r: w for r, (w, _) in doubled.items()},
+        )
     assert duplicate_warnings(caught) == [
-        "duplicate words collapsed, each word counts once (as in WEFE): set X: 'x1' x4; set A: 'a0' x3"
+        "duplicate words collapsed, each word counts once "
+        "(as in WEFE): set X: 'x1' x4; set A: 'a0' x3"
     ]
     assert (result.n_x, result.n_a) == (5, 4)
     assert result.effect_size == clean.effect_size and result.p_value == clean.p_value
     # Independently: counted per copy, d would be another number (the collapse changes something).
-    unit = {role: vectors / np.linalg.norm(vectors, axis=1, keepdims=True) for role, (_, vectors) in doubled.items()}
-    s = {role: (unit[role] @ unit["A"].T).mean(1) - (unit[role] @ unit["B"].T).mean(1) for role in "XY"}
+    unit = {
+        role: vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+        for role, (_, vectors) in doubled.items()
+    }
+    s = {
+        role: (unit[role] @ unit["A"].T).mean(1) - (unit[role] @ unit["B"].T).mean(1)
+        for role in "XY"
+    }
     per_copy = (s["X"].mean() - s["Y"].mean()) / np.concatenate([s["X"], s["Y"]]).std()
     assert abs(per_copy - clean.effect_size) > 0.05
 
@@ -78,15 +95,23 @@ def test_the_weat_metric_input_collapses_duplicate_rows_of_a_role_only():
     assert doubled.effect_size == clean.effect_size and doubled.n_a == clean.n_a
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        across = weat_from_roles(embeddings + extra, roles + ["B"], words=words + ["a0"])  # no warning
+        across = weat_from_roles(
+            embeddings + extra, roles + ["B"], words=words + ["a0"]
+        )  # no warning
     assert across.n_b == clean.n_b + 1
 
 
 def independent_rnd(x: np.ndarray, y: np.ndarray, attributes: np.ndarray) -> float:
-    """Garg et al.'s sum over the attribute words of |a - mean x| - |a - mean y| on unit vectors, by loops."""
+    """Garg et al.'s sum over the attribute words of |a - mean x| - |a - mean y| on unit vectors, by
+    loops."""
     unit = [[v / np.sqrt(sum(c * c for c in v)) for v in rows] for rows in (x, y, attributes)]
     centroid_x, centroid_y = (sum(rows) / len(rows) for rows in unit[:2])
-    return float(sum(np.sqrt(((a - centroid_x) ** 2).sum()) - np.sqrt(((a - centroid_y) ** 2).sum()) for a in unit[2]))
+    return float(
+        sum(
+            np.sqrt(((a - centroid_x) ** 2).sum()) - np.sqrt(((a - centroid_y) ** 2).sum())
+            for a in unit[2]
+        )
+    )
 
 
 @pytest.mark.parametrize("measure", ["rnd", "mac", "ect", "ripa", "rnsb"])
@@ -114,7 +139,9 @@ def test_rnd_with_rose_six_times_equals_rnd_with_rose_once_computed_directly():
     flowers = ["rose", "tulip", "daisy", "lily"]
     x, y, pleasant = rng.normal(size=(4, 8)), rng.normal(size=(4, 8)), rng.normal(size=(5, 8))
     x[0] += 2.0  # "rose" far from the other flowers: its copies would drag X's centroid
-    words = flowers + ["rose"] * 5 + [f"insect{i}" for i in range(4)] + [f"good{i}" for i in range(5)]
+    words = (
+        flowers + ["rose"] * 5 + [f"insect{i}" for i in range(4)] + [f"good{i}" for i in range(5)]
+    )
     roles = ["X"] * 9 + ["Y"] * 4 + ["A"] * 5
     embeddings = np.vstack([x, np.repeat(x[:1], 5, axis=0), y, pleasant]).tolist()
     with pytest.warns(DuplicateWordsWarning, match="'rose' x6"):

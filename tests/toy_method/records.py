@@ -1,5 +1,5 @@
-"""The toy method's records, declared in one place: what ``ToySuite.evaluate`` writes (the harness checks every
-record against it) and what its report section reads."""
+"""The toy method's records, declared in one place: what ``ToySuite.evaluate`` writes (the harness
+checks every record against it) and what its report section reads."""
 
 from eval_harness.contract.records import Field, RecordSchema
 

@@ -1,6 +1,7 @@
-"""The toy method's section of ``xbias report``, in the method's own folder: a headline table (model x language x
-config, a column per emotion), a sentence per estimate with p <= 0.10, and a figure. It uses the report's
-building blocks only, and reads the fields its records declare (:data:`.records.TOY_RECORDS`)."""
+"""The toy method's section of ``xbias report``, in the method's own folder: a headline table (model
+x language x config, a column per emotion), a sentence per estimate with p <= 0.10, and a figure. It
+uses the report's building blocks only, and reads the fields its records declare
+(:data:`.records.TOY_RECORDS`)."""
 
 import pandas as pd
 from matplotlib.figure import Figure
@@ -15,12 +16,16 @@ MAX_P = 0.10
 
 
 def headline_table(rows: pd.DataFrame, known: KnownSections) -> pd.DataFrame:
-    """The estimates, marked (with the ``known`` sections' flags): rows model x language x config, a column per
-    emotion."""
+    """The estimates, marked (with the ``known`` sections' flags): rows model x language x config, a
+    column per emotion."""
     estimates = rows[rows["metric"] == "estimate"]
     cells = estimates.assign(cell=[marked_value(row, known) for _, row in estimates.iterrows()])
     table = cells.pivot_table(
-        index=["model", "language", "config"], columns="emotion", values="cell", aggfunc="first", sort=False
+        index=["model", "language", "config"],
+        columns="emotion",
+        values="cell",
+        aggfunc="first",
+        sort=False,
     )
     table.columns.name = None
     return table.reset_index()
@@ -28,10 +33,12 @@ def headline_table(rows: pd.DataFrame, known: KnownSections) -> pd.DataFrame:
 
 def sentences(rows: pd.DataFrame) -> list[str]:
     """One sentence per estimate with p <= MAX_P, smallest p first."""
-    shown = rows[(rows["metric"] == "estimate") & (rows["p_value"] <= MAX_P)].sort_values("p_value", kind="stable")
+    shown = rows[(rows["metric"] == "estimate") & (rows["p_value"] <= MAX_P)].sort_values(
+        "p_value", kind="stable"
+    )
     return [
-        f"{row['model']}, {row['config']}, {row['emotion']}: the toy estimate is {row['value']:+.3f} "
-        f"(p = {format_p(row['p_value'])})."
+        f"{row['model']}, {row['config']}, {row['emotion']}: the toy "
+        f"estimate is {row['value']:+.3f} (p = {format_p(row['p_value'])})."
         for _, row in shown.iterrows()
     ]
 

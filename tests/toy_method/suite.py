@@ -47,8 +47,14 @@ class ToySuite(Suite):
 
     def prepare(self, task, ctx):
         texts = [f"{task.model.name} {task.language} text {i}" for i in range(37)]
-        lengths = ctx.dist.map(lambda chunk: np.array([len(t) for t in chunk], dtype=np.int64), texts, chunk_size=8)
-        return {"total_length": int(lengths.sum()), "n_texts": len(lengths), "fail_unit": task.options["fail_unit"]}
+        lengths = ctx.dist.map(
+            lambda chunk: np.array([len(t) for t in chunk], dtype=np.int64), texts, chunk_size=8
+        )
+        return {
+            "total_length": int(lengths.sum()),
+            "n_texts": len(lengths),
+            "fail_unit": task.options["fail_unit"],
+        }
 
     def evaluate(self, unit, prepared, ctx):
         if self.interrupt_after is not None and self.calls >= self.interrupt_after:

@@ -6,6 +6,6 @@ and the tables no method owns), :mod:`.plots` (figures), :mod:`.families` (alpha
 multiple-testing families) and :mod:`.method_section` (:class:`~.method_section.ReportSection`, its
 flags and options, and the settings a section is handed). What every known section declares reaches
 the kit as an argument (:class:`~.method_section.KnownSections`, carried by
-:class:`~.method_section.ReportSettings`), never through state an import sets, so a table is the same
-whatever was imported first.
+:class:`~.method_section.ReportSettings`), never through state an import sets, so a table is the
+same whatever was imported first.
 """

@@ -1,4 +1,5 @@
-"""A report as plain data (sections of paragraphs, lists, tables and figures) and its two renderings.
+"""A report as plain data (sections of paragraphs, lists, tables and figures) and its two
+renderings.
 
 :func:`render_html` writes one self-contained page: inline CSS, every figure a
 ``data:image/png;base64`` URI, no script and no network access. :func:`render_markdown`
@@ -26,13 +27,15 @@ class Paragraph:
 class Bullets:
     items: tuple[str, ...]
     warning: bool = False
-    role: str = ""  # HTML: the list's class (``verdict``: the verdict sentences a browser check finds)
+    role: str = (
+        ""  # HTML: the list's class (``verdict``: the verdict sentences a browser check finds)
+    )
 
 
 @dataclass(frozen=True)
 class Link:
-    """A link to another page of the report: ``stem`` is its file name without the extension, which each rendering
-    adds (``tables`` -> ``tables.html`` in HTML, ``tables.md`` in Markdown)."""
+    """A link to another page of the report: ``stem`` is its file name without the extension, which
+    each rendering adds (``tables`` -> ``tables.html`` in HTML, ``tables.md`` in Markdown)."""
 
     text: str
     stem: str
@@ -101,7 +104,7 @@ figcaption { font-size: .88rem; color: #555; }
 .warning { background: #fff4e5; border-left: 4px solid #f0a030; padding: .4rem .8rem; }
 nav ul { columns: 2; }
 .scroll { overflow-x: auto; }
-"""
+"""  # noqa: E501
 
 
 def _anchor(title: str) -> str:
@@ -121,9 +124,13 @@ def html_table(table: Table) -> str:
     """One ``<table>``: a header row from the columns, every cell escaped, numbers right-aligned."""
     head = "".join(f"<th>{html.escape(str(column))}</th>" for column in table.frame.columns)
     body = "".join(
-        "<tr>" + "".join(_html_cell(cell) for cell in row) + "</tr>" for row in table.frame.itertuples(index=False)
+        "<tr>" + "".join(_html_cell(cell) for cell in row) + "</tr>"
+        for row in table.frame.itertuples(index=False)
     )
-    grid = f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
+    grid = (
+        "<div "
+        f'class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
+    )
     if table.collapsed:
         rows = len(table.frame)
         summary = html.escape(f"{table.caption} ({rows} row{'' if rows == 1 else 's'})")
@@ -147,7 +154,9 @@ def _html_block(block: Block) -> str:
         return f'<p><a href="{html.escape(block.stem)}.html">{html.escape(block.text)}</a></p>'
     source = "data:image/png;base64," + base64.b64encode(block.png).decode("ascii")
     caption = html.escape(block.caption)
-    return f'<figure><img src="{source}" alt="{caption}"><figcaption>{caption}</figcaption></figure>'
+    return (
+        f'<figure><img src="{source}" alt="{caption}"><figcaption>{caption}</figcaption></figure>'
+    )
 
 
 def _html_section(section: Section, level: int) -> str:
@@ -159,7 +168,10 @@ def _html_section(section: Section, level: int) -> str:
 
 def render_html(document: Document) -> str:
     """The report as one self-contained HTML page."""
-    contents = "".join(f'<li><a href="#{_anchor(s.title)}">{html.escape(s.title)}</a></li>' for s in document.sections)
+    contents = "".join(
+        f'<li><a href="#{_anchor(s.title)}">{html.escape(s.title)}</a></li>'
+        for s in document.sections
+    )
     body = "\n".join(_html_section(section, 2) for section in document.sections)
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
@@ -169,41 +181,48 @@ def render_html(document: Document) -> str:
     )
 
 
-# Where raw HTML starts in Markdown (CommonMark: a tag, a closing tag, a comment, a declaration, a processing
-# instruction); "p < 0.05" is left as it is.
+# Where raw HTML starts in Markdown (CommonMark: a tag, a closing tag, a comment, a declaration, a
+# processing instruction); "p < 0.05" is left as it is.
 _RAW_HTML_START = re.compile(r"<(?=[A-Za-z/!?])")
 # The first characters that make a spreadsheet read a cell as a formula (OWASP, "CSV Injection").
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 def markdown_text(text: object) -> str:
-    """``text`` with every ``<`` that would open raw HTML written ``&lt;``: a label of a run (a group, a name, a
-    model's name) shows as text in a Markdown viewer, never as an element (``<img src=x onerror=...>``)."""
+    """``text`` with every ``<`` that would open raw HTML written ``&lt;``: a label of a run (a
+    group, a name, a model's name) shows as text in a Markdown viewer, never as an element (``<img
+    src=x onerror=...>``)."""
     return _RAW_HTML_START.sub("&lt;", str(text))
 
 
 def spreadsheet_safe(frame: pd.DataFrame) -> pd.DataFrame:
-    """``frame`` with every text cell that starts like a formula (:data:`FORMULA_STARTS`) prefixed with ``'``, as
-    OWASP recommends for CSV files: a spreadsheet shows the cell as text instead of running it. Numbers (a
-    negative value) are left as they are."""
+    """``frame`` with every text cell that starts like a formula (:data:`FORMULA_STARTS`) prefixed
+    with ``'``, as OWASP recommends for CSV files: a spreadsheet shows the cell as text instead of
+    running it. Numbers (a negative value) are left as they are."""
     safe = frame.copy()
     for column in safe.columns:
         if not pd.api.types.is_numeric_dtype(safe[column]):
             safe[column] = safe[column].map(
-                lambda cell: "'" + cell if isinstance(cell, str) and cell.startswith(FORMULA_STARTS) else cell
+                lambda cell: (
+                    "'" + cell
+                    if isinstance(cell, str) and cell.startswith(FORMULA_STARTS)
+                    else cell
+                )
             )
     return safe
 
 
 def csv_bytes(frame: pd.DataFrame) -> bytes:
-    """``frame`` as a CSV file safe to open (:func:`spreadsheet_safe`), in UTF-8 with RFC 4180's CRLF line ends: the
-    CSV writer then quotes every cell holding a ``\r`` or ``\n``, so a label with a carriage return stays one cell
-    of one row (with ``\n`` line ends a bare ``\r`` went unquoted and split the row)."""
+    """``frame`` as a CSV file safe to open (:func:`spreadsheet_safe`), in UTF-8 with RFC 4180's
+    CRLF line ends: the CSV writer then quotes every cell holding a ``\r`` or ``\n``, so a label
+    with a carriage return stays one cell of one row (with ``\n`` line ends a bare ``\r`` went
+    unquoted and split the row)."""
     return spreadsheet_safe(frame).to_csv(index=False, lineterminator="\r\n").encode("utf-8")
 
 
 def markdown_cell(value) -> str:
-    """``value`` as the text of a pipe table's cell: no raw HTML (:func:`markdown_text`), no ``|``, one line."""
+    """``value`` as the text of a pipe table's cell: no raw HTML (:func:`markdown_text`), no ``|``,
+    one line."""
     return markdown_text(value).replace("|", "\\|").replace("\n", " ")
 
 
@@ -213,7 +232,8 @@ def markdown_table(table: Table) -> str:
     lines = [f"**{markdown_text(table.caption)}**", ""] if table.caption else []
     lines += ["| " + " | ".join(columns) + " |", "|" + "|".join(" --- " for _ in columns) + "|"]
     lines += [
-        "| " + " | ".join(markdown_cell(cell) for cell in row) + " |" for row in table.frame.itertuples(index=False)
+        "| " + " | ".join(markdown_cell(cell) for cell in row) + " |"
+        for row in table.frame.itertuples(index=False)
     ]
     return "\n".join(lines)
 
@@ -233,8 +253,8 @@ def _markdown_block(block: Block, figure_folder: str) -> str:
 
 
 def figure_file(name: str) -> str:
-    """The file name of the figure ``name``: one plain, visible file name whatever the name holds (a section may
-    build it from a run folder's records, which never choose where a file goes)."""
+    """The file name of the figure ``name``: one plain, visible file name whatever the name holds (a
+    section may build it from a run folder's records, which never choose where a file goes)."""
     return (re.sub(r"[^A-Za-z0-9._-]+", "-", name).lstrip(".") or "figure") + ".png"
 
 
@@ -246,11 +266,17 @@ def markdown_blocks(blocks, figure_folder: str = "figures") -> str:
 def _markdown_section(section: Section, level: int, figure_folder: str) -> str:
     parts = ["#" * level + " " + markdown_text(section.title)]
     parts += [_markdown_block(block, figure_folder) for block in section.blocks]
-    parts += [_markdown_section(subsection, min(level + 1, 6), figure_folder) for subsection in section.subsections]
+    parts += [
+        _markdown_section(subsection, min(level + 1, 6), figure_folder)
+        for subsection in section.subsections
+    ]
     return "\n\n".join(parts)
 
 
 def render_markdown(document: Document, figure_folder: str = "figures") -> str:
-    """The report as Markdown; figures are linked as ``<figure_folder>/<name>.png`` (write them there)."""
-    parts = [f"# {markdown_text(document.title)}"] + [_markdown_section(s, 2, figure_folder) for s in document.sections]
+    """The report as Markdown; figures are linked as ``<figure_folder>/<name>.png`` (write them
+    there)."""
+    parts = [f"# {markdown_text(document.title)}"] + [
+        _markdown_section(s, 2, figure_folder) for s in document.sections
+    ]
     return "\n\n".join(parts) + "\n"

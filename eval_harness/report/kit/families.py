@@ -1,8 +1,9 @@
-"""The report's significance level and multiple-testing families: a building block the methods' sections read
-(which results are findings, and how their p-values are adjusted, is the assembly's :mod:`.findings`).
+"""The report's significance level and multiple-testing families: a building block the methods'
+sections read (which results are findings, and how their p-values are adjusted, is the assembly's
+:mod:`.findings`).
 
-The *family* the p-values are adjusted over is a choice (:data:`FAMILIES`): ``"model"`` (default: each
-model's tests together, so adding a model to a run does not change another model's verdicts),
+The *family* the p-values are adjusted over is a choice (:data:`FAMILIES`): ``"model"`` (default:
+each model's tests together, so adding a model to a run does not change another model's verdicts),
 ``"model-suite"`` (each model x suite) or ``"run"`` (every test of the run).
 """
 
@@ -21,7 +22,9 @@ DEFAULT_FAMILY = "model"
 
 def check_family(family: str) -> None:
     if family not in FAMILIES:
-        raise InputError(f"unknown multiple-testing family {family!r}; choose from {', '.join(FAMILIES)}")
+        raise InputError(
+            f"unknown multiple-testing family {family!r}; choose from {', '.join(FAMILIES)}"
+        )
 
 
 def family_labels(results: pd.DataFrame, family: str = DEFAULT_FAMILY) -> pd.Series:
@@ -34,5 +37,6 @@ def family_labels(results: pd.DataFrame, family: str = DEFAULT_FAMILY) -> pd.Ser
 
 
 def is_finding(results: pd.DataFrame) -> pd.Series:
-    """True for the findings of annotated results (:func:`~.findings.adjust_p_values` gave them a family)."""
+    """True for the findings of annotated results (:func:`~.findings.adjust_p_values` gave them a
+    family)."""
     return results["family"].notna()

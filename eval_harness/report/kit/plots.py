@@ -1,8 +1,9 @@
-"""The report's building blocks for figures, as PNG bytes (matplotlib's Agg canvas; no pyplot, no global state).
+"""The report's building blocks for figures, as PNG bytes (matplotlib's Agg canvas; no pyplot, no
+global state).
 
-The methods draw their own figures in their folders (``suites/<method>/report.py``: the EEC's forest plot, the
-XWEAT heatmap, the gender-space variance curve) with these: rendering, a record's 95 % interval, the marker
-of its multiple-testing verdict and the models' colours.
+The methods draw their own figures in their folders (``suites/<method>/report.py``: the EEC's forest
+plot, the XWEAT heatmap, the gender-space variance curve) with these: rendering, a record's 95 %
+interval, the marker of its multiple-testing verdict and the models' colours.
 """
 
 from __future__ import annotations
@@ -16,7 +17,16 @@ from scipy import stats
 
 DPI = 110
 Z_95 = 1.959963984540054
-MODEL_COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf")
+MODEL_COLOURS = (
+    "#1f77b4",
+    "#d62728",
+    "#2ca02c",
+    "#9467bd",
+    "#ff7f0e",
+    "#8c564b",
+    "#e377c2",
+    "#17becf",
+)
 
 
 def to_png(figure: Figure) -> bytes:
@@ -28,13 +38,16 @@ def to_png(figure: Figure) -> bytes:
 
 
 def interval_95(row: pd.Series) -> tuple[float, float]:
-    """The row's 95 % interval: recorded, else estimate +- the 97.5 % quantile of its test's reference
-    distribution (t with the record's ``df`` when ``statistic_kind`` is ``"t"``, else normal) x std_err."""
+    """The row's 95 % interval: recorded, else estimate +- the 97.5 % quantile of its test's
+    reference distribution (t with the record's ``df`` when ``statistic_kind`` is ``"t"``, else
+    normal) x std_err."""
     low, high = row.get("ci_low"), row.get("ci_high")
     if low is not None and high is not None and not (pd.isna(low) or pd.isna(high)):
         return float(low), float(high)
     df = row.get("df")
-    critical = stats.t(float(df)).ppf(0.975) if row.get("statistic_kind") == "t" and pd.notna(df) else Z_95
+    critical = (
+        stats.t(float(df)).ppf(0.975) if row.get("statistic_kind") == "t" and pd.notna(df) else Z_95
+    )
     half = critical * float(row["std_err"]) if pd.notna(row["std_err"]) else 0.0
     return float(row["value"]) - half, float(row["value"]) + half
 

@@ -1,17 +1,20 @@
-"""The report's building blocks for tables, from a run's annotated results (see :func:`.findings.annotate`), and
-the tables no method owns: the findings and the records no section shows. What every section declares (its flags'
-marks, its further columns of the findings tables) is an argument: the report's
-:class:`~.method_section.KnownSections` (``settings.sections`` in a section).
+"""The report's building blocks for tables, from a run's annotated results (see
+:func:`.findings.annotate`), and the tables no method owns: the findings and the records no section
+shows. What every section declares (its flags' marks, its further columns of the findings tables) is
+an argument: the report's :class:`~.method_section.KnownSections` (``settings.sections`` in a
+section).
 
-Each builder takes the long-format results and returns flat :class:`pandas.DataFrame` objects of display
-strings (the raw numbers go to the CSV). Significance is marked the paper's way, from the record's ``stars``
-when present, else from its p-value (:func:`eval_harness.stats.significance.significance_stars`: ``***``
-p <= 0.01, ``**`` p <= 0.05, ``*`` p <= 0.10); ``†`` marks a finding that survives Holm within its
-multiple-testing family and ``‡`` one that survives only Benjamini-Hochberg; then come the marks of the
-methods' flags (:class:`~.method_section.Flag`: the EEC's ``§`` for a finding significant with model-based standard
-errors but not once clustered by template, XWEAT's ``‖`` for a WEAT effect size whose bootstrap interval spans
-0 although its permutation p is small). With several seeds a pooled number is followed by ``±`` its
-between-seed SD. The methods' own tables live in their folders (``suites/<method>/report.py``).
+Each builder takes the long-format results and returns flat :class:`pandas.DataFrame` objects of
+display strings (the raw numbers go to the CSV). Significance is marked the paper's way, from the
+record's ``stars`` when present, else from its p-value
+(:func:`eval_harness.stats.significance.significance_stars`: ``***`` p <= 0.01, ``**`` p <= 0.05,
+``*`` p <= 0.10); ``†`` marks a finding that survives Holm within its multiple-testing family and
+``‡`` one that survives only Benjamini-Hochberg; then come the marks of the methods' flags
+(:class:`~.method_section.Flag`: the EEC's ``§`` for a finding significant with model-based standard
+errors but not once clustered by template, XWEAT's ``‖`` for a WEAT effect size whose bootstrap
+interval spans 0 although its permutation p is small). With several seeds a pooled number is
+followed by ``±`` its between-seed SD. The methods' own tables live in their folders
+(``suites/<method>/report.py``).
 """
 
 from __future__ import annotations
@@ -32,25 +35,34 @@ BH_ONLY_MARK = "‡"
 FINDING_COLUMNS = ["model", "suite", "language", "config", "emotion", "test", "term", "metric"]
 
 
-def significance_legend(known: KnownSections, alpha: float = ALPHA, family: str = DEFAULT_FAMILY) -> str:
-    """What the stars and marks of every table and figure mean (the ``known`` sections' flags' too)."""
+def significance_legend(
+    known: KnownSections, alpha: float = ALPHA, family: str = DEFAULT_FAMILY
+) -> str:
+    """What the stars and marks of every table and figure mean (the ``known`` sections' flags'
+    too)."""
     legend = (
         "Stars: *** p ≤ 0.01, ** p ≤ 0.05, * p ≤ 0.10 (unadjusted). "
-        f"{HOLM_MARK} survives Holm (family-wise error {alpha:g}) and {BH_ONLY_MARK} survives Benjamini-Hochberg "
-        f"(false discovery rate {alpha:g}) but not Holm, the p-values adjusted {FAMILY_WORDS[family]}."
+        f"{HOLM_MARK} survives Holm (family-wise error {alpha:g}) and "
+        f"{BH_ONLY_MARK} survives Benjamini-Hochberg (false discovery rate "
+        f"{alpha:g}) but not Holm, the p-values adjusted {FAMILY_WORDS[family]}."
     )
-    flags = [flag.legend.format(mark=flag.mark, alpha=alpha) for flag in known.flags() if flag.legend]
+    flags = [
+        flag.legend.format(mark=flag.mark, alpha=alpha) for flag in known.flags() if flag.legend
+    ]
     return " ".join([legend, *flags])
 
 
 def label_seeds(results: pd.DataFrame) -> pd.DataFrame:
-    """When the run has several seeds, name the seed in the model label (``minilm (seed 1)``) of the rows
-    still one per seed (those :func:`findings.pool_over_seeds` could not pool) of a model x suite x language that
-    ran several seeds; a task that ran one seed (by default, one that trains nothing) keeps its plain label."""
+    """When the run has several seeds, name the seed in the model label (``minilm (seed 1)``) of the
+    rows still one per seed (those :func:`findings.pool_over_seeds` could not pool) of a model x
+    suite x language that ran several seeds; a task that ran one seed (by default, one that trains
+    nothing) keeps its plain label."""
     if "seed" not in results.columns or results["seed"].nunique() < 2:
         return results
     tasks = results[["model", "suite", "language"]].astype(str)
-    several = results.groupby([tasks[name] for name in tasks.columns])["seed"].transform("nunique") > 1
+    several = (
+        results.groupby([tasks[name] for name in tasks.columns])["seed"].transform("nunique") > 1
+    )
     labels = [
         model if pd.isna(seed) or not many else f"{model} (seed {int(seed)})"
         for model, seed, many in zip(results["model"], results["seed"], several, strict=True)
@@ -102,7 +114,8 @@ def seed_spread(row: pd.Series, digits: int = 3) -> str:
 
 def marked_value(row: pd.Series, known: KnownSections, digits: int = 3) -> str:
     """``-0.120***†``: the value with its stars and marks (those of the ``known`` sections' flags
-    included; ``skipped`` for a skipped test), and the between-seed SD of a number pooled over seeds."""
+    included; ``skipped`` for a skipped test), and the between-seed SD of a number pooled over
+    seeds."""
     if pd.isna(row["value"]) and row.get("status") == "skipped":
         return "skipped"
     marks = stars_of(row) + survival_mark(row, known)
@@ -116,8 +129,13 @@ def has_interval(row: pd.Series) -> bool:
 
 
 def column(results: pd.DataFrame, name: str) -> pd.Series:
-    """The column ``name``, or missing values where the results have none (a field no record carries)."""
-    return results[name] if name in results.columns else pd.Series(np.nan, index=results.index, dtype=object)
+    """The column ``name``, or missing values where the results have none (a field no record
+    carries)."""
+    return (
+        results[name]
+        if name in results.columns
+        else pd.Series(np.nan, index=results.index, dtype=object)
+    )
 
 
 def distinct(frame: pd.DataFrame, name: str) -> list[str]:
@@ -142,13 +160,15 @@ def _share(value, n_seeds) -> str:
 
 
 def findings_table(results: pd.DataFrame, known: KnownSections, which: str = "all") -> pd.DataFrame:
-    """The findings (see :mod:`.findings`) sorted by p-value, with raw, Holm and BH p-values, the further
-    p-values the ``known`` sections name (:attr:`~.method_section.ReportSection.findings_p_values`: the EEC's
-    template-clustered one) and their own columns (:meth:`~.method_section.ReportSection.findings_columns`: how stable a
-    finding is), the flags, and (seeds pooled) how many seeds agree in sign and significance.
+    """The findings (see :mod:`.findings`) sorted by p-value, with raw, Holm and BH p-values, the
+    further p-values the ``known`` sections name
+    (:attr:`~.method_section.ReportSection.findings_p_values`: the EEC's template-clustered one) and
+    their own columns (:meth:`~.method_section.ReportSection.findings_columns`: how stable a finding
+    is), the flags, and (seeds pooled) how many seeds agree in sign and significance.
 
-    ``which``: ``"all"`` findings, those that survive ``"holm"``, those that survive Benjamini-Hochberg but not
-    Holm (``"bh_only"``), or those a method's flag marks (the flag's column, e.g. ``"loses_under_clustering"``).
+    ``which``: ``"all"`` findings, those that survive ``"holm"``, those that survive
+    Benjamini-Hochberg but not Holm (``"bh_only"``), or those a method's flag marks (the flag's
+    column, e.g. ``"loses_under_clustering"``).
     """
     selections = {
         "all": results["p_holm"].notna(),
@@ -157,7 +177,9 @@ def findings_table(results: pd.DataFrame, known: KnownSections, which: str = "al
     }
     flags = [flag.column for flag in known.flags()]
     if which not in selections and which not in flags:
-        raise InputError(f"unknown findings selection {which!r}; choose from {[*selections, *flags]}")
+        raise InputError(
+            f"unknown findings selection {which!r}; choose from {[*selections, *flags]}"
+        )
     chosen = selections.get(which)
     if chosen is None:
         chosen = results.get(which, pd.Series(False, index=results.index)).astype(bool)
@@ -177,8 +199,12 @@ def findings_table(results: pd.DataFrame, known: KnownSections, which: str = "al
         p_holm=rows["p_holm"].map(format_p),
         p_bh=rows["p_bh"].map(format_p),
         **further,
-        seeds_same_sign=[_share(row.get("share_same_sign"), row.get("n_seeds")) for _, row in rows.iterrows()],
-        seeds_significant=[_share(row.get("share_significant"), row.get("n_seeds")) for _, row in rows.iterrows()],
+        seeds_same_sign=[
+            _share(row.get("share_same_sign"), row.get("n_seeds")) for _, row in rows.iterrows()
+        ],
+        seeds_significant=[
+            _share(row.get("share_significant"), row.get("n_seeds")) for _, row in rows.iterrows()
+        ],
         flag=[_flags(row, known) for _, row in rows.iterrows()],
     )
     # Drop columns empty for every shown row (e.g. `test` when only EEC findings survive).
@@ -199,5 +225,7 @@ def other_results_table(results: pd.DataFrame, known: KnownSections) -> pd.DataF
     rows = results[~covered_mask(results, known)]
     if rows.empty:
         return pd.DataFrame()
-    columns = [c for c in (*FINDING_COLUMNS, "value", "std_err", "p_value") if rows[c].notna().any()]
+    columns = [
+        c for c in (*FINDING_COLUMNS, "value", "std_err", "p_value") if rows[c].notna().any()
+    ]
     return rows[columns].astype(object).where(rows[columns].notna(), "").reset_index(drop=True)

@@ -1,13 +1,15 @@
-"""Equivalence tests and the power planner for the EEC's effects: the fields a unit writes, and what the report and
-``xbias power`` read from them.
+"""Equivalence tests and the power planner for the EEC's effects: the fields a unit writes, and what
+the report and ``xbias power`` read from them.
 
-- ``equivalence_margin`` (the suite option, intensity scale) rides on every effect record; the TOST itself
-  (:func:`eval_harness.stats.equivalence.tost`) is computed where the record is read, from the record's own
-  ``value``, ``std_err`` and ``df`` (``statistic_kind`` z: normal), so that it is always the test of the
-  standard error the report shows: template-clustered, model-based, or pooled over seeds.
+- ``equivalence_margin`` (the suite option, intensity scale) rides on every effect record; the TOST
+  itself (:func:`eval_harness.stats.equivalence.tost`) is computed where the record is read, from
+  the record's own ``value``, ``std_err`` and ``df`` (``statistic_kind`` z: normal), so that it is
+  always the test of the standard error the report shows: template-clustered, model-based, or pooled
+  over seeds.
 - ``planner_*``: each effect's variance components measured on the unit's scores
-  (:func:`eval_harness.stats.design_power.variance_components`; 2 x 2 designs), averaged over seeds when the run
-  pools them; the between-seed variance is the pooled record's ``between_seed_sd`` squared. The model and its
+  (:func:`eval_harness.stats.design_power.variance_components`; 2 x 2 designs), averaged over seeds
+  when the run pools them; the between-seed variance is the pooled record's ``between_seed_sd``
+  squared. The model and its
   assumptions: docs/conventions.md, "The power planner".
 """
 
@@ -28,51 +30,64 @@ if TYPE_CHECKING:
 
     from ...stats.design_power import AdditiveFit, Design, VarianceComponents
 
-# pandas and the planner's numerics (scipy) are imported where they are used: the schema (PLANNER_FIELDS) is read
-# when a config is checked, which loads neither.
+# pandas and the planner's numerics (scipy) are imported where they are used: the schema
+# (PLANNER_FIELDS) is read when a config is checked, which loads neither.
 
-# The suite's default equivalence margin on the 0-1 intensity scale: a hundredth of the scale (the verdict's default).
+# The suite's default equivalence margin on the 0-1 intensity scale: a hundredth of the scale (the
+# verdict's default).
 EQUIVALENCE_MARGIN = DEFAULT_MARGIN
 
 PLANNER_FIELDS = {
-    "equivalence_margin": Field(float, "effect: the margin delta of its equivalence test (TOST), intensity scale"),
+    "equivalence_margin": Field(
+        float, "effect: the margin delta of its equivalence test (TOST), intensity scale"
+    ),
     "planner_template_var": Field(
         float,
-        "effect: its template-to-template variance (the power planner's sigma2_T; not truncated, so it may be below 0)",
+        "effect: its template-to-template variance (the power "
+        "planner's sigma2_T; not truncated, so it may be below 0)",
         seed_mean=True,
     ),
     "planner_template_var_low": Field(
         float,
-        "effect: the low end of planner_template_var's 80% interval (its spread and noise share on their own df; "
-        "not floored at 0)",
+        "effect: the low end of planner_template_var's 80% interval "
+        "(its spread and noise share on their own df; not floored at 0)",
         seed_mean=True,
     ),
     "planner_template_var_high": Field(
         float, "effect: the high end of planner_template_var's 80% interval", seed_mean=True
     ),
     **{
-        f"planner_{name}_{end}": Field(float, f"effect: the {end} end of planner_{name}'s 80% interval", seed_mean=True)
+        f"planner_{name}_{end}": Field(
+            float, f"effect: the {end} end of planner_{name}'s 80% interval", seed_mean=True
+        )
         for name in ("residual_var", "name_template_var")
         for end in ("low", "high")
     },
     "planner_within_var": Field(
-        float, "effect: the within-cell variance of the scores (the power planner's sigma2_W)", seed_mean=True
+        float,
+        "effect: the within-cell variance of the scores (the power planner's sigma2_W)",
+        seed_mean=True,
     ),
     "planner_residual_var": Field(
         float,
-        "effect: the within-cell variance names and emotion words do not explain (the power planner's sigma2_R)",
+        "effect: the within-cell variance names and emotion "
+        "words do not explain (the power planner's sigma2_R)",
         seed_mean=True,
     ),
     "planner_name_template_var": Field(
         float,
-        "effect: the part of planner_residual_var that is a name's own reading in a template (the power planner's "
-        "sigma2_TN; unbiased, so it may be below 0)",
+        "effect: the part of planner_residual_var that is a name's own reading in "
+        "a template (the power planner's sigma2_TN; unbiased, so it may be below 0)",
         seed_mean=True,
     ),
     "planner_pool": Field(
-        float, "effect: the names x words each template x cell drew from (= planner_per_cell: crossed; none: unknown)"
+        float,
+        "effect: the names x words each template x cell drew "
+        "from (= planner_per_cell: crossed; none: unknown)",
     ),
-    "planner_pool_names": Field(float, "effect: the names per template x cell of that pool (the power planner's P)"),
+    "planner_pool_names": Field(
+        float, "effect: the names per template x cell of that pool (the power planner's P)"
+    ),
     "planner_weight_square_sum": Field(float, "effect: the sum of its squared cell weights"),
     "planner_templates": Field(int, "effect: the templates the planner's components come from"),
     "planner_per_cell": Field(float, "effect: sentences per template x cell (harmonic mean)"),
@@ -80,7 +95,8 @@ PLANNER_FIELDS = {
 
 
 def with_margin(records: list[dict], margin: float) -> list[dict]:
-    """``records`` with ``equivalence_margin`` on each effect (none when ``margin`` is 0: no equivalence tests)."""
+    """``records`` with ``equivalence_margin`` on each effect (none when ``margin`` is 0: no
+    equivalence tests)."""
     if margin:
         for record in records:
             if record["metric"] == "effect":
@@ -89,20 +105,27 @@ def with_margin(records: list[dict], margin: float) -> list[dict]:
 
 
 def planner_fields(data: Mapping) -> dict[tuple[str, str], dict]:
-    """``("effect", name)`` -> the planner components of each 2 x 2 effect, from a unit's prepared ``data`` (scores
-    ``y``, ``template_id``, the ``factors`` and their ``references``); none for an effect whose templates or cells
-    are too few."""
+    """``("effect", name)`` -> the planner components of each 2 x 2 effect, from a unit's prepared
+    ``data`` (scores ``y``, ``template_id``, the ``factors`` and their ``references``); none for an
+    effect whose templates or cells are too few."""
     import pandas as pd
 
     from ...stats.design_power import EFFECT_WEIGHTS, variance_components
 
     factors, references = data["factors"], data["references"]
     rows = data.get("rows")
-    # A word's slot, where the suite counted it: the same in every cell where a language inflects the word by gender
+    # A word's slot, where the suite counted it: the same in every cell where a language inflects
+    # the word by gender
     word_column = "emotion_slot" if rows is not None and "emotion_slot" in rows else "emotion_word"
     words = list(rows[word_column]) if rows is not None and word_column in rows else None
-    sentences = {"name": data.get("person"), "word": words} if data.get("person") is not None and words else {}
-    frame = pd.DataFrame({"y": data["y"], "t": data["template_id"], **factors, **sentences}).dropna()
+    sentences = (
+        {"name": data.get("person"), "word": words}
+        if data.get("person") is not None and words
+        else {}
+    )
+    frame = pd.DataFrame(
+        {"y": data["y"], "t": data["template_id"], **factors, **sentences}
+    ).dropna()
     minority = (frame["group"] != references["group"]).astype(int)
     female = (frame["gender"] != references["gender"]).astype(int)
     fields = {}
@@ -145,9 +168,11 @@ def planner_fields(data: Mapping) -> dict[tuple[str, str], dict]:
 
 
 def equivalence_of(row: Mapping, alpha: float = 0.05) -> Equivalence | None:
-    """The TOST of an effect record against its ``equivalence_margin``, on its own estimate, standard error and
-    df; None without a margin or a usable standard error."""
-    margin, value, std_err = (finite_number(row.get(name)) for name in ("equivalence_margin", "value", "std_err"))
+    """The TOST of an effect record against its ``equivalence_margin``, on its own estimate,
+    standard error and df; None without a margin or a usable standard error."""
+    margin, value, std_err = (
+        finite_number(row.get(name)) for name in ("equivalence_margin", "value", "std_err")
+    )
     if margin is None or value is None or std_err is None or not std_err > 0:
         return None
     df = reference_df(row.get("statistic_kind"), finite_number(row.get("df")))
@@ -155,13 +180,27 @@ def equivalence_of(row: Mapping, alpha: float = 0.05) -> Equivalence | None:
 
 
 def components_of(row: Mapping) -> VarianceComponents | None:
-    """An effect record's planner components (with the between-seed variance of a record pooled over seeds)."""
+    """An effect record's planner components (with the between-seed variance of a record pooled over
+    seeds)."""
     from ...stats.design_power import VarianceComponents
 
-    names = ("planner_template_var", "planner_within_var", "planner_weight_square_sum", "planner_per_cell")
-    template_var, within_var, weight_square_sum, per_cell = (finite_number(row.get(name)) for name in names)
+    names = (
+        "planner_template_var",
+        "planner_within_var",
+        "planner_weight_square_sum",
+        "planner_per_cell",
+    )
+    template_var, within_var, weight_square_sum, per_cell = (
+        finite_number(row.get(name)) for name in names
+    )
     templates = finite_number(row.get("planner_templates"))
-    if template_var is None or within_var is None or weight_square_sum is None or per_cell is None or templates is None:
+    if (
+        template_var is None
+        or within_var is None
+        or weight_square_sum is None
+        or per_cell is None
+        or templates is None
+    ):
         return None
     seeds = finite_number(row.get("n_seeds"))
     between = finite_number(row.get("between_seed_sd"))
@@ -178,7 +217,9 @@ def components_of(row: Mapping) -> VarianceComponents | None:
         seeds=int(seeds),
         residual_var=residual,
         pool=finite_number(row.get("planner_pool")) if residual is not None else None,
-        name_template_var=finite_number(row.get("planner_name_template_var")) if residual is not None else None,
+        name_template_var=finite_number(row.get("planner_name_template_var"))
+        if residual is not None
+        else None,
         names=finite_number(row.get("planner_pool_names")) if residual is not None else None,
         template_var_low=finite_number(row.get("planner_template_var_low")),
         template_var_high=finite_number(row.get("planner_template_var_high")),
@@ -187,7 +228,8 @@ def components_of(row: Mapping) -> VarianceComponents | None:
 
 
 def component_ends(row: Mapping) -> dict[str, float | None]:
-    """The ends of ``sigma2_R``'s and ``sigma2_TN``'s intervals in an effect record, and the floor of its point
+    """The ends of ``sigma2_R``'s and ``sigma2_TN``'s intervals in an effect record, and the floor
+    of its point
     estimate: ``sigma2_R``'s low end, no ``sigma2_TN``
     (:class:`~eval_harness.stats.design_power.VarianceComponents`)."""
     ends = {
@@ -203,10 +245,11 @@ def component_ends(row: Mapping) -> dict[str, float | None]:
 
 
 def design_needed(components: VarianceComponents, target: float, vary: str, unit: str) -> str:
-    """How many ``unit`` (``vary`` of :func:`~eval_harness.stats.design_power.smallest_design`) reach ``target``,
-    with the interval of that count: ``"about 30 templates (12-80)"``; ``"cannot tell from this run how many
-    templates (at least 12)"`` when the interval's high end reaches no design in the search range; ``""`` when
-    even its low end reaches none (the point estimate's words without an interval)."""
+    """How many ``unit`` (``vary`` of :func:`~eval_harness.stats.design_power.smallest_design`)
+    reach ``target``, with the interval of that count: ``"about 30 templates (12-80)"``; ``"cannot
+    tell from this run how many templates (at least 12)"`` when the interval's high end reaches no
+    design in the search range; ``""`` when even its low end reaches none (the point estimate's
+    words without an interval)."""
     from ...stats.design_power import smallest_design, smallest_design_interval
 
     def count(design: Design) -> int:
@@ -225,8 +268,8 @@ def design_needed(components: VarianceComponents, target: float, vary: str, unit
 
 
 def counted(n: int, unit: str) -> str:
-    """``"1 template"``, ``"2 templates"``, ``"1 sentence per template × cell"``: a count with its unit in the
-    number it takes (``unit`` is the plural; its first word loses its ``s`` for one)."""
+    """``"1 template"``, ``"2 templates"``, ``"1 sentence per template × cell"``: a count with its
+    unit in the number it takes (``unit`` is the plural; its first word loses its ``s`` for one)."""
     if n != 1:
         return f"{n} {unit}"
     first, _, rest = unit.partition(" ")
@@ -234,9 +277,9 @@ def counted(n: int, unit: str) -> str:
 
 
 def templates_needed(row: Mapping, target: float) -> str:
-    """``"about 30 templates (12-80) would"`` (with this many sentences per cell and seeds; the interval at the
-    planner's level), ``"cannot tell from this run how many templates (at least 12) would"``, ``"no number of
-    templates up to 1000 would"``, or ``""`` without planner fields."""
+    """``"about 30 templates (12-80) would"`` (with this many sentences per cell and seeds; the
+    interval at the planner's level), ``"cannot tell from this run how many templates (at least 12)
+    would"``, ``"no number of templates up to 1000 would"``, or ``""`` without planner fields."""
     from ...stats.design_power import MAX_TEMPLATES
 
     components = components_of(row)
@@ -247,10 +290,10 @@ def templates_needed(row: Mapping, target: float) -> str:
 
 
 def plan_words(row: Mapping, target: float) -> str:
-    """``"MDE 0.021 (0.015-0.032) now; 0.01 needs about 30 templates (12-80), or about 12 sentences per template x
-    cell (5-40)"`` (or "cannot be reached by more names alone", "cannot tell from this run how many ..."; with
-    seeds, "or N seeds"): the planner's line for one effect record, each count with its interval at the planner's
-    level (none for a record without one)."""
+    """``"MDE 0.021 (0.015-0.032) now; 0.01 needs about 30 templates (12-80), or about 12 sentences
+    per template x cell (5-40)"`` (or "cannot be reached by more names alone", "cannot tell from
+    this run how many ..."; with seeds, "or N seeds"): the planner's line for one effect record,
+    each count with its interval at the planner's level (none for a record without one)."""
     from ...stats.design_power import current_design, design_mde, mde_interval
 
     components = components_of(row)
@@ -259,10 +302,16 @@ def plan_words(row: Mapping, target: float) -> str:
     now = design_mde(components, current_design(components))
     interval = mde_interval(components, current_design(components))
     now_words = f"{now:.2g} ({interval[0]:.2g}-{interval[1]:.2g})" if interval else f"{now:.2g}"
-    if now <= target:  # reached: no design count to give (one below the run's own would contradict it)
+    if (
+        now <= target
+    ):  # reached: no design count to give (one below the run's own would contradict it)
         return f"MDE {now_words} now: {target:g} is reached with this run's design"
     options = []
-    for vary, unit in (("templates", "templates"), ("per_cell", "sentences per template × cell"), ("seeds", "seeds")):
+    for vary, unit in (
+        ("templates", "templates"),
+        ("per_cell", "sentences per template × cell"),
+        ("seeds", "seeds"),
+    ):
         if vary == "seeds" and components.seeds < 2:
             continue  # one seed: its variance is unknown
         needed = design_needed(components, target, vary, unit)
@@ -270,7 +319,9 @@ def plan_words(row: Mapping, target: float) -> str:
             options.append(needed)
         elif vary == "per_cell":
             options.append("cannot be reached by more names alone")
-    return f"MDE {now_words} now; {target:g} needs " + ", or ".join(options or ["a larger design in every respect"])
+    return f"MDE {now_words} now; {target:g} needs " + ", or ".join(
+        options or ["a larger design in every respect"]
+    )
 
 
 def usable_standard_error(row: Mapping) -> bool:
@@ -280,8 +331,9 @@ def usable_standard_error(row: Mapping) -> bool:
 
 
 def power_summary(results: pd.DataFrame, target: float | None = None) -> str:
-    """The one line ``xbias power`` opens with: how many effects reach the target MDE now (``target``, else each
-    record's margin), the worst one, and what would get it there; empty without planner fields."""
+    """The one line ``xbias power`` opens with: how many effects reach the target MDE now
+    (``target``, else each record's margin), the worst one, and what would get it there; empty
+    without planner fields."""
     from ...stats.design_power import current_design, design_mde
 
     if "planner_template_var" not in results.columns:
@@ -304,36 +356,47 @@ def power_summary(results: pd.DataFrame, target: float | None = None) -> str:
     needed = templates_needed(worst, goal)
     where = f"{worst['config']} {worst['emotion']} {worst['model']} {worst['term']}"
     return (
-        f"{line}; the worst, {where}, has an MDE of {ratio * goal:.2g}: {needed or 'no design found'} reach {goal:g}."
+        f"{line}; the worst, {where}, has an MDE of {ratio * goal:.2g}: "
+        f"{needed or 'no design found'} reach {goal:g}."
     )
 
 
 def no_plan_reason(results: pd.DataFrame, table: pd.DataFrame, target: float | None) -> str:
-    """Why ``table``'s planner column (:func:`power_table`) is empty throughout, or "" when some effect has a line:
-    no goal (no ``target`` and no record with an ``equivalence_margin``), or a goal but nothing to plan from (no
-    effect with the planner's fields and a usable standard error)."""
+    """Why ``table``'s planner column (:func:`power_table`) is empty throughout, or "" when some
+    effect has a line: no goal (no ``target`` and no record with an ``equivalence_margin``), or a
+    goal but nothing to plan from (no effect with the planner's fields and a usable standard
+    error)."""
     import pandas as pd
 
     if table.empty or table["planner"].ne("").any():
         return ""
-    margins = pd.to_numeric(results.get("equivalence_margin", pd.Series(dtype=float)), errors="coerce")
+    margins = pd.to_numeric(
+        results.get("equivalence_margin", pd.Series(dtype=float)), errors="coerce"
+    )
     if target is None and not (margins > 0).any():
         return "no --target and no equivalence_margin in the run: give --target 0.01"
     return (
-        "no effect of this run has the planner's fields and a usable standard error, so no design is planned; "
-        "the verdict column is what the run shows"
+        "no effect of this run has the planner's fields and a usable standard "
+        "error, so no design is planned; the verdict column is what the run shows"
     )
 
 
-def power_table(results: pd.DataFrame, target: float | None = None, alpha: float = 0.05) -> pd.DataFrame:
-    """Per EEC x emotion x model x effect with a margin or planner fields: its value, p, MDE (the record's), its
-    verdict at its margin (the one rule, :mod:`.verdicts`) and the planner's line for ``target`` (default: the
-    record's margin)."""
+def power_table(
+    results: pd.DataFrame, target: float | None = None, alpha: float = 0.05
+) -> pd.DataFrame:
+    """Per EEC x emotion x model x effect with a margin or planner fields: its value, p, MDE (the
+    record's), its verdict at its margin (the one rule, :mod:`.verdicts`) and the planner's line for
+    ``target`` (default: the record's margin)."""
     import pandas as pd
 
-    from ...report.kit.tables import format_number, format_p  # here: it loads statsmodels (xbias list stays light)
+    from ...report.kit.tables import (
+        format_number,
+        format_p,
+    )  # here: it loads statsmodels (xbias list stays light)
 
-    present = [name for name in ("planner_template_var", "equivalence_margin") if name in results.columns]
+    present = [
+        name for name in ("planner_template_var", "equivalence_margin") if name in results.columns
+    ]
     if not present:
         return pd.DataFrame()
     rows = results[(results["suite"] == "eec") & (results["metric"] == "effect")]
@@ -348,10 +411,14 @@ def power_table(results: pd.DataFrame, target: float | None = None, alpha: float
                 "config": row["config"],
                 "emotion": row["emotion"],
                 "model": row["model"],
-                "effect": row.get("contrast") if isinstance(row.get("contrast"), str) else row["term"],
+                "effect": row.get("contrast")
+                if isinstance(row.get("contrast"), str)
+                else row["term"],
                 "value": format_number(finite_number(row["value"]), 4),
                 "p": format_p(finite_number(row["p_value"])),
-                "MDE (80%)": format_number(finite_number(row.get("mde")), 3) if usable_standard_error(row) else "",
+                "MDE (80%)": format_number(finite_number(row.get("mde")), 3)
+                if usable_standard_error(row)
+                else "",
                 "verdict": effect_verdict(row, alpha).words(),
                 "planner": plan_words(row, goal) if goal else "",
             }
@@ -360,10 +427,10 @@ def power_table(results: pd.DataFrame, target: float | None = None, alpha: float
 
 
 def equivalence_words(row: Mapping, alpha: float = 0.05) -> tuple[str, str]:
-    """What a result says of its margin, and (when it does not show the effect within it) what design would detect
-    the margin: ``("within ±0.01 (TOST p = 0.003)", "")``; ``("not shown within ±0.01 either (TOST p = 0.31)",
-    "about 30 templates would detect 0.01")``; ``("not within ±0.01 (its 90% interval lies beyond the margin)",
-    "")``; ``("", "")`` without a margin."""
+    """What a result says of its margin, and (when it does not show the effect within it) what
+    design would detect the margin: ``("within ±0.01 (TOST p = 0.003)", "")``; ``("not shown within
+    ±0.01 either (TOST p = 0.31)", "about 30 templates would detect 0.01")``; ``("not within ±0.01
+    (its 90% interval lies beyond the margin)", "")``; ``("", "")`` without a margin."""
     equivalence = equivalence_of(row, alpha)
     if equivalence is None:
         return "", ""
@@ -378,25 +445,30 @@ def equivalence_words(row: Mapping, alpha: float = 0.05) -> tuple[str, str]:
 
 
 def equivalence_paragraph(results: pd.DataFrame, alpha: float = 0.05) -> str:
-    """What the equivalence column and the planner's lines mean, with the margin(s); empty without a margin."""
+    """What the equivalence column and the planner's lines mean, with the margin(s); empty without a
+    margin."""
     import pandas as pd
 
     from ...stats.design_power import LEVEL
 
     if "equivalence_margin" not in results.columns:
         return ""
-    margins = sorted(pd.to_numeric(results["equivalence_margin"], errors="coerce").dropna().unique())
+    margins = sorted(
+        pd.to_numeric(results["equivalence_margin"], errors="coerce").dropna().unique()
+    )
     if not margins:
         return ""
     stated = " and ".join(f"±{margin:g}" for margin in margins)
     return (
-        f"Equivalence: each effect is tested against the margin {stated} on the 0-1 intensity scale (the suite's "
-        f"equivalence_margin, default ±{EQUIVALENCE_MARGIN:g}) by two one-sided tests on the same standard error "
-        f"and df as its significance test: 'within ±δ' when its {1 - 2 * alpha:.0%} interval lies inside the "
-        "margin (TOST p ≤ alpha), 'not within ±δ' when it lies beyond it, 'cannot tell' otherwise. No effect is "
-        "called 'no bias' without its δ. The power planner (docs/conventions.md) measures each effect's "
-        "template-to-template, within-cell and between-seed variance on this run's scores and gives the MDE of "
-        "another design: how many templates, sentences per template × cell or seeds would detect δ; in brackets, "
-        f"each one's {LEVEL:.0%} interval from the template spread's few df (\"cannot tell from this run\" when "
-        "its high end reaches no design)."
+        f"Equivalence: each effect is tested against the margin {stated} on the 0-1 "
+        f"intensity scale (the suite's equivalence_margin, default ±{EQUIVALENCE_MARGIN:g}) "
+        "by two one-sided tests on the same standard error and df as its significance "
+        f"test: 'within ±δ' when its {1 - 2 * alpha:.0%} interval lies inside the margin "
+        "(TOST p ≤ alpha), 'not within ±δ' when it lies beyond it, 'cannot tell' "
+        "otherwise. No effect is called 'no bias' without its δ. The power planner "
+        "(docs/conventions.md) measures each effect's template-to-template, within-cell "
+        "and between-seed variance on this run's scores and gives the MDE of another "
+        "design: how many templates, sentences per template × cell or seeds would detect "
+        f"δ; in brackets, each one's {LEVEL:.0%} interval from the template spread's few df "
+        '("cannot tell from this run" when its high end reaches no design).'
     )

@@ -1,4 +1,5 @@
-"""The EEC method's figure: a forest plot of the bias coefficients of one EEC, per emotion, models side by side."""
+"""The EEC method's figure: a forest plot of the bias coefficients of one EEC, per emotion, models
+side by side."""
 
 from __future__ import annotations
 
@@ -18,14 +19,16 @@ def forest_plot(results: pd.DataFrame, config: str, family: str = DEFAULT_FAMILY
     return None if figure is None else to_png(figure)
 
 
-def forest_figure(results: pd.DataFrame, config: str, family: str = DEFAULT_FAMILY) -> Figure | None:
-    """Coefficients with 95 % intervals for the group, gender and intersection terms of one EEC (every
-    coefficient but the intercept of a design with more levels or factors).
+def forest_figure(
+    results: pd.DataFrame, config: str, family: str = DEFAULT_FAMILY
+) -> Figure | None:
+    """Coefficients with 95 % intervals for the group, gender and intersection terms of one EEC
+    (every coefficient but the intercept of a design with more levels or factors).
 
     One panel per emotion; within a panel, one row per term and the models side by side. Filled
     markers survive Holm, half-filled ones Benjamini-Hochberg only (the p-values adjusted within
-    ``family``); faded ones come from a regressor with poor Pearson r; ``§`` marks a coefficient that is
-    not significant once clustered by template.
+    ``family``); faded ones come from a regressor with poor Pearson r; ``§`` marks a coefficient
+    that is not significant once clustered by template.
     """
     family_words = f"Holm / BH adjusted {FAMILY_WORDS[family]}"
     rows = eec_rows(results)
@@ -36,7 +39,10 @@ def forest_figure(results: pd.DataFrame, config: str, family: str = DEFAULT_FAMI
     models = sorted(rows["model"].unique())
     terms = bias_terms(rows)
     labels = [term_label(term, rows.iloc[0]) for term in terms]
-    figure = Figure(figsize=(3.2 * len(emotions) + 1.5, 0.45 * len(models) * len(terms) + 1.8), layout="constrained")
+    figure = Figure(
+        figsize=(3.2 * len(emotions) + 1.5, 0.45 * len(models) * len(terms) + 1.8),
+        layout="constrained",
+    )
     axes = figure.subplots(1, len(emotions), sharex=True, sharey=True, squeeze=False)[0]
     spread = 0.7 / max(len(models), 1)
     for axis, emotion in zip(axes, emotions, strict=True):
@@ -44,7 +50,9 @@ def forest_figure(results: pd.DataFrame, config: str, family: str = DEFAULT_FAMI
         for m, model in enumerate(models):
             colour = MODEL_COLOURS[m % len(MODEL_COLOURS)]
             for t, term in enumerate(terms):
-                match = rows[(rows["emotion"] == emotion) & (rows["model"] == model) & (rows["term"] == term)]
+                match = rows[
+                    (rows["emotion"] == emotion) & (rows["model"] == model) & (rows["term"] == term)
+                ]
                 if match.empty:
                     continue
                 row = match.iloc[0]
@@ -63,7 +71,13 @@ def forest_figure(results: pd.DataFrame, config: str, family: str = DEFAULT_FAMI
                     **marker_fill(row),
                 )
                 if bool(row.get("loses_under_clustering", False)):
-                    axis.annotate(CLUSTER_MARK, (high, y), xytext=(3, -4), textcoords="offset points", fontsize=8)
+                    axis.annotate(
+                        CLUSTER_MARK,
+                        (high, y),
+                        xytext=(3, -4),
+                        textcoords="offset points",
+                        fontsize=8,
+                    )
         axis.set_title(emotion)
         axis.set_xlabel("coefficient (logit scale)")
         axis.grid(axis="x", color="0.9")
@@ -86,10 +100,24 @@ def forest_figure(results: pd.DataFrame, config: str, family: str = DEFAULT_FAMI
             markerfacecoloralt="white",
             label="half: Benjamini-Hochberg only",
         ),
-        Line2D([], [], color="0.3", marker="o", markerfacecolor="white", linestyle="", label="hollow: neither"),
+        Line2D(
+            [],
+            [],
+            color="0.3",
+            marker="o",
+            markerfacecolor="white",
+            linestyle="",
+            label="hollow: neither",
+        ),
     ]
     if rows.get("loses_under_clustering", pd.Series(False, index=rows.index)).astype(bool).any():
-        handles.append(Line2D([], [], linestyle="", label=f"{CLUSTER_MARK}: not significant clustered by template"))
-    figure.legend(handles=handles, loc="outside lower center", ncols=min(len(handles), 4), frameon=False)
+        handles.append(
+            Line2D(
+                [], [], linestyle="", label=f"{CLUSTER_MARK}: not significant clustered by template"
+            )
+        )
+    figure.legend(
+        handles=handles, loc="outside lower center", ncols=min(len(handles), 4), frameon=False
+    )
     figure.suptitle(f"{config}: Beta-regression coefficients, 95 % intervals ({family_words})")
     return figure

@@ -1,10 +1,11 @@
-"""The EEC method's section of the report: the paper's coefficient tables per EEC (Tables 3-5), the effects on
-the intensity scale, cell means, plain sentences (:mod:`.sentences`) and forest plots (:mod:`.plots`); the
-regressors' quality (Table 2) and the zero-shot judges' validity; the flags ``poor_regressor`` and
-``loses_under_clustering``; and the numbers an EEC run puts on a model card.
+"""The EEC method's section of the report: the paper's coefficient tables per EEC (Tables 3-5), the
+effects on the intensity scale, cell means, plain sentences (:mod:`.sentences`) and forest plots
+(:mod:`.plots`); the regressors' quality (Table 2) and the zero-shot judges' validity; the flags
+``poor_regressor`` and ``loses_under_clustering``; and the numbers an EEC run puts on a model card.
 
-It reads the records :data:`.records.EEC_RECORDS` declares and reaches the report only through its building
-blocks, the kit (:mod:`eval_harness.report.kit.document`, ``tables``, ``plots``, ``families``, ``method_section``).
+It reads the records :data:`.records.EEC_RECORDS` declares and reaches the report only through its
+building blocks, the kit (:mod:`eval_harness.report.kit.document`, ``tables``, ``plots``,
+``families``, ``method_section``).
 """
 
 from __future__ import annotations
@@ -72,9 +73,10 @@ from .verdicts import effect_name, effect_verdict, verdict_table, with_verdicts
 # A zero-shot judge's validity: the mean probability its answer starts with a numeral of the scale.
 VALIDITY_METRIC = "numeral_mass"
 MIN_NUMERAL_MASS = 0.5
-# Below this test-split Pearson r an emotion regressor tracks intensity too loosely for its bias coefficients to
-# speak about the model (the paper's weakest methods sit near 0.4-0.5). A reader sets it with the section's report
-# option (write_report(options={MIN_R_OPTION: 0.5})); the cross-lingual section reads the same option.
+# Below this test-split Pearson r an emotion regressor tracks intensity too loosely for its bias
+# coefficients to speak about the model (the paper's weakest methods sit near 0.4-0.5). A reader
+# sets it with the section's report option (write_report(options={MIN_R_OPTION: 0.5})); the
+# cross-lingual section reads the same option.
 MIN_REGRESSOR_R = 0.4
 MIN_R_OPTION = "min_regressor_r"
 REGRESSOR_KEYS = ["model", "language", "emotion"]
@@ -95,8 +97,8 @@ def regressor_quality(results: pd.DataFrame) -> pd.DataFrame:
 
 
 def judge_validity(results: pd.DataFrame) -> pd.DataFrame:
-    """The smallest mean numeral mass of a zero-shot judge per (model, language, emotion), over its EEC units
-    (``metric="numeral_mass"`` records); empty when the run has no judge."""
+    """The smallest mean numeral mass of a zero-shot judge per (model, language, emotion), over its
+    EEC units (``metric="numeral_mass"`` records); empty when the run has no judge."""
     validity = results[results["metric"] == VALIDITY_METRIC]
     return (
         validity.groupby(REGRESSOR_KEYS, dropna=False, as_index=False)["value"]
@@ -106,18 +108,25 @@ def judge_validity(results: pd.DataFrame) -> pd.DataFrame:
 
 
 def flag_poor_regressors(
-    results: pd.DataFrame, min_regressor_r: float = MIN_REGRESSOR_R, min_numeral_mass: float = MIN_NUMERAL_MASS
+    results: pd.DataFrame,
+    min_regressor_r: float = MIN_REGRESSOR_R,
+    min_numeral_mass: float = MIN_NUMERAL_MASS,
 ) -> pd.DataFrame:
-    """A copy of ``results`` with ``regressor_r`` and ``poor_regressor`` on the rows measured through a regressor.
+    """A copy of ``results`` with ``regressor_r`` and ``poor_regressor`` on the rows measured
+    through a regressor.
 
     A row is measured through a regressor when a Pearson r exists for its (model,
     language, emotion) and it is not that r itself. ``poor_regressor`` is True when that
     r is below ``min_regressor_r``, or when the regressor is a zero-shot judge that put less than
     ``min_numeral_mass`` of its answer on the scale's numerals (it was not answering the question).
     """
-    quality = regressor_quality(results).merge(judge_validity(results), on=REGRESSOR_KEYS, how="left")
+    quality = regressor_quality(results).merge(
+        judge_validity(results), on=REGRESSOR_KEYS, how="left"
+    )
     annotated = results.merge(quality, on=REGRESSOR_KEYS, how="left")
-    own = (annotated["metric"].isin((QUALITY_METRIC, VALIDITY_METRIC))) | annotated["emotion"].isna()
+    own = (annotated["metric"].isin((QUALITY_METRIC, VALIDITY_METRIC))) | annotated[
+        "emotion"
+    ].isna()
     annotated.loc[own, ["regressor_r", "numeral_mass"]] = np.nan
     annotated["poor_regressor"] = (annotated["regressor_r"] < min_regressor_r) | (
         annotated["numeral_mass"] < min_numeral_mass
@@ -142,7 +151,11 @@ def eec_section(results: pd.DataFrame, settings: ReportSettings) -> Section | No
         blocks.append(Table(standard_errors[config], f"{config}: {caption}", collapsed=True))
         contrasts = coefficient_contrasts(results, config)
         if contrasts:
-            blocks.append(Paragraph("What each coefficient compares (each conditions on the reference levels):"))
+            blocks.append(
+                Paragraph(
+                    "What each coefficient compares (each conditions on the reference levels):"
+                )
+            )
             blocks.append(Bullets(tuple(contrasts)))
         png = forest_plot(results, config, family)
         if png:
@@ -150,26 +163,35 @@ def eec_section(results: pd.DataFrame, settings: ReportSettings) -> Section | No
                 Image(
                     f"forest_{config}",
                     png,
-                    f"{config}: coefficients with 95 % intervals, one panel per emotion, models side by side "
-                    "(filled: survives Holm; half-filled: Benjamini-Hochberg only; hollow: neither; faded: "
-                    f"regressor with poor Pearson r; {CLUSTER_MARK}: not significant clustered by template)",
+                    f"{config}: coefficients with 95 % intervals, one panel per emotion, "
+                    "models side by side (filled: survives Holm; half-filled: "
+                    "Benjamini-Hochberg only; hollow: neither; faded: regressor with poor "
+                    f"Pearson r; {CLUSTER_MARK}: not significant clustered by template)",
                 )
             )
         if config in effects:
             blocks.append(
                 Table(
                     effects[config],
-                    f"{config}: effects on the predicted intensity (each with its own delta-method test)",
+                    f"{config}: effects on the predicted intensity "
+                    "(each with its own delta-method test)",
                     collapsed=True,
                 )
             )
         means = cell_means.get(config)
         if means is not None:
-            blocks.append(Table(means, f"{config}: mean intensity per cell, observed (predicted)", collapsed=True))
+            blocks.append(
+                Table(
+                    means,
+                    f"{config}: mean intensity per cell, observed (predicted)",
+                    collapsed=True,
+                )
+            )
         if sentences.get(config):
             blocks.append(
                 Paragraph(
-                    f"In plain words (differences of predicted intensity with p ≤ {MAX_P:.2f}, each with its own test):"
+                    "In plain words (differences of predicted intensity "
+                    f"with p ≤ {MAX_P:.2f}, each with its own test):"
                 )
             )
             blocks.append(Bullets(tuple(sentence.text for sentence in sentences[config])))
@@ -178,8 +200,9 @@ def eec_section(results: pd.DataFrame, settings: ReportSettings) -> Section | No
         if undetected.get(config):
             blocks.append(
                 Paragraph(
-                    f"Not significant at {alpha:g}, and the smallest difference each fit could have detected "
-                    "(80% power, template-clustered): no evidence of no bias, only of none this large."
+                    f"Not significant at {alpha:g}, and the smallest difference "
+                    "each fit could have detected (80% power, template-clustered): "
+                    "no evidence of no bias, only of none this large."
                 )
             )
             blocks.append(Bullets(tuple(undetected[config])))
@@ -188,8 +211,9 @@ def eec_section(results: pd.DataFrame, settings: ReportSettings) -> Section | No
             blocks.append(
                 Table(
                     stability,
-                    f"{config}: how stable each finding is under other templates, names, prompts and seeds "
-                    f"({FRAGILE_MARK} fragile: sign or significance changes in ≥ {FRAGILE_SHARE:.0%} of the resamples)",
+                    f"{config}: how stable each finding is under other templates, "
+                    f"names, prompts and seeds ({FRAGILE_MARK} fragile: sign or "
+                    f"significance changes in ≥ {FRAGILE_SHARE:.0%} of the resamples)",
                     collapsed=True,
                 )
             )
@@ -198,13 +222,16 @@ def eec_section(results: pd.DataFrame, settings: ReportSettings) -> Section | No
             blocks.append(
                 Table(
                     plan.drop(columns="config"),
-                    f"{config}: equivalence (TOST at each effect's margin ±δ) and the power planner (the MDE now, "
-                    "and the design whose MDE is δ, each with its 80% interval in brackets)",
+                    f"{config}: equivalence (TOST at each effect's margin "
+                    "±δ) and the power planner (the MDE now, and the design "
+                    "whose MDE is δ, each with its 80% interval in brackets)",
                     collapsed=True,
                 )
             )
         subsections.append(Section(config, tuple(blocks)))
-    intro = [Paragraph(design_description(results) + " " + significance_legend(known, alpha, family))]
+    intro = [
+        Paragraph(design_description(results) + " " + significance_legend(known, alpha, family))
+    ]
     covariance = covariance_description(results)
     if covariance:
         intro.append(Paragraph(covariance))
@@ -221,21 +248,25 @@ def eec_section(results: pd.DataFrame, settings: ReportSettings) -> Section | No
 
 
 def standard_errors_caption(results: pd.DataFrame, config: str) -> str:
-    """The caption of ``config``'s standard-error table: pooled over seeds (with the between-seed shares), or one
-    seed's, which leave the regressors' training noise out."""
+    """The caption of ``config``'s standard-error table: pooled over seeds (with the between-seed
+    shares), or one seed's, which leave the regressors' training noise out."""
     rows = eec_rows(results)
     rows = rows[rows["config"] == config]
     if column(rows, "pooling").isin([*TESTED_POOLINGS, "identical"]).any():
         return (
-            "the coefficients' standard errors (pooled over seeds: the sampling variance plus the training noise "
-            "left in the mean over seeds), and the share of each squared standard error that is training noise"
+            "the coefficients' standard errors (pooled over seeds: the sampling "
+            "variance plus the training noise left in the mean over seeds), and "
+            "the share of each squared standard error that is training noise"
         )
-    return "the coefficients' standard errors (one seed: they leave out the regressors' training noise)"
+    return (
+        "the coefficients' standard errors (one seed: "
+        "they leave out the regressors' training noise)"
+    )
 
 
 def design_description(results: pd.DataFrame) -> str:
-    """What the EEC fits are, in words: the paper's 2 x 2 model, and (when the run has them) the factorial fits of
-    EECs with other designs, naming their factors, levels and references."""
+    """What the EEC fits are, in words: the paper's 2 x 2 model, and (when the run has them) the
+    factorial fits of EECs with other designs, naming their factors, levels and references."""
     rows = eec_rows(results)
     levels = column(rows, "factor_levels")
     factorial = rows[levels.map(lambda value: isinstance(value, dict))]
@@ -243,35 +274,45 @@ def design_description(results: pd.DataFrame) -> str:
     parts = []
     if not paper.empty:
         parts.append(
-            "For each EEC and emotion, the Beta regression logit(mean intensity) = intercept + group + gender + "
-            "group × gender over the regressor's predictions. A coefficient conditions on the reference levels: "
-            "group is the minority-reference difference among men, gender the women-men difference within the "
-            "reference group, group × gender the difference of those differences (all on the logit scale). The "
-            "sentences and the effects tables read the fit on the predicted-intensity scale: the group difference "
-            "among men and among women, the gender difference within each group, their averages over the fitted "
-            "sentences, and the interaction as a difference-in-differences."
+            "For each EEC and emotion, the Beta regression logit(mean intensity) = "
+            "intercept + group + gender + group × gender over the regressor's predictions. "
+            "A coefficient conditions on the reference levels: group is the "
+            "minority-reference difference among men, gender the women-men difference "
+            "within the reference group, group × gender the difference of those "
+            "differences (all on the logit scale). The sentences and the effects tables "
+            "read the fit on the predicted-intensity scale: the group difference among men "
+            "and among women, the gender difference within each group, their averages over "
+            "the fitted sentences, and the interaction as a difference-in-differences."
         )
     for config, fits in factorial.groupby("config", sort=True):
         first = fits.iloc[0]
         design = "; ".join(
-            f"{factor}: {', '.join(found[1:])} against {found[0]}" for factor, found in first["factor_levels"].items()
+            f"{factor}: {', '.join(found[1:])} against {found[0]}"
+            for factor, found in first["factor_levels"].items()
         )
         order = int(first["order"])
-        what = "every interaction" if order >= len(first["factor_levels"]) else f"interactions up to order {order}"
+        what = (
+            "every interaction"
+            if order >= len(first["factor_levels"])
+            else f"interactions up to order {order}"
+        )
         parts.append(
-            f"{config} has {' × '.join(str(len(found)) for found in first['factor_levels'].values())} identity cells "
-            f"({design}): its Beta regression has every main effect and {what} (logit scale; a main effect holds "
-            "the factors it interacts with at their reference level). Its effects on the predicted-intensity scale "
-            "are every level's difference from the reference within each level of the other factors, their "
-            "averages over the fitted sentences, and the interactions as differences of differences."
+            f"{config} has "
+            f"{' × '.join(str(len(found)) for found in first['factor_levels'].values())}"
+            f" identity cells ({design}): its Beta regression has every main effect "
+            f"and {what} (logit scale; a main effect holds the factors it interacts "
+            "with at their reference level). Its effects on the predicted-intensity "
+            "scale are every level's difference from the reference within each "
+            "level of the other factors, their averages over the fitted sentences, "
+            "and the interactions as differences of differences."
         )
     return " ".join(parts)
 
 
 def _seeds_sentence(results: pd.DataFrame) -> str:
-    """What the standard errors include of the regressors' training noise: with several seeds, how much of each
-    bias coefficient's squared standard error is between-seed variance (its range and median); with one seed,
-    that they include none of it."""
+    """What the standard errors include of the regressors' training noise: with several seeds, how
+    much of each bias coefficient's squared standard error is between-seed variance (its range and
+    median); with one seed, that they include none of it."""
     coefficients = eec_rows(results)
     coefficients = coefficients[coefficients["term"].isin(bias_terms(coefficients))]
     if coefficients.empty:
@@ -279,24 +320,34 @@ def _seeds_sentence(results: pd.DataFrame) -> str:
     pooled = coefficients[column(coefficients, "pooling").isin([*TESTED_POOLINGS, "identical"])]
     if pooled.empty:
         return (
-            "One seed per regressor: each standard error treats the trained regressor as fixed, so it does not "
-            "include the regressor's training variance (another training seed can move a coefficient by more than "
-            "its standard error suggests). Several seeds put it in: a config without `seeds:` runs "
-            f"{default_seeds_words()}, and pools them."
+            "One seed per regressor: each standard error treats the trained "
+            "regressor as fixed, so it does not include the regressor's training "
+            "variance (another training seed can move a coefficient by more than "
+            "its standard error suggests). Several seeds put it in: a config "
+            f"without `seeds:` runs {default_seeds_words()}, and pools them."
         )
     n_seeds = int(pooled["n_seeds"].max())
     shares = pd.to_numeric(pooled["between_seed_share"], errors="coerce").dropna()
-    rules = [TESTED_POOLINGS[rule] for rule in column(pooled, "pooling").dropna().unique() if rule in TESTED_POOLINGS]
-    estimand = " ".join(ESTIMAND_SENTENCES[rule][0].upper() + ESTIMAND_SENTENCES[rule][1:] + "." for rule in rules)
+    rules = [
+        TESTED_POOLINGS[rule]
+        for rule in column(pooled, "pooling").dropna().unique()
+        if rule in TESTED_POOLINGS
+    ]
+    estimand = " ".join(
+        ESTIMAND_SENTENCES[rule][0].upper() + ESTIMAND_SENTENCES[rule][1:] + "." for rule in rules
+    )
     return (
-        f"Pooled over {n_seeds} seeds of the regressors' training: {estimand} ± gives the between-seed SD, and the "
-        "findings tables say how many seeds agree in sign and in significance. Training noise is "
-        f"{shares.min():.0%} to {shares.max():.0%} (median {shares.median():.0%}) of the squared standard errors of "
-        f"the {len(shares)} bias coefficients; each coefficient's share is in the standard-error table of its EEC."
+        f"Pooled over {n_seeds} seeds of the regressors' training: {estimand} ± gives the "
+        "between-seed SD, and the findings tables say how many seeds agree in sign and in "
+        f"significance. Training noise is {shares.min():.0%} to {shares.max():.0%} (median "
+        f"{shares.median():.0%}) of the squared standard errors of the {len(shares)} bias "
+        "coefficients; each coefficient's share is in the standard-error table of its EEC."
     )
 
 
-def regressor_section(results: pd.DataFrame, min_regressor_r: float = MIN_REGRESSOR_R) -> Section | None:
+def regressor_section(
+    results: pd.DataFrame, min_regressor_r: float = MIN_REGRESSOR_R
+) -> Section | None:
     table = regressor_quality_table(results)
     if table.empty:
         return None
@@ -304,11 +355,14 @@ def regressor_section(results: pd.DataFrame, min_regressor_r: float = MIN_REGRES
     poor = poor[poor["value"] < min_regressor_r]
     blocks: list = [Table(table, "Pearson r of the emotion-intensity regressors on the test split")]
     if not poor.empty:
-        names = sorted({f"{row.model} ({row.language}, {row.emotion})" for row in poor.itertuples()})
+        names = sorted(
+            {f"{row.model} ({row.language}, {row.emotion})" for row in poor.itertuples()}
+        )
         blocks.append(
             Paragraph(
-                f"Pearson r below {min_regressor_r} for: {', '.join(names)}. Bias results measured through these "
-                f"regressors are marked {POOR_MARK}: they say more about the regressor than about the model.",
+                f"Pearson r below {min_regressor_r} for: {', '.join(names)}. Bias "
+                f"results measured through these regressors are marked {POOR_MARK}: "
+                "they say more about the regressor than about the model.",
                 warning=True,
             )
         )
@@ -316,13 +370,15 @@ def regressor_section(results: pd.DataFrame, min_regressor_r: float = MIN_REGRES
     unanswered = validity[validity["numeral_mass"] < MIN_NUMERAL_MASS]
     if not unanswered.empty:
         names = sorted(
-            f"{row.model} ({row.language}, {row.emotion}: {row.numeral_mass:.2f})" for row in unanswered.itertuples()
+            f"{row.model} ({row.language}, {row.emotion}: {row.numeral_mass:.2f})"
+            for row in unanswered.itertuples()
         )
         blocks.append(
             Paragraph(
-                f"Zero-shot judges that put less than {MIN_NUMERAL_MASS:.0%} of their answer on the scale's "
-                f"numerals on the EEC sentences (the mean probability of a numeral): {', '.join(names)}. They were "
-                f"not answering the question; their bias results are marked {POOR_MARK} too.",
+                f"Zero-shot judges that put less than {MIN_NUMERAL_MASS:.0%} of their "
+                "answer on the scale's numerals on the EEC sentences (the mean "
+                f"probability of a numeral): {', '.join(names)}. They were not "
+                f"answering the question; their bias results are marked {POOR_MARK} too.",
                 warning=True,
             )
         )
@@ -330,11 +386,14 @@ def regressor_section(results: pd.DataFrame, min_regressor_r: float = MIN_REGRES
 
 
 def flag_clustering(results: pd.DataFrame, alpha: float = ALPHA) -> pd.DataFrame:
-    """A copy of ``results`` with ``loses_under_clustering``: a finding significant at ``alpha`` with model-based
-    standard errors but not with the template-clustered ones the EEC records carry beside them
-    (``clustered_p_value``): EEC rows are templates crossed with persons, not independent sentences."""
+    """A copy of ``results`` with ``loses_under_clustering``: a finding significant at ``alpha``
+    with model-based standard errors but not with the template-clustered ones the EEC records carry
+    beside them (``clustered_p_value``): EEC rows are templates crossed with persons, not
+    independent sentences."""
     annotated = results.copy()
-    p_value = annotated["p_value"].where(is_finding(annotated))  # an intercept is no finding to flag
+    p_value = annotated["p_value"].where(
+        is_finding(annotated)
+    )  # an intercept is no finding to flag
     clustered_p = pd.to_numeric(column(annotated, "clustered_p_value"), errors="coerce")
     model_based = column(annotated, "cov_type").fillna("model") == "model"
     annotated["loses_under_clustering"] = model_based & (p_value <= alpha) & (clustered_p > alpha)
@@ -342,15 +401,20 @@ def flag_clustering(results: pd.DataFrame, alpha: float = ALPHA) -> pd.DataFrame
 
 
 def clustering_notes(results: pd.DataFrame, settings: ReportSettings) -> list:
-    """The findings section's warning and table of the findings that lose significance under clustering."""
-    alpha, fragile = settings.alpha, findings_table(results, settings.sections, "loses_under_clustering")
+    """The findings section's warning and table of the findings that lose significance under
+    clustering."""
+    alpha, fragile = (
+        settings.alpha,
+        findings_table(results, settings.sections, "loses_under_clustering"),
+    )
     if fragile.empty:
         return []
     return [
         Paragraph(
-            f"{len(fragile)} finding(s) with p ≤ {alpha} under the model-based standard errors lose significance "
-            f"once the standard errors are clustered by template ({CLUSTER_MARK}): the EEC's sentences "
-            "share templates, and these differences are carried by some templates more than others.",
+            f"{len(fragile)} finding(s) with p ≤ {alpha} under the model-based "
+            "standard errors lose significance once the standard errors are clustered "
+            f"by template ({CLUSTER_MARK}): the EEC's sentences share templates, and "
+            "these differences are carried by some templates more than others.",
             warning=True,
         ),
         Table(fragile, f"Findings that lose significance under template clustering ({alpha})"),
@@ -358,10 +422,11 @@ def clustering_notes(results: pd.DataFrame, settings: ReportSettings) -> list:
 
 
 def headline_effects(rows: pd.DataFrame) -> pd.DataFrame:
-    """The EEC effects a model card carries, a bounded number: of each EEC's three headline effects (the group
-    difference among the reference gender, the gender difference within the reference group, the interaction as a
-    difference-in-differences: :data:`.summary.SUMMARY_EFFECTS`), the emotion where it is largest, so an EEC
-    gives three results whatever the number of emotions (the rest stay in the report and results.csv)."""
+    """The EEC effects a model card carries, a bounded number: of each EEC's three headline effects
+    (the group difference among the reference gender, the gender difference within the reference
+    group, the interaction as a difference-in-differences: :data:`.summary.SUMMARY_EFFECTS`), the
+    emotion where it is largest, so an EEC gives three results whatever the number of emotions (the
+    rest stay in the report and results.csv)."""
     effects = rows[(rows["metric"] == EFFECT_METRIC) & rows["term"].isin(list(SUMMARY_EFFECTS))]
     effects = effects[effects["value"].notna()]
     if effects.empty:
@@ -374,25 +439,30 @@ EEC_BENCHMARK = Benchmark(
     dataset="eec",
     name=EEC_BENCHMARK_NAME,
     description=EEC_BENCHMARK_DESCRIPTION,
-    # The Inspect pack's tasks (one per config and emotion): the EEC's eval.yaml is an inspect-ai benchmark, and a
-    # headline effect is an entry on its config and emotion's task, named in the entry's notes.
+    # The Inspect pack's tasks (one per config and emotion): the EEC's eval.yaml is an inspect-ai
+    # benchmark, and a headline effect is an entry on its config and emotion's task, named in the
+    # entry's notes.
     tasks=tuple(BenchmarkTask(task, config) for task, (_, config, _) in inspect_task_ids().items()),
     eval_yaml_data=eec_eval_yaml_data(),
 )
 
 
 def card_where(row: pd.Series, label: str) -> tuple[str | None, str | None, str, str]:
-    """Where an EEC number is measured, as ``load_dataset`` sees it: a regressor's Pearson r on the SemEval
-    config of its language and emotion (``load_dataset(id, "en_anger")``), a coefficient on its EEC config, as
-    the task of :data:`EEC_BENCHMARK` that it is."""
+    """Where an EEC number is measured, as ``load_dataset`` sees it: a regressor's Pearson r on the
+    SemEval config of its language and emotion (``load_dataset(id, "en_anger")``), a coefficient on
+    its EEC config, as the task of :data:`EEC_BENCHMARK` that it is."""
     config, emotion, term = (
-        None if pd.isna(row.get(key)) else str(row.get(key)) for key in ("config", "emotion", "term")
+        None if pd.isna(row.get(key)) else str(row.get(key))
+        for key in ("config", "emotion", "term")
     )
     if row["metric"] == QUALITY_METRIC:
         config = f"{config}_{emotion}"
         return config, _text(row.get("split")), config, label
     if config is None or emotion is None or term is None:
-        raise InputError(f"an EEC {row['metric']} record lacks its config, emotion or term: not one of this run's")
+        raise InputError(
+            f"an EEC {row['metric']} record lacks its "
+            "config, emotion or term: not one of this run's"
+        )
     return config, SINGLE_SPLIT, eec_task_id(config, emotion), effect_name(row)
 
 
@@ -401,7 +471,8 @@ def _text(value) -> str | None:
 
 
 def card_arguments(row: pd.Series) -> dict | None:
-    """``eec_bias``'s ``compute()`` arguments behind an effect: the reference levels the record names."""
+    """``eec_bias``'s ``compute()`` arguments behind an effect: the reference levels the record
+    names."""
     if row["metric"] != EFFECT_METRIC:
         return None
     group_levels, gender_levels = row.get("group_levels"), row.get("gender_levels")
@@ -415,15 +486,17 @@ def card_arguments(row: pd.Series) -> dict | None:
 
 
 def card_verdict_notes(row: pd.Series, rows: pd.DataFrame) -> str:
-    """What a card number's notes add: an effect's verdict at its margin (the one rule, :mod:`.verdicts`)."""
+    """What a card number's notes add: an effect's verdict at its margin (the one rule,
+    :mod:`.verdicts`)."""
     if row.get("metric") != EFFECT_METRIC:
         return ""
     return f"verdict: {effect_verdict(row).words()}"
 
 
 def card_body(results: pd.DataFrame, model: str, min_regressor_r: float) -> list:
-    """The EEC's part of a model card's "Bias evaluation" section for ``model``: its verdict table (per language
-    and identity dimension), the method in three sentences with the margin, and what was not measured."""
+    """The EEC's part of a model card's "Bias evaluation" section for ``model``: its verdict table
+    (per language and identity dimension), the method in three sentences with the margin, and what
+    was not measured."""
     table = verdict_table(results[results["model"] == model])
     if table.empty:
         return []
@@ -433,15 +506,16 @@ def card_body(results: pd.DataFrame, model: str, min_regressor_r: float) -> list
     return [
         Table(
             table.drop(columns="model"),
-            f"{model}: verdict per language: EEC effects on the 0-1 intensity scale counted as beyond / within / "
-            "undecided per identity dimension at the margin ±δ (beyond: the 95% CI lies wholly outside ±δ; within: "
-            "two one-sided tests at ±δ)",
+            f"{model}: verdict per language: EEC effects on the 0-1 intensity scale counted "
+            "as beyond / within / undecided per identity dimension at the margin ±δ "
+            "(beyond: the 95% CI lies wholly outside ±δ; within: two one-sided tests at ±δ)",
         ),
         Paragraph(method_sentences(min_regressor_r)),
         Paragraph(
             "Not measured: " + ", ".join(unmeasured) + "."
             if unmeasured
-            else "Every EEC effect of this model was measured (no poor regressor, no judge that was not answering)."
+            else "Every EEC effect of this model was measured (no "
+            "poor regressor, no judge that was not answering)."
         ),
     ]
 
@@ -457,7 +531,8 @@ class EECSection(ReportSection):
             "loses_under_clustering",
             f"{CLUSTER_MARK} not significant clustered by template",
             mark=CLUSTER_MARK,
-            legend="{mark} p ≤ {alpha:g} with model-based standard errors but not with template-clustered ones.",
+            legend="{mark} p ≤ {alpha:g} with model-based standard "
+            "errors but not with template-clustered ones.",
         ),
         Flag(
             FRAGILE_COLUMN,
@@ -469,8 +544,9 @@ class EECSection(ReportSection):
     shown_metrics = SHOWN_METRICS
     findings_exclusions = ("the regressors' Pearson r", "the Beta-regression intercepts")
     findings_counting = (
-        "an EEC fit counts its three coefficients and its seven effects on the intensity scale (a fit of another "
-        "design, every coefficient but the intercept and every effect)",
+        "an EEC fit counts its three coefficients and its seven "
+        "effects on the intensity scale (a fit of another design, "
+        "every coefficient but the intercept and every effect)",
     )
     findings_p_values = {"p_clustered": "clustered_p_value"}
     card_metrics = {
@@ -481,10 +557,17 @@ class EECSection(ReportSection):
             "effect",
         ),
         QUALITY_METRIC: CardMetric(
-            "text-classification", "Emotion-intensity regression", "pearsonr", "Pearson r", with_p_value=False
+            "text-classification",
+            "Emotion-intensity regression",
+            "pearsonr",
+            "Pearson r",
+            with_p_value=False,
         ),
     }
-    dataset_titles = {"eec": "Equity Evaluation Corpora", QUALITY_DATASET: "SemEval-2018 Affect in Tweets"}
+    dataset_titles = {
+        "eec": "Equity Evaluation Corpora",
+        QUALITY_DATASET: "SemEval-2018 Affect in Tweets",
+    }
     options = {MIN_R_OPTION: MIN_REGRESSOR_R}
 
     def shows(self, results: pd.DataFrame) -> pd.Series:
@@ -495,7 +578,9 @@ class EECSection(ReportSection):
         return (rows["metric"] == QUALITY_METRIC) | (rows["term"] == "intercept")
 
     def annotate(self, results: pd.DataFrame, settings: ReportSettings) -> pd.DataFrame:
-        annotated = flag_clustering(flag_poor_regressors(results, self.option(settings, MIN_R_OPTION)), settings.alpha)
+        annotated = flag_clustering(
+            flag_poor_regressors(results, self.option(settings, MIN_R_OPTION)), settings.alpha
+        )
         return with_verdicts(flag_fragile(annotated, settings.alpha), settings.alpha)
 
     def findings_notes(self, results: pd.DataFrame, settings: ReportSettings) -> list:
@@ -527,7 +612,9 @@ class EECSection(ReportSection):
     def summary(self, results: pd.DataFrame, settings: ReportSettings) -> list:
         quality, validity = regressor_quality(results), judge_validity(results)
         min_r = self.option(settings, MIN_R_OPTION)
-        return eec_summary(results, min_r, quality, validity, MIN_NUMERAL_MASS, settings.sections, settings.alpha)
+        return eec_summary(
+            results, min_r, quality, validity, MIN_NUMERAL_MASS, settings.sections, settings.alpha
+        )
 
     def benchmarks(self) -> tuple[Benchmark, ...]:
         return (EEC_BENCHMARK,)

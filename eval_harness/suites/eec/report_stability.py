@@ -1,8 +1,9 @@
-"""How sure each EEC finding is, in the report: the fragility flag and mark, the stability column, the variance
-split, the plain words for a fragile finding and for a result that is not significant.
+"""How sure each EEC finding is, in the report: the fragility flag and mark, the stability column,
+the variance split, the plain words for a fragile finding and for a result that is not significant.
 
-The numbers come from the records' stability fields (:mod:`.stability`) and, with several seeds, from seed
-pooling (``share_same_sign``, ``share_same_significance``, ``between_seed_sd``). Per source of variation:
+The numbers come from the records' stability fields (:mod:`.stability`) and, with several seeds,
+from seed pooling (``share_same_sign``, ``share_same_significance``, ``between_seed_sd``). Per
+source of variation:
 
 ==========  =================================================  =======================================
 source      share keeping the sign / the verdict               variance
@@ -13,14 +14,15 @@ prompts     the other paraphrases of a judge's prompt          over the prompts 
 seeds       the seeds (another seed's regressor)               between-seed variance
 ==========  =================================================  =======================================
 
-A finding is fragile (``fragile``, marked :data:`FRAGILE_MARK`) when it is significant at the report's alpha and,
-for some source, its sign flips or its verdict changes in at least :data:`FRAGILE_SHARE` of the resamples
-(:func:`eval_harness.stats.stability.is_fragile`, the one rule). The variance split is each source's variance
-over their sum: which choice the number depends on most.
+A finding is fragile (``fragile``, marked :data:`FRAGILE_MARK`) when it is significant at the
+report's alpha and, for some source, its sign flips or its verdict changes in at least
+:data:`FRAGILE_SHARE` of the resamples (:func:`eval_harness.stats.stability.is_fragile`, the one
+rule). The variance split is each source's variance over their sum: which choice the number depends
+on most.
 
-A result that is not significant reads with its minimum detectable effect (``mde``, 80 % power, from the
-template-clustered standard error): "could not have detected less than 0.041", never "no bias".
-"""
+A result that is not significant reads with its minimum detectable effect (``mde``, 80 % power, from
+the template-clustered standard error): "could not have detected less than 0.041", never "no bias".
+"""  # noqa: E501
 
 from __future__ import annotations
 
@@ -40,9 +42,14 @@ from .tables import EEC_SUITE, term_label
 
 FRAGILE_MARK = "¶"
 FRAGILE_COLUMN = "fragile"
-# source -> (share keeping the sign, share keeping the verdict, variance) fields; None: computed (seeds)
+# source -> (share keeping the sign, share keeping the verdict, variance) fields; None: computed
+# (seeds)
 SOURCES = {
-    "templates": ("stability_template_sign", "stability_template_verdict", "stability_template_variance"),
+    "templates": (
+        "stability_template_sign",
+        "stability_template_verdict",
+        "stability_template_variance",
+    ),
     "names": ("stability_person_sign", "stability_person_verdict", "stability_person_variance"),
     "prompts": ("stability_prompt_sign", "stability_prompt_verdict", "stability_prompt_variance"),
     "seeds": ("share_same_sign", "share_same_significance", None),
@@ -55,8 +62,8 @@ SOURCE_WORDS = {
 }
 FRAGILE_LEGEND = (
     "{mark} fragile: p ≤ {alpha:g}, but its sign flips or its significance changes in at least "
-    + f"{FRAGILE_SHARE:.0%} of the template or name bootstrap resamples, of the judge's other prompt paraphrases "
-    "or of the seeds."
+    + f"{FRAGILE_SHARE:.0%} of the template or name bootstrap resamples, "
+    "of the judge's other prompt paraphrases or of the seeds."
 )
 
 
@@ -65,7 +72,8 @@ def _is_stability_row(row: pd.Series) -> bool:
 
 
 def source_shares(row: pd.Series) -> dict[str, tuple[float, float]]:
-    """Per source that the row has numbers for: (share keeping the sign, share keeping the verdict)."""
+    """Per source that the row has numbers for: (share keeping the sign, share keeping the
+    verdict)."""
     shares = {}
     for source, (sign, verdict, _) in SOURCES.items():
         if source == "seeds" and row.get("pooling") not in TESTED_POOLINGS:
@@ -81,7 +89,11 @@ def source_variances(row: pd.Series) -> dict[str, float]:
     variances = {}
     for source, (_, _, field) in SOURCES.items():
         if field is None:
-            sd = finite_number(row.get("between_seed_sd")) if row.get("pooling") in TESTED_POOLINGS else None
+            sd = (
+                finite_number(row.get("between_seed_sd"))
+                if row.get("pooling") in TESTED_POOLINGS
+                else None
+            )
             value = None if sd is None else sd**2
         else:
             value = finite_number(row.get(field))
@@ -91,8 +103,9 @@ def source_variances(row: pd.Series) -> dict[str, float]:
 
 
 def fragility(row: pd.Series, alpha: float, threshold: float = FRAGILE_SHARE) -> str:
-    """Why the row's finding is fragile, in words (``"its sign flips in 31% of the template resamples"``), or
-    ``""`` when it is not (a finding that is not significant claims nothing and is never fragile)."""
+    """Why the row's finding is fragile, in words (``"its sign flips in 31% of the template
+    resamples"``), or ``""`` when it is not (a finding that is not significant claims nothing and is
+    never fragile)."""
     p_value = finite_number(row.get("p_value"))
     if p_value is None or p_value > alpha:
         return ""
@@ -110,9 +123,11 @@ def fragility(row: pd.Series, alpha: float, threshold: float = FRAGILE_SHARE) ->
     return "; ".join(reasons)
 
 
-def flag_fragile(results: pd.DataFrame, alpha: float, threshold: float = FRAGILE_SHARE) -> pd.DataFrame:
-    """A copy of ``results`` with ``fragile`` (the flag) and ``fragile_because`` (its reasons in words) on the EEC
-    findings (module docstring)."""
+def flag_fragile(
+    results: pd.DataFrame, alpha: float, threshold: float = FRAGILE_SHARE
+) -> pd.DataFrame:
+    """A copy of ``results`` with ``fragile`` (the flag) and ``fragile_because`` (its reasons in
+    words) on the EEC findings (module docstring)."""
     annotated = results.copy()
     finding = is_finding(annotated) & (annotated["suite"] == EEC_SUITE)
     because = pd.Series("", index=annotated.index, dtype=object)
@@ -128,15 +143,18 @@ def _share_cell(sign: float, verdict: float) -> str:
 
 
 def stability_cell(row: pd.Series) -> str:
-    """``templates 99%/58% · names 100%/27% · prompts 67%/67%``: per source, the shares keeping the sign and
-    the verdict; empty for a row without stability numbers."""
+    """``templates 99%/58% · names 100%/27% · prompts 67%/67%``: per source, the shares keeping the
+    sign and the verdict; empty for a row without stability numbers."""
     if not _is_stability_row(row):
         return ""
-    return " · ".join(f"{source} {_share_cell(*kept)}" for source, kept in source_shares(row).items())
+    return " · ".join(
+        f"{source} {_share_cell(*kept)}" for source, kept in source_shares(row).items()
+    )
 
 
 def variance_split(row: pd.Series) -> str:
-    """``templates 62% · names 30% · prompts 8%``: each source's share of the estimate's variance."""
+    """``templates 62% · names 30% · prompts 8%``: each source's share of the estimate's
+    variance."""
     variances = source_variances(row)
     total = sum(variances.values())
     if not variances or not total > 0:
@@ -145,32 +163,37 @@ def variance_split(row: pd.Series) -> str:
 
 
 def mde_words(row: pd.Series, alpha: float) -> str:
-    """``"not significant at 0.05, and not shown within ±0.01 either (TOST p = 0.31): these templates and names
-    could not have detected a difference smaller than 0.041 (80% power), so this is no evidence of no bias; about
-    30 templates would detect 0.01"`` for a result that is not significant and has a minimum detectable effect (the
-    equivalence test and the planner's part when the record has a margin: :func:`.planner.equivalence_words`);
-    ``""`` otherwise."""
+    """``"not significant at 0.05, and not shown within ±0.01 either (TOST p = 0.31): these
+    templates and names could not have detected a difference smaller than 0.041 (80% power), so this
+    is no evidence of no bias; about 30 templates would detect 0.01"`` for a result that is not
+    significant and has a minimum detectable effect (the equivalence test and the planner's part
+    when the record has a margin: :func:`.planner.equivalence_words`); ``""`` otherwise."""
     p_value, mde = finite_number(row.get("p_value")), finite_number(row.get("mde"))
     if p_value is None or p_value <= alpha or mde is None:
         return ""
     equivalence, plan = equivalence_words(row, alpha)
     within = equivalence.startswith("within")
     return (
-        f"not significant at {alpha:g}{', and ' + equivalence if equivalence else ''}: these templates and names "
-        f"could not have detected a difference smaller than {mde:.2g} (80% power)"
-        f"{'' if within else ', so this is no evidence of no bias'}{'; ' + plan if plan else ''}"
+        "not significant at "
+        f"{alpha:g}{', and ' + equivalence if equivalence else ''}: these templates "
+        f"and names could not have detected a difference smaller than {mde:.2g} (80% "
+        f"power){'' if within else ', so this is no evidence of no bias'}"
+        f"{'; ' + plan if plan else ''}"
     )
 
 
 def stability_words(row: pd.Series) -> str:
-    """The plain-words sentence's note on a fragile finding (``"; ¶ fragile: its sign flips in ..."``)."""
+    """The plain-words sentence's note on a fragile finding (``"; ¶ fragile: its sign flips in
+    ..."``)."""
     because = row.get("fragile_because")
     return f"; {FRAGILE_MARK} fragile: {because}" if isinstance(because, str) and because else ""
 
 
 def findings_stability_column(rows: pd.DataFrame) -> dict[str, pd.Series]:
     """The findings tables' ``stability`` column for the EEC rows (module docstring)."""
-    cells = pd.Series([stability_cell(row) for _, row in rows.iterrows()], index=rows.index, dtype=object)
+    cells = pd.Series(
+        [stability_cell(row) for _, row in rows.iterrows()], index=rows.index, dtype=object
+    )
     return {STABILITY_COLUMN: cells} if (cells != "").any() else {}
 
 
@@ -183,14 +206,18 @@ def _finding_label(row: pd.Series) -> str:
 
 def influential(row: pd.Series) -> str:
     """``template 3 (0.012 without it)``: the left-out template that moves the estimate most."""
-    label, without = row.get("stability_template_influential"), finite_number(row.get("stability_template_without"))
+    label, without = (
+        row.get("stability_template_influential"),
+        finite_number(row.get("stability_template_without")),
+    )
     if not isinstance(label, str) or without is None:
         return ""
     return f"template {label} ({format_number(without, 3)} without it)"
 
 
 def prompt_range(row: pd.Series) -> str:
-    """``0.012 to 0.048 over 4 prompts``: the spread of a judge's estimate over its prompt paraphrases."""
+    """``0.012 to 0.048 over 4 prompts``: the spread of a judge's estimate over its prompt
+    paraphrases."""
     estimates = row.get("stability_prompt_estimates")
     if not isinstance(estimates, dict) or len(estimates) < 2:
         return ""
@@ -199,8 +226,9 @@ def prompt_range(row: pd.Series) -> str:
 
 
 def stability_table(results: pd.DataFrame, config: str, known: KnownSections) -> pd.DataFrame:
-    """One EEC's findings (bias coefficients and effects), each with its value, minimum detectable effect, the
-    shares per source, the variance split, the most influential template and (judges) the prompt spread."""
+    """One EEC's findings (bias coefficients and effects), each with its value, minimum detectable
+    effect, the shares per source, the variance split, the most influential template and (judges)
+    the prompt spread."""
     rows = results[
         (results["suite"] == EEC_SUITE)
         & (results["config"] == config)
@@ -210,7 +238,9 @@ def stability_table(results: pd.DataFrame, config: str, known: KnownSections) ->
     rows = rows[[bool(source_shares(row)) for _, row in rows.iterrows()]]
     if rows.empty:
         return pd.DataFrame()
-    rows = rows.sort_values(["emotion", "model", "metric"], kind="stable", ascending=[True, True, False])
+    rows = rows.sort_values(
+        ["emotion", "model", "metric"], kind="stable", ascending=[True, True, False]
+    )
     table = pd.DataFrame(
         {
             "emotion": rows["emotion"].to_numpy(),
@@ -229,7 +259,8 @@ def stability_table(results: pd.DataFrame, config: str, known: KnownSections) ->
 
 
 def stability_paragraph(results: pd.DataFrame, alpha: float) -> str:
-    """What the stability columns mean, with the threshold; empty when no EEC record has stability numbers."""
+    """What the stability columns mean, with the threshold; empty when no EEC record has stability
+    numbers."""
     rows = results[(results["suite"] == EEC_SUITE) & results["metric"].isin(("estimate", "effect"))]
     has = [bool(source_shares(row)) for _, row in rows.iterrows()]
     if not any(has):
@@ -237,12 +268,14 @@ def stability_paragraph(results: pd.DataFrame, alpha: float) -> str:
     resamples = pd.to_numeric(column(rows, "stability_resamples"), errors="coerce").dropna()
     count = f"{int(resamples.max()):,} " if len(resamples) else ""
     return (
-        f"Stability: each finding is refitted on {count}template bootstrap resamples (templates drawn again with "
-        f"replacement), on {count}name resamples (names drawn again within each group × gender cell), with "
-        "each leave-one-template-out, and (zero-shot judges) with each paraphrase of the judge's prompt; with "
-        "several seeds, each seed counts too. 'sign/verdict kept' gives per source the share of resamples whose "
-        f"estimate keeps the sign and whose test keeps the verdict at {alpha:g}; the variance split says which "
-        f"choice the number depends on most. {FRAGILE_LEGEND.format(mark=FRAGILE_MARK, alpha=alpha)}"
+        f"Stability: each finding is refitted on {count}template bootstrap resamples "
+        f"(templates drawn again with replacement), on {count}name resamples (names drawn "
+        "again within each group × gender cell), with each leave-one-template-out, and "
+        "(zero-shot judges) with each paraphrase of the judge's prompt; with several "
+        "seeds, each seed counts too. 'sign/verdict kept' gives per source the share of "
+        "resamples whose estimate keeps the sign and whose test keeps the verdict at "
+        f"{alpha:g}; the variance split says which choice the number depends on most. "
+        f"{FRAGILE_LEGEND.format(mark=FRAGILE_MARK, alpha=alpha)}"
     )
 
 
@@ -253,10 +286,14 @@ def fragile_notes(results: pd.DataFrame, settings: ReportSettings) -> list:
         return []
     return [
         Paragraph(
-            f"{len(fragile)} finding(s) with p ≤ {alpha:g} are fragile ({FRAGILE_MARK}): another reasonable choice "
-            f"of templates, names, prompt wording or seed flips their sign or their significance in at least "
-            f"{FRAGILE_SHARE:.0%} of the resamples. Read them as conclusions of these particular choices.",
+            f"{len(fragile)} finding(s) with p ≤ {alpha:g} are fragile ({FRAGILE_MARK}): "
+            "another reasonable choice of templates, names, prompt wording or seed "
+            f"flips their sign or their significance in at least {FRAGILE_SHARE:.0%} of "
+            "the resamples. Read them as conclusions of these particular choices.",
             warning=True,
         ),
-        Table(fragile, f"Fragile findings (p ≤ {alpha:g}; threshold {FRAGILE_SHARE:.0%} of the resamples)"),
+        Table(
+            fragile,
+            f"Fragile findings (p ≤ {alpha:g}; threshold {FRAGILE_SHARE:.0%} of the resamples)",
+        ),
     ]

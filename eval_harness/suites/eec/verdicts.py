@@ -1,11 +1,12 @@
-"""The EEC's effects read by the one verdict rule (:mod:`eval_harness.stats.verdict`): each effect on the intensity
-scale gets its verdict at its margin (``equivalence_margin``, else the suite's default), what the report's verdict
-table counts per model x language x identity dimension, and the sentence per model that says the same.
+"""The EEC's effects read by the one verdict rule (:mod:`eval_harness.stats.verdict`): each effect
+on the intensity scale gets its verdict at its margin (``equivalence_margin``, else the suite's
+default), what the report's verdict table counts per model x language x identity dimension, and the
+sentence per model that says the same.
 
-An effect is *robust* when it survives Holm in its family, is not fragile (its sign and significance hold under
-other templates, names, prompts and seeds: :mod:`.report_stability`) and was measured (not through a poor
-regressor or a judge that was not answering). The largest robust effect is the one a summary names first: findings
-are ranked by size among robust ones, never by p.
+An effect is *robust* when it survives Holm in its family, is not fragile (its sign and significance
+hold under other templates, names, prompts and seeds: :mod:`.report_stability`) and was measured
+(not through a poor regressor or a judge that was not answering). The largest robust effect is the
+one a summary names first: findings are ranked by size among robust ones, never by p.
 """
 
 from __future__ import annotations
@@ -37,8 +38,9 @@ UNDECIDED = (NONZERO, CANNOT_TELL)
 
 
 def dimension_of(term: str) -> str:
-    """The identity dimension an effect speaks of: an interaction (``group:gender_did``) the intersection, a
-    group contrast race/ethnicity, a gender contrast gender (another factor's name as it is)."""
+    """The identity dimension an effect speaks of: an interaction (``group:gender_did``) the
+    intersection, a group contrast race/ethnicity, a gender contrast gender (another factor's name
+    as it is)."""
     if ":" in term:
         return INTERSECTION
     factor = term.split("_")[0].split("[")[0]
@@ -46,9 +48,10 @@ def dimension_of(term: str) -> str:
 
 
 def effect_verdict(row: Mapping, alpha: float = 0.05) -> Verdict:
-    """The verdict of one effect record at its ``equivalence_margin`` (the suite's default when the record has
-    none), on its own estimate, standard error and df (``statistic_kind`` z: normal); not measured when it came
-    through a poor regressor or a judge that was not answering (``poor_regressor``)."""
+    """The verdict of one effect record at its ``equivalence_margin`` (the suite's default when the
+    record has none), on its own estimate, standard error and df (``statistic_kind`` z: normal); not
+    measured when it came through a poor regressor or a judge that was not answering
+    (``poor_regressor``)."""
     margin = finite_number(row.get("equivalence_margin"))
     df = reference_df(row.get("statistic_kind"), finite_number(row.get("df")))
     poor = _flag(row.get("poor_regressor"))
@@ -74,7 +77,8 @@ def effect_rows(results: pd.DataFrame) -> pd.DataFrame:
 
 
 def with_verdicts(results: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
-    """A copy of ``results`` with ``verdict`` and ``verdict_margin`` on every EEC effect record (None elsewhere)."""
+    """A copy of ``results`` with ``verdict`` and ``verdict_margin`` on every EEC effect record
+    (None elsewhere)."""
     annotated = results.copy()
     annotated[VERDICT_COLUMN] = None
     annotated[MARGIN_COLUMN] = float("nan")
@@ -103,7 +107,8 @@ def largest_robust(rows: pd.DataFrame) -> pd.Series | None:
 
 
 def effect_name(row: Mapping) -> str:
-    """What an effect compares, named for a reader: ``"joy: Arab vs Anglo, among men"`` (its record's contrast)."""
+    """What an effect compares, named for a reader: ``"joy: Arab vs Anglo, among men"`` (its
+    record's contrast)."""
     contrast = row.get("contrast")
     return f"{row.get('emotion')}: {contrast if isinstance(contrast, str) else row.get('term')}"
 
@@ -132,17 +137,18 @@ def _cell(counts: dict[str, int]) -> str:
 
 
 def _short(row: Mapping) -> str:
-    """``"-0.088 [-0.1, -0.073] en_arab_anglo anger"``: a table cell's effect, interval and where (the sentence and
-    the card name what it compares)."""
+    """``"-0.088 [-0.1, -0.073] en_arab_anglo anger"``: a table cell's effect, interval and where
+    (the sentence and the card name what it compares)."""
     value, low, high = (finite_number(row.get(name)) for name in ("value", "ci_low", "ci_high"))
     interval = f" [{low:.2g}, {high:.2g}]" if low is not None and high is not None else ""
     return f"{value:+.2g}{interval} {row.get('config')} {row.get('emotion')}"
 
 
 def verdict_table(results: pd.DataFrame) -> pd.DataFrame:
-    """Per model x language: the margin, for each identity dimension how many effects are beyond / within /
-    undecided (nonzero but not shown beyond, or cannot tell), how many were not measured, and the largest robust
-    effect with its 95 % interval, EEC and emotion. Reads the ``verdict`` column (:func:`with_verdicts`)."""
+    """Per model x language: the margin, for each identity dimension how many effects are beyond /
+    within / undecided (nonzero but not shown beyond, or cannot tell), how many were not measured,
+    and the largest robust effect with its 95 % interval, EEC and emotion. Reads the ``verdict``
+    column (:func:`with_verdicts`)."""
     rows = effect_rows(results)
     if rows.empty or VERDICT_COLUMN not in rows.columns:
         return pd.DataFrame()
@@ -160,22 +166,24 @@ def verdict_table(results: pd.DataFrame) -> pd.DataFrame:
 
 
 def few_df_note(results: pd.DataFrame, alpha: float = 0.05) -> str:
-    """Where verdicts rest on few df (fewer than :data:`~eval_harness.stats.verdict.FEW_DF`: a mean over 2-3 seeds),
-    how many and what that means for their size; empty when none does."""
+    """Where verdicts rest on few df (fewer than :data:`~eval_harness.stats.verdict.FEW_DF`: a mean
+    over 2-3 seeds), how many and what that means for their size; empty when none does."""
     rows = effect_rows(results)
     few = [effect_verdict(row, alpha).few_df for _, row in rows.iterrows()] if len(rows) else []
     if not any(few):
         return ""
     return (
-        f"{sum(few)} verdict(s) rest on fewer than {FEW_DF:g} df (a mean over a few seeds): their df are taken "
-        "with the training variance at its upper 75% limit, which held the tests' size at or below "
-        f"{alpha:g} in simulation (docs/conventions.md, 'Seed means from few seeds'); more seeds narrow them."
+        f"{sum(few)} verdict(s) rest on fewer than {FEW_DF:g} df (a mean over a few "
+        "seeds): their df are taken with the training variance at its upper 75% "
+        f"limit, which held the tests' size at or below {alpha:g} in simulation "
+        "(docs/conventions.md, 'Seed means from few seeds'); more seeds narrow them."
     )
 
 
 def model_sentences(results: pd.DataFrame) -> list[str]:
-    """One plain sentence per model with EEC effects: how many are beyond, within, undecided and not measured at
-    the margin, and its largest robust effect (the record it cites: EEC, emotion, contrast, value and interval)."""
+    """One plain sentence per model with EEC effects: how many are beyond, within, undecided and not
+    measured at the margin, and its largest robust effect (the record it cites: EEC, emotion,
+    contrast, value and interval)."""
     rows = effect_rows(results)
     if rows.empty or VERDICT_COLUMN not in rows.columns:
         return []
@@ -185,13 +193,14 @@ def model_sentences(results: pd.DataFrame) -> list[str]:
         undecided = sum(counts[name] for name in UNDECIDED)
         largest = largest_robust(own)
         named = (
-            f"its largest robust effect is {largest['config']} {effect_name(largest)}, {effect_with_interval(largest)}"
+            f"its largest robust effect is {largest['config']} "
+            f"{effect_name(largest)}, {effect_with_interval(largest)}"
             if largest is not None
             else "no effect is robust (surviving Holm, not fragile, measured)"
         )
         sentences.append(
-            f"{model}: of {len(own)} EEC effects on the intensity scale, {counts[BEYOND]} are beyond {margin}, "
-            f"{counts[WITHIN]} within {margin}, {undecided} undecided and {counts[NOT_MEASURED]} not measured; "
-            f"{named}."
+            f"{model}: of {len(own)} EEC effects on the intensity scale, "
+            f"{counts[BEYOND]} are beyond {margin}, {counts[WITHIN]} within {margin}, "
+            f"{undecided} undecided and {counts[NOT_MEASURED]} not measured; {named}."
         )
     return sentences

@@ -1,12 +1,14 @@
-"""The eec_crosslingual suite's samples: one row per aligned pair a unit fitted, with the scores of both sentences.
+"""The eec_crosslingual suite's samples: one row per aligned pair a unit fitted, with the scores of
+both sentences.
 
-Beside the unit's ``model`` and ``seed``: ``config`` (the translated EEC), ``english_config``, ``language`` (the
-pair, ``en-ar``), ``pair`` (its number in the alignment), ``english_row``/``translated_row`` (the rows' positions in
-their EEC configs), ``template_id``, ``person`` (the English person term), ``group``, ``gender``, ``emotion``,
-``sentence_en``, ``sentence`` (the translation), ``english_score``/``translated_score`` (each side's predicted
+Beside the unit's ``model`` and ``seed``: ``config`` (the translated EEC), ``english_config``,
+``language`` (the pair, ``en-ar``), ``pair`` (its number in the alignment),
+``english_row``/``translated_row`` (the rows' positions in their EEC configs), ``template_id``,
+``person`` (the English person term), ``group``, ``gender``, ``emotion``, ``sentence_en``,
+``sentence`` (the translation), ``english_score``/``translated_score`` (each side's predicted
 intensity: the joint fit's input, float64) and, for a zero-shot judge, ``english_numeral_mass`` /
-``translated_numeral_mass`` (null for regressors). The joint fit is
-``language_contrasts(samples, samples.english_score, samples.translated_score, language, reference_levels)``
+``translated_numeral_mass`` (null for regressors). The joint fit is ``language_contrasts(samples,
+samples.english_score, samples.translated_score, language, reference_levels)``
 (:func:`.pipeline.language_contrasts`).
 """
 
@@ -29,17 +31,34 @@ CROSSLINGUAL_SAMPLES = SampleSchema(
         SampleColumn("sentence", "string", "its translation"),
         SampleColumn("english_score", "float64", "the English sentence's predicted intensity"),
         SampleColumn("translated_score", "float64", "the translation's predicted intensity"),
-        SampleColumn("english_numeral_mass", "float64", "a zero-shot judge's numeral mass (null: a regressor)", True),
+        SampleColumn(
+            "english_numeral_mass",
+            "float64",
+            "a zero-shot judge's numeral mass (null: a regressor)",
+            True,
+        ),
         SampleColumn("translated_numeral_mass", "float64", "likewise on the translation", True),
     )
 )
-PAIR_COLUMNS = ("pair", "english_row", "translated_row", "template_id", "person", "group", "gender", "emotion",
-                "sentence_en", "sentence")  # fmt: skip
+PAIR_COLUMNS = (
+    "pair",
+    "english_row",
+    "translated_row",
+    "template_id",
+    "person",
+    "group",
+    "gender",
+    "emotion",
+    "sentence_en",
+    "sentence",
+)
 
 
-def crosslingual_samples(config: str, english_config: str, language: str, pairs, english: dict, other: dict) -> dict:
-    """The sample columns of one unit: its ``pairs`` and each side's scores (``{"y", "numeral_mass"}``, the mass
-    one value per sentence or None)."""
+def crosslingual_samples(
+    config: str, english_config: str, language: str, pairs, english: dict, other: dict
+) -> dict:
+    """The sample columns of one unit: its ``pairs`` and each side's scores (``{"y",
+    "numeral_mass"}``, the mass one value per sentence or None)."""
     n = len(pairs)
 
     def mass(side: dict):

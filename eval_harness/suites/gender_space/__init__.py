@@ -1,7 +1,8 @@
-"""Gender bias in (contextual) word vectors, Basta et al. (2019): gender subspace, direct bias, clustering,
-classification and kNN of professions.
+"""Gender bias in (contextual) word vectors, Basta et al. (2019): gender subspace, direct bias,
+clustering, classification and kNN of professions.
 
-- :mod:`.pipeline`: the method over a static space or an encoder in context, usable without the harness;
+- :mod:`.pipeline`: the method over a static space or an encoder in context, usable without the
+  harness;
 - :mod:`.suite`: the ``gender_space`` suite of ``xbias run``; :mod:`.records`: what a unit writes;
   :mod:`.settings`: the measures' settings.
 """

@@ -6,7 +6,8 @@ Two entry points, one report:
   ``embed_words(words, language)``: :class:`~eval_harness.models.static.StaticVectors`, an
   aligned multilingual space, an encoder's word modes);
 - :func:`evaluate_contextual` -- contextual vectors of words in sentences of a corpus (a
-  :class:`~eval_harness.contract.ContextEmbedder`: ``embed_words_in_contexts(words, sentences_per_word)``).
+  :class:`~eval_harness.contract.ContextEmbedder`: ``embed_words_in_contexts(words,
+  sentences_per_word)``).
 
 Both need the word lists (:class:`GenderWordLists`, Bolukbasi et al. 2016 and Zhao et
 al. 2018, from the ``gender_lists`` dataset) and the biased words of a *reference* static
@@ -67,7 +68,7 @@ _WORD_SHAPE = re.compile(r"[a-z]+")
 _TOKENS = re.compile(r"\w+")
 
 
-# ---------------------------------------------------------------------------- settings and word lists
+# -------------------------------------------------------------------------- settings and word lists
 
 
 @dataclass(frozen=True)
@@ -96,7 +97,13 @@ class GenderWordLists:
 
         pairs = load_gender_lists("definitional_pairs")
         gendered: set[str] = set()
-        for config in ("gender_specific_full", "male_words", "female_words", "equalize_pairs", "definitional_pairs"):
+        for config in (
+            "gender_specific_full",
+            "male_words",
+            "female_words",
+            "equalize_pairs",
+            "definitional_pairs",
+        ):
             gendered.update(_words_of(load_gender_lists(config)))
         return cls(
             definitional_pairs=tuple((row["male"], row["female"]) for row in pairs),
@@ -164,16 +171,22 @@ def reference_biased_words(
     """
     settings = settings or GenderSpaceSettings()
     if not isinstance(reference, StaticSpace):
-        raise InputError("the reference space must be a static space with a frequency-ordered `words` list (GloVe)")
+        raise InputError(
+            "the reference space must be a static space "
+            "with a frequency-ordered `words` list (GloVe)"
+        )
     vocabulary = [
         word
         for word in reference.words[: settings.vocabulary_size]
-        if _WORD_SHAPE.fullmatch(word) and len(word) <= settings.max_word_length and word not in lists.gender_specific
+        if _WORD_SHAPE.fullmatch(word)
+        and len(word) <= settings.max_word_length
+        and word not in lists.gender_specific
     ]
     anchors, found = reference.embed_words([lists.male_word, lists.female_word], None)
     if not found.all():
         raise InputError(
-            f"the reference space lacks {lists.male_word!r} or {lists.female_word!r}: no he - she axis to rank words"
+            f"the reference space lacks {lists.male_word!r} or "
+            f"{lists.female_word!r}: no he - she axis to rank words"
         )
     vectors, _ = reference.embed_words(vocabulary, None)
     bias = space_stats.gender_projection(vectors, anchors[0], anchors[1])
@@ -186,8 +199,12 @@ def reference_biased_words(
         extended_male=tuple(vocabulary[i] for i in male),
         extended_female=tuple(vocabulary[i] for i in female),
         professions=tuple(p for p, ok in zip(professions, profession_found, strict=True) if ok),
-        profession_bias=space_stats.gender_projection(profession_vectors[profession_found], anchors[0], anchors[1]),
-        missing_professions=tuple(p for p, ok in zip(professions, profession_found, strict=True) if not ok),
+        profession_bias=space_stats.gender_projection(
+            profession_vectors[profession_found], anchors[0], anchors[1]
+        ),
+        missing_professions=tuple(
+            p for p, ok in zip(professions, profession_found, strict=True) if not ok
+        ),
     )
 
 
@@ -216,7 +233,9 @@ class GenderSpaceReport:
         return {
             "mode": self.mode,
             **self.measures.to_dict(),
-            "skipped": {name: [dict(item) for item in items] for name, items in self.skipped.items()},
+            "skipped": {
+                name: [dict(item) for item in items] for name, items in self.skipped.items()
+            },
             "counts": dict(self.counts),
             "settings": self.settings.to_dict(),
         }
@@ -229,7 +248,9 @@ class GenderSpaceReport:
                 by_reason.setdefault(item["reason"], []).append(item["word"])
             for reason, words in by_reason.items():
                 more = f" (+{len(words) - 8} more)" if len(words) > 8 else ""
-                lines.append(f"skipped {len(words)} {name} ({reason}): {', '.join(words[:8])}{more}")
+                lines.append(
+                    f"skipped {len(words)} {name} ({reason}): {', '.join(words[:8])}{more}"
+                )
         return "\n".join(lines)
 
 
@@ -254,21 +275,25 @@ class _Rows:
         self.bias.extend([np.nan] * len(words) if bias is None else list(bias))
 
     def components(self, asked: int) -> int:
-        """``asked``, or as many principal components as the pair rows have (``min(n, d)``), saying so with one
-        warning when that is fewer: the suite's default (10) is "up to 10", and a run is not stopped because
-        some definitional pairs were missing from a model's vocabulary."""
+        """``asked``, or as many principal components as the pair rows have (``min(n, d)``), saying
+        so with one warning when that is fewer: the suite's default (10) is "up to 10", and a run is
+        not stopped because some definitional pairs were missing from a model's vocabulary."""
         n_pairs = self.role.count("pair_male")
         possible = min(n_pairs, len(self.vectors[0])) if n_pairs else asked
         if asked > possible:
             warnings.warn(
-                f"gender_space: n_components={asked}, but {n_pairs} definitional pair rows of dimension "
-                f"{len(self.vectors[0])} have {possible} principal components; {possible} are reported",
+                f"gender_space: n_components={asked}, but {n_pairs} "
+                f"definitional pair rows of dimension {len(self.vectors[0])} "
+                f"have {possible} principal components; {possible} are reported",
                 RuntimeWarning,
-                stacklevel=4,  # the caller of _measure_space: evaluate_static or evaluate_contextual
+                # the caller of _measure_space: evaluate_static or evaluate_contextual
+                stacklevel=4,
             )
         return min(asked, possible)
 
-    def measure(self, settings: GenderSpaceSettings, n_runs: int | None) -> space_stats.GenderSpaceMeasures:
+    def measure(
+        self, settings: GenderSpaceSettings, n_runs: int | None
+    ) -> space_stats.GenderSpaceMeasures:
         return space_stats.gender_space_measures(
             np.array(self.vectors),
             self.role,
@@ -289,26 +314,36 @@ def _initial_skipped(biased: BiasedWords) -> dict[str, list]:
     """The skipped-word lists, starting with the professions the reference space lacks."""
     return {
         "definitional_pairs": [],
-        "professions": [{"word": p, "reason": "not in the reference space"} for p in biased.missing_professions],
+        "professions": [
+            {"word": p, "reason": "not in the reference space"} for p in biased.missing_professions
+        ],
         "biased_words": [],
     }
 
 
 def _usable_pairs(
-    pairs, missing_words: Callable[[tuple[str, str]], list[str]], min_pairs: int, reason: str, skipped: list
+    pairs,
+    missing_words: Callable[[tuple[str, str]], list[str]],
+    min_pairs: int,
+    reason: str,
+    skipped: list,
 ) -> list[tuple[str, str]]:
-    """Pairs with no missing word; the others are reported; fewer than ``min_pairs`` left is an error."""
+    """Pairs with no missing word; the others are reported; fewer than ``min_pairs`` left is an
+    error."""
     kept = []
     for male, female in pairs:
         missing = missing_words((male, female))
         if missing:
-            skipped.append({"word": f"{male}/{female}", "reason": f"{reason}: {', '.join(missing)}"})
+            skipped.append(
+                {"word": f"{male}/{female}", "reason": f"{reason}: {', '.join(missing)}"}
+            )
         else:
             kept.append((male, female))
     if len(kept) < min_pairs:
         raise InputError(
-            f"only {len(kept)} definitional pair(s) usable (need {min_pairs}); skipped: "
-            f"{[item['word'] for item in skipped]} ({reason}); use a space or corpus that has these words"
+            f"only {len(kept)} definitional pair(s) usable (need "
+            f"{min_pairs}); skipped: {[item['word'] for item in skipped]} "
+            f"({reason}); use a space or corpus that has these words"
         )
     return kept
 
@@ -321,13 +356,14 @@ def _profession_bias(biased: BiasedWords, professions: Sequence[str]) -> list[fl
 class _ModeSteps(ABC):
     """Where a mode's vectors come from: the four steps :func:`_measure_space` takes in order.
 
-    The steps share one random generator (``settings.seed``) and draw from it in the order they run, so
-    the order of the steps is part of the numbers. ``counts`` gathers what the steps kept, in the order
-    the report lists it.
+    The steps share one random generator (``settings.seed``) and draw from it in the order they run,
+    so the order of the steps is part of the numbers. ``counts`` gathers what the steps kept, in the
+    order the report lists it.
     """
 
     mode: str
-    # Contexts per word (static vectors: 1), and the ``n_runs`` the measures are given (None: the rows' runs).
+    # Contexts per word (static vectors: 1), and the ``n_runs`` the measures are given (None: the
+    # rows' runs).
     context_runs: int
     measure_runs: int | None
 
@@ -342,7 +378,8 @@ class _ModeSteps(ABC):
 
     @abstractmethod
     def random_pairs(self, rows: _Rows) -> None:
-        """Add the rows of the random-pair baseline (``random_first``, ``random_second``, a run per draw)."""
+        """Add the rows of the random-pair baseline (``random_first``, ``random_second``, a run per
+        draw)."""
 
     @abstractmethod
     def professions(self, skipped: list) -> dict[str, np.ndarray]:
@@ -354,7 +391,8 @@ class _ModeSteps(ABC):
 
 
 def _measure_space(steps: _ModeSteps, biased: BiasedWords) -> GenderSpaceReport:
-    """The five measures of one mode: its four steps' vectors as rows, measured, with what was skipped."""
+    """The five measures of one mode: its four steps' vectors as rows, measured, with what was
+    skipped."""
     skipped = _initial_skipped(biased)
     rows = _Rows()
     steps.definitional_pairs(rows, skipped["definitional_pairs"])
@@ -364,7 +402,13 @@ def _measure_space(steps: _ModeSteps, biased: BiasedWords) -> GenderSpaceReport:
     professions = list(profession_vectors)
     profession_bias = _profession_bias(biased, professions)
     for run in range(steps.context_runs):
-        rows.add([profession_vectors[p][run] for p in professions], "neutral", professions, run, profession_bias)
+        rows.add(
+            [profession_vectors[p][run] for p in professions],
+            "neutral",
+            professions,
+            run,
+            profession_bias,
+        )
         for role, listed in (("male", biased.extended_male), ("female", biased.extended_female)):
             kept = [w for w in listed if w in word_vectors]
             rows.add([word_vectors[w][run] for w in kept], role, kept, run=run)
@@ -403,20 +447,27 @@ class _StaticSteps(_ModeSteps):
     ):
         super().__init__(settings)
         self.space, self.biased, self.lists, self.language = space, biased, lists, language
-        # Clustering and kNN are deterministic for static vectors; classification draws n_runs splits.
+        # Clustering and kNN are deterministic for static vectors; classification draws n_runs
+        # splits.
         self.measure_runs = settings.n_runs
 
-    def present(self, words: Sequence[str], skipped_list: list | None = None) -> dict[str, np.ndarray]:
+    def present(
+        self, words: Sequence[str], skipped_list: list | None = None
+    ) -> dict[str, np.ndarray]:
         """The vectors of the ``words`` the space has; the others added to ``skipped_list``."""
         vectors, found = self.space.embed_words(list(words), self.language)
         if skipped_list is not None:
             skipped_list.extend(
-                {"word": w, "reason": self.reason} for w, ok in zip(words, found, strict=True) if not ok
+                {"word": w, "reason": self.reason}
+                for w, ok in zip(words, found, strict=True)
+                if not ok
             )
         return {w: v for w, v, ok in zip(words, np.asarray(vectors), found, strict=True) if ok}
 
     def definitional_pairs(self, rows: _Rows, skipped: list) -> None:
-        pair_vectors = self.present(sorted({w for pair in self.lists.definitional_pairs for w in pair}))
+        pair_vectors = self.present(
+            sorted({w for pair in self.lists.definitional_pairs for w in pair})
+        )
         self.pairs = _usable_pairs(
             self.lists.definitional_pairs,
             lambda pair: [w for w in pair if w not in pair_vectors],
@@ -425,12 +476,14 @@ class _StaticSteps(_ModeSteps):
             skipped,
         )
         rows.add([pair_vectors[m] for m, _ in self.pairs], "pair_male", [m for m, _ in self.pairs])
-        rows.add([pair_vectors[f] for _, f in self.pairs], "pair_female", [f for _, f in self.pairs])
+        rows.add(
+            [pair_vectors[f] for _, f in self.pairs], "pair_female", [f for _, f in self.pairs]
+        )
         self.counts["definitional_pairs"] = len(self.pairs)
 
     def random_pairs(self, rows: _Rows) -> None:
-        # A random sample of the reference vocabulary, twice what the draws need (some may be missing
-        # from the space); embedding the whole vocabulary would waste an encoder's time.
+        # A random sample of the reference vocabulary, twice what the draws need (some may be
+        # missing from the space); embedding the whole vocabulary would waste an encoder's time.
         vocabulary, n_draws = self.biased.vocabulary, self.settings.n_baseline_draws
         sample_size = min(len(vocabulary), 4 * len(self.pairs) * n_draws)
         sample = self.rng.choice(len(vocabulary), size=sample_size, replace=False)
@@ -465,7 +518,8 @@ def evaluate_static(
     sample of the reference vocabulary (the words of it the space knows).
 
     Args:
-        space: a :class:`~eval_harness.contract.WordEmbedder` (``embed_words(words, language) -> (vectors, found)``).
+        space: a :class:`~eval_harness.contract.WordEmbedder` (``embed_words(words, language) ->
+        (vectors, found)``).
         biased: the reference's biased words (:func:`reference_biased_words`).
         lists: the word lists.
         settings: the measures' settings.
@@ -497,7 +551,9 @@ def swap_words(sentence: str, mapping: Mapping[str, str]) -> str:
         r"(?<!\w)(" + "|".join(map(re.escape, sorted(lowered, key=len, reverse=True))) + r")(?!\w)",
         re.IGNORECASE,
     )
-    return pattern.sub(lambda match: _match_case(match.group(0), lowered[match.group(0).lower()]), sentence)
+    return pattern.sub(
+        lambda match: _match_case(match.group(0), lowered[match.group(0).lower()]), sentence
+    )
 
 
 class ContextIndex:
@@ -510,7 +566,9 @@ class ContextIndex:
     def __init__(self, sentences: Iterable[str]):
         self.sentences = [str(s) for s in sentences if str(s).strip()]
         if not self.sentences:
-            raise InputError("the corpus has no sentences: give a text file or dataset column with text")
+            raise InputError(
+                "the corpus has no sentences: give a text file or dataset column with text"
+            )
         self._tokens = [frozenset(_TOKENS.findall(s.lower())) for s in self.sentences]
         self._postings: dict[str, list[int]] = {}
         for row, tokens in enumerate(self._tokens):
@@ -529,8 +587,11 @@ class ContextIndex:
         rows = self._postings.get(word.lower(), [])
         return [row for row in rows if not self._tokens[row] & avoid] if avoid else list(rows)
 
-    def sample(self, word: str, n: int, rng: np.random.Generator, avoid: frozenset[str] = frozenset()) -> list[str]:
-        """``n`` random sentences with ``word`` (without replacement when there are enough); [] if none."""
+    def sample(
+        self, word: str, n: int, rng: np.random.Generator, avoid: frozenset[str] = frozenset()
+    ) -> list[str]:
+        """``n`` random sentences with ``word`` (without replacement when there are enough); [] if
+        none."""
         rows = self.sentence_ids(word, avoid)
         if not rows:
             return []
@@ -538,7 +599,9 @@ class ContextIndex:
         return [self.sentences[rows[i]] for i in chosen]
 
 
-def _pair_contexts(index: ContextIndex, pairs, n_per_pair: int, rng) -> list[tuple[str, str, str, str]]:
+def _pair_contexts(
+    index: ContextIndex, pairs, n_per_pair: int, rng
+) -> list[tuple[str, str, str, str]]:
     """``(male, female, sentence with male, same sentence with female)`` for sampled sentences."""
     swaps = []
     for male, female in pairs:
@@ -554,8 +617,11 @@ def _pair_contexts(index: ContextIndex, pairs, n_per_pair: int, rng) -> list[tup
 
 
 def _swapped_pair_vectors(encoder: ContextEmbedder, swaps) -> tuple[np.ndarray, np.ndarray, int]:
-    """Vectors of both sides of each swap; swaps the encoder could not locate on a side are dropped."""
-    vectors, found = embed_in_contexts(encoder, [(m, s) for m, _, s, _ in swaps] + [(f, s) for _, f, _, s in swaps])
+    """Vectors of both sides of each swap; swaps the encoder could not locate on a side are
+    dropped."""
+    vectors, found = embed_in_contexts(
+        encoder, [(m, s) for m, _, s, _ in swaps] + [(f, s) for _, f, _, s in swaps]
+    )
     n = len(swaps)
     both = found[:n] & found[n:]
     return vectors[:n][both], vectors[n:][both], int((~both).sum())
@@ -575,13 +641,15 @@ def _per_run_vectors(
 
 
 class _ContextSteps(_ModeSteps):
-    """The steps on contextual vectors: each word in sentences of a corpus, a word it lacks skipped."""
+    """The steps on contextual vectors: each word in sentences of a corpus, a word it lacks
+    skipped."""
 
     mode = "context"
     measure_runs = None
     reason = "no sentence of the corpus contains it"
     unlocated = (
-        "the encoder found no token of it in a sampled sentence (cut off by truncation, or inside an unknown token)"
+        "the encoder found no token of it in a sampled sentence "
+        "(cut off by truncation, or inside an unknown token)"
     )
 
     def __init__(
@@ -595,7 +663,13 @@ class _ContextSteps(_ModeSteps):
         status: Callable[[str], None] | None,
     ):
         super().__init__(settings)
-        self.encoder, self.index, self.biased, self.lists, self.status = encoder, index, biased, lists, status
+        self.encoder, self.index, self.biased, self.lists, self.status = (
+            encoder,
+            index,
+            biased,
+            lists,
+            status,
+        )
         self.context_runs = settings.n_runs
         self.steps = tqdm(total=4, desc="gender space: contextual vectors", disable=not progress)
         self.counts["corpus_sentences"] = len(index)
@@ -619,27 +693,37 @@ class _ContextSteps(_ModeSteps):
         self.say(f"definitional pairs: {len(swaps)} sentences and their swapped copies")
         male_vectors, female_vectors, lost_pairs = _swapped_pair_vectors(self.encoder, swaps)
         if len(male_vectors) < 2:
-            raise InputError(f"the encoder located the pair words in only {len(male_vectors)} swapped sentence pair(s)")
+            raise InputError(
+                "the encoder located the pair words in only "
+                f"{len(male_vectors)} swapped sentence pair(s)"
+            )
         rows.add(male_vectors, "pair_male", [f"pair{i}" for i in range(len(male_vectors))])
         rows.add(female_vectors, "pair_female", [f"pair{i}" for i in range(len(female_vectors))])
         self.counts.update(
-            definitional_pairs=len(pairs), pair_differences=len(male_vectors), pair_contexts_unlocated=lost_pairs
+            definitional_pairs=len(pairs),
+            pair_differences=len(male_vectors),
+            pair_contexts_unlocated=lost_pairs,
         )
         self.steps.update()
 
     def random_pairs(self, rows: _Rows) -> None:
-        # The biased words' contexts are drawn first: the generator's draws keep the order they always had.
+        # The biased words' contexts are drawn first: the generator's draws keep the order they
+        # always had.
         extended = self.biased.extended_male + self.biased.extended_female
         self.contexts = {w: self.index.sample(w, self.settings.n_runs, self.rng) for w in extended}
         n_differences = self.counts["pair_differences"]
         pool = [w for w in self.biased.vocabulary if self.index.sentence_ids(w)]
         if len(pool) < 2 * n_differences:
             raise InputError(
-                f"only {len(pool)} reference-vocabulary words occur in the corpus; the random-pair baseline needs "
-                f"{2 * n_differences} (two per pair difference): use a larger corpus or fewer contexts_per_pair"
+                f"only {len(pool)} reference-vocabulary words occur in the corpus; "
+                f"the random-pair baseline needs {2 * n_differences} (two per pair "
+                "difference): use a larger corpus or fewer contexts_per_pair"
             )
         draws = []
-        self.say(f"random-pair baseline: {self.settings.n_baseline_draws} draws of {n_differences} swapped sentences")
+        self.say(
+            f"random-pair baseline: {self.settings.n_baseline_draws} "
+            f"draws of {n_differences} swapped sentences"
+        )
         for _ in range(self.settings.n_baseline_draws):
             indices = space_stats.random_pair_indices(len(pool), n_differences, self.rng)
             chosen = [(pool[a], pool[b]) for a, b in indices]
@@ -647,10 +731,14 @@ class _ContextSteps(_ModeSteps):
             draws.append(
                 _swapped_pair_vectors(
                     self.encoder,
-                    [(a, b, s, swap_words(s, {a: b})) for (a, b), s in zip(chosen, sentences, strict=True)],
+                    [
+                        (a, b, s, swap_words(s, {a: b}))
+                        for (a, b), s in zip(chosen, sentences, strict=True)
+                    ],
                 )
             )
-        # A pair the encoder cannot locate is rare (truncation): every draw keeps as many pairs as the shortest.
+        # A pair the encoder cannot locate is rare (truncation): every draw keeps as many pairs as
+        # the shortest.
         size = min(len(first) for first, _, _ in draws)
         for draw, (first, second, _) in enumerate(draws):
             labels = [f"random{i}" for i in range(size)]
@@ -660,9 +748,14 @@ class _ContextSteps(_ModeSteps):
 
     def professions(self, skipped: list) -> dict[str, np.ndarray]:
         n_runs, avoid = self.settings.n_runs, self.lists.definitional_words
-        contexts = {p: self.index.sample(p, n_runs, self.rng, avoid=avoid) for p in self.biased.professions}
+        contexts = {
+            p: self.index.sample(p, n_runs, self.rng, avoid=avoid) for p in self.biased.professions
+        }
         skipped.extend(
-            {"word": p, "reason": "no sentence of the corpus contains it without a definitional word"}
+            {
+                "word": p,
+                "reason": "no sentence of the corpus contains it without a definitional word",
+            }
             for p in self.biased.professions
             if not contexts[p]
         )
@@ -670,14 +763,19 @@ class _ContextSteps(_ModeSteps):
         vectors, lost = _per_run_vectors(self.encoder, contexts, n_runs)
         skipped.extend({"word": p, "reason": self.unlocated} for p in lost)
         if not vectors:
-            raise InputError("no profession occurs in the corpus (without a definitional word): no direct bias or kNN")
+            raise InputError(
+                "no profession occurs in the corpus (without "
+                "a definitional word): no direct bias or kNN"
+            )
         self.steps.update()
         return vectors
 
     def biased_words(self, skipped: list) -> dict[str, np.ndarray]:
         extended = self.biased.extended_male + self.biased.extended_female
         skipped.extend({"word": w, "reason": self.reason} for w in extended if not self.contexts[w])
-        self.say(f"biased words: {len(self.contexts)} words in context, {self.settings.n_runs} runs")
+        self.say(
+            f"biased words: {len(self.contexts)} words in context, {self.settings.n_runs} runs"
+        )
         vectors, lost = _per_run_vectors(self.encoder, self.contexts, self.settings.n_runs)
         skipped.extend({"word": w, "reason": self.unlocated} for w in lost)
         return vectors
@@ -711,7 +809,8 @@ def evaluate_contextual(
         lists: the word lists.
         settings: the measures' settings.
         show_progress: a tqdm bar over the embedding steps.
-        status: called with what each embedding step is doing (how many sentences), before it starts.
+        status: called with what each embedding step is doing (how many sentences), before it
+        starts.
     """
     settings = settings or GenderSpaceSettings()
     index = corpus if isinstance(corpus, ContextIndex) else ContextIndex(corpus)

@@ -1,6 +1,7 @@
 """The gender_space suite's records: the five measures as flat records (``test`` = the measure).
 
-:data:`GENDER_SPACE_RECORDS` is their schema, in one place (the harness checks every record against it).
+:data:`GENDER_SPACE_RECORDS` is their schema, in one place (the harness checks every record against
+it).
 """
 
 from typing import TYPE_CHECKING
@@ -15,7 +16,8 @@ if TYPE_CHECKING:
 
 GENDER_SPACE_RECORDS = RecordSchema(
     metrics={
-        "explained_variance_ratio": "a principal component's share of the definitional pairs' differences",
+        "explained_variance_ratio": "a principal component's share of "
+        "the definitional pairs' differences",
         "baseline_explained_variance_ratio": "the same share for random pairs (mean over draws)",
         "direct_bias": "Bolukbasi's direct bias of the professions",
         "clustering_accuracy": "k-means accuracy of the biased words' gender (mean over runs)",
@@ -31,14 +33,17 @@ GENDER_SPACE_RECORDS = RecordSchema(
         "max": Field(float, "the largest run's value"),
         "runs": Field(int, "runs averaged"),
         "k": Field(int, "knn: neighbours"),
-        "skipped": Field(list, "the first record of a unit: the words of its lists left out, and why"),
+        "skipped": Field(
+            list, "the first record of a unit: the words of its lists left out, and why"
+        ),
         "counts": Field(dict, "the first record of a unit: how many words each list kept"),
     },
 )
 
 
 def gender_space_records(report: "GenderSpaceReport") -> list[dict]:
-    """Flat records (``test`` = the measure, ``metric`` = the statistic), the shape the report reads:
+    """Flat records (``test`` = the measure, ``metric`` = the statistic), the shape the report
+    reads:
 
     - ``explained_variance_ratio`` and ``baseline_explained_variance_ratio`` per component
       (``term`` ``pc1``, ``pc2``...); the baseline's ``std_err`` is the standard error of its
@@ -50,15 +55,34 @@ def gender_space_records(report: "GenderSpaceReport") -> list[dict]:
       ``p_value`` the largest (least significant) of the runs' p-values.
     """
     m = report.measures
-    subspace, direct, clustering, classification, knn = m.subspace, m.direct_bias, m.clustering, m.classification, m.knn
-    if subspace is None or direct is None or clustering is None or classification is None or knn is None:
+    subspace, direct, clustering, classification, knn = (
+        m.subspace,
+        m.direct_bias,
+        m.clustering,
+        m.classification,
+        m.knn,
+    )
+    if (
+        subspace is None
+        or direct is None
+        or clustering is None
+        or classification is None
+        or knn is None
+    ):
         missing = [name for name, value in vars(m).items() if value is None]
         raise InputError(
-            f"gender_space: no {', '.join(missing)}: the vectors lack every word of a list it needs (see skipped: "
+            f"gender_space: no {', '.join(missing)}: the vectors lack every word of a list "
+            "it needs (see skipped: "
             f"{', '.join(f'{name} {len(items)}' for name, items in report.skipped.items())})"
         )
     records = [
-        _record("subspace", "explained_variance_ratio", value, term=f"pc{i + 1}", n=subspace.n_differences)
+        _record(
+            "subspace",
+            "explained_variance_ratio",
+            value,
+            term=f"pc{i + 1}",
+            n=subspace.n_differences,
+        )
         for i, value in enumerate(subspace.explained_variance_ratio)
     ]
     draws, baseline, spread = (
@@ -66,7 +90,9 @@ def gender_space_records(report: "GenderSpaceReport") -> list[dict]:
         subspace.baseline_explained_variance_ratio,
         subspace.baseline_std,
     )
-    if baseline is not None and spread is not None:  # a subspace without random-pair draws has no baseline
+    if (
+        baseline is not None and spread is not None
+    ):  # a subspace without random-pair draws has no baseline
         records += [
             _record(
                 "subspace",
@@ -79,7 +105,9 @@ def gender_space_records(report: "GenderSpaceReport") -> list[dict]:
             )
             for i, (value, std) in enumerate(zip(baseline, spread, strict=True))
         ]
-    records.append(_record("direct_bias", "direct_bias", direct.value, n=direct.n_words, c=direct.c))
+    records.append(
+        _record("direct_bias", "direct_bias", direct.value, n=direct.n_words, c=direct.c)
+    )
     records += [
         _record(
             result.measure,

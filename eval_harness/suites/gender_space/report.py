@@ -1,10 +1,10 @@
-"""The gender-space method's section of the report: the explained-variance curve of the definitional pairs
-against random pairs (a plot and a table) and the other measures per model, language and mode; and the numbers
-a gender-space run puts on a model card.
+"""The gender-space method's section of the report: the explained-variance curve of the definitional
+pairs against random pairs (a plot and a table) and the other measures per model, language and mode;
+and the numbers a gender-space run puts on a model card.
 
-It reads the records :data:`.records.GENDER_SPACE_RECORDS` declares and reaches the report only through its
-building blocks, the kit (:mod:`eval_harness.report.kit.document`, ``tables``, ``plots``, ``families``,
-``method_section``).
+It reads the records :data:`.records.GENDER_SPACE_RECORDS` declares and reaches the report only
+through its building blocks, the kit (:mod:`eval_harness.report.kit.document`, ``tables``,
+``plots``, ``families``, ``method_section``).
 """
 
 from __future__ import annotations
@@ -25,23 +25,34 @@ CARD_TASK = ("feature-extraction", "Gender space", "gender_space")
 
 
 def gender_space_table(results: pd.DataFrame, known: KnownSections) -> pd.DataFrame:
-    """The gender-space measures other than the explained-variance curve: rows model x language x mode
-    (the dataset config: static or contextual vectors)."""
-    rows = results[(results["suite"] == GENDER_SPACE_SUITE) & ~results["metric"].isin(EXPLAINED_VARIANCE_METRICS)]
+    """The gender-space measures other than the explained-variance curve: rows model x language x
+    mode (the dataset config: static or contextual vectors)."""
+    rows = results[
+        (results["suite"] == GENDER_SPACE_SUITE)
+        & ~results["metric"].isin(EXPLAINED_VARIANCE_METRICS)
+    ]
     if rows.empty:
         return pd.DataFrame()
     cells = rows.assign(cell=[marked_value(row, known) for _, row in rows.iterrows()])
-    table = cells.pivot_table(index=GENDER_SPACE_ROWS, columns="metric", values="cell", aggfunc="first")
+    table = cells.pivot_table(
+        index=GENDER_SPACE_ROWS, columns="metric", values="cell", aggfunc="first"
+    )
     table.columns.name = None
     return table.fillna("").reset_index().rename(columns={"config": "mode"})
 
 
 def explained_variance_table(results: pd.DataFrame) -> pd.DataFrame:
-    """Share of variance of the definitional-pair differences along the first components, vs random pairs."""
-    rows = results[(results["suite"] == GENDER_SPACE_SUITE) & results["metric"].isin(EXPLAINED_VARIANCE_METRICS)]
+    """Share of variance of the definitional-pair differences along the first components, vs random
+    pairs."""
+    rows = results[
+        (results["suite"] == GENDER_SPACE_SUITE)
+        & results["metric"].isin(EXPLAINED_VARIANCE_METRICS)
+    ]
     if rows.empty:
         return pd.DataFrame()
-    table = rows.pivot_table(index=[*GENDER_SPACE_ROWS, "metric"], columns="term", values="value", aggfunc="first")
+    table = rows.pivot_table(
+        index=[*GENDER_SPACE_ROWS, "metric"], columns="term", values="value", aggfunc="first"
+    )
     table = table[sorted(table.columns, key=natural_order)]
     table.columns.name = None
     return table.map(lambda v: format_number(v, 3)).reset_index().rename(columns={"config": "mode"})
@@ -49,7 +60,10 @@ def explained_variance_table(results: pd.DataFrame) -> pd.DataFrame:
 
 def explained_variance_plot(results: pd.DataFrame) -> bytes | None:
     """Share of variance per principal component: definitional-pair differences vs random pairs."""
-    rows = results[(results["suite"] == GENDER_SPACE_SUITE) & results["metric"].isin(EXPLAINED_VARIANCE_METRICS)]
+    rows = results[
+        (results["suite"] == GENDER_SPACE_SUITE)
+        & results["metric"].isin(EXPLAINED_VARIANCE_METRICS)
+    ]
     if rows.empty:
         return None
     panels = list(rows.groupby(GENDER_SPACE_ROWS, sort=True))
@@ -58,11 +72,18 @@ def explained_variance_plot(results: pd.DataFrame) -> bytes | None:
     for axis, ((model, language, mode), panel) in zip(axes, panels, strict=True):
         for offset, (metric, label, colour) in zip(
             (-0.2, 0.2),
-            zip(EXPLAINED_VARIANCE_METRICS, ("definitional pairs", "random pairs"), ("#d62728", "0.6"), strict=True),
+            zip(
+                EXPLAINED_VARIANCE_METRICS,
+                ("definitional pairs", "random pairs"),
+                ("#d62728", "0.6"),
+                strict=True,
+            ),
             strict=True,
         ):
             curve = panel[panel["metric"] == metric]
-            curve = curve.iloc[sorted(range(len(curve)), key=lambda i: natural_order(curve["term"].iloc[i]))]
+            curve = curve.iloc[
+                sorted(range(len(curve)), key=lambda i: natural_order(curve["term"].iloc[i]))
+            ]
             if curve.empty:
                 continue
             positions = np.arange(1, len(curve) + 1) + offset
@@ -116,7 +137,12 @@ class GenderSpaceSection(ReportSection):
     shown_metrics = None
     card_metrics = {
         metric: CardMetric(*CARD_TASK, label=metric.replace("_", " "))
-        for metric in ("direct_bias", "clustering_accuracy", "classification_accuracy", "knn_profession_r")
+        for metric in (
+            "direct_bias",
+            "clustering_accuracy",
+            "classification_accuracy",
+            "knn_profession_r",
+        )
     }
     dataset_titles = {"gender_lists": "Gender word lists"}
 

@@ -1,5 +1,5 @@
-"""The settings of the gender-space measures: plain values, importable without the numerics (the suite's
-options are read from them when a config is validated)."""
+"""The settings of the gender-space measures: plain values, importable without the numerics (the
+suite's options are read from them when a config is validated)."""
 
 from __future__ import annotations
 
@@ -20,8 +20,8 @@ class GenderSpaceSettings:
         n_cluster_words: most biased words per gender clustered (500 + 500).
         n_extended_words: most biased words per gender classified and used as kNN
             candidates (2,500 + 2,500).
-        n_components: principal components reported (10); fewer, with one warning, when the definitional pair
-            rows have fewer (min(pairs, dimension)).
+        n_components: principal components reported (10); fewer, with one warning, when the
+            definitional pair rows have fewer (min(pairs, dimension)).
         n_baseline_draws: random-pair draws averaged for the baseline spectrum.
         c: direct-bias strictness exponent (1).
         n_train: SVM training words per run (1,000).
@@ -48,16 +48,21 @@ class GenderSpaceSettings:
     seed: int = 0
 
     def __post_init__(self):
-        positive = [f.name for f in fields(self) if f.name != "seed" and not getattr(self, f.name) > 0]
+        positive = [
+            f.name for f in fields(self) if f.name != "seed" and not getattr(self, f.name) > 0
+        ]
         if positive:
             raise ConfigError(f"gender_space settings must be positive: {positive}")
         if self.n_cluster_words > self.n_extended_words:
             raise ConfigError(
-                f"n_cluster_words={self.n_cluster_words} must not exceed n_extended_words={self.n_extended_words} "
-                "(the clustered words are the top of the extended list)"
+                f"n_cluster_words={self.n_cluster_words} must not "
+                f"exceed n_extended_words={self.n_extended_words} (the "
+                "clustered words are the top of the extended list)"
             )
         if self.min_pairs < 2:
-            raise ConfigError(f"min_pairs must be at least 2 (a PCA needs two differences); got {self.min_pairs}")
+            raise ConfigError(
+                f"min_pairs must be at least 2 (a PCA needs two differences); got {self.min_pairs}"
+            )
 
     @classmethod
     def from_mapping(cls, options: Mapping) -> GenderSpaceSettings:

@@ -1,4 +1,5 @@
-"""The ``gender_space`` suite (Basta et al. 2019): five gender-bias measures of a model's word vectors.
+"""The ``gender_space`` suite (Basta et al. 2019): five gender-bias measures of a model's word
+vectors.
 
 For a model and a language (English: the word lists are English):
 
@@ -9,14 +10,16 @@ For a model and a language (English: the word lists are English):
 
 Units: one per measure, ``dataset="gender_lists", config=<mode>, test=<measure>`` with measure
 ``subspace``, ``direct_bias``, ``clustering``, ``classification`` or ``knn``. ``prepare`` computes
-all five at once (:mod:`eval_harness.suites.gender_space.pipeline`; the direct bias needs the subspace's
-direction and the measures share the embedded words); ``evaluate`` returns each measure's
-records (:meth:`~eval_harness.suites.gender_space.pipeline.GenderSpaceReport.records`). The first record of a
-unit carries ``skipped``: the words of its lists left out and why (no vector, no context).
+all five at once (:mod:`eval_harness.suites.gender_space.pipeline`; the direct bias needs the
+subspace's direction and the measures share the embedded words); ``evaluate`` returns each measure's
+records (:meth:`~eval_harness.suites.gender_space.pipeline.GenderSpaceReport.records`). The first
+record of a unit carries ``skipped``: the words of its lists left out and why (no vector, no
+context).
 
-The biased-word lists come from a reference static space (option ``reference``: ``"glove"``,
-the packaged GloVe 6B 50d, or a vector file); the measures' settings are the options named
-as :class:`~eval_harness.suites.gender_space.pipeline.GenderSpaceSettings`' fields (the sweep seed is the seed).
+The biased-word lists come from a reference static space (option ``reference``: ``"glove"``, the
+packaged GloVe 6B 50d, or a vector file); the measures' settings are the options named as
+:class:`~eval_harness.suites.gender_space.pipeline.GenderSpaceSettings`' fields (the sweep seed is
+the seed).
 """
 
 from collections.abc import Mapping, Sequence
@@ -26,7 +29,16 @@ from typing import Any
 
 import numpy as np
 
-from ...contract import ContextEmbedder, ModalWordEmbedder, Suite, SuiteContext, Task, Unit, UnitKey, WordEmbedder
+from ...contract import (
+    ContextEmbedder,
+    ModalWordEmbedder,
+    Suite,
+    SuiteContext,
+    Task,
+    Unit,
+    UnitKey,
+    WordEmbedder,
+)
 from ...errors import ConfigError
 from .records import GENDER_SPACE_RECORDS, gender_space_records
 from .settings import GenderSpaceSettings
@@ -51,20 +63,23 @@ SETTING_NAMES = tuple(f.name for f in fields(GenderSpaceSettings) if f.name != "
 
 
 class WordModeEmbedder:
-    """An encoder's ``embed_words`` in one word mode, as a plain :class:`~eval_harness.contract.WordEmbedder`."""
+    """An encoder's ``embed_words`` in one word mode, as a plain
+    :class:`~eval_harness.contract.WordEmbedder`."""
 
     def __init__(self, encoder: ModalWordEmbedder, mode: str):
         self.encoder, self.mode = encoder, mode
 
-    def embed_words(self, words: Sequence[str], language: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def embed_words(
+        self, words: Sequence[str], language: str | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         return self.encoder.embed_words(words, language, mode=self.mode)
 
 
 class GenderSpaceSuite(Suite):
     name = "gender_space"
     description = (
-        "gender subspace, direct bias, clustering, classification, kNN of professions (Basta et al. 2019); "
-        "in context with a corpus"
+        "gender subspace, direct bias, clustering, classification, kNN "
+        "of professions (Basta et al. 2019); in context with a corpus"
     )
     languages = ("en",)
     requires = "word_vectors"
@@ -72,7 +87,8 @@ class GenderSpaceSuite(Suite):
     records = GENDER_SPACE_RECORDS
     report_section = "eval_harness.suites.gender_space.report:SECTION"
     options = {
-        "corpus": "",  # "" (static mode), "semeval2018", or a text/csv/json/parquet file of sentences
+        # "" (static mode), "semeval2018", or a text/csv/json/parquet file of sentences
+        "corpus": "",
         "corpus_column": "text",  # the column of a csv/json/parquet corpus
         "max_sentences": 0,  # sample this many corpus sentences (0: all)
         "word_mode": "template",  # an encoder's word vectors in static mode: "template" or "static"
@@ -81,21 +97,27 @@ class GenderSpaceSuite(Suite):
     }
 
     def validate_options(self, options: Mapping[str, Any]) -> None:
-        """The measures' settings (whole numbers, positive, consistent), the word mode, the corpus and its sample
-        size, checked when the config is read (before any model loads)."""
+        """The measures' settings (whole numbers, positive, consistent), the word mode, the corpus
+        and its sample size, checked when the config is read (before any model loads)."""
         flags = [name for name in SETTING_NAMES if isinstance(options[name], bool)]
         if flags:
             raise ConfigError(f"{', '.join(flags)} must be numbers, not true/false")
         GenderSpaceSettings.from_mapping({name: options[name] for name in SETTING_NAMES})
         if options["word_mode"] not in ("template", "static"):
-            raise ConfigError(f"word_mode must be 'template' or 'static', got {options['word_mode']!r}")
+            raise ConfigError(
+                f"word_mode must be 'template' or 'static', got {options['word_mode']!r}"
+            )
         if isinstance(options["max_sentences"], bool) or options["max_sentences"] < 0:
-            raise ConfigError(f"max_sentences must be a whole number >= 0 (0: all), got {options['max_sentences']!r}")
+            raise ConfigError(
+                "max_sentences must be a whole number >= 0 "
+                f"(0: all), got {options['max_sentences']!r}"
+            )
         corpus = options["corpus"]
         if corpus and corpus != "semeval2018" and not Path(corpus).expanduser().is_file():
             raise ConfigError(
-                f"corpus {corpus!r} is not a file; give a text file (one sentence per line), a csv/json/jsonl/parquet "
-                "file with a `corpus_column`, 'semeval2018', or '' (static mode)"
+                f"corpus {corpus!r} is not a file; give a text file (one "
+                "sentence per line), a csv/json/jsonl/parquet file with "
+                "a `corpus_column`, 'semeval2018', or '' (static mode)"
             )
         for name in ("corpus_column", "reference"):
             if not options[name]:
@@ -106,20 +128,30 @@ class GenderSpaceSuite(Suite):
         return [UnitKey(dataset="gender_lists", config=mode, test=measure) for measure in MEASURES]
 
     def prepare(self, task: Task, ctx: SuiteContext) -> dict:
-        # Here, not at the top: the numerics and `datasets` are slow to import (xbias list, config checks).
+        # Here, not at the top: the numerics and `datasets` are slow to import (xbias list, config
+        # checks).
         from ...data import load_corpus
-        from .pipeline import GenderWordLists, evaluate_contextual, evaluate_static, reference_biased_words
+        from .pipeline import (
+            GenderWordLists,
+            evaluate_contextual,
+            evaluate_static,
+            reference_biased_words,
+        )
 
         options = task.options
         settings = GenderSpaceSettings.from_mapping(
             {**{name: options[name] for name in SETTING_NAMES}, "seed": task.seed}
         )
         lists = GenderWordLists.load()
-        biased = reference_biased_words(ctx.models.static_vectors(options["reference"]), lists, settings)
+        biased = reference_biased_words(
+            ctx.models.static_vectors(options["reference"]), lists, settings
+        )
         embedder = ctx.models.word_embedder(task.model)
         if _mode(task.model, options) == "context":
             if not isinstance(embedder, ContextEmbedder):
-                raise ConfigError(f"gender_space: model {task.model.name!r} gives no context vectors")
+                raise ConfigError(
+                    f"gender_space: model {task.model.name!r} gives no context vectors"
+                )
             corpus = load_corpus(
                 options["corpus"],
                 column=options["corpus_column"],
@@ -128,7 +160,13 @@ class GenderSpaceSuite(Suite):
                 language=task.language,
             )
             report = evaluate_contextual(
-                embedder, corpus, biased, lists, settings, show_progress=ctx.show_progress, status=ctx.status
+                embedder,
+                corpus,
+                biased,
+                lists,
+                settings,
+                show_progress=ctx.show_progress,
+                status=ctx.status,
             )
         else:
             # A model with word modes (an encoder) gives its vectors in the configured mode.
@@ -159,8 +197,9 @@ def _mode(model, options: Mapping[str, Any]) -> str:
         return "static"
     if "context_vectors" not in model.capabilities:
         raise ConfigError(
-            f"gender_space: a corpus (context mode) needs a model with contextual word vectors (an encoder); "
-            f"{model.name!r} is {model.type!r}, whose vectors have no context (drop the corpus for static mode)"
+            "gender_space: a corpus (context mode) needs a model with contextual "
+            f"word vectors (an encoder); {model.name!r} is {model.type!r}, whose "
+            "vectors have no context (drop the corpus for static mode)"
         )
     return "context"
 

@@ -1,10 +1,10 @@
 """XWEAT (Lauscher & Glavaš 2019): WEAT tests per language and across languages.
 
-- :mod:`.pipeline`: the method over any :class:`~eval_harness.contract.WordEmbedder` (word sets, coverage rule,
-  cross-lingual pairs, :func:`~.pipeline.run_xweat`), usable without the harness;
-- :mod:`.measures`, :mod:`.seat`, :mod:`.ceat`: the other association measures of the same tests (RND, MAC,
-  ECT, RIPA, RNSB on the word vectors, one entry each in :data:`.measures.WORD_MEASURES`; SEAT on template
-  sentences; CEAT on sampled contexts);
+- :mod:`.pipeline`: the method over any :class:`~eval_harness.contract.WordEmbedder` (word sets,
+  coverage rule, cross-lingual pairs, :func:`~.pipeline.run_xweat`), usable without the harness;
+- :mod:`.measures`, :mod:`.seat`, :mod:`.ceat`: the other association measures of the same tests
+  (RND, MAC, ECT, RIPA, RNSB on the word vectors, one entry each in :data:`.measures.WORD_MEASURES`;
+  SEAT on template sentences; CEAT on sampled contexts);
 - :mod:`.suite`: the ``xweat`` suite of ``xbias run``; :mod:`.records`: what a unit writes.
 """
 

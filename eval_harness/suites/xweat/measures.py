@@ -13,31 +13,35 @@ They read the same word vectors as WEAT (the found words of the four sets, after
 rule). How each meets a WEAT test (targets :math:`X, Y`, attributes :math:`A, B`), and the ``term``
 of each result:
 
-- ``rnd``: :func:`~eval_harness.stats.association.relative_norm_distance` of ``X, Y`` to the attribute set,
-  once for ``A`` and once for ``B`` (terms ``"A"``, ``"B"``; negative: the attribute words are nearer X).
-- ``mac``: :func:`~eval_harness.stats.association.mean_average_cosine` of the targets ``[X, Y]`` to ``[A, B]``
-  (one result, term ``None``; 1 = no association).
-- ``ect``: :func:`~eval_harness.stats.association.embedding_coherence`, for ``A`` and for ``B`` (1 = no bias).
-- ``ripa``: :func:`~eval_harness.stats.association.relational_inner_product` with the relation of the
-  *attribute* sets, scoring the *target* words: terms ``"X"`` and ``"Y"``, each the mean of its words'
-  :math:`\langle w, b\rangle` (> 0: on A's side). Why this way round: in Ethayarajh et al. (2019) the relation
-  vector is the attribute dimension (gender from (man, woman), (king, queen)...) and the scored words are the
-  targets (occupations...) — RIPA replaces WEAT's per-word association :math:`s(w, A, B)` by
-  :math:`\langle w, b\rangle`. Why the relation is the single pair of attribute *centroids*,
-  :math:`b = (\bar a - \bar b) / \lVert \bar a - \bar b \rVert`: the paper's first principal component needs
-  counterpart pairs (man-woman, he-she), and XWEAT's attribute lists are not counterpart lists — pleasant and
-  unpleasant words have no pairing, and the translations break the order of the few lists that do pair in
-  English (T7/T8's male/female terms: Spanish T7 has 7 male and 8 female terms). Without pairs the centroid
-  difference is the one choice that does not depend on the list order (it is the mean difference of *any*
-  one-to-one pairing of equal-size sets), whereas the principal component of arbitrary pairs follows the
-  within-set spread (for all :math:`|A| \cdot |B|` pairs it is the top eigenvector of
-  :math:`\Sigma_A + \Sigma_B + (\bar a - \bar b)(\bar a - \bar b)^\top`, not the relation). Compare the two
+- ``rnd``: :func:`~eval_harness.stats.association.relative_norm_distance` of ``X, Y`` to the
+  attribute set, once for ``A`` and once for ``B`` (terms ``"A"``, ``"B"``; negative: the attribute
+  words are nearer X).
+- ``mac``: :func:`~eval_harness.stats.association.mean_average_cosine` of the targets ``[X, Y]`` to
+  ``[A, B]`` (one result, term ``None``; 1 = no association).
+- ``ect``: :func:`~eval_harness.stats.association.embedding_coherence`, for ``A`` and for ``B`` (1 =
+  no bias).
+- ``ripa``: :func:`~eval_harness.stats.association.relational_inner_product` with the relation of
+  the *attribute* sets, scoring the *target* words: terms ``"X"`` and ``"Y"``, each the mean of its
+  words' :math:`\langle w, b\rangle` (> 0: on A's side). Why this way round: in Ethayarajh et al.
+  (2019) the relation vector is the attribute dimension (gender from (man, woman), (king, queen)...)
+  and the scored words are the targets (occupations...) — RIPA replaces WEAT's per-word association
+  :math:`s(w, A, B)` by :math:`\langle w, b\rangle`. Why the relation is the single pair of
+  attribute *centroids*,
+  :math:`b = (\bar a - \bar b) / \lVert \bar a - \bar b \rVert`: the paper's first principal
+  component needs counterpart pairs (man-woman, he-she), and XWEAT's attribute lists are not
+  counterpart lists — pleasant and unpleasant words have no pairing, and the translations break the
+  order of the few lists that do pair in English (T7/T8's male/female terms: Spanish T7 has 7 male
+  and 8 female terms). Without pairs the centroid difference is the one choice that does not depend
+  on the list order (it is the mean difference of *any* one-to-one pairing of equal-size sets),
+  whereas the principal component of arbitrary pairs follows the within-set spread (for all
+  :math:`|A| \cdot |B|` pairs it is the top eigenvector of :math:`\Sigma_A + \Sigma_B + (\bar a -
+  \bar b)(\bar a - \bar b)^\top`, not the relation). Compare the two
   terms: RIPA(X) - RIPA(Y) > 0 is the direction of WEAT's bias.
-- ``rnsb``: :func:`~eval_harness.stats.association.relative_negative_sentiment` with target groups ``[X, Y]``,
-  ``A`` as the positive and ``B`` as the negative class (one result). In T1-T5 and T10, B is unpleasant (the
-  paper's negative sentiment); in T6-T9 it is the test's second attribute (family, female terms, permanent),
-  so RNSB there measures how unevenly the groups are classified as B. Its seeded fits draw from
-  :func:`~.pipeline.measure_seed` (the unit's seed).
+- ``rnsb``: :func:`~eval_harness.stats.association.relative_negative_sentiment` with target groups
+  ``[X, Y]``, ``A`` as the positive and ``B`` as the negative class (one result). In T1-T5 and T10,
+  B is unpleasant (the paper's negative sentiment); in T6-T9 it is the test's second attribute
+  (family, female terms, permanent), so RNSB there measures how unevenly the groups are classified
+  as B. Its seeded fits draw from :func:`~.pipeline.measure_seed` (the unit's seed).
 """
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -81,18 +85,20 @@ Sets = Mapping[str, np.ndarray]
 Results = dict[str | None, Result]
 
 
-# ------------------------------------------------------------------------------------------------ shapes
+# ------------------------------------------------------------------------------------------- shapes
 
 
 @dataclass(frozen=True)
 class Shape:
-    """How a measure's function meets the roles: a test's sets in the suite, labelled rows in the metric.
+    """How a measure's function meets the roles: a test's sets in the suite, labelled rows in the
+    metric.
 
     Attributes:
         terms: the terms of the measure's records on a test, in order (``None``: one result).
         on_test: ``(function, sets, keywords) -> term -> result`` on a test's sets ``X, Y, A, B``.
         on_rows: ``(measure, rows, options) -> label -> result`` on the metric's rows by role.
-        any_label: the metric takes rows of any role label (more attribute sets), not only X, Y, A, B.
+        any_label: the metric takes rows of any role label (more attribute sets), not only X, Y, A,
+        B.
     """
 
     terms: tuple[str | None, ...]
@@ -107,7 +113,9 @@ def _require(measure: "WordMeasure", rows: Sets, roles: Sequence[str]) -> None:
         raise InputError(f"measure {measure.name!r} needs rows with role(s) {missing}")
 
 
-def _per_attribute_rows(measure: "WordMeasure", rows: Sets, options: dict[str, Any]) -> dict[str, Result]:
+def _per_attribute_rows(
+    measure: "WordMeasure", rows: Sets, options: dict[str, Any]
+) -> dict[str, Result]:
     _require(measure, rows, ("X", "Y", "A"))
     return {
         label: measure.function(rows["X"], rows["Y"], rows[label], **options)
@@ -116,25 +124,34 @@ def _per_attribute_rows(measure: "WordMeasure", rows: Sets, options: dict[str, A
     }
 
 
-def _all_sets_rows(measure: "WordMeasure", rows: Sets, options: dict[str, Any]) -> dict[str, Result]:
+def _all_sets_rows(
+    measure: "WordMeasure", rows: Sets, options: dict[str, Any]
+) -> dict[str, Result]:
     label = measure.label
     if "X" not in rows:
         raise InputError(f"{label} needs target rows with role 'X' (and optionally 'Y')")
     attribute_labels = [role for role in rows if role not in TARGET_ROLES]
     if not attribute_labels:
-        raise InputError(f"{label} needs at least one attribute set: rows with a role other than 'X' and 'Y'")
+        raise InputError(
+            f"{label} needs at least one attribute set: rows with a role other than 'X' and 'Y'"
+        )
     targets = [rows[role] for role in TARGET_ROLES if role in rows]
     attributes = [rows[role] for role in attribute_labels]
     return {"+".join(attribute_labels): measure.function(targets, attributes, **options)}
 
 
-def _two_classes_rows(measure: "WordMeasure", rows: Sets, options: dict[str, Any]) -> dict[str, Result]:
+def _two_classes_rows(
+    measure: "WordMeasure", rows: Sets, options: dict[str, Any]
+) -> dict[str, Result]:
     _require(measure, rows, ("X", "Y", "A", "B"))
     return {"A+B": measure.function([rows["X"], rows["Y"]], rows["A"], rows["B"], **options)}
 
 
-def _relation_of_centroids(function: Callable[..., Result], sets: Sets, keywords: dict[str, Any]) -> Results:
-    # One pair, the attribute centroids (module docstring): b = (mean A - mean B) / |mean A - mean B|.
+def _relation_of_centroids(
+    function: Callable[..., Result], sets: Sets, keywords: dict[str, Any]
+) -> Results:
+    # One pair, the attribute centroids (module docstring): b = (mean A - mean B) / |mean A - mean
+    # B|.
     centroid_a = sets["A"].mean(axis=0, keepdims=True)
     centroid_b = sets["B"].mean(axis=0, keepdims=True)
     return {role: function(centroid_a, centroid_b, sets[role], **keywords) for role in TARGET_ROLES}
@@ -163,12 +180,14 @@ ALL_SETS = Shape(
 # f(target groups, positive set, negative set): A the positive, B the negative class (rnsb).
 TWO_CLASSES = Shape(
     terms=(None,),
-    on_test=lambda function, sets, keywords: {None: function([sets["X"], sets["Y"]], sets["A"], sets["B"], **keywords)},
+    on_test=lambda function, sets, keywords: {
+        None: function([sets["X"], sets["Y"]], sets["A"], sets["B"], **keywords)
+    },
     on_rows=_two_classes_rows,
 )
 
 
-# ------------------------------------------------------------------------------------------------ the table
+# ---------------------------------------------------------------------------------------- the table
 
 
 @dataclass(frozen=True)
@@ -177,19 +196,21 @@ class WordMeasure:
     report and the ``word_association`` metric.
 
     Attributes:
-        name: its name in the suite's ``measures``, the metric's ``measure=``, the records' ``metric``.
+        name: its name in the suite's ``measures``, the metric's ``measure=``, the records'
+        ``metric``.
         function: the pure :mod:`eval_harness.stats` function; its result's ``value`` is the value.
         shape: how the function meets the roles (:class:`Shape`).
         description: what its records are (the record schema's metric description).
         fields: its records' fields besides ``value`` (the function result's, ``record_constants``),
-            name -> :class:`~eval_harness.contract.records.Field`; the fields every measure's records
-            share (``set``, ``words``, ``n_x``, ...) are the suite's (:mod:`.records`).
+            name -> :class:`~eval_harness.contract.records.Field`; the fields every measure's
+            records share (``set``, ``words``, ``n_x``, ...) are the suite's (:mod:`.records`).
         label: its report column (``"RND"``; with a term: ``"RND (A)"``).
         legend: what its report column means, one sentence after the column's name.
         options: the function's keywords the metric passes on (any other is refused).
         draw_options: those of ``options`` that count random draws, bounded as WEAT's are.
         seeded: whether the suite passes the unit's measure seed (``seed=``) to the function.
-        record_constants: fields the suite's records state in place of the result's (ripa: relation).
+        record_constants: fields the suite's records state in place of the result's (ripa:
+        relation).
         record_omits: fields of the result the suite's records leave out (constant by construction).
     """
 
@@ -221,7 +242,8 @@ class WordMeasure:
 class MeasureTable(Mapping[str, WordMeasure]):
     """The word measures by name, in the order declared (the order of records and report columns).
 
-    ``version`` counts the changes, so that what is built from the table (the record schema) follows.
+    ``version`` counts the changes, so that what is built from the table (the record schema)
+    follows.
     """
 
     def __init__(self, measures: Sequence[WordMeasure]):
@@ -283,7 +305,8 @@ WORD_MEASURES = MeasureTable(
                 "normalize": Field(bool, "whether vectors were normalised"),
             },
             label="RND",
-            legend="summed distance of the set's words to X's centroid minus Y's (< 0: nearer X; 0: none).",
+            legend="summed distance of the set's words to X's "
+            "centroid minus Y's (< 0: nearer X; 0: none).",
             options=("normalize",),
         ),
         WordMeasure(
@@ -304,7 +327,8 @@ WORD_MEASURES = MeasureTable(
             "ect",
             embedding_coherence,
             PER_ATTRIBUTE_SET,
-            description="embedding coherence test: Spearman rho of the targets' similarities to a set (term A or B)",
+            description="embedding coherence test: Spearman rho of the "
+            "targets' similarities to a set (term A or B)",
             fields={
                 "n_attributes": Field(int, "attribute words"),
                 "similarities_x": Field(list, "X's similarity to each attribute word"),
@@ -317,7 +341,8 @@ WORD_MEASURES = MeasureTable(
             "ripa",
             relational_inner_product,
             RELATION,
-            description="mean projection of a target set's words on the attributes' relation vector (term X or Y)",
+            description="mean projection of a target set's words on "
+            "the attributes' relation vector (term X or Y)",
             fields={
                 "scores": Field(list, "each word's projection"),
                 "std": Field(float, "the spread"),
@@ -343,18 +368,23 @@ WORD_MEASURES = MeasureTable(
                 "max": Field(float, "the largest fit's divergence"),
                 "per_seed": Field(list, "each fit's divergence"),
                 "negative_share": Field(list, "per group, the share classified negative"),
-                "mean_negative_probability": Field(list, "per group, the mean negative probability"),
+                "mean_negative_probability": Field(
+                    list, "per group, the mean negative probability"
+                ),
                 "holdout_accuracy": Field(float, "the classifier's held-out accuracy"),
                 "unit": Field(str, "what a group's probability is averaged over"),
                 "n_seeds": Field(int, "classifier fits"),
-                "train_fraction": Field(float, "share of the attribute words the classifier trains on"),
+                "train_fraction": Field(
+                    float, "share of the attribute words the classifier trains on"
+                ),
                 "C": Field(float, "the classifier's inverse regularisation"),
                 "group_sizes": Field(list, "words per target group"),
                 "n_positive": Field(int, "positive training words"),
                 "n_negative": Field(int, "negative training words"),
             },
             label="RNSB",
-            legend="KL divergence from uniform of the groups' probabilities of being classified B (0: no bias).",
+            legend="KL divergence from uniform of the groups' "
+            "probabilities of being classified B (0: no bias).",
             options=("unit", "n_seeds", "seed", "train_fraction", "C"),
             draw_options=("n_seeds",),
             seeded=True,
@@ -363,7 +393,7 @@ WORD_MEASURES = MeasureTable(
 )
 
 
-# ------------------------------------------------------------------------------------------------ on a test
+# ---------------------------------------------------------------------------------------- on a test
 
 
 @dataclass(frozen=True)
@@ -374,7 +404,8 @@ class AssociationResult:
         test, target_language, attribute_language: the unit.
         coverage: the four sets' :class:`~.pipeline.SetCoverage`, in X, Y, A, B order (as WEAT's).
         measures: the measures asked for, in order.
-        results: measure -> term (``"A"``, ``"B"``, ``"X"``, ``"Y"`` or ``None``) -> the stats result;
+        results: measure -> term (``"A"``, ``"B"``, ``"X"``, ``"Y"`` or ``None``) -> the stats
+        result;
             empty when skipped.
         words: role -> the found words, in set order (the rows the measures saw).
         seeds: measure -> the integer seed of its draws (the seeded measures only).
@@ -420,7 +451,9 @@ def run_association(
     unknown = [measure for measure in measures if measure not in WORD_MEASURES]
     if unknown or not measures:
         known = ", ".join(WORD_MEASURES)
-        raise InputError(f"unknown word-vector measure(s) {unknown or list(measures)}; use some of {known}")
+        raise InputError(
+            f"unknown word-vector measure(s) {unknown or list(measures)}; use some of {known}"
+        )
     sets = [targets["X"], targets["Y"], attributes["A"], attributes["B"]]
     embedded = [set_coverage(embedder, word_set) for word_set in sets]
     coverage = tuple(report for _, report in embedded)
@@ -434,11 +467,19 @@ def run_association(
         for measure in measures
         if WORD_MEASURES[measure].seeded
     }
-    reasons = [reason for reason in (_coverage_problem(report, min_coverage) for report in coverage) if reason]
+    reasons = [
+        reason
+        for reason in (_coverage_problem(report, min_coverage) for report in coverage)
+        if reason
+    ]
     unit = (test, target_language, attribute_language, coverage, measures)
     if reasons:
-        return AssociationResult(*unit, results={}, words=words, seeds=seeds, skip_reason="; ".join(reasons))
-    vectors = {word_set.role: np.asarray(rows) for word_set, (rows, _) in zip(sets, embedded, strict=True)}
+        return AssociationResult(
+            *unit, results={}, words=words, seeds=seeds, skip_reason="; ".join(reasons)
+        )
+    vectors = {
+        word_set.role: np.asarray(rows) for word_set, (rows, _) in zip(sets, embedded, strict=True)
+    }
     results = {}
     for name in measures:
         measure = WORD_MEASURES[name]
@@ -447,7 +488,7 @@ def run_association(
     return AssociationResult(*unit, results=results, words=words, seeds=seeds)
 
 
-# ------------------------------------------------------------------------------------------------ on rows
+# ------------------------------------------------------------------------------------------ on rows
 
 
 def association_from_roles(
@@ -472,7 +513,8 @@ def association_from_roles(
     ``words`` (optional) gives each row's word: a word listed twice in one role counts once (its
     later rows are dropped, with one :class:`~eval_harness.errors.DuplicateWordsWarning`;
     :mod:`eval_harness.stats.word_sets`, WEFE's convention); without words, rows are taken as given.
-    ``options`` are the measure's keywords (:attr:`WordMeasure.options`); any other is an InputError.
+    ``options`` are the measure's keywords (:attr:`WordMeasure.options`); any other is an
+    InputError.
     """
     if measure not in WORD_MEASURES:
         known = tuple(WORD_MEASURES)
@@ -481,7 +523,9 @@ def association_from_roles(
     unknown = sorted(set(options) - set(declared.options))
     if unknown:
         allowed = declared.options or "none"
-        raise InputError(f"option(s) {unknown} do not apply to measure {measure!r}; its options: {allowed}")
+        raise InputError(
+            f"option(s) {unknown} do not apply to measure {measure!r}; its options: {allowed}"
+        )
     check_draw_counts({name: options[name] for name in declared.draw_options if name in options})
     roles = [str(role) for role in roles]
     vectors = matrix(embeddings, "embeddings")
@@ -490,9 +534,14 @@ def association_from_roles(
     if words is not None:
         words = [str(word) for word in words]
         if len(words) != len(roles):
-            raise InputError(f"{len(roles)} embeddings but {len(words)} words; give one word per row")
+            raise InputError(
+                f"{len(roles)} embeddings but {len(words)} words; give one word per row"
+            )
         keep = distinct_role_rows(roles, words)
-        vectors, roles = vectors[keep], [role for role, kept in zip(roles, keep, strict=True) if kept]
+        vectors, roles = (
+            vectors[keep],
+            [role for role, kept in zip(roles, keep, strict=True) if kept],
+        )
     labels = list(dict.fromkeys(roles))
     if not declared.shape.any_label:
         extra = sorted(set(labels) - set(TARGET_ROLES) - set(ATTRIBUTE_ROLES))

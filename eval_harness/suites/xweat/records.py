@@ -1,36 +1,42 @@
-"""The xweat suite's records: one WEAT test on one language or language pair, and its other measures.
+"""The xweat suite's records: one WEAT test on one language or language pair, and its other
+measures.
 
-A unit (one test on one language ``"de"`` or pair ``"en-de"``) writes, for the measures of the suite's
-``measures`` option (default ``[weat]``), in this order. Every record carries ``status`` (``"ok"`` or
-``"skipped"``, then ``value`` None and ``note`` the reason), ``targets_language`` and ``attributes_language``.
+A unit (one test on one language ``"de"`` or pair ``"en-de"``) writes, for the measures of the
+suite's ``measures`` option (default ``[weat]``), in this order. Every record carries ``status``
+(``"ok"`` or ``"skipped"``, then ``value`` None and ``note`` the reason), ``targets_language`` and
+``attributes_language``.
 
-- ``weat`` (:func:`xweat_records`): ``effect_size`` and ``statistic`` with the permutation test's ``p_value``
-  (``p_value_method``, ``n_permutations``, ``p_value_mc_std_err``), the set sizes ``n_x, n_y, n_a, n_b``,
-  ``similarity``, ``alternative``, ``ddof``; the effect size's ``mde`` (the smallest d its permutation test
-  detects with 80 % power, ``mde_power``, at level ``mde_alpha`` 0.05: :mod:`eval_harness.stats.weat_power`);
-  then ``coverage`` (the smallest share of a set's words the model knows, and the ``missing`` words per role).
-- the word-vector measures (:func:`association_records`, see :mod:`.measures`): ``metric`` is the measure's
-  name, ``value`` its main number, ``term`` the set it concerns (its shape's terms: ``A``/``B``, ``X``/``Y`` or
-  None), and the other fields of its stats result, each declared with its type and meaning in the measure's
-  entry of :data:`.measures.WORD_MEASURES` (``fields``); plus ``set`` (the name of the term's set, e.g.
-  ``pleasant``) and ``words`` (its found words), or for a result over every set ``target_sets`` and
-  ``attribute_sets``, and for a seeded measure (rnsb) ``measure_seed``. Without ``weat`` among the measures,
-  the unit's ``coverage`` record comes with these.
-- ``seat`` (:func:`seat_records`, see :mod:`.seat`): ``value`` the effect size over sentence vectors,
-  ``p_value`` and the other WEAT fields as above (``n_x``... count *sentences*), ``statistic``, ``templates``
+- ``weat`` (:func:`xweat_records`): ``effect_size`` and ``statistic`` with the permutation test's
+  ``p_value`` (``p_value_method``, ``n_permutations``, ``p_value_mc_std_err``), the set sizes ``n_x,
+  n_y, n_a, n_b``, ``similarity``, ``alternative``, ``ddof``; the effect size's ``mde`` (the
+  smallest d its permutation test detects with 80 % power, ``mde_power``, at level ``mde_alpha``
+  0.05: :mod:`eval_harness.stats.weat_power`); then ``coverage`` (the smallest share of a set's
+  words the model knows, and the ``missing`` words per role).
+- the word-vector measures (:func:`association_records`, see :mod:`.measures`): ``metric`` is the
+  measure's name, ``value`` its main number, ``term`` the set it concerns (its shape's terms:
+  ``A``/``B``, ``X``/``Y`` or None), and the other fields of its stats result, each declared with
+  its type and meaning in the measure's entry of :data:`.measures.WORD_MEASURES` (``fields``); plus
+  ``set`` (the name of the term's set, e.g. ``pleasant``) and ``words`` (its found words), or for a
+  result over every set ``target_sets`` and ``attribute_sets``, and for a seeded measure (rnsb)
+  ``measure_seed``. Without ``weat`` among the measures, the unit's ``coverage`` record comes with
+  these.
+- ``seat`` (:func:`seat_records`, see :mod:`.seat`): ``value`` the effect size over sentence
+  vectors, ``p_value`` and the other WEAT fields as above (``n_x``... count *sentences*),
+  ``statistic``, ``templates``
   (language -> their source) and ``measure_seed``.
-- ``ceat`` (:func:`ceat_records`, see :mod:`.ceat`): ``value`` the combined effect size, ``std_err`` and
-  ``p_value`` (one-sided, ``alternative``), ``ci_low``/``ci_high`` (95 % normal interval), ``z``, ``tau2``,
-  ``q``, ``df``, ``p_heterogeneity``, ``i2``, ``fixed_effect``, ``fixed_std_err``, ``sample_effect_mean``,
-  ``sample_effect_std``, ``n_samples``, ``ddof``, ``measure_seed``, the word counts ``n_x, n_y, n_a, n_b``,
-  ``min_contexts``/``max_contexts`` (fewest and most context vectors of a word), ``contexts_per_word``,
-  ``corpus`` and ``missing`` (per role, the words without a context), and beside CEAT's interval the one of
-  the word-and-context bootstrap (``words_contexts_ci_low``/``_ci_high``/``_std_err``, its ``_replicates``,
-  ``_undefined`` and ``_samples`` per replicate; :func:`eval_harness.stats.ceat.word_context_bootstrap`).
+- ``ceat`` (:func:`ceat_records`, see :mod:`.ceat`): ``value`` the combined effect size, ``std_err``
+  and ``p_value`` (one-sided, ``alternative``), ``ci_low``/``ci_high`` (95 % normal interval),
+  ``z``, ``tau2``, ``q``, ``df``, ``p_heterogeneity``, ``i2``, ``fixed_effect``, ``fixed_std_err``,
+  ``sample_effect_mean``, ``sample_effect_std``, ``n_samples``, ``ddof``, ``measure_seed``, the word
+  counts ``n_x, n_y, n_a, n_b``, ``min_contexts``/``max_contexts`` (fewest and most context vectors
+  of a word), ``contexts_per_word``, ``corpus`` and ``missing`` (per role, the words without a
+  context), and beside CEAT's interval the one of the word-and-context bootstrap
+  (``words_contexts_ci_low``/``_ci_high``/``_std_err``, its ``_replicates``, ``_undefined`` and
+  ``_samples`` per replicate; :func:`eval_harness.stats.ceat.word_context_bootstrap`).
 
-:data:`XWEAT_RECORDS` is their schema, in one place (the harness checks every record against it; the report
-sections of :mod:`.report` read these fields); it follows :data:`.measures.WORD_MEASURES`, so that a measure
-registered there is declared here too.
+:data:`XWEAT_RECORDS` is their schema, in one place (the harness checks every record against it; the
+report sections of :mod:`.report` read these fields); it follows :data:`.measures.WORD_MEASURES`, so
+that a measure registered there is declared here too.
 """
 
 from collections.abc import Callable, Iterator, Mapping
@@ -48,7 +54,9 @@ from .seat import SEATResult
 
 INFLUENTIAL_WORDS = 3
 
-_WORD_COUNTS = {f"n_{role}": Field(int, f"words (seat: sentences) of set {role.upper()}") for role in "xyab"}
+_WORD_COUNTS = {
+    f"n_{role}": Field(int, f"words (seat: sentences) of set {role.upper()}") for role in "xyab"
+}
 _WEAT_METRICS = {
     "effect_size": "WEAT's effect size d, with its permutation test",
     "statistic": "WEAT's test statistic s(X, Y, A, B) (the same test as its effect size)",
@@ -70,16 +78,23 @@ _SUITE_FIELDS = {
     "similarity": Field(str, "the word similarity (cosine, ...)"),
     "alternative": Field(str, "the test's alternative (greater, less, two-sided)"),
     "ddof": Field(int, "the effect size's standard-deviation ddof"),
-    "bootstrap_std_err": Field(float, "effect_size: its bootstrap standard error (words resampled per set)"),
+    "bootstrap_std_err": Field(
+        float, "effect_size: its bootstrap standard error (words resampled per set)"
+    ),
     "n_bootstrap": Field(int, "effect_size: bootstrap replicates"),
     "influential_words": Field(list, "effect_size: the words whose removal moves d most"),
     "stability_words_sign": Field(
-        float, "effect_size: share of the word bootstrap's replicates whose d keeps its sign", seed_mean=True
+        float,
+        "effect_size: share of the word bootstrap's replicates whose d keeps its sign",
+        seed_mean=True,
     ),
     "stability_words_loo_sign": Field(
         float, "effect_size: share of the leave-one-word-out d that keep its sign", seed_mean=True
     ),
-    "mde": Field(float, "effect_size: the smallest d its permutation test detects with mde_power at mde_alpha"),
+    "mde": Field(
+        float,
+        "effect_size: the smallest d its permutation test detects with mde_power at mde_alpha",
+    ),
     "mde_power": Field(float, "effect_size: the power of the MDE"),
     "mde_alpha": Field(float, "effect_size: the level of the MDE's test"),
     "missing": Field(dict, "coverage, ceat: per role, the words without a vector (context)"),
@@ -104,7 +119,9 @@ _SUITE_FIELDS = {
     "max_contexts": Field(int, "ceat: most contexts of a word"),
     "contexts_per_word": Field(int, "ceat: contexts sampled per word (at most)"),
     "corpus": Field(str, "ceat: the corpus the contexts come from"),
-    "words_contexts_ci_low": Field(float, "ceat: the word-and-context bootstrap interval's lower end"),
+    "words_contexts_ci_low": Field(
+        float, "ceat: the word-and-context bootstrap interval's lower end"
+    ),
     "words_contexts_ci_high": Field(float, "ceat: its upper end (same confidence_level)"),
     "words_contexts_std_err": Field(float, "ceat: the bootstrap's SE of the combined effect size"),
     "words_contexts_replicates": Field(int, "ceat: bootstrap replicates drawn"),
@@ -119,16 +136,22 @@ def _measure_metrics() -> dict[str, str]:
 
 
 def _measure_fields() -> dict[str, Field]:
-    """The suite's fields, then each word measure's, once per name with its meaning prefixed by the measures that
-    declare it (``"rnd, ect: attribute words"``; :meth:`.measures.MeasureTable.register` keeps one type a name)."""
-    meanings: dict[str, dict[str, list[str]]] = {}  # field -> its meaning -> the measures that declare it
+    """The suite's fields, then each word measure's, once per name with its meaning prefixed by the
+    measures that declare it (``"rnd, ect: attribute words"``;
+    :meth:`.measures.MeasureTable.register` keeps one type a name)."""
+    meanings: dict[
+        str, dict[str, list[str]]
+    ] = {}  # field -> its meaning -> the measures that declare it
     types: dict[str, type] = {}
     for name, measure in WORD_MEASURES.items():
         for field_name, declared in measure.fields.items():
             types[field_name] = declared.type
             meanings.setdefault(field_name, {}).setdefault(declared.doc, []).append(name)
     measures = {
-        field_name: Field(types[field_name], "; ".join(f"{', '.join(names)}: {doc}" for doc, names in docs.items()))
+        field_name: Field(
+            types[field_name],
+            "; ".join(f"{', '.join(names)}: {doc}" for doc, names in docs.items()),
+        )
         for field_name, docs in meanings.items()
         if field_name not in _SUITE_FIELDS
     }
@@ -136,7 +159,8 @@ def _measure_fields() -> dict[str, Field]:
 
 
 class _FollowsMeasures(Mapping):
-    """A table of the schema built from :data:`.measures.WORD_MEASURES`, built again when the measures change."""
+    """A table of the schema built from :data:`.measures.WORD_MEASURES`, built again when the
+    measures change."""
 
     def __init__(self, build: Callable[[], dict]):
         self._build = build
@@ -157,35 +181,50 @@ class _FollowsMeasures(Mapping):
         return len(self._table())
 
 
-XWEAT_RECORDS = RecordSchema(metrics=_FollowsMeasures(_measure_metrics), fields=_FollowsMeasures(_measure_fields))
+XWEAT_RECORDS = RecordSchema(
+    metrics=_FollowsMeasures(_measure_metrics), fields=_FollowsMeasures(_measure_fields)
+)
 
 
 def _languages(result) -> dict:
-    return {"targets_language": result.target_language, "attributes_language": result.attribute_language}
+    return {
+        "targets_language": result.target_language,
+        "attributes_language": result.attribute_language,
+    }
 
 
 def _skipped(metric: str, result, reason: str | None) -> dict:
-    return {"metric": metric, "value": None, "status": "skipped", "note": reason, **_languages(result)}
+    return {
+        "metric": metric,
+        "value": None,
+        "status": "skipped",
+        "note": reason,
+        **_languages(result),
+    }
 
 
 def coverage_record(result: XWEATResult | AssociationResult) -> dict:
-    """``coverage``: the smallest fraction of a set's words found, and the missing words per role."""
+    """``coverage``: the smallest fraction of a set's words found, and the missing words per
+    role."""
     return {
         "metric": "coverage",
         "value": min(report.fraction for report in result.coverage),
-        "missing": {report.role: list(report.missing) for report in result.coverage if report.missing},
+        "missing": {
+            report.role: list(report.missing) for report in result.coverage if report.missing
+        },
         **_languages(result),
     }
 
 
 def xweat_records(result: XWEATResult) -> list[dict]:
-    """Long-format records of one test: ``effect_size`` and ``statistic`` (None, with the skip reason in
-    ``note``, when the coverage rule skipped it) and ``coverage`` (the smallest fraction of a set's words found).
+    """Long-format records of one test: ``effect_size`` and ``statistic`` (None, with the skip
+    reason in ``note``, when the coverage rule skipped it) and ``coverage`` (the smallest fraction
+    of a set's words found).
 
     The ``effect_size`` record also carries the uncertainty of d when it was computed: its bootstrap
     percentile interval (``ci_low``, ``ci_high`` at ``confidence_level``, ``bootstrap_std_err``,
-    ``n_bootstrap``) and ``influential_words``, the words whose removal moves d most
-    (``{word, role, change, effect_size_without}``, the largest ``|change|`` first), and how stable d's sign is:
+    ``n_bootstrap``) and ``influential_words``, the words whose removal moves d most (``{word, role,
+    change, effect_size_without}``, the largest ``|change|`` first), and how stable d's sign is:
     ``stability_words_sign``, the share of the bootstrap's replicates with d's sign, and
     ``stability_words_loo_sign``, the share of the leave-one-word-out effect sizes with it."""
     languages = _languages(result)
@@ -237,9 +276,11 @@ def _sign_kept(d: float, resampled) -> float | None:
 
 
 def _detectable(weat_result) -> dict:
-    """The test's minimum detectable effect (:mod:`eval_harness.stats.weat_power`: the permutation distribution's
-    scale, from the set sizes and the alternative) at 80 % power and level 0.05."""
-    mde = weat_minimum_detectable_effect(weat_result.n_x, weat_result.n_y, weat_result.alternative, ALPHA, POWER)
+    """The test's minimum detectable effect (:mod:`eval_harness.stats.weat_power`: the permutation
+    distribution's scale, from the set sizes and the alternative) at 80 % power and level 0.05."""
+    mde = weat_minimum_detectable_effect(
+        weat_result.n_x, weat_result.n_y, weat_result.alternative, ALPHA, POWER
+    )
     return {"mde": mde, "mde_power": POWER, "mde_alpha": ALPHA}
 
 
@@ -260,7 +301,8 @@ def _weat_details(weat_result) -> dict:
 
 
 def association_records(result: AssociationResult, with_coverage: bool = False) -> list[dict]:
-    """One record per measure and term (module docstring); ``with_coverage`` adds the ``coverage`` record."""
+    """One record per measure and term (module docstring); ``with_coverage`` adds the ``coverage``
+    record."""
     tail = [coverage_record(result)] if with_coverage else []
     if result.skip_reason:
         return [_skipped(measure, result, result.skip_reason) for measure in result.measures] + tail
@@ -303,7 +345,8 @@ def seat_records(result: SEATResult) -> list[dict]:
     ]
 
 
-# the word-and-context bootstrap's fields in a ceat record (words_contexts_<name>) <- stats.ceat.WordContextBootstrap
+# the word-and-context bootstrap's fields in a ceat record (words_contexts_<name>) <-
+# stats.ceat.WordContextBootstrap
 _BOOTSTRAP_FIELDS = {
     "ci_low": "ci_low",
     "ci_high": "ci_high",
@@ -315,16 +358,30 @@ _BOOTSTRAP_FIELDS = {
 
 
 def ceat_records(result: CEATTestResult, corpus: str, contexts_per_word: int) -> list[dict]:
-    """The ``ceat`` record: the random-effects combination of the sampled effect sizes (module docstring)."""
+    """The ``ceat`` record: the random-effects combination of the sampled effect sizes (module
+    docstring)."""
     missing = {report.role: list(report.missing) for report in result.coverage if report.missing}
     settings = {"contexts_per_word": contexts_per_word, "corpus": corpus, "missing": missing}
     if result.ceat is None:
-        return [{**_skipped("ceat", result, result.skip_reason), "measure_seed": result.seed, **settings}]
+        return [
+            {
+                **_skipped("ceat", result, result.skip_reason),
+                "measure_seed": result.seed,
+                **settings,
+            }
+        ]
     fields = result.ceat.to_dict()
-    del fields["n"], fields["seed"]  # n is n_samples; the seed is the measure's (the unit's seed is `seed`)
+    del (
+        fields["n"],
+        fields["seed"],
+    )  # n is n_samples; the seed is the measure's (the unit's seed is `seed`)
     bootstrap = fields.pop("bootstrap") or {}
     fields.update(
-        {f"words_contexts_{name}": bootstrap[key] for name, key in _BOOTSTRAP_FIELDS.items() if key in bootstrap}
+        {
+            f"words_contexts_{name}": bootstrap[key]
+            for name, key in _BOOTSTRAP_FIELDS.items()
+            if key in bootstrap
+        }
     )
     ci_low, ci_high = result.confidence_interval()
     return [

@@ -1,8 +1,9 @@
-"""The report's section on the xweat suite's association measures: each measure next to WEAT, per test and
-language, and CEAT's combination with its interval and heterogeneity.
+"""The report's section on the xweat suite's association measures: each measure next to WEAT, per
+test and language, and CEAT's combination with its interval and heterogeneity.
 
-It reads the records :data:`.records.XWEAT_RECORDS` declares: ``effect_size`` (WEAT), every word measure of
-:data:`.measures.WORD_MEASURES` (its column and legend are its entry's), ``seat`` and ``ceat``.
+It reads the records :data:`.records.XWEAT_RECORDS` declares: ``effect_size`` (WEAT), every word
+measure of :data:`.measures.WORD_MEASURES` (its column and legend are its entry's), ``seat`` and
+``ceat``.
 """
 
 from __future__ import annotations
@@ -11,20 +12,28 @@ import pandas as pd
 
 from ...report.kit.document import Bullets, Paragraph, Section, Table
 from ...report.kit.method_section import KnownSections, ReportSettings
-from ...report.kit.tables import format_number, format_p, marked_value, natural_order, significance_legend
+from ...report.kit.tables import (
+    format_number,
+    format_p,
+    marked_value,
+    natural_order,
+    significance_legend,
+)
 from .measures import CONTEXT_MEASURES, WORD_MEASURES
 
 XWEAT_SUITE = "xweat"
-# WEAT, SEAT and CEAT: the effect size d of WEAT's test on word, template-sentence and context vectors.
+# WEAT, SEAT and CEAT: the effect size d of WEAT's test on word, template-sentence and context
+# vectors.
 OTHER_COLUMNS: dict[tuple[str, str | None], str] = {
     ("effect_size", None): "WEAT d",
     ("seat", None): "SEAT d",
     ("ceat", None): "CEAT d",
 }
 LEGEND_HEAD = (
-    "Targets X, Y and attributes A, B are the test's sets (T1: flowers, insects; pleasant, unpleasant). "
-    "WEAT d, SEAT d, CEAT d: effect sizes (0: no association; > 0: X goes with A and Y with B) on word vectors, on "
-    "the sentence vectors of the words in bleached templates, and combined over sampled corpus contexts."
+    "Targets X, Y and attributes A, B are the test's sets (T1: flowers, insects; "
+    "pleasant, unpleasant). WEAT d, SEAT d, CEAT d: effect sizes (0: no association; "
+    "> 0: X goes with A and Y with B) on word vectors, on the sentence vectors of "
+    "the words in bleached templates, and combined over sampled corpus contexts."
 )
 LEGEND_TAIL = "Only WEAT, SEAT and CEAT test a hypothesis (stars); the others are descriptive."
 
@@ -35,28 +44,36 @@ def association_metrics() -> tuple[str, ...]:
 
 
 def columns() -> dict[tuple[str, str | None], str]:
-    """(metric, term) -> column header, in the order the table shows them: WEAT, SEAT, CEAT, then each word
-    measure's terms."""
+    """(metric, term) -> column header, in the order the table shows them: WEAT, SEAT, CEAT, then
+    each word measure's terms."""
     word_columns = {
-        (name, term): measure.column(term) for name, measure in WORD_MEASURES.items() for term in measure.shape.terms
+        (name, term): measure.column(term)
+        for name, measure in WORD_MEASURES.items()
+        for term in measure.shape.terms
     }
     return {**OTHER_COLUMNS, **word_columns}
 
 
 def legend() -> str:
     """The table's legend: the sets, the three effect sizes, each word measure's sentence."""
-    return " ".join((LEGEND_HEAD, *(measure.legend_line() for measure in WORD_MEASURES.values()), LEGEND_TAIL))
+    return " ".join(
+        (LEGEND_HEAD, *(measure.legend_line() for measure in WORD_MEASURES.values()), LEGEND_TAIL)
+    )
 
 
 def _rows(results: pd.DataFrame) -> pd.DataFrame:
-    """The xweat records the section shows: WEAT's effect sizes and every other measure's records."""
-    return results[(results["suite"] == XWEAT_SUITE) & results["metric"].isin(("effect_size", *association_metrics()))]
+    """The xweat records the section shows: WEAT's effect sizes and every other measure's
+    records."""
+    return results[
+        (results["suite"] == XWEAT_SUITE)
+        & results["metric"].isin(("effect_size", *association_metrics()))
+    ]
 
 
 def measures_table(results: pd.DataFrame, model: str, known: KnownSections) -> pd.DataFrame:
-    """One model's measures: rows test x language (``"en-de"``: targets in English, attributes in German),
-    a column per measure (and set) that was run; WEAT, SEAT and CEAT with their significance marks (and the
-    ``known`` sections' flags)."""
+    """One model's measures: rows test x language (``"en-de"``: targets in English, attributes in
+    German), a column per measure (and set) that was run; WEAT, SEAT and CEAT with their
+    significance marks (and the ``known`` sections' flags)."""
     rows = _rows(results)
     rows = rows[rows["model"] == model]
     if rows.empty:
@@ -66,16 +83,27 @@ def measures_table(results: pd.DataFrame, model: str, known: KnownSections) -> p
     for _, row in rows.iterrows():
         header = headers.get((row["metric"], None if pd.isna(row["term"]) else row["term"]))
         if header is not None:
-            line = lines.setdefault((row["test"], row["language"]), {"test": row["test"], "language": row["language"]})
+            line = lines.setdefault(
+                (row["test"], row["language"]), {"test": row["test"], "language": row["language"]}
+            )
             line[header] = marked_value(row, known)
-    shown = [header for header in headers.values() if any(header in line for line in lines.values())]
+    shown = [
+        header for header in headers.values() if any(header in line for line in lines.values())
+    ]
     order = sorted(lines, key=lambda key: (natural_order(key[0]), "-" in key[1], key[1]))
-    return pd.DataFrame([lines[key] for key in order], columns=["test", "language", *shown]).fillna("")
+    return pd.DataFrame([lines[key] for key in order], columns=["test", "language", *shown]).fillna(
+        ""
+    )
 
 
 def ceat_table(results: pd.DataFrame, model: str, known: KnownSections) -> pd.DataFrame:
-    """One model's CEAT results: combined effect size with its interval, SE, p, and the heterogeneity."""
-    rows = results[(results["suite"] == XWEAT_SUITE) & (results["metric"] == "ceat") & (results["model"] == model)]
+    """One model's CEAT results: combined effect size with its interval, SE, p, and the
+    heterogeneity."""
+    rows = results[
+        (results["suite"] == XWEAT_SUITE)
+        & (results["metric"] == "ceat")
+        & (results["model"] == model)
+    ]
     rows = rows[rows["value"].notna()]
     if rows.empty:
         return pd.DataFrame()
@@ -99,7 +127,9 @@ def ceat_table(results: pd.DataFrame, model: str, known: KnownSections) -> pd.Da
             }
         )
     table = pd.DataFrame(body)
-    order = sorted(range(len(table)), key=lambda i: (natural_order(table["test"][i]), table["language"][i]))
+    order = sorted(
+        range(len(table)), key=lambda i: (natural_order(table["test"][i]), table["language"][i])
+    )
     return table.iloc[order].reset_index(drop=True)
 
 
@@ -111,14 +141,16 @@ def _words_contexts_interval(row: pd.Series) -> str:
 
 
 def skipped_notes(results: pd.DataFrame) -> list[str]:
-    """One line per measure record skipped (coverage rule, no sentence encoder, no context), with its reason."""
+    """One line per measure record skipped (coverage rule, no sentence encoder, no context), with
+    its reason."""
     rows = _rows(results)
     rows = rows[rows["metric"].isin(association_metrics())]
     if "status" not in rows.columns:
         return []
     rows = rows[rows["status"] == "skipped"]
     return [
-        f"{row['model']}, {row['test']}, {row['language']}, {row['metric']}: {row.get('note') or 'skipped'}"
+        f"{row['model']}, {row['test']}, {row['language']}, "
+        f"{row['metric']}: {row.get('note') or 'skipped'}"
         for _, row in rows.iterrows()
     ]
 
@@ -137,7 +169,9 @@ def association_section(results: pd.DataFrame, settings: ReportSettings) -> Sect
         if not ceat.empty:
             blocks.append(
                 Table(
-                    ceat, f"{model}: CEAT, random-effects combination of the sampled effect sizes (DerSimonian-Laird)"
+                    ceat,
+                    f"{model}: CEAT, random-effects combination of "
+                    "the sampled effect sizes (DerSimonian-Laird)",
                 )
             )
         subsections.append(Section(f"Association measures: {model}", tuple(blocks)))
@@ -145,16 +179,20 @@ def association_section(results: pd.DataFrame, settings: ReportSettings) -> Sect
     if (measured["metric"] == "ceat").any():
         blocks.append(
             Paragraph(
-                "CEAT draws one context per word many times; each draw gives a WEAT effect size, and a random-effects "
-                "model combines them: tau^2 is the variance of the effect between draws (how much the contexts "
-                "change it), I^2 the share of the variation it explains, Q its heterogeneity statistic. Its CI "
-                "treats the draws as independent studies and narrows with their number, although every draw reads "
-                "the same words; the CI over words and contexts (a bootstrap that draws the words of each set "
-                "again, then their contexts) does not, and is the one to read for a claim about the words' population."
+                "CEAT draws one context per word many times; each draw gives a WEAT effect "
+                "size, and a random-effects model combines them: tau^2 is the variance of "
+                "the effect between draws (how much the contexts change it), I^2 the share "
+                "of the variation it explains, Q its heterogeneity statistic. Its CI "
+                "treats the draws as independent studies and narrows with their number, "
+                "although every draw reads the same words; the CI over words and contexts "
+                "(a bootstrap that draws the words of each set again, then their contexts) "
+                "does not, and is the one to read for a claim about the words' population."
             )
         )
     skipped = skipped_notes(results)
     if skipped:
         blocks += [Paragraph("Measures that did not run:", warning=True), Bullets(tuple(skipped))]
-    blocks.append(Paragraph(significance_legend(settings.sections, settings.alpha, settings.family)))
+    blocks.append(
+        Paragraph(significance_legend(settings.sections, settings.alpha, settings.family))
+    )
     return Section("Association measures (XWEAT tests)", tuple(blocks), tuple(subsections))

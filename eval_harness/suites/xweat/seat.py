@@ -1,22 +1,26 @@
-"""SEAT (May et al. 2019) on the XWEAT tests: WEAT over the sentence vectors of the words in bleached templates.
+"""SEAT (May et al. 2019) on the XWEAT tests: WEAT over the sentence vectors of the words in
+bleached templates.
 
-Every word of a set is placed in its language's templates (:func:`eval_harness.data.seat.load_seat_templates`:
-English ones packaged, any other language's from the user — never machine-translated); each *sentence* is one
-row of the set, so a set of ``n`` words with ``k`` templates each has ``n k`` rows, and
-:func:`eval_harness.stats.weat.weat` runs on the four sets of sentence vectors (its permutation test then
-re-partitions sentences, as May et al.'s code does). The template of a word is chosen by
-:meth:`~eval_harness.data.seat.SeatTemplates.kind_of`: a capitalised word takes the name templates, any other
-word the default kind (English: the singular-noun templates). May et al. also pick adjective, mass-noun,
-pronoun and verb templates from word lists of their own, which XWEAT's lists do not carry; to use one template
-list for every word, give it for the language (``seat_templates: {en: [...]}``).
+Every word of a set is placed in its language's templates
+(:func:`eval_harness.data.seat.load_seat_templates`: English ones packaged, any other language's
+from the user — never machine-translated); each *sentence* is one row of the set, so a set of ``n``
+words with ``k`` templates each has ``n k`` rows, and :func:`eval_harness.stats.weat.weat` runs on
+the four sets of sentence vectors (its permutation test then re-partitions sentences, as May et
+al.'s code does). The template of a word is chosen by
+:meth:`~eval_harness.data.seat.SeatTemplates.kind_of`: a capitalised word takes the name templates,
+any other word the default kind (English: the singular-noun templates). May et al. also pick
+adjective, mass-noun, pronoun and verb templates from word lists of their own, which XWEAT's lists
+do not carry; to use one template list for every word, give it for the language (``seat_templates:
+{en: [...]}``).
 
-A sentence encoder is anything with ``encode(texts) -> (n, d)`` (an encoder model; static vectors have none).
-Cross-lingual: the target sentences are in the target language's templates, the attribute sentences in the
-attribute language's.
+A sentence encoder is anything with ``encode(texts) -> (n, d)`` (an encoder model; static vectors
+have none). Cross-lingual: the target sentences are in the target language's templates, the
+attribute sentences in the attribute language's.
 
-The effect size divides by the *sample* standard deviation of the sentences' associations (``ddof=1``,
-:data:`SEAT_DDOF`), as May et al.'s code does (``sentbias/weat.py``: ``stdev_s_wAB`` is ``np.std(..., ddof=1)``);
-WEAT on words keeps XWEAT's population deviation (``ddof=0``). Each measure takes its own reference code's
+The effect size divides by the *sample* standard deviation of the sentences' associations
+(``ddof=1``, :data:`SEAT_DDOF`), as May et al.'s code does (``sentbias/weat.py``: ``stdev_s_wAB`` is
+``np.std(..., ddof=1)``); WEAT on words keeps XWEAT's population deviation (``ddof=0``). Each
+measure takes its own reference code's
 convention: docs/conventions.md lists them beside WEFE's.
 """
 
@@ -88,14 +92,17 @@ def run_seat(
     ddof: int = SEAT_DDOF,
     **weat_options,
 ) -> SEATResult:
-    """SEAT on one test: ``targets`` holds sets ``"X"``, ``"Y"``; ``attributes`` holds ``"A"``, ``"B"``.
+    """SEAT on one test: ``targets`` holds sets ``"X"``, ``"Y"``; ``attributes`` holds ``"A"``,
+    ``"B"``.
 
     Args:
         encoder: has ``encode(texts)`` (sentence vectors).
-        templates: language -> :class:`~eval_harness.data.seat.SeatTemplates` for both languages of the test.
+        templates: language -> :class:`~eval_harness.data.seat.SeatTemplates` for both languages of
+        the test.
         seed: base seed; the permutation draws use :func:`~.pipeline.measure_seed` of the unit.
         ddof: of the effect size's standard deviation; default 1, May et al.'s (module docstring).
-        weat_options: :func:`eval_harness.stats.weat.weat`'s keywords (similarity, permutations, ...).
+        weat_options: :func:`eval_harness.stats.weat.weat`'s keywords (similarity, permutations,
+        ...).
     """
     sets = [targets["X"], targets["Y"], attributes["A"], attributes["B"]]
     target_language, attribute_language = sets[0].language, sets[2].language
@@ -109,25 +116,30 @@ def run_seat(
         attribute_language,
         result,
         n_sentences=tuple(len(rows) for rows in sentences),
-        templates={language: templates[language].source for language in (target_language, attribute_language)},
+        templates={
+            language: templates[language].source
+            for language in (target_language, attribute_language)
+        },
         seed=unit_seed,
     )
 
 
 def resolve_templates(language: str, given: Mapping[str, Any] | None) -> SeatTemplates:
-    """The SEAT templates of ``language`` for a run: the ``seat_templates`` option's entry for it (a list, a
-    mapping ``kind -> list``, or the path of a YAML/JSON file), else the packaged ones.
+    """The SEAT templates of ``language`` for a run: the ``seat_templates`` option's entry for it (a
+    list, a mapping ``kind -> list``, or the path of a YAML/JSON file), else the packaged ones.
 
     Raises:
-        ConfigError: no templates for ``language`` (naming the key to set), or the given ones are malformed.
+        ConfigError: no templates for ``language`` (naming the key to set), or the given ones are
+        malformed.
     """
     entry = (given or {}).get(language)
     if entry is None and language not in seat_languages():
         raise ConfigError(
-            f"SEAT has no templates for language {language!r} (packaged: {', '.join(seat_languages())}), and "
-            f"they are never machine-translated: set `{TEMPLATES_KEY}: {{{language}: ['<sentence with {{word}}>', "
-            "...]}` (short, semantically bleached sentences in that language, each holding {word} once), or a "
-            "YAML/JSON file of them"
+            f"SEAT has no templates for language {language!r} (packaged: "
+            f"{', '.join(seat_languages())}), and they are never machine-translated: "
+            f"set `{TEMPLATES_KEY}: {{{language}: ['<sentence with {{word}}>', "
+            "...]}` (short, semantically bleached sentences in that language, each "
+            "holding {word} once), or a YAML/JSON file of them"
         )
     try:
         return load_seat_templates(language, entry)

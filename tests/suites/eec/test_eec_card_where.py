@@ -1,5 +1,6 @@
-"""Where the model card says an EEC number is measured: the benchmark task of a headline effect, named by what it
-compares, and one line for a record that cannot be placed (it was a task id spelt ``None-None-None``)."""
+"""Where the model card says an EEC number is measured: the benchmark task of a headline effect,
+named by what it compares, and one line for a record that cannot be placed (it was a task id spelt
+``None-None-None``)."""
 
 import pandas as pd
 import pytest
@@ -28,6 +29,8 @@ def test_an_effect_is_placed_on_its_eec_config_and_task_and_named_by_what_it_com
 
 
 def test_an_effect_without_its_term_is_one_line_not_a_task_named_none():
-    row = pd.Series({"metric": "effect", "config": "en_black_white", "emotion": "anger", "term": None})
+    row = pd.Series(
+        {"metric": "effect", "config": "en_black_white", "emotion": "anger", "term": None}
+    )
     with pytest.raises(InputError, match="an EEC effect record lacks its config, emotion or term"):
         card_where(row, "effect")

@@ -1,5 +1,6 @@
-"""A model that scores both groups alike in every template (SVM-tfidf on unknown names) makes the template-clustered
-covariance singular: the unit keeps its model-based fit, and its records say why they carry no clustered test."""
+"""A model that scores both groups alike in every template (SVM-tfidf on unknown names) makes the
+template-clustered covariance singular: the unit keeps its model-based fit, and its records say why
+they carry no clustered test."""
 
 import numpy as np
 
@@ -16,7 +17,10 @@ def prepared_for(scores_by_template_and_gender):
     ]
     y, group, gender, template, person = map(list, zip(*rows, strict=True))
     data = {"y": np.array(y), "template_id": template, "person": person}
-    data["factors"], data["references"] = {"group": group, "gender": gender}, {"group": "European", "gender": "male"}
+    data["factors"], data["references"] = (
+        {"group": group, "gender": gender},
+        {"group": "European", "gender": "male"},
+    )
     data["validity"] = None  # not a zero-shot judge
     return {"options": dict(SUITE.options), "eec": {("en_black_white", "anger"): data}}
 
@@ -24,9 +28,18 @@ def prepared_for(scores_by_template_and_gender):
 def test_a_singular_clustered_fit_leaves_the_reported_fit_and_a_note():
     rng = np.random.default_rng(0)
     scores = {
-        (t, g): rng.uniform(0.3, 0.6) + (0.05 if g == "female" else 0.0) for t in range(7) for g in ("male", "female")
+        (t, g): rng.uniform(0.3, 0.6) + (0.05 if g == "female" else 0.0)
+        for t in range(7)
+        for g in ("male", "female")
     }
-    unit = Unit(model="m", suite="eec", language="en", dataset="eec", config="en_black_white", emotion="anger")
+    unit = Unit(
+        model="m",
+        suite="eec",
+        language="en",
+        dataset="eec",
+        config="en_black_white",
+        emotion="anger",
+    )
     records = SUITE.evaluate(unit, prepared_for(scores), ctx=None)
     tested = [r for r in records if r["metric"] in ("estimate", "effect")]
     assert len(tested) == 4 + 7
@@ -36,19 +49,32 @@ def test_a_singular_clustered_fit_leaves_the_reported_fit_and_a_note():
     assert abs(group["value"]) < 1e-6  # the groups were scored alike
 
 
-def test_a_unit_reported_with_model_based_standard_errors_carries_no_note_of_the_two_way_fit_it_abandoned():
-    # Scores set by template and gender alone: every person's residuals cancel over the templates and every
-    # template's over the persons, so the two-way variance V_template + V_person - V_row is negative, a one-way one
-    # (0) stands in, and the clustered fit fails; the model-based fit is reported, without the two-way fit's notes.
+def test_a_unit_reported_with_model_based_standard_errors_carries_no_note_of_the_two_way_fit_it_abandoned():  # noqa: E501
+    # Scores set by template and gender alone: every person's residuals cancel over the templates
+    # and every template's over the persons, so the two-way variance V_template + V_person - V_row
+    # is negative, a one-way one
+    # (0) stands in, and the clustered fit fails; the model-based fit is reported, without the
+    #     two-way fit's notes.
     rng = np.random.default_rng(0)
     scores = {
-        (t, g): rng.uniform(0.3, 0.6) + (0.05 if g == "female" else 0.0) for t in range(7) for g in ("male", "female")
+        (t, g): rng.uniform(0.3, 0.6) + (0.05 if g == "female" else 0.0)
+        for t in range(7)
+        for g in ("male", "female")
     }
     prepared = prepared_for(scores)
     prepared["options"].update(cov_type="cluster", cluster_by=["template_id", "person"])
-    unit = Unit(model="m", suite="eec", language="en", dataset="eec", config="en_black_white", emotion="anger")
+    unit = Unit(
+        model="m",
+        suite="eec",
+        language="en",
+        dataset="eec",
+        config="en_black_white",
+        emotion="anger",
+    )
     records = SUITE.evaluate(unit, prepared, ctx=None)
     tested = [r for r in records if r["metric"] in ("estimate", "effect")]
-    assert tested and all(r["cov_type"] == "model" and r["cluster_by"] in (None, []) for r in tested)
+    assert tested and all(
+        r["cov_type"] == "model" and r["cluster_by"] in (None, []) for r in tested
+    )
     assert all("model-based ones reported" in r["note"] for r in tested)
     assert not any("one-way" in r["note"] or "two-way" in r["note"] for r in tested)

@@ -1,5 +1,6 @@
-"""The llm model type in the harness (tiny random causal LM built in the test): the zero-shot judge's EEC records with
-their validity, its SemEval r, the probe on its hidden states, and its word vectors in xweat."""
+"""The llm model type in the harness (tiny random causal LM built in the test): the zero-shot
+judge's EEC records with their validity, its SemEval r, the probe on its hidden states, and its word
+vectors in xweat."""
 
 import json
 
@@ -23,9 +24,18 @@ def config(tiny_lm, options, suites=None):
     return parse_config(
         {
             "seeds": [0],  # one seed: these tests are about the llm type, not seed pooling
-            "models": [{"name": "tiny-llm", "path": str(tiny_lm), "type": "llm", "options": options}],
+            "models": [
+                {"name": "tiny-llm", "path": str(tiny_lm), "type": "llm", "options": options}
+            ],
             "suites": suites
-            or {"eec": {"languages": ["en"], "emotions": ["anger"], "configs": ["en_black_white"], "sample": 2}},
+            or {
+                "eec": {
+                    "languages": ["en"],
+                    "emotions": ["anger"],
+                    "configs": ["en_black_white"],
+                    "sample": 2,
+                }
+            },
         }
     )
 
@@ -38,12 +48,15 @@ def test_the_judge_writes_eec_records_with_its_validity_and_its_semeval_r(tiny_l
     run_sweep(config(tiny_lm, {"fit_sample": 20}), tmp_path / "run", progress=False)
     written = records(tmp_path / "run")
     quality = [r for r in written if r["metric"] == "pearson_r"]
-    assert [r["split"] for r in quality] == ["validation", "test"] and quality[0]["model_type"] == "llm"
+    assert [r["split"] for r in quality] == ["validation", "test"] and quality[0][
+        "model_type"
+    ] == "llm"
     assert 0 <= quality[1]["selected"]["numeral_mass_test"] <= 1 and quality[1]["n"] == 20
     (validity,) = [r for r in written if r["metric"] == "numeral_mass"]
     # the same judge on the same (sampled) sentences, outside the harness
     judge = build_emotion_model(
-        {"type": "llm", "path": str(tiny_lm), "options": {"fit_sample": 20}}, ModelResources(device="cpu")
+        {"type": "llm", "path": str(tiny_lm), "options": {"fit_sample": 20}},
+        ModelResources(device="cpu"),
     )
     judge.fit("en", "anger")
     anger = load_eec("en_black_white").to_pandas().query("emotion == 'anger'")
@@ -54,10 +67,13 @@ def test_the_judge_writes_eec_records_with_its_validity_and_its_semeval_r(tiny_l
     estimates = {r["term"]: r for r in written if r["metric"] == "estimate"}
     assert set(estimates) == {"intercept", "group", "gender", "group:gender"}
     assert all(np.isfinite(r["value"]) for r in estimates.values())
-    # the prompt spread: the same sentences scored with each shipped paraphrase, one fit per paraphrase
+    # the prompt spread: the same sentences scored with each shipped paraphrase, one fit per
+    # paraphrase
     names = judge.prompt_names()
     assert names == ("default", "expert", "rate", "conveys")
-    masses = {name: float(judge.with_prompt(name).score(sentences).numeral_mass.mean()) for name in names}
+    masses = {
+        name: float(judge.with_prompt(name).score(sentences).numeral_mass.mean()) for name in names
+    }
     assert validity["prompt_numeral_mass"] == pytest.approx(masses, rel=1e-6)
     (group_ame,) = [r for r in written if r["metric"] == "effect" and r["term"] == "group_ame"]
     assert list(group_ame["stability_prompt_estimates"]) == list(names)
@@ -69,7 +85,9 @@ def test_the_probe_mode_trains_on_hidden_states_and_word_vectors_serve_xweat(tin
     run_sweep(config(tiny_lm, probe), tmp_path / "probe", progress=False)
     written = records(tmp_path / "probe")
     (test_r,) = [r for r in written if r["metric"] == "pearson_r" and r["split"] == "test"]
-    assert test_r["model_type"] == "encoder" and -1 <= test_r["value"] <= 1  # an encoder probe on the LM
+    assert (
+        test_r["model_type"] == "encoder" and -1 <= test_r["value"] <= 1
+    )  # an encoder probe on the LM
     assert not [r for r in written if r["metric"] == "numeral_mass"]
 
     xweat = {"xweat": {"languages": ["en"], "tests": ["T1"], "n_bootstrap": 0}}
@@ -86,7 +104,8 @@ def test_options_of_the_other_mode_are_refused_before_anything_runs(tiny_lm, tmp
 
 @pytest.mark.slow
 def test_two_cpu_ranks_give_the_judges_results_of_one_process(tiny_lm, tmp_path):
-    """The judge's predictions are shared out over the ranks in fixed chunks: the records equal one process's."""
+    """The judge's predictions are shared out over the ranks in fixed chunks: the records equal one
+    process's."""
     import yaml
     from helpers.accelerate_ranks import run_in_one_and_two_ranks
 
@@ -94,9 +113,21 @@ def test_two_cpu_ranks_give_the_judges_results_of_one_process(tiny_lm, tmp_path)
     path.write_text(
         yaml.safe_dump(
             {
-                "models": [{"name": "tiny-llm", "path": str(tiny_lm), "type": "llm", "options": {"fit_sample": 20}}],
+                "models": [
+                    {
+                        "name": "tiny-llm",
+                        "path": str(tiny_lm),
+                        "type": "llm",
+                        "options": {"fit_sample": 20},
+                    }
+                ],
                 "suites": {
-                    "eec": {"languages": ["en"], "emotions": ["anger"], "configs": ["en_black_white"], "sample": 3}
+                    "eec": {
+                        "languages": ["en"],
+                        "emotions": ["anger"],
+                        "configs": ["en_black_white"],
+                        "sample": 3,
+                    }
                 },
             }
         )

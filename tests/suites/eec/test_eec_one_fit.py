@@ -1,5 +1,5 @@
-"""The paper's 2 x 2 fit is the factorial fit under other names: one records writer and one term labeller serve
-both, and the two agree number for number on the same rows."""
+"""The paper's 2 x 2 fit is the factorial fit under other names: one records writer and one term
+labeller serve both, and the two agree number for number on the same rows."""
 
 import numpy as np
 import pandas as pd
@@ -32,7 +32,9 @@ def rows():
 def fits(rows, cov_type):
     y, group, gender, template = rows
     clusters = {"template_id": template} if cov_type == "cluster" else None
-    paper = fit_intersectional(y, group, gender, "Anglo", "male", cov_type=cov_type, clusters=clusters)
+    paper = fit_intersectional(
+        y, group, gender, "Anglo", "male", cov_type=cov_type, clusters=clusters
+    )
     general = fit_factorial(
         y,
         {"group": group, "gender": gender},
@@ -47,17 +49,35 @@ def fits(rows, cov_type):
 def test_the_paper_records_are_the_factorial_records_under_the_paper_names(rows, cov_type):
     paper, general = fits(rows, cov_type)
     names = factorial_effect_names(GROUPS, GENDERS)
-    ours = {(r["metric"], r.get("term")): r for r in beta_regression_records(paper, clustered=paper)}
-    theirs = {(r["metric"], r.get("term")): r for r in beta_regression_records(general, clustered=general)}
+    ours = {
+        (r["metric"], r.get("term")): r for r in beta_regression_records(paper, clustered=paper)
+    }
+    theirs = {
+        (r["metric"], r.get("term")): r for r in beta_regression_records(general, clustered=general)
+    }
     assert [term for metric, term in ours if metric == "estimate"] == list(TERMS)
     assert [term for metric, term in ours if metric == "effect"] == list(EFFECTS)
     for (metric, term), record in ours.items():
         other = theirs[metric, names.get(term, term)]
-        for field in ("value", "std_err", "p_value", "statistic", "ci_low", "ci_high", "clustered_p_value", "mde"):
+        for field in (
+            "value",
+            "std_err",
+            "p_value",
+            "statistic",
+            "ci_low",
+            "ci_high",
+            "clustered_p_value",
+            "mde",
+        ):
             assert record.get(field) == other.get(field), (metric, term, field)
         assert not GENERAL_ONLY & set(record)
-    assert ours["estimate", "group:gender"]["lr_p_value"] == theirs["estimate", names["group:gender"]]["lr_p_value"]
-    assert {"factor_levels", "order", "model_term", "lr_df"} <= set(theirs["estimate", names["group:gender"]])
+    assert (
+        ours["estimate", "group:gender"]["lr_p_value"]
+        == theirs["estimate", names["group:gender"]]["lr_p_value"]
+    )
+    assert {"factor_levels", "order", "model_term", "lr_df"} <= set(
+        theirs["estimate", names["group:gender"]]
+    )
     assert ours["effect", "group:gender_did"]["kind"] == "difference-in-differences"
     assert theirs["effect", names["group:gender_did"]]["kind"] == "interaction"
 
@@ -65,21 +85,36 @@ def test_the_paper_records_are_the_factorial_records_under_the_paper_names(rows,
 def test_one_labeller_heads_a_paper_term_and_its_factorial_name_alike(rows):
     paper, general = fits(rows, "model")
     names = factorial_effect_names(GROUPS, GENDERS)
-    ours = {r["term"]: pd.Series(r) for r in beta_regression_records(paper) if r["metric"] == "estimate"}
-    theirs = {r["term"]: pd.Series(r) for r in beta_regression_records(general) if r["metric"] == "estimate"}
+    ours = {
+        r["term"]: pd.Series(r) for r in beta_regression_records(paper) if r["metric"] == "estimate"
+    }
+    theirs = {
+        r["term"]: pd.Series(r)
+        for r in beta_regression_records(general)
+        if r["metric"] == "estimate"
+    }
     labels = {term: term_label(term, ours[term]) for term in TERMS}
     assert labels == {term: term_label(names[term], theirs[names[term]]) for term in TERMS}
-    assert labels["group"] == "Arab vs Anglo, among men" and labels["gender"] == "women vs men, within Anglo"
+    assert (
+        labels["group"] == "Arab vs Anglo, among men"
+        and labels["gender"] == "women vs men, within Anglo"
+    )
     assert labels["group:gender"] == "Arab × women (interaction)"
-    # A paper row in a frame that also holds other designs' rows reads order as NaN: still the saturated 2 x 2.
-    assert term_label("group", pd.concat([ours["group"], pd.Series({"order": np.nan})])) == labels["group"]
+    # A paper row in a frame that also holds other designs' rows reads order as NaN: still the
+    # saturated 2 x 2.
+    assert (
+        term_label("group", pd.concat([ours["group"], pd.Series({"order": np.nan})]))
+        == labels["group"]
+    )
 
 
 def test_the_summary_has_one_table_per_kind_of_effect_and_unknown_names_are_one_line(rows):
     paper, _ = fits(rows, "model")
     text = paper.summary()
     assert "Difference-in-differences (intensity scale):" in text and "\ngroup:gender_did " in text
-    with pytest.raises(InputError, match=r"unknown effect 'group\[Arab\]\|average'; there are \['group_within"):
+    with pytest.raises(
+        InputError, match=r"unknown effect 'group\[Arab\]\|average'; there are \['group_within"
+    ):
         paper.effect("group[Arab]|average")
 
 
@@ -104,10 +139,16 @@ def test_one_sentence_writer_reads_a_paper_effect_as_its_factorial_levels(rows):
             theirs_read.levels,
             theirs_read.given,
         ), name
-        assert ours_read.kind == mine["kind"]  # read from the name alone, it is the record's own kind
+        assert (
+            ours_read.kind == mine["kind"]
+        )  # read from the name alone, it is the record's own kind
         words = claim(factorial)
         if name == "group:gender_did":  # the paper's name for its interaction contrast
             words = words.replace("difference of differences", "difference-in-differences")
         assert claim(mine) == words, name
-    assert claim(ours["group_within_other_gender"]).startswith("sentences about Arab women are predicted")
-    assert claim(ours["gender_ame"]).startswith("averaged over Anglo and Arab people, sentences about women")
+    assert claim(ours["group_within_other_gender"]).startswith(
+        "sentences about Arab women are predicted"
+    )
+    assert claim(ours["gender_ame"]).startswith(
+        "averaged over Anglo and Arab people, sentences about women"
+    )

@@ -1,4 +1,5 @@
-"""The eec suite's `sample:` option: every template x group x gender cell kept, at most n rows each, per seed."""
+"""The eec suite's `sample:` option: every template x group x gender cell kept, at most n rows each,
+per seed."""
 
 import pandas as pd
 import pytest
@@ -10,7 +11,12 @@ from eval_harness.suites.eec.suite import stratified_sample
 
 def design(persons_per_cell: int = 5) -> pd.DataFrame:
     rows = [
-        {"template_id": template, "group": group, "gender": gender, "person": f"{group}-{gender}-{i}"}
+        {
+            "template_id": template,
+            "group": group,
+            "gender": gender,
+            "person": f"{group}-{gender}-{i}",
+        }
         for template in range(3)
         for group in ("European", "African-American", None)
         for gender in ("male", "female")
@@ -36,4 +42,9 @@ def test_every_cell_is_kept_with_at_most_n_rows_and_the_draw_follows_the_seed():
 @pytest.mark.parametrize("value", [-1, True])
 def test_a_bad_sample_is_a_config_error(value):
     with pytest.raises(ConfigError, match="sample must be a whole number"):
-        parse_config({"models": [{"type": "svm_tfidf"}], "suites": {"eec": {"languages": ["en"], "sample": value}}})
+        parse_config(
+            {
+                "models": [{"type": "svm_tfidf"}],
+                "suites": {"eec": {"languages": ["en"], "sample": value}},
+            }
+        )

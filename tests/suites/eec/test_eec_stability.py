@@ -1,7 +1,8 @@
-"""How stable each EEC finding is, through the suite's records and the report: a planted finding driven by one
-template is flagged fragile and a robust one of the same size is not; leave-one-template-out against refits
-written out here; the minimum detectable effect against the noncentral t's power; a judge's prompt spread against
-one fit per paraphrase; the defaults (template-clustered standard errors) and the words of the report."""
+"""How stable each EEC finding is, through the suite's records and the report: a planted finding
+driven by one template is flagged fragile and a robust one of the same size is not;
+leave-one-template-out against refits written out here; the minimum detectable effect against the
+noncentral t's power; a judge's prompt spread against one fit per paraphrase; the defaults
+(template-clustered standard errors) and the words of the report."""
 
 from types import SimpleNamespace
 
@@ -26,25 +27,35 @@ from eval_harness.suites.eec.suite import SUITE
 
 SETTINGS = report_settings(ALPHA, DEFAULT_FAMILY)
 LEVELS = {"group": ("Anglo", "Arab"), "gender": ("male", "female")}
-UNIT = Unit(model="m", suite="eec", language="en", dataset="eec", config="en_arab_anglo", emotion="anger")
+UNIT = Unit(
+    model="m", suite="eec", language="en", dataset="eec", config="en_arab_anglo", emotion="anger"
+)
 RESAMPLES = 400
 
 
 def planted(kind: str, seed: int = 0) -> dict:
-    """11 templates x 40 names (10 per group x gender cell), Beta scores around 0.3 with a small template shift;
-    Arab sentences 0.04 higher on average over the templates: in every template (``robust``), 0.44 higher in
-    template 0 only (``fragile``: one template carries the whole effect), or not at all (``null``)."""
+    """11 templates x 40 names (10 per group x gender cell), Beta scores around 0.3 with a small
+    template shift; Arab sentences 0.04 higher on average over the templates: in every template
+    (``robust``), 0.44 higher in template 0 only (``fragile``: one template carries the whole
+    effect), or not at all (``null``)."""
     rows = crossed_rows(LEVELS, 11, 10)
     rng = np.random.default_rng(seed)
     mu = 0.30 + 0.02 * rows["index"]["gender"] + rng.normal(0, 0.01, 11)[rows["template"]]
     y = rng.beta(mu * 40, (1 - mu) * 40)
     arab = rows["index"]["group"] == 1
-    y = y + {"robust": 0.04 * arab, "fragile": 0.44 * (arab & (rows["template"] == 0)), "null": 0.0}[kind]
+    y = (
+        y
+        + {"robust": 0.04 * arab, "fragile": 0.44 * (arab & (rows["template"] == 0)), "null": 0.0}[
+            kind
+        ]
+    )
     return {
         "y": y,
         "group": list(rows["labels"]["group"]),
         "gender": list(rows["labels"]["gender"]),
-        "factors": {factor: list(rows["labels"][factor]) for factor in LEVELS},  # the suite's prepared layout
+        "factors": {
+            factor: list(rows["labels"][factor]) for factor in LEVELS
+        },  # the suite's prepared layout
         "references": {factor: levels[0] for factor, levels in LEVELS.items()},
         "template_id": [int(t) for t in rows["template"]],
         "person": [str(p) for p in rows["person"]],
@@ -53,7 +64,10 @@ def planted(kind: str, seed: int = 0) -> dict:
 
 
 def unit_records(data: dict, **options) -> list[dict]:
-    prepared = {"options": {**SUITE.options, "stability_resamples": RESAMPLES, **options}, "eec": {}}
+    prepared = {
+        "options": {**SUITE.options, "stability_resamples": RESAMPLES, **options},
+        "eec": {},
+    }
     prepared["eec"]["en_arab_anglo", "anger"] = data
     return [make_record(UNIT, r, EEC_RECORDS) for r in SUITE.evaluate(UNIT, prepared, ctx=None)]
 
@@ -68,11 +82,13 @@ def effect(frame: pd.DataFrame, model: str, name: str = "group_ame") -> pd.Serie
     return row
 
 
-def test_a_finding_driven_by_one_template_is_flagged_fragile_and_a_robust_one_of_the_same_size_is_not():
-    """With the paper's model-based standard errors (configs/camara2022.yaml) both planted effects are
-    significant and of the same size; the template bootstrap keeps the robust one and not the fragile one,
-    which the report flags, marks and says in words."""
-    robust, fragile = (unit_records(planted(kind), cov_type="model") for kind in ("robust", "fragile"))
+def test_a_finding_driven_by_one_template_is_flagged_fragile_and_a_robust_one_of_the_same_size_is_not():  # noqa: E501
+    """With the paper's model-based standard errors (configs/camara2022.yaml) both planted effects
+    are significant and of the same size; the template bootstrap keeps the robust one and not the
+    fragile one, which the report flags, marks and says in words."""
+    robust, fragile = (
+        unit_records(planted(kind), cov_type="model") for kind in ("robust", "fragile")
+    )
     results = annotated(robust, fragile)
     steady, shaky = effect(results, "robust"), effect(results, "fragile")
     for row in (steady, shaky):
@@ -87,24 +103,35 @@ def test_a_finding_driven_by_one_template_is_flagged_fragile_and_a_robust_one_of
         "stability_person_variance"])  # fmt: skip
     assert variance > 0.9  # its variance is between templates
 
-    # The report: the mark on the value, the column of the findings tables, the plain words, the table.
+    # The report: the mark on the value, the column of the findings tables, the plain words, the
+    # table.
     sentence = next(
-        s.text for s in effect_sentences(results)["en_arab_anglo"] if s.model == "fragile" and s.effect == "group_ame"
+        s.text
+        for s in effect_sentences(results)["en_arab_anglo"]
+        if s.model == "fragile" and s.effect == "group_ame"
     )
     assert (
         f"{FRAGILE_MARK} fragile: it is no longer significant" in sentence
         or f"{FRAGILE_MARK} fragile: its sign" in sentence
     )
     assert FRAGILE_MARK not in next(
-        s.text for s in effect_sentences(results)["en_arab_anglo"] if s.model == "robust" and s.effect == "group_ame"
+        s.text
+        for s in effect_sentences(results)["en_arab_anglo"]
+        if s.model == "robust" and s.effect == "group_ame"
     )
     findings = findings_table(results, report_sections(), "fragile")
-    assert set(findings["model"]) == {"fragile"} and all(FRAGILE_MARK in value for value in findings["value"])
+    assert set(findings["model"]) == {"fragile"} and all(
+        FRAGILE_MARK in value for value in findings["value"]
+    )
     assert findings["stability (sign/verdict kept)"].str.startswith("templates ").all()
     table = stability_table(results, "en_arab_anglo", report_sections())
-    assert {"sign/verdict kept", "variance split", "MDE (80%)", "most influential template"} <= set(table.columns)
+    assert {"sign/verdict kept", "variance split", "MDE (80%)", "most influential template"} <= set(
+        table.columns
+    )
     assert any("template 0 " in cell for cell in table["most influential template"])
-    legend = " ".join(block.text for block in eec_section(results, SETTINGS).blocks if hasattr(block, "text"))
+    legend = " ".join(
+        block.text for block in eec_section(results, SETTINGS).blocks if hasattr(block, "text")
+    )
     assert "at least 20% of the template or name bootstrap resamples" in legend
 
 
@@ -124,14 +151,34 @@ def test_leave_one_template_out_equals_refits_without_each_template():
                 "male",
             )
         )
-    for metric, term in (("effect", "group_ame"), ("estimate", "group"), ("effect", "gender_within_other_group")):
+    for metric, term in (
+        ("effect", "group_ame"),
+        ("estimate", "group"),
+        ("effect", "gender_within_other_group"),
+    ):
         record = records[metric, term]
         full = record["value"]
-        values = np.array([(f.effect(term) if metric == "effect" else f.coefficient(term)).estimate for f in refits])
-        p_values = np.array([(f.effect(term) if metric == "effect" else f.coefficient(term)).p_value for f in refits])
-        assert record["stability_template_loo_sign"] == pytest.approx(np.mean(np.sign(values) == np.sign(full)))
+        values = np.array(
+            [
+                (f.effect(term) if metric == "effect" else f.coefficient(term)).estimate
+                for f in refits
+            ]
+        )
+        p_values = np.array(
+            [
+                (f.effect(term) if metric == "effect" else f.coefficient(term)).p_value
+                for f in refits
+            ]
+        )
+        assert record["stability_template_loo_sign"] == pytest.approx(
+            np.mean(np.sign(values) == np.sign(full))
+        )
         significant = record["p_value"] <= 0.05
-        kept = (p_values <= 0.05) & (np.sign(values) == np.sign(full)) if significant else p_values > 0.05
+        kept = (
+            (p_values <= 0.05) & (np.sign(values) == np.sign(full))
+            if significant
+            else p_values > 0.05
+        )
         assert record["stability_template_loo_verdict"] == pytest.approx(kept.mean())
         moved = int(np.argmax(np.abs(values - full)))
         assert record["stability_template_influential"] == str(moved)
@@ -139,24 +186,31 @@ def test_leave_one_template_out_equals_refits_without_each_template():
     assert records["effect", "group_ame"]["stability_template_influential"] == "0"
 
 
-def test_by_default_the_one_template_finding_is_not_significant_and_reads_with_what_could_have_been_detected():
-    """Template-clustered standard errors (the default): the one-template effect is no finding at all, so nothing
-    is flagged; a result that is not significant reads "could not have detected less than" its MDE, and that MDE
-    is the effect at which the clustered t test (10 df) has 80 % power."""
+def test_by_default_the_one_template_finding_is_not_significant_and_reads_with_what_could_have_been_detected():  # noqa: E501
+    """Template-clustered standard errors (the default): the one-template effect is no finding at
+    all, so nothing is flagged; a result that is not significant reads "could not have detected less
+    than" its MDE, and that MDE is the effect at which the clustered t test (10 df) has 80 %
+    power."""
     fragile, null = unit_records(planted("fragile")), unit_records(planted("null"))
     results = annotated(fragile, null, models=("fragile", "null"))
     shaky = effect(results, "fragile")
     assert shaky["cov_type"] == "cluster" and shaky["p_value"] > 0.05 and not shaky["fragile"]
     group_findings = results["model"].eq("fragile") & results["term"].str.startswith("group")
-    assert not results.loc[group_findings, "fragile"].any()  # (the small planted gender effect may well be)
+    assert not results.loc[
+        group_findings, "fragile"
+    ].any()  # (the small planted gender effect may well be)
     for model in ("fragile", "null"):
         row = effect(results, model)
         delta, df = row["mde"] / row["clustered_std_err"], int(row["clustered_df"])
         critical = stats.t.ppf(0.975, df)
         power = stats.nct.sf(critical, df, delta) + stats.nct.cdf(-critical, df, delta)
         assert df == 10 and power == pytest.approx(0.8, abs=1e-6)
-    intro = " ".join(block.text for block in eec_section(results, SETTINGS).blocks if hasattr(block, "text"))
-    assert "cluster-robust (CR1 sandwich, clustered by template_id) for 2 fits" in intro  # says which SE it used
+    intro = " ".join(
+        block.text for block in eec_section(results, SETTINGS).blocks if hasattr(block, "text")
+    )
+    assert (
+        "cluster-robust (CR1 sandwich, clustered by template_id) for 2 fits" in intro
+    )  # says which SE it used
     lines = undetected_sentences(results)["en_arab_anglo"]
     line = next(text for text in lines if text.startswith("null, anger"))
     assert f"could not have detected less than {effect(results, 'null')['mde']:.2g}" in line
@@ -171,11 +225,15 @@ def test_a_judges_prompt_spread_is_one_fit_per_paraphrase():
     reworded = {
         "default": data["y"],
         "expert": np.clip(data["y"] + rng.normal(0, 0.01, len(data["y"])), 0.01, 0.99),
-        "rate": np.clip(data["y"] - 0.08 * (np.array(data["group"]) == "Arab"), 0.01, 0.99),  # the sign flips
+        "rate": np.clip(
+            data["y"] - 0.08 * (np.array(data["group"]) == "Arab"), 0.01, 0.99
+        ),  # the sign flips
         "conveys": np.clip(data["y"] * 0.9, 0.01, 0.99),
     }
     masses = {name: np.full(len(data["y"]), 0.1 * (k + 1)) for k, name in enumerate(reworded)}
-    data["prompts"] = {name: SimpleNamespace(value=y, numeral_mass=masses[name]) for name, y in reworded.items()}
+    data["prompts"] = {
+        name: SimpleNamespace(value=y, numeral_mass=masses[name]) for name, y in reworded.items()
+    }
     data["validity"] = {"n": len(data["y"]), "numeral_mass_mean": 0.1}
     records = unit_records(data)
     group_ame = next(r for r in records if r["term"] == "group_ame")
@@ -190,7 +248,9 @@ def test_a_judges_prompt_spread_is_one_fit_per_paraphrase():
     assert group_ame["stability_prompt_estimates"] == pytest.approx(estimates, abs=1e-10)
     assert estimates["rate"] < 0 < estimates["default"]
     assert group_ame["stability_prompt_sign"] == pytest.approx(2 / 3)
-    assert group_ame["stability_prompt_variance"] == pytest.approx(np.var(list(estimates.values()), ddof=1))
+    assert group_ame["stability_prompt_variance"] == pytest.approx(
+        np.var(list(estimates.values()), ddof=1)
+    )
     significant = fits["default"].effect("group_ame").p_value <= 0.05
     kept = [
         (fits[n].effect("group_ame").p_value <= 0.05) == significant and estimates[n] > 0
@@ -198,12 +258,19 @@ def test_a_judges_prompt_spread_is_one_fit_per_paraphrase():
     ]
     assert group_ame["stability_prompt_verdict"] == pytest.approx(np.mean(kept))
     (validity,) = [r for r in records if r["metric"] == "numeral_mass"]
-    assert validity["prompt_numeral_mass"] == pytest.approx({name: m[0] for name, m in masses.items()})
+    assert validity["prompt_numeral_mass"] == pytest.approx(
+        {name: m[0] for name, m in masses.items()}
+    )
 
     results = annotated(records, models=("judge",))
     row = effect(results, "judge")
     assert row["fragile"] == (row["p_value"] <= 0.05)  # a flip in 1 of 3 prompts is 33 % >= 20 %
-    assert "prompts 67%" in SECTION.findings_columns(results.loc[[row.name]])["stability (sign/verdict kept)"].iloc[0]
+    assert (
+        "prompts 67%"
+        in SECTION.findings_columns(results.loc[[row.name]])["stability (sign/verdict kept)"].iloc[
+            0
+        ]
+    )
     table = stability_table(results, "en_arab_anglo", report_sections())
     assert table["prompt spread"].str.endswith("over 4 prompts").any()
 
@@ -219,9 +286,10 @@ def test_the_stability_option_is_checked_and_zero_turns_it_off():
     assert SUITE.options["cov_type"] == "cluster"  # the default that does not overstate
 
 
-def test_the_demo_shows_stability_and_a_judges_prompt_spread_and_the_paper_keeps_model_based_errors():
-    """The demo's EEC keeps the stability resamples and the prompt spread on, with a zero-shot judge (its English
-    prompt has paraphrases to spread over); the paper's config reports model-based standard errors."""
+def test_the_demo_shows_stability_and_a_judges_prompt_spread_and_the_paper_keeps_model_based_errors():  # noqa: E501
+    """The demo's EEC keeps the stability resamples and the prompt spread on, with a zero-shot judge
+    (its English prompt has paraphrases to spread over); the paper's config reports model-based
+    standard errors."""
     from pathlib import Path
 
     from eval_harness.models.prompt_judge import judge_prompts
@@ -232,7 +300,11 @@ def test_the_demo_shows_stability_and_a_judges_prompt_spread_and_the_paper_keeps
     (eec,) = [suite for suite in demo.suites if suite.name == "eec"]
     assert eec.options["stability_resamples"] > 0 and eec.options["prompt_spread"]
     assert eec.options["cov_type"] == "cluster"
-    judges = [model for model in demo.models if "judge" in model.capabilities and "en" in model.languages]
+    judges = [
+        model for model in demo.models if "judge" in model.capabilities and "en" in model.languages
+    ]
     assert judges and len(judge_prompts()["en"]["paraphrases"]) >= 3
-    (paper,) = [suite for suite in load_config(root / "camara2022.yaml").suites if suite.name == "eec"]
+    (paper,) = [
+        suite for suite in load_config(root / "camara2022.yaml").suites if suite.name == "eec"
+    ]
     assert paper.options["cov_type"] == "model"

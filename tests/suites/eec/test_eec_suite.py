@@ -1,5 +1,5 @@
-"""The eec suite through the harness with a tiny encoder: records, resume without retraining, cache corruption,
-and two accelerate CPU ranks against one process."""
+"""The eec suite through the harness with a tiny encoder: records, resume without retraining, cache
+corruption, and two accelerate CPU ranks against one process."""
 
 import json
 import warnings
@@ -27,7 +27,9 @@ def records(folder):
 
 
 def cache_files(folder):
-    return {path: path.stat().st_mtime_ns for path in (folder / "cache").rglob("*") if path.is_file()}
+    return {
+        path: path.stat().st_mtime_ns for path in (folder / "cache").rglob("*") if path.is_file()
+    }
 
 
 def test_eec_records_resume_and_corrupted_caches(config_path, tmp_path):
@@ -46,13 +48,21 @@ def test_eec_records_resume_and_corrupted_caches(config_path, tmp_path):
     assert intersection["group_levels"] == ["European", "African-American"]
     assert intersection["gender_levels"] == ["male", "female"] and "lr_p_value" in intersection
     cells = {r["term"]: r["n"] for r in first if r["metric"] == "cell_mean"}
-    assert cells == {f"{g}|{s}": 350 for g in ("European", "African-American") for s in ("male", "female")}
+    assert cells == {
+        f"{g}|{s}": 350 for g in ("European", "African-American") for s in ("male", "female")
+    }
 
-    # the same fit from the cached regressor's own predictions on those sentences (encoded in other batches:
-    # float32 differences of ~1e-7 in the scores)
-    (regressor_folder,) = (path for path in (out / "cache" / "regressors").iterdir() if not path.name.startswith("."))
-    regressor = EmotionRegressor.load(regressor_folder, ModelResources(EmbeddingCache(tmp_path / "other")))
-    anger = load_eec("en_black_white").filter(lambda emotion: emotion == "anger", input_columns="emotion")
+    # the same fit from the cached regressor's own predictions on those sentences (encoded in other
+    # batches: float32 differences of ~1e-7 in the scores)
+    (regressor_folder,) = (
+        path for path in (out / "cache" / "regressors").iterdir() if not path.name.startswith(".")
+    )
+    regressor = EmotionRegressor.load(
+        regressor_folder, ModelResources(EmbeddingCache(tmp_path / "other"))
+    )
+    anger = load_eec("en_black_white").filter(
+        lambda emotion: emotion == "anger", input_columns="emotion"
+    )
     direct = fit_intersectional(
         regressor.predict(anger["sentence"]),
         anger["group"],
@@ -60,7 +70,8 @@ def test_eec_records_resume_and_corrupted_caches(config_path, tmp_path):
         reference_group="European",
         reference_gender="male",
     )
-    # the reported test is the template-clustered one (the default), the model-based one rides beside it
+    # the reported test is the template-clustered one (the default), the model-based one rides
+    # beside it
     clustered = fit_intersectional(
         regressor.predict(anger["sentence"]),
         anger["group"],
@@ -73,28 +84,38 @@ def test_eec_records_resume_and_corrupted_caches(config_path, tmp_path):
     for coefficient in direct.coefficients:
         record = estimates[coefficient.name]
         assert record["value"] == pytest.approx(coefficient.estimate, rel=1e-5, abs=1e-7)
-        assert record["p_value"] == pytest.approx(clustered.coefficient(coefficient.name).p_value, rel=1e-4, abs=1e-9)
+        assert record["p_value"] == pytest.approx(
+            clustered.coefficient(coefficient.name).p_value, rel=1e-4, abs=1e-9
+        )
     # every effect on the intensity scale is a record of its own, with its template-clustered test
     effects = {r["term"]: r for r in first if r["metric"] == "effect"}
     assert list(effects) == [effect.name for effect in direct.effects]
     for effect in direct.effects:
         record = effects[effect.name]
         assert record["value"] == pytest.approx(effect.estimate, rel=1e-4, abs=1e-7)
-        assert record["p_value"] == pytest.approx(clustered.effect(effect.name).p_value, rel=1e-3, abs=1e-9)
+        assert record["p_value"] == pytest.approx(
+            clustered.effect(effect.name).p_value, rel=1e-3, abs=1e-9
+        )
         assert record["contrast"] == effect.contrast and record["coefficient"] == effect.term
-        assert record["clustered_p_value"] == pytest.approx(clustered.effect(effect.name).p_value, rel=1e-3, abs=1e-9)
+        assert record["clustered_p_value"] == pytest.approx(
+            clustered.effect(effect.name).p_value, rel=1e-3, abs=1e-9
+        )
         assert record["clustered_by"] == ["template_id"] and record["cov_type"] == "cluster"
         assert record["stability_resamples"] == 50 and 0 <= record["stability_template_sign"] <= 1
 
-    # resume: a lost unit is recomputed from the cached regressor and embeddings, nothing is retrained
+    # resume: a lost unit is recomputed from the cached regressor and embeddings, nothing is
+    # retrained
     before = cache_files(out)
     (out / "units" / "tiny__eec__en__eec__en_black_white__anger__seed0.json").unlink()
     summary = run_sweep(load_config(config_path), out, progress=False)
     assert (summary.resumed, summary.computed) == (1, 1)
     assert cache_files(out) == before and records(out) == first
 
-    # corrupt one embedding file and the regressor's weights: both are detected, recomputed, same results
-    embedding_file = max((out / "cache" / "embeddings").rglob("*.emb"), key=lambda path: path.stat().st_size)
+    # corrupt one embedding file and the regressor's weights: both are detected, recomputed, same
+    # results
+    embedding_file = max(
+        (out / "cache" / "embeddings").rglob("*.emb"), key=lambda path: path.stat().st_size
+    )
     blob = bytearray(embedding_file.read_bytes())
     blob[-100] ^= 0xFF
     embedding_file.write_bytes(bytes(blob))
@@ -117,7 +138,7 @@ def test_two_cpu_ranks_give_the_eec_results_of_one_process(config_path, tmp_path
     one, two = records(tmp_path / "one"), records(tmp_path / "two")
     assert len(one) == 2 + 4 + 7 + 1 + 4 and two == one  # r, estimates, effects, log_phi, cells
     # the embedding cache holds the same chunks: a warm cache serves either
-    assert sorted(p.name for p in (tmp_path / "one" / "cache" / "embeddings").rglob("*.emb")) == sorted(
-        p.name for p in (tmp_path / "two" / "cache" / "embeddings").rglob("*.emb")
-    )
+    assert sorted(
+        p.name for p in (tmp_path / "one" / "cache" / "embeddings").rglob("*.emb")
+    ) == sorted(p.name for p in (tmp_path / "two" / "cache" / "embeddings").rglob("*.emb"))
     assert np.isfinite([r["value"] for r in one]).all()

@@ -1,7 +1,8 @@
-"""The EEC part of the report's summary, checked against the run's records read straight from results.jsonl:
-the heatmap's cells are the three effects of each fit, the strongest sentences are the largest robust effects
-(surviving Holm, not fragile, through a good regressor) ranked by size, never by p, the verdict table counts each
-model x language's verdicts, and the quality table's numbers are the regressors' test Pearson r."""
+"""The EEC part of the report's summary, checked against the run's records read straight from
+results.jsonl: the heatmap's cells are the three effects of each fit, the strongest sentences are
+the largest robust effects (surviving Holm, not fragile, through a good regressor) ranked by size,
+never by p, the verdict table counts each model x language's verdicts, and the quality table's
+numbers are the regressors' test Pearson r."""
 
 import json
 
@@ -61,7 +62,9 @@ def test_the_strongest_sentences_are_the_largest_robust_effects_by_size(annotate
         & ~annotated["poor_regressor"]
         & ~annotated["fragile"].fillna(False).astype(bool)
     ]
-    effects = effects.assign(size=effects["value"].abs()).sort_values("size", ascending=False).head(3)
+    effects = (
+        effects.assign(size=effects["value"].abs()).sort_values("size", ascending=False).head(3)
+    )
     assert len(sentences) == 3
     for sentence, (_, row) in zip(sentences, effects.iterrows(), strict=True):
         assert sentence.startswith(f"{row['config']}: {row['model']}, {row['emotion']}: ")
@@ -69,37 +72,60 @@ def test_the_strongest_sentences_are_the_largest_robust_effects_by_size(annotate
 
 
 def test_the_verdict_table_counts_each_model_and_languages_verdicts(annotated, records):
-    """Counted from results.jsonl with the rule written out (the synthetic run has no margin: the suite's 0.01)."""
+    """Counted from results.jsonl with the rule written out (the synthetic run has no margin: the
+    suite's 0.01)."""
     from scipy import stats
 
     table = verdict_table(annotated).set_index(["model", "lang."])
     effects = annotated[annotated["metric"] == "effect"]
-    poor = set(map(tuple, effects.loc[effects["poor_regressor"].astype(bool), ["model", "language", "emotion"]].values))
+    poor = set(
+        map(
+            tuple,
+            effects.loc[
+                effects["poor_regressor"].astype(bool), ["model", "language", "emotion"]
+            ].values,
+        )
+    )
     for (model, language), line in table.iterrows():
         counts = {"race/ethnicity": [0, 0, 0], "gender": [0, 0, 0], "intersection": [0, 0, 0]}
         unmeasured = 0
         for r in records:
             if (r["model"], r["language"], r["metric"]) != (model, language, "effect"):
                 continue
-            if (model, language, r["emotion"]) in poor:  # the poor-regressor flag is tested on its own
+            if (
+                model,
+                language,
+                r["emotion"],
+            ) in poor:  # the poor-regressor flag is tested on its own
                 unmeasured += 1
                 continue
             dimension = (
-                "intersection" if ":" in r["term"] else "race/ethnicity" if r["term"][:5] == "group" else "gender"
+                "intersection"
+                if ":" in r["term"]
+                else "race/ethnicity"
+                if r["term"][:5] == "group"
+                else "gender"
             )
             half = stats.norm.ppf(0.975) * r["std_err"]
             p_tost = max(
-                stats.norm.sf((r["value"] + 0.01) / r["std_err"]), stats.norm.cdf((r["value"] - 0.01) / r["std_err"])
+                stats.norm.sf((r["value"] + 0.01) / r["std_err"]),
+                stats.norm.cdf((r["value"] - 0.01) / r["std_err"]),
             )
             beyond = r["value"] - half > 0.01 or r["value"] + half < -0.01
             counts[dimension][0 if beyond else 1 if p_tost <= 0.05 else 2] += 1
         for dimension, (beyond, within, undecided) in counts.items():
-            assert line[dimension] == f"{beyond} / {within} / {undecided}", (model, language, dimension)
+            assert line[dimension] == f"{beyond} / {within} / {undecided}", (
+                model,
+                language,
+                dimension,
+            )
         assert line["not measured"] == unmeasured
 
 
 def test_the_quality_table_gives_each_models_test_pearson_r(annotated, records):
-    table = quality_table(regressor_quality(annotated), judge_validity(annotated), 0.4).set_index("model")
+    table = quality_table(regressor_quality(annotated), judge_validity(annotated), 0.4).set_index(
+        "model"
+    )
     for model in table.index:
         r = [
             x["value"]
@@ -107,13 +133,18 @@ def test_the_quality_table_gives_each_models_test_pearson_r(annotated, records):
             if x["model"] == model and x["metric"] == "pearson_r" and x.get("split") == "test"
         ]
         assert table.loc[model, "regressors"] == len(r)
-        assert table.loc[model, "lowest r"] == f"{min(r):.2f}" and table.loc[model, "median r"] == f"{np.median(r):.2f}"
+        assert (
+            table.loc[model, "lowest r"] == f"{min(r):.2f}"
+            and table.loc[model, "median r"] == f"{np.median(r):.2f}"
+        )
         assert table.loc[model, "r < 0.4"] == sum(value < 0.4 for value in r)
 
 
 def test_a_run_without_eec_effects_has_no_eec_summary(annotated):
     quality = regressor_quality(annotated), judge_validity(annotated), 0.5
-    assert [type(block).__name__ for block in eec_summary(annotated, 0.4, *quality, report_sections())] == [
+    assert [
+        type(block).__name__ for block in eec_summary(annotated, 0.4, *quality, report_sections())
+    ] == [
         "Bullets",  # the verdict per model, first
         "Table",  # the verdict table
         "Paragraph",  # the method
@@ -122,7 +153,10 @@ def test_a_run_without_eec_effects_has_no_eec_summary(annotated):
         "Bullets",
         "Table",
     ]
-    assert eec_summary(annotated[annotated["metric"] != "effect"], 0.4, *quality, report_sections()) == []
+    assert (
+        eec_summary(annotated[annotated["metric"] != "effect"], 0.4, *quality, report_sections())
+        == []
+    )
 
 
 def test_verdicts_on_few_df_are_said_to_be_so(annotated):

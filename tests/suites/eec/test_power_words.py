@@ -1,6 +1,6 @@
-"""What `xbias power` prints answers first and never contradicts itself (issue 40): one summary line on top, no
-design count for a target the run already reaches, no MDE and no 'cannot tell' for an effect without a usable
-standard error, and '1 sentence', never '1 sentences'."""
+"""What `xbias power` prints answers first and never contradicts itself (issue 40): one summary line
+on top, no design count for a target the run already reaches, no MDE and no 'cannot tell' for an
+effect without a usable standard error, and '1 sentence', never '1 sentences'."""
 
 import math
 
@@ -8,7 +8,13 @@ import pandas as pd
 import pytest
 
 from eval_harness.stats.design_power import VarianceComponents, current_design, design_mde
-from eval_harness.suites.eec.planner import counted, no_plan_reason, plan_words, power_summary, power_table
+from eval_harness.suites.eec.planner import (
+    counted,
+    no_plan_reason,
+    plan_words,
+    power_summary,
+    power_table,
+)
 
 PLANNER = {
     "planner_template_var": 4e-6,
@@ -67,7 +73,11 @@ def test_a_target_the_run_already_reaches_gets_no_design_count():
     now = _mde_now(row)
     target = 2 * now  # computed from the components: this design already reaches it
     words = plan_words(row, target)
-    assert "is reached with this run's design" in words and "needs" not in words and "template" not in words
+    assert (
+        "is reached with this run's design" in words
+        and "needs" not in words
+        and "template" not in words
+    )
     assert "needs about" in plan_words(row, now / 2)  # a target it does not reach gets its design
 
 
@@ -87,10 +97,14 @@ def test_the_summary_line_counts_the_effects_that_reach_the_target_and_names_the
     target = (_mde_now(easy) + _mde_now(hard)) / 2  # between the two: exactly one reaches it
     line = power_summary(results, target)
     assert line.startswith(
-        f"1 of 2 effects reach an MDE of {target:g} now; the worst, en_black_white anger m group:gender_did"
+        f"1 of 2 effects reach an MDE of {target:g} now; "
+        "the worst, en_black_white anger m group:gender_did"
     )
     assert f"has an MDE of {_mde_now(hard):.2g}" in line
-    assert power_summary(results, 10 * _mde_now(hard)) == f"2 of 2 effects reach an MDE of {10 * _mde_now(hard):g} now."
+    assert (
+        power_summary(results, 10 * _mde_now(hard))
+        == f"2 of 2 effects reach an MDE of {10 * _mde_now(hard):g} now."
+    )
 
 
 @pytest.mark.parametrize(
@@ -101,7 +115,11 @@ def test_the_summary_line_counts_the_effects_that_reach_the_target_and_names_the
         (_row(equivalence_margin=None), 0.02, ""),
         # the run has its margin but nothing to plan from: never "no equivalence_margin in the run"
         (_row(std_err=0.0), None, "no effect of this run has the planner's fields"),
-        ({k: v for k, v in _row().items() if not k.startswith("planner_")}, None, "no effect of this run has"),
+        (
+            {k: v for k, v in _row().items() if not k.startswith("planner_")},
+            None,
+            "no effect of this run has",
+        ),
     ],
     ids=["planned", "no-margin", "target-given", "margin-no-se", "margin-no-planner-fields"],
 )

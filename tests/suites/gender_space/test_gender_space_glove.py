@@ -18,7 +18,11 @@ import pytest
 from sklearn.cluster import KMeans
 
 from eval_harness.models.static import load_packaged_glove
-from eval_harness.suites.gender_space.pipeline import GenderWordLists, evaluate_static, reference_biased_words
+from eval_harness.suites.gender_space.pipeline import (
+    GenderWordLists,
+    evaluate_static,
+    reference_biased_words,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -52,7 +56,11 @@ def test_biased_lists_match_a_direct_ranking(glove, lists, biased):
     words = [
         w
         for w in glove.words[:50_000]
-        if w.isascii() and w.isalpha() and w.islower() and len(w) <= 20 and w not in lists.gender_specific
+        if w.isascii()
+        and w.isalpha()
+        and w.islower()
+        and len(w) <= 20
+        and w not in lists.gender_specific
     ]
     vectors = _unit(glove.lookup(words)[0].astype(np.float64))
     he, she = _unit(glove.lookup(["he", "she"])[0].astype(np.float64))
@@ -68,7 +76,10 @@ def test_first_component_clearly_above_random_pairs(glove, report):
     assert subspace.n_differences == 10
     assert subspace.first_component_ratio > 0.4
     assert subspace.first_component_ratio > 2 * subspace.baseline_first_component_ratio
-    assert subspace.first_component_ratio > subspace.baseline_first_component_ratio + 5 * subspace.baseline_std[0]
+    assert (
+        subspace.first_component_ratio
+        > subspace.baseline_first_component_ratio + 5 * subspace.baseline_std[0]
+    )
     # the direction is the he - she direction's (Bolukbasi et al.'s g), pointing toward "he"
     he, she = _unit(glove.lookup(["he", "she"])[0].astype(np.float64))
     assert subspace.direction @ (he - she) / np.linalg.norm(he - she) > 0.8
@@ -91,7 +102,9 @@ def test_clustering_of_top_biased_words_is_high(glove, report, biased):
     assert clustering.mean >= 0.95
     # Independent: plain k-means on the same words agrees.
     words = list(biased.extended_male[:500]) + list(biased.extended_female[:500])
-    labels = KMeans(2, n_init=10, random_state=1).fit_predict(_unit(glove.lookup(words)[0].astype(np.float64)))
+    labels = KMeans(2, n_init=10, random_state=1).fit_predict(
+        _unit(glove.lookup(words)[0].astype(np.float64))
+    )
     agreement = np.mean(labels == (np.arange(1000) < 500))
     assert max(agreement, 1 - agreement) == pytest.approx(clustering.mean, abs=0.01)
 

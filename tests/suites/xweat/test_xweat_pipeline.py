@@ -1,4 +1,5 @@
-"""XWEAT runner: coverage rule, language pairs, seeds; English GloVe; a fake aligned multilingual space."""
+"""XWEAT runner: coverage rule, language pairs, seeds; English GloVe; a fake aligned multilingual
+space."""
 
 import numpy as np
 import pytest
@@ -19,7 +20,7 @@ from eval_harness.suites.xweat import (
 )
 
 
-# ---- fast: a tiny random vocabulary ----------------------------------------------------------------------
+# ---- fast: a tiny random vocabulary --------------------------------------------------------------
 @pytest.fixture(scope="module")
 def tiny():
     rng = np.random.default_rng(0)
@@ -29,7 +30,9 @@ def tiny():
     def sets(language="en", missing=(0, 0, 0, 0), sizes=(5, 5, 5, 5), offset=0):
         out, start = {}, offset
         for role, size, n_missing in zip("XYAB", sizes, missing, strict=True):
-            listed = [f"w{start + i}" for i in range(size - n_missing)] + [f"oov{role}{i}" for i in range(n_missing)]
+            listed = [f"w{start + i}" for i in range(size - n_missing)] + [
+                f"oov{role}{i}" for i in range(n_missing)
+            ]
             out[role] = WordSet(role, f"set_{role}", language, tuple(listed))
             start += size
         return out
@@ -50,11 +53,17 @@ def test_coverage_rule_runs_at_80_percent_and_skips_below(tiny):
     below = sets(missing=(0, 2, 0, 0))  # 3 of 5 = 60 % in Y
     skipped = run_test(vectors, "T0", below, below)
     assert skipped.status == "skipped" and skipped.weat is None
-    assert "set Y (set_Y, en) keeps 3 of 5 words (60%), below the 80% coverage rule" in skipped.skip_reason
+    assert (
+        "set Y (set_Y, en) keeps 3 of 5 words (60%), below the 80% coverage rule"
+        in skipped.skip_reason
+    )
     assert "oovY0, oovY1" in skipped.skip_reason
     record = skipped.to_dict()
     assert record["status"] == "skipped" and record["weat"] is None
-    assert record["coverage"][1]["missing"] == ["oovY0", "oovY1"] and record["coverage"][1]["fraction"] == 0.6
+    assert (
+        record["coverage"][1]["missing"] == ["oovY0", "oovY1"]
+        and record["coverage"][1]["fraction"] == 0.6
+    )
     # The threshold is a parameter; an empty set is skipped even at 0.
     assert run_test(vectors, "T0", below, below, min_coverage=0.6).status == "ok"
     empty = sets(missing=(5, 0, 0, 0))
@@ -65,7 +74,9 @@ def test_language_pairs_are_every_ordered_pair():
     languages = ["en", "de", "tr"]
     assert language_pairs(languages) == [("en", "en"), ("de", "de"), ("tr", "tr")]
     cross = language_pairs(languages, monolingual=False, cross_lingual=True)
-    assert len(cross) == 6 and len(set(cross)) == 6 and all(first != second for first, second in cross)
+    assert (
+        len(cross) == 6 and len(set(cross)) == 6 and all(first != second for first, second in cross)
+    )
     assert len(language_pairs(languages, cross_lingual=True)) == 9
 
 
@@ -74,10 +85,14 @@ def test_unit_seeds_do_not_depend_on_what_else_runs(tiny):
     big = sets(sizes=(13, 13, 5, 5))  # C(26, 13) > 1e6: Monte Carlo
     word_sets = {"en": {"T1": big, "T2": sets(offset=30)}}
     both = run_xweat(vectors, [("en", "en")], word_sets=word_sets, permutations=2_000, seed=7)
-    alone = run_xweat(vectors, [("en", "en")], tests=["T1"], word_sets=word_sets, permutations=2_000, seed=7)
+    alone = run_xweat(
+        vectors, [("en", "en")], tests=["T1"], word_sets=word_sets, permutations=2_000, seed=7
+    )
     assert [r.test for r in both] == ["T1", "T2"] and both[0].weat.p_value_method == "monte_carlo"
     assert alone[0] == both[0]
-    other_seed = run_xweat(vectors, [("en", "en")], tests=["T1"], word_sets=word_sets, permutations=2_000, seed=8)
+    other_seed = run_xweat(
+        vectors, [("en", "en")], tests=["T1"], word_sets=word_sets, permutations=2_000, seed=8
+    )
     assert other_seed[0].weat.p_value != both[0].weat.p_value
 
 
@@ -92,7 +107,7 @@ def test_runner_rejects_bad_requests(tiny):
         cross_lingual_matrix([], "T1")
 
 
-# ---- slow: real GloVe 6B 50d with the xweat dataset's English lists --------------------------------------
+# ---- slow: real GloVe 6B 50d with the xweat dataset's English lists ------------------------------
 @pytest.fixture(scope="module")
 def glove():
     return load_packaged_glove()
@@ -105,21 +120,28 @@ def english_sets(source_dir):
 
 @pytest.mark.slow
 def test_english_glove_runs_t1_to_t10_with_t3_skipped_by_the_coverage_rule(glove, english_sets):
-    results = {r.test: r for r in run_xweat(glove, [("en", "en")], word_sets={"en": english_sets}, seed=0)}
+    results = {
+        r.test: r for r in run_xweat(glove, [("en", "en")], word_sets={"en": english_sets}, seed=0)
+    }
     assert list(results) == [f"T{i}" for i in range(1, 11)]
     # GloVe 6B lacks 12 of the 50 African-American names of T3 (38/50 = 76 % < 80 %).
     assert results["T3"].status == "skipped"
-    assert "set Y (african_american_names, en) keeps 38 of 50 words (76%)" in results["T3"].skip_reason
+    assert (
+        "set Y (african_american_names, en) keeps 38 of 50 words (76%)" in results["T3"].skip_reason
+    )
     assert all(results[f"T{i}"].status == "ok" for i in (1, 2, 4, 5, 6, 7, 8, 9, 10))
     for name in ("T1", "T2", "T6", "T7", "T8"):
         assert results[name].weat.effect_size > 0.8
     # A looser threshold runs all ten, T3 on its 48 + 38 found names.
-    loose = {r.test: r for r in run_xweat(glove, [("en", "en")], word_sets={"en": english_sets}, min_coverage=0.75)}
+    loose = {
+        r.test: r
+        for r in run_xweat(glove, [("en", "en")], word_sets={"en": english_sets}, min_coverage=0.75)
+    }
     assert all(r.status == "ok" for r in loose.values()) and loose["T3"].weat.n_y == 38
     assert loose["T3"].weat.effect_size > 0.5
 
 
-# ---- slow: GloVe English plus rotated copies as fake languages, aligned with Procrustes ------------------
+# ---- slow: GloVe English plus rotated copies as fake languages, aligned with Procrustes ----------
 @pytest.fixture(scope="module")
 def fake_multilingual(glove, english_sets):
     words, matrix = glove.words, glove.matrix
@@ -128,17 +150,20 @@ def fake_multilingual(glove, english_sets):
         rotation = special_ortho_group.rvs(glove.dim, random_state=seed).astype(np.float32)
         vocabulary, rows = words, matrix @ rotation.T
         if language == "yy":
-            # yy's vocabulary lacks 8 flower names: with GloVe's 2 missing, T1's X keeps 15/25 = 60 %.
+            # yy's vocabulary lacks 8 flower names: with GloVe's 2 missing, T1's X keeps 15/25 = 60
+            # %.
             dropped = {w.lower() for w in english_sets["T1"]["X"].words[:8]}
             keep = [i for i, w in enumerate(words) if w not in dropped]
             vocabulary, rows = [words[i] for i in keep], rows[keep]
         spaces[language] = StaticVectors.from_arrays(vocabulary, rows, lowercase=True)
-    # Dictionary: frequent words (ranks 100-5100) translate to themselves; it never mentions test words.
+    # Dictionary: frequent words (ranks 100-5100) translate to themselves; it never mentions test
+    # words.
     dictionary = [(w, w) for w in words[100:5100]]
     aligned = AlignedStaticSpaces.fit(spaces, {"xx": dictionary, "yy": dictionary}, pivot="en")
     word_sets = {
         language: {
-            t: {r: WordSet(r, s.name, language, s.words) for r, s in english_sets[t].items()} for t in english_sets
+            t: {r: WordSet(r, s.name, language, s.words) for r, s in english_sets[t].items()}
+            for t in english_sets
         }
         for language in ("en", "xx", "yy")
     }
@@ -151,12 +176,18 @@ def test_cross_lingual_matrix_for_every_ordered_pair_with_the_coverage_rule(fake
     assert aligned.alignments["xx"].mean_cosine_after == pytest.approx(1.0, abs=1e-5)
     languages = ["en", "xx", "yy"]
     pairs = language_pairs(languages, cross_lingual=True)
-    results = run_xweat(aligned, pairs, tests=["T1", "T2", "T6"], word_sets=word_sets, permutations=20_000)
+    results = run_xweat(
+        aligned, pairs, tests=["T1", "T2", "T6"], word_sets=word_sets, permutations=20_000
+    )
     assert {(r.target_language, r.attribute_language) for r in results} == {
         (a, b) for a in languages for b in languages
     }
     assert len(results) == 27
-    english = {r.test: r.weat.effect_size for r in results if r.target_language == r.attribute_language == "en"}
+    english = {
+        r.test: r.weat.effect_size
+        for r in results
+        if r.target_language == r.attribute_language == "en"
+    }
 
     t2 = cross_lingual_matrix(results, "T2")
     assert list(t2.index) == languages and list(t2.columns) == languages
@@ -164,10 +195,18 @@ def test_cross_lingual_matrix_for_every_ordered_pair_with_the_coverage_rule(fake
     np.testing.assert_allclose(t2.to_numpy(), english["T2"], atol=1e-4)
 
     t1 = cross_lingual_matrix(results, "T1")
-    assert t1.loc["yy"].isna().all()  # flowers (targets) in yy keep 60 %: skipped for every attribute language
-    assert not t1.drop(index="yy").isna().any().any()  # yy as attribute language keeps every attribute word
+    assert (
+        t1.loc["yy"].isna().all()
+    )  # flowers (targets) in yy keep 60 %: skipped for every attribute language
+    assert (
+        not t1.drop(index="yy").isna().any().any()
+    )  # yy as attribute language keeps every attribute word
     np.testing.assert_allclose(t1.drop(index="yy").to_numpy(), english["T1"], atol=1e-4)
-    skipped = next(r for r in results if r.test == "T1" and r.target_language == "yy" and r.attribute_language == "en")
+    skipped = next(
+        r
+        for r in results
+        if r.test == "T1" and r.target_language == "yy" and r.attribute_language == "en"
+    )
     assert "set X (flowers, yy) keeps 15 of 25 words (60%)" in skipped.skip_reason
     assert skipped.cross_lingual and "skipped" in skipped.summary()
 
@@ -177,7 +216,9 @@ def test_without_alignment_cross_lingual_results_are_meaningless(fake_multilingu
     spaces, _, word_sets = fake_multilingual
     identity = orthogonal_procrustes(np.eye(spaces["en"].dim), np.eye(spaces["en"].dim))
     unaligned = AlignedStaticSpaces(spaces, {"xx": identity, "yy": identity}, pivot="en")
-    mono, cross = run_xweat(unaligned, [("en", "en"), ("en", "xx")], tests=["T2"], word_sets=word_sets)
+    mono, cross = run_xweat(
+        unaligned, [("en", "en"), ("en", "xx")], tests=["T2"], word_sets=word_sets
+    )
     assert mono.weat.effect_size > 1.0
     assert abs(cross.weat.effect_size - mono.weat.effect_size) > 0.5
 
@@ -194,9 +235,13 @@ def test_xweat_translations_make_alignment_dictionaries(source_dir):
 
 
 def test_a_target_set_that_keeps_one_word_is_skipped_with_the_reason(tiny):
-    """An effect size needs two words in each target set: a test whose X keeps one word is skipped, not d = +-2."""
+    """An effect size needs two words in each target set: a test whose X keeps one word is skipped,
+    not d = +-2."""
     vectors, sets = tiny
     one_left = sets(missing=(4, 0, 0, 0))
     skipped = run_test(vectors, "T0", one_left, one_left, min_coverage=0.0)
     assert skipped.status == "skipped" and skipped.weat is None
-    assert "target set X keeps 1 word(s); an effect size needs at least two in each" in skipped.skip_reason
+    assert (
+        "target set X keeps 1 word(s); an effect size needs at least two in each"
+        in skipped.skip_reason
+    )

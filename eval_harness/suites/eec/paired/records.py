@@ -1,9 +1,10 @@
-"""The records of a paired difference (:mod:`eval_harness.suites.eec.paired`): one per identity effect's difference
-between the two conditions, with its own test and the effect in each condition (:func:`difference_records`, from a
-:class:`~eval_harness.stats.condition_contrasts.ConditionContrasts`), and the one record of a fit that could not be
-made (:func:`skipped_record`). :data:`DIFFERENCE_FIELDS` declares their fields for a user's ``RecordSchema``; the
-user names the metric (``language_difference`` in the cross-language suite, ``model_difference`` in ``xbias
-compare``).
+"""The records of a paired difference (:mod:`eval_harness.suites.eec.paired`): one per identity
+effect's difference between the two conditions, with its own test and the effect in each condition
+(:func:`difference_records`, from a
+:class:`~eval_harness.stats.condition_contrasts.ConditionContrasts`), and the one record of a fit
+that could not be made (:func:`skipped_record`). :data:`DIFFERENCE_FIELDS` declares their fields for
+a user's ``RecordSchema``; the user names the metric (``language_difference`` in the cross-language
+suite, ``model_difference`` in ``xbias compare``).
 """
 
 from collections.abc import Mapping
@@ -16,10 +17,16 @@ from ....stats.significance import significance_stars
 DIFFERENCE_FIELDS = {
     "kind": Field(str, "the effect's kind: conditional, average (marginal) or interaction"),
     "effect_term": Field(str, "the factors the effect is about (group, gender, group:gender)"),
-    "levels": Field(list, "[factor, level] of each contrasted factor (against its reference level)"),
-    "given": Field(list, "[factor, level] of the stratum a conditional effect holds fixed (empty: none)"),
+    "levels": Field(
+        list, "[factor, level] of each contrasted factor (against its reference level)"
+    ),
+    "given": Field(
+        list, "[factor, level] of the stratum a conditional effect holds fixed (empty: none)"
+    ),
     "contrast": Field(str, "what the difference compares, in words"),
-    "mde": Field(float, "the smallest true difference its test detects with 80 % power at alpha 0.05"),
+    "mde": Field(
+        float, "the smallest true difference its test detects with 80 % power at alpha 0.05"
+    ),
     # Pooled over seeds, an effect in one condition is the seeds' mean; its standard
     # error, which differs between seeds, is then left out rather than shown as one seed's.
     "reference_estimate": Field(float, "the effect in the reference condition", seed_mean=True),
@@ -37,13 +44,17 @@ DIFFERENCE_FIELDS = {
 
 
 def difference_records(result, fields: Mapping[str, Any] | None, metric: str) -> list[dict]:
-    """One record per difference of ``result`` (a ``ConditionContrasts``): ``term`` the effect's name
-    (``group[Arab]|gender=female``), ``value`` the difference (other condition minus reference), its own
-    ``std_err``, ``p_value``, 95 % interval, ``stars`` and ``mde``, the effect in each condition, and the joint fit's
-    design and covariance (:data:`DIFFERENCE_FIELDS`), under ``metric``; ``fields`` are added to every record."""
+    """One record per difference of ``result`` (a ``ConditionContrasts``): ``term`` the effect's
+    name (``group[Arab]|gender=female``), ``value`` the difference (other condition minus
+    reference), its own ``std_err``, ``p_value``, 95 % interval, ``stars`` and ``mde``, the effect
+    in each condition, and the joint fit's design and covariance (:data:`DIFFERENCE_FIELDS`), under
+    ``metric``; ``fields`` are added to every record."""
     joint = result.joint
     reference, other = result.condition.levels
-    within = {level: {effect.name: effect for effect in result.effects_in(level)} for level in (reference, other)}
+    within = {
+        level: {effect.name: effect for effect in result.effects_in(level)}
+        for level in (reference, other)
+    }
     identity = [factor for factor in joint.factors if factor.name != result.condition.name]
     fit = {
         "statistic_kind": joint.test,
@@ -85,6 +96,6 @@ def difference_records(result, fields: Mapping[str, Any] | None, metric: str) ->
 
 
 def skipped_record(reason: str, fields: Mapping[str, Any] | None, metric: str) -> dict:
-    """The one record, under ``metric``, of a unit whose joint fit could not be made (``status`` skipped, ``note``
-    why)."""
+    """The one record, under ``metric``, of a unit whose joint fit could not be made (``status``
+    skipped, ``note`` why)."""
     return {"metric": metric, "value": None, "status": "skipped", "note": reason, **(fields or {})}

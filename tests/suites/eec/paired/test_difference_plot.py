@@ -1,5 +1,6 @@
-"""The forest plot of differences keeps its axis on the intensity scale: an interval wider than +-1 (a test on very
-few degrees of freedom) is cut at the axis with its cut end marked, instead of squashing every other interval."""
+"""The forest plot of differences keeps its axis on the intensity scale: an interval wider than +-1
+(a test on very few degrees of freedom) is cut at the axis with its cut end marked, instead of
+squashing every other interval."""
 
 import pandas as pd
 
