@@ -75,6 +75,18 @@ class CheckedRowsModule:
 
     check_rows: Callable[[Sequence | None, Sequence | None], None]
 
+    @staticmethod
+    def role_row_features():
+        """The rows every embedding metric reads: a vector and its role (``datasets.Features``)."""
+        import datasets  # here: registering the metrics needs no datasets import
+
+        return datasets.Features(
+            {
+                "embeddings": datasets.Sequence(datasets.Value("float64")),
+                "roles": datasets.Value("string"),
+            }
+        )
+
     def add_batch(self, *, predictions=None, references=None, **kwargs):
         """Add rows (the metric's inputs), checked first by its ``check_rows``."""
         self.check_rows(kwargs.get("embeddings"), kwargs.get("roles"))

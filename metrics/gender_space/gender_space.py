@@ -7,7 +7,6 @@
 """gender_space: the gender-subspace measures of Basta et al. (2019) for static and contextual word
 vectors."""
 
-import datasets
 import evaluate
 
 from eval_harness.metric_modules import CheckedRowsModule  # From: xbias
@@ -110,12 +109,7 @@ class GenderSpace(CheckedRowsModule, evaluate.Measurement):
                 "https://github.com/tolga-b/debiaswe",
                 "https://github.com/gonenhila/gender_bias_lipstick",
             ],
-            features=datasets.Features(
-                {
-                    "embeddings": datasets.Sequence(datasets.Value("float64")),
-                    "roles": datasets.Value("string"),
-                }
-            ),
+            features=self.role_row_features(),
             reference_urls=[
                 "https://aclanthology.org/W19-3805/",
                 "https://arxiv.org/abs/1607.06520",

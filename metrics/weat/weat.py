@@ -7,7 +7,6 @@
 """weat: the Word Embedding Association Test (Caliskan et al. 2017) with XWEAT's similarities and
 conventions."""
 
-import datasets
 import evaluate
 
 from eval_harness.metric_modules import CheckedRowsModule  # From: xbias
@@ -97,12 +96,7 @@ class Weat(CheckedRowsModule, evaluate.Measurement):
             codebase_urls=[
                 "https://github.com/umanlp/XWEAT",
             ],
-            features=datasets.Features(
-                {
-                    "embeddings": datasets.Sequence(datasets.Value("float64")),
-                    "roles": datasets.Value("string"),
-                }
-            ),
+            features=self.role_row_features(),
             reference_urls=[
                 "https://doi.org/10.1126/science.aal4230",
                 "https://aclanthology.org/S19-1010/",

@@ -8,7 +8,6 @@
 """word_association: RND, MAC, ECT, RIPA and RNSB, the word-embedding association measures besides
 WEAT."""
 
-import datasets
 import evaluate
 
 from eval_harness.metric_modules import CheckedRowsModule  # From: xbias
@@ -96,12 +95,7 @@ class WordAssociation(CheckedRowsModule, evaluate.Measurement):
                 "https://github.com/dccuchile/wefe",
                 "https://github.com/kawine/ripa",
             ],
-            features=datasets.Features(
-                {
-                    "embeddings": datasets.Sequence(datasets.Value("float64")),
-                    "roles": datasets.Value("string"),
-                }
-            ),
+            features=self.role_row_features(),
             reference_urls=[
                 "https://doi.org/10.1073/pnas.1720347115",
                 "https://aclanthology.org/N19-1062/",
