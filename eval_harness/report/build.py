@@ -130,6 +130,14 @@ def summary_section(run: RunFolder, results: pd.DataFrame, settings: ReportSetti
         f"survive Holm at {settings.alpha} ({FAMILY_WORDS[settings.family]})."
     )
     blocks: list = []
+    if run.missing:  # the answer's caveat goes with it; the Overview lists what is missing
+        blocks.append(
+            Paragraph(
+                f"This run folder is incomplete ({len(run.missing)} part(s) missing or unfinished, "
+                "listed under Overview): what follows covers its finished units only.",
+                warning=True,
+            )
+        )
     for section in settings.sections.sections:
         blocks += section.summary(results, settings)
     blocks += [Paragraph(lead), Link(TABLES_LINK_TEXT, TABLES_STEM)]

@@ -120,6 +120,9 @@ def test_partial_run_reports_what_is_there_and_names_what_is_missing(
     assert captured.err.count("xbias: warning:") == 2
     html = (partial / "report" / "report.html").read_text()
     assert "This run folder is incomplete" in html and "run.json is missing" in html
+    # the caveat comes with the answer, before the verdict, not only below it under Overview
+    caveat = html.index("covers its finished units only")
+    assert caveat < html.index("Verdict per model") < html.index("run.json is missing")
     tables = (partial / "report" / "tables.html").read_text()  # the linked page of full tables
     assert "Equity Evaluation Corpora" in tables and "XWEAT" in tables
     assert 'id="gender-space"' not in html + tables
