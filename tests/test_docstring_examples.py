@@ -26,10 +26,6 @@ METRIC_FILES = sorted(metrics_dir().glob("*/*.py"))
 METRICS = [path.stem for path in METRIC_FILES if path.stem == path.parent.name]
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
-# Public functions without an example yet, because another change of issue 44 moves them: the label
-# coding leaves stats/factorial.py for a module of its own. Remove a name once it has an example.
-EXEMPT = {"checked_scores", "checked_labels"}
-
 
 def run_examples(tests: list[doctest.DocTest]) -> tuple[int, str]:
     """Run the doctests; return how many examples ran and the failures' report ("" if none)."""
@@ -138,16 +134,9 @@ def test_the_stats_api_is_what_other_layers_import():
 
 
 def test_every_stats_api_function_has_an_example():
-    missing = sorted(f"{module}.{name}" for module, name in stats_api() if name not in EXEMPT)
+    missing = sorted(f"{module}.{name}" for module, name in stats_api())
     missing = [qualified for qualified in missing if not has_example(*qualified.split("."))]
     assert not missing, f"public stats functions without a docstring example: {', '.join(missing)}"
-
-
-def test_the_exemptions_are_still_needed():
-    exempt = {(module, name) for module, name in stats_api() if name in EXEMPT}
-    assert {name for _, name in exempt} == EXEMPT, "an exempt name is no longer stats API"
-    with_example = [name for module, name in exempt if has_example(module, name)]
-    assert not with_example, f"exempt, yet with an example: {with_example}"
 
 
 def test_a_wrong_example_is_reported():

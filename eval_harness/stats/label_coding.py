@@ -50,7 +50,17 @@ def checked_scores(y) -> np.ndarray:
 
     A list is converted by the standard library's ``array.array("d")`` (one C pass that refuses
     strings and None); its items' types are looked at one by one only where a value is exactly 0 or
-    1, the only values a boolean converts to."""
+    1, the only values a boolean converts to.
+
+    Examples
+    --------
+    >>> checked_scores([0.2, 0.75, 1]).tolist()
+    [0.2, 0.75, 1.0]
+    >>> checked_scores([0.2, True])
+    Traceback (most recent call last):
+        ...
+    eval_harness.errors.InputError: predictions must be numbers, found values of type ...
+    """
     if hasattr(y, "dtype") and getattr(y.dtype, "kind", "O") != "O":
         kind = y.dtype.kind
         if kind not in "fiu":
@@ -311,7 +321,13 @@ def checked_labels(name: str, labels: Sequence[str | None]) -> list:
     """A factor's labels as a list of strings and None, anything else refused.
 
     NaN (pandas' missing string) becomes None; other values are refused as :func:`code_labels` does,
-    in one pass over the types (a list without NaN comes back as it is)."""
+    in one pass over the types (a list without NaN comes back as it is).
+
+    Examples
+    --------
+    >>> checked_labels("group", ["Arab", None, math.nan])
+    ['Arab', None, None]
+    """
     items = labels if isinstance(labels, list) else _label_array(name, labels).tolist()
     kinds = set(map(type, items))
     if float in kinds:
