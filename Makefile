@@ -100,12 +100,14 @@ chromium:
 		fi; \
 	fi
 
-# The report of a run folder (default: the demo's), checked in headless Chromium, with a screenshot.
+# The report of a run folder (default: the demo's), checked in headless Chromium, with a screenshot
+# beside the report folder, not in it: the next `xbias report` replaces that folder whole and refuses
+# one holding a file it did not write.
 REPORT_RUN ?= runs/demo
 report-screenshot: install chromium
 	$(BIN)/xbias report $(REPORT_RUN)
 	$(BIN)/python tests/helpers/browser.py $(REPORT_RUN)/report/report.html \
-		--screenshot $(REPORT_RUN)/report/screenshot.png
+		--screenshot $(REPORT_RUN)/report-screenshot.png
 
 bench: install
 	for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done

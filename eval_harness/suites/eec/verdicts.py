@@ -190,6 +190,16 @@ def model_sentences(results: pd.DataFrame) -> list[str]:
     sentences = []
     for model, own in rows.groupby("model", sort=True):
         counts, margin = _counts(own), _margins(own)
+        if counts[NOT_MEASURED] == len(
+            own
+        ):  # counts of zero beyond and within would read as "no bias"
+            reasons = sorted({effect_verdict(row).reason for _, row in own.iterrows()} - {""})
+            sentences.append(
+                f"{model}: none of its {len(own)} EEC effects is measured"
+                + (f" ({'; '.join(reasons)})" if reasons else "")
+                + f", so it has no verdict at {margin}."
+            )
+            continue
         undecided = sum(counts[name] for name in UNDECIDED)
         largest = largest_robust(own)
         named = (

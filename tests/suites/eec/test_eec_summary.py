@@ -21,7 +21,12 @@ from eval_harness.suites.eec.summary import (
     strongest_sentences,
     summary_effect_rows,
 )
-from eval_harness.suites.eec.verdicts import few_df_note, verdict_table
+from eval_harness.suites.eec.verdicts import (
+    few_df_note,
+    model_sentences,
+    verdict_table,
+    with_verdicts,
+)
 
 
 @pytest.fixture(scope="module")
@@ -166,3 +171,14 @@ def test_verdicts_on_few_df_are_said_to_be_so(annotated):
     few.loc[effects.index[:3], ["statistic_kind", "df"]] = ["t", 2.4]
     note = few_df_note(few)
     assert note.startswith("3 verdict(s) rest on fewer than 5 df") and "upper 75% limit" in note
+
+
+def test_a_model_none_of_whose_effects_is_measured_gets_no_verdict_not_zero_counts(annotated):
+    """A judge that was not answering: its sentence says no verdict and why, not '0 beyond'."""
+    model = sorted(annotated["model"].dropna().unique())[0]
+    unmeasured = annotated.copy()
+    unmeasured.loc[unmeasured["model"] == model, "poor_regressor"] = True
+    unmeasured = with_verdicts(unmeasured)
+    (said,) = [line for line in model_sentences(unmeasured) if line.startswith(f"{model}:")]
+    assert "none of its" in said and "no verdict" in said and "judge not answering" in said
+    assert "are beyond" not in said
