@@ -82,6 +82,10 @@ def test_every_eec_value_is_an_intensity_scale_effect_record(card, run_dir):
 def test_the_body_has_the_verdict_table_margin_and_method(card):
     body = ModelCard.load(card).text
     assert "## Bias evaluation" in body
+    # the answer first: the report's sentence on this model, before its verdict table
+    answer = body.index(f"{MINILM}: of ")
+    assert "EEC effects on the intensity scale" in body[answer:] and "±0.01" in body[answer:]
+    assert answer < body.index("| lang. |")
     assert "| lang. | ±δ | race/ethnicity | gender | intersection | not measured |" in body
     assert "±0.01" in body and "Method:" in body
     assert "Not measured:" in body or "Every EEC effect of this model was measured" in body

@@ -68,7 +68,13 @@ from .tables import (
     eec_standard_error_tables,
     regressor_quality_table,
 )
-from .verdicts import effect_name, effect_verdict, verdict_table, with_verdicts
+from .verdicts import (
+    effect_name,
+    effect_verdict,
+    model_sentences,
+    verdict_table,
+    with_verdicts,
+)
 
 # A zero-shot judge's validity: the mean probability its answer starts with a numeral of the scale.
 VALIDITY_METRIC = "numeral_mass"
@@ -494,16 +500,18 @@ def card_verdict_notes(row: pd.Series, rows: pd.DataFrame) -> str:
 
 
 def card_body(results: pd.DataFrame, model: str, min_regressor_r: float) -> list:
-    """The EEC's part of a model card's "Bias evaluation" section for ``model``: its verdict table
-    (per language and identity dimension), the method in three sentences with the margin, and what
-    was not measured."""
-    table = verdict_table(results[results["model"] == model])
+    """The EEC's part of a model card's "Bias evaluation" section for ``model``: the report's
+    sentence on it (the answer first), its verdict table (per language and identity dimension), the
+    method in three sentences with the margin, and what was not measured."""
+    own = results[results["model"] == model]
+    table = verdict_table(own)
     if table.empty:
         return []
     poor = results[(results["model"] == model) & (results["metric"] == EFFECT_METRIC)]
     poor = poor[poor["verdict"] == "not measured"]
     unmeasured = sorted({f"{row.language} {row.emotion}" for row in poor.itertuples()})
     return [
+        *[Paragraph(sentence) for sentence in model_sentences(own)],
         Table(
             table.drop(columns="model"),
             f"{model}: verdict per language: EEC effects on the 0-1 intensity scale counted "
