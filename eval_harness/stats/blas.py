@@ -8,7 +8,30 @@ times over).
 """
 
 import contextlib
+import sys
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from threadpoolctl import ThreadpoolController
+
+# threadpoolctl's controller of the loaded BLAS libraries, and len(sys.modules) when it was made.
+_controller: "tuple[int, ThreadpoolController] | None" = None
+
+
+def _blas_controller() -> "ThreadpoolController":
+    """The BLAS libraries loaded in this process, found again only after a new import.
+
+    Finding them reads /proc/self/maps, which took 2 ms a call (more than the small solves it
+    guards, 60 % of the planner's simulation time); a BLAS library is loaded by importing a module,
+    so the module count tells when to look again.
+    """
+    global _controller
+    if _controller is None or _controller[0] != len(sys.modules):
+        from threadpoolctl import ThreadpoolController
+
+        _controller = (len(sys.modules), ThreadpoolController())
+    return _controller[1]
 
 
 @contextlib.contextmanager
@@ -27,7 +50,5 @@ def single_blas_thread() -> Iterator[None]:
     >>> threads
     {1}
     """
-    from threadpoolctl import threadpool_limits
-
-    with threadpool_limits(limits=1, user_api="blas"):
+    with _blas_controller().limit(limits=1, user_api="blas"):
         yield
