@@ -20,6 +20,7 @@ and is instant.
 """
 
 import hashlib
+import os
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -149,7 +150,7 @@ def convert_gguf(gguf_path: Path, out_dir: Path) -> Path:
         # A GGUF file holds weights only: no code of the folder it lies in is ever run (explicit, so
         # nothing asks).
         no_code = {"gguf_file": gguf_path.name, "trust_remote_code": False}
-        with _gguf_bar_follows_transformers():
+        with _gguf_bar_follows_transformers(), _one_gguf_parse():
             tokenizer = AutoTokenizer.from_pretrained(gguf_path.parent, **no_code)
             model = AutoModelForCausalLM.from_pretrained(gguf_path.parent, **no_code)
     except Exception as error:  # noqa: BLE001 - any loader failure means this file cannot be converted here
@@ -182,6 +183,29 @@ def _gguf_bar_follows_transformers() -> Iterator[None]:
         yield
     finally:
         gguf_loader.tqdm = plain
+
+
+@contextmanager
+def _one_gguf_parse() -> Iterator[None]:
+    """transformers parses the GGUF file anew for the config, the tokenizer and the weights, each a
+    walk over every vocabulary entry (16 s for Qwen2.5's 151k): in the block, one parse of a file
+    serves them all (its reader only reads the memory-mapped file)."""
+    import gguf
+
+    plain = gguf.GGUFReader
+    readers: dict[tuple[str, str], gguf.GGUFReader] = {}
+
+    def reader(path, mode="r"):
+        key = (os.fspath(path), mode)
+        if key not in readers:
+            readers[key] = plain(path, mode)
+        return readers[key]
+
+    gguf.GGUFReader = reader
+    try:
+        yield
+    finally:
+        gguf.GGUFReader = plain
 
 
 def _verified_gguf(source: GgufSource, paths: list[Path], staging: Path, progress: bool) -> Path:

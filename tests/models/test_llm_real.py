@@ -87,8 +87,22 @@ def test_smollm2_hidden_state_features_use_the_layer_at_two_thirds_of_the_depth(
     assert vectors.shape == (3, 576) and np.isfinite(vectors).all()
 
 
-def test_qwen_judges_spanish_and_arabic_texts_with_a_numeral():
+def test_qwen_judges_spanish_and_arabic_texts_with_a_numeral(tmp_path, monkeypatch):
+    """Converted here, in a cache of its own: transformers reads the GGUF file for the config, the
+    tokenizer and the weights, and the conversion parses it once for all three."""
+    import gguf
+
+    parsed = []
+
+    class CountedReader(gguf.GGUFReader):
+        def __init__(self, path, *args, **kwargs):
+            parsed.append(path)
+            super().__init__(path, *args, **kwargs)
+
+    monkeypatch.setattr(gguf, "GGUFReader", CountedReader)
+    monkeypatch.setenv("XBIAS_CACHE_DIR", str(tmp_path))
     lm = load_causal_lm(resolve_source("pypi:qwen2.5-coder-0.5b-instruct"), batch_size=8)
+    assert len(parsed) == 1, parsed
     texts = {
         "es": ["Jessica se siente furiosa.", "Jessica se siente feliz."],
         "ar": ["محمد يشعر بالغضب.", "محمد يشعر بالسعادة."],
