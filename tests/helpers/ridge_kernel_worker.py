@@ -1,8 +1,7 @@
 """(Run in a fresh process, under the CPU kernel and thread count its environment sets.) The e5
-ridge probe on SemEval-2018 English anger (300 training tweets) and its EEC Beta regression on a
-stratified sample of
-en_arab_anglo: prints JSON with the features, predictions and coefficients that
-tests/models/test_ridge_kernels.py compares across settings.
+ridge probe on SemEval-2018 English anger (300 training tweets, 100 validation) and its EEC Beta
+regression on a stratified sample of en_arab_anglo: prints JSON with the features, predictions and
+coefficients that tests/models/test_ridge_kernels.py compares across settings.
 
 Usage: ``python -m helpers.ridge_kernel_worker E5_FOLDER HEAD``
 """
@@ -24,7 +23,7 @@ from eval_harness.models.heads import make_head  # noqa: E402
 from eval_harness.stats.betareg import fit_intersectional  # noqa: E402
 from eval_harness.suites.eec.suite import SAMPLE_SEED, stratified_sample  # noqa: E402
 
-CONFIG, EMOTION, TRAIN, PER_CELL = "en_arab_anglo", "anger", 300, 4
+CONFIG, EMOTION, TRAIN, VALIDATION, PER_CELL = "en_arab_anglo", "anger", 300, 100, 4
 
 
 def main(folder: str, head_kind: str) -> None:
@@ -36,15 +35,21 @@ def main(folder: str, head_kind: str) -> None:
     rows = stratified_sample(rows[rows["emotion"] == EMOTION], PER_CELL, SAMPLE_SEED)
     # The head needs train and validation only: the test split (1,002 tweets, most of the texts) is
     # not encoded.
-    features = {name: encoder.encode(splits[name].texts) for name in ("train", "validation")}
+    # The first VALIDATION validation tweets (as tests/helpers/e5_eec_scores.py): the encoding is
+    # the cost, and the head's penalty is chosen on them all the same.
+    train, validation = splits["train"], splits["validation"]
+    features = {
+        "train": encoder.encode(train.texts),
+        "validation": encoder.encode(validation.texts[:VALIDATION]),
+    }
     eec = encoder.encode(rows["sentence"].tolist())
     options = {"seed": 0, "max_epochs": 30} if head_kind == "mlp" else {}
     head = make_head(head_kind, options)
     head.fit(
         features["train"],
-        splits["train"].intensity,
+        train.intensity,
         features["validation"],
-        splits["validation"].intensity,
+        validation.intensity[:VALIDATION],
     )
     y = np.clip(head.predict(eec), 0.0, 1.0)
     fit = fit_intersectional(y, rows["group"].tolist(), rows["gender"].tolist(), "Anglo", "male")
