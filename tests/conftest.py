@@ -11,8 +11,16 @@ from pathlib import Path
 
 import pytest
 
+from eval_harness.thread_policy import apply_thread_policy
+
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = PROJECT_ROOT.parent / "shared" / "data"
+
+# The suite's processes (and the xbias processes they start) under xbias run's thread policy: idle
+# OpenMP threads sleep. With two workers on two cores, spinning threads took the cores from the
+# working ones, and the real-model tests ran 1.5 times longer (docs/development.md).
+if not apply_thread_policy():
+    raise RuntimeError("torch was imported before tests/conftest.py: its OpenMP missed the policy")
 
 _HF_HOME = tempfile.mkdtemp(prefix="xbias-test-hf-home-")
 os.environ.update(
