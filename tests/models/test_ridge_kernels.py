@@ -2,9 +2,9 @@
 float32 features imply; the MLP head's do, by far more.
 
 Each setting runs in a fresh process (:mod:`helpers.ridge_kernel_worker`): the packaged multilingual
-e5-small encodes 300 SemEval-2018 English anger tweets (and 100 for validation) and a 4-per-cell sample of
-en_arab_anglo; a ridge head is fitted and the Beta regression ``y ~ minority * female`` is fitted on
-its EEC predictions. Settings: the machine's own kernels with 2 threads,
+e5-small encodes 300 SemEval-2018 English anger tweets (and 100 for validation) and a 4-per-cell
+sample of en_arab_anglo; a ridge head is fitted and the Beta regression ``y ~ minority * female`` is
+fitted on its EEC predictions. Settings: the machine's own kernels with 2 threads,
 ``ATEN_CPU_CAPABILITY=avx2`` (forced where the CPU has more; on an AVX2 CPU the two are the same
 kernels), and one thread.
 
