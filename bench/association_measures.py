@@ -267,7 +267,7 @@ def wefe_comparison(tests, wefe_python):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument(
         "--wefe-python", help="a Python interpreter with wefe==1.0.1 (never this project's venv)"

@@ -306,7 +306,7 @@ def compare_evaluate(n: int) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="10^4 and 10^5 rows only")
     args = parser.parse_args()
     sizes = (10_000, 100_000) if args.quick else (10_000, 100_000, 1_000_000)

@@ -123,7 +123,7 @@ def bookkeeping_seconds(n_units: int, work: Path, dist: Distributed, old: bool) 
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
         "--sizes",
         default="100,2000",

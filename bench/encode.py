@@ -121,7 +121,7 @@ def ceiling(model, tokenizer, unique: list[str], batch_size: int) -> tuple[int, 
 
 
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
         "--model", help="encoder folder or Hub id (default: the packaged English MiniLM)"
     )

@@ -117,7 +117,7 @@ def judge_numbers(sentences: list[str], emotions: list[str], repeats: int, devic
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
         "--sentences", type=int, default=2000, help="EEC sentences for e5; a quarter for the judge"
     )

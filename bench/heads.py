@@ -51,7 +51,7 @@ def test_r(
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--models", default=",".join(MODELS))
     parser.add_argument("--languages", default="en,es,ar")
     parser.add_argument("--emotions", default=",".join(EEC_EMOTIONS))

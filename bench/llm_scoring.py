@@ -148,7 +148,7 @@ def autocast(precision: str):
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", default="pypi:smollm2-135m-instruct")
     parser.add_argument("--sentences", type=int, default=120)
     parser.add_argument("--batch-size", type=int, default=32)

@@ -47,7 +47,7 @@ DESIGNS = {
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
         "--replicates", type=int, default=1000, help="replicates per row (a multiple of 20)"
     )

@@ -322,7 +322,7 @@ def speed(args) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--language", default="en")
     parser.add_argument("--eec-config", default="en_black_white")
     parser.add_argument(

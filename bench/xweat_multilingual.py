@@ -37,7 +37,7 @@ PAPER_TESTS = "T1,T2,T6,T7,T8,T9"
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
         "--model", default="pypi:multilingual-e5-small", help="an e5 folder or pypi: name"
     )
