@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers.hostile_files import KINDS, plant
 from lmeval.test_lm_eval_import import TIME, document, refused, write_logged
 from models.test_remote_code import remote_code_folder
 from test_cli import fails_with_one_line
@@ -56,25 +57,6 @@ def finishes(function, seconds: float = SECONDS):
     return outcome["value"]
 
 
-def plant(path: Path, kind: str, size: int = MAX_DOCUMENT_BYTES + 1) -> Path:
-    """Put a FIFO, a link to /dev/zero, an oversized (sparse) file, or a dangling link at
-    ``path``."""
-    path.unlink(missing_ok=True)
-    if kind == "fifo":
-        os.mkfifo(path)
-    elif kind == "dev-zero":
-        path.symlink_to("/dev/zero")
-    elif kind == "oversized":
-        with open(path, "wb") as stream:
-            stream.truncate(size)  # sparse: no disk, but its size is what a reader sees first
-    else:
-        path.symlink_to(path.parent / "nothing-here")
-    return path
-
-
-PLANTS = ("fifo", "dev-zero", "oversized", "dangling-link")
-
-
 # -- high: model code ------------------------------------------------------------------------------
 
 
@@ -112,7 +94,7 @@ def test_lm_eval_tasks_never_runs_a_tokenizers_own_code_even_with_yes_on_stdin(
 
 
 @pytest.mark.parametrize("which", ["samples", "results"])
-@pytest.mark.parametrize("kind", [*PLANTS, "deep"])
+@pytest.mark.parametrize("kind", [*KINDS, "deep"])
 def test_lm_eval_import_reads_only_a_bounded_regular_file(tmp_path, capsys, kind, which):
     """Guards: the import hung on a FIFO, ran out of memory on a link to /dev/zero, read a 400 MB
     file whole, and raised RecursionError on a deeply nested line (json.loads, not the bounded
@@ -122,7 +104,7 @@ def test_lm_eval_import_reads_only_a_bounded_regular_file(tmp_path, capsys, kind
     if kind == "deep":
         path.write_text("[" * 200_000 + "]" * 200_000 + "\n")
     else:
-        plant(path, kind)
+        plant(path, kind, size=MAX_DOCUMENT_BYTES + 1)
     line = finishes(lambda: refused(capsys, samples, tmp_path / "run"))
     assert str(path.name) in line
 
@@ -132,7 +114,7 @@ def test_a_fifo_in_place_of_an_embeddings_entry_is_computed_again_not_waited_on(
     check)."""
     cache, texts = EmbeddingCache(tmp_path / "embeddings"), ["a", "b"]
     vectors = np.arange(6, dtype=np.float32).reshape(2, 3)
-    for kind in PLANTS:
+    for kind in KINDS:
         path = cache.path("model", "sentence", texts)
         path.parent.mkdir(parents=True, exist_ok=True)
         plant(path, kind, size=8 << 30)
@@ -144,7 +126,7 @@ def test_a_fifo_in_place_of_an_embeddings_entry_is_computed_again_not_waited_on(
     assert Path("/dev/zero").exists()
 
 
-@pytest.mark.parametrize("kind", PLANTS)
+@pytest.mark.parametrize("kind", KINDS)
 def test_a_planted_saved_state_is_unreadable_never_a_hang(tmp_path, kind):
     """Guards: a FIFO or a link to /dev/zero in place of a ridge head's state.safetensors hung or
     filled memory."""
@@ -162,7 +144,7 @@ def test_a_cache_entry_is_read_only_when_regular_bounded_and_matching_its_checks
     assert read_cache_entry(path, digest) == b"payload"
     assert read_cache_entry(path, "0" * 64) is None  # another digest: an edited entry
     assert read_cache_entry(path, digest, limit=3) is None
-    for kind in PLANTS:
+    for kind in KINDS:
         plant(path, kind, size=8 << 30)
         assert finishes(lambda: read_cache_entry(path)) is None
 

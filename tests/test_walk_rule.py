@@ -17,6 +17,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from helpers.hostile_files import KINDS, plant
 from lmeval.test_lm_eval_import import TIME, write_logged
 from test_read_rule import finishes
 from test_write_rule import run_dir, toy, toy_run  # noqa: F401 - fixtures, used by name
@@ -26,7 +27,6 @@ from eval_harness.io import MAX_DOCUMENT_BYTES
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "run_folder.md"
 WALK_HEADING = "### Every command that reads or writes"
-PLANTS = ("fifo", "dev-zero", "oversized", "link")
 # Beyond every limit the package reads a document or a cache entry up to (a sparse file: no disk is
 # used).
 OVERSIZED = 8 * MAX_DOCUMENT_BYTES
@@ -45,25 +45,6 @@ def state(root: Path) -> dict:
             status = os.lstat(Path(folder) / name)
             found[os.path.join(folder, name)] = (status.st_mode, status.st_size, status.st_mtime_ns)
     return found
-
-
-def plant(path: Path, kind: str, elsewhere: Path) -> None:
-    """Put a FIFO, a link to /dev/zero, an oversized file or a link to the folder ``elsewhere`` at
-    ``path``."""
-    if path.is_dir() and not path.is_symlink():
-        shutil.rmtree(path)
-    elif os.path.lexists(path):
-        path.unlink()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if kind == "fifo":
-        os.mkfifo(path)
-    elif kind == "dev-zero":
-        path.symlink_to("/dev/zero")
-    elif kind == "oversized":
-        with open(path, "wb") as stream:
-            stream.truncate(OVERSIZED)
-    else:
-        path.symlink_to(elsewhere, target_is_directory=True)
 
 
 def copied_run(case: Path, run: Path) -> Path:
@@ -189,7 +170,7 @@ def test_the_walk_is_the_documented_list():
     assert documented_walk() == set(WALK)
 
 
-@pytest.mark.parametrize("kind", PLANTS)
+@pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("step", sorted(WALK), ids=" ".join)
 def test_a_planted_path_is_one_line_and_exit_2_with_nothing_written(
     toy,  # noqa: F811
@@ -204,7 +185,7 @@ def test_a_planted_path_is_one_line_and_exit_2_with_nothing_written(
     elsewhere.mkdir()
     (elsewhere / "kept.txt").write_text("not xbias's\n")
     argv, path = WALK[step](case, run_dir)
-    plant(path, kind, elsewhere)
+    plant(path, kind, size=OVERSIZED, link_to=elsewhere)
     capsys.readouterr()
     before = state(tmp_path)
     code = finishes(lambda: main(argv), SECONDS)
