@@ -507,8 +507,7 @@ def card_body(results: pd.DataFrame, model: str, min_regressor_r: float) -> list
     table = verdict_table(own)
     if table.empty:
         return []
-    poor = results[(results["model"] == model) & (results["metric"] == EFFECT_METRIC)]
-    poor = poor[poor["verdict"] == "not measured"]
+    poor = own[(own["metric"] == EFFECT_METRIC) & (own["verdict"] == "not measured")]
     unmeasured = sorted({f"{row.language} {row.emotion}" for row in poor.itertuples()})
     return [
         *[Paragraph(sentence) for sentence in model_sentences(own)],

@@ -190,9 +190,8 @@ def model_sentences(results: pd.DataFrame) -> list[str]:
     sentences = []
     for model, own in rows.groupby("model", sort=True):
         counts, margin = _counts(own), _margins(own)
-        if counts[NOT_MEASURED] == len(
-            own
-        ):  # counts of zero beyond and within would read as "no bias"
+        # Counts of zero beyond and zero within would read as "no bias".
+        if counts[NOT_MEASURED] == len(own):
             reasons = sorted({effect_verdict(row).reason for _, row in own.iterrows()} - {""})
             sentences.append(
                 f"{model}: none of its {len(own)} EEC effects is measured"
