@@ -15,6 +15,7 @@ import pandas as pd
 from ...contract.records import TESTED_POOLINGS
 from ...report.kit.method_section import KnownSections
 from ...report.kit.tables import format_number, marked_value
+from ...stats.estimands import ESTIMANDS
 from .wording import gender_people
 
 EEC_SUITE = "eec"
@@ -289,12 +290,11 @@ def covariance_description(results: pd.DataFrame) -> str:
             tests.append("z tests")
         if dfs:
             tests.append(f"t tests with {', '.join(map(str, dfs))} degrees of freedom")
-        if pooling.eq("seed_mean").any():
-            tests.append("(mean over seeds) t tests with Satterthwaite's degrees of freedom")
-        if pooling.eq("rubin").any():
-            tests.append(
-                "(one retrained head, Rubin's rules) t tests with Barnard-Rubin degrees of freedom"
-            )
+        tests += [
+            f"({estimand.label}) t tests with {estimand.df_rule} degrees of freedom"
+            for estimand in ESTIMANDS.values()
+            if pooling.eq(estimand.pooling).any()
+        ]
         n_fits = len(fits.drop_duplicates(["model", "config", "emotion"]))
         parts.append(
             f"{what} for {n_fits} fit{'s' if n_fits != 1 else ''}, with {' and '.join(tests)}"

@@ -15,7 +15,8 @@ from ...contract.records import ESTIMAND_SENTENCES, TESTED_POOLINGS
 from ...report.kit.document import Bullets, Image, Paragraph, Section, Table
 from ...report.kit.method_section import KnownSections, ReportSection, ReportSettings
 from ...report.kit.tables import column, format_number, format_p, marked_value, significance_legend
-from ..eec.measurement import format_interval, format_mde, no_measurement_words
+from ...stats.estimands import DEFAULT_ESTIMAND, ESTIMANDS
+from ..eec.measurement import finite_number, format_interval, format_mde, no_measurement_words
 from ..eec.paired.plots import difference_plot
 from ..eec.paired.sentences import difference_claim, effect_label
 from ..eec.report import MIN_NUMERAL_MASS, MIN_R_OPTION, MIN_REGRESSOR_R
@@ -110,10 +111,10 @@ def covariance_words(row: pd.Series) -> str:
         return "model-based standard errors, z tests"
     counted = zip(row["cluster_by"], row["n_clusters"], strict=True)
     clusters = " and ".join(f"{name} ({n})" for name, n in counted)
-    seeds = row.get("n_seeds")
-    pooled = (
-        f", pooled over {int(seeds)} seeds" if isinstance(seeds, int | float) and seeds >= 2 else ""
-    )
+    seeds = finite_number(
+        row.get("n_seeds")
+    )  # numpy's int64 is no int: a column of all pooled rows
+    pooled = f", pooled over {int(seeds)} seeds" if seeds is not None and seeds >= 2 else ""
     return f"standard errors clustered by {clusters}{pooled}"
 
 
@@ -124,14 +125,18 @@ def tests_words(rows: pd.DataFrame) -> str:
     first = rows.iloc[0]
     if first["cov_type"] != "cluster":
         return ""
-    seeds = first.get("n_seeds")
-    pooled = isinstance(seeds, int | float) and seeds >= 2
+    seeds = finite_number(first.get("n_seeds"))
+    pooled = seeds is not None and seeds >= 2
     low, high = (format_number(rows["df"].agg(end), 1 if pooled else 0) for end in ("min", "max"))
     span = low if low == high else f"{low} to {high}"
     if not pooled:
         return f", t tests with {span} df"
-    rule = "Barnard-Rubin" if (column(rows, "pooling") == "rubin").any() else "Satterthwaite"
-    return f", t tests with {rule} df {span}"
+    poolings = set(column(rows, "pooling"))
+    estimand = next(
+        (estimand for estimand in ESTIMANDS.values() if estimand.pooling in poolings),
+        ESTIMANDS[DEFAULT_ESTIMAND],
+    )
+    return f", t tests with {estimand.df_rule} df {span}"
 
 
 def design_words(rows: pd.DataFrame) -> str:
