@@ -59,6 +59,7 @@ seeds.
 """
 
 import math
+import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -174,7 +175,11 @@ def pool_estimates(
         raise InputError(f"alpha must be between 0 and 1, got {alpha!r}")
     if estimand not in ESTIMANDS:
         raise InputError(f"estimand must be one of {', '.join(ESTIMANDS)}, got {estimand!r}")
-    if df_complete is not None and not (isinstance(df_complete, int | float) and df_complete > 0):
+    if df_complete is not None and (
+        isinstance(df_complete, bool)
+        or not isinstance(df_complete, numbers.Real)  # numpy's int64 too (a DataFrame's cell)
+        or not df_complete > 0
+    ):
         raise InputError(f"df_complete must be a positive number or None, got {df_complete!r}")
     if p_values is None:
         with np.errstate(divide="ignore"):

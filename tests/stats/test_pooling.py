@@ -99,6 +99,7 @@ def test_identical_seeds_give_the_within_variance_and_a_normal_reference():
     ).df == pytest.approx(11 / 13 * 10)
     # The seed mean keeps the sampling variance's own df when no seed moved the value.
     assert pool_estimates([0.3, 0.3], [0.1, 0.1], df_complete=10).df == 10
+    assert pool_estimates([0.3, 0.3], [0.1, 0.1], df_complete=np.int64(10)).df == 10
 
 
 def test_seed_mean_hand_example():
@@ -201,6 +202,10 @@ def test_to_dict_and_summary():
         ),
         (
             {"estimates": [0.1, 0.2], "std_errs": [0.1, 0.1], "df_complete": 0},
+            r"df_complete must be a positive",
+        ),
+        (
+            {"estimates": [0.1, 0.2], "std_errs": [0.1, 0.1], "df_complete": True},
             r"df_complete must be a positive",
         ),
         (
