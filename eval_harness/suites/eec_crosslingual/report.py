@@ -111,9 +111,8 @@ def covariance_words(row: pd.Series) -> str:
         return "model-based standard errors, z tests"
     counted = zip(row["cluster_by"], row["n_clusters"], strict=True)
     clusters = " and ".join(f"{name} ({n})" for name, n in counted)
-    seeds = finite_number(
-        row.get("n_seeds")
-    )  # numpy's int64 is no int: a column of all pooled rows
+    # finite_number, not isinstance(int | float): numpy's int64 (every row pooled) is no int
+    seeds = finite_number(row.get("n_seeds"))
     pooled = f", pooled over {int(seeds)} seeds" if seeds is not None and seeds >= 2 else ""
     return f"standard errors clustered by {clusters}{pooled}"
 
