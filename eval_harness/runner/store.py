@@ -189,15 +189,7 @@ class RunStore:
         except OSError as error:
             raise self.write_error(error, f"creating {LOCK_NAME}") from None
         try:
-            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = _holder(descriptor)
-            os.close(descriptor)
-            raise RunFolderError(
-                f"the run folder {self.root} is in use by another "
-                f"xbias run ({holder}); wait for it to end (then run "
-                "this command again: it resumes) or give another --out"
-            ) from None
+            holder = _take_lock(descriptor)
         except OSError as error:
             os.close(descriptor)
             if error.errno not in NO_LOCKS:
@@ -208,6 +200,9 @@ class RunStore:
                 "once; give an --out on a local disk or on a file system with "
                 "locks (NFSv4, or Lustre mounted with -o flock; docs/scaling.md)"
             ) from None
+        if holder is not None:
+            os.close(descriptor)
+            raise self.in_use_error(holder)
         try:
             os.ftruncate(descriptor, 0)
             # the host too: on shared storage the holder may run on another machine, where its pid
@@ -217,6 +212,34 @@ class RunStore:
             os.close(descriptor)
             raise self.write_error(error, LOCK_NAME) from None
         return RunLock(descriptor)
+
+    def in_use_error(self, holder: str) -> RunFolderError:
+        """The error of a folder whose lock another run holds (``holder``: as :func:`_holder`
+        says)."""
+        return RunFolderError(
+            f"the run folder {self.root} is in use by another "
+            f"xbias run ({holder}); wait for it to end (then run "
+            "this command again: it resumes) or give another --out"
+        )
+
+    def holder(self) -> str | None:
+        """Who holds the folder's lock now (as :func:`_holder` says), or None when no one does or
+        the folder has no lock file (or only a link in its place, which :meth:`check_owner`
+        refuses). Reads only: the lock is probed through a read-only descriptor, with a shared lock
+        that is dropped at once."""
+        try:
+            descriptor = os.open(self.root / LOCK_NAME, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:
+            return None
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return _holder(descriptor)
+        except OSError:  # no locks on this file system: :meth:`lock` says so
+            return None
+        finally:
+            os.close(descriptor)
+        return None
 
     def write_error(self, error: OSError, what: str, finished: int | None = None) -> RunFolderError:
         """A one-line :class:`RunFolderError` for an OS error met while writing ``what`` into the
@@ -276,11 +299,17 @@ class RunStore:
         (the write rule, :func:`eval_harness.io.write_problem`).
 
         Raises:
+            RunFolderError: another run holds the folder's lock (it is starting or running).
             ConfigError: naming the folder, what makes it foreign and the fix.
         """
         if not self.root.is_dir() or self.root.is_symlink():
             self._refuse(write_problem(self.root, lambda path: False, OWN_ENTRIES))
             return
+        # A run that holds the lock is starting or running: while it starts, its folder can hold
+        # run.lock and a half-written run.json only, which is not yet "ours" by its files.
+        holder = self.holder()
+        if holder is not None:
+            raise self.in_use_error(holder)
         present = sorted(path.name for path in self.root.iterdir())
         ours = (
             set(present) <= {LOCK_NAME} or self.is_ours()
@@ -515,6 +544,23 @@ def _named_units(unit_ids: list[str], shown: int = 3) -> str:
     """``units/A.json, units/B.json and 4 more``: the unit files a message names."""
     names = ", ".join(f"units/{unit_id}.json" for unit_id in unit_ids[:shown])
     return names + (f" and {len(unit_ids) - shown} more" if len(unit_ids) > shown else "")
+
+
+def _take_lock(descriptor: int) -> str | None:
+    """Take the exclusive lock on ``descriptor`` without waiting; None when taken, else who holds it
+    (:func:`_holder`). Another run's :meth:`RunStore.holder` holds a shared lock for an instant, so
+    the lock is tried again after reading its holder (which waits a moment when the file names no
+    live process): only a lock still held then is another run's."""
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return None
+    except BlockingIOError:
+        holder = _holder(descriptor)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return None
+    except BlockingIOError:
+        return holder
 
 
 def _holder(descriptor: int, attempts: int = 20) -> str:

@@ -8,6 +8,7 @@ import json
 import os
 import socket
 import stat
+import threading
 import warnings
 
 import pytest
@@ -169,6 +170,45 @@ def test_a_locked_folder_is_refused_naming_the_holder_and_released_after(toy, tm
     assert summary.computed == 8
     with RunStore(folder).lock():  # and the run released it too
         pass
+
+
+@pytest.mark.parametrize("written", [[], ["config.yaml"]], ids=["lock-only", "config-written"])
+def test_a_run_caught_while_it_starts_is_named_as_in_use_not_as_foreign(toy, tmp_path, written):
+    """The moment a starting run holds the lock and its run.json is still a temporary file: a second
+    run started then is told the folder is in use, not that it is not an xbias run folder (CI met
+    this window with two processes started at once)."""
+    folder = tmp_path / "run"
+    store = RunStore(folder)
+    store.make_folder()
+    with store.lock():
+        (folder / ".run.json.0123456789ab.tmp").write_text('{"kind": ')  # half-written
+        for name in written:
+            (folder / name).write_text("models: []\n")
+        before = sorted(path.name for path in folder.iterdir())
+        with pytest.raises(
+            RunFolderError, match=rf"in use by another xbias run \(pid {os.getpid()}\)"
+        ):
+            run_sweep(toy_config(), folder, progress=False)
+        assert sorted(path.name for path in folder.iterdir()) == before  # nothing written
+    assert store.holder() is None  # released: no one holds it, and the probe took nothing
+
+
+def test_another_runs_probe_of_the_lock_does_not_refuse_a_starting_run(tmp_path):
+    """A second run's look at the lock (RunStore.holder: a shared lock for an instant) may meet the
+    first run's attempt to take it: the first run then takes the lock once the probe has let go,
+    rather than calling the folder in use by someone unknown."""
+    folder = tmp_path / "run"
+    store = RunStore(folder)
+    store.make_folder()
+    probe = os.open(folder / "run.lock", os.O_RDONLY | os.O_CREAT)
+    fcntl.flock(probe, fcntl.LOCK_SH)
+    letting_go = threading.Timer(0.2, os.close, [probe])
+    letting_go.start()
+    try:
+        with store.lock():
+            assert store.holder() == f"pid {os.getpid()}"
+    finally:
+        letting_go.join()
 
 
 def test_a_holder_on_another_machine_of_shared_storage_is_named_with_its_host(toy, tmp_path):
